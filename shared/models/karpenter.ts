@@ -1,0 +1,116 @@
+// karpenter.sh/v1 NodePool and NodeClaim, limited to the fields this project reads or writes.
+import type { Condition, NodeSelectorRequirement, ObjectMeta, ResourceList, Taint } from './kube.js';
+
+export const KARPENTER_GROUP = 'karpenter.sh';
+export const KARPENTER_VERSION = 'v1';
+
+export interface NodeClassReference {
+  group: string;
+  kind: string;
+  name: string;
+}
+
+export type DisruptionReason = 'Drifted' | 'Underutilized' | 'Empty';
+
+export interface Budget {
+  /** A count ("5") or a percentage ("10%"). */
+  nodes: string;
+  /** Cron expression (UTC) or macro such as "@daily"; requires `duration`. */
+  schedule?: string;
+  /** Go duration such as "1h30m"; requires `schedule`. */
+  duration?: string;
+  reasons?: DisruptionReason[];
+}
+
+export interface NodeClaimTemplateSpec {
+  nodeClassRef: NodeClassReference;
+  requirements: NodeSelectorRequirement[];
+  taints?: Taint[];
+  startupTaints?: Taint[];
+  expireAfter?: string;
+  terminationGracePeriod?: string;
+}
+
+export interface NodePool {
+  apiVersion: 'karpenter.sh/v1';
+  kind: 'NodePool';
+  metadata: ObjectMeta;
+  spec: {
+    template: {
+      metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+      spec: NodeClaimTemplateSpec;
+    };
+    disruption?: {
+      consolidateAfter?: string;
+      consolidationPolicy?: 'WhenEmpty' | 'WhenEmptyOrUnderutilized';
+      budgets?: Budget[];
+    };
+    limits?: ResourceList;
+    weight?: number;
+    replicas?: number;
+  };
+  status?: {
+    conditions?: Condition[];
+    resources?: ResourceList;
+    nodes?: number;
+  };
+}
+
+export interface NodeClaimSpec extends NodeClaimTemplateSpec {
+  resources?: { requests?: ResourceList };
+}
+
+export interface NodeClaim {
+  apiVersion: 'karpenter.sh/v1';
+  kind: 'NodeClaim';
+  metadata: ObjectMeta;
+  spec: NodeClaimSpec;
+  status?: NodeClaimStatus;
+}
+
+export interface NodeClaimStatus {
+  providerID?: string;
+  nodeName?: string;
+  imageID?: string;
+  capacity?: ResourceList;
+  allocatable?: ResourceList;
+  conditions?: Condition[];
+  lastPodEventTime?: string;
+}
+
+/** Well-known keys reused from upstream Karpenter so existing manifests and tooling keep working. */
+export const WellKnown = {
+  unregisteredTaintKey: 'karpenter.sh/unregistered',
+  disruptedTaintKey: 'karpenter.sh/disrupted',
+  terminationFinalizer: 'karpenter.sh/termination',
+  nodePoolLabel: 'karpenter.sh/nodepool',
+  registeredLabel: 'karpenter.sh/registered',
+  initializedLabel: 'karpenter.sh/initialized',
+  capacityTypeLabel: 'karpenter.sh/capacity-type',
+  doNotDisruptAnnotation: 'karpenter.sh/do-not-disrupt',
+  doNotSyncTaintsLabel: 'karpenter.sh/do-not-sync-taints',
+  nodePoolHashAnnotation: 'karpenter.sh/nodepool-hash',
+  nodePoolHashVersionAnnotation: 'karpenter.sh/nodepool-hash-version',
+  nodeClassHashAnnotation: 'karpenter.azure.com/aksnodeclass-hash',
+  nodeClassHashVersionAnnotation: 'karpenter.azure.com/aksnodeclass-hash-version',
+  instanceTypeLabel: 'node.kubernetes.io/instance-type',
+  zoneLabel: 'topology.kubernetes.io/zone',
+  regionLabel: 'topology.kubernetes.io/region',
+  archLabel: 'kubernetes.io/arch',
+  osLabel: 'kubernetes.io/os',
+  skuFamilyLabel: 'karpenter.azure.com/sku-family',
+  skuCpuLabel: 'karpenter.azure.com/sku-cpu',
+  skuMemoryLabel: 'karpenter.azure.com/sku-memory',
+  skuNameLabel: 'karpenter.azure.com/sku-name',
+} as const;
+
+export const ConditionTypes = {
+  launched: 'Launched',
+  registered: 'Registered',
+  initialized: 'Initialized',
+  drifted: 'Drifted',
+  ready: 'Ready',
+  disruptionReason: 'DisruptionReason',
+} as const;
+
+export type CapacityType = 'on-demand' | 'spot';

@@ -1,0 +1,89 @@
+// The one description of every function in the app. Each module in functions/ exports its definition
+// and registers it; the Azure Functions registration (azure-functions.ts) and the local in-process host
+// (local/host/) both consume these same objects, so nothing is wired twice by hand.
+import type { InvocationContext, Timer } from '@azure/functions';
+import type { OrchestrationHandler } from 'durable-functions';
+import type { Logger } from '../observability/logger.js';
+
+export type OrchestrationRuntimeStatus =
+  | 'Pending'
+  | 'Running'
+  | 'Completed'
+  | 'ContinuedAsNew'
+  | 'Failed'
+  | 'Terminated'
+  | 'Suspended';
+
+export interface OrchestrationStatus {
+  instanceId: string;
+  name: string;
+  runtimeStatus: OrchestrationRuntimeStatus;
+  input?: unknown;
+  output?: unknown;
+  customStatus?: unknown;
+  createdTime?: Date;
+  lastUpdatedTime?: Date;
+}
+
+/**
+ * The subset of durable-functions' DurableClient the functions use. In Azure it wraps
+ * `df.getClient(context)`; locally the in-process host implements it over its own history store.
+ */
+export interface OrchestrationClient {
+  /** Starts `name` with `instanceId`. Throws if an instance with that ID is already running. */
+  startNew(name: string, options: { instanceId: string; input?: unknown }): Promise<string>;
+  /** undefined when no instance with that ID exists. */
+  getStatus(instanceId: string): Promise<OrchestrationStatus | undefined>;
+  terminate(instanceId: string, reason: string): Promise<void>;
+  /** Removes a finished instance's history. */
+  purge(instanceId: string): Promise<void>;
+}
+
+export interface HandlerContext {
+  invocationId: string;
+  functionName: string;
+  log: Logger;
+  orchestrations: OrchestrationClient;
+  /** How many times this queue message has been delivered, starting at 1. */
+  dequeueCount?: number;
+}
+
+export interface QueueFunctionDefinition {
+  kind: 'queue';
+  name: string;
+  /** App setting name of the queue (resolved at registration), or the literal queue name locally. */
+  queueName: string;
+  /** App-setting prefix of the storage connection (identity-based in Azure). */
+  connection: string;
+  handler: (message: unknown, context: HandlerContext) => Promise<void>;
+}
+
+export interface TimerFunctionDefinition {
+  kind: 'timer';
+  name: string;
+  /** NCRONTAB with seconds, as Azure Functions expects, e.g. "*\/10 * * * * *". */
+  schedule: string;
+  runOnStartup?: boolean;
+  handler: (timer: Timer | undefined, context: HandlerContext) => Promise<void>;
+}
+
+export interface OrchestrationFunctionDefinition {
+  kind: 'orchestration';
+  name: string;
+  handler: OrchestrationHandler;
+}
+
+export interface ActivityFunctionDefinition {
+  kind: 'activity';
+  name: string;
+  handler: (input: unknown, context: HandlerContext) => Promise<unknown>;
+}
+
+export type FunctionDefinition =
+  | QueueFunctionDefinition
+  | TimerFunctionDefinition
+  | OrchestrationFunctionDefinition
+  | ActivityFunctionDefinition;
+
+/** Azure's InvocationContext, re-exported so adapters need not import @azure/functions themselves. */
+export type { InvocationContext };
