@@ -1,14 +1,26 @@
 import { defineConfig } from 'vitest/config';
 
+// Two projects: unit tests are pure and start nothing; integration and end-to-end tests share one real
+// control plane, one Azurite and one development CA started by the global setup.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/setup/global-setup.ts'],
     testTimeout: 60_000,
-    hookTimeout: 120_000,
-    // The machine has two cores and the tests share one real control plane.
-    fileParallelism: true,
+    hookTimeout: 180_000,
+    // The machine has two cores; the real control plane needs one of them.
     maxWorkers: 2,
-    reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          globalSetup: ['test/setup/global-setup.ts'],
+        },
+      },
+    ],
   },
 });
