@@ -1,37 +1,109 @@
-// karpenter.azure.com AKSNodeClass (v1beta1 stored; v1alpha2 served), limited to the fields this project uses.
+// karpenter.azure.com AKSNodeClass (v1beta1 stored; v1alpha2 served with the same schema).
+// Field names and value sets follow infra/k8s/crds/karpenter.azure.com_aksnodeclasses.yaml.
 import type { Condition, ObjectMeta } from './kube.js';
 
 export const AKS_GROUP = 'karpenter.azure.com';
 export const AKS_STORAGE_VERSION = 'v1beta1';
+/** Versions the API server serves; both carry the same schema, so no conversion is needed. */
+export const AKS_SERVED_VERSIONS = ['v1beta1', 'v1alpha2'] as const;
+export type AKSServedVersion = (typeof AKS_SERVED_VERSIONS)[number];
 
 export type ImageFamily = 'Ubuntu' | 'Ubuntu2204' | 'Ubuntu2404' | 'AzureLinux';
 
+/** Defaults the API server fills in when the fields are omitted. */
+export const AKSNodeClassDefaults = {
+  imageFamily: 'Ubuntu',
+  osDiskSizeGB: 128,
+} as const satisfies { imageFamily: ImageFamily; osDiskSizeGB: number };
+
 export interface KubeletConfiguration {
-  cpuManagerPolicy?: string;
+  cpuManagerPolicy?: 'none' | 'static';
   cpuCFSQuota?: boolean;
   cpuCFSQuotaPeriod?: string;
   imageGCHighThresholdPercent?: number;
   imageGCLowThresholdPercent?: number;
-  topologyManagerPolicy?: string;
+  topologyManagerPolicy?: 'restricted' | 'best-effort' | 'none' | 'single-numa-node';
   allowedUnsafeSysctls?: string[];
   containerLogMaxSize?: string;
   containerLogMaxFiles?: number;
   podPidsLimit?: number;
+  /** Must be false when `linuxOSConfig.swapFileSize` is set. */
+  failSwapOn?: boolean;
+  /**
+   * @deprecated Not part of the CRD's kubelet schema: the API server prunes it. Use `spec.maxPods`.
+   */
   maxPods?: number;
+}
+
+export interface LinuxOSConfig {
+  swapFileSize?: string;
+  transparentHugePageDefrag?: 'always' | 'defer' | 'defer+madvise' | 'madvise' | 'never';
+  transparentHugePageEnabled?: 'always' | 'madvise' | 'never';
+  /** Kernel sysctls by their camel-cased AKS names (e.g. `vmMaxMapCount`); values are bounded by the CRD. */
+  sysctls?: Record<string, number | string | boolean>;
+}
+
+export interface LocalDNSOverride {
+  zone: string;
+  cacheDuration: string;
+  forwardDestination: 'ClusterCoreDNS' | 'VnetDNS';
+  forwardPolicy: 'Sequential' | 'RoundRobin' | 'Random';
+  maxConcurrent: number;
+  protocol: 'PreferUDP' | 'ForceTCP';
+  queryLogging: 'Error' | 'Log';
+  serveStale: 'Verify' | 'Immediate' | 'Disable';
+  serveStaleDuration: string;
+}
+
+export interface LocalDNS {
+  mode: 'Preferred' | 'Required' | 'Disabled';
+  kubeDNSOverrides: LocalDNSOverride[];
+  vnetDNSOverrides: LocalDNSOverride[];
+}
+
+export interface AKSNodeClassSecurity {
+  encryptionAtHost?: boolean;
+  trustedLaunch?: { secureBoot?: boolean; vtpm?: boolean };
+}
+
+export interface AKSNodeClassSpec {
+  imageFamily?: ImageFamily;
+  /**
+   * @deprecated Not part of the CRD schema: the API server prunes it. Resolved images are in `status.images`.
+   */
+  imageVersion?: string;
+  /** 30–2048; the server defaults it to 128. */
+  osDiskSizeGB?: number;
+  /** ARM subnet ID (/subscriptions/…/resourceGroups/…/providers/Microsoft.Network/virtualNetworks/…/subnets/…). */
+  vnetSubnetID?: string;
+  tags?: Record<string, string>;
+  kubelet?: KubeletConfiguration;
+  /** 10–250. */
+  maxPods?: number;
+  fipsMode?: 'FIPS' | 'Disabled';
+  gpu?: { mode?: 'Driver' | 'None' };
+  artifactStreaming?: { enabled?: boolean };
+  linuxOSConfig?: LinuxOSConfig;
+  localDNS?: LocalDNS;
+  security?: AKSNodeClassSecurity;
+}
+
+export interface AKSNodeClassImage {
+  id: string;
+  requirements: { key: string; operator: string; values?: string[] }[];
+}
+
+export interface AKSNodeClassStatus {
+  conditions?: Condition[];
+  images?: AKSNodeClassImage[];
+  kubernetesVersion?: string;
+  localDNSState?: 'Enabled' | 'Disabled';
 }
 
 export interface AKSNodeClass {
   apiVersion: 'karpenter.azure.com/v1beta1' | 'karpenter.azure.com/v1alpha2';
   kind: 'AKSNodeClass';
   metadata: ObjectMeta;
-  spec: {
-    imageFamily?: ImageFamily;
-    imageVersion?: string;
-    osDiskSizeGB?: number;
-    vnetSubnetID?: string;
-    tags?: Record<string, string>;
-    kubelet?: KubeletConfiguration;
-    maxPods?: number;
-  };
-  status?: { conditions?: Condition[] };
+  spec: AKSNodeClassSpec;
+  status?: AKSNodeClassStatus;
 }

@@ -12,6 +12,14 @@ export interface NodeClassReference {
 
 export type DisruptionReason = 'Drifted' | 'Underutilized' | 'Empty';
 
+/** Values the CRDs default when the fields are omitted (the API server fills them in on write). */
+export const KarpenterDefaults = {
+  budgetNodes: '10%',
+  consolidateAfter: '0s',
+  consolidationPolicy: 'WhenEmptyOrUnderutilized',
+  expireAfter: '720h',
+} as const;
+
 export interface Budget {
   /** A count ("5") or a percentage ("10%"). */
   nodes: string;
@@ -22,12 +30,31 @@ export interface Budget {
   reasons?: DisruptionReason[];
 }
 
+/** The NodePool's `spec.disruption.consolidationPolicy` values the CRD accepts. */
+export type ConsolidationPolicy = 'WhenEmpty' | 'WhenEmptyOrUnderutilized' | 'Balanced';
+
+export interface NodePoolDisruption {
+  /** Duration such as "30s" / "1h5m", or "Never". The server defaults it to "0s". */
+  consolidateAfter?: string;
+  /** The server defaults it to "WhenEmptyOrUnderutilized". */
+  consolidationPolicy?: ConsolidationPolicy;
+  /** The server defaults it to one budget of "10%". */
+  budgets?: Budget[];
+}
+
+export interface NodeClaimTemplateMetadata {
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
 export interface NodeClaimTemplateSpec {
   nodeClassRef: NodeClassReference;
   requirements: NodeSelectorRequirement[];
   taints?: Taint[];
   startupTaints?: Taint[];
+  /** Duration ("720h", "1h30m") or "Never"; the server defaults it to "720h". */
   expireAfter?: string;
+  /** Duration such as "1h"; unset means drain without a deadline. */
   terminationGracePeriod?: string;
 }
 
@@ -37,14 +64,10 @@ export interface NodePool {
   metadata: ObjectMeta;
   spec: {
     template: {
-      metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+      metadata?: NodeClaimTemplateMetadata;
       spec: NodeClaimTemplateSpec;
     };
-    disruption?: {
-      consolidateAfter?: string;
-      consolidationPolicy?: 'WhenEmpty' | 'WhenEmptyOrUnderutilized';
-      budgets?: Budget[];
-    };
+    disruption?: NodePoolDisruption;
     limits?: ResourceList;
     weight?: number;
     replicas?: number;
@@ -53,6 +76,7 @@ export interface NodePool {
     conditions?: Condition[];
     resources?: ResourceList;
     nodes?: number;
+    nodeClassObservedGeneration?: number;
   };
 }
 
