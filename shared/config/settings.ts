@@ -1,0 +1,233 @@
+// The one typed, validated view of the app's configuration. An invalid or missing setting stops startup
+// with a message that names the setting and says what it should look like.
+
+export interface Settings {
+  clusterName: string;
+  azure: {
+    subscriptionId: string;
+    /** The resource group that holds the nodes' VMs (the AKS node resource group). */
+    resourceGroup: string;
+    location: string;
+    /** ARM endpoint; the ARM emulator's URL locally. */
+    armEndpoint: string;
+    /** Subnet for node NICs when the AKSNodeClass does not name one. */
+    defaultSubnetId: string;
+    adminUsername: string;
+    sshPublicKey: string;
+  };
+  kubernetes:
+    | { mode: 'kubeconfig'; kubeconfigPath: string }
+    | { mode: 'entra'; apiServerUrl: string; caCertPem: string; tokenScope: string };
+  bootstrap: {
+    apiServerUrl: string;
+    caCertPem: string;
+    /** A bootstrap token (`<id>.<secret>`); in Azure a Key Vault reference, never a plain setting. */
+    token: string;
+  };
+  queues: {
+    /** App-setting prefix of the Storage connection used by queue triggers (identity-based in Azure). */
+    connection: string;
+    events: string;
+  };
+  /** Storage table that records offerings that recently failed, shared by every instance. */
+  unavailableOfferingsTable: string;
+  launch: {
+    pollIntervalSeconds: number;
+    maxPollIntervalSeconds: number;
+    deadlineMinutes: number;
+    skuCacheSeconds: number;
+  };
+  lifecycle: {
+    sweepSchedule: string;
+    registrationTimeoutMinutes: number;
+  };
+}
+
+export class SettingsError extends Error {
+  override readonly name = 'SettingsError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads and validates settings from an environment. Throws SettingsError listing every problem found. */
+export function loadSettings(env: Env = process.env): Settings {
+  const problems: string[] = [];
+  const reader = new EnvReader(env, problems);
+
+  const kubeconfigPath = reader.optional('KUBECONFIG');
+  const apiServerUrl = reader.optional('KUBE_API_SERVER_URL');
+  let kubernetes: Settings['kubernetes'];
+  if (kubeconfigPath) {
+    kubernetes = { mode: 'kubeconfig', kubeconfigPath };
+  } else if (apiServerUrl) {
+    kubernetes = {
+      mode: 'entra',
+      apiServerUrl: reader.url('KUBE_API_SERVER_URL'),
+      caCertPem: reader.pem('KUBE_CA_CERT'),
+      // The AKS AAD server application; the managed identity needs an Azure RBAC role on the cluster.
+      tokenScope: reader.optional('KUBE_TOKEN_SCOPE') ?? '6dae42f8-4368-4678-94ff-3960e28e3630/.default',
+    };
+  } else {
+    problems.push(
+      'KUBECONFIG or KUBE_API_SERVER_URL must be set (a kubeconfig path, or the API server URL + KUBE_CA_CERT)',
+    );
+    kubernetes = { mode: 'kubeconfig', kubeconfigPath: '' };
+  }
+
+  const settings: Settings = {
+    clusterName: reader.name('CLUSTER_NAME'),
+    azure: {
+      subscriptionId: reader.guid('AZURE_SUBSCRIPTION_ID'),
+      resourceGroup: reader.name('AZURE_RESOURCE_GROUP'),
+      location: reader.name('AZURE_LOCATION'),
+      armEndpoint: reader.url('ARM_ENDPOINT', 'https://management.azure.com'),
+      defaultSubnetId: reader.subnetId('AZURE_SUBNET_ID'),
+      adminUsername: reader.optional('NODE_ADMIN_USERNAME') ?? 'azureuser',
+      sshPublicKey: reader.required(
+        'NODE_SSH_PUBLIC_KEY',
+        'an OpenSSH public key such as "ssh-ed25519 AAAA..."',
+      ),
+    },
+    kubernetes,
+    bootstrap: {
+      apiServerUrl: reader.url('BOOTSTRAP_API_SERVER_URL'),
+      caCertPem: reader.pem('BOOTSTRAP_CA_CERT'),
+      token: reader.bootstrapToken('BOOTSTRAP_TOKEN'),
+    },
+    queues: {
+      connection: reader.optional('QUEUE_CONNECTION') ?? 'AzureWebJobsStorage',
+      events: reader.queueName('EVENTS_QUEUE_NAME', 'nodeclaim-events'),
+    },
+    unavailableOfferingsTable: reader.tableName('UNAVAILABLE_OFFERINGS_TABLE', 'unavailableofferings'),
+    launch: {
+      pollIntervalSeconds: reader.number('LAUNCH_POLL_INTERVAL_SECONDS', 5, 1, 300),
+      maxPollIntervalSeconds: reader.number('LAUNCH_MAX_POLL_INTERVAL_SECONDS', 30, 1, 600),
+      deadlineMinutes: reader.number('LAUNCH_DEADLINE_MINUTES', 15, 1, 120),
+      skuCacheSeconds: reader.number('SKU_CACHE_SECONDS', 3600, 0, 86_400),
+    },
+    lifecycle: {
+      sweepSchedule: reader.optional('SWEEP_SCHEDULE') ?? '*/15 * * * * *',
+      registrationTimeoutMinutes: reader.number('REGISTRATION_TIMEOUT_MINUTES', 15, 1, 240),
+    },
+  };
+
+  if (settings.launch.maxPollIntervalSeconds < settings.launch.pollIntervalSeconds) {
+    problems.push('LAUNCH_MAX_POLL_INTERVAL_SECONDS must be at least LAUNCH_POLL_INTERVAL_SECONDS');
+  }
+  if (problems.length > 0) {
+    throw new SettingsError(`Invalid settings:\n  - ${problems.join('\n  - ')}`);
+  }
+  return settings;
+}
+
+let cached: Settings | undefined;
+
+/** Settings of this process, loaded once on first use (so importing a module never throws). */
+export function getSettings(): Settings {
+  cached ??= loadSettings();
+  return cached;
+}
+
+/** For tests and the local stack, which configure the process before the handlers run. */
+export function setSettings(settings: Settings | undefined): void {
+  cached = settings;
+}
+
+class EnvReader {
+  constructor(
+    private readonly env: Env,
+    private readonly problems: string[],
+  ) {}
+
+  optional(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value ? value : undefined;
+  }
+
+  required(name: string, what: string, fallback?: string): string {
+    const value = this.optional(name) ?? fallback;
+    if (value === undefined) {
+      this.problems.push(`${name} is missing: set it to ${what}`);
+      return '';
+    }
+    return value;
+  }
+
+  private matching(name: string, pattern: RegExp, what: string, fallback?: string): string {
+    const value = this.required(name, what, fallback);
+    if (value && !pattern.test(value))
+      this.problems.push(`${name} is ${JSON.stringify(value)}: expected ${what}`);
+    return value;
+  }
+
+  name(name: string): string {
+    return this.matching(
+      name,
+      /^[A-Za-z0-9][A-Za-z0-9._()-]{0,89}$/,
+      'a name of letters, digits, ".", "_", "-"',
+    );
+  }
+
+  guid(name: string): string {
+    return this.matching(name, /^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$/, 'a GUID');
+  }
+
+  url(name: string, fallback?: string): string {
+    return this.matching(name, /^https:\/\/[^\s/]+(\/\S*)?$/, 'an https:// URL', fallback);
+  }
+
+  pem(name: string): string {
+    const raw = this.required(name, 'a PEM certificate, or its base64 encoding');
+    if (!raw) return raw;
+    const pem = raw.includes('-----BEGIN') ? raw : Buffer.from(raw, 'base64').toString('utf8');
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+      this.problems.push(`${name} is not a PEM certificate (nor base64 of one)`);
+    }
+    return pem;
+  }
+
+  subnetId(name: string): string {
+    return this.matching(
+      name,
+      /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.Network\/virtualNetworks\/[^/]+\/subnets\/[^/]+$/i,
+      'a subnet resource ID (/subscriptions/…/resourceGroups/…/providers/Microsoft.Network/virtualNetworks/…/subnets/…)',
+    );
+  }
+
+  bootstrapToken(name: string): string {
+    return this.matching(
+      name,
+      /^[a-z0-9]{6}\.[a-z0-9]{16}$/,
+      'a Kubernetes bootstrap token "<6 chars>.<16 chars>"',
+    );
+  }
+
+  queueName(name: string, fallback: string): string {
+    return this.matching(
+      name,
+      /^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/,
+      'a Storage queue name (3-63 lower-case letters, digits, "-")',
+      fallback,
+    );
+  }
+
+  tableName(name: string, fallback: string): string {
+    return this.matching(
+      name,
+      /^[A-Za-z][A-Za-z0-9]{2,62}$/,
+      'a Storage table name (3-63 letters and digits)',
+      fallback,
+    );
+  }
+
+  number(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < min || value > max) {
+      this.problems.push(`${name} is ${JSON.stringify(raw)}: expected a number from ${min} to ${max}`);
+      return fallback;
+    }
+    return value;
+  }
+}
