@@ -1,0 +1,106 @@
+// Virtual machine I/O for one resource group: get, begin create (returning the serialized poller), poll
+// once, begin delete, list. Nothing here decides anything; errors are returned in a shape the pure
+// classifier (shared/decisions/launch-errors.ts) understands.
+import { restorePoller, type ComputeManagementClient, type VirtualMachine } from '@azure/arm-compute';
+import { isRestError } from '@azure/core-rest-pipeline';
+import { observeResponses } from './compute-client.js';
+
+export interface ArmErrorInfo {
+  code?: string;
+  statusCode?: number;
+  message: string;
+  retryAfterSeconds?: number;
+}
+
+export type CreationPoll =
+  | { status: 'InProgress'; pollerState: string; retryAfterSeconds?: number }
+  | { status: 'Succeeded'; vm: VirtualMachine }
+  | { status: 'Failed'; error: ArmErrorInfo };
+
+export type DeletionState = 'Deleting' | 'Gone';
+
+export class VirtualMachines {
+  constructor(
+    private readonly client: ComputeManagementClient,
+    private readonly resourceGroup: string,
+  ) {}
+
+  async get(name: string): Promise<VirtualMachine | undefined> {
+    try {
+      return await this.client.virtualMachines.get(this.resourceGroup, name);
+    } catch (error) {
+      if (isRestError(error) && error.statusCode === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Sends the PUT and returns as soon as ARM has accepted it, with the poller serialized so another
+   * process can continue polling. Throws what ARM answered when it refused the PUT.
+   */
+  async beginCreate(name: string, body: VirtualMachine): Promise<{ pollerState: string }> {
+    const poller = this.client.virtualMachines.createOrUpdate(this.resourceGroup, name, body);
+    await poller.submitted();
+    return { pollerState: await poller.serialize() };
+  }
+
+  /** One polling request against the operation the serialized poller points at. */
+  async pollCreation(pollerState: string): Promise<CreationPoll> {
+    const poller = restorePoller(this.client, pollerState, this.client.virtualMachines.createOrUpdate);
+    try {
+      const observed = await observeResponses(() => poller.poll());
+      if (poller.isDone && poller.result) return { status: 'Succeeded', vm: poller.result };
+      if (poller.isDone) {
+        return { status: 'Failed', error: { message: 'The operation finished without a virtual machine' } };
+      }
+      return {
+        status: 'InProgress',
+        pollerState: await poller.serialize(),
+        ...(observed.retryAfterSeconds !== undefined
+          ? { retryAfterSeconds: observed.retryAfterSeconds }
+          : {}),
+      };
+    } catch (error) {
+      if (isTransient(error)) throw error;
+      return { status: 'Failed', error: armErrorInfo(error) };
+    }
+  }
+
+  /** Starts deletion (forced: the node is being discarded) and returns without waiting for the LRO. */
+  async beginDelete(name: string): Promise<DeletionState> {
+    try {
+      const poller = this.client.virtualMachines.delete(this.resourceGroup, name, { forceDeletion: true });
+      await poller.submitted();
+      return 'Deleting';
+    } catch (error) {
+      if (isRestError(error) && error.statusCode === 404) return 'Gone';
+      throw error;
+    }
+  }
+
+  async list(): Promise<VirtualMachine[]> {
+    const result: VirtualMachine[] = [];
+    for await (const vm of this.client.virtualMachines.list(this.resourceGroup)) result.push(vm);
+    return result;
+  }
+}
+
+/** Throttling and server errors are worth retrying as they are; everything else is an outcome. */
+export function isTransient(error: unknown): boolean {
+  if (!isRestError(error)) return false;
+  const status = error.statusCode ?? 0;
+  return status === 429 || status >= 500 || status === 0;
+}
+
+export function armErrorInfo(error: unknown): ArmErrorInfo {
+  if (isRestError(error)) {
+    const retryAfter = Number(error.response?.headers.get('retry-after'));
+    return {
+      ...(error.code ? { code: error.code } : {}),
+      ...(error.statusCode ? { statusCode: error.statusCode } : {}),
+      message: error.message,
+      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+    };
+  }
+  return { message: error instanceof Error ? error.message : String(error) };
+}
