@@ -57,7 +57,7 @@ export class UnavailableOfferingsStore {
       if (expiresAt > now) {
         active.push({ key: row.offeringKey, reason: row.reason, message: row.message, expiresAt });
       } else {
-        expired.push(row.rowKey);
+        if (row.rowKey) expired.push(row.rowKey);
       }
     }
     await Promise.allSettled(expired.map((rowKey) => this.table.deleteEntity(partition, rowKey)));
