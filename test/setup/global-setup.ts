@@ -1,0 +1,37 @@
+// Starts what integration and end-to-end tests share: one real control plane (with the project's CRDs)
+// and a development CA that the ARM emulators sign their certificates with. The CA goes into
+// NODE_EXTRA_CA_CERTS before the test workers start, because Node reads it only at process start and the
+// real Azure SDK has no other way to trust a private CA.
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import { ensureDevCa } from '../../local/tls/dev-ca.js';
+import { setupControlPlane } from './control-plane.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    kubeconfigPath: string;
+    devCaCertPath: string;
+    devCaKeyPath: string;
+  }
+}
+
+const cacheDirectory = fileURLToPath(new URL('../../.cache/', import.meta.url));
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const log = (line: string): void => console.log(`[global-setup] ${line}`);
+  mkdirSync(cacheDirectory, { recursive: true });
+
+  const ca = await ensureDevCa(`${cacheDirectory}dev-ca`);
+  process.env.NODE_EXTRA_CA_CERTS = ca.certPath;
+  project.provide('devCaCertPath', ca.certPath);
+  project.provide('devCaKeyPath', ca.keyPath);
+
+  const controlPlane = await setupControlPlane(log);
+  project.provide('kubeconfigPath', controlPlane.kubeconfigPath);
+  log(`control plane ready at ${controlPlane.server} (kubeconfig ${controlPlane.kubeconfigPath})`);
+
+  return async () => {
+    await controlPlane.stop();
+  };
+}
