@@ -1,0 +1,169 @@
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/** Paths of the PEM files one local control plane uses. */
+export interface ControlPlanePki {
+  caCert: string;
+  caKey: string;
+  apiserverCert: string;
+  apiserverKey: string;
+  serviceAccountKey: string;
+  serviceAccountPublicKey: string;
+  admin: ClientIdentity;
+  scheduler: ClientIdentity;
+  controllerManager: ClientIdentity;
+}
+
+export interface ClientIdentity {
+  cert: string;
+  key: string;
+}
+
+/**
+ * Keys come from Node's crypto (ECDSA P-256: fast to generate, accepted everywhere Kubernetes takes keys);
+ * Node cannot issue X.509 certificates, so the openssl CLI signs them.
+ */
+export async function createControlPlanePki(directory: string): Promise<ControlPlanePki> {
+  const file = (name: string): string => path.join(directory, name);
+
+  const caKey = await writePrivateKey(file('ca.key'));
+  const caCert = file('ca.crt');
+  await issueCertificate({
+    key: caKey,
+    out: caCert,
+    configPath: file('ca.cnf'),
+    subject: { CN: 'nodeclaim-azure-local-ca' },
+    extensions: [
+      'basicConstraints = critical, CA:TRUE',
+      'keyUsage = critical, keyCertSign, cRLSign, digitalSignature',
+      'subjectKeyIdentifier = hash',
+    ],
+    validDays: 3650,
+  });
+
+  const leaf = async (name: string, subject: Subject, extensions: string[]): Promise<ClientIdentity> => {
+    const key = await writePrivateKey(file(`${name}.key`));
+    const cert = file(`${name}.crt`);
+    await issueCertificate({
+      key,
+      out: cert,
+      configPath: file(`${name}.cnf`),
+      subject,
+      extensions: [
+        'basicConstraints = critical, CA:FALSE',
+        'keyUsage = critical, digitalSignature',
+        'authorityKeyIdentifier = keyid',
+        ...extensions,
+      ],
+      validDays: 365,
+      issuer: { cert: caCert, key: caKey },
+    });
+    return { cert, key };
+  };
+
+  const apiserver = await leaf('kube-apiserver', { CN: 'kube-apiserver' }, [
+    'extendedKeyUsage = serverAuth',
+    // The in-cluster names and the first service IP are what clients inside a cluster would use.
+    'subjectAltName = IP:127.0.0.1, DNS:localhost, DNS:kubernetes, DNS:kubernetes.default, ' +
+      'DNS:kubernetes.default.svc, DNS:kubernetes.default.svc.cluster.local, IP:10.0.0.1',
+  ]);
+  const clientAuth = ['extendedKeyUsage = clientAuth'];
+  const admin = await leaf('admin', { O: 'system:masters', CN: 'nodeclaim-azure-admin' }, clientAuth);
+  const scheduler = await leaf('kube-scheduler', { CN: 'system:kube-scheduler' }, clientAuth);
+  const controllerManager = await leaf(
+    'kube-controller-manager',
+    { CN: 'system:kube-controller-manager' },
+    clientAuth,
+  );
+
+  const serviceAccountKey = await writePrivateKey(file('service-account.key'), file('service-account.pub'));
+
+  return {
+    caCert,
+    caKey,
+    apiserverCert: apiserver.cert,
+    apiserverKey: apiserver.key,
+    serviceAccountKey,
+    serviceAccountPublicKey: file('service-account.pub'),
+    admin,
+    scheduler,
+    controllerManager,
+  };
+}
+
+type Subject = { O?: string; CN: string };
+
+interface CertificateRequest {
+  key: string;
+  out: string;
+  configPath: string;
+  subject: Subject;
+  extensions: string[];
+  validDays: number;
+  /** Absent for the self-signed CA. */
+  issuer?: { cert: string; key: string };
+}
+
+async function issueCertificate(request: CertificateRequest): Promise<void> {
+  // A config of our own, so the machine's openssl.cnf defaults (e.g. CA:TRUE on every -x509) do not leak in.
+  const subjectLines = [
+    ...(request.subject.O === undefined ? [] : [`O = ${request.subject.O}`]),
+    `CN = ${request.subject.CN}`,
+  ];
+  const config = [
+    '[req]',
+    'prompt = no',
+    'distinguished_name = subject',
+    '[subject]',
+    ...subjectLines,
+    '[extensions]',
+    ...request.extensions,
+    '',
+  ].join('\n');
+  await writeFile(request.configPath, config, { mode: 0o600 });
+
+  const args = [
+    'req',
+    '-new',
+    '-x509',
+    '-config',
+    request.configPath,
+    '-extensions',
+    'extensions',
+    '-key',
+    request.key,
+    '-days',
+    String(request.validDays),
+    '-sha256',
+    '-out',
+    request.out,
+  ];
+  if (request.issuer) args.push('-CA', request.issuer.cert, '-CAkey', request.issuer.key);
+  try {
+    await execFileAsync(openssl(), args);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `openssl could not issue ${request.out} (OpenSSL 3 is needed for \`req -x509 -CA\`): ${detail}`,
+      { cause: error },
+    );
+  }
+}
+
+function openssl(): string {
+  return process.env['OPENSSL'] ?? 'openssl';
+}
+
+async function writePrivateKey(keyPath: string, publicKeyPath?: string): Promise<string> {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  await writeFile(keyPath, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  if (publicKeyPath !== undefined) {
+    await writeFile(publicKeyPath, publicKey.export({ type: 'spki', format: 'pem' }));
+  }
+  return keyPath;
+}
