@@ -1,0 +1,98 @@
+// Maps FunctionDefinitions onto the Azure Functions v4 programming model and Durable Functions v3.
+// The local in-process host consumes the same definitions, so this is the only Azure-specific wiring.
+import { app, type InvocationContext } from '@azure/functions';
+import * as df from 'durable-functions';
+import { createLogger, type LogLevel, type Logger } from '../observability/logger.js';
+import type {
+  FunctionDefinition,
+  HandlerContext,
+  OrchestrationClient,
+  OrchestrationStatus,
+} from './definitions.js';
+
+export function registerWithAzureFunctions(definition: FunctionDefinition): void {
+  switch (definition.kind) {
+    case 'queue':
+      app.storageQueue(definition.name, {
+        queueName: definition.queueName,
+        connection: definition.connection,
+        extraInputs: [df.input.durableClient()],
+        handler: (message, context) => definition.handler(message, handlerContext(definition.name, context)),
+      });
+      return;
+    case 'timer':
+      app.timer(definition.name, {
+        schedule: definition.schedule,
+        runOnStartup: definition.runOnStartup ?? false,
+        extraInputs: [df.input.durableClient()],
+        handler: (timer, context) => definition.handler(timer, handlerContext(definition.name, context)),
+      });
+      return;
+    case 'orchestration':
+      df.app.orchestration(definition.name, definition.handler);
+      return;
+    case 'activity':
+      df.app.activity(definition.name, {
+        extraInputs: [df.input.durableClient()],
+        handler: (input: unknown, context) =>
+          definition.handler(input, handlerContext(definition.name, context)),
+      });
+      return;
+  }
+}
+
+function handlerContext(functionName: string, context: InvocationContext): HandlerContext {
+  const dequeueCount = context.triggerMetadata?.dequeueCount;
+  return {
+    invocationId: context.invocationId,
+    functionName,
+    log: invocationLogger(context, functionName),
+    orchestrations: durableOrchestrationClient(df.getClient(context)),
+    ...(typeof dequeueCount === 'number' ? { dequeueCount } : {}),
+  };
+}
+
+/** Structured lines through the invocation's logger, so Application Insights correlates them. */
+function invocationLogger(context: InvocationContext, functionName: string): Logger {
+  const sinks: Record<LogLevel, (line: string) => void> = {
+    debug: (line) => context.debug(line),
+    info: (line) => context.info(line),
+    warn: (line) => context.warn(line),
+    error: (line) => context.error(line),
+  };
+  return createLogger({
+    component: functionName,
+    fields: { invocationId: context.invocationId },
+    sink: (level, line) => sinks[level](line),
+  });
+}
+
+export function durableOrchestrationClient(client: df.DurableClient): OrchestrationClient {
+  return {
+    startNew: (name, options) =>
+      client.startNew(name, { instanceId: options.instanceId, input: options.input }),
+    async getStatus(instanceId): Promise<OrchestrationStatus | undefined> {
+      try {
+        const status = await client.getStatus(instanceId, { showInput: false });
+        if (!status?.runtimeStatus) return undefined;
+        return {
+          instanceId: status.instanceId,
+          name: status.name,
+          runtimeStatus: status.runtimeStatus as OrchestrationStatus['runtimeStatus'],
+          output: status.output,
+          customStatus: status.customStatus,
+          createdTime: status.createdTime,
+          lastUpdatedTime: status.lastUpdatedTime,
+        };
+      } catch (error) {
+        // The extension answers an unknown instance with HTTP 404, which the client raises as an error.
+        if (error instanceof Error && error.message.includes('404')) return undefined;
+        throw error;
+      }
+    },
+    terminate: (instanceId, reason) => client.terminate(instanceId, reason),
+    async purge(instanceId) {
+      await client.purgeInstanceHistory(instanceId);
+    },
+  };
+}
