@@ -1,0 +1,112 @@
+// The launch monitor orchestration: wait on a durable timer, poll the VM's long-running operation once
+// through an activity, repeat until ARM reports an outcome or the deadline passes, then record the outcome
+// on the NodeClaim through another activity. Deterministic as Durable Functions requires: time comes from
+// currentUtcDateTime, jitter from the instance ID, and every I/O happens in activities.
+import type * as df from 'durable-functions';
+import type { ArmErrorInfo } from '../azure/virtual-machines.js';
+
+export const LaunchMonitorNames = {
+  orchestration: 'launchMonitor',
+  pollVmCreation: 'pollVmCreation',
+  recordLaunchSuccess: 'recordLaunchSuccess',
+  recordLaunchFailure: 'recordLaunchFailure',
+} as const;
+
+export interface MonitoredNodeClaim {
+  name: string;
+  uid: string;
+  nodePool?: string;
+}
+
+export interface LaunchMonitorInput {
+  nodeClaim: MonitoredNodeClaim;
+  vmName: string;
+  /** The offering's key (capacity type / VM size / zone), to mark it unavailable if the launch fails. */
+  offeringKey: string;
+  /** Serialized SDK poller; absent when the VM already existed, and the monitor then polls with GET. */
+  pollerState?: string;
+  startedAt: string;
+  pollIntervalSeconds: number;
+  maxPollIntervalSeconds: number;
+  deadlineMinutes: number;
+}
+
+export interface PollVmCreationInput {
+  vmName: string;
+  pollerState?: string;
+}
+
+export type PollVmCreationResult =
+  | { status: 'InProgress'; pollerState?: string; retryAfterSeconds?: number }
+  | { status: 'Succeeded' }
+  | { status: 'Failed'; error: ArmErrorInfo };
+
+export interface RecordLaunchFailureInput {
+  monitor: LaunchMonitorInput;
+  error: ArmErrorInfo;
+  timedOut: boolean;
+}
+
+export type LaunchMonitorOutput =
+  | { outcome: 'Launched'; polls: number }
+  | { outcome: 'Failed'; polls: number; code?: string }
+  | { outcome: 'TimedOut'; polls: number };
+
+export const launchMonitorInstanceId = (nodeClaimUid: string): string => `launch-${nodeClaimUid}`;
+
+export function* launchMonitorOrchestrator(
+  context: df.OrchestrationContext,
+): Generator<df.Task, LaunchMonitorOutput, unknown> {
+  const input = context.df.getInput<LaunchMonitorInput>();
+  const deadline = Date.parse(input.startedAt) + input.deadlineMinutes * 60_000;
+  let intervalSeconds = input.pollIntervalSeconds;
+  let pollerState = input.pollerState;
+
+  for (let polls = 1; ; polls++) {
+    const now = context.df.currentUtcDateTime.getTime();
+    const waitMs = Math.min(jittered(intervalSeconds * 1000, context.df.instanceId, polls), deadline - now);
+    if (waitMs > 0) yield context.df.createTimer(new Date(now + waitMs));
+
+    const pollInput: PollVmCreationInput = { vmName: input.vmName, ...(pollerState ? { pollerState } : {}) };
+    const poll = (yield context.df.callActivity(
+      LaunchMonitorNames.pollVmCreation,
+      pollInput,
+    )) as PollVmCreationResult;
+
+    if (poll.status === 'Succeeded') {
+      yield context.df.callActivity(LaunchMonitorNames.recordLaunchSuccess, input);
+      return { outcome: 'Launched', polls };
+    }
+    if (poll.status === 'Failed') {
+      const failure: RecordLaunchFailureInput = { monitor: input, error: poll.error, timedOut: false };
+      yield context.df.callActivity(LaunchMonitorNames.recordLaunchFailure, failure);
+      return { outcome: 'Failed', polls, ...(poll.error.code ? { code: poll.error.code } : {}) };
+    }
+    if (context.df.currentUtcDateTime.getTime() >= deadline) {
+      const failure: RecordLaunchFailureInput = {
+        monitor: input,
+        error: { message: `The VM was not created within ${input.deadlineMinutes} minutes` },
+        timedOut: true,
+      };
+      yield context.df.callActivity(LaunchMonitorNames.recordLaunchFailure, failure);
+      return { outcome: 'TimedOut', polls };
+    }
+    pollerState = poll.pollerState ?? pollerState;
+    intervalSeconds =
+      poll.retryAfterSeconds ?? Math.min(intervalSeconds * 1.5, Math.max(input.maxPollIntervalSeconds, 1));
+  }
+}
+
+/**
+ * Spreads polls of many concurrent launches over ±20% of the interval so they do not hit ARM's
+ * operation-status limits in lockstep. Derived from the instance ID, so replays compute the same value.
+ */
+export function jittered(intervalMs: number, instanceId: string, attempt: number): number {
+  let hash = 2166136261;
+  for (const char of `${instanceId}#${attempt}`) {
+    hash ^= char.charCodeAt(0);
+    hash = Math.imul(hash, 16777619);
+  }
+  const unit = (hash >>> 0) / 0xffffffff;
+  return Math.round(intervalMs * (0.8 + 0.4 * unit));
+}
