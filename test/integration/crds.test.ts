@@ -33,13 +33,6 @@ import {
   type NodePool,
 } from '../../shared/models/index.js';
 
-// Provided by the global setup (test/setup/global-setup.ts); repeated here so this file type-checks on its own.
-declare module 'vitest' {
-  export interface ProvidedContext {
-    kubeconfigPath: string;
-  }
-}
-
 interface Named {
   metadata: { name: string };
 }
