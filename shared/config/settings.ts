@@ -24,6 +24,12 @@ export interface Settings {
     /** A bootstrap token (`<id>.<secret>`); in Azure a Key Vault reference, never a plain setting. */
     token: string;
   };
+  storage: {
+    /** A connection string (Azurite locally), or undefined when the account is reached with an identity. */
+    connectionString?: string;
+    /** The account name for identity-based connections (`AzureWebJobsStorage__accountName`). */
+    accountName?: string;
+  };
   queues: {
     /** App-setting prefix of the Storage connection used by queue triggers (identity-based in Azure). */
     connection: string;
@@ -94,6 +100,7 @@ export function loadSettings(env: Env = process.env): Settings {
       caCertPem: reader.pem('BOOTSTRAP_CA_CERT'),
       token: reader.bootstrapToken('BOOTSTRAP_TOKEN'),
     },
+    storage: storageSettings(reader, problems),
     queues: {
       connection: reader.optional('QUEUE_CONNECTION') ?? 'AzureWebJobsStorage',
       events: reader.queueName('EVENTS_QUEUE_NAME', 'nodeclaim-events'),
@@ -118,6 +125,20 @@ export function loadSettings(env: Env = process.env): Settings {
     throw new SettingsError(`Invalid settings:\n  - ${problems.join('\n  - ')}`);
   }
   return settings;
+}
+
+function storageSettings(reader: EnvReader, problems: string[]): Settings['storage'] {
+  const connectionString = reader.optional('AzureWebJobsStorage');
+  const accountName = reader.optional('AzureWebJobsStorage__accountName');
+  if (!connectionString && !accountName) {
+    problems.push(
+      'AzureWebJobsStorage (a connection string) or AzureWebJobsStorage__accountName (identity-based) must be set',
+    );
+  }
+  return {
+    ...(connectionString ? { connectionString } : {}),
+    ...(accountName ? { accountName } : {}),
+  };
 }
 
 let cached: Settings | undefined;

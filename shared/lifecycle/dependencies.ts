@@ -1,0 +1,85 @@
+// Everything the lifecycle handlers do I/O through, built once per process from settings. The local stack
+// and tests build it with an emulator endpoint and a fixed-token credential; Azure uses managed identity.
+import { TableClient } from '@azure/data-tables';
+import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
+import type { Settings } from '../config/settings.js';
+import { getSettings } from '../config/settings.js';
+import { createComputeClient } from '../azure/compute-client.js';
+import { ResourceSkuCatalog } from '../azure/resource-skus.js';
+import { UnavailableOfferingsStore } from '../azure/unavailable-offerings.js';
+import { VirtualMachines } from '../azure/virtual-machines.js';
+import { kubeClientProvider, type KubeClients } from '../kube/client.js';
+import { karpenterObjects, type KarpenterObjects } from '../kube/custom-objects.js';
+import { kubeEventRecorder, type EventRecorder } from '../kube/events.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+
+export interface LifecycleDependencies {
+  settings: Settings;
+  log: Logger;
+  metrics: Metrics;
+  now: () => Date;
+  kube: () => Promise<KubeClients>;
+  objects: KarpenterObjects;
+  events: EventRecorder;
+  vms: VirtualMachines;
+  skus: ResourceSkuCatalog;
+  unavailable: UnavailableOfferingsStore;
+}
+
+export const EVENT_COMPONENT = 'nodeclaim-azure';
+
+export function createDependencies(
+  settings: Settings,
+  options: { credential?: TokenCredential; log?: Logger; metrics?: Metrics; now?: () => Date } = {},
+): LifecycleDependencies {
+  const credential = options.credential ?? new DefaultAzureCredential();
+  const log = options.log ?? createLogger({ component: EVENT_COMPONENT });
+  const compute = createComputeClient({
+    credential,
+    subscriptionId: settings.azure.subscriptionId,
+    endpoint: settings.azure.armEndpoint,
+  });
+  const kube = kubeClientProvider(settings.kubernetes, credential);
+  const now = options.now ?? (() => new Date());
+  return {
+    settings,
+    log,
+    metrics: options.metrics ?? createMetrics(log),
+    now,
+    kube,
+    objects: karpenterObjects(kube),
+    events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
+    vms: new VirtualMachines(compute, settings.azure.resourceGroup),
+    skus: new ResourceSkuCatalog(
+      compute,
+      settings.azure.location,
+      settings.launch.skuCacheSeconds * 1000,
+      () => now().getTime(),
+    ),
+    unavailable: new UnavailableOfferingsStore(tableClient(settings, credential)),
+  };
+}
+
+function tableClient(settings: Settings, credential: TokenCredential): TableClient {
+  const table = settings.unavailableOfferingsTable;
+  if (settings.storage.connectionString) {
+    return TableClient.fromConnectionString(settings.storage.connectionString, table, {
+      allowInsecureConnection: true,
+    });
+  }
+  return new TableClient(`https://${settings.storage.accountName}.table.core.windows.net`, table, credential);
+}
+
+let current: LifecycleDependencies | undefined;
+
+/** This process's dependencies, created from settings on first use so importing never does I/O. */
+export function getDependencies(): LifecycleDependencies {
+  current ??= createDependencies(getSettings());
+  return current;
+}
+
+/** The local host and tests install dependencies built for the emulators. */
+export function setDependencies(dependencies: LifecycleDependencies | undefined): void {
+  current = dependencies;
+}
