@@ -1,0 +1,479 @@
+// Offerings (VM size × zone × capacity type) derived from Azure's Resource SKUs catalog, their node
+// labels, their capacity, and the choice of one offering for a NodeClaim.
+import type { NodeSelectorRequirement, ResourceList } from '../models/kube.js';
+import { WellKnown, type CapacityType } from '../models/karpenter.js';
+import { formatMebibytes, formatMilliCpu, parseMilliQuantity, parseWholeQuantity } from './quantity.js';
+import { describeRequirement, requirementAllows } from './requirements.js';
+
+export type Architecture = 'amd64' | 'arm64';
+
+export interface Offering {
+  /** Azure VM size, e.g. "Standard_D2s_v5"; also the node.kubernetes.io/instance-type label. */
+  vmSize: string;
+  /** Letter family from the size name, e.g. "D" (the karpenter.azure.com/sku-family label). */
+  family: string;
+  /** Azure's quota family, e.g. "standardDSv5Family" (what family core quota errors refer to). */
+  skuFamily: string;
+  cpu: number;
+  memoryMiB: number;
+  arch: Architecture;
+  /** Azure location in lower case, e.g. "westus2". */
+  location: string;
+  /** Zone in Kubernetes' AKS label format "<location>-<n>"; "" in a region without availability zones. */
+  zone: string;
+  /** The bare zone number for the VM's ARM `zones` field; undefined when the region has no zones. */
+  zoneNumber?: string;
+  capacityType: CapacityType;
+  /** Premium SSD capable (the PremiumIO capability). */
+  premiumIO: boolean;
+  acceleratedNetworking: boolean;
+}
+
+/**
+ * The fields of a Resource SKUs entry (GET .../providers/Microsoft.Compute/skus) this module reads.
+ * @azure/arm-compute's `ResourceSku` is assignable to it, so the adapter can pass the SDK's objects.
+ */
+export interface SkuRecord {
+  readonly resourceType?: string;
+  readonly name?: string;
+  readonly family?: string;
+  readonly locations?: readonly string[];
+  readonly locationInfo?: readonly { readonly location?: string; readonly zones?: readonly string[] }[];
+  readonly capabilities?: readonly { readonly name?: string; readonly value?: string }[];
+  readonly restrictions?: readonly {
+    readonly type?: string;
+    readonly values?: readonly string[];
+    readonly restrictionInfo?: { readonly locations?: readonly string[]; readonly zones?: readonly string[] };
+    readonly reasonCode?: string;
+  }[];
+}
+
+function capability(sku: SkuRecord, name: string): string | undefined {
+  return sku.capabilities?.find((c) => c.name?.toLowerCase() === name.toLowerCase())?.value;
+}
+
+function isTrue(value: string | undefined): boolean {
+  return value?.toLowerCase() === 'true';
+}
+
+function sameLocation(a: string | undefined, b: string): boolean {
+  return a !== undefined && a.toLowerCase() === b;
+}
+
+/** "Standard_D2s_v5" → "D", "Standard_NC24ads_A100_v4" → "N": the first letter of the size series. */
+export function letterFamily(vmSize: string): string {
+  const series = vmSize.replace(/^(Standard|Basic)_/i, '');
+  return /^[A-Za-z]/.exec(series)?.[0]?.toUpperCase() ?? '';
+}
+
+/**
+ * Every offering the catalog allows in `location`, in selection order (see compareOfferings).
+ * Skipped: non-VM resource types, SKUs without vCPUs/MemoryGB, SKUs that cannot boot the Generation 2
+ * images imageReferenceFor returns (HyperVGenerations without V2), SKUs restricted for the location,
+ * zones restricted for the SKU. Spot offerings exist only where LowPriorityCapable is True.
+ */
+export function offeringsFromSkus(skus: readonly SkuRecord[], location: string): Offering[] {
+  const wanted = location.toLowerCase();
+  const seen = new Set<string>();
+  const offerings: Offering[] = [];
+  for (const sku of skus) {
+    if (sku.resourceType !== 'virtualMachines' || !sku.name) continue;
+    const cpu = Number(capability(sku, 'vCPUs'));
+    const memoryGiB = Number(capability(sku, 'MemoryGB'));
+    if (!Number.isInteger(cpu) || cpu <= 0 || !Number.isFinite(memoryGiB) || memoryGiB <= 0) continue;
+    const generations = capability(sku, 'HyperVGenerations');
+    if (generations !== undefined && !generations.split(',').some((g) => g.trim().toUpperCase() === 'V2'))
+      continue;
+
+    const locationInfo = sku.locationInfo?.find((info) => sameLocation(info.location, wanted));
+    const listed = locationInfo !== undefined || (sku.locations ?? []).some((l) => sameLocation(l, wanted));
+    if (!listed) continue;
+
+    const restrictions = sku.restrictions ?? [];
+    const locationRestricted = restrictions.some(
+      (r) =>
+        r.type === 'Location' &&
+        [...(r.restrictionInfo?.locations ?? []), ...(r.values ?? [])].some((l) => sameLocation(l, wanted)),
+    );
+    if (locationRestricted) continue;
+    const restrictedZones = new Set(
+      restrictions
+        .filter(
+          (r) =>
+            r.type === 'Zone' &&
+            (r.restrictionInfo?.locations === undefined ||
+              r.restrictionInfo.locations.some((l) => sameLocation(l, wanted))),
+        )
+        .flatMap((r) => r.restrictionInfo?.zones ?? []),
+    );
+    const catalogZones = locationInfo?.zones ?? [];
+    // A SKU listed without zones is regional (a region without availability zones): one offering with no
+    // zone. A zonal SKU whose zones are all restricted has no offering at all.
+    const zoneNumbers: (string | undefined)[] =
+      catalogZones.length === 0
+        ? [undefined]
+        : catalogZones
+            .filter((z) => !restrictedZones.has(z))
+            .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+
+    const capacityTypes: CapacityType[] = isTrue(capability(sku, 'LowPriorityCapable'))
+      ? ['spot', 'on-demand']
+      : ['on-demand'];
+    const arch: Architecture =
+      capability(sku, 'CpuArchitectureType')?.toLowerCase() === 'arm64' ? 'arm64' : 'amd64';
+    for (const zoneNumber of zoneNumbers) {
+      for (const capacityType of capacityTypes) {
+        const offering: Offering = {
+          vmSize: sku.name,
+          family: letterFamily(sku.name),
+          skuFamily: sku.family ?? '',
+          cpu,
+          memoryMiB: Math.round(memoryGiB * 1024),
+          arch,
+          location: wanted,
+          zone: zoneNumber === undefined ? '' : `${wanted}-${zoneNumber}`,
+          ...(zoneNumber === undefined ? {} : { zoneNumber }),
+          capacityType,
+          premiumIO: isTrue(capability(sku, 'PremiumIO')),
+          acceleratedNetworking: isTrue(capability(sku, 'AcceleratedNetworkingEnabled')),
+        };
+        const key = offeringKey(offering);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        offerings.push(offering);
+      }
+    }
+  }
+  return offerings.sort(compareOfferings);
+}
+
+/** The labels a node launched from this offering carries; requirements are evaluated against them. */
+export function offeringLabels(offering: Offering): Record<string, string> {
+  return {
+    [WellKnown.instanceTypeLabel]: offering.vmSize,
+    ...(offering.zone === '' ? {} : { [WellKnown.zoneLabel]: offering.zone }),
+    [WellKnown.regionLabel]: offering.location,
+    [WellKnown.capacityTypeLabel]: offering.capacityType,
+    [WellKnown.archLabel]: offering.arch,
+    [WellKnown.osLabel]: 'linux',
+    [WellKnown.skuFamilyLabel]: offering.family,
+    [WellKnown.skuCpuLabel]: String(offering.cpu),
+    [WellKnown.skuMemoryLabel]: String(offering.memoryMiB),
+    [WellKnown.skuNameLabel]: offering.vmSize,
+  };
+}
+
+/** Keys whose values an offering determines (offeringLabels may omit the zone in a non-zonal region). */
+export const OFFERING_LABEL_KEYS: ReadonlySet<string> = new Set([
+  WellKnown.instanceTypeLabel,
+  WellKnown.zoneLabel,
+  WellKnown.regionLabel,
+  WellKnown.capacityTypeLabel,
+  WellKnown.archLabel,
+  WellKnown.osLabel,
+  WellKnown.skuFamilyLabel,
+  WellKnown.skuCpuLabel,
+  WellKnown.skuMemoryLabel,
+  WellKnown.skuNameLabel,
+]);
+
+/** Deprecated beta keys Karpenter still accepts in requirements, mapped to the keys they stand for. */
+const NORMALIZED_KEYS: Readonly<Record<string, string>> = {
+  'beta.kubernetes.io/arch': WellKnown.archLabel,
+  'beta.kubernetes.io/os': WellKnown.osLabel,
+  'beta.kubernetes.io/instance-type': WellKnown.instanceTypeLabel,
+  'failure-domain.beta.kubernetes.io/zone': WellKnown.zoneLabel,
+  'failure-domain.beta.kubernetes.io/region': WellKnown.regionLabel,
+};
+
+/** Label domain of provider-defined SKU properties; keys here that offerings do not model count as absent. */
+const PROVIDER_DOMAIN = 'karpenter.azure.com/';
+
+/**
+ * Whether an offering satisfies the requirements. Keys are treated in three ways:
+ * - keys an offering defines (OFFERING_LABEL_KEYS, or their deprecated beta aliases) are evaluated
+ *   against offeringLabels;
+ * - other karpenter.azure.com/* keys (e.g. sku-gpu-count) are provider properties this project does
+ *   not model, evaluated as an absent label: NotIn / DoesNotExist pass, anything else fails, so a
+ *   NodePool asking for GPUs never gets a machine without them;
+ * - every other key (karpenter.sh/nodepool, team=…) is a label the NodeClaim puts on the node, not a
+ *   property of the machine, so it does not constrain the offering.
+ */
+export function offeringSatisfies(
+  offering: Offering,
+  requirements: readonly NodeSelectorRequirement[],
+): { satisfied: true } | { satisfied: false; key: string; reason: string } {
+  const labels = offeringLabels(offering);
+  for (const requirement of requirements) {
+    const key = NORMALIZED_KEYS[requirement.key] ?? requirement.key;
+    const defined = OFFERING_LABEL_KEYS.has(key);
+    if (!defined && !key.startsWith(PROVIDER_DOMAIN)) continue;
+    const value = defined && Object.hasOwn(labels, key) ? labels[key] : undefined;
+    if (!requirementAllows(requirement, value)) {
+      const actual = value === undefined ? `${key} is not set` : `${key}=${value}`;
+      return {
+        satisfied: false,
+        key,
+        reason: `${actual} does not satisfy ${describeRequirement(requirement)}`,
+      };
+    }
+  }
+  return { satisfied: true };
+}
+
+export function offeringKey(offering: Pick<Offering, 'capacityType' | 'vmSize' | 'zone'>): string {
+  return `${offering.capacityType}/${offering.vmSize}/${offering.zone}`;
+}
+
+/**
+ * How broadly a launch failure rules out offerings, relative to the offering that failed:
+ * - offering: this capacity type, VM size and zone;
+ * - vmSizeInZone: this VM size in this zone, spot and on-demand (zonal capacity for the size);
+ * - vmSize: this VM size in every zone, spot and on-demand (regional capacity for the size);
+ * - family: this capacity type for every size of the Azure quota family (family core quota);
+ * - capacityType: every offering of this capacity type (regional or low-priority core quota).
+ */
+export type UnavailableScope = 'offering' | 'vmSizeInZone' | 'vmSize' | 'family' | 'capacityType';
+
+/** The key recorded in the shared unavailable-offerings store for a failure of `offering` at `scope`. */
+export function unavailabilityKey(scope: UnavailableScope, offering: Offering): string {
+  switch (scope) {
+    case 'offering':
+      return offeringKey(offering);
+    case 'vmSizeInZone':
+      return `vmSizeInZone/${offering.vmSize}/${offering.zone}`;
+    case 'vmSize':
+      return `vmSize/${offering.vmSize}`;
+    case 'family':
+      return `family/${offering.capacityType}/${offering.skuFamily}`;
+    case 'capacityType':
+      return `capacityType/${offering.capacityType}`;
+  }
+}
+
+const ALL_SCOPES: readonly UnavailableScope[] = [
+  'offering',
+  'vmSizeInZone',
+  'vmSize',
+  'family',
+  'capacityType',
+];
+
+/** Every key under which `offering` may have been marked unavailable. */
+export function unavailabilityKeysOf(offering: Offering): string[] {
+  return ALL_SCOPES.map((scope) => unavailabilityKey(scope, offering));
+}
+
+export const DEFAULT_MAX_PODS = 110;
+export const DEFAULT_OS_DISK_SIZE_GB = 128;
+/** kubelet's default hard eviction threshold memory.available<100Mi. */
+export const EVICTION_HARD_MEMORY_MIB = 100;
+/** kubelet's default hard eviction threshold nodefs.available<10%. */
+export const EVICTION_HARD_NODEFS_FRACTION = 0.1;
+
+/**
+ * CPU kept back for the system (kube-reserved), the regressive table AKS uses: 60m for the first core,
+ * 40m for the second, 20m each for cores 3-4, 10m for every core after that (2 cores → 100m, 8 → 180m).
+ */
+export function kubeReservedMilliCpu(cores: number): number {
+  let reserved = 0;
+  for (let core = 1; core <= cores; core++) {
+    reserved += core === 1 ? 60 : core === 2 ? 40 : core <= 4 ? 20 : 10;
+  }
+  return reserved;
+}
+
+/**
+ * Memory kept back for the system (kube-reserved), AKS's formula since Kubernetes 1.29:
+ * 20 MiB per pod the node may run plus 50 MiB, but never more than 25% of the machine.
+ */
+export function kubeReservedMemoryMiB(memoryMiB: number, maxPods: number): number {
+  return Math.min(20 * maxPods + 50, Math.floor(memoryMiB * 0.25));
+}
+
+export interface CapacityOptions {
+  maxPods?: number;
+  osDiskSizeGB?: number;
+}
+
+/**
+ * Capacity and allocatable for the NodeClaim status, matching what kubelet will report closely enough
+ * for scheduling decisions: allocatable = capacity − kube-reserved − hard eviction threshold.
+ */
+export function capacityFor(
+  offering: Pick<Offering, 'cpu' | 'memoryMiB'>,
+  options: CapacityOptions = {},
+): { capacity: ResourceList; allocatable: ResourceList } {
+  const maxPods = options.maxPods ?? DEFAULT_MAX_PODS;
+  const diskGiB = options.osDiskSizeGB ?? DEFAULT_OS_DISK_SIZE_GB;
+  const allocatableMilliCpu = Math.max(0, offering.cpu * 1000 - kubeReservedMilliCpu(offering.cpu));
+  const allocatableMemoryMiB = Math.max(
+    0,
+    offering.memoryMiB - kubeReservedMemoryMiB(offering.memoryMiB, maxPods) - EVICTION_HARD_MEMORY_MIB,
+  );
+  return {
+    capacity: {
+      cpu: String(offering.cpu),
+      memory: formatMebibytes(offering.memoryMiB),
+      pods: String(maxPods),
+      'ephemeral-storage': `${diskGiB}Gi`,
+    },
+    allocatable: {
+      cpu: formatMilliCpu(allocatableMilliCpu),
+      memory: formatMebibytes(allocatableMemoryMiB),
+      pods: String(maxPods),
+      'ephemeral-storage': formatMebibytes(Math.floor(diskGiB * 1024 * (1 - EVICTION_HARD_NODEFS_FRACTION))),
+    },
+  };
+}
+
+/**
+ * Selection order: smallest first (vCPUs, then memory), spot before on-demand for the same shape, then
+ * VM size name, then zone. Spot first mirrors Karpenter, which launches spot whenever the NodeClaim
+ * allows it because spot is the cheaper price for the same machine; comparing shape before capacity
+ * type keeps a small on-demand machine ahead of a much larger spot one. Names and zones compare by
+ * code unit so the order does not depend on the runtime's locale.
+ */
+export function compareOfferings(a: Offering, b: Offering): number {
+  return (
+    a.cpu - b.cpu ||
+    a.memoryMiB - b.memoryMiB ||
+    capacityRank(a.capacityType) - capacityRank(b.capacityType) ||
+    ordinal(a.vmSize, b.vmSize) ||
+    ordinal(a.zone, b.zone)
+  );
+}
+
+function capacityRank(capacityType: CapacityType): number {
+  return capacityType === 'spot' ? 0 : 1;
+}
+
+function ordinal(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export interface SelectOfferingInput {
+  requirements: readonly NodeSelectorRequirement[];
+  /** The NodeClaim's spec.resources.requests (cpu, memory, pods, ephemeral-storage, …). */
+  requests?: ResourceList;
+  offerings: readonly Offering[];
+  /** Keys from offeringKey / unavailabilityKey that are currently ruled out. */
+  unavailable?: ReadonlySet<string>;
+  maxPods?: number;
+  osDiskSizeGB?: number;
+}
+
+export type OfferingSelection = { offering: Offering } | { offering: undefined; reason: string };
+
+interface ParsedRequests {
+  milliCpu: number;
+  memoryBytes: number;
+  pods: number;
+  ephemeralBytes: number;
+  /** Requested resources no offering provides (GPUs and other extended resources). */
+  unsupported: string[];
+}
+
+function parseRequests(requests: ResourceList): ParsedRequests | string {
+  const parsed: ParsedRequests = { milliCpu: 0, memoryBytes: 0, pods: 0, ephemeralBytes: 0, unsupported: [] };
+  for (const [name, quantity] of Object.entries(requests)) {
+    try {
+      if (name === 'cpu') parsed.milliCpu = parseMilliQuantity(quantity);
+      else if (name === 'memory') parsed.memoryBytes = parseWholeQuantity(quantity);
+      else if (name === 'pods') parsed.pods = parseWholeQuantity(quantity);
+      else if (name === 'ephemeral-storage') parsed.ephemeralBytes = parseWholeQuantity(quantity);
+      else if (parseMilliQuantity(quantity) > 0) parsed.unsupported.push(name);
+    } catch (error) {
+      return `request ${name}: ${(error as Error).message}`;
+    }
+  }
+  return parsed;
+}
+
+const MIB = 1024 * 1024;
+
+function fits(offering: Offering, requests: ParsedRequests, options: CapacityOptions): string | undefined {
+  if (requests.unsupported.length > 0) return `no offering provides ${requests.unsupported.join(', ')}`;
+  const { allocatable } = capacityFor(offering, options);
+  const milliCpu = parseMilliQuantity(allocatable.cpu ?? '0');
+  const memoryBytes = parseWholeQuantity(allocatable.memory ?? '0');
+  const pods = parseWholeQuantity(allocatable.pods ?? '0');
+  const ephemeralBytes = parseWholeQuantity(allocatable['ephemeral-storage'] ?? '0');
+  if (requests.milliCpu > milliCpu) return `cpu ${requests.milliCpu}m > allocatable ${milliCpu}m`;
+  if (requests.memoryBytes > memoryBytes) {
+    return `memory ${Math.ceil(requests.memoryBytes / MIB)}Mi > allocatable ${memoryBytes / MIB}Mi`;
+  }
+  if (requests.pods > pods) return `pods ${requests.pods} > allocatable ${pods}`;
+  if (requests.ephemeralBytes > ephemeralBytes) {
+    return `ephemeral-storage ${Math.ceil(requests.ephemeralBytes / MIB)}Mi > allocatable ${ephemeralBytes / MIB}Mi`;
+  }
+  return undefined;
+}
+
+/**
+ * Chooses the first offering in compareOfferings order that satisfies every requirement, fits the
+ * requests within allocatable (see capacityFor), and is not marked unavailable under any of its keys.
+ * A requirement with minValues additionally needs that many distinct values for its key among the
+ * offerings that qualify, as Karpenter checks before launching. The reason for "nothing fits" counts
+ * why offerings were excluded, so the NodeClaim condition says what to change.
+ */
+export function selectOffering(input: SelectOfferingInput): OfferingSelection {
+  const requests = parseRequests(input.requests ?? {});
+  if (typeof requests === 'string')
+    return { offering: undefined, reason: `invalid resource requests: ${requests}` };
+  const unavailable = input.unavailable ?? new Set<string>();
+  const options: CapacityOptions = {
+    ...(input.maxPods !== undefined ? { maxPods: input.maxPods } : {}),
+    ...(input.osDiskSizeGB !== undefined ? { osDiskSizeGB: input.osDiskSizeGB } : {}),
+  };
+
+  let excludedByRequirements = 0;
+  let firstRequirementReason: string | undefined;
+  let tooSmall = 0;
+  let firstFitReason: string | undefined;
+  let markedUnavailable = 0;
+  const candidates: Offering[] = [];
+  for (const offering of [...input.offerings].sort(compareOfferings)) {
+    const check = offeringSatisfies(offering, input.requirements);
+    if (!check.satisfied) {
+      excludedByRequirements++;
+      firstRequirementReason ??= check.reason;
+      continue;
+    }
+    const tooSmallReason = fits(offering, requests, options);
+    if (tooSmallReason !== undefined) {
+      tooSmall++;
+      firstFitReason ??= `${offering.vmSize}: ${tooSmallReason}`;
+      continue;
+    }
+    if (unavailabilityKeysOf(offering).some((key) => unavailable.has(key))) {
+      markedUnavailable++;
+      continue;
+    }
+    candidates.push(offering);
+  }
+
+  for (const requirement of input.requirements) {
+    if (requirement.minValues === undefined) continue;
+    const key = NORMALIZED_KEYS[requirement.key] ?? requirement.key;
+    if (!OFFERING_LABEL_KEYS.has(key)) continue;
+    const distinct = new Set(candidates.map((o) => offeringLabels(o)[key]).filter((v) => v !== undefined));
+    if (distinct.size < requirement.minValues) {
+      return {
+        offering: undefined,
+        reason: `requirement ${describeRequirement(requirement)} needs minValues ${requirement.minValues} but only ${distinct.size} qualifying value(s) are available`,
+      };
+    }
+  }
+
+  const chosen = candidates[0];
+  if (chosen) return { offering: chosen };
+  const parts = [`none of ${input.offerings.length} offerings fits`];
+  if (excludedByRequirements > 0) {
+    parts.push(`${excludedByRequirements} excluded by requirements (e.g. ${firstRequirementReason})`);
+  }
+  if (tooSmall > 0) parts.push(`${tooSmall} too small for the requests (e.g. ${firstFitReason})`);
+  if (markedUnavailable > 0)
+    parts.push(`${markedUnavailable} marked unavailable after recent launch failures`);
+  return { offering: undefined, reason: parts.join('; ') };
+}
