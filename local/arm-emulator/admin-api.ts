@@ -1,0 +1,104 @@
+// The HTTP admin API under /admin/ (see README.md): the same controls as `emulator.controls`, for
+// tools and processes that are not the test itself. Not authenticated: the emulator listens on
+// loopback only.
+
+import type { ServiceResponse } from './compute-service.js';
+import type { EmulatorControls } from './controls.js';
+import { describeInvalidRule, type FaultRuleInput } from './faults.js';
+import type { Latencies } from './latencies.js';
+import type { RequestFilter } from './request-log.js';
+import { requestKinds, type RequestKind, type ThrottlingOptions } from './throttling.js';
+import { isObject } from './vm-spec.js';
+
+function json(status: number, body: unknown): ServiceResponse {
+  return { status, body, headers: {} };
+}
+
+function badRequest(message: string): ServiceResponse {
+  return json(400, { error: { code: 'InvalidRequest', message } });
+}
+
+function parseBody(body: Buffer): { ok: true; value: unknown } | { ok: false } {
+  if (body.length === 0) return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(body.toString('utf8')) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function requestFilter(query: URLSearchParams): RequestFilter | string {
+  const filter: RequestFilter = {};
+  const method = query.get('method');
+  if (method) filter.method = method;
+  const kind = query.get('kind');
+  if (kind) {
+    if (!requestKinds.includes(kind as RequestKind)) return `unknown kind '${kind}'`;
+    filter.kind = kind as RequestKind;
+  }
+  const vmName = query.get('vmName');
+  if (vmName) filter.vmName = vmName;
+  const status = query.get('status');
+  if (status) filter.status = Number(status);
+  const afterSeq = query.get('afterSeq');
+  if (afterSeq) filter.afterSeq = Number(afterSeq);
+  return filter;
+}
+
+export function handleAdmin(
+  method: string,
+  url: URL,
+  rawBody: Buffer,
+  controls: EmulatorControls,
+): ServiceResponse {
+  const path = url.pathname.replace(/\/+$/, '');
+  const parsed = parseBody(rawBody);
+  if (!parsed.ok) return badRequest('the body is not valid JSON');
+  const body = parsed.value;
+
+  if (path === '/admin/requests' && method === 'GET') {
+    const filter = requestFilter(url.searchParams);
+    if (typeof filter === 'string') return badRequest(filter);
+    return json(200, { value: controls.requests(filter) });
+  }
+  if (path === '/admin/faults') {
+    if (method === 'GET') return json(200, { value: controls.faults() });
+    if (method === 'POST') {
+      const problem = describeInvalidRule(body);
+      if (problem) return badRequest(problem);
+      return json(201, controls.injectFault(body as FaultRuleInput));
+    }
+    if (method === 'DELETE') {
+      controls.clearFaults();
+      return { status: 204, headers: {} };
+    }
+  }
+  const faultMatch = /^\/admin\/faults\/([^/]+)$/.exec(path);
+  if (faultMatch && method === 'DELETE') {
+    return controls.removeFault(decodeURIComponent(faultMatch[1] ?? ''))
+      ? { status: 204, headers: {} }
+      : json(404, { error: { code: 'NotFound', message: 'no such fault rule' } });
+  }
+  if (path === '/admin/latencies') {
+    if (method === 'GET') return json(200, controls.latencies());
+    if (method === 'PUT') {
+      if (!isObject(body)) return badRequest('the body must be a JSON object');
+      try {
+        return json(200, controls.setLatencies(body as Partial<Latencies>));
+      } catch (error) {
+        return badRequest(error instanceof Error ? error.message : String(error));
+      }
+    }
+  }
+  if (path === '/admin/throttling' && method === 'PUT') {
+    if (!isObject(body)) return badRequest('the body must be a JSON object');
+    controls.setThrottling(body as ThrottlingOptions);
+    return { status: 204, headers: {} };
+  }
+  if (path === '/admin/vms' && method === 'GET') return json(200, { value: controls.vms() });
+  if (path === '/admin/reset' && method === 'POST') {
+    controls.reset();
+    return { status: 204, headers: {} };
+  }
+  return json(404, { error: { code: 'NotFound', message: `no admin endpoint ${method} ${path}` } });
+}

@@ -1,0 +1,26 @@
+// The emulator's test controls, shared by code (`emulator.controls`) and the HTTP admin API.
+
+import type { FaultRule, FaultRuleInput } from './faults.js';
+import type { Latencies } from './latencies.js';
+import type { RequestFilter, RequestLogEntry } from './request-log.js';
+import type { ThrottlingOptions } from './throttling.js';
+import type { EmulatedVm, VmChangeListener } from './vm-store.js';
+
+export interface EmulatorControls {
+  /** Adds a fault rule; it fires `times` times (or until cleared). */
+  injectFault(rule: FaultRuleInput): FaultRule;
+  removeFault(id: string): boolean;
+  clearFaults(): void;
+  faults(): FaultRule[];
+  /** Merges a change into the latencies and returns the result (overrides are replaced if given). */
+  setLatencies(change: Partial<Latencies>): Latencies;
+  latencies(): Latencies;
+  /** Reconfigures the token buckets (and refills them). */
+  setThrottling(options: ThrottlingOptions): void;
+  requests(filter?: RequestFilter): RequestLogEntry[];
+  vms(): EmulatedVm[];
+  /** Called when a VM starts creating, succeeds, fails, starts deleting, or is gone. Returns an unsubscribe. */
+  onVmChange(listener: VmChangeListener): () => void;
+  /** Forgets VMs, operations, faults, the request log and bucket levels; restores the initial latencies. */
+  reset(): void;
+}

@@ -1,0 +1,164 @@
+// Injectable faults: rules that match a VM launch (by name pattern, size, zone, priority, region)
+// or a request kind, and fire once, N times, or until cleared.
+
+import { randomUUID } from 'node:crypto';
+import type { AllocationFailureCode } from './azure-messages.js';
+import type { RequestKind } from './throttling.js';
+import type { VmPriority } from './vm-spec.js';
+
+/** Errors answered synchronously on the PUT (the VM is not created). */
+export type SyncFaultEffect =
+  | { type: 'familyQuota'; family?: string; currentLimit?: number; currentUsage?: number }
+  | { type: 'regionalQuota'; currentLimit?: number; currentUsage?: number }
+  | { type: 'lowPriorityQuota'; currentLimit?: number; currentUsage?: number }
+  | { type: 'skuNotAvailable' }
+  | { type: 'syncError'; status: number; code: string; message: string };
+
+/** Errors that end the creation LRO as Failed (the PUT is accepted with 201). */
+export type AsyncFaultEffect =
+  | { type: AllocationFailureCode }
+  | { type: 'asyncError'; code: string; message: string };
+
+/** 429 for the next matching requests, regardless of the token buckets. */
+export interface ThrottleFaultEffect {
+  type: 'throttle';
+  requestKind: RequestKind | 'any';
+  retryAfterSeconds?: number;
+}
+
+export type FaultEffect = SyncFaultEffect | AsyncFaultEffect | ThrottleFaultEffect;
+
+export interface FaultMatch {
+  /** Glob on the VM name: `*` matches any run of characters, `?` one character. Case-insensitive. */
+  vmName?: string;
+  vmSize?: string;
+  zone?: string;
+  /** Capacity type as Azure names it: Regular (on-demand), Spot, Low. */
+  priority?: VmPriority;
+  location?: string;
+}
+
+export interface FaultRuleInput {
+  match?: FaultMatch;
+  effect: FaultEffect;
+  /** How many times the rule fires; omitted = until cleared. */
+  times?: number;
+}
+
+export interface FaultRule extends FaultRuleInput {
+  id: string;
+  /** Times fired so far. */
+  hits: number;
+}
+
+export interface LaunchFacts {
+  vmName: string;
+  vmSize: string;
+  zone: string | undefined;
+  priority: VmPriority;
+  location: string;
+}
+
+const syncTypes = new Set<string>(['familyQuota', 'regionalQuota', 'lowPriorityQuota', 'skuNotAvailable', 'syncError']);
+const asyncTypes = new Set<string>([
+  'AllocationFailed',
+  'ZonalAllocationFailed',
+  'OverconstrainedAllocationRequest',
+  'OverconstrainedZonalAllocationRequest',
+  'asyncError',
+]);
+
+export function isSyncEffect(effect: FaultEffect): effect is SyncFaultEffect {
+  return syncTypes.has(effect.type);
+}
+
+export function isAsyncEffect(effect: FaultEffect): effect is AsyncFaultEffect {
+  return asyncTypes.has(effect.type);
+}
+
+export function globToRegExp(glob: string): RegExp {
+  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${escaped}$`, 'i');
+}
+
+function matchesLaunch(match: FaultMatch | undefined, facts: LaunchFacts): boolean {
+  if (!match) return true;
+  if (match.vmName !== undefined && !globToRegExp(match.vmName).test(facts.vmName)) return false;
+  if (match.vmSize !== undefined && match.vmSize.toLowerCase() !== facts.vmSize.toLowerCase()) return false;
+  if (match.zone !== undefined && match.zone !== facts.zone) return false;
+  if (match.priority !== undefined && match.priority !== facts.priority) return false;
+  if (match.location !== undefined && match.location.toLowerCase() !== facts.location.toLowerCase()) return false;
+  return true;
+}
+
+/** Checks a rule read from JSON (admin API) and returns the problem, if any. */
+export function describeInvalidRule(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return 'a fault rule must be an object';
+  const rule = input as Partial<FaultRuleInput>;
+  const effect = rule.effect as Partial<FaultEffect> | undefined;
+  if (!effect || typeof effect.type !== 'string') return 'effect.type is required';
+  if (effect.type !== 'throttle' && !syncTypes.has(effect.type) && !asyncTypes.has(effect.type)) {
+    return `unknown effect.type '${effect.type}'`;
+  }
+  if (effect.type === 'throttle' && typeof (effect as Partial<ThrottleFaultEffect>).requestKind !== 'string') {
+    return 'a throttle effect needs requestKind';
+  }
+  if (rule.times !== undefined && (!Number.isInteger(rule.times) || rule.times < 1)) {
+    return 'times must be a positive integer';
+  }
+  return undefined;
+}
+
+export class FaultRegistry {
+  private rules: FaultRule[] = [];
+
+  add(input: FaultRuleInput): FaultRule {
+    const rule: FaultRule = { ...input, id: randomUUID(), hits: 0 };
+    this.rules.push(rule);
+    return rule;
+  }
+
+  remove(id: string): boolean {
+    const before = this.rules.length;
+    this.rules = this.rules.filter((r) => r.id !== id);
+    return this.rules.length !== before;
+  }
+
+  clear(): void {
+    this.rules = [];
+  }
+
+  list(): FaultRule[] {
+    return this.rules.map((r) => ({ ...r }));
+  }
+
+  /** The first active sync fault matching the launch, consumed. */
+  takeSync(facts: LaunchFacts): SyncFaultEffect | undefined {
+    return this.take((r) => isSyncEffect(r.effect) && matchesLaunch(r.match, facts))?.effect as SyncFaultEffect | undefined;
+  }
+
+  /** The first active async fault matching the launch, consumed. */
+  takeAsync(facts: LaunchFacts): AsyncFaultEffect | undefined {
+    return this.take((r) => isAsyncEffect(r.effect) && matchesLaunch(r.match, facts))?.effect as AsyncFaultEffect | undefined;
+  }
+
+  /** Retry-After seconds if a throttle fault applies to this request, consumed. */
+  takeThrottle(kind: RequestKind, vmName: string | undefined): number | undefined {
+    const rule = this.take((r) => {
+      if (r.effect.type !== 'throttle') return false;
+      if (r.effect.requestKind !== 'any' && r.effect.requestKind !== kind) return false;
+      if (r.match?.vmName !== undefined) return vmName !== undefined && globToRegExp(r.match.vmName).test(vmName);
+      return true;
+    });
+    if (!rule || rule.effect.type !== 'throttle') return undefined;
+    return rule.effect.retryAfterSeconds ?? 1;
+  }
+
+  private take(predicate: (rule: FaultRule) => boolean): FaultRule | undefined {
+    const rule = this.rules.find(predicate);
+    if (!rule) return undefined;
+    rule.hits += 1;
+    if (rule.times !== undefined && rule.hits >= rule.times) this.remove(rule.id);
+    return rule;
+  }
+}

@@ -1,0 +1,27 @@
+// Public entry point of the ARM emulator for Microsoft.Compute.
+
+export { startArmEmulator, type ArmEmulator, type ArmEmulatorOptions } from './server.js';
+export type { EmulatorControls } from './controls.js';
+export type {
+  AsyncFaultEffect,
+  FaultEffect,
+  FaultMatch,
+  FaultRule,
+  FaultRuleInput,
+  SyncFaultEffect,
+  ThrottleFaultEffect,
+} from './faults.js';
+export type { AllocationFailureCode } from './azure-messages.js';
+export { defaultLatencies, type Latencies, type LatencyOverride } from './latencies.js';
+export type { RequestFilter, RequestLogEntry } from './request-log.js';
+export {
+  capabilityValue,
+  catalogLocations,
+  skuCatalog,
+  skuVcpus,
+  type ResourceSku,
+  type SkuCapability,
+  type SkuRestriction,
+} from './sku-catalog.js';
+export { computePolicies, type RequestKind, type ThrottlePolicy, type ThrottlingOptions } from './throttling.js';
+export type { EmulatedVm, ProvisioningState, VmChangeEvent, VmChangeListener, VmChangeType } from './vm-store.js';

@@ -1,0 +1,184 @@
+// startArmEmulator: wires the emulator's parts together behind an HTTPS server on loopback.
+
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { silentLogger, type Logger } from '../../shared/observability/logger.js';
+import { createEphemeralCa, issueServerCertificate, type PemKeyPair } from '../tls/dev-ca.js';
+import { handleAdmin } from './admin-api.js';
+import { handleArm } from './arm-handler.js';
+import { ComputeService, type ServiceResponse } from './compute-service.js';
+import type { EmulatorControls } from './controls.js';
+import { FaultRegistry } from './faults.js';
+import { defaultLatencies, mergeLatencies, type Latencies } from './latencies.js';
+import { OperationStore } from './operations.js';
+import { RequestLog } from './request-log.js';
+import { skuCatalog, type ResourceSku } from './sku-catalog.js';
+import { Throttler, type ThrottlingOptions } from './throttling.js';
+import { toEmulatedVm, VmStore } from './vm-store.js';
+
+export interface ArmEmulatorOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** CA that signs the server certificate; a throwaway one is made when omitted. */
+  ca?: PemKeyPair;
+  latencies?: Partial<Latencies>;
+  throttling?: ThrottlingOptions;
+  catalog?: readonly ResourceSku[];
+  /** List page sizes; small values exercise nextLink paging. */
+  pageSizes?: { vms?: number; skus?: number };
+  log?: Logger;
+}
+
+export interface ArmEmulator {
+  /** https://127.0.0.1:PORT — the `endpoint` for ComputeManagementClient. */
+  url: string;
+  /** The CA certificate clients must trust (NODE_EXTRA_CA_CERTS or tlsOptions.ca). */
+  caCertPem: string;
+  controls: EmulatorControls;
+  stop(): Promise<void>;
+}
+
+const maxBodyBytes = 4 * 1024 * 1024;
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        reject(new Error('request body too large'));
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function send(response: ServerResponse, result: ServiceResponse): void {
+  const headers: Record<string, string> = { ...result.headers };
+  let payload: string | undefined;
+  if (result.body !== undefined) {
+    payload = JSON.stringify(result.body);
+    headers['content-type'] = 'application/json; charset=utf-8';
+  }
+  headers['content-length'] = String(payload === undefined ? 0 : Buffer.byteLength(payload));
+  response.writeHead(result.status, headers);
+  response.end(payload);
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promise<ArmEmulator> {
+  const host = options.host ?? '127.0.0.1';
+  const log = options.log ?? silentLogger;
+  const ca = options.ca ?? (await createEphemeralCa());
+  const certHosts = [...new Set(['127.0.0.1', 'localhost', ...(host === '0.0.0.0' || host === '::' ? [] : [host])])];
+  const serverCert = await issueServerCertificate(ca, certHosts);
+
+  const initialLatencies = mergeLatencies(defaultLatencies, options.latencies ?? {});
+  let latencies = initialLatencies;
+  const catalog = options.catalog ?? skuCatalog;
+  const store = new VmStore();
+  const operations = new OperationStore();
+  const faults = new FaultRegistry();
+  const requestLog = new RequestLog();
+  const throttler = new Throttler(options.throttling);
+  const service = new ComputeService({
+    store,
+    operations,
+    faults,
+    catalog: () => catalog,
+    latencies: () => latencies,
+  });
+
+  const controls: EmulatorControls = {
+    injectFault: (rule) => faults.add(rule),
+    removeFault: (id) => faults.remove(id),
+    clearFaults: () => faults.clear(),
+    faults: () => faults.list(),
+    setLatencies: (change) => {
+      latencies = mergeLatencies(latencies, change);
+      return latencies;
+    },
+    latencies: () => latencies,
+    setThrottling: (throttling) => throttler.configure(throttling),
+    requests: (filter) => requestLog.query(filter),
+    vms: () => store.all().map(toEmulatedVm),
+    onVmChange: (listener) => store.onChange(listener),
+    reset: () => {
+      service.cancelTimers();
+      store.clear();
+      operations.clear();
+      faults.clear();
+      requestLog.clear();
+      throttler.reset();
+      latencies = initialLatencies;
+    },
+  };
+
+  const armDeps = {
+    service,
+    store,
+    throttler,
+    faults,
+    log: requestLog,
+    catalog: () => catalog,
+    pageSizes: { vms: options.pageSizes?.vms ?? 100, skus: options.pageSizes?.skus ?? 50 },
+  };
+
+  const server: Server = createServer({ key: serverCert.keyPem, cert: serverCert.certPem }, (request, response) => {
+    void (async () => {
+      const method = (request.method ?? 'GET').toUpperCase();
+      const url = new URL(request.url ?? '/', `https://${request.headers.host ?? `${urlHost(host)}`}`);
+      let result: ServiceResponse;
+      try {
+        const body = await readBody(request);
+        result = url.pathname.startsWith('/admin/')
+          ? handleAdmin(method, url, body, controls)
+          : handleArm({ method, url, headers: request.headers, body }, armDeps);
+      } catch (error) {
+        result = {
+          status: 400,
+          body: { error: { code: 'InvalidRequest', message: error instanceof Error ? error.message : String(error) } },
+          headers: {},
+        };
+      }
+      log.debug('arm request', { method, path: url.pathname, status: result.status });
+      if (!response.destroyed) send(response, result);
+    })();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `https://${urlHost(host)}:${port}`;
+  log.info('ARM emulator listening', { url });
+
+  return {
+    url,
+    caCertPem: ca.certPem,
+    controls,
+    stop: async () => {
+      service.cancelTimers();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
