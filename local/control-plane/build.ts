@@ -34,6 +34,18 @@ const kubernetesModule = path.join(goModulesDirectory, 'kubernetes');
 const etcdModule = path.join(goModulesDirectory, 'etcd');
 
 const kubernetesCommands = ['kube-apiserver', 'kube-scheduler', 'kube-controller-manager'] as const;
+
+const [kubernetesMajor, kubernetesMinor] = KUBERNETES_VERSION.replace(/^v/, '').split('.');
+// What Kubernetes' own release build stamps in; without it /version says v0.0.0-master.
+const kubernetesVersionFlags = ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version'].flatMap(
+  (pkg) => [
+    `-X ${pkg}.gitVersion=${KUBERNETES_VERSION}`,
+    `-X ${pkg}.gitMajor=${kubernetesMajor ?? ''}`,
+    `-X ${pkg}.gitMinor=${kubernetesMinor ?? ''}`,
+    `-X ${pkg}.gitTreeState=clean`,
+  ],
+);
+const commonLinkerFlags = ['-s', '-w'];
 const buildInfoFile = 'BUILD-INFO.json';
 
 /** Where built binaries live: outside the repository, keyed by the Kubernetes version. */
@@ -105,12 +117,19 @@ async function buildInto(
   await mkdir(staging, { recursive: true });
   try {
     await timedStep(`etcd ${ETCD_VERSION}`, log, () =>
-      goBuild(go, etcdModule, ['-o', path.join(staging, 'etcd'), 'go.etcd.io/etcd/server/v3'], log),
+      goBuild(
+        go,
+        etcdModule,
+        commonLinkerFlags,
+        ['-o', path.join(staging, 'etcd'), 'go.etcd.io/etcd/server/v3'],
+        log,
+      ),
     );
     await timedStep(`${kubernetesCommands.join(', ')} ${KUBERNETES_VERSION}`, log, () =>
       goBuild(
         go,
         kubernetesModule,
+        [...commonLinkerFlags, ...kubernetesVersionFlags],
         [
           '-o',
           staging + path.sep,
@@ -150,6 +169,7 @@ async function timedStep(
 function goBuild(
   go: string,
   moduleDirectory: string,
+  linkerFlags: string[],
   args: string[],
   log: (line: string) => void,
 ): Promise<void> {
@@ -161,7 +181,7 @@ function goBuild(
     GOWORK: 'off',
     GOFLAGS: [process.env['GOFLAGS'] ?? '', '-mod=readonly'].join(' ').trim(),
   };
-  const fullArgs = ['build', '-trimpath', '-ldflags=-s -w', ...args];
+  const fullArgs = ['build', '-trimpath', `-ldflags=${linkerFlags.join(' ')}`, ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(go, fullArgs, { cwd: moduleDirectory, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const output: string[] = [];
@@ -219,6 +239,8 @@ export async function findGo(): Promise<string> {
 /** Changes whenever the pinned sources change, so a cache built from other pins is rebuilt. */
 async function sourceDigest(): Promise<string> {
   const hash = createHash('sha256');
+  // The recipe is part of the key too: changed flags must not be served from an old cache.
+  hash.update(JSON.stringify([commonLinkerFlags, kubernetesVersionFlags, ETCD_VERSION]));
   for (const module of [etcdModule, kubernetesModule]) {
     for (const file of ['go.mod', 'go.sum']) {
       hash.update(`${path.basename(module)}/${file}\n`);

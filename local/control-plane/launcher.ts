@@ -6,9 +6,14 @@ import path from 'node:path';
 import { ensureControlPlaneBinaries, formatDuration } from './build.js';
 import { applyCrds, readCrdDirectories } from './crds.js';
 import { writeKubeconfig } from './kubeconfig.js';
-import { createControlPlanePki, type ClientIdentity, type ControlPlanePki } from './pki.js';
+import {
+  createControlPlanePki,
+  frontProxyClientName,
+  type ClientIdentity,
+  type ControlPlanePki,
+} from './pki.js';
 import { findFreeLoopbackPorts } from './ports.js';
-import { registerExitCleanup, startComponent, type ComponentProcess } from './processes.js';
+import { describeExit, registerExitCleanup, startComponent, type ComponentProcess } from './processes.js';
 import { waitUntilHealthy } from './readiness.js';
 
 export interface StartControlPlaneOptions {
@@ -111,6 +116,11 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
     const launch = (name: string, binary: string, args: string[]): ComponentProcess => {
       const component = startComponent(name, binary, args, logPath(name));
       components.push(component);
+      // A component dying later leaves a half-working cluster; say so where the caller looks.
+      void component.exited.then((exit) => {
+        if (!stopped)
+          log(`control plane: ${name} ${describeExit(exit)} unexpectedly; see ${component.logPath}`);
+      });
       return component;
     };
     const timed = async (what: string, wait: () => Promise<void>): Promise<void> => {
@@ -147,6 +157,15 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
       `--service-account-signing-key-file=${pki.serviceAccountKey}`,
       `--service-cluster-ip-range=${serviceClusterIpRange}`,
       '--authorization-mode=RBAC',
+      // Request-header authentication: without it kube-scheduler, kube-controller-manager and any
+      // aggregated API server find no front-proxy CA in kube-system/extension-apiserver-authentication.
+      `--requestheader-client-ca-file=${pki.frontProxyCaCert}`,
+      `--requestheader-allowed-names=${frontProxyClientName}`,
+      '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group',
+      '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+      `--proxy-client-cert-file=${pki.frontProxyClient.cert}`,
+      `--proxy-client-key-file=${pki.frontProxyClient.key}`,
       '--allow-privileged=true',
       // The "kubernetes" Service would point at 127.0.0.1, which Endpoints validation rightly refuses.
       '--endpoint-reconciler-type=none',

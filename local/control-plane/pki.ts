@@ -17,9 +17,20 @@ export interface ControlPlanePki {
   admin: ClientIdentity;
   scheduler: ClientIdentity;
   controllerManager: ClientIdentity;
+  /** Separate trust root for the aggregation layer's request-header authentication, as in kubeadm. */
+  frontProxyCaCert: string;
+  frontProxyClient: ClientIdentity;
 }
 
 export interface ClientIdentity {
+  cert: string;
+  key: string;
+}
+
+/** The CN the API server accepts request headers from (its own proxy client). */
+export const frontProxyClientName = 'front-proxy-client';
+
+interface CertificateAuthority {
   cert: string;
   key: string;
 }
@@ -31,22 +42,30 @@ export interface ClientIdentity {
 export async function createControlPlanePki(directory: string): Promise<ControlPlanePki> {
   const file = (name: string): string => path.join(directory, name);
 
-  const caKey = await writePrivateKey(file('ca.key'));
-  const caCert = file('ca.crt');
-  await issueCertificate({
-    key: caKey,
-    out: caCert,
-    configPath: file('ca.cnf'),
-    subject: { CN: 'nodeclaim-azure-local-ca' },
-    extensions: [
-      'basicConstraints = critical, CA:TRUE',
-      'keyUsage = critical, keyCertSign, cRLSign, digitalSignature',
-      'subjectKeyIdentifier = hash',
-    ],
-    validDays: 3650,
-  });
+  const authority = async (name: string, commonName: string): Promise<CertificateAuthority> => {
+    const key = await writePrivateKey(file(`${name}.key`));
+    const cert = file(`${name}.crt`);
+    await issueCertificate({
+      key,
+      out: cert,
+      configPath: file(`${name}.cnf`),
+      subject: { CN: commonName },
+      extensions: [
+        'basicConstraints = critical, CA:TRUE',
+        'keyUsage = critical, keyCertSign, cRLSign, digitalSignature',
+        'subjectKeyIdentifier = hash',
+      ],
+      validDays: 3650,
+    });
+    return { cert, key };
+  };
 
-  const leaf = async (name: string, subject: Subject, extensions: string[]): Promise<ClientIdentity> => {
+  const leaf = async (
+    issuer: CertificateAuthority,
+    name: string,
+    subject: Subject,
+    extensions: string[],
+  ): Promise<ClientIdentity> => {
     const key = await writePrivateKey(file(`${name}.key`));
     const cert = file(`${name}.crt`);
     await issueCertificate({
@@ -61,31 +80,40 @@ export async function createControlPlanePki(directory: string): Promise<ControlP
         ...extensions,
       ],
       validDays: 365,
-      issuer: { cert: caCert, key: caKey },
+      issuer,
     });
     return { cert, key };
   };
 
-  const apiserver = await leaf('kube-apiserver', { CN: 'kube-apiserver' }, [
+  const ca = await authority('ca', 'nodeclaim-azure-local-ca');
+  const apiserver = await leaf(ca, 'kube-apiserver', { CN: 'kube-apiserver' }, [
     'extendedKeyUsage = serverAuth',
     // The in-cluster names and the first service IP are what clients inside a cluster would use.
     'subjectAltName = IP:127.0.0.1, DNS:localhost, DNS:kubernetes, DNS:kubernetes.default, ' +
       'DNS:kubernetes.default.svc, DNS:kubernetes.default.svc.cluster.local, IP:10.0.0.1',
   ]);
   const clientAuth = ['extendedKeyUsage = clientAuth'];
-  const admin = await leaf('admin', { O: 'system:masters', CN: 'nodeclaim-azure-admin' }, clientAuth);
-  const scheduler = await leaf('kube-scheduler', { CN: 'system:kube-scheduler' }, clientAuth);
+  const admin = await leaf(ca, 'admin', { O: 'system:masters', CN: 'nodeclaim-azure-admin' }, clientAuth);
+  const scheduler = await leaf(ca, 'kube-scheduler', { CN: 'system:kube-scheduler' }, clientAuth);
   const controllerManager = await leaf(
+    ca,
     'kube-controller-manager',
     { CN: 'system:kube-controller-manager' },
+    clientAuth,
+  );
+  const frontProxyCa = await authority('front-proxy-ca', 'nodeclaim-azure-local-front-proxy-ca');
+  const frontProxyClient = await leaf(
+    frontProxyCa,
+    'front-proxy-client',
+    { CN: frontProxyClientName },
     clientAuth,
   );
 
   const serviceAccountKey = await writePrivateKey(file('service-account.key'), file('service-account.pub'));
 
   return {
-    caCert,
-    caKey,
+    caCert: ca.cert,
+    caKey: ca.key,
     apiserverCert: apiserver.cert,
     apiserverKey: apiserver.key,
     serviceAccountKey,
@@ -93,6 +121,8 @@ export async function createControlPlanePki(directory: string): Promise<ControlP
     admin,
     scheduler,
     controllerManager,
+    frontProxyCaCert: frontProxyCa.cert,
+    frontProxyClient,
   };
 }
 
@@ -106,7 +136,7 @@ interface CertificateRequest {
   extensions: string[];
   validDays: number;
   /** Absent for the self-signed CA. */
-  issuer?: { cert: string; key: string };
+  issuer?: CertificateAuthority;
 }
 
 async function issueCertificate(request: CertificateRequest): Promise<void> {

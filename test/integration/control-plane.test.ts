@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -13,6 +13,7 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { ensureControlPlaneBinaries } from '../../local/control-plane/build.js';
 import { startControlPlane, type ControlPlane } from '../../local/control-plane/launcher.js';
 
 // This file starts a control plane of its own (with kube-scheduler and kube-controller-manager) rather than
@@ -262,5 +263,60 @@ describe('local control plane', () => {
     await controlPlane.stop();
     expect(pids.filter(isProcessAlive)).toEqual([]);
     expect(existsSync(controlPlane.workDir)).toBe(false);
+  });
+});
+
+/** Processes whose command line mentions `needle`, read from /proc so nothing is assumed about names. */
+async function processesMentioning(needle: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const commandLine = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (commandLine.includes(needle)) found.push(Number(entry));
+  }
+  return found;
+}
+
+describe('a control-plane component that fails to start', () => {
+  const previousAssets = process.env['KUBEBUILDER_ASSETS'];
+  let scratch: string;
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(path.join(tmpdir(), 'control-plane-failing-'));
+  });
+
+  afterAll(async () => {
+    if (previousAssets === undefined) delete process.env['KUBEBUILDER_ASSETS'];
+    else process.env['KUBEBUILDER_ASSETS'] = previousAssets;
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('is reported with the end of its log, and what did start is stopped', async () => {
+    // envtest-style assets: the real etcd next to a kube-apiserver that refuses to run.
+    const { etcd } = await ensureControlPlaneBinaries();
+    const assets = path.join(scratch, 'assets');
+    await rm(assets, { recursive: true, force: true });
+    await mkdir(assets, { recursive: true });
+    await symlink(etcd, path.join(assets, 'etcd'));
+    const brokenApiserver = path.join(assets, 'kube-apiserver');
+    await writeFile(
+      brokenApiserver,
+      '#!/bin/sh\necho "E0000 flag provided but not defined: --nonsense" >&2\nexit 3\n',
+    );
+    await chmod(brokenApiserver, 0o755);
+    process.env['KUBEBUILDER_ASSETS'] = assets;
+
+    const workDir = path.join(scratch, 'work');
+    const failure = await startControlPlane({ workDir, scheduler: false, controllerManager: false }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toContain('kube-apiserver exited with code 3 before becoming ready');
+    expect((failure as Error).message).toContain('flag provided but not defined: --nonsense');
+    expect(await processesMentioning(path.join(workDir, 'etcd-data'))).toEqual([]);
+    // The caller chose the work dir, so the logs stay for inspection.
+    expect(existsSync(path.join(workDir, 'kube-apiserver.log'))).toBe(true);
   });
 });
