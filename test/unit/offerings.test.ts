@@ -1,0 +1,561 @@
+import { describe, expect, it } from 'vitest';
+import type { ResourceSku } from '@azure/arm-compute';
+import type { NodeSelectorRequirement } from '../../shared/models/kube.js';
+import {
+  capacityFor,
+  kubeReservedMemoryMiB,
+  kubeReservedMilliCpu,
+  letterFamily,
+  offeringKey,
+  offeringLabels,
+  offeringsFromSkus,
+  selectOffering,
+  unavailabilityKey,
+  unavailabilityKeysOf,
+  type Offering,
+  type SkuRecord,
+} from '../../shared/decisions/offerings.js';
+
+interface SkuOptions {
+  name: string;
+  family?: string;
+  cpu: number;
+  memoryGB: number;
+  zones?: string[];
+  location?: string;
+  spot?: boolean;
+  arch?: 'x64' | 'Arm64';
+  generations?: string;
+  restrictions?: SkuRecord['restrictions'];
+}
+
+function sku(options: SkuOptions): SkuRecord {
+  const location = options.location ?? 'westus2';
+  const capabilities = [
+    { name: 'vCPUs', value: String(options.cpu) },
+    { name: 'MemoryGB', value: String(options.memoryGB) },
+    { name: 'LowPriorityCapable', value: options.spot === false ? 'False' : 'True' },
+    { name: 'CpuArchitectureType', value: options.arch ?? 'x64' },
+    { name: 'PremiumIO', value: 'True' },
+    { name: 'AcceleratedNetworkingEnabled', value: 'True' },
+    ...(options.generations !== undefined ? [{ name: 'HyperVGenerations', value: options.generations }] : []),
+  ];
+  return {
+    resourceType: 'virtualMachines',
+    name: options.name,
+    family: options.family ?? 'standardDSv5Family',
+    locations: [location],
+    locationInfo: [{ location, zones: options.zones ?? ['1', '2', '3'] }],
+    capabilities,
+    restrictions: options.restrictions ?? [],
+  };
+}
+
+function offering(overrides: Partial<Offering> = {}): Offering {
+  return {
+    vmSize: 'Standard_D2s_v5',
+    family: 'D',
+    skuFamily: 'standardDSv5Family',
+    cpu: 2,
+    memoryMiB: 8192,
+    arch: 'amd64',
+    location: 'westus2',
+    zone: 'westus2-1',
+    zoneNumber: '1',
+    capacityType: 'on-demand',
+    premiumIO: true,
+    acceleratedNetworking: true,
+    ...overrides,
+  };
+}
+
+const catalog: SkuRecord[] = [
+  sku({ name: 'Standard_D4s_v5', cpu: 4, memoryGB: 16 }),
+  sku({ name: 'Standard_D2s_v5', cpu: 2, memoryGB: 8 }),
+  sku({ name: 'Standard_E2s_v5', family: 'standardESv5Family', cpu: 2, memoryGB: 16 }),
+  sku({
+    name: 'Standard_D2ps_v5',
+    family: 'standardDPSv5Family',
+    cpu: 2,
+    memoryGB: 8,
+    arch: 'Arm64',
+    spot: false,
+  }),
+  sku({ name: 'Standard_B1s', family: 'standardBSFamily', cpu: 1, memoryGB: 1, spot: false, zones: ['1'] }),
+];
+const offerings = offeringsFromSkus(catalog, 'westus2');
+
+describe('letterFamily', () => {
+  it.each([
+    ['Standard_D2s_v5', 'D'],
+    ['Standard_DS2_v2', 'D'],
+    ['Standard_NC24ads_A100_v4', 'N'],
+    ['Standard_E2s_v5', 'E'],
+    ['Basic_A1', 'A'],
+  ])('%s → %s', (vmSize, family) => {
+    expect(letterFamily(vmSize)).toBe(family);
+  });
+});
+
+describe('offeringsFromSkus', () => {
+  it('creates one offering per zone and capacity type, spot only when LowPriorityCapable', () => {
+    const d2 = offerings.filter((o) => o.vmSize === 'Standard_D2s_v5');
+    expect(d2.map(offeringKey)).toEqual([
+      'spot/Standard_D2s_v5/westus2-1',
+      'spot/Standard_D2s_v5/westus2-2',
+      'spot/Standard_D2s_v5/westus2-3',
+      'on-demand/Standard_D2s_v5/westus2-1',
+      'on-demand/Standard_D2s_v5/westus2-2',
+      'on-demand/Standard_D2s_v5/westus2-3',
+    ]);
+    expect(
+      offerings.filter((o) => o.vmSize === 'Standard_D2ps_v5').every((o) => o.capacityType === 'on-demand'),
+    ).toBe(true);
+    expect(d2[0]).toEqual({
+      vmSize: 'Standard_D2s_v5',
+      family: 'D',
+      skuFamily: 'standardDSv5Family',
+      cpu: 2,
+      memoryMiB: 8192,
+      arch: 'amd64',
+      location: 'westus2',
+      zone: 'westus2-1',
+      zoneNumber: '1',
+      capacityType: 'spot',
+      premiumIO: true,
+      acceleratedNetworking: true,
+    });
+  });
+
+  it('reads the architecture', () => {
+    expect(offerings.find((o) => o.vmSize === 'Standard_D2ps_v5')?.arch).toBe('arm64');
+  });
+
+  it('skips restricted locations and zones', () => {
+    const result = offeringsFromSkus(
+      [
+        sku({
+          name: 'Standard_A',
+          cpu: 2,
+          memoryGB: 4,
+          restrictions: [
+            {
+              type: 'Location',
+              values: ['westus2'],
+              restrictionInfo: { locations: ['westus2'] },
+              reasonCode: 'NotAvailableForSubscription',
+            },
+          ],
+        }),
+        sku({
+          name: 'Standard_B',
+          cpu: 2,
+          memoryGB: 4,
+          spot: false,
+          restrictions: [
+            {
+              type: 'Zone',
+              values: ['westus2'],
+              restrictionInfo: { locations: ['westus2'], zones: ['1', '3'] },
+              reasonCode: 'NotAvailableForSubscription',
+            },
+          ],
+        }),
+        sku({
+          name: 'Standard_C',
+          cpu: 2,
+          memoryGB: 4,
+          spot: false,
+          zones: ['2'],
+          restrictions: [{ type: 'Zone', restrictionInfo: { locations: ['westus2'], zones: ['2'] } }],
+        }),
+      ],
+      'westus2',
+    );
+    expect(result.map(offeringKey)).toEqual(['on-demand/Standard_B/westus2-2']);
+  });
+
+  it('ignores other locations, other resource types, incomplete entries and Gen1-only sizes', () => {
+    const result = offeringsFromSkus(
+      [
+        sku({ name: 'Standard_Elsewhere', cpu: 2, memoryGB: 4, location: 'eastus' }),
+        { ...sku({ name: 'Premium_LRS', cpu: 2, memoryGB: 4 }), resourceType: 'disks' },
+        { ...sku({ name: 'Standard_NoCaps', cpu: 2, memoryGB: 4 }), capabilities: [] },
+        sku({ name: 'Standard_Gen1', cpu: 2, memoryGB: 4, generations: 'V1' }),
+        sku({ name: 'Standard_Both', cpu: 2, memoryGB: 4, generations: 'V1,V2', spot: false, zones: ['1'] }),
+      ],
+      'WestUS2',
+    );
+    expect(result.map(offeringKey)).toEqual(['on-demand/Standard_Both/westus2-1']);
+  });
+
+  it('gives a regional SKU one zone-less offering per capacity type', () => {
+    const result = offeringsFromSkus(
+      [sku({ name: 'Standard_R', cpu: 2, memoryGB: 4, zones: [], spot: false })],
+      'westus2',
+    );
+    expect(result).toHaveLength(1);
+    expect(result[0]?.zone).toBe('');
+    expect(result[0]?.zoneNumber).toBeUndefined();
+    expect(offeringLabels(result[0] as Offering)).not.toHaveProperty('topology.kubernetes.io/zone');
+  });
+
+  it('accepts the SDK ResourceSku type and fractional memory', () => {
+    const sdkSku: ResourceSku = sku({
+      name: 'Standard_B1ls',
+      cpu: 1,
+      memoryGB: 0.5,
+      zones: ['1'],
+      spot: false,
+    });
+    expect(offeringsFromSkus([sdkSku], 'westus2')[0]?.memoryMiB).toBe(512);
+  });
+});
+
+describe('offeringLabels', () => {
+  it('produces the well-known labels', () => {
+    expect(offeringLabels(offering({ capacityType: 'spot' }))).toEqual({
+      'node.kubernetes.io/instance-type': 'Standard_D2s_v5',
+      'topology.kubernetes.io/zone': 'westus2-1',
+      'topology.kubernetes.io/region': 'westus2',
+      'karpenter.sh/capacity-type': 'spot',
+      'kubernetes.io/arch': 'amd64',
+      'kubernetes.io/os': 'linux',
+      'karpenter.azure.com/sku-family': 'D',
+      'karpenter.azure.com/sku-cpu': '2',
+      'karpenter.azure.com/sku-memory': '8192',
+      'karpenter.azure.com/sku-name': 'Standard_D2s_v5',
+    });
+  });
+});
+
+describe('capacity', () => {
+  it.each([
+    [1, 60],
+    [2, 100],
+    [4, 140],
+    [8, 180],
+    [16, 260],
+    [32, 420],
+    [64, 740],
+  ])('kube-reserved cpu for %i cores is %im', (cores, milli) => {
+    expect(kubeReservedMilliCpu(cores)).toBe(milli);
+  });
+
+  it.each([
+    [8192, 110, 2048],
+    [65536, 110, 2250],
+    [65536, 30, 650],
+  ])('kube-reserved memory for %iMi with %i pods is %iMi', (memory, pods, reserved) => {
+    expect(kubeReservedMemoryMiB(memory, pods)).toBe(reserved);
+  });
+
+  it('reports capacity and allocatable', () => {
+    expect(capacityFor(offering({ cpu: 2, memoryMiB: 8192 }))).toEqual({
+      capacity: { cpu: '2', memory: '8192Mi', pods: '110', 'ephemeral-storage': '128Gi' },
+      allocatable: { cpu: '1900m', memory: '6044Mi', pods: '110', 'ephemeral-storage': '117964Mi' },
+    });
+    expect(capacityFor(offering({ cpu: 4, memoryMiB: 16384 }), { maxPods: 30, osDiskSizeGB: 64 })).toEqual({
+      capacity: { cpu: '4', memory: '16384Mi', pods: '30', 'ephemeral-storage': '64Gi' },
+      allocatable: { cpu: '3860m', memory: '15634Mi', pods: '30', 'ephemeral-storage': '58982Mi' },
+    });
+  });
+});
+
+describe('unavailability keys', () => {
+  const failed = offering({ capacityType: 'spot', zone: 'westus2-2', zoneNumber: '2' });
+  it.each([
+    ['offering', 'spot/Standard_D2s_v5/westus2-2'],
+    ['vmSizeInZone', 'vmSizeInZone/Standard_D2s_v5/westus2-2'],
+    ['vmSize', 'vmSize/Standard_D2s_v5'],
+    ['family', 'family/spot/standardDSv5Family'],
+    ['capacityType', 'capacityType/spot'],
+  ] as const)('%s → %s', (scope, key) => {
+    expect(unavailabilityKey(scope, failed)).toBe(key);
+    expect(unavailabilityKeysOf(failed)).toContain(key);
+  });
+
+  it('vmSizeInZone covers both capacity types, offering only one', () => {
+    const onDemand = { ...failed, capacityType: 'on-demand' as const };
+    expect(unavailabilityKeysOf(onDemand)).toContain(unavailabilityKey('vmSizeInZone', failed));
+    expect(unavailabilityKeysOf(onDemand)).not.toContain(unavailabilityKey('offering', failed));
+  });
+});
+
+const r = (
+  key: string,
+  operator: NodeSelectorRequirement['operator'],
+  values?: string[],
+  minValues?: number,
+) => ({
+  key,
+  operator,
+  ...(values ? { values } : {}),
+  ...(minValues !== undefined ? { minValues } : {}),
+});
+
+describe('selectOffering', () => {
+  const onDemandOnly = [r('karpenter.sh/capacity-type', 'In', ['on-demand'])];
+
+  it.each<[string, NodeSelectorRequirement[], Record<string, string>, ReadonlySet<string>, string]>([
+    [
+      'prefers spot for the smallest shape when both are allowed',
+      [
+        r('karpenter.sh/capacity-type', 'In', ['spot', 'on-demand']),
+        r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
+      ],
+      {},
+      new Set(),
+      'spot/Standard_D2s_v5/westus2-1',
+    ],
+    [
+      'smallest first: B1s has 1 cpu but is on-demand only, still smallest',
+      [],
+      {},
+      new Set(),
+      'on-demand/Standard_B1s/westus2-1',
+    ],
+    [
+      'respects on-demand',
+      [...onDemandOnly, r('karpenter.azure.com/sku-cpu', 'Gt', ['1'])],
+      {},
+      new Set(),
+      'on-demand/Standard_D2ps_v5/westus2-1',
+    ],
+    [
+      'arch narrows to amd64, then name order among equal shapes',
+      [
+        ...onDemandOnly,
+        r('kubernetes.io/arch', 'In', ['amd64']),
+        r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
+      ],
+      {},
+      new Set(),
+      'on-demand/Standard_D2s_v5/westus2-1',
+    ],
+    [
+      'zone requirement',
+      [
+        ...onDemandOnly,
+        r('topology.kubernetes.io/zone', 'In', ['westus2-3']),
+        r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
+      ],
+      {},
+      new Set(),
+      'on-demand/Standard_D2ps_v5/westus2-3',
+    ],
+    [
+      'deprecated zone key is normalized',
+      [
+        ...onDemandOnly,
+        r('failure-domain.beta.kubernetes.io/zone', 'In', ['westus2-2']),
+        r('kubernetes.io/arch', 'In', ['amd64']),
+        r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
+      ],
+      {},
+      new Set(),
+      'on-demand/Standard_D2s_v5/westus2-2',
+    ],
+    [
+      'sku-family and sku-memory',
+      [
+        r('karpenter.azure.com/sku-family', 'In', ['E']),
+        r('karpenter.azure.com/sku-memory', 'Gte', ['16384']),
+      ],
+      {},
+      new Set(),
+      'spot/Standard_E2s_v5/westus2-1',
+    ],
+    [
+      'instance-type NotIn',
+      [
+        r('node.kubernetes.io/instance-type', 'NotIn', [
+          'Standard_B1s',
+          'Standard_D2ps_v5',
+          'Standard_D2s_v5',
+        ]),
+      ],
+      {},
+      new Set(),
+      'spot/Standard_E2s_v5/westus2-1',
+    ],
+    [
+      'requests push to a bigger size',
+      [r('kubernetes.io/arch', 'In', ['amd64'])],
+      { cpu: '2', memory: '4Gi' },
+      new Set(),
+      'spot/Standard_D4s_v5/westus2-1',
+    ],
+    [
+      'memory request picks the memory-rich shape',
+      [r('kubernetes.io/arch', 'In', ['amd64'])],
+      { cpu: '1', memory: '10Gi' },
+      new Set(),
+      'spot/Standard_E2s_v5/westus2-1',
+    ],
+    [
+      'a request exactly at allocatable fits',
+      [r('kubernetes.io/arch', 'In', ['amd64'])],
+      { cpu: '1900m', memory: '6044Mi' },
+      new Set(),
+      'spot/Standard_D2s_v5/westus2-1',
+    ],
+    [
+      'skips an unavailable offering',
+      [r('karpenter.azure.com/sku-cpu', 'Gt', ['1']), r('kubernetes.io/arch', 'In', ['amd64'])],
+      {},
+      new Set(['spot/Standard_D2s_v5/westus2-1']),
+      'spot/Standard_D2s_v5/westus2-2',
+    ],
+    [
+      'skips a size unavailable in a zone for both capacity types',
+      [
+        r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
+        r('kubernetes.io/arch', 'In', ['amd64']),
+        r('topology.kubernetes.io/zone', 'In', ['westus2-1']),
+      ],
+      {},
+      new Set(['vmSizeInZone/Standard_D2s_v5/westus2-1']),
+      'spot/Standard_E2s_v5/westus2-1',
+    ],
+    [
+      'skips a whole capacity type',
+      [r('karpenter.azure.com/sku-cpu', 'Gt', ['1']), r('kubernetes.io/arch', 'In', ['amd64'])],
+      {},
+      new Set(['capacityType/spot']),
+      'on-demand/Standard_D2s_v5/westus2-1',
+    ],
+    [
+      'skips a quota family',
+      [
+        r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
+        ...onDemandOnly,
+        r('kubernetes.io/arch', 'In', ['amd64']),
+      ],
+      {},
+      new Set(['family/on-demand/standardDSv5Family']),
+      'on-demand/Standard_E2s_v5/westus2-1',
+    ],
+    [
+      'custom and nodepool labels do not constrain the machine',
+      [r('karpenter.sh/nodepool', 'In', ['default']), r('team', 'In', ['a']), ...onDemandOnly],
+      {},
+      new Set(),
+      'on-demand/Standard_B1s/westus2-1',
+    ],
+  ])('%s', (_name, requirements, requests, unavailable, expectedKey) => {
+    const result = selectOffering({ requirements, requests, offerings, unavailable });
+    expect(result.offering ? offeringKey(result.offering) : result).toBe(expectedKey);
+  });
+
+  it('does not depend on the input order', () => {
+    const reversed = [...offerings].reverse();
+    const requirements = [r('kubernetes.io/arch', 'In', ['amd64'])];
+    expect(selectOffering({ requirements, offerings: reversed }).offering).toEqual(
+      selectOffering({ requirements, offerings }).offering,
+    );
+  });
+
+  it('treats unmodelled provider properties as absent', () => {
+    const gpu = selectOffering({
+      requirements: [r('karpenter.azure.com/sku-gpu-count', 'Gt', ['0'])],
+      offerings,
+    });
+    expect(gpu.offering).toBeUndefined();
+    const noGpu = selectOffering({
+      requirements: [r('karpenter.azure.com/sku-gpu-name', 'DoesNotExist')],
+      offerings,
+    });
+    expect(noGpu.offering?.vmSize).toBe('Standard_B1s');
+  });
+
+  it('explains why nothing fits', () => {
+    const result = selectOffering({
+      requirements: [r('kubernetes.io/arch', 'In', ['amd64'])],
+      requests: { cpu: '64' },
+      offerings,
+      unavailable: new Set(),
+    });
+    expect(result.offering).toBeUndefined();
+    expect(result).toMatchObject({
+      reason: expect.stringContaining('none of 22 offerings fits; 3 excluded by requirements'),
+    });
+    expect(result).toMatchObject({
+      reason: expect.stringContaining(
+        '19 too small for the requests (e.g. Standard_B1s: cpu 64000m > allocatable 940m)',
+      ),
+    });
+  });
+
+  it('counts offerings marked unavailable in the reason', () => {
+    const result = selectOffering({
+      requirements: [r('node.kubernetes.io/instance-type', 'In', ['Standard_B1s'])],
+      offerings,
+      unavailable: new Set(['vmSize/Standard_B1s']),
+    });
+    expect(result).toEqual({
+      offering: undefined,
+      reason: expect.stringContaining('1 marked unavailable after recent launch failures'),
+    });
+  });
+
+  it('refuses requests for resources no offering provides', () => {
+    const result = selectOffering({ requirements: [], requests: { 'nvidia.com/gpu': '1' }, offerings });
+    expect(result).toMatchObject({
+      offering: undefined,
+      reason: expect.stringContaining('no offering provides nvidia.com/gpu'),
+    });
+    expect(
+      selectOffering({ requirements: [], requests: { 'nvidia.com/gpu': '0' }, offerings }).offering,
+    ).toBeDefined();
+  });
+
+  it('reports invalid request quantities', () => {
+    expect(selectOffering({ requirements: [], requests: { cpu: 'lots' }, offerings })).toMatchObject({
+      offering: undefined,
+      reason: expect.stringContaining('invalid resource requests: request cpu: invalid quantity "lots"'),
+    });
+  });
+
+  it('fits pods and ephemeral storage against allocatable', () => {
+    expect(
+      selectOffering({ requirements: [], requests: { pods: '111' }, offerings }).offering,
+    ).toBeUndefined();
+    expect(
+      selectOffering({ requirements: [], requests: { pods: '200' }, offerings, maxPods: 250 }).offering,
+    ).toBeDefined();
+    expect(
+      selectOffering({
+        requirements: [],
+        requests: { 'ephemeral-storage': '100Gi' },
+        offerings,
+        osDiskSizeGB: 64,
+      }).offering,
+    ).toBeUndefined();
+  });
+
+  it('enforces minValues on the qualifying offerings', () => {
+    const flexible = [r('node.kubernetes.io/instance-type', 'In', ['Standard_D2s_v5', 'Standard_D4s_v5'], 2)];
+    expect(selectOffering({ requirements: flexible, offerings }).offering?.vmSize).toBe('Standard_D2s_v5');
+    const result = selectOffering({
+      requirements: flexible,
+      offerings,
+      unavailable: new Set(['vmSize/Standard_D4s_v5']),
+    });
+    expect(result).toMatchObject({
+      offering: undefined,
+      reason: expect.stringContaining('needs minValues 2 but only 1 qualifying value(s) are available'),
+    });
+  });
+
+  it('rejects everything for contradictory requirements', () => {
+    const result = selectOffering({
+      requirements: [
+        r('karpenter.sh/capacity-type', 'In', ['spot']),
+        r('karpenter.sh/capacity-type', 'NotIn', ['spot']),
+      ],
+      offerings,
+    });
+    expect(result.offering).toBeUndefined();
+  });
+});
