@@ -1,0 +1,196 @@
+// Which informer notifications become queue messages. Pure: the caller keeps, per object, the `Seen`
+// record this module returns and hands it back on the object's next notification.
+//
+// Handlers are level-triggered, so a message is only useful when something a handler acts on changed.
+// A NodeClaim update is forwarded when its generation, deletionTimestamp, finalizers, providerID,
+// nodeName or its conditions' (type, status, reason, observedGeneration) changed. Condition messages
+// and lastTransitionTime are prose and bookkeeping; capacity, allocatable, imageID and lastPodEventTime
+// change as side effects of the handlers' own writes or of pod churn. Forwarding those would turn every
+// status heartbeat into a function invocation without giving any handler a new decision to make.
+// Labels and annotations are left out for the same reason; the timer-triggered sweep is the safety net
+// for anything a handler cares about that is not forwarded here.
+import type { ChangeType, ObjectChange, WatchedKind } from '../shared/events/cloud-event.js';
+import { AKS_GROUP } from '../shared/models/aks-node-class.js';
+import type { NodeClaim, NodeClassReference, NodePool } from '../shared/models/karpenter.js';
+import { WellKnown } from '../shared/models/karpenter.js';
+import type { Node } from '../shared/models/kube.js';
+import type { WatchedObject, WatchedObjects } from './projection.js';
+
+export type InformerVerb = 'add' | 'update' | 'delete';
+
+/** What the bridge remembers about an object it forwarded, to compare the next version against. */
+export interface Seen {
+  uid: string;
+  digest: string;
+}
+
+export interface Notification<K extends WatchedKind = WatchedKind> {
+  kind: K;
+  verb: InformerVerb;
+  object: WatchedObjects[K];
+  /** What was remembered for this kind and name, if anything. */
+  previous: Seen | undefined;
+  /**
+   * True while an informer replays its first list. Those adds are existing objects, not changes: only
+   * the ones that still need work are announced, so a bridge restart does not flood the queue.
+   */
+  initialList: boolean;
+}
+
+export interface Decision {
+  changes: ObjectChange[];
+  /** What to remember for this kind and name from now on; undefined forgets it. */
+  next: Seen | undefined;
+}
+
+const AKS_NODE_CLASS_KIND = 'AKSNodeClass';
+export const AZURE_PROVIDER_ID_PREFIX = 'azure://';
+
+export function isAKSNodeClassRef(ref: NodeClassReference | undefined): boolean {
+  return ref?.group === AKS_GROUP && ref.kind === AKS_NODE_CLASS_KIND;
+}
+
+export function hasUnregisteredTaint(node: Node): boolean {
+  return (node.spec.taints ?? []).some((taint) => taint.key === WellKnown.unregisteredTaintKey);
+}
+
+/** A NodeClaim or Node that a handler still has to act on; the periodic resync re-announces these. */
+export function needsWork(kind: WatchedKind, object: WatchedObject): boolean {
+  switch (kind) {
+    case 'NodeClaim': {
+      const nodeClaim = object as NodeClaim;
+      if (!isAKSNodeClassRef(nodeClaim.spec.nodeClassRef)) return false;
+      if (nodeClaim.metadata.deletionTimestamp !== undefined) return true;
+      if (!nodeClaim.status?.providerID) return true;
+      const registered = nodeClaim.status.conditions?.find((condition) => condition.type === 'Registered');
+      return registered?.status !== 'True';
+    }
+    case 'Node':
+      return hasUnregisteredTaint(object as Node);
+    case 'NodePool':
+    case 'AKSNodeClass':
+      return false;
+  }
+}
+
+export function decide(notification: Notification): Decision {
+  switch (notification.kind) {
+    case 'NodeClaim':
+      return decideOwned(
+        notification,
+        isAKSNodeClassRef((notification.object as NodeClaim).spec.nodeClassRef),
+      );
+    case 'NodePool':
+      return decideOwned(
+        notification,
+        isAKSNodeClassRef((notification.object as NodePool).spec.template.spec.nodeClassRef),
+      );
+    case 'AKSNodeClass':
+      return decideOwned(notification, true);
+    case 'Node':
+      return decideNode(notification as Notification<'Node'>);
+  }
+}
+
+/**
+ * NodeClaims, NodePools and AKSNodeClasses: an object that is ours is remembered and forwarded on add,
+ * on delete, and on updates that change its digest. One that stops being ours is announced once, so a
+ * handler can let go of it.
+ */
+function decideOwned(notification: Notification, ours: boolean): Decision {
+  const { kind, verb, object, previous, initialList } = notification;
+  const uid = object.metadata.uid ?? '';
+  const seen: Seen | undefined = ours ? { uid, digest: digestOf(kind, object) } : undefined;
+
+  if (verb === 'delete') {
+    const wasOurs = ours || (previous !== undefined && previous.uid === uid);
+    return { changes: wasOurs ? [change(kind, object, 'DELETED')] : [], next: undefined };
+  }
+
+  const changes: ObjectChange[] = [];
+  // A name reused by a new object while the watch was down: the old one is gone.
+  if (previous !== undefined && previous.uid !== uid) {
+    changes.push({ ...change(kind, object, 'DELETED'), uid: previous.uid });
+  }
+  const sameObject = previous !== undefined && previous.uid === uid;
+  if (verb === 'add' && initialList && !sameObject) {
+    if (ours && needsWork(kind, object)) changes.push(change(kind, object, 'ADDED'));
+    return { changes, next: seen };
+  }
+  if (!sameObject) {
+    if (ours) changes.push(change(kind, object, verb === 'add' ? 'ADDED' : 'MODIFIED'));
+    return { changes, next: seen };
+  }
+  if (!ours || seen === undefined || seen.digest !== previous.digest) {
+    changes.push(change(kind, object, 'MODIFIED'));
+  }
+  return { changes, next: seen };
+}
+
+/**
+ * Nodes: registration wants to hear about a Node while it carries `karpenter.sh/unregistered`, and
+ * termination and garbage collection want to hear when an Azure Node goes away. Only tainted Nodes are
+ * remembered; the taint's removal is the registration handler's own write and is not forwarded.
+ */
+function decideNode(notification: Notification<'Node'>): Decision {
+  const { verb, object: node, previous } = notification;
+  if (verb === 'delete') {
+    const azure = node.spec.providerID?.startsWith(AZURE_PROVIDER_ID_PREFIX) ?? false;
+    return { changes: azure ? [change('Node', node, 'DELETED')] : [], next: undefined };
+  }
+  if (!hasUnregisteredTaint(node)) return { changes: [], next: undefined };
+  const uid = node.metadata.uid ?? '';
+  const seen: Seen = { uid, digest: digestOf('Node', node) };
+  const unchanged = previous !== undefined && previous.uid === uid && previous.digest === seen.digest;
+  if (unchanged) return { changes: [], next: seen };
+  const changeType: ChangeType = verb === 'add' ? 'ADDED' : 'MODIFIED';
+  return { changes: [change('Node', node, changeType)], next: seen };
+}
+
+/** The fields a handler acts on, as a comparable string. */
+export function digestOf(kind: WatchedKind, object: WatchedObject): string {
+  const meta = object.metadata;
+  switch (kind) {
+    case 'NodeClaim': {
+      const status = (object as NodeClaim).status;
+      const conditions = [...(status?.conditions ?? [])]
+        .map((c) => [c.type, c.status, c.reason, c.observedGeneration ?? null])
+        .sort(compareTuples);
+      return JSON.stringify([
+        meta.generation ?? null,
+        meta.deletionTimestamp ?? null,
+        [...(meta.finalizers ?? [])].sort(),
+        status?.providerID ?? null,
+        status?.nodeName ?? null,
+        conditions,
+      ]);
+    }
+    case 'Node': {
+      const node = object as Node;
+      const taints = (node.spec.taints ?? [])
+        .map((t) => [t.key, t.value ?? '', t.effect])
+        .sort(compareTuples);
+      const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? null;
+      return JSON.stringify([node.spec.providerID ?? null, taints, ready]);
+    }
+    case 'NodePool':
+    case 'AKSNodeClass':
+      return JSON.stringify([meta.generation ?? null, meta.deletionTimestamp ?? null]);
+  }
+}
+
+export function change(kind: WatchedKind, object: WatchedObject, changeType: ChangeType): ObjectChange {
+  return {
+    kind,
+    name: object.metadata.name,
+    uid: object.metadata.uid ?? '',
+    resourceVersion: object.metadata.resourceVersion ?? '',
+    changeType,
+  };
+}
+
+function compareTuples(a: unknown[], b: unknown[]): number {
+  const left = JSON.stringify(a);
+  const right = JSON.stringify(b);
+  return left < right ? -1 : left > right ? 1 : 0;
+}

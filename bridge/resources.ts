@@ -1,0 +1,71 @@
+// The four collections the bridge watches, with their watch paths and paginated list calls. The
+// custom resources' coordinates come from shared/kube/crd-names.ts.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import type { WatchedKind } from '../shared/events/cloud-event.js';
+import type { CustomResourceName } from '../shared/kube/crd-names.js';
+import { AKSNodeClassResource, NodeClaimResource, NodePoolResource } from '../shared/kube/crd-names.js';
+import type { WatchedResource, ListPage } from './watcher.js';
+
+/** Objects per list page: keeps a relist of a large cluster from being one huge response. */
+export const LIST_PAGE_SIZE = 500;
+
+export type WatchedResources = { [K in WatchedKind]: WatchedResource<K> };
+
+export function watchedResources(kubeConfig: KubeConfig): WatchedResources {
+  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+
+  const customResource = <K extends 'NodeClaim' | 'NodePool' | 'AKSNodeClass'>(
+    kind: K,
+    resource: CustomResourceName,
+  ): WatchedResource<K> => ({
+    kind,
+    path: `/apis/${resource.group}/${resource.version}/${resource.plural}`,
+    listPage: async (continueToken) => {
+      const list: unknown = await custom.listClusterCustomObject({
+        group: resource.group,
+        version: resource.version,
+        plural: resource.plural,
+        limit: LIST_PAGE_SIZE,
+        ...(continueToken !== undefined && { _continue: continueToken }),
+      });
+      return pageOf(list);
+    },
+  });
+
+  return {
+    NodeClaim: customResource('NodeClaim', NodeClaimResource),
+    NodePool: customResource('NodePool', NodePoolResource),
+    AKSNodeClass: customResource('AKSNodeClass', AKSNodeClassResource),
+    Node: {
+      kind: 'Node',
+      path: '/api/v1/nodes',
+      listPage: async (continueToken) => {
+        const list = await core.listNode({
+          limit: LIST_PAGE_SIZE,
+          ...(continueToken !== undefined && { _continue: continueToken }),
+        });
+        return {
+          items: list.items,
+          resourceVersion: list.metadata?.resourceVersion,
+          continueToken: list.metadata?._continue,
+        };
+      },
+    },
+  };
+}
+
+function pageOf(list: unknown): ListPage {
+  const body = typeof list === 'object' && list !== null ? (list as Record<string, unknown>) : {};
+  const metadata =
+    typeof body['metadata'] === 'object' && body['metadata'] !== null
+      ? (body['metadata'] as Record<string, unknown>)
+      : {};
+  return {
+    items: Array.isArray(body['items']) ? body['items'] : [],
+    resourceVersion:
+      typeof metadata['resourceVersion'] === 'string' ? metadata['resourceVersion'] : undefined,
+    continueToken: typeof metadata['continue'] === 'string' ? metadata['continue'] : undefined,
+  };
+}

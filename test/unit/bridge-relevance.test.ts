@@ -1,0 +1,524 @@
+import { describe, expect, it } from 'vitest';
+import type { Notification, Seen } from '../../bridge/relevance.js';
+import { decide, digestOf, needsWork } from '../../bridge/relevance.js';
+import type { AKSNodeClass, Condition, Node, NodeClaim, NodePool } from '../../shared/models/index.js';
+
+const aksRef = { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' };
+const otherRef = { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' };
+
+function nodeClaim(overrides: {
+  name?: string;
+  uid?: string;
+  rv?: string;
+  ref?: NodeClaim['spec']['nodeClassRef'];
+  generation?: number;
+  deletionTimestamp?: string;
+  finalizers?: string[];
+  providerID?: string;
+  conditions?: Condition[];
+  capacity?: Record<string, string>;
+}): NodeClaim {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: {
+      name: overrides.name ?? 'general-abc12',
+      uid: overrides.uid ?? 'uid-1',
+      resourceVersion: overrides.rv ?? '100',
+      generation: overrides.generation ?? 1,
+      ...(overrides.deletionTimestamp !== undefined && { deletionTimestamp: overrides.deletionTimestamp }),
+      ...(overrides.finalizers !== undefined && { finalizers: overrides.finalizers }),
+    },
+    spec: { nodeClassRef: overrides.ref ?? aksRef, requirements: [] },
+    status: {
+      ...(overrides.providerID !== undefined && { providerID: overrides.providerID }),
+      ...(overrides.conditions !== undefined && { conditions: overrides.conditions }),
+      ...(overrides.capacity !== undefined && { capacity: overrides.capacity }),
+    },
+  };
+}
+
+function condition(
+  type: string,
+  status: Condition['status'],
+  reason: string,
+  extra: Partial<Condition> = {},
+) {
+  return { type, status, reason, message: '', lastTransitionTime: '2025-01-01T00:00:00Z', ...extra };
+}
+
+function node(overrides: {
+  name?: string;
+  uid?: string;
+  rv?: string;
+  providerID?: string;
+  tainted?: boolean;
+  otherTaints?: Node['spec']['taints'];
+  ready?: 'True' | 'False';
+}): Node {
+  const taints = [
+    ...(overrides.tainted ? [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' as const }] : []),
+    ...(overrides.otherTaints ?? []),
+  ];
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: overrides.name ?? 'aks-node-1',
+      uid: overrides.uid ?? 'node-uid-1',
+      resourceVersion: overrides.rv ?? '7',
+    },
+    spec: {
+      ...(overrides.providerID !== undefined && { providerID: overrides.providerID }),
+      taints,
+    },
+    ...(overrides.ready !== undefined && {
+      status: { conditions: [{ type: 'Ready', status: overrides.ready }] },
+    }),
+  };
+}
+
+function nodePool(generation: number, ref = aksRef, rv = '5'): NodePool {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: 'general', uid: 'pool-uid', resourceVersion: rv, generation },
+    spec: { template: { spec: { nodeClassRef: ref, requirements: [] } } },
+  };
+}
+
+function nodeClass(generation: number, rv = '9'): AKSNodeClass {
+  return {
+    apiVersion: 'karpenter.azure.com/v1beta1',
+    kind: 'AKSNodeClass',
+    metadata: { name: 'default', uid: 'class-uid', resourceVersion: rv, generation },
+    spec: {},
+  };
+}
+
+function seenOf(kind: Notification['kind'], object: Notification['object']): Seen {
+  return { uid: object.metadata.uid ?? '', digest: digestOf(kind, object) };
+}
+
+function changeTypes(notification: Notification): string[] {
+  return decide(notification).changes.map((c) => c.changeType);
+}
+
+describe('NodeClaims', () => {
+  it('forwards an added NodeClaim that refers to an AKSNodeClass, naming it and its resource version', () => {
+    const claim = nodeClaim({ rv: '123' });
+    const decision = decide({
+      kind: 'NodeClaim',
+      verb: 'add',
+      object: claim,
+      previous: undefined,
+      initialList: false,
+    });
+    expect(decision.changes).toEqual([
+      { kind: 'NodeClaim', name: 'general-abc12', uid: 'uid-1', resourceVersion: '123', changeType: 'ADDED' },
+    ]);
+    expect(decision.next).toEqual(seenOf('NodeClaim', claim));
+  });
+
+  it('ignores NodeClaims with another nodeClassRef, on add, update and delete', () => {
+    for (const ref of [
+      otherRef,
+      { group: 'karpenter.azure.com', kind: 'Other', name: 'x' },
+      { ...otherRef, kind: 'AKSNodeClass' },
+    ]) {
+      const claim = nodeClaim({ ref });
+      for (const verb of ['add', 'update', 'delete'] as const) {
+        const decision = decide({
+          kind: 'NodeClaim',
+          verb,
+          object: claim,
+          previous: undefined,
+          initialList: false,
+        });
+        expect(decision).toEqual({ changes: [], next: undefined });
+      }
+    }
+  });
+
+  it('forwards updates that change what handlers act on', () => {
+    const base = nodeClaim({});
+    const previous = seenOf('NodeClaim', base);
+    const variants: NodeClaim[] = [
+      nodeClaim({ generation: 2 }),
+      nodeClaim({ deletionTimestamp: '2025-01-01T00:00:00Z' }),
+      nodeClaim({ finalizers: ['karpenter.sh/termination'] }),
+      nodeClaim({
+        providerID:
+          'azure:///subscriptions/s/resourcegroups/rg/providers/Microsoft.Compute/virtualMachines/v',
+      }),
+      nodeClaim({ conditions: [condition('Launched', 'Unknown', 'VMProvisioning')] }),
+    ];
+    for (const updated of variants) {
+      expect(
+        changeTypes({ kind: 'NodeClaim', verb: 'update', object: updated, previous, initialList: false }),
+      ).toEqual(['MODIFIED']);
+    }
+  });
+
+  it('forwards a condition whose status or reason changed', () => {
+    const before = nodeClaim({ conditions: [condition('Launched', 'Unknown', 'VMProvisioning')] });
+    const previous = seenOf('NodeClaim', before);
+    for (const after of [
+      nodeClaim({ conditions: [condition('Launched', 'True', 'Launched')] }),
+      nodeClaim({ conditions: [condition('Launched', 'Unknown', 'Other')] }),
+      nodeClaim({
+        conditions: [condition('Launched', 'Unknown', 'VMProvisioning', { observedGeneration: 2 })],
+      }),
+    ]) {
+      expect(
+        changeTypes({ kind: 'NodeClaim', verb: 'update', object: after, previous, initialList: false }),
+      ).toEqual(['MODIFIED']);
+    }
+  });
+
+  it('does not forward status heartbeats: new resource version, condition message or time, capacity', () => {
+    const before = nodeClaim({ conditions: [condition('Launched', 'True', 'Launched')] });
+    const previous = seenOf('NodeClaim', before);
+    const heartbeat = nodeClaim({
+      rv: '101',
+      conditions: [
+        condition('Launched', 'True', 'Launched', {
+          message: 'new words',
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        }),
+      ],
+      capacity: { cpu: '4' },
+    });
+    expect(
+      decide({ kind: 'NodeClaim', verb: 'update', object: heartbeat, previous, initialList: false }),
+    ).toEqual({
+      changes: [],
+      next: previous,
+    });
+  });
+
+  it('treats conditions and finalizers as sets, not lists', () => {
+    const a = nodeClaim({
+      finalizers: ['a', 'b'],
+      conditions: [
+        condition('Launched', 'True', 'Launched'),
+        condition('Registered', 'Unknown', 'NodeNotFound'),
+      ],
+    });
+    const b = nodeClaim({
+      finalizers: ['b', 'a'],
+      conditions: [
+        condition('Registered', 'Unknown', 'NodeNotFound'),
+        condition('Launched', 'True', 'Launched'),
+      ],
+    });
+    expect(digestOf('NodeClaim', a)).toBe(digestOf('NodeClaim', b));
+  });
+
+  it('forwards the deletion of a NodeClaim that is ours', () => {
+    const claim = nodeClaim({ rv: '140' });
+    const decision = decide({
+      kind: 'NodeClaim',
+      verb: 'delete',
+      object: claim,
+      previous: seenOf('NodeClaim', claim),
+      initialList: false,
+    });
+    expect(decision.changes.map((c) => [c.changeType, c.resourceVersion])).toEqual([['DELETED', '140']]);
+    expect(decision.next).toBeUndefined();
+  });
+
+  it('reports the old object as deleted when a name comes back with a new uid', () => {
+    const old = nodeClaim({ uid: 'old' });
+    const fresh = nodeClaim({ uid: 'new', rv: '300' });
+    const decision = decide({
+      kind: 'NodeClaim',
+      verb: 'update',
+      object: fresh,
+      previous: seenOf('NodeClaim', old),
+      initialList: false,
+    });
+    expect(decision.changes.map((c) => [c.changeType, c.uid])).toEqual([
+      ['DELETED', 'old'],
+      ['MODIFIED', 'new'],
+    ]);
+    expect(decision.next?.uid).toBe('new');
+  });
+
+  it('on the initial list announces only NodeClaims that still need work', () => {
+    const launched = nodeClaim({
+      providerID: 'azure:///x',
+      conditions: [condition('Registered', 'True', 'Registered')],
+    });
+    const pending = nodeClaim({});
+    const deleting = nodeClaim({
+      ...{ providerID: 'azure:///x' },
+      deletionTimestamp: '2025-01-01T00:00:00Z',
+    });
+    expect(
+      changeTypes({
+        kind: 'NodeClaim',
+        verb: 'add',
+        object: launched,
+        previous: undefined,
+        initialList: true,
+      }),
+    ).toEqual([]);
+    expect(
+      changeTypes({
+        kind: 'NodeClaim',
+        verb: 'add',
+        object: pending,
+        previous: undefined,
+        initialList: true,
+      }),
+    ).toEqual(['ADDED']);
+    expect(
+      changeTypes({
+        kind: 'NodeClaim',
+        verb: 'add',
+        object: deleting,
+        previous: undefined,
+        initialList: true,
+      }),
+    ).toEqual(['ADDED']);
+    // Remembered either way, so the next real change is compared against it.
+    expect(
+      decide({ kind: 'NodeClaim', verb: 'add', object: launched, previous: undefined, initialList: true })
+        .next,
+    ).toEqual(seenOf('NodeClaim', launched));
+  });
+
+  it('forwards an update for a NodeClaim it has not seen before (created while the watch was down)', () => {
+    expect(
+      changeTypes({
+        kind: 'NodeClaim',
+        verb: 'update',
+        object: nodeClaim({}),
+        previous: undefined,
+        initialList: false,
+      }),
+    ).toEqual(['MODIFIED']);
+  });
+});
+
+describe('needsWork (the resync selection)', () => {
+  const registered = [condition('Registered', 'True', 'Registered')];
+  it.each([
+    ['no providerID', nodeClaim({ conditions: registered }), true],
+    ['launched, not registered', nodeClaim({ providerID: 'azure:///x' }), true],
+    [
+      'registered Unknown',
+      nodeClaim({
+        providerID: 'azure:///x',
+        conditions: [condition('Registered', 'Unknown', 'NodeNotFound')],
+      }),
+      true,
+    ],
+    [
+      'being deleted',
+      nodeClaim({
+        providerID: 'azure:///x',
+        conditions: registered,
+        deletionTimestamp: '2025-01-01T00:00:00Z',
+      }),
+      true,
+    ],
+    ['registered and healthy', nodeClaim({ providerID: 'azure:///x', conditions: registered }), false],
+    ['another node class', nodeClaim({ ref: otherRef }), false],
+  ])('NodeClaim %s → %s', (_label, claim, expected) => {
+    expect(needsWork('NodeClaim', claim)).toBe(expected);
+  });
+
+  it('selects Nodes that still carry the unregistered taint, and no NodePools or AKSNodeClasses', () => {
+    expect(needsWork('Node', node({ tainted: true }))).toBe(true);
+    expect(needsWork('Node', node({ tainted: false }))).toBe(false);
+    expect(needsWork('NodePool', nodePool(1))).toBe(false);
+    expect(needsWork('AKSNodeClass', nodeClass(1))).toBe(false);
+  });
+});
+
+describe('Nodes', () => {
+  it('forwards an added Node with the unregistered taint, not one without', () => {
+    expect(
+      changeTypes({
+        kind: 'Node',
+        verb: 'add',
+        object: node({ tainted: true }),
+        previous: undefined,
+        initialList: false,
+      }),
+    ).toEqual(['ADDED']);
+    expect(
+      changeTypes({
+        kind: 'Node',
+        verb: 'add',
+        object: node({ tainted: false }),
+        previous: undefined,
+        initialList: false,
+      }),
+    ).toEqual([]);
+  });
+
+  it('forwards an update that adds the taint or changes providerID, taints or readiness while tainted', () => {
+    const tainted = node({ tainted: true });
+    const previous = seenOf('Node', tainted);
+    expect(
+      changeTypes({ kind: 'Node', verb: 'update', object: tainted, previous: undefined, initialList: false }),
+    ).toEqual(['MODIFIED']);
+    for (const updated of [
+      node({ tainted: true, providerID: 'azure:///vm' }),
+      node({ tainted: true, otherTaints: [{ key: 'example.com/gpu', effect: 'NoSchedule' }] }),
+      node({ tainted: true, ready: 'True' }),
+    ]) {
+      expect(
+        changeTypes({ kind: 'Node', verb: 'update', object: updated, previous, initialList: false }),
+      ).toEqual(['MODIFIED']);
+    }
+  });
+
+  it('does not forward heartbeats of a tainted Node, nor updates of untainted Nodes, and forgets the taint once removed', () => {
+    const tainted = node({ tainted: true, ready: 'False' });
+    const previous = seenOf('Node', tainted);
+    expect(
+      changeTypes({
+        kind: 'Node',
+        verb: 'update',
+        object: node({ tainted: true, ready: 'False', rv: '8' }),
+        previous,
+        initialList: false,
+      }),
+    ).toEqual([]);
+    const registered = decide({
+      kind: 'Node',
+      verb: 'update',
+      object: node({ tainted: false }),
+      previous,
+      initialList: false,
+    });
+    expect(registered).toEqual({ changes: [], next: undefined });
+  });
+
+  it('forwards the deletion of a Node whose providerID is an Azure one, tainted or not', () => {
+    const azure = node({
+      providerID: 'azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/vm',
+    });
+    expect(
+      changeTypes({ kind: 'Node', verb: 'delete', object: azure, previous: undefined, initialList: false }),
+    ).toEqual(['DELETED']);
+    expect(
+      changeTypes({
+        kind: 'Node',
+        verb: 'delete',
+        object: node({ providerID: 'aws:///i-123' }),
+        previous: undefined,
+        initialList: false,
+      }),
+    ).toEqual([]);
+    expect(
+      changeTypes({
+        kind: 'Node',
+        verb: 'delete',
+        object: node({ tainted: true }),
+        previous: undefined,
+        initialList: false,
+      }),
+    ).toEqual([]);
+  });
+});
+
+describe('NodePools and AKSNodeClasses', () => {
+  it('forwards spec changes (generation), not status updates', () => {
+    const previous = seenOf('NodePool', nodePool(1));
+    expect(
+      changeTypes({
+        kind: 'NodePool',
+        verb: 'update',
+        object: nodePool(2, aksRef, '6'),
+        previous,
+        initialList: false,
+      }),
+    ).toEqual(['MODIFIED']);
+    expect(
+      changeTypes({
+        kind: 'NodePool',
+        verb: 'update',
+        object: nodePool(1, aksRef, '6'),
+        previous,
+        initialList: false,
+      }),
+    ).toEqual([]);
+
+    const classPrevious = seenOf('AKSNodeClass', nodeClass(3));
+    expect(
+      changeTypes({
+        kind: 'AKSNodeClass',
+        verb: 'update',
+        object: nodeClass(4, '10'),
+        previous: classPrevious,
+        initialList: false,
+      }),
+    ).toEqual(['MODIFIED']);
+    expect(
+      changeTypes({
+        kind: 'AKSNodeClass',
+        verb: 'update',
+        object: nodeClass(3, '10'),
+        previous: classPrevious,
+        initialList: false,
+      }),
+    ).toEqual([]);
+  });
+
+  it('ignores NodePools for other node classes, and announces once a NodePool that stops being ours', () => {
+    expect(
+      changeTypes({
+        kind: 'NodePool',
+        verb: 'add',
+        object: nodePool(1, otherRef),
+        previous: undefined,
+        initialList: false,
+      }),
+    ).toEqual([]);
+    const previous = seenOf('NodePool', nodePool(1));
+    const decision = decide({
+      kind: 'NodePool',
+      verb: 'update',
+      object: nodePool(2, otherRef),
+      previous,
+      initialList: false,
+    });
+    expect(decision.changes.map((c) => c.changeType)).toEqual(['MODIFIED']);
+    expect(decision.next).toBeUndefined();
+  });
+
+  it('forwards adds and deletes, but not the initial list (the sweep compares hashes on its own)', () => {
+    expect(
+      changeTypes({
+        kind: 'NodePool',
+        verb: 'add',
+        object: nodePool(1),
+        previous: undefined,
+        initialList: false,
+      }),
+    ).toEqual(['ADDED']);
+    expect(
+      changeTypes({
+        kind: 'NodePool',
+        verb: 'add',
+        object: nodePool(1),
+        previous: undefined,
+        initialList: true,
+      }),
+    ).toEqual([]);
+    expect(
+      changeTypes({
+        kind: 'AKSNodeClass',
+        verb: 'delete',
+        object: nodeClass(1),
+        previous: undefined,
+        initialList: false,
+      }),
+    ).toEqual(['DELETED']);
+  });
+});
