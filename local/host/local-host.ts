@@ -1,0 +1,199 @@
+// The in-process stand-in for the Azure Functions host: it takes the same FunctionDefinition objects the
+// Function App registers and runs them against Azurite (queue triggers), a clock (timer triggers and
+// durable timers) and durable-functions' own replay engine (orchestrations and activities).
+import { QueueServiceClient } from '@azure/storage-queue';
+import { createLogger, type Logger } from '../../shared/observability/logger.js';
+import type {
+  ActivityFunctionDefinition,
+  FunctionDefinition,
+  HandlerContext,
+  OrchestrationClient,
+  OrchestrationFunctionDefinition,
+  QueueFunctionDefinition,
+  TimerFunctionDefinition,
+} from '../../shared/runtime/definitions.js';
+import { systemClock, type Clock } from './clock.js';
+import { createEventBus, type HostEventListener } from './events.js';
+import { createFileHistoryStore, createMemoryHistoryStore } from './history-store.js';
+import { createOrchestrationRuntime } from './orchestration-runtime.js';
+import { createQueueListener, type QueueListener } from './queue-listener.js';
+import { createTimerScheduler, type TimerScheduler } from './timer-scheduler.js';
+import { createWorkTracker } from './work-tracker.js';
+
+export interface LocalHostOptions {
+  definitions: readonly FunctionDefinition[];
+  /** Connection string of the Storage account whose queues feed the queue functions (Azurite). */
+  storageConnectionString: string;
+  /** Keeps orchestration history here (one JSON file per instance) so it survives a restart. */
+  stateDirectory?: string;
+  /** Defaults to real time; tests pass createScaledClock(factor). */
+  clock?: Clock;
+  /** host.json extensions.queues.maxDequeueCount; default 5. */
+  maxDequeueCount?: number;
+  /** host.json extensions.queues.visibilityTimeout (delay before a failed message is retried); default 0. */
+  visibilityTimeoutMs?: number;
+  /** host.json extensions.queues.batchSize: concurrent messages per queue function; default 16. */
+  batchSize?: number;
+  /** Wait between polls of an empty queue; default 100 ms. */
+  pollIntervalMs?: number;
+  /** host.json durableTask.maxConcurrentActivityFunctions; default 50. */
+  maxConcurrentActivities?: number;
+  log?: Logger;
+}
+
+export interface LocalHost {
+  /** Starts the queue listeners, the timer schedules and the orchestration runtime (resuming saved work). */
+  start(): Promise<void>;
+  /** Graceful: stops taking work and waits for handlers, activities and episodes in progress. */
+  stop(): Promise<void>;
+  readonly orchestrations: OrchestrationClient;
+  /** Runs a timer function now (after a run in progress, if any) and resolves when it has finished. */
+  triggerTimer(name: string): Promise<void>;
+  /**
+   * Resolves when nothing is left to do right now: no handler, activity or orchestration episode in
+   * progress and every queue found empty by a poll that started after that. Durable timers that fire later
+   * and messages made invisible by a failed delivery do not count as work.
+   */
+  waitForIdle(options?: { timeoutMs?: number }): Promise<void>;
+  /** Observes what the host does (invocations, failures, poison messages, orchestration lifecycle). */
+  on(listener: HostEventListener): () => void;
+}
+
+export function createLocalHost(options: LocalHostOptions): LocalHost {
+  const log = options.log ?? createLogger({ component: 'local-host' });
+  const clock = options.clock ?? systemClock;
+  const events = createEventBus();
+  const work = createWorkTracker();
+  const store =
+    options.stateDirectory === undefined
+      ? createMemoryHistoryStore()
+      : createFileHistoryStore(options.stateDirectory);
+
+  const byKind = <K extends FunctionDefinition['kind']>(kind: K) =>
+    options.definitions.filter(
+      (definition): definition is Extract<FunctionDefinition, { kind: K }> => definition.kind === kind,
+    );
+  assertUniqueNames(options.definitions);
+
+  // Every handler context carries the runtime's client, and the runtime needs contexts for its activities:
+  // contexts are built on demand, after the runtime exists.
+  const contextFor = (functionName: string, invocationId: string, dequeueCount?: number): HandlerContext => ({
+    invocationId,
+    functionName,
+    log: log.with({ functionName, invocationId }),
+    orchestrations: runtime.client,
+    dequeueCount,
+  });
+
+  const runtime = createOrchestrationRuntime({
+    orchestrations: byKind('orchestration') as OrchestrationFunctionDefinition[],
+    activities: byKind('activity') as ActivityFunctionDefinition[],
+    store,
+    clock,
+    log,
+    events,
+    work,
+    maxConcurrentActivities: options.maxConcurrentActivities ?? 50,
+    contextFor,
+  });
+
+  const service = QueueServiceClient.fromConnectionString(options.storageConnectionString);
+  const queues: QueueListener[] = (byKind('queue') as QueueFunctionDefinition[]).map((definition) =>
+    createQueueListener({
+      definition,
+      service,
+      maxDequeueCount: options.maxDequeueCount ?? 5,
+      visibilityTimeoutMs: options.visibilityTimeoutMs ?? 0,
+      batchSize: options.batchSize ?? 16,
+      pollIntervalMs: options.pollIntervalMs ?? 100,
+      // host.json functionTimeout is five minutes; the lease covers a handler that runs that long.
+      leaseSeconds: 300,
+      log,
+      events,
+      work,
+      contextFor,
+    }),
+  );
+  const timers = new Map<string, TimerScheduler>(
+    (byKind('timer') as TimerFunctionDefinition[]).map((definition) => [
+      definition.name,
+      createTimerScheduler({ definition, clock, log, events, work, contextFor }),
+    ]),
+  );
+
+  let started = false;
+
+  return {
+    orchestrations: runtime.client,
+    on: events.on,
+    start: async () => {
+      if (started) return;
+      started = true;
+      await runtime.start();
+      await Promise.all(queues.map((queue) => queue.start()));
+      for (const timer of timers.values()) timer.start();
+      log.info('local host started', {
+        queues: queues.map((queue) => queue.queueName),
+        timers: [...timers.keys()],
+        orchestrations: byKind('orchestration').map((definition) => definition.name),
+        activities: byKind('activity').map((definition) => definition.name),
+      });
+    },
+    stop: async () => {
+      if (!started) return;
+      started = false;
+      await Promise.all([
+        ...queues.map((queue) => queue.stop()),
+        ...[...timers.values()].map((timer) => timer.stop()),
+      ]);
+      await runtime.stop();
+      log.info('local host stopped');
+    },
+    triggerTimer: async (name) => {
+      const timer = timers.get(name);
+      if (timer === undefined)
+        throw new Error(`No timer function named '${name}' is registered with the host.`);
+      await timer.trigger();
+    },
+    waitForIdle: async ({ timeoutMs = 30_000 } = {}) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await withDeadline(work.drained(), deadline, () => `${work.busy} unit(s) of work still in progress`);
+        const startedBefore = work.started;
+        const pollsBefore = queues.map((queue) => queue.emptyPolls);
+        while (
+          queues.some((queue, index) => queue.emptyPolls <= pollsBefore[index]!) &&
+          work.started === startedBefore
+        ) {
+          if (Date.now() > deadline)
+            throw new Error(`host not idle after ${timeoutMs} ms: queues still being drained`);
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        if (work.started === startedBefore && work.busy === 0) return;
+      }
+    },
+  };
+}
+
+function assertUniqueNames(definitions: readonly FunctionDefinition[]): void {
+  const seen = new Set<string>();
+  for (const definition of definitions) {
+    if (seen.has(definition.name)) throw new Error(`Two functions are named '${definition.name}'.`);
+    seen.add(definition.name);
+  }
+}
+
+async function withDeadline(promise: Promise<void>, deadline: number, describe: () => string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`host not idle: ${describe()}`)),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  try {
+    await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
