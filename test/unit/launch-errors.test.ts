@@ -1,0 +1,255 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ALLOCATION_FAILURE_TTL_SECONDS,
+  DEFAULT_SERVER_ERROR_RETRY_SECONDS,
+  DEFAULT_THROTTLE_RETRY_SECONDS,
+  QUOTA_TTL_SECONDS,
+  SKU_NOT_AVAILABLE_TTL_SECONDS,
+  classifyLaunchError,
+  launchTimeoutFailure,
+  parseLroFailureMessage,
+  type LaunchErrorInput,
+  type LaunchFailure,
+} from '../../shared/decisions/launch-errors.js';
+
+const lro = (code: string, message: string): LaunchErrorInput => ({
+  message: `The long-running operation has failed. ${code}. ${message}`,
+});
+
+const familyQuota =
+  'Operation could not be completed as it results in exceeding approved standardDSv5Family Cores quota. Additional details - Deployment Model: Resource Manager, Location: westus2, Current Limit: 10, Current Usage: 8, Additional Required: 4, (Minimum) New Limit Required: 12.';
+const regionalQuota =
+  'Operation could not be completed as it results in exceeding approved Total Regional Cores quota. Additional details - Location: westus2, Current Limit: 100, Current Usage: 98.';
+const lowPriorityQuota =
+  'Operation could not be completed as it results in exceeding approved Low Priority Cores quota. Additional details - Location: westus2, Current Limit: 10.';
+
+describe('classifyLaunchError', () => {
+  it.each<[string, LaunchErrorInput, LaunchFailure]>([
+    [
+      'SKU not available on the PUT',
+      {
+        code: 'SkuNotAvailable',
+        statusCode: 409,
+        message: "The requested VM size Standard_D2s_v5 is currently not available in location 'westus2'.",
+      },
+      {
+        reason: 'SKUNotAvailable',
+        azureCode: 'SkuNotAvailable',
+        message: "The requested VM size Standard_D2s_v5 is currently not available in location 'westus2'.",
+        retryable: false,
+        unavailable: { scope: 'offering', ttlSeconds: SKU_NOT_AVAILABLE_TTL_SECONDS },
+      },
+    ],
+    [
+      'allocation failure from the LRO',
+      lro(
+        'AllocationFailed',
+        'Allocation failed. We do not have sufficient capacity for the requested VM size in this region.',
+      ),
+      {
+        reason: 'AllocationFailure',
+        azureCode: 'AllocationFailed',
+        message:
+          'Allocation failed. We do not have sufficient capacity for the requested VM size in this region.',
+        retryable: false,
+        unavailable: { scope: 'vmSize', ttlSeconds: ALLOCATION_FAILURE_TTL_SECONDS },
+      },
+    ],
+    [
+      'zonal allocation failure from the LRO',
+      lro('ZonalAllocationFailed', 'Allocation failed. We do not have sufficient capacity in this zone.'),
+      {
+        reason: 'ZonalAllocationFailure',
+        azureCode: 'ZonalAllocationFailed',
+        message: 'Allocation failed. We do not have sufficient capacity in this zone.',
+        retryable: false,
+        unavailable: { scope: 'vmSizeInZone', ttlSeconds: ALLOCATION_FAILURE_TTL_SECONDS },
+      },
+    ],
+    [
+      'overconstrained allocation',
+      lro(
+        'OverconstrainedAllocationRequest',
+        'Allocation failed. VM(s) with the following constraints cannot be allocated.',
+      ),
+      {
+        reason: 'OverconstrainedAllocationFailure',
+        azureCode: 'OverconstrainedAllocationRequest',
+        message: 'Allocation failed. VM(s) with the following constraints cannot be allocated.',
+        retryable: false,
+        unavailable: { scope: 'vmSize', ttlSeconds: ALLOCATION_FAILURE_TTL_SECONDS },
+      },
+    ],
+    [
+      'overconstrained zonal allocation',
+      lro('OverconstrainedZonalAllocationRequest', 'Allocation failed in this zone.'),
+      {
+        reason: 'OverconstrainedZonalAllocationFailure',
+        azureCode: 'OverconstrainedZonalAllocationRequest',
+        message: 'Allocation failed in this zone.',
+        retryable: false,
+        unavailable: { scope: 'vmSizeInZone', ttlSeconds: ALLOCATION_FAILURE_TTL_SECONDS },
+      },
+    ],
+    [
+      'family quota on the PUT',
+      { code: 'OperationNotAllowed', statusCode: 409, message: familyQuota },
+      {
+        reason: 'SubscriptionQuotaReached',
+        azureCode: 'OperationNotAllowed',
+        message: familyQuota,
+        retryable: false,
+        unavailable: { scope: 'family', ttlSeconds: QUOTA_TTL_SECONDS },
+      },
+    ],
+    [
+      'regional quota on the PUT',
+      { code: 'OperationNotAllowed', statusCode: 409, message: regionalQuota },
+      {
+        reason: 'SubscriptionQuotaReached',
+        azureCode: 'OperationNotAllowed',
+        message: regionalQuota,
+        retryable: false,
+        unavailable: { scope: 'capacityType', ttlSeconds: QUOTA_TTL_SECONDS },
+      },
+    ],
+    [
+      'low-priority quota with the newer QuotaExceeded code',
+      { code: 'QuotaExceeded', statusCode: 409, message: lowPriorityQuota },
+      {
+        reason: 'SubscriptionQuotaReached',
+        azureCode: 'QuotaExceeded',
+        message: lowPriorityQuota,
+        retryable: false,
+        unavailable: { scope: 'capacityType', ttlSeconds: QUOTA_TTL_SECONDS },
+      },
+    ],
+    [
+      'quota reported through the LRO',
+      lro('OperationNotAllowed', regionalQuota),
+      {
+        reason: 'SubscriptionQuotaReached',
+        azureCode: 'OperationNotAllowed',
+        message: regionalQuota,
+        retryable: false,
+        unavailable: { scope: 'capacityType', ttlSeconds: QUOTA_TTL_SECONDS },
+      },
+    ],
+    [
+      'OperationNotAllowed without quota text is a plain failure',
+      {
+        code: 'OperationNotAllowed',
+        statusCode: 409,
+        message: 'The operation is not allowed while the VM is being deleted.',
+      },
+      {
+        reason: 'LaunchFailed',
+        azureCode: 'OperationNotAllowed',
+        message: 'The operation is not allowed while the VM is being deleted.',
+        retryable: false,
+      },
+    ],
+    [
+      'throttling honours Retry-After',
+      {
+        code: 'TooManyRequests',
+        statusCode: 429,
+        message: 'The request is being throttled.',
+        retryAfterSeconds: 42,
+      },
+      {
+        reason: 'Throttled',
+        azureCode: 'TooManyRequests',
+        message: 'The request is being throttled.',
+        retryable: true,
+        retryAfterSeconds: 42,
+      },
+    ],
+    [
+      'throttling without Retry-After uses the default',
+      { statusCode: 429, message: 'Too many requests' },
+      {
+        reason: 'Throttled',
+        message: 'Too many requests',
+        retryable: true,
+        retryAfterSeconds: DEFAULT_THROTTLE_RETRY_SECONDS,
+      },
+    ],
+    [
+      'server errors are retryable',
+      { code: 'InternalServerError', statusCode: 503, message: 'Service unavailable' },
+      {
+        reason: 'LaunchFailed',
+        azureCode: 'InternalServerError',
+        message: 'Service unavailable',
+        retryable: true,
+        retryAfterSeconds: DEFAULT_SERVER_ERROR_RETRY_SECONDS,
+      },
+    ],
+    [
+      'OS provisioning timeout from the LRO',
+      lro('OSProvisioningTimedOut', 'OS Provisioning for VM did not finish in the allotted time.'),
+      {
+        reason: 'LaunchTimeout',
+        azureCode: 'OSProvisioningTimedOut',
+        message: 'OS Provisioning for VM did not finish in the allotted time.',
+        retryable: false,
+      },
+    ],
+    [
+      'unknown LRO failure',
+      lro('InvalidParameter', 'The value of parameter imageReference is invalid.'),
+      {
+        reason: 'LaunchFailed',
+        azureCode: 'InvalidParameter',
+        message: 'The value of parameter imageReference is invalid.',
+        retryable: false,
+      },
+    ],
+    [
+      'a network error with no code at all',
+      { message: 'socket hang up' },
+      { reason: 'LaunchFailed', message: 'socket hang up', retryable: false },
+    ],
+    [
+      'bad request is not retried',
+      { code: 'InvalidParameter', statusCode: 400, message: 'bad' },
+      { reason: 'LaunchFailed', azureCode: 'InvalidParameter', message: 'bad', retryable: false },
+    ],
+  ])('%s', (_name, error, expected) => {
+    expect(classifyLaunchError(error)).toEqual(expected);
+  });
+
+  it('classifies a real Error thrown by the LRO poller', () => {
+    const thrown = new Error(
+      'The long-running operation has failed. ZonalAllocationFailed. Allocation failed.\nPlease retry later.',
+    );
+    expect(classifyLaunchError({ message: thrown.message })).toMatchObject({
+      reason: 'ZonalAllocationFailure',
+      message: 'Allocation failed.\nPlease retry later.',
+    });
+  });
+});
+
+describe('parseLroFailureMessage', () => {
+  it.each([
+    [
+      'The long-running operation has failed. AllocationFailed. No capacity.',
+      { code: 'AllocationFailed', message: 'No capacity.' },
+    ],
+    ['The long-running operation has failed. Conflict. ', { code: 'Conflict', message: '' }],
+    ['Something else entirely', undefined],
+  ])('%s', (text, expected) => {
+    expect(parseLroFailureMessage(text)).toEqual(expected);
+  });
+});
+
+describe('launchTimeoutFailure', () => {
+  it('reports the deadline', () => {
+    expect(launchTimeoutFailure(900)).toEqual({
+      reason: 'LaunchTimeout',
+      message: 'the VM was not provisioned within 900s',
+      retryable: false,
+    });
+  });
+});

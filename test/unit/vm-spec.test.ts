@@ -1,0 +1,295 @@
+import { describe, expect, it } from 'vitest';
+import type { VirtualMachine } from '@azure/arm-compute';
+import type { Offering } from '../../shared/decisions/offerings.js';
+import {
+  MAX_VM_NAME_LENGTH,
+  VmTags,
+  buildVirtualMachine,
+  imageReferenceFor,
+  parseProviderId,
+  providerIdFor,
+  vmNameFor,
+  type VirtualMachineInput,
+} from '../../shared/decisions/vm-spec.js';
+
+const VALID_VM_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
+
+describe('vmNameFor', () => {
+  it('prefixes a plain NodeClaim name', () => {
+    expect(vmNameFor('default-x7k2p')).toBe('aks-default-x7k2p');
+  });
+
+  it.each([
+    'Default-X7K2P',
+    'pool.with.dots-abcde',
+    'a'.repeat(61),
+    `${'very-long-nodepool-name-'.repeat(5)}abcde`,
+    'ends-with-dash-',
+    '...',
+  ])('%s → a valid, deterministic, hashed name', (name) => {
+    const vmName = vmNameFor(name);
+    expect(vmName.length).toBeLessThanOrEqual(MAX_VM_NAME_LENGTH);
+    expect(vmName).toMatch(VALID_VM_NAME);
+    expect(vmName.startsWith('aks-')).toBe(true);
+    expect(vmName).toMatch(/-[0-9a-f]{8}$/);
+    expect(vmNameFor(name)).toBe(vmName);
+  });
+
+  it('keeps distinct NodeClaims distinct after sanitizing and shortening', () => {
+    expect(vmNameFor('pool.a-x')).not.toBe(vmNameFor('pool-a-x'));
+    const long = 'n'.repeat(70);
+    expect(vmNameFor(`${long}-1`)).not.toBe(vmNameFor(`${long}-2`));
+  });
+
+  it('keeps a name of exactly the limit unhashed', () => {
+    const name = 'b'.repeat(MAX_VM_NAME_LENGTH - 4);
+    expect(vmNameFor(name)).toBe(`aks-${name}`);
+  });
+});
+
+describe('provider IDs', () => {
+  it('lower-cases the resource group only', () => {
+    const id = providerIdFor({
+      subscriptionId: 'SUB-1',
+      resourceGroup: 'MC_rg_Cluster_westus2',
+      vmName: 'aks-a',
+    });
+    expect(id).toBe(
+      'azure:///subscriptions/SUB-1/resourceGroups/mc_rg_cluster_westus2/providers/Microsoft.Compute/virtualMachines/aks-a',
+    );
+    expect(parseProviderId(id)).toEqual({
+      subscriptionId: 'SUB-1',
+      resourceGroup: 'mc_rg_cluster_westus2',
+      vmName: 'aks-a',
+    });
+  });
+
+  it.each([
+    'azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachineScaleSets/ss/virtualMachines/0',
+    'aws:///us-east-1a/i-123',
+    '',
+  ])('rejects %s', (id) => {
+    expect(parseProviderId(id)).toBeUndefined();
+  });
+
+  it('accepts the casing variations ARM returns', () => {
+    expect(
+      parseProviderId(
+        'azure:///subscriptions/s/resourcegroups/rg/providers/microsoft.compute/virtualmachines/vm',
+      ),
+    ).toEqual({ subscriptionId: 's', resourceGroup: 'rg', vmName: 'vm' });
+  });
+});
+
+describe('imageReferenceFor', () => {
+  it.each([
+    [
+      undefined,
+      undefined,
+      'amd64',
+      {
+        publisher: 'Canonical',
+        offer: '0001-com-ubuntu-server-jammy',
+        sku: '22_04-lts-gen2',
+        version: 'latest',
+      },
+    ],
+    [
+      'Ubuntu',
+      undefined,
+      'amd64',
+      {
+        publisher: 'Canonical',
+        offer: '0001-com-ubuntu-server-jammy',
+        sku: '22_04-lts-gen2',
+        version: 'latest',
+      },
+    ],
+    [
+      'Ubuntu2204',
+      '22.04.202405010',
+      'amd64',
+      {
+        publisher: 'Canonical',
+        offer: '0001-com-ubuntu-server-jammy',
+        sku: '22_04-lts-gen2',
+        version: '22.04.202405010',
+      },
+    ],
+    [
+      'Ubuntu2404',
+      undefined,
+      'amd64',
+      { publisher: 'Canonical', offer: 'ubuntu-24_04-lts', sku: 'server', version: 'latest' },
+    ],
+    [
+      'Ubuntu2404',
+      undefined,
+      'arm64',
+      { publisher: 'Canonical', offer: 'ubuntu-24_04-lts', sku: 'server-arm64', version: 'latest' },
+    ],
+    [
+      'AzureLinux',
+      undefined,
+      'amd64',
+      {
+        publisher: 'MicrosoftCBLMariner',
+        offer: 'azure-linux-3',
+        sku: 'azure-linux-3-gen2',
+        version: 'latest',
+      },
+    ],
+    [
+      'AzureLinux',
+      undefined,
+      'arm64',
+      {
+        publisher: 'MicrosoftCBLMariner',
+        offer: 'azure-linux-3',
+        sku: 'azure-linux-3-arm64',
+        version: 'latest',
+      },
+    ],
+  ] as const)('%s %s %s', (family, version, arch, expected) => {
+    expect(imageReferenceFor(family, version, arch)).toEqual(expected);
+  });
+});
+
+const offering: Offering = {
+  vmSize: 'Standard_D2s_v5',
+  family: 'D',
+  skuFamily: 'standardDSv5Family',
+  cpu: 2,
+  memoryMiB: 8192,
+  arch: 'amd64',
+  location: 'westus2',
+  zone: 'westus2-2',
+  zoneNumber: '2',
+  capacityType: 'on-demand',
+  premiumIO: true,
+  acceleratedNetworking: true,
+};
+
+const subnetId =
+  '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes';
+
+function vmInput(overrides: Partial<VirtualMachineInput> = {}): VirtualMachineInput {
+  return {
+    location: 'westus2',
+    clusterName: 'prod',
+    nodePoolName: 'default',
+    nodeClaimName: 'default-x7k2p',
+    offering,
+    imageFamily: 'Ubuntu2204',
+    subnetId,
+    customData: 'I2Nsb3VkLWNvbmZpZw==',
+    sshPublicKey: 'ssh-ed25519 AAAA test',
+    adminUsername: 'azureuser',
+    ...overrides,
+  };
+}
+
+describe('buildVirtualMachine', () => {
+  it('builds a Regular VM with inline NIC and OS disk that are deleted with it', () => {
+    const expected: VirtualMachine = {
+      location: 'westus2',
+      tags: {
+        'karpenter.azure.com_cluster': 'prod',
+        'karpenter.sh_nodepool': 'default',
+        'karpenter.sh_nodeclaim': 'default-x7k2p',
+      },
+      zones: ['2'],
+      hardwareProfile: { vmSize: 'Standard_D2s_v5' },
+      priority: 'Regular',
+      storageProfile: {
+        imageReference: {
+          publisher: 'Canonical',
+          offer: '0001-com-ubuntu-server-jammy',
+          sku: '22_04-lts-gen2',
+          version: 'latest',
+        },
+        osDisk: {
+          name: 'aks-default-x7k2p-osdisk',
+          osType: 'Linux',
+          createOption: 'FromImage',
+          caching: 'ReadWrite',
+          deleteOption: 'Delete',
+          diskSizeGB: 128,
+          managedDisk: { storageAccountType: 'Premium_LRS' },
+        },
+      },
+      networkProfile: {
+        networkApiVersion: '2020-11-01',
+        networkInterfaceConfigurations: [
+          {
+            name: 'aks-default-x7k2p-nic',
+            primary: true,
+            deleteOption: 'Delete',
+            enableAcceleratedNetworking: true,
+            ipConfigurations: [{ name: 'ipconfig1', primary: true, subnet: { id: subnetId } }],
+          },
+        ],
+      },
+      osProfile: {
+        computerName: 'aks-default-x7k2p',
+        adminUsername: 'azureuser',
+        customData: 'I2Nsb3VkLWNvbmZpZw==',
+        linuxConfiguration: {
+          disablePasswordAuthentication: true,
+          ssh: {
+            publicKeys: [{ path: '/home/azureuser/.ssh/authorized_keys', keyData: 'ssh-ed25519 AAAA test' }],
+          },
+        },
+      },
+    };
+    expect(buildVirtualMachine(vmInput())).toEqual(expected);
+  });
+
+  it('builds a Spot VM that is deleted on eviction at any price', () => {
+    const vm = buildVirtualMachine(vmInput({ offering: { ...offering, capacityType: 'spot' } }));
+    expect(vm).toMatchObject({
+      priority: 'Spot',
+      evictionPolicy: 'Delete',
+      billingProfile: { maxPrice: -1 },
+    });
+  });
+
+  it('omits zones in a region without availability zones', () => {
+    const { zoneNumber: _zoneNumber, ...regional } = offering;
+    const vm = buildVirtualMachine(vmInput({ offering: { ...regional, zone: '' } }));
+    expect(vm).not.toHaveProperty('zones');
+  });
+
+  it('uses the disk size, image, architecture and disk type the inputs ask for', () => {
+    const vm = buildVirtualMachine(
+      vmInput({
+        osDiskSizeGB: 64,
+        imageFamily: 'AzureLinux',
+        imageVersion: '3.0.20240101',
+        offering: { ...offering, arch: 'arm64', premiumIO: false, acceleratedNetworking: false },
+      }),
+    );
+    expect(vm.storageProfile?.osDisk?.diskSizeGB).toBe(64);
+    expect(vm.storageProfile?.osDisk?.managedDisk?.storageAccountType).toBe('StandardSSD_LRS');
+    expect(vm.storageProfile?.imageReference).toEqual({
+      publisher: 'MicrosoftCBLMariner',
+      offer: 'azure-linux-3',
+      sku: 'azure-linux-3-arm64',
+      version: '3.0.20240101',
+    });
+    expect(vm.networkProfile?.networkInterfaceConfigurations?.[0]?.enableAcceleratedNetworking).toBe(false);
+  });
+
+  it('merges extra tags but never lets them override the system tags', () => {
+    const vm = buildVirtualMachine(
+      vmInput({ extraTags: { team: 'infra', [VmTags.nodeClaim]: 'spoofed', [VmTags.cluster]: 'other' } }),
+    );
+    expect(vm.tags).toEqual({
+      team: 'infra',
+      'karpenter.azure.com_cluster': 'prod',
+      'karpenter.sh_nodepool': 'default',
+      'karpenter.sh_nodeclaim': 'default-x7k2p',
+    });
+    expect(Object.keys(vm.tags ?? {}).every((name) => !name.includes('/'))).toBe(true);
+  });
+});
