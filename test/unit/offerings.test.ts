@@ -201,13 +201,18 @@ describe('offeringsFromSkus', () => {
   });
 
   it('accepts the SDK ResourceSku type and fractional memory', () => {
-    const sdkSku: ResourceSku = sku({
+    const sdkSku: ResourceSku = {
+      resourceType: 'virtualMachines',
       name: 'Standard_B1ls',
-      cpu: 1,
-      memoryGB: 0.5,
-      zones: ['1'],
-      spot: false,
-    });
+      family: 'standardBSFamily',
+      locations: ['westus2'],
+      locationInfo: [{ location: 'westus2', zones: ['1'] }],
+      capabilities: [
+        { name: 'vCPUs', value: '1' },
+        { name: 'MemoryGB', value: '0.5' },
+      ],
+      restrictions: [],
+    };
     expect(offeringsFromSkus([sdkSku], 'westus2')[0]?.memoryMiB).toBe(512);
   });
 });
