@@ -4,6 +4,7 @@
 // currentUtcDateTime, jitter from the instance ID, and every I/O happens in activities.
 import type * as df from 'durable-functions';
 import type { ArmErrorInfo } from '../azure/virtual-machines.js';
+import type { Offering } from '../decisions/offerings.js';
 
 export const LaunchMonitorNames = {
   orchestration: 'launchMonitor',
@@ -21,8 +22,10 @@ export interface MonitoredNodeClaim {
 export interface LaunchMonitorInput {
   nodeClaim: MonitoredNodeClaim;
   vmName: string;
-  /** The offering's key (capacity type / VM size / zone), to mark it unavailable if the launch fails. */
-  offeringKey: string;
+  /** What was launched: the status's capacity comes from it, and a failure marks it unavailable. */
+  offering: Offering;
+  maxPods?: number;
+  osDiskSizeGB?: number;
   /** Serialized SDK poller; absent when the VM already existed, and the monitor then polls with GET. */
   pollerState?: string;
   startedAt: string;

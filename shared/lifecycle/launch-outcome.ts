@@ -1,0 +1,166 @@
+// The activities behind the launch monitor: poll the VM's creation once, and record the outcome on the
+// NodeClaim. A failure is written as Launched=False with a stable reason and Azure's message *before* the
+// NodeClaim is deleted, so the reason is visible on the object, in its events, in logs and in metrics.
+import type { VirtualMachine } from '@azure/arm-compute';
+import { isTransient } from '../azure/virtual-machines.js';
+import { capacityFor, unavailabilityKey, type Offering } from '../decisions/offerings.js';
+import { classifyLaunchError, launchTimeoutFailure, type LaunchFailure } from '../decisions/launch-errors.js';
+import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
+import { ConditionTypes } from '../models/karpenter.js';
+import type { LifecycleDependencies } from './dependencies.js';
+import type {
+  LaunchMonitorInput,
+  MonitoredNodeClaim,
+  PollVmCreationInput,
+  PollVmCreationResult,
+  RecordLaunchFailureInput,
+} from './launch-monitor.js';
+import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
+
+export async function pollVmCreation(
+  deps: LifecycleDependencies,
+  input: PollVmCreationInput,
+): Promise<PollVmCreationResult> {
+  try {
+    if (input.pollerState) return await deps.vms.pollCreation(input.pollerState);
+    return pollByGet(await deps.vms.get(input.vmName), input.vmName);
+  } catch (error) {
+    // Throttled or a server error while polling: not an outcome; poll again after ARM's Retry-After.
+    if (isTransient(error)) {
+      deps.log.warn('transient error while polling VM creation', { vmName: input.vmName, error });
+      return { status: 'InProgress', ...(input.pollerState ? { pollerState: input.pollerState } : {}) };
+    }
+    throw error;
+  }
+}
+
+/** Without a poller (the VM already existed when launch ran), the VM's provisioningState is the outcome. */
+function pollByGet(vm: VirtualMachine | undefined, vmName: string): PollVmCreationResult {
+  if (!vm) return { status: 'Failed', error: { code: 'NotFound', message: `VM ${vmName} no longer exists` } };
+  switch (vm.provisioningState) {
+    case 'Succeeded':
+      return { status: 'Succeeded' };
+    case 'Failed':
+      return { status: 'Failed', error: { message: `VM ${vmName} provisioning failed` } };
+    default:
+      return { status: 'InProgress' };
+  }
+}
+
+export async function recordLaunchSuccess(
+  deps: LifecycleDependencies,
+  input: LaunchMonitorInput,
+): Promise<void> {
+  const log = deps.log.with({ nodeClaim: input.nodeClaim.name, nodeClaimUid: input.nodeClaim.uid });
+  const vm = await deps.vms.get(input.vmName);
+  const nodeClaim = await deps.objects.nodeClaims.get(input.nodeClaim.name);
+  if (!nodeClaim || nodeClaim.metadata.uid !== input.nodeClaim.uid) {
+    log.info('VM created for a NodeClaim that no longer exists; termination removes it', {
+      vmName: input.vmName,
+    });
+    return;
+  }
+  const { capacity, allocatable } = capacityFor(input.offering, {
+    ...(input.maxPods !== undefined ? { maxPods: input.maxPods } : {}),
+    ...(input.osDiskSizeGB !== undefined ? { osDiskSizeGB: input.osDiskSizeGB } : {}),
+  });
+  const imageID = vm ? imageIdOf(vm) : undefined;
+  await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
+    ...current.status,
+    ...(imageID ? { imageID } : {}),
+    capacity,
+    allocatable,
+    conditions: applyLifecycleConditions(
+      current.status?.conditions,
+      [{ type: ConditionTypes.launched, status: 'True', reason: 'Launched', message: '' }],
+      deps.now(),
+    ),
+  }));
+  const pool = { nodePool: input.nodeClaim.nodePool ?? '' };
+  deps.metrics.increment('nodeclaims_launched', pool);
+  deps.metrics.observe(
+    'vm_creation_seconds',
+    (deps.now().getTime() - Date.parse(input.startedAt)) / 1000,
+    pool,
+  );
+  log.info('VM provisioned', { vmName: input.vmName, imageID });
+}
+
+export async function recordMonitorFailure(
+  deps: LifecycleDependencies,
+  input: RecordLaunchFailureInput,
+): Promise<void> {
+  const elapsedSeconds = (deps.now().getTime() - Date.parse(input.monitor.startedAt)) / 1000;
+  await recordLaunchFailure(deps, {
+    nodeClaim: input.monitor.nodeClaim,
+    vmName: input.monitor.vmName,
+    offering: input.monitor.offering,
+    failure: input.timedOut ? launchTimeoutFailure(elapsedSeconds) : classifyLaunchError(input.error),
+  });
+}
+
+/**
+ * Launched=False with the reason and Azure's message, a Warning event, the offering marked unavailable
+ * for the reason's TTL, the VM deleted (forced), then the NodeClaim deleted. Each step is idempotent, so
+ * a retried activity converges to the same end state.
+ */
+export async function recordLaunchFailure(
+  deps: LifecycleDependencies,
+  input: { nodeClaim: MonitoredNodeClaim; vmName: string; offering: Offering; failure: LaunchFailure },
+): Promise<void> {
+  const { failure, offering } = input;
+  const log = deps.log.with({ nodeClaim: input.nodeClaim.name, nodeClaimUid: input.nodeClaim.uid });
+  const message = failure.azureCode ? `${failure.azureCode}: ${failure.message}` : failure.message;
+
+  const nodeClaim = await deps.objects.nodeClaims.get(input.nodeClaim.name);
+  const current = nodeClaim && nodeClaim.metadata.uid === input.nodeClaim.uid ? nodeClaim : undefined;
+  if (current) {
+    await updateNodeClaimStatus(deps.objects, current, (latest) => ({
+      ...latest.status,
+      conditions: applyLifecycleConditions(
+        latest.status?.conditions,
+        [{ type: ConditionTypes.launched, status: 'False', reason: failure.reason, message }],
+        deps.now(),
+      ),
+    }));
+    await deps.events.warning(nodeClaimTarget(current), failure.reason, message);
+  }
+
+  if (failure.unavailable) {
+    await deps.unavailable.mark({
+      key: unavailabilityKey(failure.unavailable.scope, offering),
+      reason: failure.reason,
+      message,
+      expiresAt: new Date(deps.now().getTime() + failure.unavailable.ttlSeconds * 1000),
+    });
+  }
+  const vmState = await deps.vms.beginDelete(input.vmName);
+  deps.metrics.increment('nodeclaims_launch_failed', {
+    nodePool: input.nodeClaim.nodePool ?? '',
+    reason: failure.reason,
+  });
+  log.warn('launch failed', {
+    reason: failure.reason,
+    azureCode: failure.azureCode,
+    detail: failure.message,
+    offering: `${offering.capacityType}/${offering.vmSize}/${offering.zone}`,
+    unavailableScope: failure.unavailable?.scope,
+    unavailableSeconds: failure.unavailable?.ttlSeconds,
+    vmName: input.vmName,
+    vm: vmState,
+  });
+  if (current) await deps.objects.nodeClaims.delete(current.metadata.name, { uid: current.metadata.uid });
+}
+
+/** The image the VM runs: the gallery image ID, or publisher:offer:sku:version for marketplace images. */
+function imageIdOf(vm: VirtualMachine): string | undefined {
+  const image = vm.storageProfile?.imageReference;
+  if (!image) return undefined;
+  if (image.id) return image.id;
+  if (image.communityGalleryImageId) return image.communityGalleryImageId;
+  if (image.sharedGalleryImageId) return image.sharedGalleryImageId;
+  const version = image.exactVersion ?? image.version;
+  return [image.publisher, image.offer, image.sku, version].every(Boolean)
+    ? `${image.publisher}:${image.offer}:${image.sku}:${version}`
+    : undefined;
+}

@@ -1,0 +1,50 @@
+// Guarded NodeClaim writes. Every write carries the resourceVersion it was computed from, so a handler
+// working from stale state gets a conflict and recomputes from a fresh read instead of overwriting newer
+// data. Status updates are functions of the current NodeClaim, which makes the retry loop trivial.
+import type { NodeClaim, NodeClaimStatus } from '../models/index.js';
+import { statusChanged } from '../decisions/nodeclaim-status.js';
+import { isConflict } from '../kube/errors.js';
+import type { KarpenterObjects } from '../kube/custom-objects.js';
+
+const maxAttempts = 5;
+
+/**
+ * Applies `update` to the NodeClaim's status and writes it when it changed. Returns the stored NodeClaim,
+ * or undefined when the NodeClaim is gone (or replaced by another with the same name).
+ */
+export async function updateNodeClaimStatus(
+  objects: KarpenterObjects,
+  current: NodeClaim,
+  update: (nodeClaim: NodeClaim) => NodeClaimStatus,
+): Promise<NodeClaim | undefined> {
+  let nodeClaim: NodeClaim | undefined = current;
+  for (let attempt = 1; ; attempt++) {
+    if (!nodeClaim || nodeClaim.metadata.uid !== current.metadata.uid) return undefined;
+    const status = update(nodeClaim);
+    if (!statusChanged(nodeClaim.status, status)) return nodeClaim;
+    try {
+      return await objects.nodeClaims.mergePatchStatus(nodeClaim.metadata.name, {
+        metadata: { resourceVersion: nodeClaim.metadata.resourceVersion },
+        status,
+      });
+    } catch (error) {
+      if (!isConflict(error) || attempt >= maxAttempts) throw error;
+      nodeClaim = await objects.nodeClaims.get(current.metadata.name);
+    }
+  }
+}
+
+/** The NodeClaim as a `kubectl describe`-able event target. */
+export function nodeClaimTarget(nodeClaim: NodeClaim): {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid?: string;
+} {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    name: nodeClaim.metadata.name,
+    ...(nodeClaim.metadata.uid ? { uid: nodeClaim.metadata.uid } : {}),
+  };
+}
