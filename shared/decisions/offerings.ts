@@ -411,6 +411,17 @@ function fits(offering: Offering, requests: ParsedRequests, options: CapacityOpt
 }
 
 /**
+ * Like Karpenter, a NodeClaim that says nothing about capacity type gets on-demand: spot capacity can be
+ * evicted at any time, so it is only used when the NodePool opts in.
+ */
+export function withDefaultCapacityType(
+  requirements: readonly NodeSelectorRequirement[],
+): readonly NodeSelectorRequirement[] {
+  if (requirements.some((r) => r.key === WellKnown.capacityTypeLabel)) return requirements;
+  return [...requirements, { key: WellKnown.capacityTypeLabel, operator: 'In', values: ['on-demand'] }];
+}
+
+/**
  * Chooses the first offering in compareOfferings order that satisfies every requirement, fits the
  * requests within allocatable (see capacityFor), and is not marked unavailable under any of its keys.
  * A requirement with minValues additionally needs that many distinct values for its key among the
@@ -418,6 +429,7 @@ function fits(offering: Offering, requests: ParsedRequests, options: CapacityOpt
  * why offerings were excluded, so the NodeClaim condition says what to change.
  */
 export function selectOffering(input: SelectOfferingInput): OfferingSelection {
+  const requirements = withDefaultCapacityType(input.requirements);
   const requests = parseRequests(input.requests ?? {});
   if (typeof requests === 'string')
     return { offering: undefined, reason: `invalid resource requests: ${requests}` };
@@ -434,7 +446,7 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
   let markedUnavailable = 0;
   const candidates: Offering[] = [];
   for (const offering of [...input.offerings].sort(compareOfferings)) {
-    const check = offeringSatisfies(offering, input.requirements);
+    const check = offeringSatisfies(offering, requirements);
     if (!check.satisfied) {
       excludedByRequirements++;
       firstRequirementReason ??= check.reason;
@@ -453,7 +465,7 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
     candidates.push(offering);
   }
 
-  for (const requirement of input.requirements) {
+  for (const requirement of requirements) {
     if (requirement.minValues === undefined) continue;
     const key = NORMALIZED_KEYS[requirement.key] ?? requirement.key;
     if (!OFFERING_LABEL_KEYS.has(key)) continue;

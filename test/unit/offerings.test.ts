@@ -301,6 +301,7 @@ const r = (
 
 describe('selectOffering', () => {
   const onDemandOnly = [r('karpenter.sh/capacity-type', 'In', ['on-demand'])];
+  const anyCapacity = r('karpenter.sh/capacity-type', 'In', ['spot', 'on-demand']);
 
   it.each<[string, NodeSelectorRequirement[], Record<string, string>, ReadonlySet<string>, string]>([
     [
@@ -364,6 +365,7 @@ describe('selectOffering', () => {
     [
       'sku-family and sku-memory',
       [
+        anyCapacity,
         r('karpenter.azure.com/sku-family', 'In', ['E']),
         r('karpenter.azure.com/sku-memory', 'Gte', ['16384']),
       ],
@@ -374,6 +376,7 @@ describe('selectOffering', () => {
     [
       'instance-type NotIn',
       [
+        anyCapacity,
         r('node.kubernetes.io/instance-type', 'NotIn', [
           'Standard_B1s',
           'Standard_D2ps_v5',
@@ -386,28 +389,28 @@ describe('selectOffering', () => {
     ],
     [
       'requests push to a bigger size',
-      [r('kubernetes.io/arch', 'In', ['amd64'])],
+      [anyCapacity, r('kubernetes.io/arch', 'In', ['amd64'])],
       { cpu: '2', memory: '4Gi' },
       new Set(),
       'spot/Standard_D4s_v5/westus2-1',
     ],
     [
       'memory request picks the memory-rich shape',
-      [r('kubernetes.io/arch', 'In', ['amd64'])],
+      [anyCapacity, r('kubernetes.io/arch', 'In', ['amd64'])],
       { cpu: '1', memory: '10Gi' },
       new Set(),
       'spot/Standard_E2s_v5/westus2-1',
     ],
     [
       'a request exactly at allocatable fits',
-      [r('kubernetes.io/arch', 'In', ['amd64'])],
+      [anyCapacity, r('kubernetes.io/arch', 'In', ['amd64'])],
       { cpu: '1900m', memory: '6044Mi' },
       new Set(),
       'spot/Standard_D2s_v5/westus2-1',
     ],
     [
       'skips an unavailable offering',
-      [r('karpenter.azure.com/sku-cpu', 'Gt', ['1']), r('kubernetes.io/arch', 'In', ['amd64'])],
+      [anyCapacity, r('karpenter.azure.com/sku-cpu', 'Gt', ['1']), r('kubernetes.io/arch', 'In', ['amd64'])],
       {},
       new Set(['spot/Standard_D2s_v5/westus2-1']),
       'spot/Standard_D2s_v5/westus2-2',
@@ -415,6 +418,7 @@ describe('selectOffering', () => {
     [
       'skips a size unavailable in a zone for both capacity types',
       [
+        anyCapacity,
         r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
         r('kubernetes.io/arch', 'In', ['amd64']),
         r('topology.kubernetes.io/zone', 'In', ['westus2-1']),
@@ -425,7 +429,7 @@ describe('selectOffering', () => {
     ],
     [
       'skips a whole capacity type',
-      [r('karpenter.azure.com/sku-cpu', 'Gt', ['1']), r('kubernetes.io/arch', 'In', ['amd64'])],
+      [anyCapacity, r('karpenter.azure.com/sku-cpu', 'Gt', ['1']), r('kubernetes.io/arch', 'In', ['amd64'])],
       {},
       new Set(['capacityType/spot']),
       'on-demand/Standard_D2s_v5/westus2-1',
@@ -440,6 +444,13 @@ describe('selectOffering', () => {
       {},
       new Set(['family/on-demand/standardDSv5Family']),
       'on-demand/Standard_E2s_v5/westus2-1',
+    ],
+    [
+      'on-demand when the requirements do not mention capacity type',
+      [r('karpenter.azure.com/sku-cpu', 'Gt', ['1']), r('kubernetes.io/arch', 'In', ['amd64'])],
+      {},
+      new Set(),
+      'on-demand/Standard_D2s_v5/westus2-1',
     ],
     [
       'custom and nodepool labels do not constrain the machine',
@@ -483,11 +494,11 @@ describe('selectOffering', () => {
     });
     expect(result.offering).toBeUndefined();
     expect(result).toMatchObject({
-      reason: expect.stringContaining('none of 22 offerings fits; 3 excluded by requirements'),
+      reason: expect.stringContaining('none of 22 offerings fits; 12 excluded by requirements'),
     });
     expect(result).toMatchObject({
       reason: expect.stringContaining(
-        '19 too small for the requests (e.g. Standard_B1s: cpu 64000m > allocatable 940m)',
+        '10 too small for the requests (e.g. Standard_B1s: cpu 64000m > allocatable 940m)',
       ),
     });
   });
