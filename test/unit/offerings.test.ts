@@ -446,6 +446,13 @@ describe('selectOffering', () => {
       'on-demand/Standard_E2s_v5/westus2-1',
     ],
     [
+      'a smaller on-demand shape beats a larger spot one',
+      [anyCapacity],
+      {},
+      new Set(),
+      'on-demand/Standard_B1s/westus2-1',
+    ],
+    [
       'on-demand when the requirements do not mention capacity type',
       [r('karpenter.azure.com/sku-cpu', 'Gt', ['1']), r('kubernetes.io/arch', 'In', ['amd64'])],
       {},
