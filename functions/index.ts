@@ -1,0 +1,22 @@
+// The Function App's entry point (package.json "main"): importing a function module registers it with
+// the Functions host; `definitions` hands the same objects to the local in-process host.
+import type { FunctionDefinition } from '../shared/runtime/definitions.js';
+import { deleteNodeClaimVm } from './delete-nodeclaim-vm.js';
+import { finishNodeClaimTermination } from './finish-nodeclaim-termination.js';
+import { launchMonitor } from './launch-monitor.js';
+import { objectEvents } from './object-events.js';
+import { pollVmCreation } from './poll-vm-creation.js';
+import { recordLaunchFailure } from './record-launch-failure.js';
+import { recordLaunchSuccess } from './record-launch-success.js';
+import { terminateNodeClaim } from './terminate-nodeclaim.js';
+
+export const definitions: readonly FunctionDefinition[] = [
+  objectEvents,
+  launchMonitor,
+  pollVmCreation,
+  recordLaunchSuccess,
+  recordLaunchFailure,
+  terminateNodeClaim,
+  deleteNodeClaimVm,
+  finishNodeClaimTermination,
+];

@@ -1,0 +1,14 @@
+import { getDependencies } from '../shared/lifecycle/dependencies.js';
+import { LaunchMonitorNames, type RecordLaunchFailureInput } from '../shared/lifecycle/launch-monitor.js';
+import { recordMonitorFailure } from '../shared/lifecycle/launch-outcome.js';
+import type { ActivityFunctionDefinition } from '../shared/runtime/definitions.js';
+import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';
+
+/** Activity: Launched=False with the classified reason, offering marked unavailable, VM and NodeClaim deleted. */
+export const recordLaunchFailure: ActivityFunctionDefinition = {
+  kind: 'activity',
+  name: LaunchMonitorNames.recordLaunchFailure,
+  handler: (input) => recordMonitorFailure(getDependencies(), input as RecordLaunchFailureInput),
+};
+
+registerWithAzureFunctions(recordLaunchFailure);

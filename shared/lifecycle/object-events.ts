@@ -1,0 +1,43 @@
+// Routes a bridge event to the lifecycle phase that owns it. The event only names an object; the phase
+// reads its current state, so a late, duplicated or reordered event does the right thing or nothing.
+import { parseObjectChangeEvent } from '../events/cloud-event.js';
+import type { HandlerContext } from '../runtime/definitions.js';
+import type { LifecycleDependencies } from './dependencies.js';
+import { reconcileLaunch } from './launch.js';
+import { needsTermination, reconcileTermination } from './termination.js';
+
+export async function handleObjectEvent(
+  deps: LifecycleDependencies,
+  message: unknown,
+  context: Pick<HandlerContext, 'orchestrations' | 'invocationId' | 'log'>,
+): Promise<void> {
+  // A malformed message throws MalformedEventError before anything is read or written; the host retries
+  // it and then moves it to the poison queue with this error's message as the reason.
+  const event = parseObjectChangeEvent(message);
+  const { kind, name, uid, changeType } = event.data;
+  const log = context.log.with({ eventId: event.id, kind, name, uid, changeType });
+
+  switch (kind) {
+    case 'NodeClaim': {
+      const nodeClaim = await deps.objects.nodeClaims.get(name);
+      if (!nodeClaim) {
+        log.debug('NodeClaim is gone; nothing to do');
+        return;
+      }
+      if (needsTermination(nodeClaim)) {
+        const outcome = await reconcileTermination(deps, nodeClaim, context);
+        log.info('termination reconciled', { outcome });
+        return;
+      }
+      const result = await reconcileLaunch(deps, name, context);
+      log.info('launch reconciled', { ...result });
+      return;
+    }
+    case 'Node':
+    case 'NodePool':
+    case 'AKSNodeClass':
+      // Registration, drift and budgets are reconciled by the lifecycle sweep, which reads these kinds.
+      log.debug('event left to the lifecycle sweep');
+      return;
+  }
+}

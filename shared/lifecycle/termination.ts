@@ -1,0 +1,152 @@
+// Termination of a deleted NodeClaim that carries karpenter.sh/termination: stop its launch monitor,
+// delete its VM (forced) and wait until ARM no longer has it, delete its Node, then remove the finalizer.
+// Every step is idempotent and a VM that is already gone counts as deleted, so the orchestration can be
+// restarted at any point and still converge.
+import type * as df from 'durable-functions';
+import { vmNameFor } from '../decisions/vm-spec.js';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { isNotFound } from '../kube/errors.js';
+import type { NodeClaim } from '../models/index.js';
+import { WellKnown } from '../models/karpenter.js';
+import type { HandlerContext } from '../runtime/definitions.js';
+import type { LifecycleDependencies } from './dependencies.js';
+import { launchMonitorInstanceId } from './launch-monitor.js';
+import { isManagedNodeClaim } from './launch.js';
+
+export const TerminationNames = {
+  orchestration: 'terminateNodeClaim',
+  deleteVm: 'deleteNodeClaimVm',
+  finish: 'finishNodeClaimTermination',
+} as const;
+
+export interface TerminationInput {
+  nodeClaim: { name: string; uid: string };
+  vmName: string;
+  pollIntervalSeconds: number;
+}
+
+export type VmDeletionProgress = 'Deleting' | 'Gone';
+
+export const terminationInstanceId = (nodeClaimUid: string): string => `terminate-${nodeClaimUid}`;
+
+export function needsTermination(nodeClaim: NodeClaim): boolean {
+  return (
+    isManagedNodeClaim(nodeClaim) &&
+    Boolean(nodeClaim.metadata.deletionTimestamp) &&
+    (nodeClaim.metadata.finalizers ?? []).includes(WellKnown.terminationFinalizer)
+  );
+}
+
+/** Starts the termination orchestration for a deleted NodeClaim unless one already exists. */
+export async function reconcileTermination(
+  deps: LifecycleDependencies,
+  nodeClaim: NodeClaim,
+  context: Pick<HandlerContext, 'orchestrations'>,
+): Promise<'started' | 'running' | 'not-needed'> {
+  if (!needsTermination(nodeClaim) || !nodeClaim.metadata.uid) return 'not-needed';
+  const instanceId = terminationInstanceId(nodeClaim.metadata.uid);
+  const existing = await context.orchestrations.getStatus(instanceId);
+  if (existing && ['Pending', 'Running', 'ContinuedAsNew'].includes(existing.runtimeStatus)) return 'running';
+  if (existing) await context.orchestrations.purge(instanceId);
+  const input: TerminationInput = {
+    nodeClaim: { name: nodeClaim.metadata.name, uid: nodeClaim.metadata.uid },
+    vmName: vmNameFor(nodeClaim.metadata.name),
+    pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,
+  };
+  try {
+    await context.orchestrations.startNew(TerminationNames.orchestration, { instanceId, input });
+  } catch (error) {
+    if (await context.orchestrations.getStatus(instanceId)) return 'running';
+    throw error;
+  }
+  deps.log.info('termination started', {
+    nodeClaim: nodeClaim.metadata.name,
+    nodeClaimUid: nodeClaim.metadata.uid,
+  });
+  return 'started';
+}
+
+export function* terminationOrchestrator(
+  context: df.OrchestrationContext,
+): Generator<df.Task, string, unknown> {
+  const input = context.df.getInput<TerminationInput>();
+  for (;;) {
+    const progress = (yield context.df.callActivity(TerminationNames.deleteVm, input)) as VmDeletionProgress;
+    if (progress === 'Gone') break;
+    const next = new Date(context.df.currentUtcDateTime.getTime() + input.pollIntervalSeconds * 1000);
+    yield context.df.createTimer(next);
+  }
+  yield context.df.callActivity(TerminationNames.finish, input);
+  return 'Terminated';
+}
+
+/** Stops the launch monitor and deletes the VM; 'Gone' once ARM no longer has it. */
+export async function deleteNodeClaimVm(
+  deps: LifecycleDependencies,
+  input: TerminationInput,
+  context: Pick<HandlerContext, 'orchestrations'>,
+): Promise<VmDeletionProgress> {
+  const monitorId = launchMonitorInstanceId(input.nodeClaim.uid);
+  const monitor = await context.orchestrations.getStatus(monitorId);
+  if (monitor && ['Pending', 'Running'].includes(monitor.runtimeStatus)) {
+    await context.orchestrations.terminate(monitorId, 'NodeClaim deleted');
+  }
+  const vm = await deps.vms.get(input.vmName);
+  if (!vm) return 'Gone';
+  if (vm.provisioningState !== 'Deleting') await deps.vms.beginDelete(input.vmName);
+  return 'Deleting';
+}
+
+/** Deletes the NodeClaim's Node (if it registered) and removes the finalizer so the NodeClaim goes. */
+export async function finishNodeClaimTermination(
+  deps: LifecycleDependencies,
+  input: TerminationInput,
+): Promise<void> {
+  const nodeClaim = await deps.objects.nodeClaims.get(input.nodeClaim.name);
+  if (!nodeClaim || nodeClaim.metadata.uid !== input.nodeClaim.uid) return;
+  const { core } = await deps.kube();
+  if (nodeClaim.status?.providerID) {
+    const nodes = await core.listNode({});
+    const matching = nodes.items.filter(
+      (n) => n.spec?.providerID?.toLowerCase() === nodeClaim.status?.providerID?.toLowerCase(),
+    );
+    for (const node of matching) {
+      const name = node.metadata?.name ?? '';
+      try {
+        await core.deleteNode({ name });
+        // Registration put our finalizer on the Node; the VM is gone, so nothing is left to wait for.
+        const nodeFinalizers = node.metadata?.finalizers ?? [];
+        if (nodeFinalizers.includes(WellKnown.terminationFinalizer)) {
+          await core.patchNode(
+            {
+              name,
+              body: [
+                { op: 'test', path: '/metadata/uid', value: node.metadata?.uid },
+                {
+                  op: 'replace',
+                  path: '/metadata/finalizers',
+                  value: nodeFinalizers.filter((f) => f !== WellKnown.terminationFinalizer),
+                },
+              ],
+            },
+            setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+          );
+        }
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }
+  }
+  const finalizers = nodeClaim.metadata.finalizers ?? [];
+  if (!finalizers.includes(WellKnown.terminationFinalizer)) return;
+  await deps.objects.nodeClaims.mergePatch(nodeClaim.metadata.name, {
+    metadata: {
+      resourceVersion: nodeClaim.metadata.resourceVersion,
+      finalizers: finalizers.filter((f) => f !== WellKnown.terminationFinalizer),
+    },
+  });
+  deps.log.info('NodeClaim terminated', {
+    nodeClaim: input.nodeClaim.name,
+    nodeClaimUid: input.nodeClaim.uid,
+  });
+}
