@@ -1,0 +1,404 @@
+// The event bridge against the real kube-apiserver (with the project's CRDs) and real Azurite, through
+// the real @kubernetes/client-node informers and the real @azure/storage-queue client. Nothing is mocked;
+// the queue outage is a real one: the bridge talks to Azurite through a TCP relay that the test closes
+// (connections refused and cut) and reopens on the same port.
+import { randomBytes } from 'node:crypto';
+import type { Server, Socket } from 'node:net';
+import { connect, createServer } from 'node:net';
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { QueueClient } from '@azure/storage-queue';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { BridgeHandle } from '../../bridge/index.js';
+import { startBridge } from '../../bridge/index.js';
+import { startAzurite, type RunningAzurite } from '../../local/azurite/launcher.js';
+import type { ObjectChangeEvent } from '../../shared/events/cloud-event.js';
+import { parseObjectChangeEvent } from '../../shared/events/cloud-event.js';
+import { NodeClaimResource } from '../../shared/kube/crd-names.js';
+import { silentLogger } from '../../shared/observability/logger.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    kubeconfigPath: string;
+    azuriteConnectionString: string;
+  }
+}
+
+const suffix = randomBytes(3).toString('hex');
+const fastBackoff = { initialMs: 100, maxMs: 1_000, factor: 2, jitter: 0.1 };
+
+let kubeConfig: KubeConfig;
+let custom: CustomObjectsApi;
+let core: CoreV1Api;
+let connectionString: string;
+let ownAzurite: RunningAzurite | undefined;
+const createdNodeClaims: string[] = [];
+const createdNodes: string[] = [];
+
+beforeAll(async () => {
+  kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(inject('kubeconfigPath'));
+  custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  core = kubeConfig.makeApiClient(CoreV1Api);
+  // The global setup shares one Azurite when it provides one; otherwise this file starts its own.
+  const provided: unknown = inject('azuriteConnectionString');
+  if (typeof provided === 'string' && provided !== '') {
+    connectionString = provided;
+  } else {
+    ownAzurite = await startAzurite();
+    connectionString = ownAzurite.connectionString;
+  }
+});
+
+afterAll(async () => {
+  for (const name of createdNodeClaims) {
+    await custom.deleteClusterCustomObject({ ...NodeClaimResource, name }).catch(() => undefined);
+  }
+  for (const name of createdNodes) await core.deleteNode({ name }).catch(() => undefined);
+  await ownAzurite?.stop();
+});
+
+async function createNodeClaim(name: string, nodeClassRef: { group: string; kind: string; name: string }) {
+  createdNodeClaims.push(name);
+  const created = (await custom.createClusterCustomObject({
+    ...NodeClaimResource,
+    body: {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
+      metadata: { name },
+      spec: {
+        nodeClassRef,
+        requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }],
+      },
+    },
+  })) as { metadata: { uid: string; resourceVersion: string } };
+  return created.metadata;
+}
+
+const aksRef = { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' };
+const otherRef = { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' };
+
+/** Reads and deletes messages from a queue, remembering every event it has seen. */
+class QueueReader {
+  readonly events: ObjectChangeEvent[] = [];
+  readonly rawBodies: string[] = [];
+  readonly client: QueueClient;
+
+  constructor(queueName: string) {
+    this.client = new QueueClient(connectionString, queueName);
+  }
+
+  async drain(): Promise<void> {
+    await this.client.createIfNotExists();
+    for (;;) {
+      const { receivedMessageItems } = await this.client.receiveMessages({ numberOfMessages: 32 });
+      if (receivedMessageItems.length === 0) return;
+      for (const message of receivedMessageItems) {
+        this.rawBodies.push(message.messageText);
+        this.events.push(parseObjectChangeEvent(message.messageText));
+        await this.client.deleteMessage(message.messageId, message.popReceipt);
+      }
+    }
+  }
+
+  about(kind: string, name: string): ObjectChangeEvent[] {
+    return this.events.filter((event) => event.data.kind === kind && event.data.name === name);
+  }
+
+  async waitFor(
+    kind: string,
+    name: string,
+    changeType?: string,
+    timeoutMs = 30_000,
+  ): Promise<ObjectChangeEvent> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await this.drain();
+      const found = this.about(kind, name).find(
+        (event) => changeType === undefined || event.data.changeType === changeType,
+      );
+      if (found !== undefined) return found;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `no ${changeType ?? ''} message for ${kind}/${name} within ${timeoutMs} ms; saw ${JSON.stringify(this.events.map((e) => e.subject))}`,
+        );
+      }
+      await sleep(200);
+    }
+  }
+}
+
+async function waitUntil(condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Everything the bridge had seen so far has left its outbox. */
+async function settled(bridge: BridgeHandle): Promise<void> {
+  await waitUntil(() => bridge.stats().buffered === 0, 'the outbox to drain');
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+describe('event bridge (real kube-apiserver, real Azurite)', () => {
+  const queueName = `bridge-${suffix}`;
+  let bridge: BridgeHandle;
+  let reader: QueueReader;
+
+  beforeAll(async () => {
+    reader = new QueueReader(queueName);
+    bridge = await startBridge({
+      queue: { mode: 'connectionString', connectionString, queueName },
+      kubernetes: { mode: 'kubeConfig', kubeConfig },
+      source: '/clusters/integration/event-bridge',
+      healthPort: 0,
+      healthHost: '127.0.0.1',
+      resyncSeconds: 3_600,
+      watchBackoff: fastBackoff,
+      queueBackoff: fastBackoff,
+      logger: silentLogger,
+    });
+    await waitUntil(() => bridge.ready(), 'the bridge to be ready');
+  });
+
+  afterAll(async () => {
+    await bridge?.stop();
+  });
+
+  it('answers /healthz and /readyz', async () => {
+    const healthz = await fetch(`http://127.0.0.1:${bridge.healthPort}/healthz`);
+    expect(healthz.status).toBe(200);
+    const readyz = await fetch(`http://127.0.0.1:${bridge.healthPort}/readyz`);
+    expect(readyz.status).toBe(200);
+    expect(await readyz.json()).toMatchObject({
+      status: 'ready',
+      informersSynced: true,
+      queueReachable: true,
+    });
+  });
+
+  it('publishes one CloudEvent naming a created NodeClaim with an AKSNodeClass ref, and nothing for another ref', async () => {
+    const ours = `bridge-aks-${suffix}`;
+    const theirs = `bridge-other-${suffix}`;
+    const marker = `bridge-marker-${suffix}`;
+    const created = await createNodeClaim(ours, aksRef);
+    await createNodeClaim(theirs, otherRef);
+    await createNodeClaim(marker, aksRef);
+
+    const event = await reader.waitFor('NodeClaim', ours, 'ADDED');
+    expect(event).toMatchObject({
+      specversion: '1.0',
+      source: '/clusters/integration/event-bridge',
+      type: 'com.nodeclaim-azure.kubernetes.nodeclaim.added',
+      subject: `NodeClaim/${ours}`,
+      datacontenttype: 'application/json',
+    });
+    // Which object changed, never the object itself.
+    expect(event.data).toEqual({
+      kind: 'NodeClaim',
+      name: ours,
+      uid: created.uid,
+      resourceVersion: created.resourceVersion,
+      changeType: 'ADDED',
+    });
+    // Sent as plain JSON text (the Function reads it with messageEncoding: none).
+    expect(reader.rawBodies.some((body) => body.startsWith('{') && body.includes(`"name":"${ours}"`))).toBe(
+      true,
+    );
+
+    // The marker was created after the other-ref NodeClaim; once it is out, so is anything before it.
+    await reader.waitFor('NodeClaim', marker, 'ADDED');
+    await settled(bridge);
+    await reader.drain();
+    expect(reader.about('NodeClaim', theirs)).toEqual([]);
+    expect(reader.about('NodeClaim', ours)).toHaveLength(1);
+  });
+
+  it('forwards a NodeClaim update that a handler cares about, not a status heartbeat', async () => {
+    const name = `bridge-update-${suffix}`;
+    await createNodeClaim(name, aksRef);
+    await reader.waitFor('NodeClaim', name, 'ADDED');
+
+    // A status-only change handlers ignore: capacity.
+    await custom.patchClusterCustomObjectStatus({
+      ...NodeClaimResource,
+      name,
+      body: [{ op: 'add', path: '/status', value: { capacity: { cpu: '4' } } }],
+    });
+    // Then one they act on: the providerID.
+    const providerID = `azure:///subscriptions/s/resourcegroups/rg/providers/Microsoft.Compute/virtualMachines/${name}`;
+    await custom.patchClusterCustomObjectStatus({
+      ...NodeClaimResource,
+      name,
+      body: [{ op: 'add', path: '/status/providerID', value: providerID }],
+    });
+    const modified = await reader.waitFor('NodeClaim', name, 'MODIFIED');
+    await settled(bridge);
+    await reader.drain();
+    expect(reader.about('NodeClaim', name).map((e) => e.data.changeType)).toEqual(['ADDED', 'MODIFIED']);
+    const current = (await custom.getClusterCustomObject({ ...NodeClaimResource, name })) as {
+      metadata: { resourceVersion: string };
+    };
+    expect(modified.data.resourceVersion).toBe(current.metadata.resourceVersion);
+  });
+
+  it('publishes Nodes that carry karpenter.sh/unregistered, and Azure Node deletions', async () => {
+    const tainted = `bridge-node-tainted-${suffix}`;
+    const plain = `bridge-node-plain-${suffix}`;
+    const marker = `bridge-node-marker-${suffix}`;
+    const providerID = (name: string) =>
+      `azure:///subscriptions/s/resourceGroups/mc_rg/providers/Microsoft.Compute/virtualMachines/${name}`;
+    createdNodes.push(tainted, plain, marker);
+    await core.createNode({
+      body: {
+        metadata: { name: tainted },
+        spec: {
+          providerID: providerID(tainted),
+          taints: [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }],
+        },
+      },
+    });
+    await core.createNode({ body: { metadata: { name: plain }, spec: { providerID: 'kind://docker/x/y' } } });
+    await core.createNode({
+      body: {
+        metadata: { name: marker },
+        spec: { taints: [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }] },
+      },
+    });
+
+    const added = await reader.waitFor('Node', tainted, 'ADDED');
+    expect(added.type).toBe('com.nodeclaim-azure.kubernetes.node.added');
+    await reader.waitFor('Node', marker, 'ADDED');
+    await settled(bridge);
+    await reader.drain();
+    expect(reader.about('Node', plain)).toEqual([]);
+
+    await core.deleteNode({ name: tainted });
+    await core.deleteNode({ name: plain });
+    await reader.waitFor('Node', tainted, 'DELETED');
+    await settled(bridge);
+    await reader.drain();
+    expect(reader.about('Node', plain)).toEqual([]);
+  });
+
+  it('keeps working after its watch connections are dropped', async () => {
+    await waitUntil(() => bridge.stats().informers.NodeClaim.connected, 'a live NodeClaim watch');
+    const restartsBefore = bridge.stats().informers.NodeClaim.restarts;
+    const dropped = bridge.dropWatchConnections();
+    expect(dropped.NodeClaim).toBe(1);
+    await waitUntil(
+      () => bridge.stats().informers.NodeClaim.restarts > restartsBefore,
+      'the watch to restart',
+    );
+
+    const name = `bridge-after-drop-${suffix}`;
+    await createNodeClaim(name, aksRef);
+    await reader.waitFor('NodeClaim', name, 'ADDED');
+    expect(bridge.stats().informers.NodeClaim.connected).toBe(true);
+  });
+
+  it('re-announces objects that still need work on resync', async () => {
+    const name = `bridge-resync-${suffix}`;
+    await createNodeClaim(name, aksRef);
+    await reader.waitFor('NodeClaim', name, 'ADDED');
+    await settled(bridge);
+    expect(bridge.resyncNow()).toBeGreaterThan(0);
+    const resync = await reader.waitFor('NodeClaim', name, 'RESYNC');
+    expect(resync.type).toBe('com.nodeclaim-azure.kubernetes.nodeclaim.resync');
+  });
+});
+
+/** A TCP relay in front of Azurite that can be taken down (refusing and cutting connections) and back up. */
+class Relay {
+  #server: Server | undefined;
+  readonly #sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async up(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.target.port, this.target.host);
+      for (const socket of [client, upstream]) {
+        this.#sockets.add(socket);
+        socket.on('close', () => this.#sockets.delete(socket));
+        socket.on('error', () => socket.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.port = (server.address() as { port: number }).port;
+    this.#server = server;
+  }
+
+  async down(): Promise<void> {
+    const server = this.#server;
+    this.#server = undefined;
+    for (const socket of this.#sockets) socket.destroy();
+    if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+describe('event bridge through a queue outage', () => {
+  it('keeps every change while the queue is down and delivers them when it is back', async () => {
+    const queueName = `bridge-outage-${suffix}`;
+    const reader = new QueueReader(queueName);
+    await reader.drain();
+    const queueEndpoint = new URL(/QueueEndpoint=([^;]+)/.exec(connectionString)?.[1] ?? '');
+    const relay = new Relay({ host: queueEndpoint.hostname, port: Number(queueEndpoint.port) });
+    await relay.up();
+    const relayed = connectionString.replace(
+      /QueueEndpoint=[^;]+/,
+      `QueueEndpoint=http://127.0.0.1:${relay.port}${queueEndpoint.pathname}`,
+    );
+
+    const bridge = await startBridge({
+      queue: { mode: 'connectionString', connectionString: relayed, queueName },
+      kubernetes: { mode: 'kubeConfig', kubeConfig },
+      source: '/clusters/integration/event-bridge',
+      healthPort: 0,
+      healthHost: '127.0.0.1',
+      resyncSeconds: 3_600,
+      queueProbeIntervalMs: 200,
+      queueRequestTimeoutMs: 2_000,
+      watchBackoff: fastBackoff,
+      queueBackoff: fastBackoff,
+      logger: silentLogger,
+    });
+    try {
+      await waitUntil(() => bridge.ready(), 'the bridge to be ready');
+      const before = `bridge-before-outage-${suffix}`;
+      await createNodeClaim(before, aksRef);
+      await reader.waitFor('NodeClaim', before, 'ADDED');
+
+      await relay.down();
+      const during = Array.from({ length: 5 }, (_, i) => `bridge-during-outage-${i}-${suffix}`);
+      for (const name of during) await createNodeClaim(name, aksRef);
+      await waitUntil(() => bridge.stats().queue.consecutiveFailures >= 2, 'the bridge to notice the outage');
+      await waitUntil(() => !bridge.ready(), 'readiness to drop');
+      const readyz = await fetch(`http://127.0.0.1:${bridge.healthPort}/readyz`);
+      expect(readyz.status).toBe(503);
+      expect(await readyz.json()).toMatchObject({ queueReachable: false });
+      expect(bridge.stats().buffered).toBeGreaterThanOrEqual(during.length);
+
+      await relay.up();
+      for (const name of during) await reader.waitFor('NodeClaim', name, 'ADDED');
+      await waitUntil(() => bridge.ready(), 'readiness to return');
+      await settled(bridge);
+      await reader.drain();
+      for (const name of [before, ...during]) expect(reader.about('NodeClaim', name)).toHaveLength(1);
+    } finally {
+      await bridge.stop();
+      await relay.down();
+    }
+  });
+});
