@@ -115,7 +115,12 @@ export function handleArm(request: ArmRequest, deps: ArmHandlerDeps): ServiceRes
     }
     if (!decision.allowed) {
       throttledRequest = true;
-      throw throttled(decision.policy, decision.retryAfterSeconds, decision.allowedCount, decision.measuredCount);
+      throw throttled(
+        decision.policy,
+        decision.retryAfterSeconds,
+        decision.allowedCount,
+        decision.measuredCount,
+      );
     }
 
     const context: RequestContext = { baseUrl: request.url.origin, apiVersion };
@@ -172,7 +177,7 @@ function dispatch(
       const offset = skipOffset(url);
       const items = filterSkus(deps.catalog(), url.searchParams.get('$filter') ?? undefined);
       if (!items) {
-        throw invalidParameter("Only the filter \"location eq '<location>'\" is supported.", '$filter');
+        throw invalidParameter('Only the filter "location eq \'<location>\'" is supported.', '$filter');
       }
       return { status: 200, body: paginate(items, offset, deps.pageSizes.skus, url), headers: {} };
     }
@@ -186,7 +191,8 @@ function skipOffset(url: URL): number {
 }
 
 function errorResponse(error: unknown): ServiceResponse {
-  if (error instanceof ArmError) return { status: error.status, body: error.body(), headers: { ...error.headers } };
+  if (error instanceof ArmError)
+    return { status: error.status, body: error.body(), headers: { ...error.headers } };
   const message = error instanceof Error ? error.message : String(error);
   return {
     status: 500,

@@ -12,7 +12,12 @@ export interface QuotaFigures {
 const quotaRequestUrl =
   'https://aka.ms/ProdportalCRP/#blade/Microsoft_Azure_Capacity/UsageAndQuota.ReactView/Parameters/';
 
-function quotaMessage(quotaName: string, location: string, figures: QuotaFigures, readMoreUrl: string): string {
+function quotaMessage(
+  quotaName: string,
+  location: string,
+  figures: QuotaFigures,
+  readMoreUrl: string,
+): string {
   const newLimit = figures.currentUsage + figures.additionalRequired;
   return (
     `Operation could not be completed as it results in exceeding approved ${quotaName} quota. ` +
@@ -65,7 +70,12 @@ export function lowPriorityQuotaExceeded(location: string, figures: QuotaFigures
   );
 }
 
-export function skuNotAvailable(resourceId: string, location: string, zone: string | undefined, subscriptionId: string): ArmError {
+export function skuNotAvailable(
+  resourceId: string,
+  location: string,
+  zone: string | undefined,
+  subscriptionId: string,
+): ArmError {
   const where = zone === undefined ? `location '${location}'` : `location '${location}' zones '${zone}'`;
   return new ArmError(
     409,
@@ -117,7 +127,10 @@ export function allocationFailure(code: AllocationFailureCode): ArmErrorDetail {
 
 /** A DELETE that lands while a creation is still running pre-empts it. */
 export function operationPreempted(): ArmErrorDetail {
-  return { code: 'OperationPreempted', message: 'Operation execution has been preempted by a more recent operation.' };
+  return {
+    code: 'OperationPreempted',
+    message: 'Operation execution has been preempted by a more recent operation.',
+  };
 }
 
 export function vmMarkedForDeletion(vmName: string): ArmError {
@@ -129,7 +142,12 @@ export function vmMarkedForDeletion(vmName: string): ArmError {
   );
 }
 
-export function throttled(policy: string, retryAfterSeconds: number, allowed: number, measured: number): ArmError {
+export function throttled(
+  policy: string,
+  retryAfterSeconds: number,
+  allowed: number,
+  measured: number,
+): ArmError {
   const now = new Date();
   return new ArmError(
     429,

@@ -28,7 +28,8 @@ Point a client at the printed URL and trust the printed CA, for example
 function numberOption(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`--${name} must be a non-negative number, got '${value}'`);
+  if (!Number.isFinite(parsed) || parsed < 0)
+    throw new Error(`--${name} must be a non-negative number, got '${value}'`);
   return parsed;
 }
 
@@ -67,7 +68,9 @@ async function main(): Promise<void> {
     log: createLogger({ component: 'arm-emulator', minLevel: values.verbose ? 'debug' : 'info' }),
   });
   process.stdout.write(`ARM emulator: ${emulator.url}\nCA certificate: ${ca.certPath}\n`);
-  process.stdout.write(`Admin API: ${emulator.url}/admin/requests, /admin/faults, /admin/latencies, /admin/vms\n`);
+  process.stdout.write(
+    `Admin API: ${emulator.url}/admin/requests, /admin/faults, /admin/latencies, /admin/vms\n`,
+  );
 
   const shutdown = (): void => {
     void emulator.stop().then(() => process.exit(0));

@@ -12,7 +12,13 @@ import {
   skuNotAvailable,
   vmMarkedForDeletion,
 } from './azure-messages.js';
-import { ArmError, invalidParameter, propertyChangeNotAllowed, resourceNotFound, type ArmErrorDetail } from './errors.js';
+import {
+  ArmError,
+  invalidParameter,
+  propertyChangeNotAllowed,
+  resourceNotFound,
+  type ArmErrorDetail,
+} from './errors.js';
 import type { AsyncFaultEffect, FaultRegistry, LaunchFacts, SyncFaultEffect } from './faults.js';
 import { createLatencyFor, deleteLatencyFor, type Latencies } from './latencies.js';
 import { renderOperation, type AsyncOperation, type OperationStore } from './operations.js';
@@ -129,14 +135,20 @@ export class ComputeService {
     return this.deps.store.list(subscriptionId, resourceGroup).map(renderVm);
   }
 
-  getOperation(subscriptionId: string, id: string, monitor: boolean, context: RequestContext): ServiceResponse {
+  getOperation(
+    subscriptionId: string,
+    id: string,
+    monitor: boolean,
+    context: RequestContext,
+  ): ServiceResponse {
     const operation = this.deps.operations.get(subscriptionId, id);
     if (!operation) {
       throw new ArmError(404, 'NotFound', `The operation '${id}' could not be found.`);
     }
     const retryAfter = String(this.deps.latencies().retryAfterSeconds);
     if (!monitor) {
-      const headers: Record<string, string> = operation.status === 'InProgress' ? { 'retry-after': retryAfter } : {};
+      const headers: Record<string, string> =
+        operation.status === 'InProgress' ? { 'retry-after': retryAfter } : {};
       return { status: 200, body: renderOperation(operation), headers };
     }
     // The Location ("monitor") flavour speaks through status codes: 202 while running.
@@ -173,7 +185,8 @@ export class ComputeService {
           'Please select a new resource name.',
       );
     }
-    if (spec.vmSize.toLowerCase() !== vm.spec.vmSize.toLowerCase()) throw propertyChangeNotAllowed('hardwareProfile.vmSize');
+    if (spec.vmSize.toLowerCase() !== vm.spec.vmSize.toLowerCase())
+      throw propertyChangeNotAllowed('hardwareProfile.vmSize');
     if (spec.zones.join(',') !== vm.spec.zones.join(',')) throw propertyChangeNotAllowed('zones');
     if (spec.priority !== vm.spec.priority) throw propertyChangeNotAllowed('priority');
     if ((spec.customData ?? '') !== (vm.spec.customData ?? '')) throw propertyChangeNotAllowed('customData');
@@ -183,7 +196,9 @@ export class ComputeService {
       // Nothing to provision: answer with the current state. If a creation is still running the
       // client keeps polling the VM itself until provisioningState is terminal.
       const headers: Record<string, string> = {};
-      const running = vm.pendingOperationId ? this.deps.operations.get(vm.subscriptionId, vm.pendingOperationId) : undefined;
+      const running = vm.pendingOperationId
+        ? this.deps.operations.get(vm.subscriptionId, vm.pendingOperationId)
+        : undefined;
       if (running && running.status === 'InProgress') {
         headers['azure-asyncoperation'] = this.operationUrl(running, false, context);
       }
@@ -258,17 +273,39 @@ function vmIdOf(address: VmAddress): string {
 }
 
 function launchFacts(vmName: string, spec: VmSpec): LaunchFacts {
-  return { vmName, vmSize: spec.vmSize, zone: spec.zones[0], priority: spec.priority, location: spec.location };
+  return {
+    vmName,
+    vmSize: spec.vmSize,
+    zone: spec.zones[0],
+    priority: spec.priority,
+    location: spec.location,
+  };
 }
 
-function syncFaultError(effect: SyncFaultEffect, address: VmAddress, spec: VmSpec, sku: ResourceSku): ArmError {
+function syncFaultError(
+  effect: SyncFaultEffect,
+  address: VmAddress,
+  spec: VmSpec,
+  sku: ResourceSku,
+): ArmError {
   const required = skuVcpus(sku);
-  const figures = (currentLimit = 10, currentUsage = 8) => ({ currentLimit, currentUsage, additionalRequired: required });
+  const figures = (currentLimit = 10, currentUsage = 8) => ({
+    currentLimit,
+    currentUsage,
+    additionalRequired: required,
+  });
   switch (effect.type) {
     case 'familyQuota':
-      return familyQuotaExceeded(effect.family ?? sku.family, spec.location, figures(effect.currentLimit, effect.currentUsage));
+      return familyQuotaExceeded(
+        effect.family ?? sku.family,
+        spec.location,
+        figures(effect.currentLimit, effect.currentUsage),
+      );
     case 'regionalQuota':
-      return regionalQuotaExceeded(spec.location, figures(effect.currentLimit ?? 100, effect.currentUsage ?? 98));
+      return regionalQuotaExceeded(
+        spec.location,
+        figures(effect.currentLimit ?? 100, effect.currentUsage ?? 98),
+      );
     case 'lowPriorityQuota':
       return lowPriorityQuotaExceeded(spec.location, figures(effect.currentLimit, effect.currentUsage));
     case 'skuNotAvailable':

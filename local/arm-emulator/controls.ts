@@ -21,6 +21,6 @@ export interface EmulatorControls {
   vms(): EmulatedVm[];
   /** Called when a VM starts creating, succeeds, fails, starts deleting, or is gone. Returns an unsubscribe. */
   onVmChange(listener: VmChangeListener): () => void;
-  /** Forgets VMs, operations, faults, the request log and bucket levels; restores the initial latencies. */
+  /** Forgets VMs, operations, faults, the request log and bucket levels; restores the initial latencies and throttling. */
   reset(): void;
 }

@@ -55,7 +55,7 @@ export function missingApiVersion(): ArmError {
   return new ArmError(
     400,
     'MissingApiVersionParameter',
-    "The api-version query parameter (?api-version=) is required for all requests.",
+    'The api-version query parameter (?api-version=) is required for all requests.',
   );
 }
 
@@ -77,7 +77,12 @@ export function resourceNotFound(resourceType: string, name: string, resourceGro
 }
 
 export function propertyChangeNotAllowed(property: string): ArmError {
-  return new ArmError(409, 'PropertyChangeNotAllowed', `Changing property '${property}' is not allowed.`, property);
+  return new ArmError(
+    409,
+    'PropertyChangeNotAllowed',
+    `Changing property '${property}' is not allowed.`,
+    property,
+  );
 }
 
 export function missingAuthorization(): ArmError {
@@ -119,5 +124,9 @@ export function unknownResourceType(path: string, apiVersion: string): ArmError 
 }
 
 export function methodNotAllowed(method: string): ArmError {
-  return new ArmError(405, 'MethodNotAllowed', `The requested method '${method}' is not allowed for this resource.`);
+  return new ArmError(
+    405,
+    'MethodNotAllowed',
+    `The requested method '${method}' is not allowed for this resource.`,
+  );
 }

@@ -16,8 +16,7 @@ export type SyncFaultEffect =
 
 /** Errors that end the creation LRO as Failed (the PUT is accepted with 201). */
 export type AsyncFaultEffect =
-  | { type: AllocationFailureCode }
-  | { type: 'asyncError'; code: string; message: string };
+  { type: AllocationFailureCode } | { type: 'asyncError'; code: string; message: string };
 
 /** 429 for the next matching requests, regardless of the token buckets. */
 export interface ThrottleFaultEffect {
@@ -59,7 +58,13 @@ export interface LaunchFacts {
   location: string;
 }
 
-const syncTypes = new Set<string>(['familyQuota', 'regionalQuota', 'lowPriorityQuota', 'skuNotAvailable', 'syncError']);
+const syncTypes = new Set<string>([
+  'familyQuota',
+  'regionalQuota',
+  'lowPriorityQuota',
+  'skuNotAvailable',
+  'syncError',
+]);
 const asyncTypes = new Set<string>([
   'AllocationFailed',
   'ZonalAllocationFailed',
@@ -77,7 +82,10 @@ export function isAsyncEffect(effect: FaultEffect): effect is AsyncFaultEffect {
 }
 
 export function globToRegExp(glob: string): RegExp {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const escaped = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${escaped}$`, 'i');
 }
 
@@ -87,7 +95,8 @@ function matchesLaunch(match: FaultMatch | undefined, facts: LaunchFacts): boole
   if (match.vmSize !== undefined && match.vmSize.toLowerCase() !== facts.vmSize.toLowerCase()) return false;
   if (match.zone !== undefined && match.zone !== facts.zone) return false;
   if (match.priority !== undefined && match.priority !== facts.priority) return false;
-  if (match.location !== undefined && match.location.toLowerCase() !== facts.location.toLowerCase()) return false;
+  if (match.location !== undefined && match.location.toLowerCase() !== facts.location.toLowerCase())
+    return false;
   return true;
 }
 
@@ -100,7 +109,10 @@ export function describeInvalidRule(input: unknown): string | undefined {
   if (effect.type !== 'throttle' && !syncTypes.has(effect.type) && !asyncTypes.has(effect.type)) {
     return `unknown effect.type '${effect.type}'`;
   }
-  if (effect.type === 'throttle' && typeof (effect as Partial<ThrottleFaultEffect>).requestKind !== 'string') {
+  if (
+    effect.type === 'throttle' &&
+    typeof (effect as Partial<ThrottleFaultEffect>).requestKind !== 'string'
+  ) {
     return 'a throttle effect needs requestKind';
   }
   if (rule.times !== undefined && (!Number.isInteger(rule.times) || rule.times < 1)) {
@@ -134,12 +146,14 @@ export class FaultRegistry {
 
   /** The first active sync fault matching the launch, consumed. */
   takeSync(facts: LaunchFacts): SyncFaultEffect | undefined {
-    return this.take((r) => isSyncEffect(r.effect) && matchesLaunch(r.match, facts))?.effect as SyncFaultEffect | undefined;
+    return this.take((r) => isSyncEffect(r.effect) && matchesLaunch(r.match, facts))?.effect as
+      SyncFaultEffect | undefined;
   }
 
   /** The first active async fault matching the launch, consumed. */
   takeAsync(facts: LaunchFacts): AsyncFaultEffect | undefined {
-    return this.take((r) => isAsyncEffect(r.effect) && matchesLaunch(r.match, facts))?.effect as AsyncFaultEffect | undefined;
+    return this.take((r) => isAsyncEffect(r.effect) && matchesLaunch(r.match, facts))?.effect as
+      AsyncFaultEffect | undefined;
   }
 
   /** Retry-After seconds if a throttle fault applies to this request, consumed. */
@@ -147,7 +161,8 @@ export class FaultRegistry {
     const rule = this.take((r) => {
       if (r.effect.type !== 'throttle') return false;
       if (r.effect.requestKind !== 'any' && r.effect.requestKind !== kind) return false;
-      if (r.match?.vmName !== undefined) return vmName !== undefined && globToRegExp(r.match.vmName).test(vmName);
+      if (r.match?.vmName !== undefined)
+        return vmName !== undefined && globToRegExp(r.match.vmName).test(vmName);
       return true;
     });
     if (!rule || rule.effect.type !== 'throttle') return undefined;

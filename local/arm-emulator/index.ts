@@ -23,5 +23,16 @@ export {
   type SkuCapability,
   type SkuRestriction,
 } from './sku-catalog.js';
-export { computePolicies, type RequestKind, type ThrottlePolicy, type ThrottlingOptions } from './throttling.js';
-export type { EmulatedVm, ProvisioningState, VmChangeEvent, VmChangeListener, VmChangeType } from './vm-store.js';
+export {
+  computePolicies,
+  type RequestKind,
+  type ThrottlePolicy,
+  type ThrottlingOptions,
+} from './throttling.js';
+export type {
+  EmulatedVm,
+  ProvisioningState,
+  VmChangeEvent,
+  VmChangeListener,
+  VmChangeType,
+} from './vm-store.js';

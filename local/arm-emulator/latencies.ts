@@ -20,7 +20,12 @@ export interface Latencies {
   overrides: LatencyOverride[];
 }
 
-export const defaultLatencies: Latencies = { createMs: 4_000, deleteMs: 2_000, retryAfterSeconds: 1, overrides: [] };
+export const defaultLatencies: Latencies = {
+  createMs: 4_000,
+  deleteMs: 2_000,
+  retryAfterSeconds: 1,
+  overrides: [],
+};
 
 export function mergeLatencies(current: Latencies, change: Partial<Latencies>): Latencies {
   const next = { ...current, ...change, overrides: change.overrides ?? current.overrides };

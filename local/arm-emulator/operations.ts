@@ -23,7 +23,12 @@ const maxKeptOperations = 50_000;
 export class OperationStore {
   private readonly operations = new Map<string, AsyncOperation>();
 
-  start(subscriptionId: string, location: string, kind: AsyncOperation['kind'], resourceId: string): AsyncOperation {
+  start(
+    subscriptionId: string,
+    location: string,
+    kind: AsyncOperation['kind'],
+    resourceId: string,
+  ): AsyncOperation {
     this.prune();
     const operation: AsyncOperation = {
       id: randomUUID(),
@@ -42,7 +47,9 @@ export class OperationStore {
 
   get(subscriptionId: string, id: string): AsyncOperation | undefined {
     const operation = this.operations.get(id);
-    return operation && operation.subscriptionId.toLowerCase() === subscriptionId.toLowerCase() ? operation : undefined;
+    return operation && operation.subscriptionId.toLowerCase() === subscriptionId.toLowerCase()
+      ? operation
+      : undefined;
   }
 
   finish(id: string, error?: ArmErrorDetail): void {

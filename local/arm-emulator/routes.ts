@@ -21,7 +21,10 @@ const vmListPath = new RegExp(
   `^/subscriptions/${segment}/resourceGroups/${segment}/providers/Microsoft\\.Compute/virtualMachines/?$`,
   'i',
 );
-const vmListAllPath = new RegExp(`^/subscriptions/${segment}/providers/Microsoft\\.Compute/virtualMachines/?$`, 'i');
+const vmListAllPath = new RegExp(
+  `^/subscriptions/${segment}/providers/Microsoft\\.Compute/virtualMachines/?$`,
+  'i',
+);
 const operationPath = new RegExp(
   `^/subscriptions/${segment}/providers/Microsoft\\.Compute/locations/${segment}/operations/${segment}/?$`,
   'i',
@@ -45,7 +48,9 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
   match = vmListPath.exec(pathname);
   if (match) {
     const [subscriptionId = '', resourceGroup = ''] = groups(match);
-    return method === 'GET' ? { route: { kind: 'listVms', subscriptionId, resourceGroup } } : { methodNotAllowed: true };
+    return method === 'GET'
+      ? { route: { kind: 'listVms', subscriptionId, resourceGroup } }
+      : { methodNotAllowed: true };
   }
   match = vmListAllPath.exec(pathname);
   if (match) {

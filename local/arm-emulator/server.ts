@@ -82,7 +82,9 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? silentLogger;
   const ca = options.ca ?? (await createEphemeralCa());
-  const certHosts = [...new Set(['127.0.0.1', 'localhost', ...(host === '0.0.0.0' || host === '::' ? [] : [host])])];
+  const certHosts = [
+    ...new Set(['127.0.0.1', 'localhost', ...(host === '0.0.0.0' || host === '::' ? [] : [host])]),
+  ];
   const serverCert = await issueServerCertificate(ca, certHosts);
 
   const initialLatencies = mergeLatencies(defaultLatencies, options.latencies ?? {});
@@ -92,7 +94,12 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
   const operations = new OperationStore();
   const faults = new FaultRegistry();
   const requestLog = new RequestLog();
-  const throttler = new Throttler(options.throttling);
+  const initialThrottling: ThrottlingOptions = {
+    scale: options.throttling?.scale ?? 1,
+    policies: options.throttling?.policies ?? {},
+    enabled: options.throttling?.enabled ?? true,
+  };
+  const throttler = new Throttler(initialThrottling);
   const service = new ComputeService({
     store,
     operations,
@@ -121,7 +128,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
       operations.clear();
       faults.clear();
       requestLog.clear();
-      throttler.reset();
+      throttler.configure(initialThrottling);
       latencies = initialLatencies;
     },
   };
@@ -136,27 +143,35 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     pageSizes: { vms: options.pageSizes?.vms ?? 100, skus: options.pageSizes?.skus ?? 50 },
   };
 
-  const server: Server = createServer({ key: serverCert.keyPem, cert: serverCert.certPem }, (request, response) => {
-    void (async () => {
-      const method = (request.method ?? 'GET').toUpperCase();
-      const url = new URL(request.url ?? '/', `https://${request.headers.host ?? `${urlHost(host)}`}`);
-      let result: ServiceResponse;
-      try {
-        const body = await readBody(request);
-        result = url.pathname.startsWith('/admin/')
-          ? handleAdmin(method, url, body, controls)
-          : handleArm({ method, url, headers: request.headers, body }, armDeps);
-      } catch (error) {
-        result = {
-          status: 400,
-          body: { error: { code: 'InvalidRequest', message: error instanceof Error ? error.message : String(error) } },
-          headers: {},
-        };
-      }
-      log.debug('arm request', { method, path: url.pathname, status: result.status });
-      if (!response.destroyed) send(response, result);
-    })();
-  });
+  const server: Server = createServer(
+    { key: serverCert.keyPem, cert: serverCert.certPem },
+    (request, response) => {
+      void (async () => {
+        const method = (request.method ?? 'GET').toUpperCase();
+        const url = new URL(request.url ?? '/', `https://${request.headers.host ?? `${urlHost(host)}`}`);
+        let result: ServiceResponse;
+        try {
+          const body = await readBody(request);
+          result = url.pathname.startsWith('/admin/')
+            ? handleAdmin(method, url, body, controls)
+            : handleArm({ method, url, headers: request.headers, body }, armDeps);
+        } catch (error) {
+          result = {
+            status: 400,
+            body: {
+              error: {
+                code: 'InvalidRequest',
+                message: error instanceof Error ? error.message : String(error),
+              },
+            },
+            headers: {},
+          };
+        }
+        log.debug('arm request', { method, path: url.pathname, status: result.status });
+        if (!response.destroyed) send(response, result);
+      })();
+    },
+  );
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

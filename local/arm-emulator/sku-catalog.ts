@@ -203,7 +203,9 @@ export function findSku(
 ): ResourceSku | undefined {
   const size = vmSize.toLowerCase();
   const loc = location.toLowerCase();
-  return catalog.find((s) => s.name.toLowerCase() === size && s.locations.some((l) => l.toLowerCase() === loc));
+  return catalog.find(
+    (s) => s.name.toLowerCase() === size && s.locations.some((l) => l.toLowerCase() === loc),
+  );
 }
 
 export function isKnownSize(catalog: readonly ResourceSku[], vmSize: string): boolean {
@@ -222,7 +224,10 @@ export function placementRestriction(sku: ResourceSku, zone: string | undefined)
  * Supports the one filter the real API supports, `location eq 'westus2'`; undefined for any other
  * filter expression.
  */
-export function filterSkus(catalog: readonly ResourceSku[], filter: string | undefined): ResourceSku[] | undefined {
+export function filterSkus(
+  catalog: readonly ResourceSku[],
+  filter: string | undefined,
+): ResourceSku[] | undefined {
   if (filter === undefined || filter.trim() === '') return [...catalog];
   const match = /^\s*location\s+eq\s+'([^']*)'\s*$/i.exec(filter);
   if (!match) return undefined;

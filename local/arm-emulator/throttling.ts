@@ -4,7 +4,14 @@
 
 export type RequestKind = 'putVm' | 'deleteVm' | 'getVm' | 'listVms' | 'getOperation' | 'listSkus';
 
-export const requestKinds: readonly RequestKind[] = ['putVm', 'deleteVm', 'getVm', 'listVms', 'getOperation', 'listSkus'];
+export const requestKinds: readonly RequestKind[] = [
+  'putVm',
+  'deleteVm',
+  'getVm',
+  'listVms',
+  'getOperation',
+  'listSkus',
+];
 
 export interface ThrottlePolicy {
   /** Policy name as it appears in x-ms-ratelimit-remaining-resource and in 429 details. */
@@ -80,7 +87,11 @@ export class Throttler {
     options: ThrottlingOptions = {},
     private readonly now: () => number = Date.now,
   ) {
-    this.options = { scale: options.scale ?? 1, policies: options.policies ?? {}, enabled: options.enabled ?? true };
+    this.options = {
+      scale: options.scale ?? 1,
+      policies: options.policies ?? {},
+      enabled: options.enabled ?? true,
+    };
   }
 
   configure(options: ThrottlingOptions): void {

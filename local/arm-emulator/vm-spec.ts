@@ -78,7 +78,8 @@ function parseTags(tags: unknown): Record<string, string> {
   if (entries.length > 50) throw invalidParameter('The number of tags exceeds the limit of 50.', 'tags');
   const result: Record<string, string> = {};
   for (const [key, value] of entries) {
-    if (typeof value !== 'string') throw invalidParameter(`The value of tag '${key}' must be a string.`, 'tags');
+    if (typeof value !== 'string')
+      throw invalidParameter(`The value of tag '${key}' must be a string.`, 'tags');
     if (key.length > 512 || value.length > 256) {
       throw invalidParameter(`Tag '${key}' exceeds the length limits (name 512, value 256).`, 'tags');
     }
@@ -98,7 +99,10 @@ function parseZones(zones: unknown): string[] {
   }
   for (const zone of values) {
     if (!['1', '2', '3'].includes(zone)) {
-      throw invalidParameter(`The zone(s) '${zone}' for resource 'virtualMachines' is not supported.`, 'zones');
+      throw invalidParameter(
+        `The zone(s) '${zone}' for resource 'virtualMachines' is not supported.`,
+        'zones',
+      );
     }
   }
   return [...values];
@@ -109,10 +113,20 @@ function validateStorageProfile(storageProfile: unknown): void {
   const osDisk = storageProfile.osDisk;
   const createOption = isObject(osDisk) ? (osDisk.createOption ?? 'FromImage') : 'FromImage';
   if (!['FromImage', 'Attach', 'Empty'].includes(String(createOption))) {
-    throw invalidParameter(`The value '${String(createOption)}' of parameter 'createOption' is not allowed.`, 'osDisk.createOption');
+    throw invalidParameter(
+      `The value '${String(createOption)}' of parameter 'createOption' is not allowed.`,
+      'osDisk.createOption',
+    );
   }
-  if (isObject(osDisk) && osDisk.deleteOption !== undefined && !['Delete', 'Detach'].includes(String(osDisk.deleteOption))) {
-    throw invalidParameter(`The value '${String(osDisk.deleteOption)}' of parameter 'deleteOption' is not allowed.`, 'osDisk.deleteOption');
+  if (
+    isObject(osDisk) &&
+    osDisk.deleteOption !== undefined &&
+    !['Delete', 'Detach'].includes(String(osDisk.deleteOption))
+  ) {
+    throw invalidParameter(
+      `The value '${String(osDisk.deleteOption)}' of parameter 'deleteOption' is not allowed.`,
+      'osDisk.deleteOption',
+    );
   }
   if (createOption === 'FromImage' && !isObject(storageProfile.imageReference)) {
     throw missingParameter('storageProfile.imageReference');
@@ -136,7 +150,11 @@ function validateOsProfile(osProfile: unknown): { computerName: string; customDa
   if (!hasSshKey && !nonEmptyString(osProfile.adminPassword)) throw missingParameter('adminPassword');
   const customData = osProfile.customData;
   if (customData !== undefined && customData !== null) {
-    if (typeof customData !== 'string' || customData.length > maxCustomDataLength || !base64Pattern.test(customData)) {
+    if (
+      typeof customData !== 'string' ||
+      customData.length > maxCustomDataLength ||
+      !base64Pattern.test(customData)
+    ) {
       throw invalidParameter(
         `Custom data in OSProfile must be in Base64 encoding and with a maximum length of ${maxCustomDataLength} characters.`,
         'customData',
@@ -162,7 +180,8 @@ function validateNetworkProfile(networkProfile: unknown): void {
   }
   if (hasReferences) {
     for (const nic of references as unknown[]) {
-      if (!isObject(nic) || !nonEmptyString(nic.id)) throw missingParameter('networkProfile.networkInterfaces.id');
+      if (!isObject(nic) || !nonEmptyString(nic.id))
+        throw missingParameter('networkProfile.networkInterfaces.id');
     }
   }
   if (!hasConfigurations) return;
@@ -173,7 +192,8 @@ function validateNetworkProfile(networkProfile: unknown): void {
     );
   }
   for (const config of configurations as unknown[]) {
-    if (!isObject(config) || !nonEmptyString(config.name)) throw missingParameter('networkInterfaceConfigurations.name');
+    if (!isObject(config) || !nonEmptyString(config.name))
+      throw missingParameter('networkInterfaceConfigurations.name');
     const props = config.properties;
     if (!isObject(props)) throw missingParameter('networkInterfaceConfigurations.properties');
     if (props.deleteOption !== undefined && !['Delete', 'Detach'].includes(String(props.deleteOption))) {
@@ -189,7 +209,8 @@ function validateNetworkProfile(networkProfile: unknown): void {
     for (const ip of ipConfigurations as unknown[]) {
       if (!isObject(ip) || !nonEmptyString(ip.name)) throw missingParameter('ipConfigurations.name');
       const subnet = isObject(ip.properties) ? ip.properties.subnet : undefined;
-      if (!isObject(subnet) || !nonEmptyString(subnet.id)) throw missingParameter('ipConfigurations.properties.subnet.id');
+      if (!isObject(subnet) || !nonEmptyString(subnet.id))
+        throw missingParameter('ipConfigurations.properties.subnet.id');
     }
   }
 }
@@ -200,7 +221,10 @@ function validatePriority(properties: JsonObject): {
 } {
   const priority = properties.priority ?? 'Regular';
   if (priority !== 'Regular' && priority !== 'Low' && priority !== 'Spot') {
-    throw invalidParameter(`The value '${String(priority)}' of parameter 'priority' is not allowed.`, 'priority');
+    throw invalidParameter(
+      `The value '${String(priority)}' of parameter 'priority' is not allowed.`,
+      'priority',
+    );
   }
   const eviction = properties.evictionPolicy;
   if (priority === 'Regular') {
@@ -213,7 +237,10 @@ function validatePriority(properties: JsonObject): {
     return { priority, evictionPolicy: undefined };
   }
   if (eviction !== undefined && eviction !== 'Deallocate' && eviction !== 'Delete') {
-    throw invalidParameter(`The value '${String(eviction)}' of parameter 'evictionPolicy' is not allowed.`, 'evictionPolicy');
+    throw invalidParameter(
+      `The value '${String(eviction)}' of parameter 'evictionPolicy' is not allowed.`,
+      'evictionPolicy',
+    );
   }
   const billing = properties.billingProfile;
   if (billing !== undefined && billing !== null) {

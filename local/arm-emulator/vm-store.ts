@@ -98,7 +98,9 @@ export class VmStore {
     const sub = subscriptionId.toLowerCase();
     const rg = resourceGroup?.toLowerCase();
     return [...this.vms.values()].filter(
-      (vm) => vm.subscriptionId.toLowerCase() === sub && (rg === undefined || vm.resourceGroup.toLowerCase() === rg),
+      (vm) =>
+        vm.subscriptionId.toLowerCase() === sub &&
+        (rg === undefined || vm.resourceGroup.toLowerCase() === rg),
     );
   }
 

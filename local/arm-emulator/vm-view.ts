@@ -49,7 +49,10 @@ function renderNetworkProfile(vm: StoredVm, networkProfile: unknown): JsonObject
       const props = isObject(config.properties) ? config.properties : {};
       return {
         id: `/subscriptions/${vm.subscriptionId}/resourceGroups/${vm.resourceGroup.toUpperCase()}/providers/Microsoft.Network/networkInterfaces/${String(config.name)}`,
-        properties: { primary: props.primary ?? configurations.length === 1, deleteOption: props.deleteOption ?? 'Detach' },
+        properties: {
+          primary: props.primary ?? configurations.length === 1,
+          deleteOption: props.deleteOption ?? 'Detach',
+        },
       };
     });
   }
@@ -61,7 +64,10 @@ export function renderVm(vm: StoredVm): JsonObject {
   const properties: JsonObject = {
     ...clone(given),
     vmId: vm.vmId,
-    hardwareProfile: { ...(isObject(given.hardwareProfile) ? clone(given.hardwareProfile) : {}), vmSize: vm.spec.vmSize },
+    hardwareProfile: {
+      ...(isObject(given.hardwareProfile) ? clone(given.hardwareProfile) : {}),
+      vmSize: vm.spec.vmSize,
+    },
     storageProfile: renderStorageProfile(vm, given.storageProfile),
     osProfile: renderOsProfile(given.osProfile),
     networkProfile: renderNetworkProfile(vm, given.networkProfile),
