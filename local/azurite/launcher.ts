@@ -1,4 +1,4 @@
-// Starts Azurite's queue service as a child process on a free loopback port, for tests and `npm start`.
+// Starts Azurite's queue and table services as child processes on a free loopback port, for tests and `npm start`.
 // A child process (rather than Azurite's in-process server) keeps Azurite's global logger and telemetry
 // out of the caller's process, and stopping it cannot leave sockets or timers behind in the caller.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../../shared/observability/logger.js';
 import { silentLogger } from '../../shared/observability/logger.js';
+import { findFreeLoopbackPorts } from '../control-plane/ports.js';
 
 /** Azurite's well-known development account (public, documented by Microsoft; not a secret). */
 export const azuriteAccountName = 'devstoreaccount1';
@@ -23,23 +24,68 @@ export interface AzuriteOptions {
 }
 
 export interface RunningAzurite {
+  /** Queue and table endpoints of the development account, as the Azure SDKs expect. */
   connectionString: string;
   queueEndpoint: string;
+  tableEndpoint: string;
   stop(): Promise<void>;
 }
 
-const listeningPattern = /successfully listens on (https?:\/\/\S+)/;
+type AzuriteService = 'queue' | 'table';
 
+interface RunningService {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the queue service (triggers, the bridge) and the table service (the unavailable-offerings record). */
 export async function startAzurite(options: AzuriteOptions = {}): Promise<RunningAzurite> {
   const log = options.log ?? silentLogger;
+  const started = await Promise.allSettled([startService('queue', options), startService('table', options)]);
+  const services = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failure = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failure) {
+    await Promise.all(services.map((service) => service.stop()));
+    throw failure.reason;
+  }
+  const [queue, table] = services as [RunningService, RunningService];
+  const connectionString =
+    `DefaultEndpointsProtocol=http;AccountName=${azuriteAccountName};AccountKey=${azuriteAccountKey};` +
+    `QueueEndpoint=${queue.endpoint};TableEndpoint=${table.endpoint};`;
+  log.info('azurite started', { queueEndpoint: queue.endpoint, tableEndpoint: table.endpoint });
+  let stopping: Promise<void> | undefined;
+  return {
+    connectionString,
+    queueEndpoint: queue.endpoint,
+    tableEndpoint: table.endpoint,
+    stop: () => {
+      stopping ??= Promise.all([queue.stop(), table.stop()]).then(() => log.info('azurite stopped'));
+      return stopping;
+    },
+  };
+}
+
+async function startService(service: AzuriteService, options: AzuriteOptions): Promise<RunningService> {
   const require = createRequire(import.meta.url);
-  const entry = require.resolve('azurite/dist/src/queue/main.js');
+  const entry = require.resolve(`azurite/dist/src/${service}/main.js`);
   // Azurite writes its telemetry and lock files into its working directory even when in memory, so it
   // gets a private one that is removed on stop.
-  const workDirectory = await mkdtemp(join(tmpdir(), 'azurite-'));
-  const args = [entry, '--queueHost', '127.0.0.1', '--queuePort', '0', '--silent', '--disableTelemetry'];
-  if (options.location !== undefined) args.push('--location', options.location);
-  else args.push('--inMemoryPersistence', '--extentMemoryLimit', '256');
+  const workDirectory = await mkdtemp(join(tmpdir(), `azurite-${service}-`));
+  // The queue service reports the port it got for port 0; the table service does not, so it gets a free
+  // port chosen here.
+  const [port] = service === 'table' ? await findFreeLoopbackPorts(1) : [0];
+  const args = [
+    entry,
+    `--${service}Host`,
+    '127.0.0.1',
+    `--${service}Port`,
+    String(port),
+    '--silent',
+    '--disableTelemetry',
+  ];
+  if (options.location !== undefined) args.push('--location', join(options.location, service));
+  else args.push('--inMemoryPersistence');
+  if (options.location === undefined && service === 'queue') args.push('--extentMemoryLimit', '256');
 
   // process.execPath is the Node that runs us (22); the bin script's shebang would pick the system one.
   const child = spawn(process.execPath, args, { cwd: workDirectory, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -50,29 +96,27 @@ export async function startAzurite(options: AzuriteOptions = {}): Promise<Runnin
     const endpointBase = await waitForListening(child, options.startTimeoutMs ?? 30_000, (chunk) => {
       output += chunk;
     });
-    const queueEndpoint = `${endpointBase.replace(/\/$/, '')}/${azuriteAccountName}`;
-    const connectionString =
-      `DefaultEndpointsProtocol=http;AccountName=${azuriteAccountName};AccountKey=${azuriteAccountKey};` +
-      `QueueEndpoint=${queueEndpoint};`;
-    log.info('azurite queue service started', { queueEndpoint, pid: child.pid });
-
+    const endpoint = `http://${endpointBase.replace(/\/$/, '')}/${azuriteAccountName}`;
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> => {
       stopping ??= (async () => {
         await terminate(child, exited);
         await rm(workDirectory, { recursive: true, force: true });
-        log.info('azurite queue service stopped', { queueEndpoint });
       })();
       return stopping;
     };
-    return { connectionString, queueEndpoint, stop };
+    return { endpoint, stop };
   } catch (error) {
     await terminate(child, exited);
     await rm(workDirectory, { recursive: true, force: true });
     const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`Azurite did not start: ${message}\n${output}`, { cause: error });
+    throw new Error(`Azurite ${service} service did not start: ${message}\n${output}`, { cause: error });
   }
 }
+
+// The queue service says "successfully listens on http://127.0.0.1:PORT"; the table service says
+// "successfully started on 127.0.0.1:PORT".
+const listeningPattern = /successfully (?:listens on|started on) (?:https?:\/\/)?(\S+:[1-9]\d*)/;
 
 function waitForListening(
   child: ChildProcess,

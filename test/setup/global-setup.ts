@@ -1,10 +1,11 @@
 // Starts what integration and end-to-end tests share: one real control plane (with the project's CRDs)
-// and a development CA that the ARM emulators sign their certificates with. The CA goes into
+// one Azurite (queues and tables), and a development CA that the ARM emulators sign their certificates with. The CA goes into
 // NODE_EXTRA_CA_CERTS before the test workers start, because Node reads it only at process start and the
 // real Azure SDK has no other way to trust a private CA.
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { startAzurite } from '../../local/azurite/launcher.js';
 import { ensureDevCa } from '../../local/tls/dev-ca.js';
 import { setupControlPlane } from './control-plane.js';
 
@@ -13,6 +14,7 @@ declare module 'vitest' {
     kubeconfigPath: string;
     devCaCertPath: string;
     devCaKeyPath: string;
+    azuriteConnectionString: string;
   }
 }
 
@@ -27,11 +29,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('devCaCertPath', ca.certPath);
   project.provide('devCaKeyPath', ca.keyPath);
 
-  const controlPlane = await setupControlPlane(log);
+  const [controlPlane, azurite] = await Promise.all([setupControlPlane(log), startAzurite()]);
+  project.provide('azuriteConnectionString', azurite.connectionString);
+  log(`azurite ready (queue ${azurite.queueEndpoint}, table ${azurite.tableEndpoint})`);
   project.provide('kubeconfigPath', controlPlane.kubeconfigPath);
   log(`control plane ready at ${controlPlane.server} (kubeconfig ${controlPlane.kubeconfigPath})`);
 
   return async () => {
-    await controlPlane.stop();
+    await Promise.all([controlPlane.stop(), azurite.stop()]);
   };
 }
