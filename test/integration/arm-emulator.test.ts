@@ -472,6 +472,20 @@ describe('ARM emulator through the real @azure/arm-compute client', () => {
     expect(emulator.controls.requests({ kind: 'putVm' }).map((r) => r.status)).toEqual([201, 200]);
   });
 
+  it('pre-empts a running creation when the VM is deleted', async () => {
+    emulator.controls.setLatencies({ overrides: [{ vmName: 'vm-preempted', createMs: 5_000 }] });
+    const creation = client.virtualMachines.createOrUpdate(
+      resourceGroup,
+      'vm-preempted',
+      vmParameters('vm-preempted'),
+    );
+    await creation.submitted();
+    const restored = restorePoller(client, await creation.serialize(), client.virtualMachines.createOrUpdate);
+    await client.virtualMachines.delete(resourceGroup, 'vm-preempted').pollUntilDone();
+    const error = await caught(pollToCompletion(restored));
+    expect((error as Error).message).toContain('OperationPreempted');
+  });
+
   it('lists VMs of a resource group across nextLink pages and deletes a missing VM idempotently', async () => {
     emulator.controls.setLatencies({ overrides: [{ vmName: 'vm-list-*', createMs: 10 }] });
     for (const name of ['vm-list-a', 'vm-list-b', 'vm-list-c']) {
