@@ -1,6 +1,7 @@
 // The in-process stand-in for the Azure Functions host: it takes the same FunctionDefinition objects the
 // Function App registers and runs them against Azurite (queue triggers), a clock (timer triggers and
 // durable timers) and durable-functions' own replay engine (orchestrations and activities).
+import type { AppSettings } from './app-settings.js';
 import { QueueServiceClient } from '@azure/storage-queue';
 import { createLogger, type Logger } from '../../shared/observability/logger.js';
 import type {
@@ -38,6 +39,8 @@ export interface LocalHostOptions {
   pollIntervalMs?: number;
   /** host.json durableTask.maxConcurrentActivityFunctions; default 50. */
   maxConcurrentActivities?: number;
+  /** Values for %NAME% binding expressions; defaults to the process environment. */
+  appSettings?: AppSettings;
   log?: Logger;
 }
 
@@ -112,12 +115,21 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
       events,
       work,
       contextFor,
+      appSettings: options.appSettings ?? process.env,
     }),
   );
   const timers = new Map<string, TimerScheduler>(
     (byKind('timer') as TimerFunctionDefinition[]).map((definition) => [
       definition.name,
-      createTimerScheduler({ definition, clock, log, events, work, contextFor }),
+      createTimerScheduler({
+        definition,
+        clock,
+        log,
+        events,
+        work,
+        contextFor,
+        appSettings: options.appSettings ?? process.env,
+      }),
     ]),
   );
 

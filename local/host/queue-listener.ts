@@ -2,6 +2,7 @@
 // are received with a lease, the handler gets the parsed body; success deletes the message; a failure
 // makes it visible again after the visibility timeout; a message that has failed maxDequeueCount times
 // (or arrives already past it) is copied to `<queue>-poison` and deleted, with a log line saying why.
+import { resolveAppSettings, type AppSettings } from './app-settings.js';
 import { randomUUID } from 'node:crypto';
 import type { DequeuedMessageItem, QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import type { Logger } from '../../shared/observability/logger.js';
@@ -24,6 +25,7 @@ export interface QueueListenerOptions {
   events: HostEventBus;
   work: WorkTracker;
   contextFor: (functionName: string, invocationId: string, dequeueCount: number) => HandlerContext;
+  appSettings: AppSettings;
 }
 
 export interface QueueListener {
@@ -41,7 +43,7 @@ export function poisonQueueNameOf(queueName: string): string {
 
 export function createQueueListener(options: QueueListenerOptions): QueueListener {
   const { definition, log, events, work } = options;
-  const queueName = definition.queueName;
+  const queueName = resolveAppSettings(definition.queueName, options.appSettings);
   const queue = options.service.getQueueClient(queueName);
   const poisonQueue = options.service.getQueueClient(poisonQueueNameOf(queueName));
   const listenerLog = log.with({ functionName: definition.name, queueName });

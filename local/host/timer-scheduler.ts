@@ -1,6 +1,7 @@
 // Fires one timer-triggered function on its NCRONTAB schedule, on the host's clock. Like Azure's timer
 // trigger it is a singleton: at most one run at a time, and an occurrence that comes due while the
 // previous run is still going is skipped (and logged), never queued behind it.
+import { resolveAppSettings, type AppSettings } from './app-settings.js';
 import { randomUUID } from 'node:crypto';
 import type { Timer } from '@azure/functions';
 import type { Logger } from '../../shared/observability/logger.js';
@@ -26,9 +27,10 @@ export function createTimerScheduler(options: {
   events: HostEventBus;
   work: WorkTracker;
   contextFor: (functionName: string, invocationId: string) => HandlerContext;
+  appSettings: AppSettings;
 }): TimerScheduler {
   const { definition, clock, events, work } = options;
-  const schedule: CronSchedule = parseNcrontab(definition.schedule);
+  const schedule: CronSchedule = parseNcrontab(resolveAppSettings(definition.schedule, options.appSettings));
   const log = options.log.with({ functionName: definition.name });
   let cancel: (() => void) | undefined;
   let current: Promise<void> | undefined;
