@@ -186,23 +186,33 @@ export function loadBridgeConfig(env: Env = process.env): BridgeConfig {
 
 /** The `--help` text: every variable, what it means, and its default. */
 export function bridgeUsage(): string {
+  const rows: [string, string][] = [
+    [BridgeEnv.clusterName, 'cluster name (required)'],
+    [BridgeEnv.queueName, 'Storage queue to send to (required)'],
+    [BridgeEnv.serviceUrl, 'queue service URL; authenticates with DefaultAzureCredential'],
+    [BridgeEnv.connectionString, 'Storage connection string (Azurite); set exactly one of the two'],
+    [BridgeEnv.kubeconfig, 'kubeconfig file; the in-cluster service account when unset'],
+    [BridgeEnv.healthPort, `port for /healthz and /readyz (default ${bridgeDefaults.healthPort})`],
+    [
+      BridgeEnv.resyncSeconds,
+      `re-announce objects that still need work (default ${bridgeDefaults.resyncSeconds})`,
+    ],
+    [BridgeEnv.source, 'CloudEvent source (default /clusters/<CLUSTER_NAME>/event-bridge)'],
+    [BridgeEnv.bufferCapacity, `outbox high-water mark (default ${bridgeDefaults.bufferCapacity})`],
+    [BridgeEnv.sendConcurrency, `queue sends in flight (default ${bridgeDefaults.sendConcurrency})`],
+    [
+      BridgeEnv.shutdownFlushSeconds,
+      `how long shutdown drains (default ${bridgeDefaults.shutdownFlushSeconds})`,
+    ],
+    [BridgeEnv.logLevel, `debug, info, warn or error (default ${bridgeDefaults.logLevel})`],
+  ];
+  const width = Math.max(...rows.map(([name]) => name.length)) + 2;
   return [
     'Usage: event-bridge [--help]',
     '',
     'Watches NodeClaims, Nodes, NodePools and AKSNodeClasses and sends one CloudEvents 1.0 JSON message',
     'per relevant change to an Azure Storage queue. Configured through the environment:',
     '',
-    `  ${BridgeEnv.clusterName}                    cluster name (required)`,
-    `  ${BridgeEnv.queueName}               Storage queue to send to (required)`,
-    `  ${BridgeEnv.serviceUrl}         queue service URL; authenticates with DefaultAzureCredential`,
-    `  ${BridgeEnv.connectionString}  Storage connection string (Azurite); exactly one of the two`,
-    `  ${BridgeEnv.kubeconfig}                      kubeconfig path; in-cluster service account when unset`,
-    `  ${BridgeEnv.healthPort}              port for /healthz and /readyz (default ${bridgeDefaults.healthPort})`,
-    `  ${BridgeEnv.resyncSeconds}           re-announce objects that still need work (default ${bridgeDefaults.resyncSeconds})`,
-    `  ${BridgeEnv.source}                   CloudEvent source (default /clusters/<CLUSTER_NAME>/event-bridge)`,
-    `  ${BridgeEnv.bufferCapacity}          outbox high-water mark (default ${bridgeDefaults.bufferCapacity})`,
-    `  ${BridgeEnv.sendConcurrency}         queue sends in flight (default ${bridgeDefaults.sendConcurrency})`,
-    `  ${BridgeEnv.shutdownFlushSeconds}   shutdown waits this long to drain (default ${bridgeDefaults.shutdownFlushSeconds})`,
-    `  ${BridgeEnv.logLevel}                debug, info, warn or error (default ${bridgeDefaults.logLevel})`,
+    ...rows.map(([name, meaning]) => `  ${name.padEnd(width)}${meaning}`),
   ].join('\n');
 }

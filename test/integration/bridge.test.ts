@@ -2,11 +2,15 @@
 // the real @kubernetes/client-node informers and the real @azure/storage-queue client. Nothing is mocked;
 // the queue outage is a real one: the bridge talks to Azurite through a TCP relay that the test closes
 // (connections refused and cut) and reopens on the same port.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:https';
 import type { Server, Socket } from 'node:net';
 import { connect, createServer } from 'node:net';
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { QueueClient } from '@azure/storage-queue';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BridgeHandle } from '../../bridge/index.js';
 import { startBridge } from '../../bridge/index.js';
@@ -399,6 +403,240 @@ describe('event bridge through a queue outage', () => {
     } finally {
       await bridge.stop();
       await relay.down();
+    }
+  });
+});
+
+describe('event bridge under backpressure', () => {
+  it('pauses its watches when the outbox is full and loses nothing when it resumes', async () => {
+    const queueName = `bridge-pressure-${suffix}`;
+    const reader = new QueueReader(queueName);
+    await reader.drain();
+    const queueEndpoint = new URL(/QueueEndpoint=([^;]+)/.exec(connectionString)?.[1] ?? '');
+    const relay = new Relay({ host: queueEndpoint.hostname, port: Number(queueEndpoint.port) });
+    await relay.up();
+    const relayed = connectionString.replace(
+      /QueueEndpoint=[^;]+/,
+      `QueueEndpoint=http://127.0.0.1:${relay.port}${queueEndpoint.pathname}`,
+    );
+    const bridge = await startBridge({
+      queue: { mode: 'connectionString', connectionString: relayed, queueName },
+      kubernetes: { mode: 'kubeConfig', kubeConfig },
+      source: '/clusters/integration/event-bridge',
+      resyncSeconds: 3_600,
+      bufferCapacity: 4,
+      queueProbeIntervalMs: 200,
+      queueRequestTimeoutMs: 2_000,
+      watchBackoff: fastBackoff,
+      queueBackoff: fastBackoff,
+      logger: silentLogger,
+    });
+    try {
+      await waitUntil(() => bridge.ready(), 'the bridge to be ready');
+      await relay.down();
+      const names = Array.from({ length: 12 }, (_, i) => `bridge-pressure-${i}-${suffix}`);
+      for (const name of names) await createNodeClaim(name, aksRef);
+      await waitUntil(() => bridge.stats().backpressure, 'the watches to pause');
+      // Changes keep arriving while paused; they wait in the API server, not in the bridge.
+      await sleep(500);
+      expect(bridge.stats().buffered).toBeLessThan(names.length);
+
+      await relay.up();
+      for (const name of names) await reader.waitFor('NodeClaim', name, 'ADDED');
+      await waitUntil(() => !bridge.stats().backpressure, 'the watches to resume');
+      expect(bridge.stats().backpressureEpisodes).toBeGreaterThanOrEqual(1);
+      await settled(bridge);
+      await reader.drain();
+      for (const name of names) expect(reader.about('NodeClaim', name)).toHaveLength(1);
+    } finally {
+      await bridge.stop();
+      await relay.down();
+    }
+  });
+});
+
+/** POSTs an object to the API server with strict field validation, optionally as a dry run. */
+async function postStrict(
+  body: Record<string, unknown>,
+  collectionPath: string,
+  dryRun: boolean,
+): Promise<number> {
+  const server = new URL(kubeConfig.getCurrentCluster()?.server ?? '');
+  const options: { headers: Record<string, string> } & Record<string, unknown> = {
+    method: 'POST',
+    hostname: server.hostname,
+    port: server.port,
+    path: `${collectionPath}?fieldValidation=Strict${dryRun ? '&dryRun=All' : ''}`,
+    headers: { 'content-type': 'application/json' },
+  };
+  await kubeConfig.applyToHTTPSOptions(options);
+  return new Promise((resolve, reject) => {
+    const call = request(options, (response) => {
+      let text = '';
+      response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      response.on('end', () => {
+        const status = response.statusCode ?? 0;
+        if (status === 201 || status === 200 || status === 409) resolve(status);
+        else reject(new Error(`POST ${collectionPath} → ${status}: ${text}`));
+      });
+    });
+    call.on('error', reject);
+    call.end(JSON.stringify(body));
+  });
+}
+
+const collectionOf: Record<string, (namespace: string) => string> = {
+  Namespace: () => '/api/v1/namespaces',
+  ServiceAccount: (ns) => `/api/v1/namespaces/${ns}/serviceaccounts`,
+  ConfigMap: (ns) => `/api/v1/namespaces/${ns}/configmaps`,
+  ClusterRole: () => '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+  ClusterRoleBinding: () => '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+  Deployment: (ns) => `/apis/apps/v1/namespaces/${ns}/deployments`,
+};
+
+describe('infra/k8s/bridge manifests', () => {
+  it('are accepted by the API server, and the ClusterRole is all the bridge needs', async () => {
+    const directory = new URL('../../infra/k8s/bridge/', import.meta.url);
+    const kustomization = parseYaml(readFileSync(new URL('kustomization.yaml', directory), 'utf8')) as {
+      resources: string[];
+    };
+    const objects = kustomization.resources.flatMap((file) =>
+      parseAllDocuments(readFileSync(new URL(file, directory), 'utf8')).map(
+        (document) => document.toJS() as { kind: string; metadata: { namespace?: string } },
+      ),
+    );
+    expect(objects.map((object) => object.kind).sort()).toEqual([
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Deployment',
+      'Namespace',
+      'ServiceAccount',
+    ]);
+    // Identity and RBAC for real (the bridge runs as that ServiceAccount below); the rest as a dry run,
+    // so no bridge pods are created.
+    const real = new Set(['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding']);
+    for (const kind of [
+      'Namespace',
+      'ServiceAccount',
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ConfigMap',
+      'Deployment',
+    ]) {
+      for (const object of objects.filter((candidate) => candidate.kind === kind)) {
+        const collection = collectionOf[kind];
+        if (collection === undefined) throw new Error(`no collection path for ${kind}`);
+        await postStrict(object, collection(object.metadata.namespace ?? ''), !real.has(kind));
+      }
+    }
+
+    const deployment = objects.find((object) => object.kind === 'Deployment') as unknown as {
+      spec: {
+        template: {
+          spec: { serviceAccountName: string; containers: { ports: { containerPort: number }[] }[] };
+        };
+      };
+    };
+    const configMap = objects.find((object) => object.kind === 'ConfigMap') as unknown as {
+      data: Record<string, string>;
+    };
+    expect(String(deployment.spec.template.spec.containers[0]?.ports[0]?.containerPort)).toBe(
+      configMap.data['BRIDGE_HEALTH_PORT'],
+    );
+
+    // A bridge with exactly the ServiceAccount's permissions syncs and publishes.
+    const serviceAccount = `system:serviceaccount:nodeclaim-system:${deployment.spec.template.spec.serviceAccountName}`;
+    const asServiceAccount = new KubeConfig();
+    asServiceAccount.loadFromOptions({
+      clusters: kubeConfig.clusters,
+      contexts: kubeConfig.contexts,
+      currentContext: kubeConfig.currentContext,
+      users: kubeConfig.users.map((user) => ({ ...user, impersonateUser: serviceAccount })),
+    });
+    const queueName = `bridge-rbac-${suffix}`;
+    const reader = new QueueReader(queueName);
+    const bridge = await startBridge({
+      queue: { mode: 'connectionString', connectionString, queueName },
+      kubernetes: { mode: 'kubeConfig', kubeConfig: asServiceAccount },
+      source: '/clusters/integration/event-bridge',
+      watchBackoff: fastBackoff,
+      queueBackoff: fastBackoff,
+      logger: silentLogger,
+    });
+    try {
+      await waitUntil(() => bridge.ready(), 'the bridge running as the ServiceAccount to be ready');
+      const name = `bridge-rbac-${suffix}`;
+      await createNodeClaim(name, aksRef);
+      await reader.waitFor('NodeClaim', name, 'ADDED');
+      expect(Object.values(bridge.stats().informers).every((informer) => informer.restarts === 0)).toBe(true);
+    } finally {
+      await bridge.stop();
+    }
+  });
+});
+
+describe('bridge/main.ts', () => {
+  it('runs from the environment, publishes, and exits cleanly on SIGTERM after draining', async () => {
+    const queueName = `bridge-main-${suffix}`;
+    const reader = new QueueReader(queueName);
+    const { KUBERNETES_SERVICE_HOST: _inCluster, ...inherited } = process.env;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bridge/main.ts'], {
+      cwd: new URL('../../', import.meta.url),
+      env: {
+        ...inherited,
+        CLUSTER_NAME: 'integration',
+        BRIDGE_QUEUE_NAME: queueName,
+        BRIDGE_STORAGE_CONNECTION_STRING: connectionString,
+        KUBECONFIG: inject('kubeconfigPath'),
+        BRIDGE_HEALTH_PORT: '0',
+        BRIDGE_LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const lines: Record<string, unknown>[] = [];
+    let partial = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      partial += chunk;
+      const complete = partial.split('\n');
+      partial = complete.pop() ?? '';
+      for (const line of complete)
+        if (line.startsWith('{')) lines.push(JSON.parse(line) as Record<string, unknown>);
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await waitUntil(
+        () => lines.some((line) => line['message'] === 'event bridge started'),
+        'the started log line',
+      );
+      const port = lines.find((line) => line['message'] === 'event bridge started')?.['healthPort'];
+      expect(typeof port).toBe('number');
+      await waitUntil(
+        () => lines.filter((line) => line['message'] === 'informer synced').length === 4,
+        'four synced informers',
+      );
+      let readyStatus = 0;
+      for (let i = 0; i < 100 && readyStatus !== 200; i++) {
+        readyStatus = (await fetch(`http://127.0.0.1:${String(port)}/readyz`)).status;
+        if (readyStatus !== 200) await sleep(100);
+      }
+      expect(readyStatus).toBe(200);
+
+      const name = `bridge-main-${suffix}`;
+      await createNodeClaim(name, aksRef);
+      const event = await reader.waitFor('NodeClaim', name, 'ADDED');
+      expect(event.source).toBe('/clusters/integration/event-bridge');
+      expect(
+        lines.every((line) => line['component'] === 'event-bridge' && line['cluster'] === 'integration'),
+      ).toBe(true);
+
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(lines.map((line) => line['message'])).toEqual(
+        expect.arrayContaining(['shutting down', 'event bridge stopped; outbox drained']),
+      );
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
     }
   });
 });
