@@ -4,6 +4,7 @@ import type { FunctionDefinition } from '../shared/runtime/definitions.js';
 import { deleteNodeClaimVm } from './delete-nodeclaim-vm.js';
 import { finishNodeClaimTermination } from './finish-nodeclaim-termination.js';
 import { launchMonitor } from './launch-monitor.js';
+import { lifecycleSweep } from './lifecycle-sweep.js';
 import { objectEvents } from './object-events.js';
 import { pollVmCreation } from './poll-vm-creation.js';
 import { recordLaunchFailure } from './record-launch-failure.js';
@@ -19,4 +20,5 @@ export const definitions: readonly FunctionDefinition[] = [
   terminateNodeClaim,
   deleteNodeClaimVm,
   finishNodeClaimTermination,
+  lifecycleSweep,
 ];

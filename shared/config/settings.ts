@@ -49,6 +49,9 @@ export interface Settings {
   };
 }
 
+/** NCRONTAB (with seconds) of the lifecycle sweep when SWEEP_SCHEDULE is not set. */
+export const DEFAULT_SWEEP_SCHEDULE = '*/15 * * * * *';
+
 export class SettingsError extends Error {
   override readonly name = 'SettingsError';
 }
@@ -113,7 +116,7 @@ export function loadSettings(env: Env = process.env): Settings {
       skuCacheSeconds: reader.number('SKU_CACHE_SECONDS', 3600, 0, 86_400),
     },
     lifecycle: {
-      sweepSchedule: reader.optional('SWEEP_SCHEDULE') ?? '*/15 * * * * *',
+      sweepSchedule: reader.optional('SWEEP_SCHEDULE') ?? DEFAULT_SWEEP_SCHEDULE,
       registrationTimeoutMinutes: reader.number('REGISTRATION_TIMEOUT_MINUTES', 15, 1, 240),
     },
   };

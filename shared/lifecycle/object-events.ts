@@ -4,6 +4,7 @@ import { parseObjectChangeEvent } from '../events/cloud-event.js';
 import type { HandlerContext } from '../runtime/definitions.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { reconcileLaunch } from './launch.js';
+import { registerNodeFromEvent } from './registration.js';
 import { needsTermination, reconcileTermination } from './termination.js';
 
 export async function handleObjectEvent(
@@ -33,10 +34,14 @@ export async function handleObjectEvent(
       log.info('launch reconciled', { ...result });
       return;
     }
-    case 'Node':
+    case 'Node': {
+      const result = await registerNodeFromEvent(deps, name);
+      log.info('node event reconciled', { ...result });
+      return;
+    }
     case 'NodePool':
     case 'AKSNodeClass':
-      // Registration, drift and budgets are reconciled by the lifecycle sweep, which reads these kinds.
+      // Drift and budgets are reconciled by the lifecycle sweep, which reads these kinds.
       log.debug('event left to the lifecycle sweep');
       return;
   }

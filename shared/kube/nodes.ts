@@ -1,0 +1,108 @@
+// Nodes as the domain reads them. @kubernetes/client-node deserializes timestamps into Date objects; the
+// domain model (and the JSON Patch built from it) uses the API's own string form, so the conversion
+// happens here, once, at the edge.
+import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import type { Node, OwnerReference, Taint } from '../models/kube.js';
+import type { JsonPatchOperation } from '../decisions/node-patch.js';
+import { isNotFound } from './errors.js';
+
+const jsonPatch = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
+
+function timestamp(value: Date | string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : value.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Drops undefined properties, so a converted object compares equal to one read as plain JSON. */
+function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+export function toDomainNode(node: V1Node): Node {
+  const metadata = node.metadata ?? {};
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: defined({
+      name: metadata.name ?? '',
+      uid: metadata.uid,
+      resourceVersion: metadata.resourceVersion,
+      creationTimestamp: timestamp(metadata.creationTimestamp),
+      deletionTimestamp: timestamp(metadata.deletionTimestamp),
+      labels: metadata.labels,
+      annotations: metadata.annotations,
+      finalizers: metadata.finalizers,
+      ownerReferences: metadata.ownerReferences?.map((o) =>
+        defined<OwnerReference>({
+          apiVersion: o.apiVersion,
+          kind: o.kind,
+          name: o.name,
+          uid: o.uid,
+          controller: o.controller,
+          blockOwnerDeletion: o.blockOwnerDeletion,
+        }),
+      ),
+    }),
+    spec: defined({
+      providerID: node.spec?.providerID,
+      taints: node.spec?.taints?.map((t) =>
+        defined<Taint>({
+          key: t.key,
+          value: t.value,
+          effect: t.effect as Taint['effect'],
+          timeAdded: timestamp(t.timeAdded),
+        }),
+      ),
+      unschedulable: node.spec?.unschedulable,
+    }),
+    ...(node.status
+      ? {
+          status: defined({
+            capacity: node.status.capacity,
+            allocatable: node.status.allocatable,
+            conditions: node.status.conditions?.map((c) =>
+              defined({
+                type: c.type,
+                status: c.status as 'True' | 'False' | 'Unknown',
+                reason: c.reason,
+                message: c.message,
+              }),
+            ),
+          }),
+        }
+      : {}),
+  };
+}
+
+export async function getNode(core: CoreV1Api, name: string): Promise<Node | undefined> {
+  try {
+    return toDomainNode(await core.readNode({ name }));
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Every Node, read in pages so a large cluster never arrives as one huge response. */
+export async function listNodes(core: CoreV1Api, pageSize = 500): Promise<Node[]> {
+  const nodes: Node[] = [];
+  let token: string | undefined;
+  do {
+    const page = await core.listNode({ limit: pageSize, ...(token ? { _continue: token } : {}) });
+    for (const item of page.items) nodes.push(toDomainNode(item));
+    token = page.metadata?._continue || undefined;
+  } while (token);
+  return nodes;
+}
+
+/**
+ * Applies a JSON Patch to a Node. The patches this project builds pin /metadata/resourceVersion first,
+ * so a Node that changed since it was read answers 409 Conflict instead of being overwritten.
+ */
+export async function patchNode(
+  core: CoreV1Api,
+  name: string,
+  operations: JsonPatchOperation[],
+): Promise<Node> {
+  return toDomainNode(await core.patchNode({ name, body: operations }, jsonPatch));
+}

@@ -1,0 +1,93 @@
+// Initialization: once a registered NodeClaim's Node is Ready, free of startup and ephemeral taints and
+// advertises the requested extended resources, label the Node karpenter.sh/initialized=true and set
+// Initialized=True; until then keep Initialized=Unknown with the reason, so `kubectl get nodeclaims`
+// says what the node is waiting for. The label goes first: it is what tooling selects on, and a crash
+// between the writes is repaired by the next pass (the label patch is then empty).
+import { isConditionTrue } from '../decisions/conditions.js';
+import { evaluateInitialization, initializedLabelPatch } from '../decisions/initialization.js';
+import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
+import { matchNodeForClaim } from '../decisions/registration.js';
+import { isConflict } from '../kube/errors.js';
+import { getNode, patchNode } from '../kube/nodes.js';
+import type { NodeClaim } from '../models/index.js';
+import { ConditionTypes } from '../models/karpenter.js';
+import type { Node } from '../models/kube.js';
+import type { LifecycleDependencies } from './dependencies.js';
+import { isManagedNodeClaim } from './launch.js';
+import { updateNodeClaimStatus } from './nodeclaim-writes.js';
+import { nodePoolOf } from './registration.js';
+
+export type InitializationOutcome =
+  | { outcome: 'skipped'; why: string }
+  | { outcome: 'waiting'; nodeClaim: NodeClaim; reason: string; message: string }
+  | { outcome: 'initialized'; nodeClaim: NodeClaim; statusWritten: boolean }
+  | { outcome: 'nodeclaim-gone' };
+
+const maxLabelAttempts = 5;
+
+/** Registered, managed, alive, and not yet Initialized=True. */
+export function needsInitialization(nodeClaim: NodeClaim): boolean {
+  const conditions = nodeClaim.status?.conditions;
+  return (
+    isManagedNodeClaim(nodeClaim) &&
+    !nodeClaim.metadata.deletionTimestamp &&
+    isConditionTrue(conditions, ConditionTypes.registered) &&
+    !isConditionTrue(conditions, ConditionTypes.initialized)
+  );
+}
+
+export async function reconcileInitialization(
+  deps: LifecycleDependencies,
+  nodeClaim: NodeClaim,
+  nodes: readonly Node[],
+): Promise<InitializationOutcome> {
+  if (!needsInitialization(nodeClaim)) return { outcome: 'skipped', why: 'not awaiting initialization' };
+  const match = matchNodeForClaim(nodeClaim, nodes);
+  const node = match.outcome === 'found' ? match.node : undefined;
+  const verdict = evaluateInitialization(nodeClaim, node);
+
+  if (verdict.status !== 'True' || node === undefined) {
+    const stored = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
+      ...current.status,
+      conditions: applyLifecycleConditions(current.status?.conditions, [verdict], deps.now()),
+    }));
+    if (!stored) return { outcome: 'nodeclaim-gone' };
+    return { outcome: 'waiting', nodeClaim: stored, reason: verdict.reason, message: verdict.message };
+  }
+
+  await labelInitialized(deps, node);
+  let transitioned = false;
+  let lastSeen: NodeClaim | undefined;
+  const stored = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => {
+    lastSeen = current;
+    transitioned = !isConditionTrue(current.status?.conditions, ConditionTypes.initialized);
+    return {
+      ...current.status,
+      conditions: applyLifecycleConditions(current.status?.conditions, [verdict], deps.now()),
+    };
+  });
+  if (!stored) return { outcome: 'nodeclaim-gone' };
+  const statusWritten = stored !== lastSeen && transitioned;
+  if (statusWritten) {
+    deps.metrics.increment('nodeclaims_initialized', { nodePool: nodePoolOf(stored) });
+    deps.log.info('NodeClaim initialized', { nodeClaim: stored.metadata.name, node: node.metadata.name });
+  }
+  return { outcome: 'initialized', nodeClaim: stored, statusWritten };
+}
+
+/** Adds karpenter.sh/initialized=true with a guarded patch; a conflict re-reads and retries. */
+async function labelInitialized(deps: LifecycleDependencies, found: Node): Promise<void> {
+  const { core } = await deps.kube();
+  let node: Node | undefined = found;
+  for (let attempt = 1; node !== undefined; attempt++) {
+    const operations = initializedLabelPatch(node);
+    if (operations.length === 0) return;
+    try {
+      await patchNode(core, node.metadata.name, operations);
+      return;
+    } catch (error) {
+      if (!isConflict(error) || attempt >= maxLabelAttempts) throw error;
+      node = await getNode(core, node.metadata.name);
+    }
+  }
+}

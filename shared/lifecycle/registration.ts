@@ -1,0 +1,218 @@
+// Registration: the one code path behind both triggers (the bridge's Node events and the lifecycle
+// sweep). It syncs the NodeClaim onto its Node and removes karpenter.sh/unregistered in a single
+// resourceVersion-guarded write, then records Registered=True and status.nodeName on the NodeClaim.
+// The Node write comes first: if the process dies between the two writes, the next pass finds the Node
+// already synced (the plan is empty) and only writes the status.
+import { findCondition, isConditionTrue } from '../decisions/conditions.js';
+import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
+import {
+  matchNodeForClaim,
+  planNodeRegistration,
+  registrationConditionFor,
+  registrationPatch,
+  RegistrationReasons,
+} from '../decisions/registration.js';
+import { parseProviderId, vmNameFor } from '../decisions/vm-spec.js';
+import { isConflict } from '../kube/errors.js';
+import { getNode, patchNode } from '../kube/nodes.js';
+import type { NodeClaim } from '../models/index.js';
+import { ConditionTypes, WellKnown } from '../models/karpenter.js';
+import type { Node } from '../models/kube.js';
+import type { LifecycleDependencies } from './dependencies.js';
+import { isManagedNodeClaim } from './launch.js';
+import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
+
+export type RegistrationOutcome =
+  | { outcome: 'skipped'; why: string }
+  | { outcome: 'node-not-found'; nodeClaim: NodeClaim }
+  | { outcome: 'multiple-nodes'; nodeClaim: NodeClaim; nodeNames: string[] }
+  | {
+      outcome: 'registered';
+      /** The NodeClaim and Node as stored after registration. */
+      nodeClaim: NodeClaim;
+      node: Node;
+      nodeName: string;
+      /** Whether this call wrote the Node (false when it was already synced). */
+      nodeWritten: boolean;
+      /** Whether this call moved the NodeClaim to Registered=True. */
+      statusWritten: boolean;
+      unregisteredTaintMissing: boolean;
+    }
+  | { outcome: 'nodeclaim-gone' };
+
+const maxNodeWriteAttempts = 5;
+
+/** Launched (has a providerID), managed by this system, alive, and not yet Registered=True. */
+export function needsRegistration(nodeClaim: NodeClaim): boolean {
+  return (
+    isManagedNodeClaim(nodeClaim) &&
+    !nodeClaim.metadata.deletionTimestamp &&
+    Boolean(nodeClaim.status?.providerID) &&
+    !isConditionTrue(nodeClaim.status?.conditions, ConditionTypes.registered)
+  );
+}
+
+export const nodePoolOf = (nodeClaim: NodeClaim): string =>
+  nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel] ?? '';
+
+/**
+ * Registers `nodeClaim` with its Node, chosen from `nodes` by providerID (passing only the candidates is
+ * fine; passing every Node is too). Idempotent and safe to run concurrently with itself: the Node write
+ * is guarded, a conflict re-reads the Node and re-plans, and the status write is guarded likewise.
+ */
+export async function reconcileRegistration(
+  deps: LifecycleDependencies,
+  nodeClaim: NodeClaim,
+  nodes: readonly Node[],
+): Promise<RegistrationOutcome> {
+  if (!needsRegistration(nodeClaim)) return { outcome: 'skipped', why: 'not awaiting registration' };
+  const log = deps.log.with({ nodeClaim: nodeClaim.metadata.name, nodeClaimUid: nodeClaim.metadata.uid });
+  const match = matchNodeForClaim(nodeClaim, nodes);
+
+  if (match.outcome !== 'found') {
+    const condition = registrationConditionFor(match);
+    const stored = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
+      ...current.status,
+      conditions: applyLifecycleConditions(current.status?.conditions, [condition], deps.now()),
+    }));
+    if (!stored) return { outcome: 'nodeclaim-gone' };
+    if (match.outcome === 'multiple') {
+      log.warn('several Nodes share the NodeClaim providerID', { nodes: match.nodeNames });
+      return { outcome: 'multiple-nodes', nodeClaim: stored, nodeNames: match.nodeNames };
+    }
+    return { outcome: 'node-not-found', nodeClaim: stored };
+  }
+
+  const synced = await syncNode(deps, nodeClaim, match.node);
+  // The Node vanished or changed its providerID while we wrote: the next pass sees the new state.
+  if (synced === undefined) return { outcome: 'node-not-found', nodeClaim };
+  const { node, nodeWritten, unregisteredTaintMissing } = synced;
+  if (unregisteredTaintMissing) {
+    await deps.events.warning(
+      nodeClaimTarget(nodeClaim),
+      RegistrationReasons.unregisteredTaintMissing,
+      `Node ${node.metadata.name} joined without the ${WellKnown.unregisteredTaintKey} taint; it was registered, but pods may have been scheduled on it before its labels and taints were synced`,
+    );
+  }
+
+  let transitioned = false;
+  let lastSeen: NodeClaim | undefined;
+  const stored = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => {
+    lastSeen = current;
+    transitioned = !isConditionTrue(current.status?.conditions, ConditionTypes.registered);
+    return {
+      ...current.status,
+      nodeName: node.metadata.name,
+      conditions: applyLifecycleConditions(
+        current.status?.conditions,
+        [{ type: ConditionTypes.registered, status: 'True', reason: RegistrationReasons.registered }],
+        deps.now(),
+      ),
+    };
+  });
+  if (!stored) return { outcome: 'nodeclaim-gone' };
+  // updateNodeClaimStatus hands back the object it was given when it did not write.
+  const statusWritten = stored !== lastSeen && transitioned;
+  if (statusWritten) recordRegistered(deps, stored);
+  log.info('NodeClaim registered', { node: node.metadata.name, nodeWritten, statusWritten });
+  return {
+    outcome: 'registered',
+    nodeClaim: stored,
+    node,
+    nodeName: node.metadata.name,
+    nodeWritten,
+    statusWritten,
+    unregisteredTaintMissing,
+  };
+}
+
+/**
+ * The guarded Node write. On 409 the Node is read again and the plan recomputed from what is stored now,
+ * so a concurrent change (a kubelet status update, another sweep's identical write, someone's label) is
+ * kept, never overwritten. Undefined when the Node disappeared or no longer belongs to the NodeClaim.
+ */
+async function syncNode(
+  deps: LifecycleDependencies,
+  nodeClaim: NodeClaim,
+  found: Node,
+): Promise<{ node: Node; nodeWritten: boolean; unregisteredTaintMissing: boolean } | undefined> {
+  const { core } = await deps.kube();
+  let node: Node | undefined = found;
+  for (let attempt = 1; ; attempt++) {
+    if (node === undefined || matchNodeForClaim(nodeClaim, [node]).outcome !== 'found') return undefined;
+    const plan = planNodeRegistration(nodeClaim, node);
+    if (!plan.changed) return { node, nodeWritten: false, unregisteredTaintMissing: false };
+    try {
+      const written = await patchNode(core, node.metadata.name, registrationPatch(node, plan.node));
+      return { node: written, nodeWritten: true, unregisteredTaintMissing: plan.unregisteredTaintMissing };
+    } catch (error) {
+      if (!isConflict(error) || attempt >= maxNodeWriteAttempts) throw error;
+      node = await getNode(core, node.metadata.name);
+    }
+  }
+}
+
+function recordRegistered(deps: LifecycleDependencies, nodeClaim: NodeClaim): void {
+  const dimensions = { nodePool: nodePoolOf(nodeClaim) };
+  deps.metrics.increment('nodeclaims_registered', dimensions);
+  const registered = findCondition(nodeClaim.status?.conditions, ConditionTypes.registered);
+  const start = Date.parse(nodeClaim.metadata.creationTimestamp ?? '');
+  const end = Date.parse(registered?.lastTransitionTime ?? '');
+  // From the NodeClaim's creation (the launch request) to the Registered transition: the whole wait a
+  // pending pod sees, so a slow image pull or bootstrap shows up here and not only in VM creation time.
+  if (Number.isFinite(start) && Number.isFinite(end)) {
+    deps.metrics.observe('launch_to_registered_seconds', Math.max(0, (end - start) / 1000), dimensions);
+  }
+}
+
+export type NodeEventOutcome =
+  { outcome: 'ignored'; why: string } | { outcome: 'no-nodeclaim'; providerID: string } | RegistrationOutcome;
+
+// VM names are the NodeClaim's name behind a fixed prefix unless it had to be sanitized or hashed;
+// vmNameFor of a one-letter name reveals the prefix without duplicating it here.
+const vmNamePrefix = vmNameFor('a').slice(0, -1);
+
+/**
+ * The NodeClaim a Node's providerID belongs to. The common case costs one GET: the VM name gives the
+ * NodeClaim's name back, confirmed by recomputing it. Otherwise (a sanitized or hashed VM name, or a VM
+ * this system did not name) the NodeClaims are listed, since no selector reaches status.providerID.
+ */
+async function nodeClaimForProviderId(
+  deps: LifecycleDependencies,
+  providerID: string,
+): Promise<NodeClaim | undefined> {
+  const matches = (n: NodeClaim): boolean =>
+    n.status?.providerID !== undefined && n.status.providerID.toLowerCase() === providerID.toLowerCase();
+  const vmName = parseProviderId(providerID)?.vmName;
+  if (vmName?.startsWith(vmNamePrefix)) {
+    const candidate = vmName.slice(vmNamePrefix.length);
+    if (vmNameFor(candidate) === vmName) {
+      const nodeClaim = await deps.objects.nodeClaims.get(candidate);
+      if (nodeClaim && matches(nodeClaim)) return nodeClaim;
+    }
+  }
+  return (await deps.objects.nodeClaims.list()).find(matches);
+}
+
+/**
+ * The bridge's path into registration: a Node that still carries karpenter.sh/unregistered is matched to
+ * its NodeClaim by providerID and registered by the same reconcileRegistration the sweep uses. Only the
+ * event's Node is passed as a candidate: listing every Node per event would make a scale-up of N nodes
+ * cost N², so a second Node with the same providerID is reported (MultipleNodesFound) by the sweep when
+ * it is the one that registers the NodeClaim.
+ */
+export async function registerNodeFromEvent(
+  deps: LifecycleDependencies,
+  nodeName: string,
+): Promise<NodeEventOutcome> {
+  const { core } = await deps.kube();
+  const node = await getNode(core, nodeName);
+  if (!node) return { outcome: 'ignored', why: 'Node is gone' };
+  const unregistered = (node.spec.taints ?? []).some((t) => t.key === WellKnown.unregisteredTaintKey);
+  if (!unregistered) return { outcome: 'ignored', why: 'Node carries no unregistered taint' };
+  const providerID = node.spec.providerID;
+  if (!providerID) return { outcome: 'ignored', why: 'Node has no providerID yet' };
+  const nodeClaim = await nodeClaimForProviderId(deps, providerID);
+  if (!nodeClaim) return { outcome: 'no-nodeclaim', providerID };
+  return reconcileRegistration(deps, nodeClaim, [node]);
+}
