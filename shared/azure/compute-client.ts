@@ -48,9 +48,12 @@ export function createComputeClient(options: {
   credential: TokenCredential;
   subscriptionId: string;
   endpoint: string;
+  /** A private CA to trust for the endpoint (the local ARM emulator's). */
+  caCertPem?: string;
 }): ComputeManagementClient {
   return new ComputeManagementClient(options.credential, options.subscriptionId, {
     endpoint: options.endpoint,
+    ...(options.caCertPem ? { tlsOptions: { ca: options.caCertPem } } : {}),
     additionalPolicies: [{ policy: retryAfterPolicy, position: 'perRetry' }],
   });
 }

@@ -10,6 +10,8 @@ export interface Settings {
     location: string;
     /** ARM endpoint; the ARM emulator's URL locally. */
     armEndpoint: string;
+    /** Extra CA to trust for the ARM endpoint (the local emulator's); unset in Azure. */
+    armCaCertPem?: string;
     /** Subnet for node NICs when the AKSNodeClass does not name one. */
     defaultSubnetId: string;
     adminUsername: string;
@@ -90,6 +92,7 @@ export function loadSettings(env: Env = process.env): Settings {
       resourceGroup: reader.name('AZURE_RESOURCE_GROUP'),
       location: reader.name('AZURE_LOCATION'),
       armEndpoint: reader.url('ARM_ENDPOINT', 'https://management.azure.com'),
+      ...(reader.optional('ARM_CA_CERT') ? { armCaCertPem: reader.pem('ARM_CA_CERT') } : {}),
       defaultSubnetId: reader.subnetId('AZURE_SUBNET_ID'),
       adminUsername: reader.optional('NODE_ADMIN_USERNAME') ?? 'azureuser',
       sshPublicKey: reader.required(
@@ -110,14 +113,14 @@ export function loadSettings(env: Env = process.env): Settings {
     },
     unavailableOfferingsTable: reader.tableName('UNAVAILABLE_OFFERINGS_TABLE', 'unavailableofferings'),
     launch: {
-      pollIntervalSeconds: reader.number('LAUNCH_POLL_INTERVAL_SECONDS', 5, 1, 300),
-      maxPollIntervalSeconds: reader.number('LAUNCH_MAX_POLL_INTERVAL_SECONDS', 30, 1, 600),
-      deadlineMinutes: reader.number('LAUNCH_DEADLINE_MINUTES', 15, 1, 120),
+      pollIntervalSeconds: reader.number('LAUNCH_POLL_INTERVAL_SECONDS', 5, 0.1, 300),
+      maxPollIntervalSeconds: reader.number('LAUNCH_MAX_POLL_INTERVAL_SECONDS', 30, 0.1, 600),
+      deadlineMinutes: reader.number('LAUNCH_DEADLINE_MINUTES', 15, 0.05, 120),
       skuCacheSeconds: reader.number('SKU_CACHE_SECONDS', 3600, 0, 86_400),
     },
     lifecycle: {
       sweepSchedule: reader.optional('SWEEP_SCHEDULE') ?? DEFAULT_SWEEP_SCHEDULE,
-      registrationTimeoutMinutes: reader.number('REGISTRATION_TIMEOUT_MINUTES', 15, 1, 240),
+      registrationTimeoutMinutes: reader.number('REGISTRATION_TIMEOUT_MINUTES', 15, 0.05, 240),
     },
   };
 

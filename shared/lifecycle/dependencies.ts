@@ -39,6 +39,7 @@ export function createDependencies(
     credential,
     subscriptionId: settings.azure.subscriptionId,
     endpoint: settings.azure.armEndpoint,
+    ...(settings.azure.armCaCertPem ? { caCertPem: settings.azure.armCaCertPem } : {}),
   });
   const kube = kubeClientProvider(settings.kubernetes, credential);
   const now = options.now ?? (() => new Date());

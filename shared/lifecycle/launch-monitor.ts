@@ -55,6 +55,8 @@ export type LaunchMonitorOutput =
   | { outcome: 'Failed'; polls: number; code?: string }
   | { outcome: 'TimedOut'; polls: number };
 
+export const MIN_POLL_INTERVAL_SECONDS = 0.1;
+
 export const launchMonitorInstanceId = (nodeClaimUid: string): string => `launch-${nodeClaimUid}`;
 
 export function* launchMonitorOrchestrator(
@@ -95,8 +97,11 @@ export function* launchMonitorOrchestrator(
       return { outcome: 'TimedOut', polls };
     }
     pollerState = poll.pollerState ?? pollerState;
+    // Retry-After is a floor ARM asks for; a zero still gets a short pause so the loop never spins.
     intervalSeconds =
-      poll.retryAfterSeconds ?? Math.min(intervalSeconds * 1.5, Math.max(input.maxPollIntervalSeconds, 1));
+      poll.retryAfterSeconds !== undefined
+        ? Math.max(poll.retryAfterSeconds, MIN_POLL_INTERVAL_SECONDS)
+        : Math.min(intervalSeconds * 1.5, input.maxPollIntervalSeconds);
   }
 }
 
