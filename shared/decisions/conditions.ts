@@ -10,7 +10,10 @@ export interface ConditionUpdate {
   observedGeneration?: number;
 }
 
-export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+export function findCondition(
+  conditions: readonly Condition[] | undefined,
+  type: string,
+): Condition | undefined {
   return conditions?.find((c) => c.type === type);
 }
 
@@ -53,5 +56,7 @@ export function setCondition(
 
 export function removeCondition(conditions: readonly Condition[] | undefined, type: string): Condition[] {
   const current = conditions ?? [];
-  return current.some((c) => c.type === type) ? current.filter((c) => c.type !== type) : (current as Condition[]);
+  return current.some((c) => c.type === type)
+    ? current.filter((c) => c.type !== type)
+    : (current as Condition[]);
 }

@@ -30,7 +30,10 @@ export interface ObjectChangeEvent {
 const kinds: readonly WatchedKind[] = ['NodeClaim', 'Node', 'NodePool', 'AKSNodeClass'];
 const changeTypes: readonly ChangeType[] = ['ADDED', 'MODIFIED', 'DELETED', 'RESYNC'];
 
-export function toCloudEvent(change: ObjectChange, options: { id: string; source: string; time: Date }): ObjectChangeEvent {
+export function toCloudEvent(
+  change: ObjectChange,
+  options: { id: string; source: string; time: Date },
+): ObjectChangeEvent {
   return {
     specversion: CLOUD_EVENT_SPEC_VERSION,
     id: options.id,
@@ -73,7 +76,9 @@ export function parseObjectChangeEvent(body: unknown): ObjectChangeEvent {
   const data = value.data;
   if (!isRecord(data)) throw new MalformedEventError('field "data" must be an object');
   if (!kinds.includes(data.kind as WatchedKind)) {
-    throw new MalformedEventError(`data.kind must be one of ${kinds.join(', ')}, got ${JSON.stringify(data.kind)}`);
+    throw new MalformedEventError(
+      `data.kind must be one of ${kinds.join(', ')}, got ${JSON.stringify(data.kind)}`,
+    );
   }
   if (!changeTypes.includes(data.changeType as ChangeType)) {
     throw new MalformedEventError(

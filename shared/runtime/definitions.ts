@@ -6,13 +6,7 @@ import type { OrchestrationHandler } from 'durable-functions';
 import type { Logger } from '../observability/logger.js';
 
 export type OrchestrationRuntimeStatus =
-  | 'Pending'
-  | 'Running'
-  | 'Completed'
-  | 'ContinuedAsNew'
-  | 'Failed'
-  | 'Terminated'
-  | 'Suspended';
+  'Pending' | 'Running' | 'Completed' | 'ContinuedAsNew' | 'Failed' | 'Terminated' | 'Suspended';
 
 export interface OrchestrationStatus {
   instanceId: string;
