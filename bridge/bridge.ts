@@ -81,6 +81,13 @@ export interface BridgeHandle {
    * Returns how many connections were dropped per kind.
    */
   dropWatchConnections(): Record<WatchedKind, number>;
+  /** Test hook: closes the watches and holds them closed, as backpressure does. */
+  pauseWatches(): void;
+  /**
+   * Test hook: reopens paused watches. With `expired`, they resume from a resource version the API
+   * server has forgotten, so it answers 410 Gone and the informers relist (as after etcd compaction).
+   */
+  resumeWatches(options?: { expired?: boolean }): void;
 }
 
 const watchedKinds: readonly WatchedKind[] = ['NodeClaim', 'Node', 'NodePool', 'AKSNodeClass'];
@@ -291,6 +298,12 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
       NodePool: watchers.NodePool.dropConnections(),
       AKSNodeClass: watchers.AKSNodeClass.dropConnections(),
     }),
+    pauseWatches: () => {
+      for (const kind of watchedKinds) watchers[kind].pause();
+    },
+    resumeWatches: (resumeOptions = {}) => {
+      for (const kind of watchedKinds) watchers[kind].resume(resumeOptions);
+    },
     stats: () => {
       const queueStats = publisher.stats();
       return {

@@ -50,6 +50,8 @@ export interface WatcherStats {
   synced: boolean;
   connected: boolean;
   restarts: number;
+  /** Completed lists: the initial one plus one per relist (after 410 Gone). */
+  lists: number;
   lastError: string | undefined;
   cached: number;
 }
@@ -69,6 +71,7 @@ class SupervisedWatch extends Watch {
   #gate: Promise<void> | undefined;
   #openGate: (() => void) | undefined;
   #closed = false;
+  #expireNext = false;
 
   constructor(
     config: KubeConfig,
@@ -94,6 +97,12 @@ class SupervisedWatch extends Watch {
       const idle = new AbortController();
       idle.abort();
       return idle;
+    }
+    if (this.#expireNext) {
+      // Resource version 1 is older than anything the API server still remembers: it answers 410 Gone,
+      // exactly as it does after etcd compaction, and ListWatch has to relist.
+      this.#expireNext = false;
+      queryParams = { ...queryParams, resourceVersion: '1' };
     }
     // Watch.watch() hands the controller back only once connected, but may call done before that.
     const connection: { controller?: AbortController; finished: boolean } = { finished: false };
@@ -133,6 +142,11 @@ class SupervisedWatch extends Watch {
     open?.();
   }
 
+  /** The next connection resumes from a resource version the API server has forgotten. */
+  expireNextWatch(): void {
+    this.#expireNext = true;
+  }
+
   close(): void {
     this.#closed = true;
     this.resume();
@@ -160,6 +174,7 @@ export class ResourceWatcher<K extends WatchedKind> {
   #stopped = true;
   #attempt = 0;
   #restarts = 0;
+  #lists = 0;
   #restartTimer: NodeJS.Timeout | undefined;
   #lastError: string | undefined;
 
@@ -205,7 +220,9 @@ export class ResourceWatcher<K extends WatchedKind> {
     this.#watch.pause();
   }
 
-  resume(): void {
+  /** `expired`: resume from a resource version the API server no longer has (a test hook for 410 Gone). */
+  resume(options: { expired?: boolean } = {}): void {
+    if (options.expired === true) this.#watch.expireNextWatch();
     this.#watch.resume();
   }
 
@@ -232,6 +249,7 @@ export class ResourceWatcher<K extends WatchedKind> {
       synced: this.#synced,
       connected: this.#connected,
       restarts: this.#restarts,
+      lists: this.#lists,
       lastError: this.#lastError,
       cached: this.#informer.list().length,
     };
@@ -276,6 +294,7 @@ export class ResourceWatcher<K extends WatchedKind> {
       continueToken = page.continueToken || undefined;
     } while (continueToken !== undefined);
     this.#attempt = 0;
+    this.#lists += 1;
     return { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: resourceVersion ?? '' }, items };
   }
 }

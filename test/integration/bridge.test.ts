@@ -305,6 +305,41 @@ describe('event bridge (real kube-apiserver, real Azurite)', () => {
     expect(bridge.stats().informers.NodeClaim.connected).toBe(true);
   });
 
+  it('relists after watch expiry (410 Gone) and reports what changed while it was not watching', async () => {
+    const doomed = `bridge-doomed-${suffix}`;
+    const changed = `bridge-changed-${suffix}`;
+    await createNodeClaim(doomed, aksRef);
+    await createNodeClaim(changed, aksRef);
+    await reader.waitFor('NodeClaim', doomed, 'ADDED');
+    await reader.waitFor('NodeClaim', changed, 'ADDED');
+    await settled(bridge);
+
+    bridge.pauseWatches();
+    await waitUntil(() => !bridge.stats().informers.NodeClaim.connected, 'the NodeClaim watch to close');
+    const born = `bridge-born-while-away-${suffix}`;
+    await custom.deleteClusterCustomObject({ ...NodeClaimResource, name: doomed });
+    await createNodeClaim(born, aksRef);
+    await custom.patchClusterCustomObject({
+      ...NodeClaimResource,
+      name: changed,
+      body: [{ op: 'add', path: '/metadata/finalizers', value: ['example.com/hold'] }],
+    });
+    const { restarts: restartsBefore, lists: listsBefore } = bridge.stats().informers.NodeClaim;
+    bridge.resumeWatches({ expired: true });
+
+    await reader.waitFor('NodeClaim', doomed, 'DELETED');
+    await reader.waitFor('NodeClaim', born, 'ADDED');
+    await reader.waitFor('NodeClaim', changed, 'MODIFIED');
+    // A 410 is a relist, not a failure: the informer was not restarted through the error path.
+    expect(bridge.stats().informers.NodeClaim.restarts).toBe(restartsBefore);
+    expect(bridge.stats().informers.NodeClaim.lists).toBe(listsBefore + 1);
+    await custom.patchClusterCustomObject({
+      ...NodeClaimResource,
+      name: changed,
+      body: [{ op: 'remove', path: '/metadata/finalizers' }],
+    });
+  });
+
   it('re-announces objects that still need work on resync', async () => {
     const name = `bridge-resync-${suffix}`;
     await createNodeClaim(name, aksRef);
