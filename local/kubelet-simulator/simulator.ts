@@ -1,0 +1,505 @@
+// The kubelet simulator: a Node for every emulated VM that is running, behaving the way the kubelet on
+// that VM and its neighbours would.
+//
+// Who does what, as in a real cluster:
+// - kubelet (simulated): registers the Node after the VM boots, with the labels and taints of its
+//   --node-labels / --register-with-taints flags decoded from the VM's custom data; posts Ready=True
+//   once "the network plugin is up"; renews its Lease in kube-node-lease; reports status every 5 min.
+// - kube-apiserver (real): its TaintNodesByCondition admission plugin adds
+//   node.kubernetes.io/not-ready:NoSchedule to every new Node.
+// - kube-controller-manager (real, in the shared control plane): the node lifecycle controller keeps
+//   the not-ready / unreachable taints in line with the Ready condition (it removes not-ready once
+//   kubelet posts Ready=True) and marks a node Unknown when its Lease goes stale; the garbage collector
+//   deletes a Node's Lease with the Node (the Lease is owned by it).
+// - an agent DaemonSet (simulated, e.g. cilium): removes configured startup taints some time after the
+//   node registered, and again whenever they reappear (registration may copy them back).
+// - the cloud node lifecycle controller (simulated; cloud-controller-manager does not run here):
+//   deletes the Node once its VM is gone.
+import { randomUUID } from 'node:crypto';
+import { KubeConfig, ListWatch, Watch, type KubernetesObject } from '@kubernetes/client-node';
+import { decodeCustomData, parseBootstrap, type ParsedBootstrap } from '../../shared/decisions/bootstrap.js';
+import { parseProviderId, providerIdFor } from '../../shared/decisions/vm-spec.js';
+import { isConflict, isNotFound } from '../../shared/kube/errors.js';
+import { silentLogger, type Logger } from '../../shared/observability/logger.js';
+import { skuCatalog, type EmulatedVm, type EmulatorControls, type ResourceSku } from '../arm-emulator/index.js';
+import type { VmChangeEvent } from '../arm-emulator/index.js';
+import { HeartbeatLoop } from './heartbeat-loop.js';
+import { KubeletApi } from './kubelet-api.js';
+import { kubeRest, type KubeRest } from './kube-rest.js';
+import { vmHardware } from './node-resources.js';
+import { heartbeatStatusPatch, readyStatusPatch, registrationNode, withoutTaintKeys } from './node-template.js';
+import { nodeView, sameProviderId, type NodeJson, type NodeView } from './node-view.js';
+
+export interface StartupTaintRemoval {
+  /** Taint keys the simulated agent removes (any effect), e.g. node.cilium.io/agent-not-ready. */
+  keys: string[];
+  /** After the Node registered. */
+  delayMs: number;
+}
+
+export interface KubeletSimulatorOptions {
+  kubeconfigPath: string;
+  emulator: { controls: Pick<EmulatorControls, 'vms' | 'onVmChange'> };
+  /** Only VMs of this subscription and resource group get Nodes (and only their Nodes are deleted). */
+  subscriptionId: string;
+  resourceGroup: string;
+  /** From VM Succeeded to Node registration. Default 3000. */
+  bootDelayMs?: number;
+  /** From registration to Ready=True. Default 2000. */
+  readyDelayMs?: number;
+  startupTaintRemoval?: StartupTaintRemoval | undefined;
+  /**
+   * Lease renewal period; default 10000 (kubelet's). Not scaled by `speed`: the controller-manager's
+   * node-monitor grace period (50 s) runs on real time, so a slowed-down heartbeat would make nodes
+   * go Unknown and a sped-up one would only cost requests.
+   */
+  heartbeatIntervalMs?: number;
+  /** Node status report period when nothing changed; default 300000 (kubelet's). Not scaled. */
+  statusReportIntervalMs?: number;
+  /** Divides the boot, ready and startup-taint delays: 10 makes them ten times shorter. Default 1. */
+  speed?: number;
+  /** Where capacity comes from; default the emulator's catalog. */
+  catalog?: readonly ResourceSku[];
+  /** Requests in flight at once for heartbeats. Default 8. */
+  concurrency?: number;
+  log?: Logger;
+}
+
+export interface KubeletSimulatorStats {
+  /** Nodes with live heartbeats. */
+  nodes: number;
+  /** API requests made so far, by purpose. */
+  requests: Record<string, number>;
+}
+
+export interface KubeletSimulator {
+  /** Stops every timer and watch; leaves Nodes and Leases as they are (a restart adopts them). */
+  stop(): Promise<void>;
+  /** Names of the Nodes this simulator keeps alive. */
+  nodes(): string[];
+  stats(): KubeletSimulatorStats;
+}
+
+type Phase =
+  /** Waiting for the boot delay (or for a retry of a failed registration). */
+  | 'booting'
+  | 'registering'
+  /** Registered: heartbeats run. */
+  | 'running'
+  /** The VM is being deleted: the machine is off, nothing more happens. */
+  | 'stopped'
+  /** Somebody deleted the Node; like kubelet, do not re-register until restarted. */
+  | 'node-gone'
+  /** The VM carries no bootstrap data this kubelet can use; it never joins. */
+  | 'unbootable';
+
+interface TrackedVm {
+  key: string;
+  vmName: string;
+  nodeName: string;
+  providerId: string;
+  phase: Phase;
+  nodeUid: string | undefined;
+  agentReady: boolean;
+  registrationAttempts: number;
+  timers: Set<NodeJS.Timeout>;
+}
+
+const defaults = {
+  bootDelayMs: 3_000,
+  readyDelayMs: 2_000,
+  heartbeatIntervalMs: 10_000,
+  statusReportIntervalMs: 300_000,
+  concurrency: 8,
+};
+const maxRegistrationBackoffMs = 30_000;
+const informerRestartDelayMs = 1_000;
+const maxTaintPatchAttempts = 5;
+
+function vmKey(vm: Pick<EmulatedVm, 'id'>): string {
+  return vm.id.toLowerCase();
+}
+
+export async function startKubeletSimulator(options: KubeletSimulatorOptions): Promise<KubeletSimulator> {
+  const log = options.log ?? silentLogger;
+  const speed = options.speed ?? 1;
+  if (!(speed > 0) || !Number.isFinite(speed)) throw new Error(`speed must be a positive number, got ${speed}`);
+  const scaled = (ms: number): number => ms / speed;
+  const bootDelayMs = scaled(options.bootDelayMs ?? defaults.bootDelayMs);
+  const readyDelayMs = scaled(options.readyDelayMs ?? defaults.readyDelayMs);
+  const startupTaints = options.startupTaintRemoval;
+  const startupTaintDelayMs = scaled(startupTaints?.delayMs ?? 0);
+  const catalog = options.catalog ?? skuCatalog;
+  const subscription = options.subscriptionId.toLowerCase();
+  const resourceGroup = options.resourceGroup.toLowerCase();
+  const concurrency = options.concurrency ?? defaults.concurrency;
+
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(options.kubeconfigPath);
+  // Heartbeat workers plus the occasional registration, status or taint write.
+  const rest: KubeRest = await kubeRest(kubeConfig, concurrency + 4);
+  const api = new KubeletApi(rest);
+  const kubeletVersion = await api.kubeletVersion();
+
+  const tracked = new Map<string, TrackedVm>();
+  const byNodeName = new Map<string, TrackedVm>();
+  const inFlight = new Set<Promise<unknown>>();
+  const taintWork = new Map<string, { rerun: boolean }>();
+  let stopped = false;
+
+  const inScope = (vm: Pick<EmulatedVm, 'subscriptionId' | 'resourceGroup'>): boolean =>
+    vm.subscriptionId.toLowerCase() === subscription && vm.resourceGroup.toLowerCase() === resourceGroup;
+
+  /** Runs background work so stop() can wait for it and a failure is logged, never unhandled. */
+  const background = (what: string, fields: Record<string, unknown>, work: () => Promise<unknown>): void => {
+    if (stopped) return;
+    const promise = work()
+      .catch((error: unknown) => log.error(`${what} failed`, { ...fields, error }))
+      .finally(() => inFlight.delete(promise));
+    inFlight.add(promise);
+  };
+
+  const later = (vm: TrackedVm, ms: number, what: string, work: () => Promise<unknown>): void => {
+    if (stopped) return;
+    const timer = setTimeout(
+      () => {
+        vm.timers.delete(timer);
+        background(what, { node: vm.nodeName }, work);
+      },
+      Math.max(0, ms),
+    );
+    vm.timers.add(timer);
+  };
+
+  const cancelTimers = (vm: TrackedVm): void => {
+    for (const timer of vm.timers) clearTimeout(timer);
+    vm.timers.clear();
+  };
+
+  // --- The Node informer: existing Nodes for adoption, and changes the agent reacts to. ---------------
+  // Both the list (our own client) and the watch deliver the API server's JSON as parsed, with
+  // timestamps as strings; ListWatch's KubernetesObject type claims Dates, hence the one cast below.
+  const informer = new ListWatch<KubernetesObject>(
+    '/api/v1/nodes',
+    new Watch(kubeConfig),
+    async () => {
+      const list = await api.listNodes();
+      return { ...list, items: list.items as KubernetesObject[] };
+    },
+    false,
+  );
+  const asJson = (node: KubernetesObject): NodeJson => node as NodeJson;
+  const cachedNode = (name: string): NodeView | undefined => {
+    const node = informer.get(name);
+    return node ? nodeView(asJson(node)) : undefined;
+  };
+  const nodeWithProviderId = (providerId: string): NodeView | undefined => {
+    for (const node of informer.list().map(asJson)) {
+      if (sameProviderId(node.spec?.providerID, providerId)) return nodeView(node);
+    }
+    return undefined;
+  };
+
+  // --- kubelet: registration, Ready, status reports. ---------------------------------------------------
+  const heartbeats = new HeartbeatLoop({
+    leaseIntervalMs: options.heartbeatIntervalMs ?? defaults.heartbeatIntervalMs,
+    statusReportIntervalMs: options.statusReportIntervalMs ?? defaults.statusReportIntervalMs,
+    concurrency,
+    log,
+    renewLease: async (nodeName) => {
+      const vm = byNodeName.get(nodeName);
+      if (vm?.phase !== 'running' || vm.nodeUid === undefined) return;
+      await api.renewLease(nodeName, vm.nodeUid);
+    },
+    reportStatus: async (nodeName) => {
+      const node = cachedNode(nodeName);
+      if (!node) return;
+      try {
+        await api.patchNodeStatus('report status', nodeName, heartbeatStatusPatch(node.conditionTypes, new Date()));
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    },
+  });
+
+  const markReady = async (vm: TrackedVm): Promise<void> => {
+    if (vm.phase !== 'running') return;
+    try {
+      await api.patchNodeStatus('post ready', vm.nodeName, readyStatusPatch(new Date()));
+      log.info('node ready', { node: vm.nodeName });
+    } catch (error) {
+      if (isNotFound(error)) return;
+      later(vm, 1_000, 'post ready', () => markReady(vm));
+      throw error;
+    }
+  };
+
+  const nodeRunning = (vm: TrackedVm, node: NodeView, adopted: boolean): void => {
+    vm.phase = 'running';
+    vm.nodeUid = node.uid;
+    byNodeName.set(vm.nodeName, vm);
+    heartbeats.add(vm.nodeName, adopted ? Date.now() : node.createdAt);
+    const now = Date.now();
+    if (node.ready !== 'True') {
+      later(vm, node.createdAt + readyDelayMs - now, 'post ready', () => markReady(vm));
+    }
+    if (startupTaints && startupTaints.keys.length > 0) {
+      later(vm, node.createdAt + startupTaintDelayMs - now, 'remove startup taints', async () => {
+        vm.agentReady = true;
+        await removeStartupTaints(vm);
+      });
+    }
+    log.info(adopted ? 'adopted existing node' : 'node registered', { node: vm.nodeName, vm: vm.vmName });
+  };
+
+  const readBootstrap = (vm: EmulatedVm): ParsedBootstrap | string => {
+    if (vm.customData === undefined || vm.customData === '') return 'the VM has no custom data';
+    try {
+      return parseBootstrap(decodeCustomData(vm.customData));
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  };
+
+  const register = async (vm: TrackedVm, emulated: EmulatedVm): Promise<void> => {
+    if (vm.phase !== 'booting') return;
+    const bootstrap = readBootstrap(emulated);
+    if (typeof bootstrap === 'string') {
+      vm.phase = 'unbootable';
+      log.warn('VM never joins: no usable bootstrap data', { vm: vm.vmName, reason: bootstrap });
+      return;
+    }
+    if (bootstrap.nodeName !== vm.nodeName) {
+      log.warn('--hostname-override differs from the computer name; the Node is named after the computer name', {
+        vm: vm.vmName,
+        computerName: vm.nodeName,
+        hostnameOverride: bootstrap.nodeName,
+      });
+    }
+    const hardware = vmHardware(catalog, emulated.vmSize, emulated.location);
+    if (!hardware) {
+      vm.phase = 'unbootable';
+      log.warn('VM never joins: size not in the SKU catalog', { vm: vm.vmName, vmSize: emulated.vmSize });
+      return;
+    }
+    const node = registrationNode({
+      nodeName: vm.nodeName,
+      providerId: vm.providerId,
+      vm: emulated,
+      bootstrap,
+      hardware,
+      kubeletVersion,
+      bootId: randomUUID(),
+      now: new Date(),
+    });
+    vm.phase = 'registering';
+    vm.registrationAttempts += 1;
+    let registered: NodeView;
+    try {
+      registered = nodeView(await api.createNode(node));
+    } catch (error) {
+      if (!isConflict(error)) {
+        // kubelet keeps trying to register for as long as the machine runs.
+        if (vm.phase === 'registering') {
+          vm.phase = 'booting';
+          const backoff = Math.min(maxRegistrationBackoffMs, 500 * 2 ** vm.registrationAttempts);
+          later(vm, backoff, 'register node', () => register(vm, emulated));
+        }
+        throw error;
+      }
+      const existing = await api.readNode(vm.nodeName);
+      if (!existing || !sameProviderId(existing.spec?.providerID, vm.providerId)) {
+        vm.phase = 'unbootable';
+        log.error('a different Node already has this name; the VM cannot join', {
+          node: vm.nodeName,
+          providerId: existing?.spec?.providerID,
+        });
+        return;
+      }
+      registered = nodeView(existing);
+    }
+    if (vm.phase !== 'registering') {
+      // The VM went away while the request was in flight: the Node must not outlive it.
+      await api.deleteNode(registered.name, registered.uid);
+      return;
+    }
+    nodeRunning(vm, registered, false);
+  };
+
+  // --- The agent DaemonSet: startup taints. -------------------------------------------------------------
+  const hasStartupTaint = (node: NodeView): boolean =>
+    startupTaints !== undefined && node.taints.some((t) => startupTaints.keys.includes(t.key));
+
+  const removeStartupTaints = async (vm: TrackedVm): Promise<void> => {
+    if (!startupTaints || !vm.agentReady || vm.phase !== 'running') return;
+    const running = taintWork.get(vm.nodeName);
+    if (running) {
+      running.rerun = true;
+      return;
+    }
+    const work = { rerun: true };
+    taintWork.set(vm.nodeName, work);
+    try {
+      while (work.rerun && vm.phase === 'running') {
+        work.rerun = false;
+        let node = cachedNode(vm.nodeName);
+        for (let attempt = 1; node && hasStartupTaint(node); attempt++) {
+          try {
+            await api.replaceTaints(node, withoutTaintKeys(node.taints, startupTaints.keys));
+            log.info('startup taints removed', { node: vm.nodeName, keys: startupTaints.keys });
+            break;
+          } catch (error) {
+            if (isNotFound(error)) return;
+            if (!isConflict(error) || attempt >= maxTaintPatchAttempts) throw error;
+            // Someone (registration, the node lifecycle controller) wrote the Node since it was read.
+            const fresh = await api.readNode(vm.nodeName);
+            node = fresh ? nodeView(fresh) : undefined;
+          }
+        }
+      }
+    } finally {
+      taintWork.delete(vm.nodeName);
+    }
+  };
+
+  // --- The cloud node lifecycle controller: VM gone → Node gone. --------------------------------------
+  const deleteNodeOf = async (providerId: string, nodeName: string): Promise<void> => {
+    const node = nodeWithProviderId(providerId) ?? (await readOwnNode(nodeName, providerId));
+    if (!node) return;
+    if (await api.deleteNode(node.name, node.uid)) {
+      log.info('node deleted: its VM is gone', { node: node.name });
+    }
+  };
+  const readOwnNode = async (nodeName: string, providerId: string): Promise<NodeView | undefined> => {
+    const node = await api.readNode(nodeName);
+    return node && sameProviderId(node.spec?.providerID, providerId) ? nodeView(node) : undefined;
+  };
+
+  // --- VM events. ---------------------------------------------------------------------------------------
+  const vmRunning = (emulated: EmulatedVm): void => {
+    const key = vmKey(emulated);
+    if (tracked.has(key)) return;
+    const vm: TrackedVm = {
+      key,
+      vmName: emulated.name,
+      nodeName: emulated.computerName,
+      providerId: providerIdFor({
+        subscriptionId: emulated.subscriptionId,
+        resourceGroup: emulated.resourceGroup,
+        vmName: emulated.name,
+      }),
+      phase: 'booting',
+      nodeUid: undefined,
+      agentReady: false,
+      registrationAttempts: 0,
+      timers: new Set(),
+    };
+    tracked.set(key, vm);
+    const existing = nodeWithProviderId(vm.providerId);
+    if (existing) nodeRunning(vm, existing, true);
+    else later(vm, bootDelayMs, 'register node', () => register(vm, emulated));
+  };
+
+  const vmStopping = (key: string): TrackedVm | undefined => {
+    const vm = tracked.get(key);
+    if (!vm) return undefined;
+    cancelTimers(vm);
+    heartbeats.remove(vm.nodeName);
+    vm.phase = 'stopped';
+    return vm;
+  };
+
+  const onVmChange = ({ type, vm: emulated }: VmChangeEvent): void => {
+    if (stopped || !inScope(emulated)) return;
+    const key = vmKey(emulated);
+    switch (type) {
+      case 'succeeded':
+        vmRunning(emulated);
+        return;
+      case 'deleting':
+        vmStopping(key);
+        return;
+      case 'deleted': {
+        const vm = vmStopping(key);
+        tracked.delete(key);
+        if (vm && byNodeName.get(vm.nodeName) === vm) byNodeName.delete(vm.nodeName);
+        const providerId = providerIdFor({
+          subscriptionId: emulated.subscriptionId,
+          resourceGroup: emulated.resourceGroup,
+          vmName: emulated.name,
+        });
+        background('delete node', { vm: emulated.name }, () => deleteNodeOf(providerId, emulated.computerName));
+        return;
+      }
+      // A create that failed never ran an OS; a creating VM has not booted yet.
+      case 'creating':
+      case 'failed':
+        return;
+    }
+  };
+
+  // --- Informer events. ---------------------------------------------------------------------------------
+  informer.on('add', (node) => onNodeChange(node));
+  informer.on('update', (node) => onNodeChange(node));
+  informer.on('delete', (node) => {
+    const vm = byNodeName.get(node.metadata?.name ?? '');
+    if (vm?.phase !== 'running' || vm.nodeUid !== node.metadata?.uid) return;
+    heartbeats.remove(vm.nodeName);
+    cancelTimers(vm);
+    vm.phase = 'node-gone';
+    log.info('node deleted while its VM runs; heartbeats stop', { node: vm.nodeName });
+  });
+  informer.on('error', (error: unknown) => {
+    if (stopped) return;
+    log.warn('node watch failed; restarting', { error });
+    setTimeout(() => {
+      if (!stopped) background('restart node watch', {}, () => informer.start());
+    }, informerRestartDelayMs);
+  });
+  function onNodeChange(node: KubernetesObject): void {
+    const vm = byNodeName.get(node.metadata?.name ?? '');
+    if (!vm?.agentReady || vm.phase !== 'running') return;
+    if (!hasStartupTaint(nodeView(asJson(node)))) return;
+    background('remove startup taints', { node: vm.nodeName }, () => removeStartupTaints(vm));
+  }
+
+  await informer.start();
+
+  // Orphans first (a Node of this resource group whose VM no longer exists, e.g. deleted while the
+  // simulator was down), then every running VM. Subscribing and listing happen in the same tick, so no
+  // VM change falls between them.
+  const unsubscribe = options.emulator.controls.onVmChange(onVmChange);
+  const vms = options.emulator.controls.vms().filter(inScope);
+  const vmNames = new Set(vms.map((vm) => vm.name.toLowerCase()));
+  for (const node of informer.list().map(asJson)) {
+    const identity = parseProviderId(node.spec?.providerID ?? '');
+    if (
+      identity &&
+      identity.subscriptionId.toLowerCase() === subscription &&
+      identity.resourceGroup.toLowerCase() === resourceGroup &&
+      !vmNames.has(identity.vmName.toLowerCase())
+    ) {
+      const orphan = nodeView(node);
+      background('delete orphan node', { node: orphan.name }, async () => {
+        if (await api.deleteNode(orphan.name, orphan.uid)) log.info('orphan node deleted', { node: orphan.name });
+      });
+    }
+  }
+  for (const vm of vms) if (vm.provisioningState === 'Succeeded') vmRunning(vm);
+  log.info('kubelet simulator started', { vms: vms.length, kubeletVersion });
+
+  return {
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      unsubscribe();
+      for (const vm of tracked.values()) cancelTimers(vm);
+      await heartbeats.stop();
+      await informer.stop();
+      await Promise.allSettled([...inFlight]);
+      rest.close();
+    },
+    nodes: () => [...byNodeName.values()].filter((vm) => vm.phase === 'running').map((vm) => vm.nodeName),
+    stats: () => ({ nodes: heartbeats.size(), requests: rest.counts() }),
+  };
+}

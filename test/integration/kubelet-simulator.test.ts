@@ -1,0 +1,337 @@
+// The kubelet simulator against the real control plane (kube-apiserver + kube-controller-manager from
+// the global setup) and a real ARM emulator, with VMs created through the real @azure/arm-compute client.
+// Nothing is mocked: the not-ready taint comes from the API server's admission plugin and is removed by
+// the real node lifecycle controller; the simulator only does what kubelet, an agent DaemonSet and the
+// cloud node lifecycle controller would.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { ComputeManagementClient, type VirtualMachine } from '@azure/arm-compute';
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  Watch,
+  type V1Lease,
+  type V1Node,
+} from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { encodeCustomData, renderBootstrap } from '../../shared/decisions/bootstrap.js';
+import { providerIdFor } from '../../shared/decisions/vm-spec.js';
+import { isNotFound } from '../../shared/kube/errors.js';
+import type { Taint } from '../../shared/models/kube.js';
+import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
+import { startKubeletSimulator, type KubeletSimulator, type KubeletSimulatorOptions } from '../../local/kubelet-simulator/index.js';
+
+const run = randomBytes(3).toString('hex');
+const subscriptionId = '00000000-0000-0000-0000-00000000c0de';
+// Unique per run, so the simulator never touches Nodes of other tests sharing the control plane.
+const resourceGroup = `RG-Kubelet-Sim-${run}`;
+const location = 'westus2';
+const startupTaintKey = 'node.cilium.io/agent-not-ready';
+const heartbeatIntervalMs = 1_000;
+
+const fixedTokenCredential: ConstructorParameters<typeof ComputeManagementClient>[0] = {
+  getToken: async () => ({ token: 'emulator-accepts-any-token', expiresOnTimestamp: Date.now() + 3_600_000 }),
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+let emulator: ArmEmulator;
+let compute: ComputeManagementClient;
+let core: CoreV1Api;
+let coordination: CoordinationV1Api;
+let kubeConfig: KubeConfig;
+let simulator: KubeletSimulator | undefined;
+const seenNodes = new Map<string, V1Node[]>();
+let stopWatch: (() => void) | undefined;
+
+function simulatorOptions(): KubeletSimulatorOptions {
+  return {
+    kubeconfigPath: inject('kubeconfigPath'),
+    emulator,
+    subscriptionId,
+    resourceGroup,
+    bootDelayMs: 400,
+    readyDelayMs: 1_500,
+    startupTaintRemoval: { keys: [startupTaintKey], delayMs: 3_000 },
+    heartbeatIntervalMs,
+  };
+}
+
+function bootstrapFor(nodeName: string, taints: Taint[], labels: Record<string, string>): string {
+  return encodeCustomData(
+    renderBootstrap({
+      clusterName: 'sim-test',
+      apiServerUrl: 'https://127.0.0.1:6443',
+      caCertPem: '-----BEGIN CERTIFICATE-----\nnot-used-by-the-simulator\n-----END CERTIFICATE-----\n',
+      bootstrapToken: 'abcdef.0123456789abcdef',
+      nodeName,
+      registerWithTaints: taints,
+      nodeLabels: labels,
+      maxPods: 50,
+    }),
+  );
+}
+
+function vmParameters(name: string, customData: string | undefined): VirtualMachine {
+  return {
+    location,
+    zones: ['2'],
+    tags: { 'karpenter.sh/nodepool': 'general-purpose' },
+    hardwareProfile: { vmSize: 'Standard_D4s_v5' },
+    storageProfile: {
+      imageReference: { publisher: 'Canonical', offer: 'ubuntu-24_04-lts', sku: 'server', version: 'latest' },
+      osDisk: { createOption: 'FromImage', deleteOption: 'Delete', managedDisk: { storageAccountType: 'Premium_LRS' } },
+    },
+    osProfile: {
+      computerName: name,
+      adminUsername: 'azureuser',
+      ...(customData !== undefined ? { customData } : {}),
+      linuxConfiguration: {
+        disablePasswordAuthentication: true,
+        ssh: { publicKeys: [{ path: '/home/azureuser/.ssh/authorized_keys', keyData: 'ssh-ed25519 AAAATEST test' }] },
+      },
+    },
+    networkProfile: {
+      networkApiVersion: '2020-11-01',
+      networkInterfaceConfigurations: [
+        {
+          name: `${name}-nic`,
+          primary: true,
+          deleteOption: 'Delete',
+          ipConfigurations: [
+            {
+              name: 'ipconfig1',
+              subnet: {
+                id: `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes`,
+              },
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
+async function readNode(name: string): Promise<V1Node | undefined> {
+  try {
+    return await core.readNode({ name });
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+async function readLease(name: string): Promise<V1Lease | undefined> {
+  try {
+    return await coordination.readNamespacedLease({ name, namespace: 'kube-node-lease' });
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+const taintKeys = (node: V1Node | undefined): string[] => (node?.spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`);
+const readyStatus = (node: V1Node | undefined): string | undefined =>
+  node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+
+beforeAll(async () => {
+  const ca = { certPem: await readFile(inject('devCaCertPath'), 'utf8'), keyPem: await readFile(inject('devCaKeyPath'), 'utf8') };
+  emulator = await startArmEmulator({ ca, latencies: { createMs: 300, deleteMs: 300, retryAfterSeconds: 1 } });
+  compute = new ComputeManagementClient(fixedTokenCredential, subscriptionId, {
+    endpoint: emulator.url,
+    tlsOptions: { ca: emulator.caCertPem },
+  });
+  kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(inject('kubeconfigPath'));
+  core = kubeConfig.makeApiClient(CoreV1Api);
+  coordination = kubeConfig.makeApiClient(CoordinationV1Api);
+  // Every version of every Node, from before any VM exists: the ADDED event shows the Node exactly as
+  // registered, whatever the controllers do to it a moment later.
+  const controller = await new Watch(kubeConfig).watch(
+    '/api/v1/nodes',
+    {},
+    (phase, object: V1Node) => {
+      const name = object.metadata?.name ?? '';
+      if (phase === 'ADDED' || phase === 'MODIFIED') seenNodes.set(name, [...(seenNodes.get(name) ?? []), object]);
+    },
+    () => undefined,
+  );
+  stopWatch = () => controller.abort();
+  simulator = await startKubeletSimulator(simulatorOptions());
+});
+
+afterAll(async () => {
+  stopWatch?.();
+  await simulator?.stop();
+  await emulator?.stop();
+});
+
+describe('kubelet simulator', () => {
+  const nodeName = `sim-${run}-a`;
+  const vmName = nodeName;
+  const providerId = providerIdFor({ subscriptionId, resourceGroup, vmName });
+  const registerWithTaints: Taint[] = [
+    { key: 'karpenter.sh/unregistered', effect: 'NoExecute' },
+    { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' },
+    { key: startupTaintKey, effect: 'NoExecute' },
+  ];
+  const bootstrapLabels = {
+    'karpenter.sh/nodepool': 'general-purpose',
+    'karpenter.sh/capacity-type': 'on-demand',
+    'topology.kubernetes.io/zone': `${location}-2`,
+    'example.com/team': 'blue',
+  };
+
+  it('registers a Node from the VM bootstrap data, with the providerID, labels, taints and capacity', async () => {
+    await compute.virtualMachines.beginCreateOrUpdateAndWait(
+      resourceGroup,
+      vmName,
+      vmParameters(vmName, bootstrapFor(nodeName, registerWithTaints, bootstrapLabels)),
+    );
+    await eventually('the Node', () => readNode(nodeName));
+    const registered = await eventually('the ADDED event', async () => seenNodes.get(nodeName)?.[0]);
+
+    expect(registered.spec?.providerID).toBe(providerId);
+    expect(providerId).toContain(`/resourceGroups/${resourceGroup.toLowerCase()}/`);
+    expect(registered.metadata?.labels).toMatchObject({
+      ...bootstrapLabels,
+      'kubernetes.io/hostname': nodeName,
+      'kubernetes.io/os': 'linux',
+      'kubernetes.io/arch': 'amd64',
+      'node.kubernetes.io/instance-type': 'Standard_D4s_v5',
+      'topology.kubernetes.io/region': location,
+    });
+    // The bootstrap taints, in order, plus the API server's not-ready taint (TaintNodesByCondition).
+    expect(taintKeys(registered)).toEqual(
+      expect.arrayContaining([
+        'karpenter.sh/unregistered:NoExecute',
+        'dedicated:NoSchedule',
+        `${startupTaintKey}:NoExecute`,
+        'node.kubernetes.io/not-ready:NoSchedule',
+      ]),
+    );
+    expect(registered.spec?.taints?.find((t) => t.key === 'dedicated')?.value).toBe('gpu');
+    expect(readyStatus(registered)).toBe('False');
+    // Standard_D4s_v5: 4 vCPUs, 16 GiB; AKS reservations for 4 cores and --max-pods=50 (the API server
+    // canonicalizes the quantities).
+    expect(registered.status?.capacity).toMatchObject({ cpu: '4', memory: '16Gi', pods: '50' });
+    expect(registered.status?.allocatable).toMatchObject({ cpu: '3860m', memory: `${16 * 1024 - (20 * 50 + 150)}Mi`, pods: '50' });
+    expect(simulator?.nodes()).toContain(nodeName);
+  });
+
+  it('reports Ready, and the real node lifecycle controller lifts the not-ready taint', async () => {
+    const ready = await eventually('Ready=True without the not-ready taint', async () => {
+      const node = await readNode(nodeName);
+      return readyStatus(node) === 'True' && !taintKeys(node).some((t) => t.startsWith('node.kubernetes.io/not-ready'))
+        ? node
+        : undefined;
+    });
+    expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('KubeletReady');
+    // Everything else the kubelet registered with is still there: only the controller touched not-ready.
+    expect(taintKeys(ready)).toEqual(expect.arrayContaining(['karpenter.sh/unregistered:NoExecute', 'dedicated:NoSchedule']));
+  });
+
+  it('keeps a Lease in kube-node-lease fresh, owned by the Node', async () => {
+    const node = await eventually('the Node', () => readNode(nodeName));
+    const first = await eventually('the Lease', () => readLease(nodeName));
+    expect(first.spec?.holderIdentity).toBe(nodeName);
+    expect(first.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Node', name: nodeName, uid: node.metadata?.uid });
+    const firstRenew = new Date(first.spec?.renewTime ?? 0).getTime();
+    const renewed = await eventually('a later renewTime', async () => {
+      const lease = await readLease(nodeName);
+      return new Date(lease?.spec?.renewTime ?? 0).getTime() > firstRenew ? lease : undefined;
+    }, 10 * heartbeatIntervalMs);
+    expect(new Date(renewed.spec?.renewTime ?? 0).getTime()).toBeGreaterThan(firstRenew);
+  });
+
+  it('removes the startup taint after the delay, with a guarded write, and again when it comes back', async () => {
+    const cleared = await eventually('the startup taint to go', async () => {
+      const node = await readNode(nodeName);
+      return node && !taintKeys(node).includes(`${startupTaintKey}:NoExecute`) ? node : undefined;
+    });
+    expect(taintKeys(cleared)).toEqual(expect.arrayContaining(['karpenter.sh/unregistered:NoExecute', 'dedicated:NoSchedule']));
+    // The startup taint was still there when the Node went Ready (the delay runs from registration).
+    const history = seenNodes.get(nodeName) ?? [];
+    expect(history.some((n) => taintKeys(n).includes(`${startupTaintKey}:NoExecute`) && readyStatus(n) === 'False')).toBe(true);
+
+    // Registration copies startup taints back onto the Node; the agent removes them again.
+    await core.patchNode(
+      {
+        name: nodeName,
+        body: [{ op: 'add', path: '/spec/taints/-', value: { key: startupTaintKey, effect: 'NoExecute' } }],
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+    );
+    await eventually('the re-added startup taint to go', async () => {
+      const node = await readNode(nodeName);
+      return node && !taintKeys(node).includes(`${startupTaintKey}:NoExecute`) ? node : undefined;
+    });
+  });
+
+  it('adopts existing Nodes after a restart without duplicates, and deletes Nodes whose VM went away meanwhile', async () => {
+    const before = await eventually('the Node', () => readNode(nodeName));
+    const otherName = `sim-${run}-b`;
+    await compute.virtualMachines.beginCreateOrUpdateAndWait(
+      resourceGroup,
+      otherName,
+      vmParameters(otherName, bootstrapFor(otherName, registerWithTaints.slice(0, 1), {})),
+    );
+    await eventually('the second Node', () => readNode(otherName));
+
+    await simulator?.stop();
+    // While the simulator is down, the second VM goes away.
+    await compute.virtualMachines.beginDeleteAndWait(resourceGroup, otherName);
+    simulator = await startKubeletSimulator(simulatorOptions());
+
+    expect(simulator.nodes()).toEqual([nodeName]);
+    await eventually('the orphan Node to be deleted', async () => ((await readNode(otherName)) ? undefined : true));
+    const after = await readNode(nodeName);
+    expect(after?.metadata?.uid).toBe(before.metadata?.uid);
+    const nodes = await core.listNode();
+    expect(nodes.items.filter((n) => n.spec?.providerID?.toLowerCase() === providerId.toLowerCase())).toHaveLength(1);
+
+    const leaseBefore = new Date((await readLease(nodeName))?.spec?.renewTime ?? 0).getTime();
+    await eventually('the adopted Node\'s Lease to be renewed', async () => {
+      const lease = await readLease(nodeName);
+      return new Date(lease?.spec?.renewTime ?? 0).getTime() > leaseBefore ? true : undefined;
+    }, 10 * heartbeatIntervalMs);
+  });
+
+  it('does not register a VM without bootstrap data', async () => {
+    const bareName = `sim-${run}-bare`;
+    const witnessName = `sim-${run}-witness`;
+    await compute.virtualMachines.beginCreateOrUpdateAndWait(resourceGroup, bareName, vmParameters(bareName, undefined));
+    // A VM created after it, with bootstrap data: once its Node exists, the bare VM's boot delay has passed too.
+    await compute.virtualMachines.beginCreateOrUpdateAndWait(
+      resourceGroup,
+      witnessName,
+      vmParameters(witnessName, bootstrapFor(witnessName, [], {})),
+    );
+    await eventually('the witness Node', () => readNode(witnessName));
+    expect(await readNode(bareName)).toBeUndefined();
+    await compute.virtualMachines.beginDeleteAndWait(resourceGroup, bareName);
+    await compute.virtualMachines.beginDeleteAndWait(resourceGroup, witnessName);
+    await eventually('the witness Node to go', async () => ((await readNode(witnessName)) ? undefined : true));
+  });
+
+  it('deletes the Node when its VM is deleted', async () => {
+    await compute.virtualMachines.beginDeleteAndWait(resourceGroup, vmName);
+    await eventually('the Node to be deleted', async () => ((await readNode(nodeName)) ? undefined : true));
+    expect(simulator?.nodes()).toEqual([]);
+    // The garbage collector removes the Lease with its owner.
+    await eventually('the Lease to be collected', async () => ((await readLease(nodeName)) ? undefined : true));
+  });
+});
