@@ -31,6 +31,8 @@ export type SweepResult =
 export interface SweepOptions {
   steps?: readonly SweepStep[];
   lease?: LeaseOptions;
+  /** Label selector restricting the NodeClaims swept (see readClusterSnapshot). */
+  nodeClaimSelector?: string;
   /** Memory kept between this process's sweeps; tests pass their own to stay independent. */
   memory?: SweepContext['memory'];
 }
@@ -107,7 +109,9 @@ export async function runSweepSteps(
   options: Omit<SweepOptions, 'lease'> & { stopping?: () => boolean } = {},
 ): Promise<SweepResult> {
   const started = performance.now();
-  const snapshot = await readClusterSnapshot(deps);
+  const snapshot = await readClusterSnapshot(deps, {
+    ...(options.nodeClaimSelector ? { nodeClaimSelector: options.nodeClaimSelector } : {}),
+  });
   const sweepContext: SweepContext = {
     deps,
     view: new SweepView(snapshot),

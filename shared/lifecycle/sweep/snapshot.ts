@@ -16,11 +16,21 @@ export interface ClusterSnapshot {
 
 export const LIST_PAGE_SIZE = 500;
 
-export async function readClusterSnapshot(deps: LifecycleDependencies): Promise<ClusterSnapshot> {
+/**
+ * `nodeClaimSelector` narrows the NodeClaims to a label selector: the default sweep takes them all, an
+ * operator can shard sweeps by NodePool, and tests that share one cluster sweep only their own objects.
+ */
+export async function readClusterSnapshot(
+  deps: LifecycleDependencies,
+  options: { nodeClaimSelector?: string } = {},
+): Promise<ClusterSnapshot> {
   const { core } = await deps.kube();
   const readAt = deps.now();
   const [nodeClaims, nodes, nodePools, nodeClasses] = await Promise.all([
-    deps.objects.nodeClaims.list({ pageSize: LIST_PAGE_SIZE }),
+    deps.objects.nodeClaims.list({
+      pageSize: LIST_PAGE_SIZE,
+      ...(options.nodeClaimSelector ? { labelSelector: options.nodeClaimSelector } : {}),
+    }),
     listNodes(core, LIST_PAGE_SIZE),
     deps.objects.nodePools.list({ pageSize: LIST_PAGE_SIZE }),
     deps.objects.nodeClasses.list({ pageSize: LIST_PAGE_SIZE }),
