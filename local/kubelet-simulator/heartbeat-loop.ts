@@ -22,6 +22,15 @@ interface Schedule {
   statusDueAt: number;
 }
 
+/**
+ * The next due time one period after the previous one, so the tick granularity does not stretch every
+ * period; after a stall (a slow API server) it restarts from now rather than firing a burst to catch up.
+ */
+function nextDue(previous: number, period: number, now: number): number {
+  const next = previous + period;
+  return next > now ? next : now + period;
+}
+
 type Beat = { nodeName: string; kind: 'lease' | 'status' };
 
 /** Failed beats are retried sooner than a full interval, but not in a tight loop. */
@@ -83,11 +92,11 @@ export class HeartbeatLoop {
     const due: Beat[] = [];
     for (const [nodeName, schedule] of this.#schedules) {
       if (schedule.leaseDueAt <= now) {
-        schedule.leaseDueAt = now + this.#options.leaseIntervalMs;
+        schedule.leaseDueAt = nextDue(schedule.leaseDueAt, this.#options.leaseIntervalMs, now);
         due.push({ nodeName, kind: 'lease' });
       }
       if (schedule.statusDueAt <= now) {
-        schedule.statusDueAt = now + this.#options.statusReportIntervalMs;
+        schedule.statusDueAt = nextDue(schedule.statusDueAt, this.#options.statusReportIntervalMs, now);
         due.push({ nodeName, kind: 'status' });
       }
     }

@@ -27,7 +27,13 @@ export type ContentType =
 
 export interface KubeRest {
   /** `label` names the request in the counts (e.g. "renew lease"). */
-  request<T>(label: string, method: string, path: string, body?: unknown, contentType?: ContentType): Promise<T>;
+  request<T>(
+    label: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: ContentType,
+  ): Promise<T>;
   /** Requests made so far, by label. */
   counts(): Record<string, number>;
   close(): void;
@@ -93,7 +99,9 @@ export async function kubeRest(config: KubeConfig, maxSockets: number): Promise<
           });
         },
       );
-      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in ${requestTimeoutMs} ms`)));
+      req.on('timeout', () =>
+        req.destroy(new Error(`${method} ${path}: no answer in ${requestTimeoutMs} ms`)),
+      );
       req.on('error', reject);
       req.end(payload);
     });
@@ -105,7 +113,12 @@ export async function kubeRest(config: KubeConfig, maxSockets: number): Promise<
 function statusMessage(text: string): string {
   try {
     const parsed: unknown = JSON.parse(text);
-    if (typeof parsed === 'object' && parsed !== null && 'message' in parsed && typeof parsed.message === 'string') {
+    if (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      'message' in parsed &&
+      typeof parsed.message === 'string'
+    ) {
       return parsed.message;
     }
   } catch {

@@ -86,42 +86,54 @@ export class KubeletApi {
   }
 
   /**
-   * Renews the node's Lease (one request), creating it owned by the Node when it does not exist yet,
-   * as kubelet's lease controller does.
+   * Renews the node's Lease with one request. `exists` says whether it is known to exist: a freshly
+   * registered node creates it straight away, as kubelet's lease controller does on start; either way a
+   * wrong guess costs one extra request and is corrected.
    */
-  async renewLease(nodeName: string, nodeUid: string): Promise<void> {
+  async renewLease(nodeName: string, nodeUid: string, exists: boolean): Promise<void> {
     const renewTime = new V1MicroTime().toISOString();
-    try {
-      await this.rest.request(
-        'renew lease',
-        'PATCH',
-        `${leasesPath}/${encodeURIComponent(nodeName)}`,
-        { spec: { renewTime } },
-        'application/merge-patch+json',
-      );
-      return;
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
+    if (exists) {
+      try {
+        await this.#patchLease(nodeName, renewTime);
+        return;
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
     }
+    try {
+      await this.#createLease(nodeName, nodeUid, renewTime);
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      await this.#patchLease(nodeName, renewTime);
+    }
+  }
+
+  #patchLease(nodeName: string, renewTime: string): Promise<unknown> {
+    return this.rest.request(
+      'renew lease',
+      'PATCH',
+      `${leasesPath}/${encodeURIComponent(nodeName)}`,
+      { spec: { renewTime } },
+      'application/merge-patch+json',
+    );
+  }
+
+  #createLease(nodeName: string, nodeUid: string, renewTime: string): Promise<unknown> {
     const lease: V1Lease = {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: {
         name: nodeName,
         namespace: nodeLeaseNamespace,
+        // Owned by the Node, so the garbage collector removes it with the Node.
         ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid: nodeUid }],
       },
       spec: { holderIdentity: nodeName, leaseDurationSeconds },
     };
-    try {
-      await this.rest.request('create lease', 'POST', leasesPath, {
-        ...lease,
-        spec: { ...lease.spec, renewTime },
-      });
-    } catch (error) {
-      // Created in the meantime (another renewal raced this one): fresh enough.
-      if (!isConflict(error)) throw error;
-    }
+    return this.rest.request('create lease', 'POST', leasesPath, {
+      ...lease,
+      spec: { ...lease.spec, renewTime },
+    });
   }
 
   async kubeletVersion(): Promise<string> {

@@ -59,7 +59,11 @@ export function reservedMemoryMi(maxPods: number): number {
   return 20 * maxPods + 50 + 100;
 }
 
-export function nodeResources(hardware: VmHardware, maxPods: number, osDiskGi = defaultOsDiskGi): NodeResources {
+export function nodeResources(
+  hardware: VmHardware,
+  maxPods: number,
+  osDiskGi = defaultOsDiskGi,
+): NodeResources {
   const diskKi = osDiskGi * 1024 * 1024;
   return {
     capacity: {

@@ -50,7 +50,11 @@ export function nodeLabels(input: Pick<RegistrationInput, 'nodeName' | 'vm' | 'b
 }
 
 const pressureConditions: Array<Pick<V1NodeCondition, 'type' | 'reason' | 'message'>> = [
-  { type: 'MemoryPressure', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' },
+  {
+    type: 'MemoryPressure',
+    reason: 'KubeletHasSufficientMemory',
+    message: 'kubelet has sufficient memory available',
+  },
   { type: 'DiskPressure', reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure' },
   { type: 'PIDPressure', reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available' },
 ];
@@ -154,6 +158,9 @@ export function heartbeatStatusPatch(conditionTypes: readonly string[], now: Dat
 }
 
 /** The taints left once an agent has removed its startup taints (by key, any effect). */
-export function withoutTaintKeys<T extends { key: string }>(taints: readonly T[], keys: readonly string[]): T[] {
+export function withoutTaintKeys<T extends { key: string }>(
+  taints: readonly T[],
+  keys: readonly string[],
+): T[] {
   return taints.filter((taint) => !keys.includes(taint.key));
 }

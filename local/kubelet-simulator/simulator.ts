@@ -21,13 +21,23 @@ import { decodeCustomData, parseBootstrap, type ParsedBootstrap } from '../../sh
 import { parseProviderId, providerIdFor } from '../../shared/decisions/vm-spec.js';
 import { isConflict, isNotFound } from '../../shared/kube/errors.js';
 import { silentLogger, type Logger } from '../../shared/observability/logger.js';
-import { skuCatalog, type EmulatedVm, type EmulatorControls, type ResourceSku } from '../arm-emulator/index.js';
+import {
+  skuCatalog,
+  type EmulatedVm,
+  type EmulatorControls,
+  type ResourceSku,
+} from '../arm-emulator/index.js';
 import type { VmChangeEvent } from '../arm-emulator/index.js';
 import { HeartbeatLoop } from './heartbeat-loop.js';
 import { KubeletApi } from './kubelet-api.js';
 import { kubeRest, type KubeRest } from './kube-rest.js';
 import { vmHardware } from './node-resources.js';
-import { heartbeatStatusPatch, readyStatusPatch, registrationNode, withoutTaintKeys } from './node-template.js';
+import {
+  heartbeatStatusPatch,
+  readyStatusPatch,
+  registrationNode,
+  withoutTaintKeys,
+} from './node-template.js';
 import { nodeView, sameProviderId, type NodeJson, type NodeView } from './node-view.js';
 
 export interface StartupTaintRemoval {
@@ -100,6 +110,8 @@ interface TrackedVm {
   providerId: string;
   phase: Phase;
   nodeUid: string | undefined;
+  /** Whether the node's Lease is known to exist (decides whether a renewal starts with create or patch). */
+  leaseExists: boolean;
   agentReady: boolean;
   registrationAttempts: number;
   timers: Set<NodeJS.Timeout>;
@@ -123,7 +135,8 @@ function vmKey(vm: Pick<EmulatedVm, 'id'>): string {
 export async function startKubeletSimulator(options: KubeletSimulatorOptions): Promise<KubeletSimulator> {
   const log = options.log ?? silentLogger;
   const speed = options.speed ?? 1;
-  if (!(speed > 0) || !Number.isFinite(speed)) throw new Error(`speed must be a positive number, got ${speed}`);
+  if (!(speed > 0) || !Number.isFinite(speed))
+    throw new Error(`speed must be a positive number, got ${speed}`);
   const scaled = (ms: number): number => ms / speed;
   const bootDelayMs = scaled(options.bootDelayMs ?? defaults.bootDelayMs);
   const readyDelayMs = scaled(options.readyDelayMs ?? defaults.readyDelayMs);
@@ -209,13 +222,18 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     renewLease: async (nodeName) => {
       const vm = byNodeName.get(nodeName);
       if (vm?.phase !== 'running' || vm.nodeUid === undefined) return;
-      await api.renewLease(nodeName, vm.nodeUid);
+      await api.renewLease(nodeName, vm.nodeUid, vm.leaseExists);
+      vm.leaseExists = true;
     },
     reportStatus: async (nodeName) => {
       const node = cachedNode(nodeName);
       if (!node) return;
       try {
-        await api.patchNodeStatus('report status', nodeName, heartbeatStatusPatch(node.conditionTypes, new Date()));
+        await api.patchNodeStatus(
+          'report status',
+          nodeName,
+          heartbeatStatusPatch(node.conditionTypes, new Date()),
+        );
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }
@@ -237,6 +255,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
   const nodeRunning = (vm: TrackedVm, node: NodeView, adopted: boolean): void => {
     vm.phase = 'running';
     vm.nodeUid = node.uid;
+    vm.leaseExists = adopted;
     byNodeName.set(vm.nodeName, vm);
     heartbeats.add(vm.nodeName, adopted ? Date.now() : node.createdAt);
     const now = Date.now();
@@ -270,11 +289,14 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       return;
     }
     if (bootstrap.nodeName !== vm.nodeName) {
-      log.warn('--hostname-override differs from the computer name; the Node is named after the computer name', {
-        vm: vm.vmName,
-        computerName: vm.nodeName,
-        hostnameOverride: bootstrap.nodeName,
-      });
+      log.warn(
+        '--hostname-override differs from the computer name; the Node is named after the computer name',
+        {
+          vm: vm.vmName,
+          computerName: vm.nodeName,
+          hostnameOverride: bootstrap.nodeName,
+        },
+      );
     }
     const hardware = vmHardware(catalog, emulated.vmSize, emulated.location);
     if (!hardware) {
@@ -390,6 +412,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       }),
       phase: 'booting',
       nodeUid: undefined,
+      leaseExists: false,
       agentReady: false,
       registrationAttempts: 0,
       timers: new Set(),
@@ -428,7 +451,9 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
           resourceGroup: emulated.resourceGroup,
           vmName: emulated.name,
         });
-        background('delete node', { vm: emulated.name }, () => deleteNodeOf(providerId, emulated.computerName));
+        background('delete node', { vm: emulated.name }, () =>
+          deleteNodeOf(providerId, emulated.computerName),
+        );
         return;
       }
       // A create that failed never ran an OS; a creating VM has not booted yet.
@@ -481,7 +506,8 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     ) {
       const orphan = nodeView(node);
       background('delete orphan node', { node: orphan.name }, async () => {
-        if (await api.deleteNode(orphan.name, orphan.uid)) log.info('orphan node deleted', { node: orphan.name });
+        if (await api.deleteNode(orphan.name, orphan.uid))
+          log.info('orphan node deleted', { node: orphan.name });
       });
     }
   }

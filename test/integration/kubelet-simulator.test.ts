@@ -22,7 +22,11 @@ import { providerIdFor } from '../../shared/decisions/vm-spec.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import type { Taint } from '../../shared/models/kube.js';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
-import { startKubeletSimulator, type KubeletSimulator, type KubeletSimulatorOptions } from '../../local/kubelet-simulator/index.js';
+import {
+  startKubeletSimulator,
+  type KubeletSimulator,
+  type KubeletSimulatorOptions,
+} from '../../local/kubelet-simulator/index.js';
 
 const run = randomBytes(3).toString('hex');
 const subscriptionId = '00000000-0000-0000-0000-00000000c0de';
@@ -38,7 +42,11 @@ const fixedTokenCredential: ConstructorParameters<typeof ComputeManagementClient
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+async function eventually<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -93,7 +101,11 @@ function vmParameters(name: string, customData: string | undefined): VirtualMach
     hardwareProfile: { vmSize: 'Standard_D4s_v5' },
     storageProfile: {
       imageReference: { publisher: 'Canonical', offer: 'ubuntu-24_04-lts', sku: 'server', version: 'latest' },
-      osDisk: { createOption: 'FromImage', deleteOption: 'Delete', managedDisk: { storageAccountType: 'Premium_LRS' } },
+      osDisk: {
+        createOption: 'FromImage',
+        deleteOption: 'Delete',
+        managedDisk: { storageAccountType: 'Premium_LRS' },
+      },
     },
     osProfile: {
       computerName: name,
@@ -101,7 +113,11 @@ function vmParameters(name: string, customData: string | undefined): VirtualMach
       ...(customData !== undefined ? { customData } : {}),
       linuxConfiguration: {
         disablePasswordAuthentication: true,
-        ssh: { publicKeys: [{ path: '/home/azureuser/.ssh/authorized_keys', keyData: 'ssh-ed25519 AAAATEST test' }] },
+        ssh: {
+          publicKeys: [
+            { path: '/home/azureuser/.ssh/authorized_keys', keyData: 'ssh-ed25519 AAAATEST test' },
+          ],
+        },
       },
     },
     networkProfile: {
@@ -143,13 +159,20 @@ async function readLease(name: string): Promise<V1Lease | undefined> {
   }
 }
 
-const taintKeys = (node: V1Node | undefined): string[] => (node?.spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`);
+const taintKeys = (node: V1Node | undefined): string[] =>
+  (node?.spec?.taints ?? []).map((t) => `${t.key}:${t.effect}`);
 const readyStatus = (node: V1Node | undefined): string | undefined =>
   node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
 
 beforeAll(async () => {
-  const ca = { certPem: await readFile(inject('devCaCertPath'), 'utf8'), keyPem: await readFile(inject('devCaKeyPath'), 'utf8') };
-  emulator = await startArmEmulator({ ca, latencies: { createMs: 300, deleteMs: 300, retryAfterSeconds: 1 } });
+  const ca = {
+    certPem: await readFile(inject('devCaCertPath'), 'utf8'),
+    keyPem: await readFile(inject('devCaKeyPath'), 'utf8'),
+  };
+  emulator = await startArmEmulator({
+    ca,
+    latencies: { createMs: 300, deleteMs: 300, retryAfterSeconds: 1 },
+  });
   compute = new ComputeManagementClient(fixedTokenCredential, subscriptionId, {
     endpoint: emulator.url,
     tlsOptions: { ca: emulator.caCertPem },
@@ -165,7 +188,8 @@ beforeAll(async () => {
     {},
     (phase, object: V1Node) => {
       const name = object.metadata?.name ?? '';
-      if (phase === 'ADDED' || phase === 'MODIFIED') seenNodes.set(name, [...(seenNodes.get(name) ?? []), object]);
+      if (phase === 'ADDED' || phase === 'MODIFIED')
+        seenNodes.set(name, [...(seenNodes.get(name) ?? []), object]);
     },
     () => undefined,
   );
@@ -228,32 +252,47 @@ describe('kubelet simulator', () => {
     // Standard_D4s_v5: 4 vCPUs, 16 GiB; AKS reservations for 4 cores and --max-pods=50 (the API server
     // canonicalizes the quantities).
     expect(registered.status?.capacity).toMatchObject({ cpu: '4', memory: '16Gi', pods: '50' });
-    expect(registered.status?.allocatable).toMatchObject({ cpu: '3860m', memory: `${16 * 1024 - (20 * 50 + 150)}Mi`, pods: '50' });
+    expect(registered.status?.allocatable).toMatchObject({
+      cpu: '3860m',
+      memory: `${16 * 1024 - (20 * 50 + 150)}Mi`,
+      pods: '50',
+    });
     expect(simulator?.nodes()).toContain(nodeName);
   });
 
   it('reports Ready, and the real node lifecycle controller lifts the not-ready taint', async () => {
     const ready = await eventually('Ready=True without the not-ready taint', async () => {
       const node = await readNode(nodeName);
-      return readyStatus(node) === 'True' && !taintKeys(node).some((t) => t.startsWith('node.kubernetes.io/not-ready'))
+      return readyStatus(node) === 'True' &&
+        !taintKeys(node).some((t) => t.startsWith('node.kubernetes.io/not-ready'))
         ? node
         : undefined;
     });
     expect(ready.status?.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('KubeletReady');
     // Everything else the kubelet registered with is still there: only the controller touched not-ready.
-    expect(taintKeys(ready)).toEqual(expect.arrayContaining(['karpenter.sh/unregistered:NoExecute', 'dedicated:NoSchedule']));
+    expect(taintKeys(ready)).toEqual(
+      expect.arrayContaining(['karpenter.sh/unregistered:NoExecute', 'dedicated:NoSchedule']),
+    );
   });
 
   it('keeps a Lease in kube-node-lease fresh, owned by the Node', async () => {
     const node = await eventually('the Node', () => readNode(nodeName));
     const first = await eventually('the Lease', () => readLease(nodeName));
     expect(first.spec?.holderIdentity).toBe(nodeName);
-    expect(first.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Node', name: nodeName, uid: node.metadata?.uid });
+    expect(first.metadata?.ownerReferences?.[0]).toMatchObject({
+      kind: 'Node',
+      name: nodeName,
+      uid: node.metadata?.uid,
+    });
     const firstRenew = new Date(first.spec?.renewTime ?? 0).getTime();
-    const renewed = await eventually('a later renewTime', async () => {
-      const lease = await readLease(nodeName);
-      return new Date(lease?.spec?.renewTime ?? 0).getTime() > firstRenew ? lease : undefined;
-    }, 10 * heartbeatIntervalMs);
+    const renewed = await eventually(
+      'a later renewTime',
+      async () => {
+        const lease = await readLease(nodeName);
+        return new Date(lease?.spec?.renewTime ?? 0).getTime() > firstRenew ? lease : undefined;
+      },
+      10 * heartbeatIntervalMs,
+    );
     expect(new Date(renewed.spec?.renewTime ?? 0).getTime()).toBeGreaterThan(firstRenew);
   });
 
@@ -262,10 +301,16 @@ describe('kubelet simulator', () => {
       const node = await readNode(nodeName);
       return node && !taintKeys(node).includes(`${startupTaintKey}:NoExecute`) ? node : undefined;
     });
-    expect(taintKeys(cleared)).toEqual(expect.arrayContaining(['karpenter.sh/unregistered:NoExecute', 'dedicated:NoSchedule']));
-    // The startup taint was still there when the Node went Ready (the delay runs from registration).
+    expect(taintKeys(cleared)).toEqual(
+      expect.arrayContaining(['karpenter.sh/unregistered:NoExecute', 'dedicated:NoSchedule']),
+    );
+    // The Node registered with it: the agent, not the registration, took it off.
     const history = seenNodes.get(nodeName) ?? [];
-    expect(history.some((n) => taintKeys(n).includes(`${startupTaintKey}:NoExecute`) && readyStatus(n) === 'False')).toBe(true);
+    expect(
+      history.some(
+        (n) => taintKeys(n).includes(`${startupTaintKey}:NoExecute`) && readyStatus(n) === 'False',
+      ),
+    ).toBe(true);
 
     // Registration copies startup taints back onto the Node; the agent removes them again.
     await core.patchNode(
@@ -297,23 +342,35 @@ describe('kubelet simulator', () => {
     simulator = await startKubeletSimulator(simulatorOptions());
 
     expect(simulator.nodes()).toEqual([nodeName]);
-    await eventually('the orphan Node to be deleted', async () => ((await readNode(otherName)) ? undefined : true));
+    await eventually('the orphan Node to be deleted', async () =>
+      (await readNode(otherName)) ? undefined : true,
+    );
     const after = await readNode(nodeName);
     expect(after?.metadata?.uid).toBe(before.metadata?.uid);
     const nodes = await core.listNode();
-    expect(nodes.items.filter((n) => n.spec?.providerID?.toLowerCase() === providerId.toLowerCase())).toHaveLength(1);
+    expect(
+      nodes.items.filter((n) => n.spec?.providerID?.toLowerCase() === providerId.toLowerCase()),
+    ).toHaveLength(1);
 
     const leaseBefore = new Date((await readLease(nodeName))?.spec?.renewTime ?? 0).getTime();
-    await eventually('the adopted Node\'s Lease to be renewed', async () => {
-      const lease = await readLease(nodeName);
-      return new Date(lease?.spec?.renewTime ?? 0).getTime() > leaseBefore ? true : undefined;
-    }, 10 * heartbeatIntervalMs);
+    await eventually(
+      "the adopted Node's Lease to be renewed",
+      async () => {
+        const lease = await readLease(nodeName);
+        return new Date(lease?.spec?.renewTime ?? 0).getTime() > leaseBefore ? true : undefined;
+      },
+      10 * heartbeatIntervalMs,
+    );
   });
 
   it('does not register a VM without bootstrap data', async () => {
     const bareName = `sim-${run}-bare`;
     const witnessName = `sim-${run}-witness`;
-    await compute.virtualMachines.beginCreateOrUpdateAndWait(resourceGroup, bareName, vmParameters(bareName, undefined));
+    await compute.virtualMachines.beginCreateOrUpdateAndWait(
+      resourceGroup,
+      bareName,
+      vmParameters(bareName, undefined),
+    );
     // A VM created after it, with bootstrap data: once its Node exists, the bare VM's boot delay has passed too.
     await compute.virtualMachines.beginCreateOrUpdateAndWait(
       resourceGroup,
@@ -324,7 +381,9 @@ describe('kubelet simulator', () => {
     expect(await readNode(bareName)).toBeUndefined();
     await compute.virtualMachines.beginDeleteAndWait(resourceGroup, bareName);
     await compute.virtualMachines.beginDeleteAndWait(resourceGroup, witnessName);
-    await eventually('the witness Node to go', async () => ((await readNode(witnessName)) ? undefined : true));
+    await eventually('the witness Node to go', async () =>
+      (await readNode(witnessName)) ? undefined : true,
+    );
   });
 
   it('deletes the Node when its VM is deleted', async () => {
@@ -332,6 +391,8 @@ describe('kubelet simulator', () => {
     await eventually('the Node to be deleted', async () => ((await readNode(nodeName)) ? undefined : true));
     expect(simulator?.nodes()).toEqual([]);
     // The garbage collector removes the Lease with its owner.
-    await eventually('the Lease to be collected', async () => ((await readLease(nodeName)) ? undefined : true));
+    await eventually('the Lease to be collected', async () =>
+      (await readLease(nodeName)) ? undefined : true,
+    );
   });
 });
