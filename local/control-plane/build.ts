@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { access, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,6 +113,11 @@ async function buildInto(
 
   // Build into a directory of its own and rename it into place at the end, so an interrupted build
   // never leaves a half-filled cache behind.
+  // Holding the build lock means any partial directory is left over from a build that was killed.
+  for (const entry of await readdir(versionDirectory)) {
+    if (entry.startsWith('bin.partial-'))
+      await rm(path.join(versionDirectory, entry), { recursive: true, force: true });
+  }
   const staging = path.join(versionDirectory, `bin.partial-${process.pid}-${randomBytes(4).toString('hex')}`);
   await mkdir(staging, { recursive: true });
   try {
@@ -322,7 +327,8 @@ async function requireExecutable(file: string, source: string): Promise<void> {
 async function isExecutable(file: string): Promise<boolean> {
   try {
     await access(file, fsConstants.X_OK);
-    return true;
+    // Directories pass the X_OK check too, and a PATH entry like /usr/local holds a go/ directory.
+    return (await stat(file)).isFile();
   } catch {
     return false;
   }
