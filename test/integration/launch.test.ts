@@ -1,0 +1,349 @@
+// Launch end to end: a NodeClaim event on the queue → the queue-triggered function PUTs one VM and returns
+// while the LRO still runs → the launch monitor (driven by durable-functions' replay engine in the
+// in-process host) writes the outcome onto the NodeClaim. Real control plane, Azurite, ARM emulator
+// through the real @azure/arm-compute client.
+import { randomUUID } from 'node:crypto';
+import { QueueClient } from '@azure/storage-queue';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { AsyncFaultEffect, SyncFaultEffect } from '../../local/arm-emulator/faults.js';
+import { decodeCustomData, parseBootstrap } from '../../shared/decisions/bootstrap.js';
+import { findCondition } from '../../shared/decisions/conditions.js';
+import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { launchMonitorInstanceId } from '../../shared/lifecycle/launch-monitor.js';
+import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
+import { eventually, startLaunchStack, watchNodeClaim, type LaunchStack } from '../support/launch-stack.js';
+
+let stack: LaunchStack;
+const suffix = randomUUID().slice(0, 6);
+const nodePoolName = `launch-${suffix}`;
+const nodeClassName = `launch-${suffix}`;
+
+beforeAll(async () => {
+  stack = await startLaunchStack();
+  const nodeClass: AKSNodeClass = {
+    apiVersion: 'karpenter.azure.com/v1beta1',
+    kind: 'AKSNodeClass',
+    metadata: { name: nodeClassName },
+    spec: { imageFamily: 'Ubuntu2204' },
+  };
+  await stack.deps.objects.nodeClasses.create(nodeClass);
+  const nodePool: NodePool = {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: nodePoolName },
+    spec: {
+      disruption: { budgets: [{ nodes: '5' }] },
+      template: {
+        metadata: { labels: { 'kubernetes.azure.com/ebpf-dataplane': 'cilium' } },
+        spec: {
+          nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: nodeClassName },
+          requirements: [
+            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+            { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
+            { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: ['3'] },
+          ],
+        },
+      },
+    },
+  };
+  await stack.deps.objects.nodePools.create(nodePool);
+});
+
+afterEach(async () => {
+  await stack.clearUnavailableOfferings();
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+let counter = 0;
+async function createNodeClaim(overrides: Partial<NodeClaim['spec']> = {}, nodeClassRefName = nodeClassName) {
+  counter += 1;
+  const nodeClaim: NodeClaim = {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: {
+      name: `${nodePoolName}-${counter}-${randomUUID().slice(0, 4)}`,
+      labels: { 'karpenter.sh/nodepool': nodePoolName, 'kubernetes.azure.com/ebpf-dataplane': 'cilium' },
+    },
+    spec: {
+      nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: nodeClassRefName },
+      requirements: [
+        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+        { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
+        { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: ['3'] },
+      ],
+      taints: [{ key: 'dedicated', value: 'infra', effect: 'NoSchedule' }],
+      startupTaints: [{ key: 'node.cilium.io/agent-not-ready', value: 'true', effect: 'NoExecute' }],
+      ...overrides,
+    },
+  };
+  const created = await stack.deps.objects.nodeClaims.create(nodeClaim);
+  return created;
+}
+
+async function announce(nodeClaim: NodeClaim, changeType: 'ADDED' | 'MODIFIED' | 'RESYNC' = 'ADDED') {
+  await stack.publish({
+    kind: 'NodeClaim',
+    name: nodeClaim.metadata.name,
+    uid: nodeClaim.metadata.uid ?? '',
+    resourceVersion: nodeClaim.metadata.resourceVersion ?? '1',
+    changeType,
+  });
+}
+
+const get = (name: string) => stack.deps.objects.nodeClaims.get(name);
+const puts = (vmName: string) => stack.emulator.controls.requests({ kind: 'putVm', vmName, method: 'PUT' });
+const vmOf = (vmName: string) => stack.emulator.controls.vms().find((vm) => vm.name === vmName);
+
+describe('launch', () => {
+  test('one VM PUT with the registration taint; providerID set while the LRO still runs; then Launched=True', async () => {
+    stack.emulator.controls.setLatencies({ createMs: 4_000 });
+    const nodeClaim = await createNodeClaim();
+    const vmName = vmNameFor(nodeClaim.metadata.name);
+    await announce(nodeClaim);
+
+    const withProvider = await eventually(async () => {
+      const current = await get(nodeClaim.metadata.name);
+      return current?.status?.providerID ? current : undefined;
+    }, 'providerID');
+    // The VM is still being created when the NodeClaim already has its providerID.
+    expect(vmOf(vmName)?.provisioningState).toBe('Creating');
+    expect(withProvider.status?.providerID).toBe(
+      `azure:///subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/mc_test_nodes/providers/Microsoft.Compute/virtualMachines/${vmName}`,
+    );
+    expect(findCondition(withProvider.status?.conditions, 'Launched')).toMatchObject({
+      status: 'Unknown',
+      reason: 'VMProvisioning',
+    });
+    expect(withProvider.metadata.labels).toMatchObject({
+      'node.kubernetes.io/instance-type': expect.stringMatching(/^Standard_D2/),
+      'karpenter.sh/capacity-type': 'on-demand',
+      'topology.kubernetes.io/zone': expect.stringMatching(/^westus2-[123]$/),
+    });
+    expect(withProvider.metadata.finalizers).toContain('karpenter.sh/termination');
+    expect(withProvider.metadata.annotations?.['karpenter.sh/nodepool-hash']).toBeTruthy();
+
+    const [put, ...morePuts] = puts(vmName);
+    expect(morePuts).toHaveLength(0);
+    const body = put?.body as {
+      properties?: { osProfile?: { customData?: string } };
+      osProfile?: { customData?: string };
+    };
+    const customData = body.properties?.osProfile?.customData ?? body.osProfile?.customData ?? '';
+    const text = decodeCustomData(customData);
+    expect(text).toContain(
+      '--register-with-taints=karpenter.sh/unregistered:NoExecute,dedicated=infra:NoSchedule,node.cilium.io/agent-not-ready=true:NoExecute',
+    );
+    const bootstrap = parseBootstrap(text);
+    expect(bootstrap.nodeLabels['karpenter.sh/nodepool']).toBe(nodePoolName);
+
+    const launched = await eventually(async () => {
+      const current = await get(nodeClaim.metadata.name);
+      return findCondition(current?.status?.conditions, 'Launched')?.status === 'True' ? current : undefined;
+    }, 'Launched=True');
+    expect(launched.status?.capacity?.cpu).toBe('2');
+    expect(launched.status?.allocatable?.cpu).toBeTruthy();
+    expect(launched.status?.imageID).toContain('Canonical');
+    const monitor = await stack.host.orchestrations.getStatus(
+      launchMonitorInstanceId(nodeClaim.metadata.uid ?? ''),
+    );
+    expect(monitor?.runtimeStatus).toBe('Completed');
+  });
+
+  test("the launch function returns before the LRO ends, whatever the LRO's latency (100×)", async () => {
+    const outcomes: { latencyMs: number; functionMs: number; stateAtReturn: string | undefined }[] = [];
+    for (const latencyMs of [300, 30_000]) {
+      stack.emulator.controls.setLatencies({ createMs: latencyMs });
+      const nodeClaim = await createNodeClaim();
+      const vmName = vmNameFor(nodeClaim.metadata.name);
+      const finished = new Promise<number>((resolve) => {
+        let started = 0;
+        const off = stack.host.on((event) => {
+          if (event.type === 'function.invoked' && event.functionName === 'objectEvents')
+            started = Date.now();
+          if (event.type === 'function.succeeded' && event.functionName === 'objectEvents' && vmOf(vmName)) {
+            off();
+            resolve(Date.now() - started);
+          }
+        });
+      });
+      await announce(nodeClaim);
+      const functionMs = await finished;
+      outcomes.push({ latencyMs, functionMs, stateAtReturn: vmOf(vmName)?.provisioningState });
+    }
+    // With a 30 s LRO the function has returned while the VM is still being created: it never waits.
+    expect(outcomes[1]?.stateAtReturn).toBe('Creating');
+    console.log('launch function duration by LRO latency:', JSON.stringify(outcomes));
+    stack.emulator.controls.setLatencies({ createMs: 1_500 });
+  });
+
+  const failureCases: { name: string; effect: SyncFaultEffect | AsyncFaultEffect; reason: string }[] = [
+    { name: 'family quota on the PUT', effect: { type: 'familyQuota' }, reason: 'SubscriptionQuotaReached' },
+    { name: 'SKU not available on the PUT', effect: { type: 'skuNotAvailable' }, reason: 'SKUNotAvailable' },
+    {
+      name: 'zonal allocation in the LRO',
+      effect: { type: 'ZonalAllocationFailed' },
+      reason: 'ZonalAllocationFailure',
+    },
+    { name: 'allocation in the LRO', effect: { type: 'AllocationFailed' }, reason: 'AllocationFailure' },
+    {
+      name: 'overconstrained allocation in the LRO',
+      effect: { type: 'OverconstrainedAllocationRequest' },
+      reason: 'OverconstrainedAllocationFailure',
+    },
+    {
+      name: 'overconstrained zonal allocation in the LRO',
+      effect: { type: 'OverconstrainedZonalAllocationRequest' },
+      reason: 'OverconstrainedZonalAllocationFailure',
+    },
+  ];
+
+  test.each(failureCases)(
+    '$name → Launched=False $reason, then no VM and no NodeClaim; the next launch avoids the offering',
+    async ({ effect, reason }) => {
+      const nodeClaim = await createNodeClaim();
+      const vmName = vmNameFor(nodeClaim.metadata.name);
+      const rule = stack.emulator.controls.injectFault({ match: { vmName }, effect, times: 1 });
+      let failedAt = 0;
+      const off = stack.emulator.controls.onVmChange((change) => {
+        if (change.vm.name === vmName && change.type === 'failed') failedAt = Date.now();
+      });
+      await announce(nodeClaim);
+
+      const failed = await eventually(async () => {
+        const current = await get(nodeClaim.metadata.name);
+        const launched = findCondition(current?.status?.conditions, 'Launched');
+        return launched?.status === 'False' ? { current, launched, seenAt: Date.now() } : undefined;
+      }, `Launched=False on ${nodeClaim.metadata.name}`);
+      off();
+      expect(rule.id).toBeTruthy();
+      expect(failed.launched.reason).toBe(reason);
+      expect(failed.launched.message.length).toBeGreaterThan(10);
+      if (failedAt > 0) {
+        // Asynchronous failures: the reason is on the NodeClaim within one poll interval (Retry-After, 1 s
+        // here) of ARM reporting the failure, plus the time for two API writes.
+        expect(failed.seenAt - failedAt).toBeLessThan(1_000 + 1_500);
+      }
+      const offering = `${failed.current?.metadata.labels?.['node.kubernetes.io/instance-type']}/${failed.current?.metadata.labels?.['topology.kubernetes.io/zone']}`;
+
+      await eventually(
+        async () => ((await get(nodeClaim.metadata.name)) ? undefined : true),
+        'NodeClaim deleted',
+      );
+      await eventually(() => (vmOf(vmName) ? undefined : true), 'VM deleted');
+
+      const next = await createNodeClaim();
+      await announce(next);
+      const relaunched = await eventually(async () => {
+        const current = await get(next.metadata.name);
+        return current?.status?.providerID ? current : undefined;
+      }, 'next providerID');
+      const nextOffering = `${relaunched.metadata.labels?.['node.kubernetes.io/instance-type']}/${relaunched.metadata.labels?.['topology.kubernetes.io/zone']}`;
+      expect(nextOffering).not.toBe(offering);
+    },
+  );
+
+  test('the same event three times, concurrently and out of order, creates one VM', async () => {
+    const nodeClaim = await createNodeClaim();
+    const vmName = vmNameFor(nodeClaim.metadata.name);
+    await Promise.all([
+      announce(nodeClaim, 'MODIFIED'),
+      announce(nodeClaim, 'ADDED'),
+      announce(nodeClaim, 'RESYNC'),
+    ]);
+    await eventually(async () => {
+      const current = await get(nodeClaim.metadata.name);
+      return findCondition(current?.status?.conditions, 'Launched')?.status === 'True' ? current : undefined;
+    }, 'Launched=True');
+    await stack.host.waitForIdle();
+    expect(stack.emulator.controls.vms().filter((vm) => vm.name === vmName)).toHaveLength(1);
+    expect(puts(vmName)).toHaveLength(1);
+  });
+
+  test('a missing AKSNodeClass blocks the launch visibly, without a VM', async () => {
+    const nodeClaim = await createNodeClaim({}, `missing-${suffix}`);
+    await announce(nodeClaim);
+    const blocked = await eventually(async () => {
+      const current = await get(nodeClaim.metadata.name);
+      const launched = findCondition(current?.status?.conditions, 'Launched');
+      return launched?.status === 'False' ? launched : undefined;
+    }, 'Launched=False NodeClassNotFound');
+    expect(blocked.reason).toBe('NodeClassNotFound');
+    expect(blocked.message).toContain(`missing-${suffix}`);
+    expect(puts(vmNameFor(nodeClaim.metadata.name))).toHaveLength(0);
+    const { core } = await stack.deps.kube();
+    const events = await core.listNamespacedEvent({
+      namespace: 'default',
+      fieldSelector: `involvedObject.name=${nodeClaim.metadata.name}`,
+    });
+    expect(events.items.map((e) => [e.type, e.reason])).toContainEqual(['Warning', 'NodeClassNotFound']);
+    await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
+  });
+
+  test('a NodeClaim nothing fits gets InsufficientCapacity and is deleted', async () => {
+    const nodeClaim = await createNodeClaim({ resources: { requests: { cpu: '64' } } });
+    const watch = await watchNodeClaim(inject('kubeconfigPath'), nodeClaim.metadata.name);
+    try {
+      await announce(nodeClaim);
+      await eventually(
+        async () => ((await get(nodeClaim.metadata.name)) ? undefined : true),
+        'NodeClaim deleted',
+      );
+      const conditions = watch.versions.map((v) => findCondition(v.status?.conditions, 'Launched'));
+      expect(conditions).toContainEqual(
+        expect.objectContaining({
+          status: 'False',
+          reason: 'InsufficientCapacity',
+          message: expect.stringContaining('cpu 64000m'),
+        }),
+      );
+      expect(puts(vmNameFor(nodeClaim.metadata.name))).toHaveLength(0);
+    } finally {
+      watch.stop();
+    }
+  });
+
+  test('a NodeClaim deleted while its VM is being created ends with no VM left', async () => {
+    stack.emulator.controls.setLatencies({ createMs: 5_000 });
+    const nodeClaim = await createNodeClaim();
+    const vmName = vmNameFor(nodeClaim.metadata.name);
+    await announce(nodeClaim);
+    await eventually(async () => (await get(nodeClaim.metadata.name))?.status?.providerID, 'providerID');
+    expect(vmOf(vmName)?.provisioningState).toBe('Creating');
+    await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
+    await announce(nodeClaim, 'MODIFIED');
+    await eventually(
+      async () => ((await get(nodeClaim.metadata.name)) ? undefined : true),
+      'NodeClaim gone',
+      45_000,
+    );
+    expect(vmOf(vmName)).toBeUndefined();
+    stack.emulator.controls.setLatencies({ createMs: 1_500 });
+  });
+
+  test('a malformed message goes to the poison queue with the reason, with no side effects', async () => {
+    const before = stack.emulator.controls.requests().length;
+    await stack.sendRaw(
+      '{"specversion":"1.0","id":"x","source":"s","type":"t","time":"now","data":{"kind":"Pod"}}',
+    );
+    const poison = new QueueClient(
+      stack.settings.storage.connectionString ?? '',
+      `${stack.queueName}-poison`,
+    );
+    const message = await eventually(async () => {
+      if (!(await poison.exists())) return undefined;
+      const peeked = await poison.peekMessages();
+      return peeked.peekedMessageItems[0];
+    }, 'poisoned message');
+    expect(message.messageText).toContain('"kind":"Pod"');
+    const reasonLogged = stack.logs.some((l) =>
+      JSON.stringify(l.record).includes('data.kind must be one of'),
+    );
+    expect(reasonLogged).toBe(true);
+    expect(stack.emulator.controls.requests().length).toBe(before);
+  });
+});
