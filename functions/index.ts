@@ -10,6 +10,12 @@ import { pollVmCreation } from './poll-vm-creation.js';
 import { recordLaunchFailure } from './record-launch-failure.js';
 import { recordLaunchSuccess } from './record-launch-success.js';
 import { terminateNodeClaim } from './terminate-nodeclaim.js';
+import { replaceNodeClaim } from './replace-nodeclaim.js';
+import { beginNodeClaimReplacement } from './begin-nodeclaim-replacement.js';
+import { launchReplacementNodeClaim } from './launch-replacement-nodeclaim.js';
+import { checkReplacementNodeClaim } from './check-replacement-nodeclaim.js';
+import { completeNodeClaimReplacement } from './complete-nodeclaim-replacement.js';
+import { abandonNodeClaimReplacement } from './abandon-nodeclaim-replacement.js';
 
 export const definitions: readonly FunctionDefinition[] = [
   objectEvents,
@@ -21,4 +27,10 @@ export const definitions: readonly FunctionDefinition[] = [
   deleteNodeClaimVm,
   finishNodeClaimTermination,
   lifecycleSweep,
+  replaceNodeClaim,
+  beginNodeClaimReplacement,
+  launchReplacementNodeClaim,
+  checkReplacementNodeClaim,
+  completeNodeClaimReplacement,
+  abandonNodeClaimReplacement,
 ];

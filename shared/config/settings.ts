@@ -49,7 +49,30 @@ export interface Settings {
     sweepSchedule: string;
     registrationTimeoutMinutes: number;
   };
+  /** Drift replacement, drain and garbage collection; optional so hand-built settings need not list it. */
+  disruption?: DisruptionSettings;
 }
+
+export interface DisruptionSettings {
+  /** How often a replacement orchestration looks at its new NodeClaim. */
+  replacementPollSeconds: number;
+  /** A replacement not Initialized by then is abandoned and the old node put back in service. */
+  replacementTimeoutMinutes: number;
+  /** A node whose replacement failed is not tried again before this. */
+  replacementBackoffMinutes: number;
+  /** How often termination retries evictions that a PodDisruptionBudget refused. */
+  drainPollSeconds: number;
+  /** A tagged VM without a NodeClaim is deleted only once it is at least this old. */
+  orphanVmGraceMinutes: number;
+}
+
+export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = {
+  replacementPollSeconds: 5,
+  replacementTimeoutMinutes: 30,
+  replacementBackoffMinutes: 5,
+  drainPollSeconds: 5,
+  orphanVmGraceMinutes: 10,
+};
 
 /** NCRONTAB (with seconds) of the lifecycle sweep when SWEEP_SCHEDULE is not set. */
 export const DEFAULT_SWEEP_SCHEDULE = '*/15 * * * * *';
@@ -121,6 +144,13 @@ export function loadSettings(env: Env = process.env): Settings {
     lifecycle: {
       sweepSchedule: reader.optional('SWEEP_SCHEDULE') ?? DEFAULT_SWEEP_SCHEDULE,
       registrationTimeoutMinutes: reader.number('REGISTRATION_TIMEOUT_MINUTES', 15, 0.05, 240),
+    },
+    disruption: {
+      replacementPollSeconds: reader.number('REPLACEMENT_POLL_SECONDS', 5, 0.1, 300),
+      replacementTimeoutMinutes: reader.number('REPLACEMENT_TIMEOUT_MINUTES', 30, 0.05, 1440),
+      replacementBackoffMinutes: reader.number('REPLACEMENT_BACKOFF_MINUTES', 5, 0, 1440),
+      drainPollSeconds: reader.number('DRAIN_POLL_SECONDS', 5, 0.1, 300),
+      orphanVmGraceMinutes: reader.number('ORPHAN_VM_GRACE_MINUTES', 10, 0, 1440),
     },
   };
 

@@ -119,6 +119,7 @@ export async function runSweepSteps(
     log: context.log,
     memory: options.memory ?? processMemory,
     stopping: options.stopping ?? (() => false),
+    ...(options.nodeClaimSelector ? { nodeClaimSelector: options.nodeClaimSelector } : {}),
   };
   const reports: StepReport[] = [];
   for (const step of options.steps ?? lifecycleSteps) {

@@ -16,6 +16,7 @@ import {
   type LeftoverMemory,
 } from './launch-leftovers.js';
 import type { SweepView } from './snapshot.js';
+import { disruptionSteps } from './disruption-steps.js';
 
 export interface SweepContext {
   deps: LifecycleDependencies;
@@ -26,6 +27,8 @@ export interface SweepContext {
   memory: { leftovers: LeftoverMemory };
   /** True once the sweep lost its lease: steps stop taking new objects. */
   stopping(): boolean;
+  /** The label selector the sweep's NodeClaims were read with, if any (NodePool-wide steps honour it). */
+  nodeClaimSelector?: string;
 }
 
 export interface StepReport {
@@ -186,4 +189,5 @@ export const lifecycleSteps: readonly SweepStep[] = [
   livenessStep,
   terminationStep,
   launchLeftoversStep,
+  ...disruptionSteps,
 ];

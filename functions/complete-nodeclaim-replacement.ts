@@ -1,0 +1,17 @@
+import { getDependencies } from '../shared/lifecycle/dependencies.js';
+import {
+  completeReplacement,
+  ReplacementNames,
+  type ReplacementInput,
+} from '../shared/lifecycle/disruption/replacement.js';
+import type { ActivityFunctionDefinition } from '../shared/runtime/definitions.js';
+import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';
+
+/** Activity: deletes the old NodeClaim once its replacement is Initialized. */
+export const completeNodeClaimReplacement: ActivityFunctionDefinition = {
+  kind: 'activity',
+  name: ReplacementNames.complete,
+  handler: (input) => completeReplacement(getDependencies(), input as ReplacementInput),
+};
+
+registerWithAzureFunctions(completeNodeClaimReplacement);

@@ -1,0 +1,69 @@
+// The sweep's drift marking: Drifted=True with the reason for launched NodeClaims that no longer match
+// their NodePool or AKSNodeClass, the condition removed from those that match again, and hash stamps of
+// another hash version replaced (decisions/drift.ts decides all three).
+import { applyDriftCondition, evaluateDrift, hashAnnotationsToRestamp } from '../../decisions/drift.js';
+import type { AKSNodeClass } from '../../models/aks-node-class.js';
+import { WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
+import { updateNodeClaimStatus } from '../nodeclaim-writes.js';
+import { forEachObject, type SweepStep } from '../sweep/steps.js';
+import { nodePoolsInScope } from './scope.js';
+
+export const driftStep: SweepStep = {
+  name: 'drift',
+  run(context) {
+    const pools = new Map(nodePoolsInScope(context).map((p) => [p.metadata.name, p]));
+    const classes = new Map(context.view.snapshot.nodeClasses.map((c) => [c.metadata.name, c]));
+    const work: { nodeClaim: NodeClaim; nodePool: NodePool; nodeClass: AKSNodeClass | undefined }[] = [];
+    for (const nodeClaim of context.view.nodeClaims()) {
+      if (nodeClaim.metadata.deletionTimestamp || !nodeClaim.status?.providerID) continue;
+      const nodePool = pools.get(nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel] ?? '');
+      if (!nodePool) continue;
+      work.push({
+        nodeClaim,
+        nodePool,
+        nodeClass: classes.get(nodePool.spec.template.spec.nodeClassRef.name),
+      });
+    }
+    return forEachObject(
+      context,
+      'drift',
+      work,
+      (w) => w.nodeClaim.metadata.name,
+      async ({ nodeClaim, nodePool, nodeClass }) => {
+        const { deps } = context;
+        const result = evaluateDrift(nodeClaim, nodePool, nodeClass);
+        let current: NodeClaim | undefined = nodeClaim;
+        let acted = false;
+        const conditions = applyDriftCondition(nodeClaim.status?.conditions, result, deps.now());
+        if (conditions !== nodeClaim.status?.conditions) {
+          current = await updateNodeClaimStatus(deps.objects, nodeClaim, (latest) => ({
+            ...latest.status,
+            conditions: applyDriftCondition(latest.status?.conditions, result, deps.now()),
+          }));
+          if (!current) {
+            context.view.removeNodeClaim(nodeClaim);
+            return false;
+          }
+          context.view.updateNodeClaim(current);
+          acted = true;
+          if (result.drifted) {
+            deps.log.info('NodeClaim drifted', {
+              nodeClaim: nodeClaim.metadata.name,
+              reason: result.reason,
+              detail: result.message,
+            });
+          }
+        }
+        const restamp = hashAnnotationsToRestamp(current, nodePool, nodeClass);
+        if (restamp) {
+          const patched = await deps.objects.nodeClaims.mergePatch(current.metadata.name, {
+            metadata: { resourceVersion: current.metadata.resourceVersion, annotations: restamp },
+          });
+          context.view.updateNodeClaim(patched);
+          acted = true;
+        }
+        return acted;
+      },
+    );
+  },
+};

@@ -1,0 +1,81 @@
+// Adds or removes karpenter.sh/disrupted:NoSchedule on the Nodes of a NodeClaim (found by providerID).
+// Each write is guarded by the Node's resourceVersion (see decisions/node-patch.ts); a conflict re-reads
+// and retries, and a Node that is already as wanted costs one read and no write.
+import { guardedNodePatch } from '../../decisions/node-patch.js';
+import { isConflict, isNotFound } from '../../kube/errors.js';
+import { patchNode, toDomainNode } from '../../kube/nodes.js';
+import { WellKnown, type NodeClaim } from '../../models/karpenter.js';
+import type { Node, Taint } from '../../models/kube.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+
+const MAX_ATTEMPTS = 5;
+
+export const disruptedTaint: Taint = { key: WellKnown.disruptedTaintKey, effect: 'NoSchedule' };
+
+const isDisruptedTaint = (t: Taint): boolean => t.key === WellKnown.disruptedTaintKey && t.effect === 'NoSchedule';
+
+export function taintsWithDisrupted(taints: readonly Taint[] | undefined, now: Date): Taint[] | undefined {
+  const current = taints ?? [];
+  if (current.some(isDisruptedTaint)) return undefined;
+  return [...current, { ...disruptedTaint, timeAdded: now.toISOString().replace(/\.\d{3}Z$/, 'Z') }];
+}
+
+export function taintsWithoutDisrupted(taints: readonly Taint[] | undefined): Taint[] | undefined {
+  const current = taints ?? [];
+  return current.some(isDisruptedTaint) ? current.filter((t) => !isDisruptedTaint(t)) : undefined;
+}
+
+/** The Nodes whose spec.providerID is the NodeClaim's (ARM IDs compare case-insensitively). */
+export async function nodesOfNodeClaim(deps: LifecycleDependencies, nodeClaim: NodeClaim): Promise<Node[]> {
+  const providerID = nodeClaim.status?.providerID?.toLowerCase();
+  if (!providerID) return [];
+  const { core } = await deps.kube();
+  if (nodeClaim.status?.nodeName) {
+    try {
+      const node = toDomainNode(await core.readNode({ name: nodeClaim.status.nodeName }));
+      if (node.spec.providerID?.toLowerCase() === providerID) return [node];
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+  const nodes = await core.listNode({});
+  return nodes.items.map(toDomainNode).filter((n) => n.spec.providerID?.toLowerCase() === providerID);
+}
+
+/** Applies `change` to one Node's taints until it sticks; returns the Node as stored, or undefined if gone. */
+async function updateTaints(
+  deps: LifecycleDependencies,
+  node: Node,
+  change: (taints: readonly Taint[] | undefined) => Taint[] | undefined,
+): Promise<Node | undefined> {
+  const { core } = await deps.kube();
+  let current: Node = node;
+  for (let attempt = 1; ; attempt++) {
+    const taints = change(current.spec.taints);
+    if (taints === undefined) return current;
+    try {
+      return await patchNode(
+        core,
+        current.metadata.name,
+        guardedNodePatch(current, { ...current, spec: { ...current.spec, taints } }),
+      );
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      if (!isConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
+      try {
+        current = toDomainNode(await core.readNode({ name: current.metadata.name }));
+      } catch (readError) {
+        if (isNotFound(readError)) return undefined;
+        throw readError;
+      }
+    }
+  }
+}
+
+export async function taintNodeDisrupted(deps: LifecycleDependencies, node: Node): Promise<Node | undefined> {
+  return updateTaints(deps, node, (taints) => taintsWithDisrupted(taints, deps.now()));
+}
+
+export async function untaintNodeDisrupted(deps: LifecycleDependencies, node: Node): Promise<Node | undefined> {
+  return updateTaints(deps, node, taintsWithoutDisrupted);
+}

@@ -1,0 +1,295 @@
+// The drift replacement orchestration, one per old NodeClaim (instance `replace-<old uid>`): taint the old
+// Node karpenter.sh/disrupted:NoSchedule, create a replacement NodeClaim from the NodePool's current
+// template and launch it, wait on durable timers until it is Initialized, then delete the old NodeClaim
+// (termination drains it). If the replacement fails (deleted, Launched=False, not Initialized in time) the
+// old node is untainted and unmarked, the attempt recorded with a backoff, and the budget slot released.
+//
+// The replacement is launched by this orchestration's activity rather than left to the bridge's event for
+// the new NodeClaim: the orchestration then does not depend on the bridge being up, and its timing (what
+// the fan-out exists for) does not include a queue hop. The bridge's later event finds the NodeClaim
+// launched and does nothing (launch is level-triggered and guarded).
+import type * as df from 'durable-functions';
+import { DEFAULT_DISRUPTION_SETTINGS, type DisruptionSettings } from '../../config/settings.js';
+import { findCondition, removeCondition, setCondition } from '../../decisions/conditions.js';
+import {
+  DisruptionAnnotations,
+  failedAttemptAnnotations,
+  isMarkedForDisruption,
+} from '../../decisions/disruption-state.js';
+import { deterministicNodeClaimName, nodeClaimFromTemplate } from '../../decisions/nodeclaim-template.js';
+import { isAlreadyExists, isConflict } from '../../kube/errors.js';
+import { ConditionTypes, type DisruptionReason, type NodeClaim } from '../../models/karpenter.js';
+import type { HandlerContext } from '../../runtime/definitions.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { reconcileLaunch } from '../launch.js';
+import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
+import { nodesOfNodeClaim, taintNodeDisrupted, untaintNodeDisrupted } from './node-taints.js';
+
+export const ReplacementNames = {
+  orchestration: 'replaceNodeClaim',
+  begin: 'beginNodeClaimReplacement',
+  launch: 'launchReplacementNodeClaim',
+  check: 'checkReplacementNodeClaim',
+  complete: 'completeNodeClaimReplacement',
+  abandon: 'abandonNodeClaimReplacement',
+} as const;
+
+export const replacementInstanceId = (oldNodeClaimUid: string): string => `replace-${oldNodeClaimUid}`;
+
+export function disruptionSettingsOf(deps: Pick<LifecycleDependencies, 'settings'>): DisruptionSettings {
+  return deps.settings.disruption ?? DEFAULT_DISRUPTION_SETTINGS;
+}
+
+export interface ReplacementInput {
+  old: { name: string; uid: string; nodePool: string };
+  reason: DisruptionReason;
+  /** Why the node is being replaced, for the DisruptionReason condition's message. */
+  detail: string;
+  replacementName: string;
+  startedAt: string;
+  pollSeconds: number;
+  timeoutMinutes: number;
+  backoffMinutes: number;
+}
+
+export type ReplacementCheck =
+  { status: 'Initialized' } | { status: 'Pending' } | { status: 'Failed'; why: string };
+
+export type ReplacementOutput =
+  | { outcome: 'Replaced'; replacement: string }
+  | { outcome: 'Abandoned'; why: string }
+  | { outcome: 'OldNodeClaimGone' };
+
+export interface AbandonInput {
+  replacement: ReplacementInput;
+  why: string;
+}
+
+/** The name of the attempt-th replacement of a NodeClaim: a retry after a failure gets a fresh one. */
+export function replacementNameFor(nodePool: string, oldUid: string, attempt: number): string {
+  return deterministicNodeClaimName(nodePool, `replacement/${oldUid}/${attempt}`);
+}
+
+export function* replacementOrchestrator(
+  context: df.OrchestrationContext,
+): Generator<df.Task, ReplacementOutput, unknown> {
+  const input = context.df.getInput<ReplacementInput>();
+  const begun = (yield context.df.callActivity(ReplacementNames.begin, input)) as 'ok' | 'gone';
+  if (begun === 'gone') return { outcome: 'OldNodeClaimGone' };
+
+  const launched = (yield context.df.callActivity(ReplacementNames.launch, input)) as ReplacementCheck;
+  let why = launched.status === 'Failed' ? launched.why : '';
+  const deadline = Date.parse(input.startedAt) + input.timeoutMinutes * 60_000;
+  while (!why) {
+    const now = context.df.currentUtcDateTime.getTime();
+    if (now >= deadline) {
+      why = `the replacement was not Initialized within ${input.timeoutMinutes} minutes`;
+      break;
+    }
+    yield context.df.createTimer(new Date(Math.min(deadline, now + input.pollSeconds * 1000)));
+    const check = (yield context.df.callActivity(ReplacementNames.check, input)) as ReplacementCheck;
+    if (check.status === 'Initialized') {
+      yield context.df.callActivity(ReplacementNames.complete, input);
+      return { outcome: 'Replaced', replacement: input.replacementName };
+    }
+    if (check.status === 'Failed') why = check.why;
+  }
+  const abandon: AbandonInput = { replacement: input, why };
+  yield context.df.callActivity(ReplacementNames.abandon, abandon);
+  return { outcome: 'Abandoned', why };
+}
+
+async function currentOld(deps: LifecycleDependencies, input: ReplacementInput): Promise<NodeClaim | undefined> {
+  const nodeClaim = await deps.objects.nodeClaims.get(input.old.name);
+  return nodeClaim && nodeClaim.metadata.uid === input.old.uid ? nodeClaim : undefined;
+}
+
+/** Marks the old NodeClaim (if the sweep has not) and taints its Node; 'gone' if it no longer exists. */
+export async function beginReplacement(
+  deps: LifecycleDependencies,
+  input: ReplacementInput,
+): Promise<'ok' | 'gone'> {
+  const old = await currentOld(deps, input);
+  if (!old || old.metadata.deletionTimestamp) return 'gone';
+  const marked = await markForDisruption(deps, old, input.reason, input.detail);
+  if (!marked) return 'gone';
+  for (const node of await nodesOfNodeClaim(deps, marked)) await taintNodeDisrupted(deps, node);
+  deps.log.info('replacement started: old node tainted', {
+    nodeClaim: input.old.name,
+    replacement: input.replacementName,
+    reason: input.reason,
+  });
+  return 'ok';
+}
+
+/** Sets DisruptionReason=True; the budget counts the NodeClaim as disrupting from this write on. */
+export async function markForDisruption(
+  deps: LifecycleDependencies,
+  nodeClaim: NodeClaim,
+  reason: DisruptionReason,
+  detail: string,
+): Promise<NodeClaim | undefined> {
+  return updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
+    ...current.status,
+    conditions: setCondition(
+      current.status?.conditions,
+      { type: ConditionTypes.disruptionReason, status: 'True', reason, message: detail },
+      deps.now(),
+    ),
+  }));
+}
+
+/** Creates the replacement NodeClaim from the NodePool's current template and launches it. */
+export async function launchReplacement(
+  deps: LifecycleDependencies,
+  input: ReplacementInput,
+  context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
+): Promise<ReplacementCheck> {
+  const nodePool = await deps.objects.nodePools.get(input.old.nodePool);
+  if (!nodePool) return { status: 'Failed', why: `NodePool ${input.old.nodePool} no longer exists` };
+  const nodeClass = await deps.objects.nodeClasses.get(nodePool.spec.template.spec.nodeClassRef.name);
+  let replacement = await deps.objects.nodeClaims.get(input.replacementName);
+  if (!replacement) {
+    try {
+      replacement = await deps.objects.nodeClaims.create(
+        nodeClaimFromTemplate({
+          nodePool,
+          nodeClass,
+          name: input.replacementName,
+          annotations: { [DisruptionAnnotations.replacementOf]: input.old.name },
+        }),
+      );
+    } catch (error) {
+      if (!isAlreadyExists(error)) throw error;
+      replacement = await deps.objects.nodeClaims.get(input.replacementName);
+    }
+  }
+  if (!replacement) return { status: 'Failed', why: `replacement ${input.replacementName} was deleted` };
+  if (replacement.metadata.deletionTimestamp) {
+    return { status: 'Failed', why: `replacement ${input.replacementName} is being deleted` };
+  }
+  const result = await reconcileLaunch(deps, input.replacementName, context);
+  if (result.action === 'failed') {
+    return { status: 'Failed', why: `replacement ${input.replacementName} failed to launch: ${result.reason}` };
+  }
+  return { status: 'Pending' };
+}
+
+export async function checkReplacement(
+  deps: LifecycleDependencies,
+  input: ReplacementInput,
+): Promise<ReplacementCheck> {
+  const replacement = await deps.objects.nodeClaims.get(input.replacementName);
+  if (!replacement || replacement.metadata.deletionTimestamp) {
+    return { status: 'Failed', why: `replacement ${input.replacementName} was deleted` };
+  }
+  const conditions = replacement.status?.conditions;
+  const launched = findCondition(conditions, ConditionTypes.launched);
+  if (launched?.status === 'False' && replacement.status?.providerID) {
+    return {
+      status: 'Failed',
+      why: `replacement ${input.replacementName} failed to launch: ${launched.reason}`,
+    };
+  }
+  if (findCondition(conditions, ConditionTypes.initialized)?.status === 'True') return { status: 'Initialized' };
+  return { status: 'Pending' };
+}
+
+/** The replacement is Initialized: delete the old NodeClaim; termination drains and removes it. */
+export async function completeReplacement(deps: LifecycleDependencies, input: ReplacementInput): Promise<void> {
+  const old = await currentOld(deps, input);
+  if (!old) return;
+  if (!old.metadata.deletionTimestamp) {
+    await deps.objects.nodeClaims.delete(old.metadata.name, { uid: input.old.uid });
+    await deps.events.normal(
+      nodeClaimTarget(old),
+      'DisruptionReplaced',
+      `Replaced by NodeClaim ${input.replacementName} (${input.reason}); terminating`,
+    );
+  }
+  deps.metrics.increment('nodeclaims_disrupted', { nodePool: input.old.nodePool, reason: input.reason, outcome: 'replaced' });
+  deps.log.info('replacement initialized; old NodeClaim deleted', {
+    nodeClaim: input.old.name,
+    replacement: input.replacementName,
+  });
+}
+
+/**
+ * Puts the old node back in service: deletes a replacement that never initialized, untaints the old Node,
+ * clears DisruptionReason and records the attempt with a backoff. Also used by the sweep for an
+ * orchestration that ended without getting here.
+ */
+export async function abandonReplacement(deps: LifecycleDependencies, abandon: AbandonInput): Promise<void> {
+  const input = abandon.replacement;
+  const replacement = await deps.objects.nodeClaims.get(input.replacementName);
+  if (
+    replacement &&
+    !replacement.metadata.deletionTimestamp &&
+    findCondition(replacement.status?.conditions, ConditionTypes.initialized)?.status !== 'True'
+  ) {
+    await deps.objects.nodeClaims.delete(input.replacementName, { uid: replacement.metadata.uid });
+  }
+  const old = await currentOld(deps, input);
+  // Unmarked means this attempt was already released; deleting means the node is going anyway, and
+  // untainting it would invite pods onto a node that is being drained.
+  if (!old || old.metadata.deletionTimestamp || !isMarkedForDisruption(old)) return;
+  for (const node of await nodesOfNodeClaim(deps, old)) await untaintNodeDisrupted(deps, node);
+  await releaseOld(deps, old, input);
+  await deps.events.warning(
+    nodeClaimTarget(old),
+    'DisruptionReplacementFailed',
+    `Replacement ${input.replacementName} failed: ${abandon.why}; node untainted, retried after a backoff`,
+  );
+  deps.metrics.increment('nodeclaims_disrupted', { nodePool: input.old.nodePool, reason: input.reason, outcome: 'replacement-failed' });
+  deps.log.warn('replacement abandoned; old node back in service', {
+    nodeClaim: input.old.name,
+    replacement: input.replacementName,
+    why: abandon.why,
+  });
+}
+
+/** Backoff annotations, then DisruptionReason removed: the slot is released only after the backoff is on. */
+async function releaseOld(deps: LifecycleDependencies, old: NodeClaim, input: ReplacementInput): Promise<void> {
+  let current: NodeClaim | undefined = old;
+  for (let attempt = 1; current && isMarkedForDisruption(current); attempt++) {
+    try {
+      const annotated: NodeClaim = await deps.objects.nodeClaims.mergePatch(current.metadata.name, {
+        metadata: {
+          resourceVersion: current.metadata.resourceVersion,
+          annotations: failedAttemptAnnotations(current, deps.now(), input.backoffMinutes * 60_000),
+        },
+      });
+      await updateNodeClaimStatus(deps.objects, annotated, (latest) => ({
+        ...latest.status,
+        conditions: removeCondition(latest.status?.conditions, ConditionTypes.disruptionReason),
+      }));
+      return;
+    } catch (error) {
+      if (!isConflict(error) || attempt >= 5) throw error;
+      current = await currentOld(deps, input);
+    }
+  }
+}
+
+/** Input for a replacement of `old` started now; the attempt number comes from its recorded failures. */
+export function replacementInput(
+  deps: LifecycleDependencies,
+  old: NodeClaim,
+  nodePool: string,
+  reason: DisruptionReason,
+  detail: string,
+  attempt: number,
+): ReplacementInput {
+  const settings = disruptionSettingsOf(deps);
+  const uid = old.metadata.uid ?? '';
+  return {
+    old: { name: old.metadata.name, uid, nodePool },
+    reason,
+    detail,
+    replacementName: replacementNameFor(nodePool, uid, attempt),
+    startedAt: deps.now().toISOString(),
+    pollSeconds: settings.replacementPollSeconds,
+    timeoutMinutes: settings.replacementTimeoutMinutes,
+    backoffMinutes: settings.replacementBackoffMinutes,
+  };
+}

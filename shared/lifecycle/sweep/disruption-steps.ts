@@ -1,0 +1,15 @@
+// Issue 5's sweep steps, in order: drift marking before the fan-out (a node that drifted in this sweep
+// can be replaced in the same sweep), static NodePools after it (replacements just started are then
+// already visible as in flight, not missing replicas), garbage collection last.
+//
+// steps.ts spreads this list into lifecycleSteps while the step modules import forEachObject from
+// steps.ts: an import cycle. Each entry defers to its step at run time, so whichever module loads first,
+// nothing here reads a binding that is not initialized yet.
+import { driftStep } from '../disruption/drift-step.js';
+import { fanOutStep } from '../disruption/fan-out-step.js';
+import type { SweepStep } from './steps.js';
+
+export const disruptionSteps: readonly SweepStep[] = [
+  { name: 'drift', run: (context) => driftStep.run(context) },
+  { name: 'drift-replacement', run: (context) => fanOutStep.run(context) },
+];
