@@ -1,0 +1,242 @@
+// Deploys the NodeClaim Function App next to an existing AKS cluster:
+//   modules/function-identity.bicep  the app's user-assigned managed identity
+//   modules/bridge-identity.bicep    the event bridge's identity + federated credential (Workload ID)
+//   modules/storage.bicep            storage account (shared keys off), events queue, offerings table
+//   modules/key-vault.bicep          the bootstrap token as a secret
+//   modules/monitoring.bicep         Log Analytics, Application Insights, workbook, alert rules
+//   modules/function-app.bicep       Flex Consumption plan + Function App (Node.js 22) + app settings
+//   modules/rbac.bicep               every role of both identities, at the narrowest scope
+// Deploy with: az deployment sub create -l <region> -f infra/bicep/main.bicep -p infra/bicep/main.bicepparam
+targetScope = 'subscription'
+
+@description('Region of the app\'s resources (use the cluster\'s region).')
+param location string
+
+@description('Short lower-case prefix of every resource name (3-11 letters and digits).')
+@minLength(3)
+@maxLength(11)
+param namePrefix string
+
+@description('Resource group created for the app\'s resources.')
+param appResourceGroupName string = '${namePrefix}-nodeclaims'
+
+@description('CLUSTER_NAME: the cluster\'s name as written into VM tags (usually the AKS resource name).')
+param clusterName string
+
+@description('Resource group of the existing AKS cluster resource.')
+param aksClusterResourceGroupName string
+
+@description('Name of the existing AKS cluster resource (needs the OIDC issuer and Workload ID enabled).')
+param aksClusterName string
+
+@description('AZURE_RESOURCE_GROUP: resource group the node VMs are created in (usually the cluster\'s MC_ group).')
+param nodeResourceGroupName string
+
+@description('AZURE_SUBNET_ID: subnet for node NICs when an AKSNodeClass names none.')
+param nodeSubnetId string
+
+@description('NODE_SSH_PUBLIC_KEY: OpenSSH public key for the node admin user.')
+param nodeSshPublicKey string
+
+@description('NODE_ADMIN_USERNAME: admin user of the node VMs.')
+param nodeAdminUsername string = 'azureuser'
+
+@description('KUBE_API_SERVER_URL: API server URL the functions call; empty uses https://<cluster FQDN>:443 (set the private FQDN URL for a private cluster).')
+param kubeApiServerUrl string = ''
+
+@description('KUBE_CA_CERT: base64 of the cluster CA certificate, as in the kubeconfig\'s certificate-authority-data.')
+param kubeCaCert string
+
+@description('BOOTSTRAP_API_SERVER_URL: API server URL written into node bootstrap data; empty uses the KUBE_API_SERVER_URL value.')
+param bootstrapApiServerUrl string = ''
+
+@description('BOOTSTRAP_CA_CERT: base64 of the CA nodes trust; empty uses KUBE_CA_CERT.')
+param bootstrapCaCert string = ''
+
+@description('Bootstrap token "<6 chars>.<16 chars>" of a bootstrap-token Secret in kube-system. Stored in Key Vault only.')
+@secure()
+param bootstrapToken string
+
+@description('AzureRBAC: the app identity gets "Azure Kubernetes Service RBAC Cluster Admin". KubernetesRBAC: bind it yourself with the ClusterRole in infra/README.md (narrower).')
+@allowed(['AzureRBAC', 'KubernetesRBAC'])
+param kubernetesAuthorization string = 'KubernetesRBAC'
+
+@description('Subnet for the Function App\'s VNet integration (delegated to Microsoft.App/environments); empty for none.')
+param functionSubnetId string = ''
+
+@description('EVENTS_QUEUE_NAME: queue between the event bridge and the functions.')
+param eventsQueueName string = 'nodeclaim-events'
+
+@description('UNAVAILABLE_OFFERINGS_TABLE: table of recently failed offerings.')
+param unavailableOfferingsTableName string = 'unavailableofferings'
+
+@description('DURABLE_TASK_HUB: Durable Functions task hub name (letters and digits).')
+param durableTaskHubName string = 'nodeclaims'
+
+@description('Upper bound on Function App instances.')
+param maximumInstanceCount int = 40
+
+@description('SWEEP_SCHEDULE: NCRONTAB (with seconds) of the lifecycle sweep.')
+param sweepSchedule string = '*/15 * * * * *'
+
+@description('REGISTRATION_TIMEOUT_MINUTES: launched NodeClaims whose Node has not registered by then are deleted.')
+param registrationTimeoutMinutes int = 15
+
+@description('E-mail address for alerts; empty creates the alert rules without notifications.')
+param alertEmail string = ''
+
+@description('Namespace of the event bridge ServiceAccount (infra/k8s/bridge/serviceaccount.yaml).')
+param bridgeServiceAccountNamespace string = 'nodeclaim-system'
+
+@description('Name of the event bridge ServiceAccount (infra/k8s/bridge/serviceaccount.yaml).')
+param bridgeServiceAccountName string = 'event-bridge'
+
+@description('Tags for every resource.')
+param tags object = {}
+
+var suffix = uniqueString(subscription().id, namePrefix, location)
+var allTags = union(tags, { 'nodeclaim-azure/cluster': clusterName })
+var storageAccountName = take('${namePrefix}${suffix}', 24)
+var deploymentContainerName = 'app-package'
+
+resource appGroup 'Microsoft.Resources/resourceGroups@2024-03-01' = {
+  name: appResourceGroupName
+  location: location
+  tags: allTags
+}
+
+resource cluster 'Microsoft.ContainerService/managedClusters@2024-09-01' existing = {
+  scope: resourceGroup(aksClusterResourceGroupName)
+  name: aksClusterName
+}
+
+var kubeUrl = empty(kubeApiServerUrl) ? 'https://${cluster.properties.fqdn}:443' : kubeApiServerUrl
+
+module functionIdentity 'modules/function-identity.bicep' = {
+  name: 'nodeclaim-function-identity'
+  scope: appGroup
+  params: {
+    name: '${namePrefix}-func-id'
+    location: location
+    tags: allTags
+  }
+}
+
+module bridgeIdentity 'modules/bridge-identity.bicep' = {
+  name: 'nodeclaim-bridge-identity'
+  scope: appGroup
+  params: {
+    name: '${namePrefix}-bridge-id'
+    location: location
+    oidcIssuerUrl: cluster.properties.oidcIssuerProfile.issuerURL
+    serviceAccountNamespace: bridgeServiceAccountNamespace
+    serviceAccountName: bridgeServiceAccountName
+    tags: allTags
+  }
+}
+
+module storage 'modules/storage.bicep' = {
+  name: 'nodeclaim-storage'
+  scope: appGroup
+  params: {
+    name: storageAccountName
+    location: location
+    eventsQueueName: eventsQueueName
+    unavailableOfferingsTableName: unavailableOfferingsTableName
+    deploymentContainerName: deploymentContainerName
+    tags: allTags
+  }
+}
+
+module keyVault 'modules/key-vault.bicep' = {
+  name: 'nodeclaim-key-vault'
+  scope: appGroup
+  params: {
+    name: '${namePrefix}-kv-${take(suffix, 8)}'
+    location: location
+    bootstrapToken: bootstrapToken
+    tags: allTags
+  }
+}
+
+module monitoring 'modules/monitoring.bicep' = {
+  name: 'nodeclaim-monitoring'
+  scope: appGroup
+  params: {
+    namePrefix: namePrefix
+    location: location
+    alertEmail: alertEmail
+    tags: allTags
+  }
+}
+
+module rbac 'modules/rbac.bicep' = {
+  name: 'nodeclaim-rbac'
+  params: {
+    appResourceGroupName: appGroup.name
+    storageAccountName: storage.outputs.name
+    eventsQueueName: storage.outputs.eventsQueueName
+    keyVaultName: keyVault.outputs.name
+    appInsightsName: monitoring.outputs.appInsightsName
+    functionPrincipalId: functionIdentity.outputs.principalId
+    bridgePrincipalId: bridgeIdentity.outputs.principalId
+    nodeResourceGroupName: nodeResourceGroupName
+    nodeSubnetId: nodeSubnetId
+    aksClusterResourceGroupName: aksClusterResourceGroupName
+    aksClusterName: aksClusterName
+    kubernetesAuthorization: kubernetesAuthorization
+    roleNameSuffix: '${namePrefix}-${take(suffix, 6)}'
+  }
+}
+
+module functionApp 'modules/function-app.bicep' = {
+  name: 'nodeclaim-function-app'
+  scope: appGroup
+  // Roles first, so the first instance can read its storage, secret and cluster.
+  dependsOn: [rbac]
+  params: {
+    name: '${namePrefix}-func-${suffix}'
+    location: location
+    identityId: functionIdentity.outputs.id
+    identityClientId: functionIdentity.outputs.clientId
+    storageAccountName: storage.outputs.name
+    deploymentContainerUrl: storage.outputs.deploymentContainerUrl
+    appInsightsConnectionString: monitoring.outputs.appInsightsConnectionString
+    maximumInstanceCount: maximumInstanceCount
+    virtualNetworkSubnetId: functionSubnetId
+    clusterName: clusterName
+    nodeSubscriptionId: subscription().subscriptionId
+    nodeResourceGroupName: nodeResourceGroupName
+    nodeLocation: location
+    nodeSubnetId: nodeSubnetId
+    nodeSshPublicKey: nodeSshPublicKey
+    nodeAdminUsername: nodeAdminUsername
+    armEndpoint: environment().resourceManager
+    kubeApiServerUrl: kubeUrl
+    kubeCaCert: kubeCaCert
+    bootstrapApiServerUrl: empty(bootstrapApiServerUrl) ? kubeUrl : bootstrapApiServerUrl
+    bootstrapCaCert: empty(bootstrapCaCert) ? kubeCaCert : bootstrapCaCert
+    bootstrapTokenSecretUri: keyVault.outputs.bootstrapTokenSecretUri
+    eventsQueueName: storage.outputs.eventsQueueName
+    unavailableOfferingsTableName: unavailableOfferingsTableName
+    durableTaskHubName: durableTaskHubName
+    sweepSchedule: sweepSchedule
+    registrationTimeoutMinutes: registrationTimeoutMinutes
+    tags: allTags
+  }
+}
+
+@description('Resource group of the app.')
+output appResourceGroupName string = appGroup.name
+@description('Function App name (for `func azure functionapp publish` or zip deploy).')
+output functionAppName string = functionApp.outputs.name
+@description('Object (principal) ID of the app identity: the Kubernetes RBAC subject when kubernetesAuthorization is KubernetesRBAC.')
+output functionPrincipalId string = functionIdentity.outputs.principalId
+@description('Client ID for the bridge ServiceAccount annotation azure.workload.identity/client-id.')
+output bridgeIdentityClientId string = bridgeIdentity.outputs.clientId
+@description('BRIDGE_QUEUE_SERVICE_URL for the bridge ConfigMap.')
+output bridgeQueueServiceUrl string = storage.outputs.queueEndpoint
+@description('BRIDGE_QUEUE_NAME for the bridge ConfigMap.')
+output bridgeQueueName string = storage.outputs.eventsQueueName
+@description('Application Insights component that holds the metric records.')
+output appInsightsName string = monitoring.outputs.appInsightsName

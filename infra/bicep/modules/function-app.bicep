@@ -1,0 +1,197 @@
+// The Function App on a Flex Consumption plan, Node.js 22, running as its user-assigned identity.
+// App settings are exactly the ones shared/config/settings.ts reads (plus the host's own): storage is an
+// identity-based connection (AzureWebJobsStorage__*), the bootstrap token a Key Vault reference, and
+// telemetry goes to Application Insights with Entra authentication. No setting holds a secret.
+
+@description('Function App name (globally unique host name).')
+param name string
+
+@description('Azure region.')
+param location string
+
+@description('Resource ID of the Function App\'s user-assigned managed identity.')
+param identityId string
+
+@description('Client ID of that identity (DefaultAzureCredential and the storage connection use it).')
+param identityClientId string
+
+@description('Storage account used by the host, Durable Functions, the events queue and the offerings table.')
+param storageAccountName string
+
+@description('Blob container URL that holds the deployment package.')
+param deploymentContainerUrl string
+
+@description('Application Insights connection string (an ingestion endpoint and key ID; not a credential with local auth disabled).')
+param appInsightsConnectionString string
+
+@description('Upper bound on instances the plan scales out to.')
+@minValue(1)
+@maxValue(1000)
+param maximumInstanceCount int = 40
+
+@description('Instance memory in MB.')
+@allowed([512, 2048, 4096])
+param instanceMemoryMB int = 2048
+
+@description('Subnet for regional VNet integration (delegated to Microsoft.App/environments); empty for none. Needed when the API server is private or restricted to authorized IP ranges.')
+param virtualNetworkSubnetId string = ''
+
+@description('CLUSTER_NAME: tags every VM, so orphans of this cluster can be found.')
+param clusterName string
+
+@description('AZURE_SUBSCRIPTION_ID: subscription of the node resource group.')
+param nodeSubscriptionId string
+
+@description('AZURE_RESOURCE_GROUP: the resource group nodes are created in (the AKS node resource group).')
+param nodeResourceGroupName string
+
+@description('AZURE_LOCATION: region of the nodes.')
+param nodeLocation string
+
+@description('AZURE_SUBNET_ID: subnet for node NICs when the AKSNodeClass names none.')
+param nodeSubnetId string
+
+@description('NODE_SSH_PUBLIC_KEY: OpenSSH public key installed for the node admin user.')
+param nodeSshPublicKey string
+
+@description('NODE_ADMIN_USERNAME: admin user of the node VMs.')
+param nodeAdminUsername string = 'azureuser'
+
+@description('ARM_ENDPOINT: Azure Resource Manager endpoint of this cloud.')
+param armEndpoint string
+
+@description('KUBE_API_SERVER_URL: API server the functions call with an Entra token.')
+param kubeApiServerUrl string
+
+@description('KUBE_CA_CERT: base64 of the cluster CA certificate (PEM).')
+param kubeCaCert string
+
+@description('KUBE_TOKEN_SCOPE: Entra scope of the AKS API server (the AKS AAD server application).')
+param kubeTokenScope string = '6dae42f8-4368-4678-94ff-3960e28e3630/.default'
+
+@description('BOOTSTRAP_API_SERVER_URL: API server address written into node bootstrap data.')
+param bootstrapApiServerUrl string
+
+@description('BOOTSTRAP_CA_CERT: base64 of the CA certificate (PEM) nodes trust for that API server.')
+param bootstrapCaCert string
+
+@description('Key Vault secret URI (without version) of the bootstrap token.')
+param bootstrapTokenSecretUri string
+
+@description('EVENTS_QUEUE_NAME: queue the event bridge sends to.')
+param eventsQueueName string
+
+@description('UNAVAILABLE_OFFERINGS_TABLE: table of recently failed offerings.')
+param unavailableOfferingsTableName string
+
+@description('DURABLE_TASK_HUB: Durable Functions task hub name (host.json reads %DURABLE_TASK_HUB%).')
+param durableTaskHubName string
+
+@description('SWEEP_SCHEDULE: NCRONTAB (with seconds) of the lifecycle sweep.')
+param sweepSchedule string = '*/15 * * * * *'
+
+@description('REGISTRATION_TIMEOUT_MINUTES: a launched NodeClaim whose Node has not registered by then is deleted.')
+param registrationTimeoutMinutes int = 15
+
+@description('Tags for every resource.')
+param tags object = {}
+
+resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+  name: '${name}-plan'
+  location: location
+  tags: tags
+  kind: 'functionapp'
+  sku: {
+    tier: 'FlexConsumption'
+    name: 'FC1'
+  }
+  properties: {
+    reserved: true
+  }
+}
+
+resource site 'Microsoft.Web/sites@2024-04-01' = {
+  name: name
+  location: location
+  tags: tags
+  kind: 'functionapp,linux'
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identityId}': {}
+    }
+  }
+  properties: {
+    serverFarmId: plan.id
+    httpsOnly: true
+    // Key Vault references resolve with this identity, not a system-assigned one.
+    keyVaultReferenceIdentity: identityId
+    virtualNetworkSubnetId: empty(virtualNetworkSubnetId) ? null : virtualNetworkSubnetId
+    siteConfig: {
+      minTlsVersion: '1.2'
+      ftpsState: 'Disabled'
+    }
+    functionAppConfig: {
+      deployment: {
+        storage: {
+          type: 'blobContainer'
+          value: deploymentContainerUrl
+          authentication: {
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: identityId
+          }
+        }
+      }
+      scaleAndConcurrency: {
+        maximumInstanceCount: maximumInstanceCount
+        instanceMemoryMB: instanceMemoryMB
+      }
+      // Flex Consumption takes the runtime here; FUNCTIONS_WORKER_RUNTIME is not an allowed app setting.
+      runtime: {
+        name: 'node'
+        version: '22'
+      }
+    }
+  }
+}
+
+// Every name below is read by shared/config/settings.ts, host.json or the Functions host itself;
+// test/unit/infra-settings.test.ts checks that against loadSettings and the Terraform version.
+var appSettings = {
+  AzureWebJobsStorage__accountName: storageAccountName
+  AzureWebJobsStorage__credential: 'managedidentity'
+  AzureWebJobsStorage__clientId: identityClientId
+  AZURE_CLIENT_ID: identityClientId
+  APPLICATIONINSIGHTS_CONNECTION_STRING: appInsightsConnectionString
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
+  DURABLE_TASK_HUB: durableTaskHubName
+  CLUSTER_NAME: clusterName
+  AZURE_SUBSCRIPTION_ID: nodeSubscriptionId
+  AZURE_RESOURCE_GROUP: nodeResourceGroupName
+  AZURE_LOCATION: nodeLocation
+  AZURE_SUBNET_ID: nodeSubnetId
+  ARM_ENDPOINT: armEndpoint
+  NODE_ADMIN_USERNAME: nodeAdminUsername
+  NODE_SSH_PUBLIC_KEY: nodeSshPublicKey
+  KUBE_API_SERVER_URL: kubeApiServerUrl
+  KUBE_CA_CERT: kubeCaCert
+  KUBE_TOKEN_SCOPE: kubeTokenScope
+  BOOTSTRAP_API_SERVER_URL: bootstrapApiServerUrl
+  BOOTSTRAP_CA_CERT: bootstrapCaCert
+  BOOTSTRAP_TOKEN: '@Microsoft.KeyVault(SecretUri=${bootstrapTokenSecretUri})'
+  QUEUE_CONNECTION: 'AzureWebJobsStorage'
+  EVENTS_QUEUE_NAME: eventsQueueName
+  UNAVAILABLE_OFFERINGS_TABLE: unavailableOfferingsTableName
+  SWEEP_SCHEDULE: sweepSchedule
+  REGISTRATION_TIMEOUT_MINUTES: string(registrationTimeoutMinutes)
+}
+
+resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
+  parent: site
+  name: 'appsettings'
+  properties: appSettings
+}
+
+output id string = site.id
+output name string = site.name
+output defaultHostName string = site.properties.defaultHostName

@@ -1,0 +1,169 @@
+// Every permission of the two identities, each at the narrowest scope that works:
+//   Function App identity: storage data (host, Durable Functions, queue, table), the bootstrap-token
+//     secret, telemetry publishing, VMs + their NICs and disks in the node resource group, the Resource
+//     SKU catalog and async-operation status (subscription-wide reads), joining the node subnet, and the
+//     Kubernetes API (Azure RBAC role, or a Kubernetes ClusterRoleBinding: see infra/README.md).
+//   Bridge identity: send messages to the events queue, nothing else.
+// Custom roles hold exactly the actions the app's Azure calls need, instead of Virtual Machine
+// Contributor (which can also run commands on, and reset passwords of, every VM in the group).
+targetScope = 'subscription'
+
+@description('Resource group of the app (storage, Key Vault, Application Insights).')
+param appResourceGroupName string
+
+@description('Storage account of the app.')
+param storageAccountName string
+
+@description('Events queue the bridge sends to.')
+param eventsQueueName string
+
+@description('Key Vault that holds the bootstrap token.')
+param keyVaultName string
+
+@description('Application Insights component the app sends telemetry to.')
+param appInsightsName string
+
+@description('Principal ID of the Function App identity.')
+param functionPrincipalId string
+
+@description('Principal ID of the event bridge identity.')
+param bridgePrincipalId string
+
+@description('Resource group the node VMs live in.')
+param nodeResourceGroupName string
+
+@description('Subnet node NICs join (AZURE_SUBNET_ID).')
+param nodeSubnetId string
+
+@description('Resource group of the AKS cluster resource.')
+param aksClusterResourceGroupName string
+
+@description('Name of the AKS cluster resource.')
+param aksClusterName string
+
+@description('AzureRBAC: grant "Azure Kubernetes Service RBAC Cluster Admin" on the cluster. KubernetesRBAC: grant nothing in Azure; bind the identity with the ClusterRole in infra/README.md.')
+@allowed(['AzureRBAC', 'KubernetesRBAC'])
+param kubernetesAuthorization string = 'KubernetesRBAC'
+
+@description('Makes custom role names unique in the tenant (role names are tenant-wide).')
+param roleNameSuffix string
+
+// /subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.Network/virtualNetworks/{vnet}/subnets/{subnet}
+var subnetParts = split(nodeSubnetId, '/')
+var subnetSubscriptionId = subnetParts[2]
+var subnetResourceGroupName = subnetParts[4]
+
+resource vmOperatorRole 'Microsoft.Authorization/roleDefinitions@2022-04-01' = {
+  name: guid(subscription().id, 'nodeclaim-vm-operator', roleNameSuffix)
+  properties: {
+    roleName: 'NodeClaim VM Operator (${roleNameSuffix})'
+    description: 'Create, read and delete node VMs with their inline NIC and OS disk.'
+    type: 'CustomRole'
+    permissions: [
+      {
+        actions: [
+          'Microsoft.Compute/virtualMachines/read'
+          'Microsoft.Compute/virtualMachines/write'
+          'Microsoft.Compute/virtualMachines/delete'
+          'Microsoft.Compute/disks/read'
+          'Microsoft.Compute/disks/write'
+          'Microsoft.Compute/disks/delete'
+          'Microsoft.Network/networkInterfaces/read'
+          'Microsoft.Network/networkInterfaces/write'
+          'Microsoft.Network/networkInterfaces/delete'
+          'Microsoft.Network/networkInterfaces/join/action'
+        ]
+        notActions: []
+      }
+    ]
+    assignableScopes: [subscription().id]
+  }
+}
+
+resource computeReaderRole 'Microsoft.Authorization/roleDefinitions@2022-04-01' = {
+  name: guid(subscription().id, 'nodeclaim-compute-catalog-reader', roleNameSuffix)
+  properties: {
+    roleName: 'NodeClaim Compute Catalog Reader (${roleNameSuffix})'
+    description: 'List Resource SKUs and read Compute async-operation status; both are subscription-level resources.'
+    type: 'CustomRole'
+    permissions: [
+      {
+        actions: [
+          'Microsoft.Compute/skus/read'
+          'Microsoft.Compute/locations/operations/read'
+        ]
+        notActions: []
+      }
+    ]
+    assignableScopes: [subscription().id]
+  }
+}
+
+resource subnetJoinRole 'Microsoft.Authorization/roleDefinitions@2022-04-01' = {
+  name: guid(subscription().id, 'nodeclaim-subnet-joiner', roleNameSuffix)
+  properties: {
+    roleName: 'NodeClaim Subnet Joiner (${roleNameSuffix})'
+    description: 'Attach node NICs to the node subnet.'
+    type: 'CustomRole'
+    permissions: [
+      {
+        actions: [
+          'Microsoft.Network/virtualNetworks/subnets/read'
+          'Microsoft.Network/virtualNetworks/subnets/join/action'
+        ]
+        notActions: []
+      }
+    ]
+    assignableScopes: union([subscription().id], ['/subscriptions/${subnetSubscriptionId}'])
+  }
+}
+
+resource computeReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(subscription().id, functionPrincipalId, computeReaderRole.id)
+  properties: {
+    roleDefinitionId: computeReaderRole.id
+    principalId: functionPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+module appRoles 'rbac/app-resource-roles.bicep' = {
+  name: 'nodeclaim-rbac-app'
+  scope: resourceGroup(appResourceGroupName)
+  params: {
+    storageAccountName: storageAccountName
+    eventsQueueName: eventsQueueName
+    keyVaultName: keyVaultName
+    appInsightsName: appInsightsName
+    functionPrincipalId: functionPrincipalId
+    bridgePrincipalId: bridgePrincipalId
+  }
+}
+
+module nodeRoles 'rbac/node-resource-group-roles.bicep' = {
+  name: 'nodeclaim-rbac-nodes'
+  scope: resourceGroup(nodeResourceGroupName)
+  params: {
+    functionPrincipalId: functionPrincipalId
+    vmOperatorRoleId: vmOperatorRole.id
+  }
+}
+
+module subnetRoles 'rbac/subnet-roles.bicep' = {
+  name: 'nodeclaim-rbac-subnet'
+  scope: resourceGroup(subnetSubscriptionId, subnetResourceGroupName)
+  params: {
+    functionPrincipalId: functionPrincipalId
+    nodeSubnetId: nodeSubnetId
+    subnetJoinRoleId: subnetJoinRole.id
+  }
+}
+
+module clusterRoles 'rbac/cluster-roles.bicep' = if (kubernetesAuthorization == 'AzureRBAC') {
+  name: 'nodeclaim-rbac-cluster'
+  scope: resourceGroup(aksClusterResourceGroupName)
+  params: {
+    functionPrincipalId: functionPrincipalId
+    aksClusterName: aksClusterName
+  }
+}
