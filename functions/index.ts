@@ -16,6 +16,7 @@ import { launchReplacementNodeClaim } from './launch-replacement-nodeclaim.js';
 import { checkReplacementNodeClaim } from './check-replacement-nodeclaim.js';
 import { completeNodeClaimReplacement } from './complete-nodeclaim-replacement.js';
 import { abandonNodeClaimReplacement } from './abandon-nodeclaim-replacement.js';
+import { drainNodeClaim } from './drain-nodeclaim.js';
 
 export const definitions: readonly FunctionDefinition[] = [
   objectEvents,
@@ -33,4 +34,5 @@ export const definitions: readonly FunctionDefinition[] = [
   checkReplacementNodeClaim,
   completeNodeClaimReplacement,
   abandonNodeClaimReplacement,
+  drainNodeClaim,
 ];

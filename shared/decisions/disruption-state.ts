@@ -36,7 +36,9 @@ export function isMarkedForDisruption(nodeClaim: NodeClaim): boolean {
 export function isDisrupting(nodeClaim: NodeClaim, nodes: readonly Node[]): boolean {
   if (nodeClaim.metadata.deletionTimestamp) return true;
   if (isMarkedForDisruption(nodeClaim)) return true;
-  return nodes.some((n) => hasDisruptedTaint(n) || Boolean(n.metadata.deletionTimestamp) || isNodeNotReady(n));
+  return nodes.some(
+    (n) => hasDisruptedTaint(n) || Boolean(n.metadata.deletionTimestamp) || isNodeNotReady(n),
+  );
 }
 
 /** The budget's view of one NodePool's NodeClaims. */

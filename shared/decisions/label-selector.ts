@@ -30,7 +30,10 @@ function splitTerms(selector: string): string[] {
 function parseTerm(text: string): Term {
   const set = /^(\S+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(text);
   if (set) {
-    const values = (set[3] ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '');
+    const values = (set[3] ?? '')
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== '');
     return { op: set[2] === 'in' ? 'in' : 'notin', key: set[1] ?? '', values };
   }
   const inequality = /^([^!=\s]+)\s*!=\s*(\S*)$/.exec(text);

@@ -4,7 +4,13 @@
 // concurrent sweep creating "the same" NodeClaim gets AlreadyExists instead of a duplicate.
 import { createHash } from 'node:crypto';
 import type { AKSNodeClass } from '../models/aks-node-class.js';
-import { KARPENTER_GROUP, KARPENTER_VERSION, WellKnown, type NodeClaim, type NodePool } from '../models/karpenter.js';
+import {
+  KARPENTER_GROUP,
+  KARPENTER_VERSION,
+  WellKnown,
+  type NodeClaim,
+  type NodePool,
+} from '../models/karpenter.js';
 import { hashAnnotations } from './hash.js';
 
 /** Kubernetes names are at most 253 characters, but VM names are 64: keep the whole name short. */

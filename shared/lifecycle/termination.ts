@@ -1,5 +1,7 @@
-// Termination of a deleted NodeClaim that carries karpenter.sh/termination: stop its launch monitor,
-// delete its VM (forced) and wait until ARM no longer has it, delete its Node, then remove the finalizer.
+// Termination of a deleted NodeClaim that carries karpenter.sh/termination: drain its Node (drain.ts:
+// taint, evict honouring PodDisruptionBudgets, delete what is left after terminationGracePeriod), stop
+// its launch monitor, delete its VM (forced) and wait until ARM no longer has it, delete its Node, then
+// remove the finalizer.
 // Every step is idempotent and a VM that is already gone counts as deleted, so the orchestration can be
 // restarted at any point and still converge.
 import type * as df from 'durable-functions';
@@ -9,12 +11,15 @@ import { isNotFound } from '../kube/errors.js';
 import type { NodeClaim } from '../models/index.js';
 import { WellKnown } from '../models/karpenter.js';
 import type { HandlerContext } from '../runtime/definitions.js';
+import { DEFAULT_DISRUPTION_SETTINGS } from '../config/settings.js';
 import type { LifecycleDependencies } from './dependencies.js';
+import type { DrainProgress } from './drain.js';
 import { launchMonitorInstanceId } from './launch-monitor.js';
 import { isManagedNodeClaim } from './launch.js';
 
 export const TerminationNames = {
   orchestration: 'terminateNodeClaim',
+  drain: 'drainNodeClaim',
   deleteVm: 'deleteNodeClaimVm',
   finish: 'finishNodeClaimTermination',
 } as const;
@@ -23,6 +28,8 @@ export interface TerminationInput {
   nodeClaim: { name: string; uid: string };
   vmName: string;
   pollIntervalSeconds: number;
+  /** Pause between drain passes; absent in inputs written before drain existed (then 5 s). */
+  drainPollSeconds?: number;
 }
 
 export type VmDeletionProgress = 'Deleting' | 'Gone';
@@ -52,6 +59,7 @@ export async function reconcileTermination(
     nodeClaim: { name: nodeClaim.metadata.name, uid: nodeClaim.metadata.uid },
     vmName: vmNameFor(nodeClaim.metadata.name),
     pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,
+    drainPollSeconds: (deps.settings.disruption ?? DEFAULT_DISRUPTION_SETTINGS).drainPollSeconds,
   };
   try {
     await context.orchestrations.startNew(TerminationNames.orchestration, { instanceId, input });
@@ -70,6 +78,12 @@ export function* terminationOrchestrator(
   context: df.OrchestrationContext,
 ): Generator<df.Task, string, unknown> {
   const input = context.df.getInput<TerminationInput>();
+  for (;;) {
+    const drain = (yield context.df.callActivity(TerminationNames.drain, input)) as DrainProgress;
+    if (drain.status === 'Drained') break;
+    const next = new Date(context.df.currentUtcDateTime.getTime() + (input.drainPollSeconds ?? 5) * 1000);
+    yield context.df.createTimer(next);
+  }
   for (;;) {
     const progress = (yield context.df.callActivity(TerminationNames.deleteVm, input)) as VmDeletionProgress;
     if (progress === 'Gone') break;

@@ -11,11 +11,19 @@ export const VALIDATION_CONDITION = 'ValidationSucceeded';
 export const INVALID_BUDGET_REASON = 'InvalidDisruptionBudget';
 
 /** Writes the NodePool's validation condition when it changed; true when it wrote. */
-export async function reportBudgetValidity(deps: LifecycleDependencies, nodePool: NodePool): Promise<boolean> {
+export async function reportBudgetValidity(
+  deps: LifecycleDependencies,
+  nodePool: NodePool,
+): Promise<boolean> {
   const errors = validateBudgets(nodePool);
   const update =
     errors.length > 0
-      ? { type: VALIDATION_CONDITION, status: 'False' as const, reason: INVALID_BUDGET_REASON, message: formatBudgetErrors(errors) }
+      ? {
+          type: VALIDATION_CONDITION,
+          status: 'False' as const,
+          reason: INVALID_BUDGET_REASON,
+          message: formatBudgetErrors(errors),
+        }
       : { type: VALIDATION_CONDITION, status: 'True' as const, reason: VALIDATION_CONDITION, message: '' };
   const before = nodePool.status?.conditions;
   const conditions = setCondition(before, update, deps.now());
@@ -33,7 +41,12 @@ export async function reportBudgetValidity(deps: LifecycleDependencies, nodePool
   const previous = findCondition(before, VALIDATION_CONDITION);
   if (update.status === 'False' && previous?.message !== update.message) {
     await deps.events.warning(
-      { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: nodePool.metadata.name, ...(nodePool.metadata.uid ? { uid: nodePool.metadata.uid } : {}) },
+      {
+        apiVersion: 'karpenter.sh/v1',
+        kind: 'NodePool',
+        name: nodePool.metadata.name,
+        ...(nodePool.metadata.uid ? { uid: nodePool.metadata.uid } : {}),
+      },
       INVALID_BUDGET_REASON,
       update.message,
     );

@@ -46,7 +46,10 @@ export const fanOutStep: SweepStep = {
         report.acted += await fanOutPool(context, nodePool, byPool.get(nodePool.metadata.name) ?? []);
       } catch (error) {
         report.failed += 1;
-        context.log.warn('drift replacement failed for one NodePool', { nodePool: nodePool.metadata.name, error });
+        context.log.warn('drift replacement failed for one NodePool', {
+          nodePool: nodePool.metadata.name,
+          error,
+        });
       }
     }
     return report;
@@ -113,7 +116,11 @@ async function fanOutPool(context: SweepContext, nodePool: NodePool, claims: Nod
   return count;
 }
 
-async function startReplacement(context: SweepContext, poolName: string, nodeClaim: NodeClaim): Promise<boolean> {
+async function startReplacement(
+  context: SweepContext,
+  poolName: string,
+  nodeClaim: NodeClaim,
+): Promise<boolean> {
   const { deps, orchestrations } = context;
   const uid = nodeClaim.metadata.uid ?? '';
   const instanceId = replacementInstanceId(uid);
@@ -165,6 +172,9 @@ async function tendInFlight(context: SweepContext, poolName: string, nodeClaim: 
     deps.log.info('replacement orchestration restarted', { nodeClaim: nodeClaim.metadata.name });
     return;
   }
-  await abandonReplacement(deps, { replacement: input, why: `the replacement orchestration ended ${status.runtimeStatus}` });
+  await abandonReplacement(deps, {
+    replacement: input,
+    why: `the replacement orchestration ended ${status.runtimeStatus}`,
+  });
   await orchestrations.purge(instanceId);
 }

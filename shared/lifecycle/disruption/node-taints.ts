@@ -12,7 +12,8 @@ const MAX_ATTEMPTS = 5;
 
 export const disruptedTaint: Taint = { key: WellKnown.disruptedTaintKey, effect: 'NoSchedule' };
 
-const isDisruptedTaint = (t: Taint): boolean => t.key === WellKnown.disruptedTaintKey && t.effect === 'NoSchedule';
+const isDisruptedTaint = (t: Taint): boolean =>
+  t.key === WellKnown.disruptedTaintKey && t.effect === 'NoSchedule';
 
 export function taintsWithDisrupted(taints: readonly Taint[] | undefined, now: Date): Taint[] | undefined {
   const current = taints ?? [];
@@ -76,6 +77,9 @@ export async function taintNodeDisrupted(deps: LifecycleDependencies, node: Node
   return updateTaints(deps, node, (taints) => taintsWithDisrupted(taints, deps.now()));
 }
 
-export async function untaintNodeDisrupted(deps: LifecycleDependencies, node: Node): Promise<Node | undefined> {
+export async function untaintNodeDisrupted(
+  deps: LifecycleDependencies,
+  node: Node,
+): Promise<Node | undefined> {
   return updateTaints(deps, node, taintsWithoutDisrupted);
 }

@@ -99,7 +99,10 @@ export function* replacementOrchestrator(
   return { outcome: 'Abandoned', why };
 }
 
-async function currentOld(deps: LifecycleDependencies, input: ReplacementInput): Promise<NodeClaim | undefined> {
+async function currentOld(
+  deps: LifecycleDependencies,
+  input: ReplacementInput,
+): Promise<NodeClaim | undefined> {
   const nodeClaim = await deps.objects.nodeClaims.get(input.old.name);
   return nodeClaim && nodeClaim.metadata.uid === input.old.uid ? nodeClaim : undefined;
 }
@@ -170,7 +173,10 @@ export async function launchReplacement(
   }
   const result = await reconcileLaunch(deps, input.replacementName, context);
   if (result.action === 'failed') {
-    return { status: 'Failed', why: `replacement ${input.replacementName} failed to launch: ${result.reason}` };
+    return {
+      status: 'Failed',
+      why: `replacement ${input.replacementName} failed to launch: ${result.reason}`,
+    };
   }
   return { status: 'Pending' };
 }
@@ -191,12 +197,16 @@ export async function checkReplacement(
       why: `replacement ${input.replacementName} failed to launch: ${launched.reason}`,
     };
   }
-  if (findCondition(conditions, ConditionTypes.initialized)?.status === 'True') return { status: 'Initialized' };
+  if (findCondition(conditions, ConditionTypes.initialized)?.status === 'True')
+    return { status: 'Initialized' };
   return { status: 'Pending' };
 }
 
 /** The replacement is Initialized: delete the old NodeClaim; termination drains and removes it. */
-export async function completeReplacement(deps: LifecycleDependencies, input: ReplacementInput): Promise<void> {
+export async function completeReplacement(
+  deps: LifecycleDependencies,
+  input: ReplacementInput,
+): Promise<void> {
   const old = await currentOld(deps, input);
   if (!old) return;
   if (!old.metadata.deletionTimestamp) {
@@ -207,7 +217,11 @@ export async function completeReplacement(deps: LifecycleDependencies, input: Re
       `Replaced by NodeClaim ${input.replacementName} (${input.reason}); terminating`,
     );
   }
-  deps.metrics.increment('nodeclaims_disrupted', { nodePool: input.old.nodePool, reason: input.reason, outcome: 'replaced' });
+  deps.metrics.increment('nodeclaims_disrupted', {
+    nodePool: input.old.nodePool,
+    reason: input.reason,
+    outcome: 'replaced',
+  });
   deps.log.info('replacement initialized; old NodeClaim deleted', {
     nodeClaim: input.old.name,
     replacement: input.replacementName,
@@ -240,7 +254,11 @@ export async function abandonReplacement(deps: LifecycleDependencies, abandon: A
     'DisruptionReplacementFailed',
     `Replacement ${input.replacementName} failed: ${abandon.why}; node untainted, retried after a backoff`,
   );
-  deps.metrics.increment('nodeclaims_disrupted', { nodePool: input.old.nodePool, reason: input.reason, outcome: 'replacement-failed' });
+  deps.metrics.increment('nodeclaims_disrupted', {
+    nodePool: input.old.nodePool,
+    reason: input.reason,
+    outcome: 'replacement-failed',
+  });
   deps.log.warn('replacement abandoned; old node back in service', {
     nodeClaim: input.old.name,
     replacement: input.replacementName,
@@ -249,7 +267,11 @@ export async function abandonReplacement(deps: LifecycleDependencies, abandon: A
 }
 
 /** Backoff annotations, then DisruptionReason removed: the slot is released only after the backoff is on. */
-async function releaseOld(deps: LifecycleDependencies, old: NodeClaim, input: ReplacementInput): Promise<void> {
+async function releaseOld(
+  deps: LifecycleDependencies,
+  old: NodeClaim,
+  input: ReplacementInput,
+): Promise<void> {
   let current: NodeClaim | undefined = old;
   for (let attempt = 1; current && isMarkedForDisruption(current); attempt++) {
     try {

@@ -7,9 +7,11 @@
 // nothing here reads a binding that is not initialized yet.
 import { driftStep } from '../disruption/drift-step.js';
 import { fanOutStep } from '../disruption/fan-out-step.js';
+import { staticNodePoolsStep } from '../static-nodepools.js';
 import type { SweepStep } from './steps.js';
 
 export const disruptionSteps: readonly SweepStep[] = [
   { name: 'drift', run: (context) => driftStep.run(context) },
   { name: 'drift-replacement', run: (context) => fanOutStep.run(context) },
+  { name: 'static-nodepools', run: (context) => staticNodePoolsStep.run(context) },
 ];

@@ -1,0 +1,98 @@
+// Drain, the first part of termination: taint the NodeClaim's Node karpenter.sh/disrupted:NoSchedule,
+// evict its pods through the Eviction API (a PodDisruptionBudget's 429 refusal is simply retried on the
+// next pass), and once the NodeClaim's terminationGracePeriod has run out delete the pods still there.
+// One call is one pass; the termination orchestration repeats it on a durable timer until 'Drained'.
+import type { V1Pod } from '@kubernetes/client-node';
+import { podDrainAction, type DrainPod } from '../decisions/drain.js';
+import { DurationParseError, parseFiniteDuration } from '../decisions/duration.js';
+import { isNotFound, statusCodeOf } from '../kube/errors.js';
+import type { NodeClaim } from '../models/karpenter.js';
+import type { LifecycleDependencies } from './dependencies.js';
+import { nodesOfNodeClaim, taintNodeDisrupted } from './disruption/node-taints.js';
+
+export type DrainProgress =
+  { status: 'Drained' } | { status: 'Draining'; waiting: number; blockedByPdb: number; deleted: number };
+
+export interface DrainInput {
+  nodeClaim: { name: string; uid: string };
+}
+
+function toDrainPod(pod: V1Pod): DrainPod {
+  const deletion = pod.metadata?.deletionTimestamp;
+  return {
+    namespace: pod.metadata?.namespace ?? 'default',
+    name: pod.metadata?.name ?? '',
+    ...(pod.status?.phase ? { phase: pod.status.phase } : {}),
+    ownerKinds: (pod.metadata?.ownerReferences ?? []).map((o) => o.kind),
+    annotations: pod.metadata?.annotations ?? {},
+    tolerations: (pod.spec?.tolerations ?? []).map((t) => ({
+      ...(t.key !== undefined ? { key: t.key } : {}),
+      ...(t.operator !== undefined ? { operator: t.operator } : {}),
+      ...(t.effect !== undefined ? { effect: t.effect } : {}),
+    })),
+    ...(deletion ? { deletionTimestamp: new Date(deletion).toISOString() } : {}),
+  };
+}
+
+/** When the NodeClaim's terminationGracePeriod ends, counted from its deletion; undefined = no deadline. */
+export function graceDeadlineOf(nodeClaim: NodeClaim): Date | undefined {
+  const period = nodeClaim.spec.terminationGracePeriod;
+  const deletedAt = nodeClaim.metadata.deletionTimestamp;
+  if (!period || !deletedAt) return undefined;
+  try {
+    return new Date(Date.parse(deletedAt) + parseFiniteDuration(period));
+  } catch (error) {
+    if (error instanceof DurationParseError) return undefined;
+    throw error;
+  }
+}
+
+export async function drainNodeClaim(deps: LifecycleDependencies, input: DrainInput): Promise<DrainProgress> {
+  const nodeClaim = await deps.objects.nodeClaims.get(input.nodeClaim.name);
+  if (!nodeClaim || nodeClaim.metadata.uid !== input.nodeClaim.uid) return { status: 'Drained' };
+  const nodes = await nodesOfNodeClaim(deps, nodeClaim);
+  if (nodes.length === 0) return { status: 'Drained' };
+  const { core } = await deps.kube();
+  const now = deps.now();
+  const deadline = graceDeadlineOf(nodeClaim);
+  let waiting = 0;
+  let blockedByPdb = 0;
+  let deleted = 0;
+  for (const node of nodes) {
+    await taintNodeDisrupted(deps, node);
+    const pods = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node.metadata.name}` });
+    for (const pod of pods.items.map(toDrainPod)) {
+      const action = podDrainAction(pod, now, deadline);
+      if (action === 'leave') continue;
+      waiting += 1;
+      if (action === 'wait') continue;
+      try {
+        if (action === 'delete') {
+          await core.deleteNamespacedPod({ name: pod.name, namespace: pod.namespace });
+          deleted += 1;
+        } else {
+          await core.createNamespacedPodEviction({
+            name: pod.name,
+            namespace: pod.namespace,
+            body: {
+              apiVersion: 'policy/v1',
+              kind: 'Eviction',
+              metadata: { name: pod.name, namespace: pod.namespace },
+            },
+          });
+        }
+      } catch (error) {
+        if (isNotFound(error)) continue;
+        // 429: a PodDisruptionBudget allows no disruption now. Retried on the next pass.
+        if (statusCodeOf(error) === 429) {
+          blockedByPdb += 1;
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+  if (waiting === 0) return { status: 'Drained' };
+  deps.log.info('draining', { nodeClaim: input.nodeClaim.name, waiting, blockedByPdb, deleted });
+  return { status: 'Draining', waiting, blockedByPdb, deleted };
+}
