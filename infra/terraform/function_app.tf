@@ -1,0 +1,99 @@
+# The Function App on a Flex Consumption plan, Node.js 22, running as its user-assigned identity.
+# App settings are exactly the ones shared/config/settings.ts reads (plus the host's own): storage is an
+# identity-based connection (AzureWebJobsStorage__*), the bootstrap token a Key Vault reference, and
+# telemetry goes to Application Insights with Entra authentication. No setting holds a secret.
+
+resource "azurerm_user_assigned_identity" "function" {
+  name                = "${var.name_prefix}-func-id"
+  resource_group_name = azurerm_resource_group.app.name
+  location            = azurerm_resource_group.app.location
+  tags                = local.tags
+}
+
+resource "azurerm_service_plan" "app" {
+  name                = "${var.name_prefix}-func-${local.suffix}-plan"
+  resource_group_name = azurerm_resource_group.app.name
+  location            = azurerm_resource_group.app.location
+  os_type             = "Linux"
+  sku_name            = "FC1"
+  tags                = local.tags
+}
+
+locals {
+  # Every name is read by shared/config/settings.ts, host.json or the Functions host itself;
+  # test/unit/infra-settings.test.ts checks that against loadSettings and the Bicep version.
+  # APPLICATIONINSIGHTS_CONNECTION_STRING is set through site_config, as the provider requires.
+  app_settings = {
+    AzureWebJobsStorage__accountName          = azurerm_storage_account.app.name
+    AzureWebJobsStorage__credential           = "managedidentity"
+    AzureWebJobsStorage__clientId             = azurerm_user_assigned_identity.function.client_id
+    AZURE_CLIENT_ID                           = azurerm_user_assigned_identity.function.client_id
+    APPLICATIONINSIGHTS_AUTHENTICATION_STRING = "ClientId=${azurerm_user_assigned_identity.function.client_id};Authorization=AAD"
+    DURABLE_TASK_HUB                          = var.durable_task_hub_name
+    CLUSTER_NAME                              = var.cluster_name
+    AZURE_SUBSCRIPTION_ID                     = data.azurerm_subscription.current.subscription_id
+    AZURE_RESOURCE_GROUP                      = var.node_resource_group_name
+    AZURE_LOCATION                            = var.location
+    AZURE_SUBNET_ID                           = var.node_subnet_id
+    ARM_ENDPOINT                              = var.arm_endpoint
+    NODE_ADMIN_USERNAME                       = var.node_admin_username
+    NODE_SSH_PUBLIC_KEY                       = var.node_ssh_public_key
+    KUBE_API_SERVER_URL                       = local.kube_api_server_url
+    KUBE_CA_CERT                              = var.kube_ca_cert
+    KUBE_TOKEN_SCOPE                          = "6dae42f8-4368-4678-94ff-3960e28e3630/.default"
+    BOOTSTRAP_API_SERVER_URL                  = var.bootstrap_api_server_url != "" ? var.bootstrap_api_server_url : local.kube_api_server_url
+    BOOTSTRAP_CA_CERT                         = var.bootstrap_ca_cert != "" ? var.bootstrap_ca_cert : var.kube_ca_cert
+    BOOTSTRAP_TOKEN                           = "@Microsoft.KeyVault(SecretUri=${local.bootstrap_token_secret_uri})"
+    QUEUE_CONNECTION                          = "AzureWebJobsStorage"
+    EVENTS_QUEUE_NAME                         = azurerm_storage_queue.events.name
+    UNAVAILABLE_OFFERINGS_TABLE               = azurerm_storage_table.unavailable_offerings.name
+    SWEEP_SCHEDULE                            = var.sweep_schedule
+    REGISTRATION_TIMEOUT_MINUTES              = tostring(var.registration_timeout_minutes)
+  }
+}
+
+resource "azurerm_function_app_flex_consumption" "app" {
+  name                = "${var.name_prefix}-func-${local.suffix}"
+  resource_group_name = azurerm_resource_group.app.name
+  location            = azurerm_resource_group.app.location
+  service_plan_id     = azurerm_service_plan.app.id
+  https_only          = true
+
+  identity {
+    type         = "UserAssigned"
+    identity_ids = [azurerm_user_assigned_identity.function.id]
+  }
+  # Key Vault references resolve with this identity, not a system-assigned one.
+  key_vault_reference_identity_id = azurerm_user_assigned_identity.function.id
+
+  storage_container_type            = "blobContainer"
+  storage_container_endpoint        = "${azurerm_storage_account.app.primary_blob_endpoint}${azurerm_storage_container.deployment.name}"
+  storage_authentication_type       = "UserAssignedIdentity"
+  storage_user_assigned_identity_id = azurerm_user_assigned_identity.function.id
+
+  # Flex Consumption takes the runtime here; FUNCTIONS_WORKER_RUNTIME is not an allowed app setting.
+  runtime_name           = "node"
+  runtime_version        = "22"
+  maximum_instance_count = var.maximum_instance_count
+  instance_memory_in_mb  = var.instance_memory_in_mb
+
+  virtual_network_subnet_id = var.function_subnet_id != "" ? var.function_subnet_id : null
+
+  site_config {
+    minimum_tls_version                    = "1.2"
+    application_insights_connection_string = azurerm_application_insights.app.connection_string
+  }
+
+  app_settings = local.app_settings
+  tags         = local.tags
+
+  # Roles first, so the first instance can read its storage, secret and cluster.
+  depends_on = [
+    azurerm_role_assignment.function_storage,
+    azurerm_role_assignment.function_secrets,
+    azurerm_role_assignment.function_telemetry,
+    azurerm_role_assignment.function_vm_operator,
+    azurerm_role_assignment.function_compute_catalog_reader,
+    azurerm_role_assignment.function_subnet_join,
+  ]
+}

@@ -1,0 +1,26 @@
+# The app's resource group, the existing cluster, and the names every other file uses.
+# Split by concern like the Bicep modules: storage.tf, key_vault.tf, monitoring.tf, bridge_identity.tf,
+# function_app.tf (with the app identity and settings) and rbac.tf.
+
+data "azurerm_subscription" "current" {}
+
+data "azurerm_client_config" "current" {}
+
+data "azurerm_kubernetes_cluster" "target" {
+  name                = var.aks_cluster_name
+  resource_group_name = var.aks_cluster_resource_group_name
+}
+
+locals {
+  suffix               = substr(sha1("${data.azurerm_subscription.current.id}/${var.name_prefix}/${var.location}"), 0, 13)
+  tags                 = merge(var.tags, { "nodeclaim-azure/cluster" = var.cluster_name })
+  storage_account_name = substr("${var.name_prefix}${local.suffix}", 0, 24)
+  kube_api_server_url  = var.kube_api_server_url != "" ? var.kube_api_server_url : "https://${data.azurerm_kubernetes_cluster.target.fqdn}:443"
+  role_name_suffix     = "${var.name_prefix}-${substr(local.suffix, 0, 6)}"
+}
+
+resource "azurerm_resource_group" "app" {
+  name     = var.app_resource_group_name != "" ? var.app_resource_group_name : "${var.name_prefix}-nodeclaims"
+  location = var.location
+  tags     = local.tags
+}

@@ -1,0 +1,139 @@
+# Every permission of the two identities, each at the narrowest scope that works:
+#   Function App identity: storage data (host, Durable Functions, queue, table), the bootstrap-token
+#     secret, telemetry publishing, VMs + their NICs and disks in the node resource group, the Resource
+#     SKU catalog and async-operation status (subscription-wide reads), joining the node subnet, and the
+#     Kubernetes API (Azure RBAC role, or a Kubernetes ClusterRoleBinding: see infra/README.md).
+#   Bridge identity: send messages to the events queue, nothing else.
+# Custom roles hold exactly the actions the app's Azure calls need, instead of Virtual Machine
+# Contributor (which can also run commands on, and reset passwords of, every VM in the group).
+
+locals {
+  node_resource_group_id = "${data.azurerm_subscription.current.id}/resourceGroups/${var.node_resource_group_name}"
+  subnet_subscription_id = "/subscriptions/${split("/", var.node_subnet_id)[2]}"
+  events_queue_id        = "${azurerm_storage_account.app.id}/queueServices/default/queues/${azurerm_storage_queue.events.name}"
+  # The Functions host keeps leases and timer state in blobs and Durable Functions its task hub in
+  # blobs, queues and tables; all three data roles are what identity-based AzureWebJobsStorage needs.
+  function_storage_roles = toset([
+    "Storage Blob Data Owner",
+    "Storage Queue Data Contributor",
+    "Storage Table Data Contributor",
+  ])
+}
+
+resource "azurerm_role_definition" "vm_operator" {
+  name        = "NodeClaim VM Operator (${local.role_name_suffix})"
+  scope       = data.azurerm_subscription.current.id
+  description = "Create, read and delete node VMs with their inline NIC and OS disk."
+
+  permissions {
+    actions = [
+      "Microsoft.Compute/virtualMachines/read",
+      "Microsoft.Compute/virtualMachines/write",
+      "Microsoft.Compute/virtualMachines/delete",
+      "Microsoft.Compute/disks/read",
+      "Microsoft.Compute/disks/write",
+      "Microsoft.Compute/disks/delete",
+      "Microsoft.Network/networkInterfaces/read",
+      "Microsoft.Network/networkInterfaces/write",
+      "Microsoft.Network/networkInterfaces/delete",
+      "Microsoft.Network/networkInterfaces/join/action",
+    ]
+    not_actions = []
+  }
+
+  assignable_scopes = [data.azurerm_subscription.current.id]
+}
+
+resource "azurerm_role_definition" "compute_catalog_reader" {
+  name        = "NodeClaim Compute Catalog Reader (${local.role_name_suffix})"
+  scope       = data.azurerm_subscription.current.id
+  description = "List Resource SKUs and read Compute async-operation status; both are subscription-level resources."
+
+  permissions {
+    actions = [
+      "Microsoft.Compute/skus/read",
+      "Microsoft.Compute/locations/operations/read",
+    ]
+    not_actions = []
+  }
+
+  assignable_scopes = [data.azurerm_subscription.current.id]
+}
+
+resource "azurerm_role_definition" "subnet_joiner" {
+  name        = "NodeClaim Subnet Joiner (${local.role_name_suffix})"
+  scope       = data.azurerm_subscription.current.id
+  description = "Attach node NICs to the node subnet."
+
+  permissions {
+    actions = [
+      "Microsoft.Network/virtualNetworks/subnets/read",
+      "Microsoft.Network/virtualNetworks/subnets/join/action",
+    ]
+    not_actions = []
+  }
+
+  assignable_scopes = distinct([data.azurerm_subscription.current.id, local.subnet_subscription_id])
+}
+
+resource "azurerm_role_assignment" "function_storage" {
+  for_each             = local.function_storage_roles
+  scope                = azurerm_storage_account.app.id
+  role_definition_name = each.value
+  principal_id         = azurerm_user_assigned_identity.function.principal_id
+  principal_type       = "ServicePrincipal"
+}
+
+# The bridge only sends, and only to the events queue.
+resource "azurerm_role_assignment" "bridge_queue_sender" {
+  scope                = local.events_queue_id
+  role_definition_name = "Storage Queue Data Message Sender"
+  principal_id         = azurerm_user_assigned_identity.bridge.principal_id
+  principal_type       = "ServicePrincipal"
+}
+
+resource "azurerm_role_assignment" "function_secrets" {
+  scope                = azurerm_key_vault.app.id
+  role_definition_name = "Key Vault Secrets User"
+  principal_id         = azurerm_user_assigned_identity.function.principal_id
+  principal_type       = "ServicePrincipal"
+}
+
+# Application Insights has local auth disabled, so telemetry needs this role.
+resource "azurerm_role_assignment" "function_telemetry" {
+  scope                = azurerm_application_insights.app.id
+  role_definition_name = "Monitoring Metrics Publisher"
+  principal_id         = azurerm_user_assigned_identity.function.principal_id
+  principal_type       = "ServicePrincipal"
+}
+
+resource "azurerm_role_assignment" "function_vm_operator" {
+  scope              = local.node_resource_group_id
+  role_definition_id = azurerm_role_definition.vm_operator.role_definition_resource_id
+  principal_id       = azurerm_user_assigned_identity.function.principal_id
+  principal_type     = "ServicePrincipal"
+}
+
+resource "azurerm_role_assignment" "function_compute_catalog_reader" {
+  scope              = data.azurerm_subscription.current.id
+  role_definition_id = azurerm_role_definition.compute_catalog_reader.role_definition_resource_id
+  principal_id       = azurerm_user_assigned_identity.function.principal_id
+  principal_type     = "ServicePrincipal"
+}
+
+resource "azurerm_role_assignment" "function_subnet_join" {
+  scope              = var.node_subnet_id
+  role_definition_id = azurerm_role_definition.subnet_joiner.role_definition_resource_id
+  principal_id       = azurerm_user_assigned_identity.function.principal_id
+  principal_type     = "ServicePrincipal"
+}
+
+# Azure RBAC for Kubernetes authorization: the functions write cluster-scoped objects (Nodes,
+# NodeClaims), so no namespaced built-in role fits. With KubernetesRBAC nothing is granted in Azure.
+resource "azurerm_role_assignment" "function_cluster_admin" {
+  count                = var.kubernetes_authorization == "AzureRBAC" ? 1 : 0
+  scope                = data.azurerm_kubernetes_cluster.target.id
+  role_definition_name = "Azure Kubernetes Service RBAC Cluster Admin"
+  principal_id         = azurerm_user_assigned_identity.function.principal_id
+  principal_type       = "ServicePrincipal"
+}

@@ -1,0 +1,195 @@
+# Inputs, named like the Bicep parameters (snake_case). Each app-setting input names its setting.
+
+variable "location" {
+  description = "Region of the app's resources (use the cluster's region)."
+  type        = string
+}
+
+variable "name_prefix" {
+  description = "Short lower-case prefix of every resource name (3-11 letters and digits)."
+  type        = string
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9]{2,10}$", var.name_prefix))
+    error_message = "name_prefix must be 3-11 lower-case letters and digits, starting with a letter."
+  }
+}
+
+variable "app_resource_group_name" {
+  description = "Resource group created for the app's resources; empty uses \"<name_prefix>-nodeclaims\"."
+  type        = string
+  default     = ""
+}
+
+variable "cluster_name" {
+  description = "CLUSTER_NAME: the cluster's name as written into VM tags (usually the AKS resource name)."
+  type        = string
+}
+
+variable "aks_cluster_resource_group_name" {
+  description = "Resource group of the existing AKS cluster resource."
+  type        = string
+}
+
+variable "aks_cluster_name" {
+  description = "Name of the existing AKS cluster resource (needs the OIDC issuer and Workload ID enabled)."
+  type        = string
+}
+
+variable "node_resource_group_name" {
+  description = "AZURE_RESOURCE_GROUP: resource group the node VMs are created in (usually the cluster's MC_ group)."
+  type        = string
+}
+
+variable "node_subnet_id" {
+  description = "AZURE_SUBNET_ID: subnet for node NICs when an AKSNodeClass names none."
+  type        = string
+  validation {
+    condition     = can(regex("(?i)^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\\.Network/virtualNetworks/[^/]+/subnets/[^/]+$", var.node_subnet_id))
+    error_message = "node_subnet_id must be a subnet resource ID."
+  }
+}
+
+variable "node_ssh_public_key" {
+  description = "NODE_SSH_PUBLIC_KEY: OpenSSH public key for the node admin user."
+  type        = string
+}
+
+variable "node_admin_username" {
+  description = "NODE_ADMIN_USERNAME: admin user of the node VMs."
+  type        = string
+  default     = "azureuser"
+}
+
+variable "kube_api_server_url" {
+  description = "KUBE_API_SERVER_URL: API server URL the functions call; empty uses https://<cluster FQDN>:443 (set the private FQDN URL for a private cluster)."
+  type        = string
+  default     = ""
+}
+
+variable "kube_ca_cert" {
+  description = "KUBE_CA_CERT: base64 of the cluster CA certificate, as in the kubeconfig's certificate-authority-data."
+  type        = string
+}
+
+variable "bootstrap_api_server_url" {
+  description = "BOOTSTRAP_API_SERVER_URL: API server URL written into node bootstrap data; empty uses the KUBE_API_SERVER_URL value."
+  type        = string
+  default     = ""
+}
+
+variable "bootstrap_ca_cert" {
+  description = "BOOTSTRAP_CA_CERT: base64 of the CA nodes trust; empty uses kube_ca_cert."
+  type        = string
+  default     = ""
+}
+
+variable "bootstrap_token" {
+  description = "Bootstrap token \"<6 chars>.<16 chars>\" of a bootstrap-token Secret in kube-system. Written to Key Vault only (write-only, never in the state); pass it as TF_VAR_bootstrap_token."
+  type        = string
+  sensitive   = true
+  ephemeral   = true
+  validation {
+    condition     = can(regex("^[a-z0-9]{6}\\.[a-z0-9]{16}$", var.bootstrap_token))
+    error_message = "bootstrap_token must look like \"abcdef.0123456789abcdef\"."
+  }
+}
+
+variable "bootstrap_token_version" {
+  description = "Increase to write a new bootstrap_token to Key Vault (write-only values are not compared with the state)."
+  type        = number
+  default     = 1
+}
+
+variable "kubernetes_authorization" {
+  description = "AzureRBAC: the app identity gets \"Azure Kubernetes Service RBAC Cluster Admin\". KubernetesRBAC: bind it yourself with the ClusterRole in infra/README.md (narrower)."
+  type        = string
+  default     = "KubernetesRBAC"
+  validation {
+    condition     = contains(["AzureRBAC", "KubernetesRBAC"], var.kubernetes_authorization)
+    error_message = "kubernetes_authorization must be AzureRBAC or KubernetesRBAC."
+  }
+}
+
+variable "function_subnet_id" {
+  description = "Subnet for the Function App's VNet integration (delegated to Microsoft.App/environments); empty for none."
+  type        = string
+  default     = ""
+}
+
+variable "arm_endpoint" {
+  description = "ARM_ENDPOINT: Azure Resource Manager endpoint of this cloud."
+  type        = string
+  default     = "https://management.azure.com/"
+}
+
+variable "events_queue_name" {
+  description = "EVENTS_QUEUE_NAME: queue between the event bridge and the functions."
+  type        = string
+  default     = "nodeclaim-events"
+}
+
+variable "unavailable_offerings_table_name" {
+  description = "UNAVAILABLE_OFFERINGS_TABLE: table of recently failed offerings."
+  type        = string
+  default     = "unavailableofferings"
+}
+
+variable "durable_task_hub_name" {
+  description = "DURABLE_TASK_HUB: Durable Functions task hub name (letters and digits)."
+  type        = string
+  default     = "nodeclaims"
+}
+
+variable "maximum_instance_count" {
+  description = "Upper bound on Function App instances."
+  type        = number
+  default     = 40
+}
+
+variable "instance_memory_in_mb" {
+  description = "Function App instance memory in MB (512, 2048 or 4096)."
+  type        = number
+  default     = 2048
+}
+
+variable "sweep_schedule" {
+  description = "SWEEP_SCHEDULE: NCRONTAB (with seconds) of the lifecycle sweep."
+  type        = string
+  default     = "*/15 * * * * *"
+}
+
+variable "registration_timeout_minutes" {
+  description = "REGISTRATION_TIMEOUT_MINUTES: launched NodeClaims whose Node has not registered by then are deleted."
+  type        = number
+  default     = 15
+}
+
+variable "alert_email" {
+  description = "E-mail address for alerts; empty creates the alert rules without notifications."
+  type        = string
+  default     = ""
+}
+
+variable "bridge_service_account_namespace" {
+  description = "Namespace of the event bridge ServiceAccount (infra/k8s/bridge/serviceaccount.yaml)."
+  type        = string
+  default     = "nodeclaim-system"
+}
+
+variable "bridge_service_account_name" {
+  description = "Name of the event bridge ServiceAccount (infra/k8s/bridge/serviceaccount.yaml)."
+  type        = string
+  default     = "event-bridge"
+}
+
+variable "enable_purge_protection" {
+  description = "Key Vault purge protection (cannot be turned off again)."
+  type        = bool
+  default     = true
+}
+
+variable "tags" {
+  description = "Tags for every resource."
+  type        = map(string)
+  default     = {}
+}
