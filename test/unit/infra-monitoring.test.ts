@@ -1,0 +1,156 @@
+// The portal workbook and the alert rules chart the `metric` log records of shared/observability/metrics.ts.
+// A renamed metric would leave an empty chart and a silent alert, so every metric name in a query must be
+// one the code emits, and the launch funnel must cover every funnel metric. No KQL engine runs here: the
+// queries are checked as text (names, parameters), not executed.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..');
+const read = (path: string): string => readFileSync(join(root, path), 'utf8');
+
+/** The members of the MetricName union type, read from the source. */
+function emittedMetricNames(): Set<string> {
+  const source = read('shared/observability/metrics.ts');
+  const union = /export type MetricName\s*=([^;]+);/.exec(source);
+  if (!union) throw new Error('metrics.ts has no MetricName union');
+  return new Set([...(union[1] as string).matchAll(/'([a-z0-9_]+)'/g)].map((m) => m[1] as string));
+}
+
+interface WorkbookQuery {
+  name: string;
+  query: string;
+}
+
+/** Every KQL text in the workbook: query items and query-driven parameters. */
+function workbookQueries(workbook: unknown): WorkbookQuery[] {
+  const found: WorkbookQuery[] = [];
+  const visit = (node: unknown, name: string): void => {
+    if (Array.isArray(node)) node.forEach((child) => visit(child, name));
+    else if (typeof node === 'object' && node !== null) {
+      const record = node as Record<string, unknown>;
+      const here = typeof record.name === 'string' ? record.name : name;
+      if (typeof record.query === 'string') found.push({ name: here, query: record.query });
+      for (const value of Object.values(record)) visit(value, here);
+    }
+  };
+  visit(workbook, 'workbook');
+  return found;
+}
+
+/** Metric names a query refers to: quoted snake_case literals, and `"metric":"<prefix>` text filters. */
+function referencedMetrics(query: string): { exact: string[]; prefixes: string[] } {
+  return {
+    exact: [...query.matchAll(/'([a-z0-9]+(?:_[a-z0-9]+)+)'/g)].map((m) => m[1] as string),
+    prefixes: [...query.matchAll(/"metric":"([a-z0-9_]*)/g)].map((m) => m[1] as string),
+  };
+}
+
+function unknownMetrics(query: string, known: ReadonlySet<string>): string[] {
+  const { exact, prefixes } = referencedMetrics(query);
+  return [
+    ...exact.filter((name) => !known.has(name)),
+    ...prefixes.filter((prefix) => ![...known].some((name) => name.startsWith(prefix))).map((p) => `${p}*`),
+  ];
+}
+
+const alertFiles = readdirSync(join(root, 'infra/monitoring/alerts')).filter((f) => f.endsWith('.kql'));
+
+describe('launch-funnel workbook', () => {
+  const known = emittedMetricNames();
+  const workbook: unknown = JSON.parse(read('infra/monitoring/workbook.json'));
+  const queries = workbookQueries(workbook);
+
+  it('reads the metric names from metrics.ts and would reject an unknown one', () => {
+    expect(known).toContain('nodeclaims_launched');
+    expect(known).toContain('launch_to_registered_seconds');
+    expect(unknownMetrics(`where metric == 'nodeclaims_lanched'`, known)).toEqual(['nodeclaims_lanched']);
+    expect(unknownMetrics(`where message contains '"metric":"node_claims'`, known)).toEqual(['node_claims*']);
+  });
+
+  it('is a workbook document with queries against Application Insights', () => {
+    expect(workbook).toMatchObject({ version: 'Notebook/1.0' });
+    expect(queries.length).toBeGreaterThanOrEqual(8);
+    for (const { name, query } of queries) {
+      expect(query, name).toMatch(/^traces\b/);
+    }
+  });
+
+  it('refers only to metrics the code emits', () => {
+    for (const { name, query } of queries) expect(unknownMetrics(query, known), name).toEqual([]);
+  });
+
+  it('charts the whole funnel: launched, registered, initialized, failures by reason, timeouts, latencies', () => {
+    const all = queries.map((q) => q.query).join('\n');
+    const funnel = [
+      'nodeclaims_launch_started',
+      'nodeclaims_launched',
+      'nodeclaims_registered',
+      'nodeclaims_initialized',
+      'nodeclaims_launch_failed',
+      'nodeclaims_registration_timeout',
+      'vm_creation_seconds',
+      'launch_to_registered_seconds',
+    ];
+    for (const metric of funnel) expect(known, metric).toContain(metric);
+    expect(funnel.filter((metric) => !all.includes(`'${metric}'`))).toEqual([]);
+    expect(all).toMatch(/by nodePool, reason/);
+    expect(all).toMatch(/percentile\(value, 99\)/);
+  });
+
+  it('every query uses the time range, and the NodePool filter where it charts metrics', () => {
+    for (const { name, query } of queries) {
+      expect(query, name).toContain('{TimeRange}');
+      if (/"metric":"'\s*$/m.test(query)) expect(query, name).toContain('{NodePool}');
+    }
+  });
+
+  it('counts with sum(itemCount), so sampled traces are not undercounted', () => {
+    for (const { name, query } of queries) {
+      expect(query, name).not.toMatch(/\bcount\(\)/);
+    }
+  });
+});
+
+describe('alert rules', () => {
+  const known = emittedMetricNames();
+
+  it('has the three alerts, each deployed by both Bicep and Terraform', () => {
+    expect(alertFiles.sort()).toEqual([
+      'launch-failure-rate.kql',
+      'poison-queue-messages.kql',
+      'registration-timeouts.kql',
+    ]);
+    const bicep = read('infra/bicep/modules/monitoring.bicep');
+    const terraform = read('infra/terraform/monitoring.tf');
+    for (const file of alertFiles) {
+      expect(bicep).toContain(`loadTextContent('../../monitoring/alerts/${file}')`);
+      expect(terraform).toContain(`file("\${path.module}/../monitoring/alerts/${file}")`);
+    }
+    expect(bicep).toContain(`loadTextContent('../../monitoring/workbook.json')`);
+    expect(terraform).toContain(`file("\${path.module}/../monitoring/workbook.json")`);
+  });
+
+  it('queries refer only to metrics the code emits and leave the window to the rule', () => {
+    for (const file of alertFiles) {
+      const query = read(`infra/monitoring/alerts/${file}`);
+      expect(unknownMetrics(query, known), file).toEqual([]);
+      expect(query, file).toMatch(/^traces\b/m);
+      // A log alert applies its own window; a workbook parameter here would break the rule.
+      expect(query, file).not.toMatch(/\{[A-Za-z]+\}/);
+    }
+  });
+
+  it('split by the dimension each query returns', () => {
+    const dimensions: Record<string, string> = {
+      'launch-failure-rate.kql': 'nodePool',
+      'registration-timeouts.kql': 'nodePool',
+      'poison-queue-messages.kql': 'queue',
+    };
+    for (const [file, dimension] of Object.entries(dimensions)) {
+      const query = read(`infra/monitoring/alerts/${file}`);
+      const lastLine = query.trim().split('\n').slice(-3).join('\n');
+      expect(lastLine, file).toContain(dimension);
+    }
+  });
+});

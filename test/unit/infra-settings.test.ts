@@ -1,0 +1,273 @@
+// The Bicep and Terraform deployments must set every app setting the Function App needs, by the names
+// shared/config/settings.ts reads, with no secret values. Neither `bicep` nor `terraform` can be installed
+// here, so the Bicep is read as text and the Terraform through HashiCorp's HCL parser (compiled to WASM in
+// @cdktf/hcl2json); what this cannot see (resource schemas, ARM validation) is listed in infra/README.md.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseHcl } from '@cdktf/hcl2json';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadSettings, SettingsError } from '../../shared/config/settings.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const read = (path: string): string => readFileSync(join(root, path), 'utf8');
+
+type AppSettings = ReadonlyMap<string, string>;
+
+/** The `var appSettings = { ... }` object of function-app.bicep: name → value expression. */
+function bicepAppSettings(): AppSettings {
+  const text = read('infra/bicep/modules/function-app.bicep');
+  const start = text.indexOf('var appSettings = {');
+  if (start < 0) throw new Error('function-app.bicep has no `var appSettings = {`');
+  const body = bracedBlock(text, text.indexOf('{', start));
+  const settings = new Map<string, string>();
+  for (const line of body.split('\n')) {
+    const match = /^\s*'?([A-Za-z_][A-Za-z0-9_]*)'?\s*:\s*(.+?)\s*$/.exec(line);
+    if (match) settings.set(match[1] as string, match[2] as string);
+  }
+  return settings;
+}
+
+/** The text between the brace at `open` and its partner, skipping quoted strings. */
+function bracedBlock(text: string, open: number): string {
+  let depth = 0;
+  let quoted = false;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" && text[i - 1] !== '\\') quoted = !quoted;
+    if (quoted) continue;
+    if (c === '{') depth++;
+    if (c === '}' && --depth === 0) return text.slice(open + 1, i);
+  }
+  throw new Error(`unbalanced braces from offset ${open}`);
+}
+
+type Hcl = Record<string, unknown>;
+
+async function terraformFiles(): Promise<Hcl[]> {
+  const dir = join(root, 'infra', 'terraform');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.tf'));
+  return Promise.all(files.map(async (f) => (await parseHcl(f, readFileSync(join(dir, f), 'utf8'))) as Hcl));
+}
+
+function asRecord(value: unknown, what: string): Hcl {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error(`${what} is not a block`);
+  return value as Hcl;
+}
+
+/** Settings of the Flex Consumption app: its app_settings (through `local.app_settings`) plus the
+ * settings the provider writes from dedicated arguments. */
+function terraformAppSettings(files: Hcl[]): AppSettings {
+  const apps = files.flatMap((f) => {
+    const resources = f.resource as Hcl | undefined;
+    const flex = resources?.azurerm_function_app_flex_consumption as Hcl | undefined;
+    return flex ? Object.values(flex).map((blocks) => (blocks as Hcl[])[0] as Hcl) : [];
+  });
+  expect(apps, 'exactly one azurerm_function_app_flex_consumption').toHaveLength(1);
+  const app = apps[0] as Hcl;
+  let raw: unknown = app.app_settings;
+  const local = typeof raw === 'string' ? /^\$\{local\.([A-Za-z0-9_]+)\}$/.exec(raw) : null;
+  if (local) {
+    const definitions = files.flatMap((f) =>
+      ((f.locals as Hcl[] | undefined) ?? []).map((l) => l[local[1] as string]),
+    );
+    raw = definitions.find((d) => d !== undefined);
+  }
+  const settings = new Map(Object.entries(asRecord(raw, 'app_settings')).map(([k, v]) => [k, String(v)]));
+  const siteConfig = (app.site_config as Hcl[] | undefined)?.[0];
+  if (siteConfig?.application_insights_connection_string !== undefined) {
+    settings.set(
+      'APPLICATIONINSIGHTS_CONNECTION_STRING',
+      String(siteConfig.application_insights_connection_string),
+    );
+  }
+  return settings;
+}
+
+/**
+ * The settings loadSettings reports missing when only `provided` are set. Present settings get a
+ * placeholder value, so format complaints are ignored and only absence counts; "A or B must be set"
+ * is satisfied by either. Repeats until stable, because one setting can make another required
+ * (KUBE_API_SERVER_URL needs KUBE_CA_CERT).
+ */
+function missingSettings(provided: ReadonlySet<string>): string[] {
+  const env: Record<string, string> = {};
+  for (const name of provided) env[name] = 'x';
+  const problems = settingsProblems(env);
+  const missing: string[] = [];
+  for (const problem of problems) {
+    const single = /^([A-Za-z_][A-Za-z0-9_]*) is missing/.exec(problem);
+    const either = /^([A-Za-z_][A-Za-z0-9_]*) (?:\([^)]*\) )?or ([A-Za-z_][A-Za-z0-9_]*)\b.*must be set/.exec(
+      problem,
+    );
+    if (single) missing.push(single[1] as string);
+    else if (either) missing.push(`${either[1]} or ${either[2]}`);
+  }
+  return missing.sort();
+}
+
+function settingsProblems(env: Record<string, string>): string[] {
+  try {
+    loadSettings(env);
+    return [];
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    return error.message
+      .split('\n')
+      .slice(1)
+      .map((line) => line.replace(/^\s*-\s*/, ''));
+  }
+}
+
+/** Every setting name the app reads: reader calls in settings.ts, %NAME% in host.json and in functions. */
+function namesTheAppReads(): Set<string> {
+  const settingsSource = read('shared/config/settings.ts');
+  const names = new Set<string>();
+  for (const m of settingsSource.matchAll(/reader\.[a-zA-Z]+\(\s*'([A-Za-z_][A-Za-z0-9_]*)'/g))
+    names.add(m[1] as string);
+  for (const name of bindingExpressions()) names.add(name);
+  return names;
+}
+
+/** Quoted "%NAME%" binding expressions, which the host resolves from app settings (comments ignored). */
+function bindingExpressions(): Set<string> {
+  const sources = [
+    read('host.json'),
+    ...readdirSync(join(root, 'functions')).map((f) => read(`functions/${f}`)),
+  ];
+  const names = new Set<string>();
+  for (const source of sources)
+    for (const m of source.matchAll(/['"]%([A-Za-z_][A-Za-z0-9_]*)%['"]/g)) names.add(m[1] as string);
+  return names;
+}
+
+// Read by the Functions host, Azure SDK credentials or the Application Insights agent, not by our code.
+const platformSettings = new Set([
+  'AzureWebJobsStorage__credential',
+  'AzureWebJobsStorage__clientId',
+  'AZURE_CLIENT_ID',
+  'APPLICATIONINSIGHTS_CONNECTION_STRING',
+  'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
+]);
+
+// Flex Consumption rejects these: the runtime and version come from functionAppConfig.
+const forbiddenOnFlexConsumption = [
+  'FUNCTIONS_WORKER_RUNTIME',
+  'FUNCTIONS_EXTENSION_VERSION',
+  'WEBSITE_NODE_DEFAULT_VERSION',
+  'WEBSITE_RUN_FROM_PACKAGE',
+  'WEBSITE_CONTENTAZUREFILECONNECTIONSTRING',
+];
+
+const secretPatterns: readonly [string, RegExp][] = [
+  ['a storage account key', /AccountKey\s*=/i],
+  ['a storage connection string', /DefaultEndpointsProtocol\s*=/i],
+  ['a SAS token', /SharedAccessSignature|[?&]sig=/i],
+  [
+    'a key listed at deploy time',
+    /listKeys\(|primary_access_key|secondary_access_key|primary_connection_string/,
+  ],
+  ['a bootstrap token', /\b[a-z0-9]{6}\.[a-z0-9]{16}\b/],
+  ['a password', /password/i],
+];
+
+function secretsIn(settings: AppSettings): string[] {
+  const found: string[] = [];
+  for (const [name, value] of settings) {
+    for (const [what, pattern] of secretPatterns)
+      if (pattern.test(value)) found.push(`${name} holds ${what}`);
+  }
+  return found;
+}
+
+describe('infrastructure app settings', () => {
+  let bicep: AppSettings;
+  let terraform: AppSettings;
+  let terraformSource: Hcl[];
+
+  beforeAll(async () => {
+    bicep = bicepAppSettings();
+    terraformSource = await terraformFiles();
+    terraform = terraformAppSettings(terraformSource);
+  });
+
+  it('finds the required settings from loadSettings, so a missing one is reported', () => {
+    // The check below is only as good as this: an infra that forgets a setting must show up as missing.
+    const all = new Set(bicep.keys());
+    expect(missingSettings(all)).toEqual([]);
+    all.delete('BOOTSTRAP_TOKEN');
+    all.delete('KUBE_CA_CERT');
+    expect(missingSettings(all)).toEqual(['BOOTSTRAP_TOKEN', 'KUBE_CA_CERT']);
+    expect(missingSettings(new Set())).toContain('AzureWebJobsStorage or AzureWebJobsStorage__accountName');
+    expect(missingSettings(new Set())).toContain('KUBECONFIG or KUBE_API_SERVER_URL');
+  });
+
+  it('Bicep sets every setting loadSettings requires', () => {
+    expect(missingSettings(new Set(bicep.keys()))).toEqual([]);
+  });
+
+  it('Terraform sets every setting loadSettings requires', () => {
+    expect(missingSettings(new Set(terraform.keys()))).toEqual([]);
+  });
+
+  it('both use the identity-based variants: API server + Entra token, storage account name', () => {
+    for (const settings of [bicep, terraform]) {
+      expect(settings.has('KUBE_API_SERVER_URL')).toBe(true);
+      expect(settings.has('KUBECONFIG')).toBe(false);
+      expect(settings.has('AzureWebJobsStorage__accountName')).toBe(true);
+      expect(settings.has('AzureWebJobsStorage')).toBe(false);
+      expect(settings.get('AzureWebJobsStorage__credential')).toMatch(/managedidentity/);
+    }
+  });
+
+  it('both set every %NAME% binding expression of host.json and the functions', () => {
+    const expressions = [...bindingExpressions()];
+    expect(expressions).toContain('DURABLE_TASK_HUB');
+    expect(expressions.filter((name) => !bicep.has(name))).toEqual([]);
+    expect(expressions.filter((name) => !terraform.has(name))).toEqual([]);
+  });
+
+  it('Bicep and Terraform set the same settings', () => {
+    expect([...terraform.keys()].sort()).toEqual([...bicep.keys()].sort());
+  });
+
+  it('every setting they set is one the app, the host or the SDKs read (no typos)', () => {
+    const known = namesTheAppReads();
+    expect(known).toContain('AZURE_SUBNET_ID');
+    const unknown = (settings: AppSettings): string[] =>
+      [...settings.keys()].filter((name) => !known.has(name) && !platformSettings.has(name));
+    expect(unknown(bicep)).toEqual([]);
+    expect(unknown(terraform)).toEqual([]);
+  });
+
+  it('no setting Flex Consumption rejects', () => {
+    for (const settings of [bicep, terraform]) {
+      expect(forbiddenOnFlexConsumption.filter((name) => settings.has(name))).toEqual([]);
+    }
+  });
+
+  it('no setting holds a secret; the bootstrap token is a Key Vault reference', () => {
+    expect(secretsIn(new Map([['PROBE', 'DefaultEndpointsProtocol=https;AccountKey=abc']]))).toHaveLength(2);
+    expect(secretsIn(bicep)).toEqual([]);
+    expect(secretsIn(terraform)).toEqual([]);
+    expect(bicep.get('BOOTSTRAP_TOKEN')).toMatch(/^'@Microsoft\.KeyVault\(SecretUri=\$\{[^}]+\}\)'$/);
+    expect(terraform.get('BOOTSTRAP_TOKEN')).toMatch(/^@Microsoft\.KeyVault\(SecretUri=\$\{[^}]+\}\)$/);
+  });
+
+  it('no key or connection string is read anywhere in the templates, and shared keys are off', () => {
+    const sources = [
+      ...readdirSync(join(root, 'infra/bicep/modules'), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.bicep'))
+        .map((f) => read(`infra/bicep/modules/${f}`)),
+      read('infra/bicep/main.bicep'),
+      ...readdirSync(join(root, 'infra/terraform'))
+        .filter((f) => f.endsWith('.tf'))
+        .map((f) => read(`infra/terraform/${f}`)),
+    ];
+    const keyReads =
+      /listKeys\(|primary_access_key|secondary_access_key|connection_string\s*=\s*azurerm_storage|AccountKey=/;
+    expect(sources.filter((source) => keyReads.test(source))).toEqual([]);
+    expect(read('infra/bicep/modules/storage.bicep')).toMatch(/allowSharedKeyAccess:\s*false/);
+    expect(read('infra/terraform/storage.tf')).toMatch(/shared_access_key_enabled\s*=\s*false/);
+  });
+});
