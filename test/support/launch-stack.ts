@@ -5,27 +5,19 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { TableClient } from '@azure/data-tables';
-import type { TokenCredential } from '@azure/identity';
-import { QueueClient } from '@azure/storage-queue';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { definitions } from '../../functions/index.js';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
-import { createLocalHost, type LocalHost } from '../../local/host/index.js';
-import { loadSettings, setSettings, type Settings } from '../../shared/config/settings.js';
+import type { LocalHost } from '../../local/host/index.js';
+import { localAppSettings } from '../../local/stack/app-settings.js';
+import { startFunctionApp } from '../../local/stack/function-app.js';
+import type { Settings } from '../../shared/config/settings.js';
 import { toCloudEvent, type ObjectChange } from '../../shared/events/cloud-event.js';
-import {
-  createDependencies,
-  setDependencies,
-  type LifecycleDependencies,
-} from '../../shared/lifecycle/dependencies.js';
+import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { createLogger, type LogLevel } from '../../shared/observability/logger.js';
 
-export const fixedTokenCredential: TokenCredential = {
-  getToken: () =>
-    Promise.resolve({ token: 'emulator-accepts-any-token', expiresOnTimestamp: Date.now() + 3_600_000 }),
-};
+export { fixedTokenCredential } from '../../local/stack/function-app.js';
 
 export interface LaunchStack {
   settings: Settings;
@@ -62,28 +54,21 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
   });
   const queueName = `events-${randomUUID().slice(0, 8)}`;
   const env: Record<string, string> = {
-    CLUSTER_NAME: 'test',
-    AZURE_SUBSCRIPTION_ID: '00000000-0000-0000-0000-000000000001',
-    AZURE_RESOURCE_GROUP: 'MC_test_nodes',
-    AZURE_LOCATION: 'westus2',
-    ARM_ENDPOINT: emulator.url,
-    ARM_CA_CERT: emulator.caCertPem,
-    AZURE_SUBNET_ID:
-      '/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes',
-    NODE_SSH_PUBLIC_KEY: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAITestKeyForTheEmulatorOnly test',
-    KUBECONFIG: inject('kubeconfigPath'),
-    BOOTSTRAP_API_SERVER_URL: 'https://127.0.0.1:6443',
-    BOOTSTRAP_CA_CERT: ca.certPem,
-    BOOTSTRAP_TOKEN: 'abcdef.0123456789abcdef',
-    AzureWebJobsStorage: inject('azuriteConnectionString'),
-    EVENTS_QUEUE_NAME: queueName,
-    UNAVAILABLE_OFFERINGS_TABLE: `offerings${randomUUID().replace(/-/g, '').slice(0, 10)}`,
-    LAUNCH_POLL_INTERVAL_SECONDS: '0.5',
-    LAUNCH_MAX_POLL_INTERVAL_SECONDS: '1',
+    ...localAppSettings({
+      clusterName: 'test',
+      resourceGroup: 'MC_test_nodes',
+      kubeconfigPath: inject('kubeconfigPath'),
+      armEndpoint: emulator.url,
+      armCaCertPem: emulator.caCertPem,
+      bootstrapCaCertPem: ca.certPem,
+      storageConnectionString: inject('azuriteConnectionString'),
+      queueName,
+      unavailableOfferingsTable: `offerings${randomUUID().replace(/-/g, '').slice(0, 10)}`,
+      pollIntervalSeconds: 0.5,
+      maxPollIntervalSeconds: 1,
+    }),
     ...options.env,
   };
-  const settings = loadSettings(env);
-  setSettings(settings);
   const logs: LaunchStack['logs'] = [];
   const log = createLogger({
     component: 'test',
@@ -93,20 +78,12 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
       if (process.env.TEST_LOGS) process.stderr.write(line + '\n');
     },
   });
-  const deps = createDependencies(settings, { credential: fixedTokenCredential, log });
-  setDependencies(deps);
-  const host = createLocalHost({
-    definitions,
-    storageConnectionString: settings.storage.connectionString ?? '',
+  const app = await startFunctionApp({
     appSettings: env,
-    maxDequeueCount: options.maxDequeueCount ?? 3,
-    visibilityTimeoutMs: 500,
-    pollIntervalMs: 50,
     log,
+    host: { maxDequeueCount: options.maxDequeueCount ?? 3, visibilityTimeoutMs: 500, pollIntervalMs: 50 },
   });
-  await host.start();
-  const queue = new QueueClient(settings.storage.connectionString ?? '', queueName);
-  await queue.createIfNotExists();
+  const { settings, deps, host, queue } = app;
 
   return {
     settings,
@@ -140,10 +117,8 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
       await queue.sendMessage(body);
     },
     async stop() {
-      await host.stop();
+      await app.stop();
       await emulator.stop();
-      setDependencies(undefined);
-      setSettings(undefined);
     },
   };
 }
@@ -174,15 +149,19 @@ export async function eventually<T>(
 export async function watchNodeClaim(
   kubeconfigPath: string,
   name: string,
-): Promise<{ versions: NodeClaim[]; stop(): void }> {
+): Promise<{ versions: NodeClaim[]; seenAt: number[]; stop(): void }> {
   const config = new KubeConfig();
   config.loadFromFile(kubeconfigPath);
   const versions: NodeClaim[] = [];
+  const seenAt: number[] = [];
   const request = await new Watch(config).watch(
     '/apis/karpenter.sh/v1/nodeclaims',
     { fieldSelector: `metadata.name=${name}` },
-    (_type: string, object: NodeClaim) => versions.push(object),
+    (_type: string, object: NodeClaim) => {
+      versions.push(object);
+      seenAt.push(Date.now());
+    },
     () => undefined,
   );
-  return { versions, stop: () => request.abort() };
+  return { versions, seenAt, stop: () => request.abort() };
 }

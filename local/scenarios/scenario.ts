@@ -1,0 +1,163 @@
+// What a reference scenario is, and the helpers every scenario uses to create its objects and wait for
+// the system to act. A scenario drives the cluster only through the Kubernetes API and the emulator's
+// controls, as a person would with kubectl and curl; the system under test is the running stack.
+import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
+import { WellKnown } from '../../shared/models/index.js';
+import { AGENT_STARTUP_TAINT, RUN_LABEL, type LocalStack } from '../stack/local-stack.js';
+import type { Recorder } from '../view/recorder.js';
+import type { TimelineMark } from '../view/timeline-svg.js';
+
+export interface Invariant {
+  name: string;
+  holds: boolean;
+  detail: string;
+}
+
+export interface ScenarioOutcome {
+  invariants: Invariant[];
+  /** Lines for the one-screen summary. */
+  summary: string[];
+  marks: TimelineMark[];
+  /** Figures worth keeping (JSON in the results folder). */
+  figures: Record<string, number | string>;
+}
+
+export interface ScenarioContext {
+  stack: LocalStack;
+  recorder: Recorder;
+  core: CoreV1Api;
+  apps: AppsV1Api;
+  runId: string;
+  /** Namespace for the scenario's pods (created by the runner when the scenario has pods). */
+  namespace: string;
+  /** A line for the live view and the log. */
+  note(line: string): void;
+  /** Rejects when the run is cancelled (Ctrl-C). */
+  signal: AbortSignal;
+}
+
+export interface Scenario {
+  name: string;
+  title: string;
+  /** One paragraph for --help and the README. */
+  description: string;
+  /** Whether the scenario needs a namespace for pods. */
+  usesPods: boolean;
+  play(context: ScenarioContext): Promise<ScenarioOutcome>;
+}
+
+export function kubeApis(kubeconfigPath: string): { core: CoreV1Api; apps: AppsV1Api } {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfigPath);
+  return { core: config.makeApiClient(CoreV1Api), apps: config.makeApiClient(AppsV1Api) };
+}
+
+/** The requirements of the example NodePool (test/fixtures/general-purpose.yaml). */
+export const exampleRequirements: NodePool['spec']['template']['spec']['requirements'] = [
+  { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+  { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+  { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
+  { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: ['3'] },
+];
+
+export const agentStartupTaint = { key: AGENT_STARTUP_TAINT, value: 'true', effect: 'NoExecute' as const };
+
+export function exampleNodeClass(name: string, runId: string): AKSNodeClass {
+  return {
+    apiVersion: 'karpenter.azure.com/v1beta1',
+    kind: 'AKSNodeClass',
+    metadata: { name, labels: { [RUN_LABEL]: runId } },
+    spec: { imageFamily: 'Ubuntu2204' },
+  };
+}
+
+export function exampleNodePool(name: string, runId: string, nodeClassName: string, budget = '5'): NodePool {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name, labels: { [RUN_LABEL]: runId } },
+    spec: {
+      disruption: { consolidateAfter: 'Never', budgets: [{ nodes: budget }] },
+      template: {
+        metadata: { labels: { 'kubernetes.azure.com/ebpf-dataplane': 'cilium', [RUN_LABEL]: runId } },
+        spec: {
+          nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: nodeClassName },
+          startupTaints: [agentStartupTaint],
+          expireAfter: 'Never',
+          requirements: exampleRequirements,
+        },
+      },
+    },
+  };
+}
+
+/** A NodeClaim as Karpenter's provisioner would create it from the NodePool's template. */
+export function nodeClaimFor(
+  nodePool: NodePool,
+  name: string,
+  extraLabels: Record<string, string> = {},
+): NodeClaim {
+  const template = nodePool.spec.template;
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: {
+      name,
+      labels: {
+        ...template.metadata?.labels,
+        [WellKnown.nodePoolLabel]: nodePool.metadata.name,
+        ...extraLabels,
+      },
+    },
+    spec: {
+      nodeClassRef: template.spec.nodeClassRef,
+      requirements: template.spec.requirements,
+      ...(template.spec.startupTaints ? { startupTaints: template.spec.startupTaints } : {}),
+      ...(template.spec.taints ? { taints: template.spec.taints } : {}),
+    },
+  };
+}
+
+/** Polls `probe` (cheap: it reads the recorder) until it returns a value, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  context: Pick<ScenarioContext, 'signal'>,
+  what: string,
+  timeoutMs: number,
+  probe: () => T | undefined,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (context.signal.aborted) throw new Error(`cancelled while waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Deletes the scenario's NodeClaims and waits until termination has removed them (VM, Node, finalizer). */
+export async function deleteNodeClaims(
+  context: ScenarioContext,
+  names: readonly string[],
+  timeoutMs: number,
+): Promise<void> {
+  const objects = context.stack.app.deps.objects;
+  await Promise.all(
+    names.map(async (name) => {
+      if (context.recorder.nodeClaims.has(name)) await objects.nodeClaims.delete(name);
+    }),
+  );
+  await waitFor(context, 'the NodeClaims to be terminated', timeoutMs, () =>
+    names.every((name) => !context.recorder.nodeClaims.has(name)) ? true : undefined,
+  );
+}
+
+/** How long to wait for something the stack does in a few of its latencies. */
+export function patience(stack: LocalStack, multiple = 6): number {
+  const t = stack.timings;
+  const oneLaunch =
+    t.vmCreateMs + (t.kubelet.bootDelayMs + t.kubelet.readyDelayMs + t.kubelet.startupTaintDelayMs) / t.speed;
+  return Math.max(30_000, oneLaunch * multiple + t.sweepPeriodSeconds * 2_000);
+}

@@ -1,0 +1,80 @@
+// The Function App running in the in-process host: settings read and validated from app settings exactly
+// as in Azure, the lifecycle dependencies built for the emulators, and the app's own function definitions.
+import type { TokenCredential } from '@azure/identity';
+import { QueueClient } from '@azure/storage-queue';
+import { definitions as appDefinitions } from '../../functions/index.js';
+import { loadSettings, setSettings, type Settings } from '../../shared/config/settings.js';
+import {
+  createDependencies,
+  setDependencies,
+  type LifecycleDependencies,
+} from '../../shared/lifecycle/dependencies.js';
+import type { Logger } from '../../shared/observability/logger.js';
+import { createLocalHost, type LocalHost, type LocalHostOptions } from '../host/index.js';
+import { localDefinitions, type LocalDefinitionOptions } from './definitions.js';
+
+/** The ARM emulator accepts any bearer token; only authentication is not emulated. */
+export const fixedTokenCredential: TokenCredential = {
+  getToken: () =>
+    Promise.resolve({ token: 'emulator-accepts-any-token', expiresOnTimestamp: Date.now() + 3_600_000 }),
+};
+
+export interface FunctionAppOptions extends LocalDefinitionOptions {
+  /** App settings (the environment the Function App would get); see localAppSettings. */
+  appSettings: Record<string, string>;
+  log: Logger;
+  credential?: TokenCredential;
+  host?: Pick<LocalHostOptions, 'maxDequeueCount' | 'visibilityTimeoutMs' | 'pollIntervalMs' | 'clock'>;
+}
+
+export interface RunningFunctionApp {
+  settings: Settings;
+  deps: LifecycleDependencies;
+  host: LocalHost;
+  /** The events queue the bridge publishes to and the queue function reads. */
+  queue: QueueClient;
+  stop(): Promise<void>;
+}
+
+/**
+ * Installs settings and dependencies for this process (the handlers read them through getSettings and
+ * getDependencies, as in Azure), creates the events queue, and starts the host. One app per process.
+ */
+export async function startFunctionApp(options: FunctionAppOptions): Promise<RunningFunctionApp> {
+  const settings = loadSettings(options.appSettings);
+  const connectionString = settings.storage.connectionString;
+  if (!connectionString) throw new Error('the local stack needs AzureWebJobsStorage as a connection string');
+  setSettings(settings);
+  const deps = createDependencies(settings, {
+    credential: options.credential ?? fixedTokenCredential,
+    log: options.log,
+  });
+  setDependencies(deps);
+  const queue = new QueueClient(connectionString, settings.queues.events);
+  await queue.createIfNotExists();
+  const host = createLocalHost({
+    definitions: localDefinitions(appDefinitions, options),
+    storageConnectionString: connectionString,
+    appSettings: options.appSettings,
+    log: options.log,
+    ...options.host,
+  });
+  try {
+    await host.start();
+  } catch (error) {
+    setDependencies(undefined);
+    setSettings(undefined);
+    throw error;
+  }
+  return {
+    settings,
+    deps,
+    host,
+    queue,
+    async stop() {
+      await host.stop();
+      setDependencies(undefined);
+      setSettings(undefined);
+    },
+  };
+}

@@ -1,0 +1,253 @@
+// The whole system on one machine, without Azure: the real control plane with the project's CRDs,
+// Azurite, the ARM emulator, the Function App in the in-process host, the event bridge feeding the host's
+// queue, and the kubelet simulator giving every running VM a Node. `npm start` starts all of it; the
+// end-to-end tests reuse the control plane and Azurite of the test run and start the rest per test file.
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { startBridge, type BridgeHandle } from '../../bridge/index.js';
+import type { Logger } from '../../shared/observability/logger.js';
+import { silentLogger } from '../../shared/observability/logger.js';
+import { startArmEmulator, type ArmEmulator } from '../arm-emulator/index.js';
+import { startAzurite, type RunningAzurite } from '../azurite/launcher.js';
+import { startControlPlane, type ControlPlane } from '../control-plane/launcher.js';
+import { startKubeletSimulator, type KubeletSimulator } from '../kubelet-simulator/index.js';
+import type { PemKeyPair } from '../tls/dev-ca.js';
+import { localAppSettings, LOCAL_SUBSCRIPTION_ID } from './app-settings.js';
+import type { ActivityListener } from './definitions.js';
+import { startFunctionApp, type RunningFunctionApp } from './function-app.js';
+import { scopedQueueSink } from './scoped-queue-sink.js';
+import { stackTimings, type StackTimings } from './timings.js';
+
+const crdDirectory = fileURLToPath(new URL('../../infra/k8s/crds/', import.meta.url));
+
+/** The label that ties a scenario's objects to the stack that plays it (see LocalStackOptions.scope). */
+export const RUN_LABEL = 'nodeclaim-azure.local/run';
+
+/** The agent DaemonSet's startup taint (cilium's, as in the example NodePool); the simulator removes it. */
+export const AGENT_STARTUP_TAINT = 'node.cilium.io/agent-not-ready';
+
+export interface LocalStackOptions {
+  /** Divides every latency (see stackTimings). Default 1. */
+  speed?: number;
+  /** Human-readable progress while starting and stopping. */
+  progress?: (line: string) => void;
+  /** Structured logs of the host, the bridge, the emulator and the simulator. */
+  log?: Logger;
+  /** Use this control plane, Azurite and CA instead of starting them (the end-to-end tests' global setup). */
+  shared?: { kubeconfigPath: string; storageConnectionString: string; ca: PemKeyPair };
+  /** A CA for the emulator's certificate; a throwaway one is made when neither this nor `shared` is given. */
+  ca?: PemKeyPair;
+  /**
+   * Confine this stack to the objects of one run: the bridge forwards only objects whose name contains
+   * `runId`, the sweep takes only NodeClaims labelled RUN_LABEL=runId under a Lease of its own, and the
+   * VMs go to a resource group of their own. Needed when stacks share a control plane.
+   */
+  scoped?: boolean;
+  /** Names this run; random by default. */
+  runId?: string;
+  onActivity?: ActivityListener;
+  /** Cancels the start: the part starting now finishes, then everything started is stopped. */
+  signal?: AbortSignal;
+}
+
+export interface LocalStack {
+  runId: string;
+  timings: StackTimings;
+  kubeconfigPath: string;
+  apiServer: string | undefined;
+  emulator: ArmEmulator;
+  /** PEM of the CA that signed the emulator's certificate (for curl --cacert). */
+  caCertPem: string;
+  queueEndpoint: string | undefined;
+  queueName: string;
+  app: RunningFunctionApp;
+  bridge: BridgeHandle;
+  simulator: KubeletSimulator;
+  subscriptionId: string;
+  resourceGroup: string;
+  /** How long each part took to start, in milliseconds, in start order. */
+  startTimes: { part: string; ms: number }[];
+  /** Stops everything this stack started, in reverse order; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const progress = options.progress ?? (() => undefined);
+  const log = options.log ?? silentLogger;
+  const timings = stackTimings(options.speed ?? 1);
+  const runId = options.runId ?? randomBytes(3).toString('hex');
+  const scoped = options.scoped ?? false;
+  const resourceGroup = scoped ? `MC_local_${runId}` : 'MC_local_nodes';
+  const queueName = scoped ? `events-${runId}` : 'nodeclaim-events';
+
+  const stops: { part: string; stop: () => Promise<void> }[] = [];
+  const startTimes: LocalStack['startTimes'] = [];
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      for (const { part, stop: stopPart } of stops.reverse()) {
+        const started = Date.now();
+        try {
+          await stopPart();
+          progress(`stopped ${part} (${Date.now() - started} ms)`);
+        } catch (error) {
+          progress(
+            `could not stop ${part} cleanly: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
+    })();
+    return stopping;
+  };
+  const timed = async <T>(
+    part: string,
+    start: () => Promise<T>,
+    stopOf: (value: T) => () => Promise<void>,
+  ) => {
+    const started = Date.now();
+    const value = await start();
+    stops.push({ part, stop: stopOf(value) });
+    if (options.signal?.aborted) throw new Error(`start cancelled after ${part}`);
+    const ms = Date.now() - started;
+    startTimes.push({ part, ms });
+    progress(`${part} ready (${(ms / 1000).toFixed(1)} s)`);
+    return value;
+  };
+
+  try {
+    let kubeconfigPath: string;
+    let apiServer: string | undefined;
+    let storageConnectionString: string;
+    let queueEndpoint: string | undefined;
+    if (options.shared) {
+      kubeconfigPath = options.shared.kubeconfigPath;
+      storageConnectionString = options.shared.storageConnectionString;
+    } else {
+      progress('starting the control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager)');
+      progress('  the first run builds them from their Go modules: several minutes, once');
+      const [controlPlane, azurite] = await Promise.all([
+        timed<ControlPlane>(
+          'control plane',
+          () => startControlPlane({ crdDirectories: [crdDirectory], log: (line) => progress(`  ${line}`) }),
+          (value) => value.stop,
+        ),
+        timed<RunningAzurite>(
+          'Azurite (queues, tables)',
+          () => startAzurite({ log }),
+          (value) => value.stop,
+        ),
+      ]);
+      kubeconfigPath = controlPlane.kubeconfigPath;
+      apiServer = controlPlane.server;
+      storageConnectionString = azurite.connectionString;
+      queueEndpoint = azurite.queueEndpoint;
+    }
+
+    const emulator = await timed<ArmEmulator>(
+      'ARM emulator',
+      () =>
+        startArmEmulator({
+          ...((options.shared?.ca ?? options.ca) ? { ca: options.shared?.ca ?? options.ca } : {}),
+          latencies: {
+            createMs: timings.vmCreateMs,
+            deleteMs: timings.vmDeleteMs,
+            retryAfterSeconds: timings.retryAfterSeconds,
+          },
+          log: log.with({ component: 'arm-emulator' }),
+        }),
+      (value) => value.stop,
+    );
+
+    const appSettings = localAppSettings({
+      clusterName: 'local',
+      resourceGroup,
+      kubeconfigPath,
+      armEndpoint: emulator.url,
+      armCaCertPem: emulator.caCertPem,
+      bootstrapCaCertPem: emulator.caCertPem,
+      storageConnectionString,
+      queueName,
+      unavailableOfferingsTable: scoped ? `offerings${runId}` : 'unavailableofferings',
+      pollIntervalSeconds: timings.pollIntervalSeconds,
+      maxPollIntervalSeconds: timings.maxPollIntervalSeconds,
+      sweepSchedule: timings.sweepSchedule,
+    });
+    const app = await timed<RunningFunctionApp>(
+      'function host',
+      () =>
+        startFunctionApp({
+          appSettings,
+          log,
+          sweepSchedule: timings.sweepSchedule,
+          ...(scoped
+            ? {
+                sweepScope: {
+                  nodeClaimSelector: `${RUN_LABEL}=${runId}`,
+                  leaseName: `nodeclaim-azure-sweep-${runId}`,
+                },
+              }
+            : {}),
+          ...(options.onActivity ? { onActivity: options.onActivity } : {}),
+          host: { visibilityTimeoutMs: 1_000, pollIntervalMs: 50 },
+        }),
+      (value) => value.stop,
+    );
+
+    const queueTarget = {
+      mode: 'connectionString' as const,
+      connectionString: storageConnectionString,
+      queueName,
+    };
+    const bridge = await timed<BridgeHandle>(
+      'event bridge',
+      () =>
+        startBridge({
+          queue: queueTarget,
+          kubernetes: { mode: 'kubeconfig', kubeconfigPath },
+          source: '/clusters/local/event-bridge',
+          ...(scoped ? { queueSink: scopedQueueSink(queueTarget, runId) } : {}),
+          shutdownFlushSeconds: 2,
+          logger: log.with({ component: 'event-bridge' }),
+        }),
+      (value) => value.stop,
+    );
+
+    const simulator = await timed<KubeletSimulator>(
+      'kubelet simulator',
+      () =>
+        startKubeletSimulator({
+          kubeconfigPath,
+          emulator,
+          subscriptionId: LOCAL_SUBSCRIPTION_ID,
+          resourceGroup,
+          bootDelayMs: timings.kubelet.bootDelayMs,
+          readyDelayMs: timings.kubelet.readyDelayMs,
+          startupTaintRemoval: { keys: [AGENT_STARTUP_TAINT], delayMs: timings.kubelet.startupTaintDelayMs },
+          speed: timings.speed,
+          log: log.with({ component: 'kubelet-simulator' }),
+        }),
+      (value) => value.stop,
+    );
+
+    return {
+      runId,
+      timings,
+      kubeconfigPath,
+      apiServer,
+      emulator,
+      caCertPem: emulator.caCertPem,
+      queueEndpoint,
+      queueName,
+      app,
+      bridge,
+      simulator,
+      subscriptionId: LOCAL_SUBSCRIPTION_ID,
+      resourceGroup,
+      startTimes,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,54 @@
+// Every latency of the local stack, at speed 1 and scaled by --speed: the emulated VM creation and
+// deletion, ARM's Retry-After, the launch monitor's poll interval, the lifecycle sweep's period and the
+// simulated kubelet's boot, Ready and startup-taint delays. Pure, so the scaling is easy to check.
+
+export interface StackTimings {
+  speed: number;
+  vmCreateMs: number;
+  vmDeleteMs: number;
+  /** Whole seconds (an HTTP header); 0 lets the launch monitor fall back to its 0.1 s floor. */
+  retryAfterSeconds: number;
+  pollIntervalSeconds: number;
+  maxPollIntervalSeconds: number;
+  /** NCRONTAB with seconds. */
+  sweepSchedule: string;
+  sweepPeriodSeconds: number;
+  /** Unscaled: the kubelet simulator divides them by `speed` itself. */
+  kubelet: { bootDelayMs: number; readyDelayMs: number; startupTaintDelayMs: number };
+}
+
+/** Roughly what the real thing takes, shortened so a scenario plays in about a minute at speed 1. */
+const atSpeedOne = {
+  vmCreateMs: 8_000,
+  vmDeleteMs: 3_000,
+  pollIntervalSeconds: 1,
+  maxPollIntervalSeconds: 4,
+  sweepPeriodSeconds: 5,
+  kubelet: { bootDelayMs: 3_000, readyDelayMs: 2_000, startupTaintDelayMs: 2_000 },
+};
+
+/** The launch monitor's own floor (MIN_POLL_INTERVAL_SECONDS). */
+const minPollSeconds = 0.1;
+
+export function stackTimings(speed: number): StackTimings {
+  if (!(speed > 0) || !Number.isFinite(speed))
+    throw new Error(`speed must be a positive number, got ${speed}`);
+  const pollIntervalSeconds = Math.max(minPollSeconds, round(atSpeedOne.pollIntervalSeconds / speed));
+  // The NCRONTAB seconds field cannot go below one second.
+  const sweepPeriodSeconds = Math.max(1, Math.round(atSpeedOne.sweepPeriodSeconds / speed));
+  return {
+    speed,
+    vmCreateMs: Math.round(atSpeedOne.vmCreateMs / speed),
+    vmDeleteMs: Math.round(atSpeedOne.vmDeleteMs / speed),
+    retryAfterSeconds: Math.round(1 / speed),
+    pollIntervalSeconds,
+    maxPollIntervalSeconds: Math.max(pollIntervalSeconds, round(atSpeedOne.maxPollIntervalSeconds / speed)),
+    sweepSchedule: `*/${sweepPeriodSeconds} * * * * *`,
+    sweepPeriodSeconds,
+    kubelet: atSpeedOne.kubelet,
+  };
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

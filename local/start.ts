@@ -1,0 +1,230 @@
+// `npm start`: the whole system on this machine without Azure, then the reference scenarios with a live
+// view (or, with --no-demo, the stack alone until Ctrl-C). Everything it starts stops on exit.
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { createLogger } from '../shared/observability/logger.js';
+import {
+  createActivityRelay,
+  playScenario,
+  scenarios,
+  unavailableScenarios,
+  type ScenarioReport,
+} from './scenarios/index.js';
+import { startLocalStack, type LocalStack } from './stack/local-stack.js';
+import { defaultDevCaDir, ensureDevCa } from './tls/dev-ca.js';
+
+const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
+
+function usage(): string {
+  return [
+    'npm start [-- OPTIONS]',
+    '',
+    "Starts the whole system locally, without Azure: a real Kubernetes control plane with the project's CRDs,",
+    'Azurite, the ARM emulator, every function in the in-process host, the event bridge and the kubelet',
+    'simulator. Then plays the reference scenarios with a live view and writes a summary and a timeline',
+    'picture per scenario to results/<timestamp>/.',
+    '',
+    'Options:',
+    '  --no-demo          start the stack and keep it running until Ctrl-C (kubectl apply your own objects)',
+    `  --scenario NAME    play only this scenario (repeatable): ${scenarios.map((s) => s.name).join(', ')}`,
+    '  --speed FACTOR     divide every latency by FACTOR (VM creation, polling, sweep, kubelet); default 1',
+    '  --results DIR      where to write results (default results/<timestamp>)',
+    '  --help             this text',
+    '',
+    'Scenarios:',
+    ...scenarios.flatMap((s) => [`  ${s.name}`, ...wrap(s.description, 74).map((line) => `      ${line}`)]),
+    ...unavailableScenarios.map((s) => `  ${s.name} (not available: ${s.reason})`),
+  ].join('\n');
+}
+
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + word.length + 1 > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      'no-demo': { type: 'boolean', default: false },
+      scenario: { type: 'string', multiple: true },
+      speed: { type: 'string', default: '1' },
+      results: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(usage());
+    return 0;
+  }
+  const speed = Number(values.speed);
+  if (!(speed > 0) || !Number.isFinite(speed))
+    throw new Error(`--speed must be a positive number, got ${values.speed}`);
+  const chosen = (values.scenario ?? scenarios.map((s) => s.name)).map((name) => {
+    const scenario = scenarios.find((s) => s.name === name);
+    if (scenario) return scenario;
+    const missing = unavailableScenarios.find((s) => s.name === name);
+    throw new Error(
+      missing
+        ? `scenario ${name} is not available: ${missing.reason}`
+        : `unknown scenario ${name}; try --help`,
+    );
+  });
+
+  const started = Date.now();
+  const say = (line: string): void => {
+    console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s] ${line}`);
+  };
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '');
+  const resultsDirectory = values.results ?? join(repositoryRoot, 'results', stamp);
+  await mkdir(resultsDirectory, { recursive: true });
+  const logPath = join(resultsDirectory, 'stack.log');
+  const logFile = createWriteStream(logPath, { flags: 'a' });
+  const log = createLogger({
+    component: 'local-stack',
+    minLevel: 'info',
+    sink: (_level, line) => logFile.write(line + '\n'),
+  });
+
+  const cancel = new AbortController();
+  const running: { stack?: LocalStack } = {};
+  let stopping: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    stopping ??= (async () => {
+      say('stopping everything…');
+      await running.stack?.stop();
+      await new Promise<void>((resolve) => logFile.end(resolve));
+      say('stopped: no process, port or temporary directory of this run is left');
+    })();
+    return stopping;
+  };
+  let interrupted = false;
+  const onSignal = (): void => {
+    if (interrupted) {
+      say('second Ctrl-C: exiting without waiting');
+      process.exit(130);
+    }
+    interrupted = true;
+    cancel.abort();
+    if (!running.stack) {
+      say(
+        'cancelling: the part starting now finishes, then everything started is stopped (Ctrl-C again to quit at once)',
+      );
+      return;
+    }
+    void shutdown().then(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  say(`starting the local stack (speed ×${speed}); component logs go to ${relative(process.cwd(), logPath)}`);
+  const ca = await ensureDevCa(defaultDevCaDir());
+  const relay = createActivityRelay();
+  let stack: LocalStack;
+  try {
+    stack = await startLocalStack({
+      speed,
+      progress: say,
+      log,
+      ca,
+      onActivity: relay.listener,
+      signal: cancel.signal,
+    });
+  } catch (error) {
+    await new Promise<void>((resolve) => logFile.end(resolve));
+    if (cancel.signal.aborted) {
+      say('cancelled: everything that had started is stopped');
+      return 130;
+    }
+    throw error;
+  }
+  running.stack = stack;
+  const ready = (Date.now() - started) / 1000;
+  const admin = `${stack.emulator.url}/admin`;
+  console.log(
+    [
+      '',
+      `Local stack ready in ${ready.toFixed(1)} s:`,
+      `  kubeconfig         ${stack.kubeconfigPath}`,
+      `  API server         ${stack.apiServer ?? '(shared)'}`,
+      `  ARM emulator       ${stack.emulator.url}   (CA certificate: ${ca.certPath})`,
+      `  emulator admin API ${admin}/faults, /latencies, /vms, /requests`,
+      `  Azurite queue      ${stack.queueEndpoint ?? '(shared)'}/${stack.queueName}`,
+      `  function host      in process: every function of functions/index.ts (sweep ${stack.timings.sweepSchedule})`,
+      `  kubelet simulator  Nodes for VMs in resource group ${stack.resourceGroup}`,
+      '',
+    ].join('\n'),
+  );
+
+  if (values['no-demo']) {
+    console.log(
+      [
+        'The stack runs until Ctrl-C. In another terminal:',
+        '',
+        `  export KUBECONFIG=${stack.kubeconfigPath}`,
+        '  kubectl apply -f test/fixtures/general-purpose.yaml     # the example NodePool + AKSNodeClass',
+        '  kubectl create -f local/examples/nodeclaim.yaml        # a NodeClaim of that NodePool (repeat for more)',
+        '  kubectl get nodeclaims,nodes -w',
+        '',
+        'Make the next launch in zone 2 fail with a zonal allocation failure:',
+        '',
+        `  curl --cacert ${ca.certPath} -X POST ${admin}/faults -H 'content-type: application/json' \\`,
+        `    -d '{"match":{"zone":"2"},"effect":{"type":"ZonalAllocationFailed"},"times":1}'`,
+        '',
+      ].join('\n'),
+    );
+    await new Promise<void>((resolve) => cancel.signal.addEventListener('abort', () => resolve()));
+    await shutdown();
+    return 130;
+  }
+
+  const reports: ScenarioReport[] = [];
+  try {
+    for (const scenario of chosen) {
+      say(`playing ${scenario.name}`);
+      const report = await playScenario(scenario, stack, {
+        relay,
+        live: true,
+        resultsDirectory,
+        signal: cancel.signal,
+        print: say,
+      });
+      reports.push(report);
+      console.log(`\n${report.summaryText}\n\ntimeline: ${relative(process.cwd(), report.files[0] ?? '')}\n`);
+    }
+  } catch (error) {
+    if (cancel.signal.aborted) return 130;
+    say(`scenario failed: ${error instanceof Error ? error.message : String(error)}`);
+    await shutdown();
+    return 1;
+  }
+  await shutdown();
+  console.log(
+    [
+      '',
+      ...reports.map((r) => `${r.passed ? '✔' : '✘'} ${r.scenario} (${(r.durationMs / 1000).toFixed(1)} s)`),
+      ...unavailableScenarios.map((s) => `- ${s.name} not played: ${s.reason}`),
+      `results: ${relative(process.cwd(), resultsDirectory)}/`,
+    ].join('\n'),
+  );
+  return reports.every((r) => r.passed) ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exit(1);
+  },
+);

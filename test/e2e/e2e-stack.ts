@@ -1,0 +1,58 @@
+// The end-to-end tests play the same scenarios as `npm start`, at high speed, on the test run's shared
+// control plane and Azurite. Each test file starts the rest of the stack (ARM emulator, Function App in the
+// in-process host, event bridge, kubelet simulator) scoped to its own objects, so files running in
+// parallel do not act on each other's NodeClaims. Nothing is mocked.
+import { readFile } from 'node:fs/promises';
+import { expect, inject } from 'vitest';
+import {
+  createActivityRelay,
+  playScenario,
+  type Scenario,
+  type ScenarioReport,
+} from '../../local/scenarios/index.js';
+import { startLocalStack, type LocalStack } from '../../local/stack/local-stack.js';
+import { createLogger } from '../../shared/observability/logger.js';
+
+/** Fast enough for a test, slow enough that the phases stay distinct on a busy two-core machine. */
+export const E2E_SPEED = 8;
+
+export async function playEndToEnd(scenario: Scenario): Promise<ScenarioReport> {
+  const ca = {
+    certPem: await readFile(inject('devCaCertPath'), 'utf8'),
+    keyPem: await readFile(inject('devCaKeyPath'), 'utf8'),
+  };
+  const relay = createActivityRelay();
+  const log = createLogger({
+    component: 'e2e',
+    sink: (_level, line) => {
+      if (process.env.TEST_LOGS) process.stderr.write(line + '\n');
+    },
+  });
+  let stack: LocalStack | undefined;
+  try {
+    stack = await startLocalStack({
+      speed: E2E_SPEED,
+      scoped: true,
+      shared: {
+        kubeconfigPath: inject('kubeconfigPath'),
+        storageConnectionString: inject('azuriteConnectionString'),
+        ca,
+      },
+      log,
+      onActivity: relay.listener,
+    });
+    const report = await playScenario(scenario, stack, { relay });
+    console.log(report.summaryText);
+    return report;
+  } finally {
+    await stack?.stop();
+  }
+}
+
+/** Each invariant as its own expectation, so a failure names the invariant and its evidence. */
+export function expectInvariantsHold(report: ScenarioReport): void {
+  expect(report.outcome.invariants.length).toBeGreaterThan(0);
+  for (const invariant of report.outcome.invariants) {
+    expect(invariant.holds, `${invariant.name}: ${invariant.detail}`).toBe(true);
+  }
+}
