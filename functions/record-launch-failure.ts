@@ -8,7 +8,8 @@ import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js
 export const recordLaunchFailure: ActivityFunctionDefinition = {
   kind: 'activity',
   name: LaunchMonitorNames.recordLaunchFailure,
-  handler: (input) => recordMonitorFailure(getDependencies(), input as RecordLaunchFailureInput),
+  handler: (input, context) =>
+    recordMonitorFailure(getDependencies(), input as RecordLaunchFailureInput, context),
 };
 
 registerWithAzureFunctions(recordLaunchFailure);

@@ -16,6 +16,8 @@ import type {
   RecordLaunchFailureInput,
 } from './launch-monitor.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
+import { deleteNodeClaim } from './termination.js';
+import type { HandlerContext } from '../runtime/definitions.js';
 
 export async function pollVmCreation(
   deps: LifecycleDependencies,
@@ -89,14 +91,19 @@ export async function recordLaunchSuccess(
 export async function recordMonitorFailure(
   deps: LifecycleDependencies,
   input: RecordLaunchFailureInput,
+  context: Pick<HandlerContext, 'orchestrations'>,
 ): Promise<void> {
   const elapsedSeconds = (deps.now().getTime() - Date.parse(input.monitor.startedAt)) / 1000;
-  await recordLaunchFailure(deps, {
-    nodeClaim: input.monitor.nodeClaim,
-    vmName: input.monitor.vmName,
-    offering: input.monitor.offering,
-    failure: input.timedOut ? launchTimeoutFailure(elapsedSeconds) : classifyLaunchError(input.error),
-  });
+  await recordLaunchFailure(
+    deps,
+    {
+      nodeClaim: input.monitor.nodeClaim,
+      vmName: input.monitor.vmName,
+      offering: input.monitor.offering,
+      failure: input.timedOut ? launchTimeoutFailure(elapsedSeconds) : classifyLaunchError(input.error),
+    },
+    context,
+  );
 }
 
 /**
@@ -107,6 +114,7 @@ export async function recordMonitorFailure(
 export async function recordLaunchFailure(
   deps: LifecycleDependencies,
   input: { nodeClaim: MonitoredNodeClaim; vmName: string; offering: Offering; failure: LaunchFailure },
+  context: Pick<HandlerContext, 'orchestrations'>,
 ): Promise<void> {
   const { failure, offering } = input;
   const log = deps.log.with({ nodeClaim: input.nodeClaim.name, nodeClaimUid: input.nodeClaim.uid });
@@ -149,7 +157,7 @@ export async function recordLaunchFailure(
     vmName: input.vmName,
     vm: vmState,
   });
-  if (current) await deps.objects.nodeClaims.delete(current.metadata.name, { uid: current.metadata.uid });
+  if (current) await deleteNodeClaim(deps, current, context);
 }
 
 /** The image the VM runs: the gallery image ID, or publisher:offer:sku:version for marketplace images. */

@@ -27,6 +27,7 @@ import type { LifecycleDependencies } from './dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
 import { LaunchMonitorNames, launchMonitorInstanceId, type LaunchMonitorInput } from './launch-monitor.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
+import { deleteNodeClaim } from './termination.js';
 
 export type LaunchResult =
   | { action: 'skipped'; why: string }
@@ -99,7 +100,7 @@ export async function reconcileLaunch(
       ...capacityOptions(nodeClass),
     });
     if (!selection.offering) {
-      await failWithoutOffering(deps, nodeClaim, selection.reason);
+      await failWithoutOffering(deps, nodeClaim, selection.reason, context);
       return { action: 'failed', reason: 'InsufficientCapacity' };
     }
     offering = selection.offering;
@@ -128,12 +129,16 @@ export async function reconcileLaunch(
           failure.retryAfterSeconds,
         );
       }
-      await recordLaunchFailure(deps, {
-        nodeClaim: { name, uid: claimed.metadata.uid ?? '', ...poolOf(nodePool) },
-        vmName,
-        offering,
-        failure,
-      });
+      await recordLaunchFailure(
+        deps,
+        {
+          nodeClaim: { name, uid: claimed.metadata.uid ?? '', ...poolOf(nodePool) },
+          vmName,
+          offering,
+          failure,
+        },
+        context,
+      );
       return { action: 'failed', reason: failure.reason };
     }
   }
@@ -227,6 +232,7 @@ async function failWithoutOffering(
   deps: LifecycleDependencies,
   nodeClaim: NodeClaim,
   detail: string,
+  context: Pick<HandlerContext, 'orchestrations'>,
 ): Promise<void> {
   const message = `no offering satisfies the NodeClaim: ${detail}`;
   await setLaunchedFalse(deps, nodeClaim, 'InsufficientCapacity', message);
@@ -236,7 +242,7 @@ async function failWithoutOffering(
     reason: 'InsufficientCapacity',
   });
   deps.log.warn('no offering fits; deleting NodeClaim', { nodeClaim: nodeClaim.metadata.name, detail });
-  await deps.objects.nodeClaims.delete(nodeClaim.metadata.name, { uid: nodeClaim.metadata.uid });
+  await deleteNodeClaim(deps, nodeClaim, context);
 }
 
 async function setLaunchedFalse(

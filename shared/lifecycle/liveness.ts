@@ -12,7 +12,7 @@ import type { LifecycleDependencies } from './dependencies.js';
 import { isManagedNodeClaim } from './launch.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
 import { nodePoolOf } from './registration.js';
-import { reconcileTermination } from './termination.js';
+import { deleteNodeClaim } from './termination.js';
 
 export type LivenessOutcome =
   { outcome: 'alive'; nextCheckAt?: Date } | { outcome: 'deleted'; message: string } | { outcome: 'gone' };
@@ -59,20 +59,12 @@ export async function reconcileLiveness(
   if (livenessDecision(stored, deps.now(), options).action !== 'delete') return { outcome: 'alive' };
 
   await deps.events.warning(nodeClaimTarget(stored), decision.reason, decision.message);
-  const deleted = await deps.objects.nodeClaims.delete(stored.metadata.name, {
-    ...(stored.metadata.uid ? { uid: stored.metadata.uid } : {}),
-  });
-  if (!deleted) return { outcome: 'gone' };
+  if (!(await deleteNodeClaim(deps, stored, context))) return { outcome: 'gone' };
   deps.metrics.increment('nodeclaims_registration_timeout', { nodePool: nodePoolOf(stored) });
   deps.log.warn('NodeClaim deleted: registration timeout', {
     nodeClaim: stored.metadata.name,
     nodeClaimUid: stored.metadata.uid,
     detail: decision.message,
   });
-
-  const deleting = await deps.objects.nodeClaims.get(stored.metadata.name);
-  if (deleting && deleting.metadata.uid === stored.metadata.uid) {
-    await reconcileTermination(deps, deleting, context);
-  }
   return { outcome: 'deleted', message: decision.message };
 }

@@ -164,3 +164,23 @@ export async function finishNodeClaimTermination(
     nodeClaimUid: input.nodeClaim.uid,
   });
 }
+
+/**
+ * Deletes a NodeClaim (only the one with this uid) and starts its termination at once, instead of
+ * waiting for the deletion to come back as a bridge event or a sweep. Returns false if it was gone.
+ */
+export async function deleteNodeClaim(
+  deps: LifecycleDependencies,
+  nodeClaim: NodeClaim,
+  context: Pick<HandlerContext, 'orchestrations'>,
+): Promise<boolean> {
+  const deleted = await deps.objects.nodeClaims.delete(nodeClaim.metadata.name, {
+    ...(nodeClaim.metadata.uid ? { uid: nodeClaim.metadata.uid } : {}),
+  });
+  if (!deleted) return false;
+  const deleting = await deps.objects.nodeClaims.get(nodeClaim.metadata.name);
+  if (deleting && deleting.metadata.uid === nodeClaim.metadata.uid) {
+    await reconcileTermination(deps, deleting, context);
+  }
+  return true;
+}
