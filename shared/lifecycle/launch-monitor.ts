@@ -106,8 +106,9 @@ export function* launchMonitorOrchestrator(
 }
 
 /**
- * Spreads polls of many concurrent launches over ±20% of the interval so they do not hit ARM's
- * operation-status limits in lockstep. Derived from the instance ID, so replays compute the same value.
+ * Spreads polls of many concurrent launches over the interval plus up to 25% so they do not hit ARM's
+ * operation-status limits in lockstep, and never poll sooner than asked (Retry-After is a floor).
+ * Derived from the instance ID, so replays compute the same value.
  */
 export function jittered(intervalMs: number, instanceId: string, attempt: number): number {
   let hash = 2166136261;
@@ -116,5 +117,5 @@ export function jittered(intervalMs: number, instanceId: string, attempt: number
     hash = Math.imul(hash, 16777619);
   }
   const unit = (hash >>> 0) / 0xffffffff;
-  return Math.round(intervalMs * (0.8 + 0.4 * unit));
+  return Math.round(intervalMs * (1 + 0.25 * unit));
 }

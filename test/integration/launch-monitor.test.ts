@@ -1,0 +1,174 @@
+// The launch monitor orchestration driven by durable-functions' own replay engine (in the in-process
+// host) on a scaled clock, so its timing rules can be checked in seconds: Retry-After is honoured as a
+// floor, backoff without Retry-After, and the deadline ends in LaunchTimeout. The real orchestrator runs;
+// its activities are replaced here by scripted ones, because what is under test is the orchestrator's
+// use of time, which no real VM can be made to exercise for 15 minutes. The real activities run in
+// test/integration/launch.test.ts.
+import { afterEach, describe, expect, inject, test } from 'vitest';
+import { createLocalHost, createScaledClock, type LocalHost } from '../../local/host/index.js';
+import {
+  launchMonitorOrchestrator,
+  LaunchMonitorNames,
+  type LaunchMonitorInput,
+  type PollVmCreationResult,
+  type RecordLaunchFailureInput,
+} from '../../shared/lifecycle/launch-monitor.js';
+import { silentLogger } from '../../shared/observability/logger.js';
+import type { FunctionDefinition } from '../../shared/runtime/definitions.js';
+
+const factor = 600;
+let host: LocalHost | undefined;
+
+afterEach(async () => {
+  await host?.stop();
+  host = undefined;
+});
+
+function monitorInput(start: Date, overrides: Partial<LaunchMonitorInput> = {}): LaunchMonitorInput {
+  return {
+    nodeClaim: { name: 'nc', uid: 'uid-1', nodePool: 'pool' },
+    vmName: 'aks-nc',
+    offering: {
+      vmSize: 'Standard_D2s_v5',
+      family: 'D',
+      skuFamily: 'standardDSv5Family',
+      cpu: 2,
+      memoryMiB: 8192,
+      arch: 'amd64',
+      location: 'westus2',
+      zone: 'westus2-1',
+      zoneNumber: '1',
+      capacityType: 'on-demand',
+      premiumIO: true,
+      acceleratedNetworking: true,
+    },
+    pollerState: 'state-0',
+    startedAt: start.toISOString(),
+    pollIntervalSeconds: 5,
+    maxPollIntervalSeconds: 30,
+    deadlineMinutes: 15,
+    ...overrides,
+  };
+}
+
+async function runMonitor(
+  script: (poll: number) => PollVmCreationResult,
+  input: (start: Date) => LaunchMonitorInput,
+) {
+  const start = new Date('2026-11-30T10:00:00Z');
+  const clock = createScaledClock(factor, { start });
+  const polls: { at: number; pollerState: string | undefined }[] = [];
+  const outcomes: { kind: 'success' | 'failure'; at: number; input: unknown }[] = [];
+  const definitions: FunctionDefinition[] = [
+    { kind: 'orchestration', name: LaunchMonitorNames.orchestration, handler: launchMonitorOrchestrator },
+    {
+      kind: 'activity',
+      name: LaunchMonitorNames.pollVmCreation,
+      handler: (pollInput) => {
+        polls.push({ at: clock.now(), pollerState: (pollInput as { pollerState?: string }).pollerState });
+        return Promise.resolve(script(polls.length));
+      },
+    },
+    {
+      kind: 'activity',
+      name: LaunchMonitorNames.recordLaunchSuccess,
+      handler: (recordInput) => {
+        outcomes.push({ kind: 'success', at: clock.now(), input: recordInput });
+        return Promise.resolve(null);
+      },
+    },
+    {
+      kind: 'activity',
+      name: LaunchMonitorNames.recordLaunchFailure,
+      handler: (recordInput) => {
+        outcomes.push({ kind: 'failure', at: clock.now(), input: recordInput });
+        return Promise.resolve(null);
+      },
+    },
+  ];
+  host = createLocalHost({
+    definitions,
+    storageConnectionString: inject('azuriteConnectionString'),
+    clock,
+    log: silentLogger,
+  });
+  await host.start();
+  await host.orchestrations.startNew(LaunchMonitorNames.orchestration, {
+    instanceId: 'launch-uid-1',
+    input: input(start),
+  });
+  for (let i = 0; i < 600; i++) {
+    const status = await host.orchestrations.getStatus('launch-uid-1');
+    if (status && ['Completed', 'Failed', 'Terminated'].includes(status.runtimeStatus)) {
+      return { status, polls, outcomes, start: start.getTime() };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the launch monitor did not finish');
+}
+
+describe('launch monitor orchestration', () => {
+  test('honours Retry-After as a floor between polls and carries the poller state forward', async () => {
+    const { status, polls, outcomes } = await runMonitor(
+      (poll) =>
+        poll < 4
+          ? { status: 'InProgress', pollerState: `state-${poll}`, retryAfterSeconds: 20 }
+          : { status: 'Succeeded' },
+      (start) => monitorInput(start),
+    );
+    expect(status.runtimeStatus).toBe('Completed');
+    expect(status.output).toEqual({ outcome: 'Launched', polls: 4 });
+    expect(polls.map((p) => p.pollerState)).toEqual(['state-0', 'state-1', 'state-2', 'state-3']);
+    const gaps = polls.slice(1).map((p, i) => (p.at - (polls[i]?.at ?? 0)) / 1000);
+    // Never sooner than Retry-After (20 s); at most 25% jitter later, plus the scaled clock's slack.
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThanOrEqual(20);
+      expect(gap).toBeLessThan(20 * 1.25 + 15);
+    }
+    expect(outcomes.map((o) => o.kind)).toEqual(['success']);
+  });
+
+  test('backs off without Retry-After, up to the maximum interval', async () => {
+    const { polls } = await runMonitor(
+      (poll) => (poll < 6 ? { status: 'InProgress' } : { status: 'Succeeded' }),
+      (start) => monitorInput(start, { pollIntervalSeconds: 4, maxPollIntervalSeconds: 9 }),
+    );
+    const gaps = polls.slice(1).map((p, i) => (p.at - (polls[i]?.at ?? 0)) / 1000);
+    // 4 → 6 → 9 → 9 → 9 (each plus jitter): growing, then capped.
+    expect(gaps[0]).toBeGreaterThanOrEqual(6);
+    expect(gaps[1]).toBeGreaterThanOrEqual(9);
+    expect(Math.max(...gaps)).toBeLessThan(9 * 1.25 + 15);
+  });
+
+  test('a failure reported by ARM is recorded at the first poll that sees it', async () => {
+    const { status, outcomes, polls } = await runMonitor(
+      (poll) =>
+        poll < 3
+          ? { status: 'InProgress', retryAfterSeconds: 10 }
+          : {
+              status: 'Failed',
+              error: { message: 'The long-running operation has failed. ZonalAllocationFailed. x' },
+            },
+      (start) => monitorInput(start),
+    );
+    expect(status.output).toEqual({ outcome: 'Failed', polls: 3 });
+    const failure = outcomes[0]?.input as RecordLaunchFailureInput;
+    expect(failure.timedOut).toBe(false);
+    expect(failure.error.message).toContain('ZonalAllocationFailed');
+    // Recorded right after the poll that saw it, not one interval later.
+    expect((outcomes[0]?.at ?? 0) - (polls[2]?.at ?? 0)).toBeLessThan(10_000);
+  });
+
+  test('the deadline ends the launch as LaunchTimeout', async () => {
+    const { status, outcomes, start } = await runMonitor(
+      () => ({ status: 'InProgress', retryAfterSeconds: 60 }),
+      (begin) => monitorInput(begin, { deadlineMinutes: 15 }),
+    );
+    expect(status.output).toMatchObject({ outcome: 'TimedOut' });
+    const failure = outcomes[0]?.input as RecordLaunchFailureInput;
+    expect(failure.timedOut).toBe(true);
+    const elapsedMinutes = ((outcomes[0]?.at ?? 0) - start) / 60_000;
+    expect(elapsedMinutes).toBeGreaterThanOrEqual(15);
+    expect(elapsedMinutes).toBeLessThan(16);
+  });
+});
