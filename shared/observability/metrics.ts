@@ -1,6 +1,6 @@
 // Launch-funnel metrics per NodePool. Each observation is written as a structured log record with a
-// `metric` field (Application Insights keeps it in customDimensions, where the portal workbook charts it)
-// and kept in process counters, which the local stack's live view and the tests read.
+// `metric` field (in Application Insights the JSON line is the trace's message, which the portal workbook
+// in infra/monitoring parses) and kept in process counters, which the local stack's view and tests read.
 import type { Logger } from './logger.js';
 
 export type MetricName =
