@@ -22,6 +22,8 @@ export interface LocalAppSettingsInput {
   pollIntervalSeconds?: number;
   maxPollIntervalSeconds?: number;
   sweepSchedule?: string;
+  /** How often replacement and drain orchestrations look again. */
+  disruptionPollSeconds?: number;
 }
 
 export function localAppSettings(input: LocalAppSettingsInput): Record<string, string> {
@@ -48,5 +50,9 @@ export function localAppSettings(input: LocalAppSettingsInput): Record<string, s
   if (input.maxPollIntervalSeconds !== undefined)
     settings.LAUNCH_MAX_POLL_INTERVAL_SECONDS = String(input.maxPollIntervalSeconds);
   if (input.sweepSchedule !== undefined) settings.SWEEP_SCHEDULE = input.sweepSchedule;
+  if (input.disruptionPollSeconds !== undefined) {
+    settings.REPLACEMENT_POLL_SECONDS = String(input.disruptionPollSeconds);
+    settings.DRAIN_POLL_SECONDS = String(input.disruptionPollSeconds);
+  }
   return settings;
 }

@@ -171,6 +171,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       pollIntervalSeconds: timings.pollIntervalSeconds,
       maxPollIntervalSeconds: timings.maxPollIntervalSeconds,
       sweepSchedule: timings.sweepSchedule,
+      disruptionPollSeconds: timings.disruptionPollSeconds,
     });
     const app = await timed<RunningFunctionApp>(
       'function host',

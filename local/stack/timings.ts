@@ -13,6 +13,8 @@ export interface StackTimings {
   /** NCRONTAB with seconds. */
   sweepSchedule: string;
   sweepPeriodSeconds: number;
+  /** Replacement and drain orchestrations' poll. */
+  disruptionPollSeconds: number;
   /** Unscaled: the kubelet simulator divides them by `speed` itself. */
   kubelet: { bootDelayMs: number; readyDelayMs: number; startupTaintDelayMs: number };
 }
@@ -24,6 +26,7 @@ const atSpeedOne = {
   pollIntervalSeconds: 1,
   maxPollIntervalSeconds: 4,
   sweepPeriodSeconds: 5,
+  disruptionPollSeconds: 1,
   kubelet: { bootDelayMs: 3_000, readyDelayMs: 2_000, startupTaintDelayMs: 2_000 },
 };
 
@@ -45,6 +48,7 @@ export function stackTimings(speed: number): StackTimings {
     maxPollIntervalSeconds: Math.max(pollIntervalSeconds, round(atSpeedOne.maxPollIntervalSeconds / speed)),
     sweepSchedule: `*/${sweepPeriodSeconds} * * * * *`,
     sweepPeriodSeconds,
+    disruptionPollSeconds: Math.max(minPollSeconds, round(atSpeedOne.disruptionPollSeconds / speed)),
     kubelet: atSpeedOne.kubelet,
   };
 }
