@@ -1,0 +1,300 @@
+// Disruption budgets, drain and failed replacements end to end: each case drifts a static NodePool and
+// looks at what the sweep starts and what the cluster does. Real control plane (its disruption controller
+// computes the PodDisruptionBudget's status), Azurite, ARM emulator through the real SDK, kubelet
+// simulator. The simulator runs no containers, so the one pod the drain case needs is marked Running and
+// Ready by this test, standing in for the kubelet.
+import { randomUUID } from 'node:crypto';
+import { CoreV1Api, KubeConfig, PatchStrategy, PolicyV1Api, setHeaderOptions } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
+import { findCondition } from '../../shared/decisions/conditions.js';
+import { DisruptionAnnotations } from '../../shared/decisions/disruption-state.js';
+import type { Budget, NodeClaim } from '../../shared/models/karpenter.js';
+import { eventually } from '../support/launch-stack.js';
+import {
+  disruptingNow,
+  isInitialized,
+  nodeClass,
+  startDisruptionStack,
+  staticNodePool,
+  type DisruptionStack,
+} from '../support/disruption-stack.js';
+
+vi.hoisted(() => {
+  process.env.SWEEP_SCHEDULE = '0 0 0 1 1 *';
+});
+
+const suffix = randomUUID().slice(0, 6);
+let env: DisruptionStack;
+let core: CoreV1Api;
+let policy: PolicyV1Api;
+const pools: string[] = [];
+
+beforeAll(async () => {
+  env = await startDisruptionStack({
+    leaseName: `sweep-budgets-${suffix}`,
+    latencies: { createMs: 1_500, deleteMs: 300, retryAfterSeconds: 0.3 },
+  });
+  const config = new KubeConfig();
+  config.loadFromFile(inject('kubeconfigPath'));
+  core = config.makeApiClient(CoreV1Api);
+  policy = config.makeApiClient(PolicyV1Api);
+});
+
+afterAll(async () => {
+  for (const pool of pools) await env?.stack.deps.objects.nodePools.delete(pool);
+  await env?.stop();
+});
+
+/** A static pool of `replicas` initialized nodes on Ubuntu2204. */
+async function readyPool(name: string, replicas: number, budgets: Budget[]): Promise<NodeClaim[]> {
+  pools.push(name);
+  await env.stack.deps.objects.nodeClasses.create(nodeClass(name, 'Ubuntu2204'));
+  await env.stack.deps.objects.nodePools.create(staticNodePool(name, name, replicas, budgets));
+  const stop = env.sweepContinuously([name]);
+  try {
+    return await eventually(
+      async () => {
+        const claims = await env.nodeClaimsOf(name);
+        return claims.length === replicas && claims.every(isInitialized) ? claims : undefined;
+      },
+      `${replicas} initialized NodeClaims in ${name}`,
+      60_000,
+    );
+  } finally {
+    await stop();
+  }
+}
+
+const drift = (name: string) =>
+  env.stack.deps.objects.nodeClasses.mergePatch(name, { spec: { imageFamily: 'AzureLinux' } });
+const setBudgets = (name: string, budgets: Budget[]) =>
+  env.stack.deps.objects.nodePools.mergePatch(name, { spec: { disruption: { budgets } } });
+
+async function startedBy(name: string): Promise<number> {
+  const result = await env.sweep([name]);
+  if (result.status === 'skipped') throw new Error('sweep skipped');
+  const step = result.steps.find((s) => s.step === 'drift-replacement');
+  expect(step?.failed).toBe(0);
+  return step?.acted ?? -1;
+}
+
+/** Sweeps until no NodeClaim of the pool is disrupting and `replicas` are initialized. */
+async function settle(name: string, replicas: number, original: ReadonlySet<string>, remaining: number) {
+  const stop = env.sweepContinuously([name], 200);
+  try {
+    await eventually(
+      async () => {
+        const [claims, nodes] = await Promise.all([env.nodeClaimsOf(name), env.nodes()]);
+        const old = claims.filter((c) => original.has(c.metadata.name));
+        return claims.length === replicas &&
+          claims.every(isInitialized) &&
+          old.length === remaining &&
+          disruptingNow(claims, nodes).length === 0
+          ? true
+          : undefined;
+      },
+      `${name} settled with ${remaining} old NodeClaims`,
+      60_000,
+    );
+  } finally {
+    await stop();
+  }
+}
+
+/** A UTC daily cron that fired `minutesAgo` minutes ago. */
+function dailyCronStarted(minutesAgo: number): string {
+  const at = new Date(Date.now() - minutesAgo * 60_000);
+  return `${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
+}
+
+describe('disruption budgets', () => {
+  test('"0", reasons [Drifted], active and inactive schedules, percentages, other reasons, invalid budgets', async () => {
+    const name = `budgets-${suffix}`;
+    const original = new Set((await readyPool(name, 4, [{ nodes: '0' }])).map((c) => c.metadata.name));
+    await drift(name);
+
+    // Budgets that allow nothing for Drifted.
+    expect(await startedBy(name)).toBe(0);
+    await setBudgets(name, [{ nodes: '0', reasons: ['Drifted'] }, { nodes: '100%' }]);
+    expect(await startedBy(name)).toBe(0);
+    await setBudgets(name, [{ nodes: '3' }, { nodes: '0', schedule: dailyCronStarted(10), duration: '1h' }]);
+    expect(await startedBy(name)).toBe(0);
+    const drifted = await env.nodeClaimsOf(name);
+    expect(drifted.every((c) => findCondition(c.status?.conditions, 'Drifted')?.status === 'True')).toBe(
+      true,
+    );
+
+    // An invalid cron that got past the CRD: reported on the NodePool, allows 0, the sweep carries on.
+    await setBudgets(name, [{ nodes: '5', schedule: '61 * * * *', duration: '1h' }]);
+    expect(await startedBy(name)).toBe(0);
+    const pool = await env.stack.deps.objects.nodePools.get(name);
+    const validation = findCondition(pool?.status?.conditions, 'ValidationSucceeded');
+    expect(validation).toMatchObject({ status: 'False', reason: 'InvalidDisruptionBudget' });
+    expect(validation?.message).toContain('spec.disruption.budgets[0].schedule');
+    const events = await core.listNamespacedEvent({
+      namespace: 'default',
+      fieldSelector: `involvedObject.name=${name},involvedObject.kind=NodePool`,
+    });
+    expect(events.items.map((e) => `${e.type}/${e.reason}: ${e.message}`)).toContainEqual(
+      expect.stringMatching(/^Warning\/InvalidDisruptionBudget: spec\.disruption\.budgets\[0\]\.schedule/),
+    );
+
+    // 30% of 4 initialized nodes is 1.2, rounded up: 2 at once.
+    await setBudgets(name, [{ nodes: '30%' }]);
+    expect(await startedBy(name)).toBe(2);
+    // Hold the rest back, so each case starts from a settled pool; replacements in flight carry on.
+    await setBudgets(name, [{ nodes: '0' }]);
+    const fixed = await env.stack.deps.objects.nodePools.get(name);
+    expect(findCondition(fixed?.status?.conditions, 'ValidationSucceeded')?.status).toBe('True');
+    await settle(name, 4, original, 2);
+
+    // A scheduled budget outside its window is unbounded: only the always-active "1" limits.
+    await setBudgets(name, [{ nodes: '1' }, { nodes: '0', schedule: dailyCronStarted(180), duration: '1h' }]);
+    expect(await startedBy(name)).toBe(1);
+    await setBudgets(name, [{ nodes: '0' }]);
+    await settle(name, 4, original, 1);
+
+    // A budget for other reasons does not limit drift.
+    await setBudgets(name, [{ nodes: '0', reasons: ['Underutilized', 'Empty'] }]);
+    expect(await startedBy(name)).toBe(1);
+    await settle(name, 4, original, 0);
+  }, 240_000);
+});
+
+describe('drain', () => {
+  test('a PodDisruptionBudget allowing 0 disruptions holds the drain until it allows one', async () => {
+    const name = `pdb-${suffix}`;
+    const [old] = await readyPool(name, 1, [{ nodes: '1' }]);
+    if (!old?.status?.nodeName) throw new Error('no node');
+    const podName = `guarded-${suffix}`;
+    const labels = { app: podName };
+    await core.createNamespacedPod({
+      namespace: 'default',
+      body: {
+        metadata: { name: podName, labels },
+        spec: {
+          nodeName: old.status.nodeName,
+          terminationGracePeriodSeconds: 0,
+          containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }],
+        },
+      },
+    });
+    // Stand-in for the kubelet: the pod runs and is Ready, so the PDB counts it as healthy.
+    await core.patchNamespacedPodStatus(
+      {
+        name: podName,
+        namespace: 'default',
+        body: {
+          status: {
+            phase: 'Running',
+            conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date() }],
+          },
+        },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await policy.createNamespacedPodDisruptionBudget({
+      namespace: 'default',
+      // An integer minAvailable needs no controller behind the pod (maxUnavailable would).
+      body: { metadata: { name: podName }, spec: { minAvailable: 1, selector: { matchLabels: labels } } },
+    });
+    await eventually(async () => {
+      const pdb = await policy.readNamespacedPodDisruptionBudget({ name: podName, namespace: 'default' });
+      return pdb.status?.currentHealthy === 1 && pdb.status.disruptionsAllowed === 0 ? true : undefined;
+    }, 'PDB status computed by the disruption controller');
+
+    await drift(name);
+    const stop = env.sweepContinuously([name], 200);
+    try {
+      // The replacement comes up and the old NodeClaim is deleted; its drain is refused by the PDB.
+      await eventually(
+        () =>
+          env.stack.logs.filter(
+            (l) => l.record.message === 'draining' && l.record.nodeClaim === old.metadata.name,
+          ).length >= 5
+            ? true
+            : undefined,
+        'five refused drain passes',
+        60_000,
+      );
+      const pod = await core.readNamespacedPod({ name: podName, namespace: 'default' });
+      expect(pod.metadata?.deletionTimestamp).toBeUndefined();
+      const held = await env.stack.deps.objects.nodeClaims.get(old.metadata.name);
+      expect(held?.metadata.deletionTimestamp).toBeTruthy();
+      const blocked = env.stack.logs.filter(
+        (l) => l.record.message === 'draining' && l.record.nodeClaim === old.metadata.name,
+      );
+      expect(blocked.every((l) => l.record.blockedByPdb === 1)).toBe(true);
+      expect(env.stack.emulator.controls.vms().some((vm) => vm.name === `aks-${old.metadata.name}`)).toBe(
+        true,
+      );
+
+      await policy.patchNamespacedPodDisruptionBudget(
+        { name: podName, namespace: 'default', body: { spec: { minAvailable: 0 } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      await eventually(
+        async () => ((await env.stack.deps.objects.nodeClaims.get(old.metadata.name)) ? undefined : true),
+        'old NodeClaim terminated once the PDB allows it',
+        60_000,
+      );
+      await expect(core.readNamespacedPod({ name: podName, namespace: 'default' })).rejects.toMatchObject({
+        code: 404,
+      });
+    } finally {
+      await stop();
+      await policy.deleteNamespacedPodDisruptionBudget({ name: podName, namespace: 'default' });
+    }
+  }, 180_000);
+});
+
+describe('failed replacement', () => {
+  test('a replacement that fails to launch releases its slot and leaves the old node untainted and serving', async () => {
+    const name = `fail-${suffix}`;
+    const [old] = await readyPool(name, 1, [{ nodes: '1' }]);
+    if (!old) throw new Error('no NodeClaim');
+    env.stack.emulator.controls.injectFault({
+      match: { vmName: `aks-${name}-*` },
+      effect: { type: 'AllocationFailed' },
+      times: 1,
+    });
+    await drift(name);
+    expect(await startedBy(name)).toBe(1);
+    const stop = env.sweepContinuously([name], 200);
+    try {
+      const released = await eventually(
+        async () => {
+          const current = await env.stack.deps.objects.nodeClaims.get(old.metadata.name);
+          return current?.metadata.annotations?.[DisruptionAnnotations.replacementAttempts] === '1' &&
+            !findCondition(current.status?.conditions, 'DisruptionReason')
+            ? current
+            : undefined;
+        },
+        'the failed attempt recorded and the mark removed',
+        60_000,
+      );
+      expect(released.metadata.deletionTimestamp).toBeUndefined();
+      expect(
+        Date.parse(released.metadata.annotations?.[DisruptionAnnotations.replacementBackoffUntil] ?? ''),
+      ).toBeGreaterThan(Date.now());
+      // The failed replacement is terminated (its VM deleted) and goes away; the old node stays alone.
+      const claims = await eventually(async () => {
+        const current = await env.nodeClaimsOf(name);
+        return current.length === 1 ? current : undefined;
+      }, 'the failed replacement gone');
+      expect(claims.map((c) => c.metadata.name)).toEqual([old.metadata.name]);
+      const nodes = await env.nodes();
+      expect(disruptingNow(claims, nodes)).toHaveLength(0);
+      const node = nodes.find((n) => n.metadata.name === old.status?.nodeName);
+      expect(node?.spec.taints?.some((t) => t.key === 'karpenter.sh/disrupted')).toBeFalsy();
+      expect(node?.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+      const events = await core.listNamespacedEvent({
+        namespace: 'default',
+        fieldSelector: `involvedObject.name=${old.metadata.name}`,
+      });
+      expect(events.items.map((e) => e.reason)).toContain('DisruptionReplacementFailed');
+    } finally {
+      await stop();
+    }
+  }, 180_000);
+});
