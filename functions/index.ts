@@ -17,6 +17,7 @@ import { checkReplacementNodeClaim } from './check-replacement-nodeclaim.js';
 import { completeNodeClaimReplacement } from './complete-nodeclaim-replacement.js';
 import { abandonNodeClaimReplacement } from './abandon-nodeclaim-replacement.js';
 import { drainNodeClaim } from './drain-nodeclaim.js';
+import { collectOrphanVms } from './collect-orphan-vms.js';
 
 export const definitions: readonly FunctionDefinition[] = [
   objectEvents,
@@ -35,4 +36,5 @@ export const definitions: readonly FunctionDefinition[] = [
   completeNodeClaimReplacement,
   abandonNodeClaimReplacement,
   drainNodeClaim,
+  collectOrphanVms,
 ];

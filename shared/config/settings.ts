@@ -74,6 +74,9 @@ export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = {
   orphanVmGraceMinutes: 10,
 };
 
+/** NCRONTAB (with seconds) of orphan VM collection when GC_SCHEDULE is not set: List VMs is 300/min. */
+export const DEFAULT_GC_SCHEDULE = '0 */5 * * * *';
+
 /** NCRONTAB (with seconds) of the lifecycle sweep when SWEEP_SCHEDULE is not set. */
 export const DEFAULT_SWEEP_SCHEDULE = '*/15 * * * * *';
 

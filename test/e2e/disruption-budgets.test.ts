@@ -8,6 +8,7 @@ import { CoreV1Api, KubeConfig, PatchStrategy, PolicyV1Api, setHeaderOptions } f
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { DisruptionAnnotations } from '../../shared/decisions/disruption-state.js';
+import { collectOrphanVms } from '../../shared/lifecycle/garbage-collection.js';
 import type { Budget, NodeClaim } from '../../shared/models/karpenter.js';
 import { eventually } from '../support/launch-stack.js';
 import {
@@ -33,6 +34,7 @@ beforeAll(async () => {
   env = await startDisruptionStack({
     leaseName: `sweep-budgets-${suffix}`,
     latencies: { createMs: 1_500, deleteMs: 300, retryAfterSeconds: 0.3 },
+    env: { ORPHAN_VM_GRACE_MINUTES: '0' },
   });
   const config = new KubeConfig();
   config.loadFromFile(inject('kubeconfigPath'));
@@ -297,4 +299,38 @@ describe('failed replacement', () => {
       await stop();
     }
   }, 180_000);
+});
+
+describe('garbage collection', () => {
+  test('a VM tagged for this cluster whose NodeClaim is gone is deleted; VMs with NodeClaims are kept', async () => {
+    const name = `gc-${suffix}`;
+    const [claim] = await readyPool(name, 1, [{ nodes: '0' }]);
+    if (!claim) throw new Error('no NodeClaim');
+    const vmName = `aks-${claim.metadata.name}`;
+    // The NodeClaim disappears without termination (its finalizer removed by hand), leaving its VM.
+    await env.stack.deps.objects.nodePools.mergePatch(name, { spec: { replicas: 0 } });
+    await env.stack.deps.objects.nodeClaims.mergePatch(claim.metadata.name, {
+      metadata: { finalizers: null },
+    });
+    await env.stack.deps.objects.nodeClaims.delete(claim.metadata.name);
+    expect(env.stack.emulator.controls.vms().find((vm) => vm.name === vmName)?.provisioningState).toBe(
+      'Succeeded',
+    );
+    const others = env.stack.emulator.controls.vms().filter((vm) => vm.name !== vmName).length;
+
+    const result = await collectOrphanVms(env.stack.deps);
+    expect(result.deleted).toEqual([{ vmName, nodeClaim: claim.metadata.name }]);
+    expect(
+      env.stack.logs.some(
+        (l) =>
+          l.record.message === 'orphan VM deleted: its NodeClaim no longer exists' &&
+          l.record.vmName === vmName,
+      ),
+    ).toBe(true);
+    await eventually(
+      () => (env.stack.emulator.controls.vms().some((vm) => vm.name === vmName) ? undefined : true),
+      'orphan VM gone',
+    );
+    expect(env.stack.emulator.controls.vms().filter((vm) => vm.name !== vmName)).toHaveLength(others);
+  }, 120_000);
 });

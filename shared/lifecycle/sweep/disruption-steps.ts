@@ -1,6 +1,7 @@
 // Issue 5's sweep steps, in order: drift marking before the fan-out (a node that drifted in this sweep
 // can be replaced in the same sweep), static NodePools after it (replacements just started are then
-// already visible as in flight, not missing replicas), garbage collection last.
+// already visible as in flight, not missing replicas). Orphan VM collection has its own timer
+// (functions/collect-orphan-vms.ts): listing VMs on every sweep would spend ARM's List VMs quota.
 //
 // steps.ts spreads this list into lifecycleSteps while the step modules import forEachObject from
 // steps.ts: an import cycle. Each entry defers to its step at run time, so whichever module loads first,

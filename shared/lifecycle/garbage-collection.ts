@@ -1,0 +1,40 @@
+// Garbage collection of orphan VMs: VMs tagged for this cluster whose NodeClaim no longer exists (a
+// termination that lost its state, a NodeClaim whose finalizer was removed by hand, a launch whose
+// NodeClaim vanished mid-PUT) are deleted once past a grace period, each one logged. It runs on its own
+// timer rather than in the lifecycle sweep: List VMs is limited to 300 calls a minute per subscription
+// and region, and the sweep may run every few seconds. Every candidate is confirmed with a GET of its
+// NodeClaim just before its VM is deleted, so a NodeClaim created after the list is never orphaned.
+import { orphanVmCandidates, type OrphanCandidate } from '../decisions/orphan-vms.js';
+import type { LifecycleDependencies } from './dependencies.js';
+import { disruptionSettingsOf } from './disruption/replacement.js';
+
+export interface GarbageCollectionResult {
+  vms: number;
+  deleted: OrphanCandidate[];
+}
+
+export async function collectOrphanVms(deps: LifecycleDependencies): Promise<GarbageCollectionResult> {
+  const settings = disruptionSettingsOf(deps);
+  const [vms, nodeClaims] = await Promise.all([deps.vms.list(), deps.objects.nodeClaims.list()]);
+  const candidates = orphanVmCandidates({
+    vms: vms.map((vm) => ({
+      name: vm.name ?? '',
+      ...(vm.tags ? { tags: vm.tags } : {}),
+      ...(vm.timeCreated ? { timeCreated: vm.timeCreated } : {}),
+      ...(vm.provisioningState ? { provisioningState: vm.provisioningState } : {}),
+    })),
+    clusterName: deps.settings.clusterName,
+    knownNodeClaims: new Set(nodeClaims.map((c) => c.metadata.name)),
+    now: deps.now(),
+    graceMs: settings.orphanVmGraceMinutes * 60_000,
+  });
+  const deleted: OrphanCandidate[] = [];
+  for (const candidate of candidates) {
+    if (await deps.objects.nodeClaims.get(candidate.nodeClaim)) continue;
+    await deps.vms.beginDelete(candidate.vmName);
+    deleted.push(candidate);
+    deps.log.warn('orphan VM deleted: its NodeClaim no longer exists', { ...candidate });
+  }
+  deps.log.info('orphan VM collection finished', { vms: vms.length, deleted: deleted.length });
+  return { vms: vms.length, deleted };
+}
