@@ -35,13 +35,13 @@ const markColours: Record<TimelineMark['kind'], string> = {
   note: '#444444',
 };
 
-const left = 250;
+const left = 320;
 const right = 30;
-const width = 1100;
+const width = 1150;
 const rowHeight = 24;
 const top = 70;
 const legendColumns = 3;
-const legendColumnWidth = 355;
+const legendColumnWidth = 370;
 
 export function renderTimelineSvg(picture: TimelinePicture): string {
   const plotWidth = width - left - right;
@@ -74,7 +74,7 @@ export function renderTimelineSvg(picture: TimelinePicture): string {
   picture.rows.forEach((row, index) => {
     const y = top + index * rowHeight;
     const label = row.failureReason ? `${row.name} (${row.failureReason})` : row.name;
-    parts.push(`<text x="${left - 8}" y="${y + 16}" text-anchor="end">${escape(truncate(label, 38))}</text>`);
+    parts.push(`<text x="${left - 8}" y="${y + 16}" text-anchor="end">${escape(truncate(label, 46))}</text>`);
     for (const segment of row.segments) {
       const x1 = x(segment.from);
       const x2 = Math.max(x1 + 1, x(segment.to));
