@@ -11,7 +11,7 @@ import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js
 export const completeNodeClaimReplacement: ActivityFunctionDefinition = {
   kind: 'activity',
   name: ReplacementNames.complete,
-  handler: (input) => completeReplacement(getDependencies(), input as ReplacementInput),
+  handler: (input, context) => completeReplacement(getDependencies(), input as ReplacementInput, context),
 };
 
 registerWithAzureFunctions(completeNodeClaimReplacement);

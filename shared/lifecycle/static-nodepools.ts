@@ -5,11 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { deterministicNodeClaimName, nodeClaimFromTemplate } from '../decisions/nodeclaim-template.js';
 import { planStaticReplicas, staticReplicaNames } from '../decisions/static-replicas.js';
 import { isAlreadyExists } from '../kube/errors.js';
-import type { NodeClaim, NodePool } from '../models/karpenter.js';
+import { WellKnown, type NodeClaim, type NodePool } from '../models/karpenter.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { reconcileLaunch } from './launch.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './disruption/scope.js';
-import { reconcileTermination } from './termination.js';
+import { deleteNodeClaim } from './termination.js';
 import { forEachObject, type StepReport, type SweepContext, type SweepStep } from './sweep/steps.js';
 
 type Action = { kind: 'create'; nodePool: NodePool; name: string } | { kind: 'remove'; nodeClaim: NodeClaim };
@@ -81,18 +81,9 @@ async function launchNow(deps: LifecycleDependencies, context: SweepContext, nam
 }
 
 async function removeReplica(context: SweepContext, nodeClaim: NodeClaim): Promise<boolean> {
-  const { deps } = context;
-  const deleted = await deps.objects.nodeClaims.delete(nodeClaim.metadata.name, {
-    uid: nodeClaim.metadata.uid,
-  });
-  if (!deleted) return false;
-  const current = await deps.objects.nodeClaims.get(nodeClaim.metadata.name);
-  if (current && current.metadata.uid === nodeClaim.metadata.uid) {
-    context.view.updateNodeClaim(current);
-    await reconcileTermination(deps, current, context);
-  }
-  deps.log.info('static NodePool extra removed', {
-    nodePool: nodeClaim.metadata.labels?.['karpenter.sh/nodepool'],
+  if (!(await deleteNodeClaim(context.deps, nodeClaim, context))) return false;
+  context.deps.log.info('static NodePool extra removed', {
+    nodePool: nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel],
     nodeClaim: nodeClaim.metadata.name,
   });
   return true;

@@ -23,6 +23,7 @@ import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { reconcileLaunch } from '../launch.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
+import { deleteNodeClaim } from '../termination.js';
 import { nodesOfNodeClaim, taintNodeDisrupted, untaintNodeDisrupted } from './node-taints.js';
 
 export const ReplacementNames = {
@@ -206,11 +207,13 @@ export async function checkReplacement(
 export async function completeReplacement(
   deps: LifecycleDependencies,
   input: ReplacementInput,
+  context: Pick<HandlerContext, 'orchestrations'>,
 ): Promise<void> {
   const old = await currentOld(deps, input);
   if (!old) return;
   if (!old.metadata.deletionTimestamp) {
-    await deps.objects.nodeClaims.delete(old.metadata.name, { uid: input.old.uid });
+    // Termination starts at once rather than on the bridge's event or the next sweep.
+    await deleteNodeClaim(deps, old, context);
     await deps.events.normal(
       nodeClaimTarget(old),
       'DisruptionReplaced',
