@@ -103,3 +103,4 @@ async function main(): Promise<void> {
 }
 
 await main();
+await (await import('./drift-bench.js')).runDriftBench();
