@@ -95,6 +95,21 @@ export async function playScenario(
       note,
       signal: options.signal ?? new AbortController().signal,
     });
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    // A scenario that could not finish still gets its summary and timeline: they show where it stopped.
+    outcome = {
+      invariants: [
+        {
+          name: 'the scenario ran to the end',
+          holds: false,
+          detail: error instanceof Error ? error.message : String(error),
+        },
+      ],
+      summary: ['the scenario stopped early; the timeline shows how far each NodeClaim got'],
+      marks: [],
+      figures: {},
+    };
   } finally {
     view?.stop();
     recorder.stop();

@@ -24,6 +24,8 @@ export interface LocalAppSettingsInput {
   sweepSchedule?: string;
   /** How often replacement and drain orchestrations look again. */
   disruptionPollSeconds?: number;
+  /** How long a node whose replacement failed waits before it is tried again. */
+  replacementBackoffMinutes?: number;
 }
 
 export function localAppSettings(input: LocalAppSettingsInput): Record<string, string> {
@@ -54,5 +56,7 @@ export function localAppSettings(input: LocalAppSettingsInput): Record<string, s
     settings.REPLACEMENT_POLL_SECONDS = String(input.disruptionPollSeconds);
     settings.DRAIN_POLL_SECONDS = String(input.disruptionPollSeconds);
   }
+  if (input.replacementBackoffMinutes !== undefined)
+    settings.REPLACEMENT_BACKOFF_MINUTES = String(input.replacementBackoffMinutes);
   return settings;
 }

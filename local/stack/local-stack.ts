@@ -172,6 +172,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       maxPollIntervalSeconds: timings.maxPollIntervalSeconds,
       sweepSchedule: timings.sweepSchedule,
       disruptionPollSeconds: timings.disruptionPollSeconds,
+      replacementBackoffMinutes: timings.replacementBackoffMinutes,
     });
     const app = await timed<RunningFunctionApp>(
       'function host',

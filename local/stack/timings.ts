@@ -15,6 +15,7 @@ export interface StackTimings {
   sweepPeriodSeconds: number;
   /** Replacement and drain orchestrations' poll. */
   disruptionPollSeconds: number;
+  replacementBackoffMinutes: number;
   /** Unscaled: the kubelet simulator divides them by `speed` itself. */
   kubelet: { bootDelayMs: number; readyDelayMs: number; startupTaintDelayMs: number };
 }
@@ -27,6 +28,8 @@ const atSpeedOne = {
   maxPollIntervalSeconds: 4,
   sweepPeriodSeconds: 5,
   disruptionPollSeconds: 1,
+  // The app's default is 5 minutes; a scenario would sit idle that long after one failed replacement.
+  replacementBackoffMinutes: 0.25,
   kubelet: { bootDelayMs: 3_000, readyDelayMs: 2_000, startupTaintDelayMs: 2_000 },
 };
 
@@ -49,6 +52,7 @@ export function stackTimings(speed: number): StackTimings {
     sweepSchedule: `*/${sweepPeriodSeconds} * * * * *`,
     sweepPeriodSeconds,
     disruptionPollSeconds: Math.max(minPollSeconds, round(atSpeedOne.disruptionPollSeconds / speed)),
+    replacementBackoffMinutes: round(atSpeedOne.replacementBackoffMinutes / speed),
     kubelet: atSpeedOne.kubelet,
   };
 }
