@@ -21,7 +21,7 @@ import {
 } from '../../decisions/disruption-state.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { OrchestrationRuntimeStatus } from '../../runtime/definitions.js';
-import type { StepReport, SweepContext, SweepStep } from '../sweep/steps.js';
+import { forEachObject, type StepReport, type SweepContext, type SweepStep } from '../sweep/steps.js';
 import { reportBudgetValidity } from './budget-status.js';
 import {
   abandonReplacement,
@@ -67,11 +67,16 @@ async function fanOutPool(context: SweepContext, nodePool: NodePool, claims: Nod
   await reportBudgetValidity(deps, nodePool);
   const poolName = nodePool.metadata.name;
 
-  for (const nodeClaim of claims) {
-    if (isMarkedForDisruption(nodeClaim) || nodeClaim.metadata.deletionTimestamp) {
+  await forEachObject(
+    context,
+    'drift-replacement',
+    claims.filter((c) => isMarkedForDisruption(c) || c.metadata.deletionTimestamp),
+    (c) => c.metadata.name,
+    async (nodeClaim) => {
       await tendInFlight(context, poolName, nodeClaim);
-    }
-  }
+      return false;
+    },
+  );
 
   const now = deps.now();
   const nodesFor = (c: NodeClaim) => context.view.nodesFor(c);
@@ -93,19 +98,15 @@ async function fanOutPool(context: SweepContext, nodePool: NodePool, claims: Nod
   if (candidates.length === 0) return 0;
 
   const byName = new Map(claims.map((c) => [c.metadata.name, c]));
-  const started = await Promise.all(
-    candidates.map(async (name) => {
-      const nodeClaim = byName.get(name);
-      if (!nodeClaim) return false;
-      try {
-        return await startReplacement(context, poolName, nodeClaim);
-      } catch (error) {
-        context.log.warn('could not start a replacement', { nodeClaim: name, error });
-        return false;
-      }
-    }),
+  // A few at a time (10% of a large pool can be hundreds), each failure logged and retried next sweep.
+  const started = await forEachObject(
+    context,
+    'drift-replacement',
+    candidates.flatMap((name) => byName.get(name) ?? []),
+    (c) => c.metadata.name,
+    (nodeClaim) => startReplacement(context, poolName, nodeClaim),
   );
-  const count = started.filter(Boolean).length;
+  const count = started.acted;
   context.log.info('drift replacements started', {
     nodePool: poolName,
     started: count,
