@@ -48,10 +48,17 @@ afterAll(async () => {
 });
 
 /** A static pool of `replicas` initialized nodes on Ubuntu2204. */
-async function readyPool(name: string, replicas: number, budgets: Budget[]): Promise<NodeClaim[]> {
+async function readyPool(
+  name: string,
+  replicas: number,
+  budgets: Budget[],
+  terminationGracePeriod?: string,
+): Promise<NodeClaim[]> {
   pools.push(name);
   await env.stack.deps.objects.nodeClasses.create(nodeClass(name, 'Ubuntu2204'));
-  await env.stack.deps.objects.nodePools.create(staticNodePool(name, name, replicas, budgets));
+  const nodePool = staticNodePool(name, name, replicas, budgets);
+  if (terminationGracePeriod) nodePool.spec.template.spec.terminationGracePeriod = terminationGracePeriod;
+  await env.stack.deps.objects.nodePools.create(nodePool);
   const stop = env.sweepContinuously([name]);
   try {
     return await eventually(
@@ -107,6 +114,48 @@ async function settle(name: string, replicas: number, original: ReadonlySet<stri
 function dailyCronStarted(minutesAgo: number): string {
   const at = new Date(Date.now() - minutesAgo * 60_000);
   return `${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
+}
+
+/**
+ * A Running, Ready pod on `nodeName` behind a PodDisruptionBudget that allows no disruption, once the
+ * disruption controller has computed the budget's status.
+ */
+async function guardedPod(nodeName: string, podName: string): Promise<void> {
+  const labels = { app: podName };
+  await core.createNamespacedPod({
+    namespace: 'default',
+    body: {
+      metadata: { name: podName, labels },
+      spec: {
+        nodeName,
+        terminationGracePeriodSeconds: 0,
+        containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }],
+      },
+    },
+  });
+  // Stand-in for the kubelet: the pod runs and is Ready, so the PDB counts it as healthy.
+  await core.patchNamespacedPodStatus(
+    {
+      name: podName,
+      namespace: 'default',
+      body: {
+        status: {
+          phase: 'Running',
+          conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date() }],
+        },
+      },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+  await policy.createNamespacedPodDisruptionBudget({
+    namespace: 'default',
+    // An integer minAvailable needs no controller behind the pod (maxUnavailable would).
+    body: { metadata: { name: podName }, spec: { minAvailable: 1, selector: { matchLabels: labels } } },
+  });
+  await eventually(async () => {
+    const pdb = await policy.readNamespacedPodDisruptionBudget({ name: podName, namespace: 'default' });
+    return pdb.status?.currentHealthy === 1 && pdb.status.disruptionsAllowed === 0 ? true : undefined;
+  }, 'PDB status computed by the disruption controller');
 }
 
 describe('disruption budgets', () => {
@@ -169,41 +218,7 @@ describe('drain', () => {
     const [old] = await readyPool(name, 1, [{ nodes: '1' }]);
     if (!old?.status?.nodeName) throw new Error('no node');
     const podName = `guarded-${suffix}`;
-    const labels = { app: podName };
-    await core.createNamespacedPod({
-      namespace: 'default',
-      body: {
-        metadata: { name: podName, labels },
-        spec: {
-          nodeName: old.status.nodeName,
-          terminationGracePeriodSeconds: 0,
-          containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }],
-        },
-      },
-    });
-    // Stand-in for the kubelet: the pod runs and is Ready, so the PDB counts it as healthy.
-    await core.patchNamespacedPodStatus(
-      {
-        name: podName,
-        namespace: 'default',
-        body: {
-          status: {
-            phase: 'Running',
-            conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date() }],
-          },
-        },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
-    await policy.createNamespacedPodDisruptionBudget({
-      namespace: 'default',
-      // An integer minAvailable needs no controller behind the pod (maxUnavailable would).
-      body: { metadata: { name: podName }, spec: { minAvailable: 1, selector: { matchLabels: labels } } },
-    });
-    await eventually(async () => {
-      const pdb = await policy.readNamespacedPodDisruptionBudget({ name: podName, namespace: 'default' });
-      return pdb.status?.currentHealthy === 1 && pdb.status.disruptionsAllowed === 0 ? true : undefined;
-    }, 'PDB status computed by the disruption controller');
+    await guardedPod(old.status.nodeName, podName);
 
     await drift(name);
     const stop = env.sweepContinuously([name], 200);
@@ -239,6 +254,49 @@ describe('drain', () => {
         async () => ((await env.stack.deps.objects.nodeClaims.get(old.metadata.name)) ? undefined : true),
         'old NodeClaim terminated once the PDB allows it',
         60_000,
+      );
+      await expect(core.readNamespacedPod({ name: podName, namespace: 'default' })).rejects.toMatchObject({
+        code: 404,
+      });
+    } finally {
+      await stop();
+      await policy.deleteNamespacedPodDisruptionBudget({ name: podName, namespace: 'default' });
+    }
+  }, 180_000);
+});
+
+describe('drain deadline', () => {
+  test('after terminationGracePeriod a pod the PDB still protects is deleted and the node terminates', async () => {
+    const name = `tgp-${suffix}`;
+    const [old] = await readyPool(name, 1, [{ nodes: '1' }], '4s');
+    if (!old?.status?.nodeName) throw new Error('no node');
+    const podName = `deadline-${suffix}`;
+    await guardedPod(old.status.nodeName, podName);
+    await drift(name);
+    const stop = env.sweepContinuously([name], 200);
+    try {
+      const deleting = await eventually(
+        async () => {
+          const current = await env.stack.deps.objects.nodeClaims.get(old.metadata.name);
+          return current?.metadata.deletionTimestamp ? current : undefined;
+        },
+        'old NodeClaim deleted after its replacement initialized',
+        60_000,
+      );
+      await eventually(
+        async () => ((await env.stack.deps.objects.nodeClaims.get(old.metadata.name)) ? undefined : true),
+        'old NodeClaim terminated once its grace period ran out',
+        60_000,
+      );
+      const passes = env.stack.logs.filter(
+        (l) => l.record.message === 'draining' && l.record.nodeClaim === old.metadata.name,
+      );
+      // Refused while the grace period ran, then deleted rather than evicted.
+      expect(passes.some((l) => l.record.blockedByPdb === 1)).toBe(true);
+      expect(passes.some((l) => l.record.deleted === 1)).toBe(true);
+      const firstDelete = passes.find((l) => l.record.deleted === 1);
+      expect(Date.parse(String(firstDelete?.record.time))).toBeGreaterThanOrEqual(
+        Date.parse(deleting.metadata.deletionTimestamp ?? '') + 4_000,
       );
       await expect(core.readNamespacedPod({ name: podName, namespace: 'default' })).rejects.toMatchObject({
         code: 404,
@@ -332,5 +390,54 @@ describe('garbage collection', () => {
       'orphan VM gone',
     );
     expect(env.stack.emulator.controls.vms().filter((vm) => vm.name !== vmName)).toHaveLength(others);
+  }, 120_000);
+});
+
+describe('static NodePools', () => {
+  test('lowering replicas removes the newest NodeClaim through termination; raising it launches one', async () => {
+    const name = `static-${suffix}`;
+    const claims = await readyPool(name, 2, [{ nodes: '0' }]);
+    const newest = [...claims].sort((a, b) =>
+      (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''),
+    )[0];
+    await env.stack.deps.objects.nodePools.mergePatch(name, {
+      spec: { replicas: 1, limits: { nodes: '2' } },
+    });
+    const stop = env.sweepContinuously([name], 200);
+    try {
+      const remaining = await eventually(
+        async () => {
+          const current = await env.nodeClaimsOf(name);
+          return current.length === 1 ? current : undefined;
+        },
+        'one NodeClaim left',
+        60_000,
+      );
+      expect(remaining).toHaveLength(1);
+      if (claims[0]?.metadata.creationTimestamp !== claims[1]?.metadata.creationTimestamp) {
+        expect(remaining[0]?.metadata.name).not.toBe(newest?.metadata.name);
+      }
+      await eventually(
+        () =>
+          env.stack.emulator.controls.vms().filter((vm) => vm.name.startsWith(`aks-${name}-`)).length === 1
+            ? true
+            : undefined,
+        "the removed NodeClaim's VM deleted",
+      );
+      await env.stack.deps.objects.nodePools.mergePatch(name, { spec: { replicas: 3 } });
+      // limits.nodes = 2 caps the pool below its 3 replicas.
+      await eventually(
+        async () => {
+          const current = await env.nodeClaimsOf(name);
+          return current.length === 2 && current.every(isInitialized) ? true : undefined;
+        },
+        'two initialized NodeClaims',
+        60_000,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await env.nodeClaimsOf(name)).toHaveLength(2);
+    } finally {
+      await stop();
+    }
   }, 120_000);
 });
