@@ -13,7 +13,7 @@ import type { NodeClaim } from '../models/index.js';
 import { ConditionTypes } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
 import type { LifecycleDependencies } from './dependencies.js';
-import { isManagedNodeClaim } from './launch.js';
+import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { updateNodeClaimStatus } from './nodeclaim-writes.js';
 import { nodePoolOf } from './registration.js';
 

@@ -12,6 +12,7 @@ import {
   renderBootstrap,
 } from '../decisions/bootstrap.js';
 import { findCondition } from '../decisions/conditions.js';
+import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { hashAnnotations } from '../decisions/hash.js';
 import { classifyLaunchError } from '../decisions/launch-errors.js';
 import { offeringLabels, offeringsFromSkus, selectOffering, type Offering } from '../decisions/offerings.js';
@@ -19,7 +20,6 @@ import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
 import { validateRequirements } from '../decisions/requirements.js';
 import { buildVirtualMachine, providerIdFor, vmNameFor } from '../decisions/vm-spec.js';
 import { isConflict } from '../kube/errors.js';
-import { AKS_GROUP } from '../models/aks-node-class.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
 import { ConditionTypes, WellKnown } from '../models/karpenter.js';
 import type { HandlerContext } from '../runtime/definitions.js';
@@ -52,11 +52,6 @@ export class TransientLaunchError extends Error {
 }
 
 export const LAUNCH_ATTEMPT_ANNOTATION = 'karpenter.azure.com/launch-attempt';
-
-export function isManagedNodeClaim(nodeClaim: NodeClaim): boolean {
-  const ref = nodeClaim.spec.nodeClassRef;
-  return ref.group === AKS_GROUP && ref.kind === 'AKSNodeClass';
-}
 
 export async function reconcileLaunch(
   deps: LifecycleDependencies,

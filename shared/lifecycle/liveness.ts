@@ -9,7 +9,7 @@ import type { NodeClaim } from '../models/index.js';
 import { ConditionTypes } from '../models/karpenter.js';
 import type { HandlerContext } from '../runtime/definitions.js';
 import type { LifecycleDependencies } from './dependencies.js';
-import { isManagedNodeClaim } from './launch.js';
+import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
 import { nodePoolOf } from './registration.js';
 import { deleteNodeClaim } from './termination.js';

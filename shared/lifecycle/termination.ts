@@ -15,7 +15,7 @@ import { DEFAULT_DISRUPTION_SETTINGS } from '../config/settings.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import type { DrainProgress } from './drain.js';
 import { launchMonitorInstanceId } from './launch-monitor.js';
-import { isManagedNodeClaim } from './launch.js';
+import { isManagedNodeClaim } from '../decisions/ownership.js';
 
 export const TerminationNames = {
   orchestration: 'terminateNodeClaim',

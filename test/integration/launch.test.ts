@@ -10,6 +10,7 @@ import { decodeCustomData, parseBootstrap } from '../../shared/decisions/bootstr
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
 import { launchMonitorInstanceId } from '../../shared/lifecycle/launch-monitor.js';
+import { LAUNCH_GRACE_MS } from '../../shared/lifecycle/sweep/steps.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
 import { eventually, startLaunchStack, watchNodeClaim, type LaunchStack } from '../support/launch-stack.js';
 
@@ -66,7 +67,11 @@ async function createNodeClaim(overrides: Partial<NodeClaim['spec']> = {}, nodeC
     kind: 'NodeClaim',
     metadata: {
       name: `${nodePoolName}-${counter}-${randomUUID().slice(0, 4)}`,
-      labels: { 'karpenter.sh/nodepool': nodePoolName, 'kubernetes.azure.com/ebpf-dataplane': 'cilium' },
+      labels: {
+        'karpenter.sh/nodepool': nodePoolName,
+        'kubernetes.azure.com/ebpf-dataplane': 'cilium',
+        [stack.runLabel.key]: stack.runLabel.value,
+      },
     },
     spec: {
       nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: nodeClassRefName },
@@ -287,6 +292,38 @@ describe('launch', () => {
     });
     expect(events.items.map((e) => [e.type, e.reason])).toContainEqual(['Warning', 'NodeClassNotFound']);
     await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
+  });
+
+  test('the sweep launches a NodeClaim whose launch was blocked, once its AKSNodeClass exists, without any event', async () => {
+    const lateClass = `late-${suffix}`;
+    const nodeClaim = await createNodeClaim({}, lateClass);
+    await announce(nodeClaim);
+    await eventually(async () => {
+      const current = await get(nodeClaim.metadata.name);
+      return findCondition(current?.status?.conditions, 'Launched')?.reason === 'NodeClassNotFound'
+        ? true
+        : undefined;
+    }, 'Launched=False NodeClassNotFound');
+    await stack.deps.objects.nodeClasses.create({
+      apiVersion: 'karpenter.azure.com/v1beta1',
+      kind: 'AKSNodeClass',
+      metadata: { name: lateClass },
+      spec: { imageFamily: 'AzureLinux' },
+    });
+    // No event announces the new class: the sweep's launch step (after its grace period) is the safety net.
+    const created = Date.parse(nodeClaim.metadata.creationTimestamp ?? '');
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, created + LAUNCH_GRACE_MS + 1_000 - Date.now())),
+    );
+    await stack.host.triggerTimer('lifecycleSweep');
+    const launched = await eventually(async () => {
+      const current = await get(nodeClaim.metadata.name);
+      return current?.status?.providerID ? current : undefined;
+    }, 'providerID after the sweep');
+    expect(findCondition(launched.status?.conditions, 'Launched')?.reason).toBe('VMProvisioning');
+    expect(puts(vmNameFor(nodeClaim.metadata.name))).toHaveLength(1);
+    await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
+    await stack.deps.objects.nodeClasses.delete(lateClass);
   });
 
   test('a NodeClaim nothing fits gets InsufficientCapacity and is deleted', async () => {

@@ -11,6 +11,7 @@ import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/ind
 import type { LocalHost } from '../../local/host/index.js';
 import { localAppSettings } from '../../local/stack/app-settings.js';
 import { startFunctionApp } from '../../local/stack/function-app.js';
+import { RUN_LABEL } from '../../local/stack/local-stack.js';
 import type { Settings } from '../../shared/config/settings.js';
 import { toCloudEvent, type ObjectChange } from '../../shared/events/cloud-event.js';
 import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
@@ -25,6 +26,11 @@ export interface LaunchStack {
   emulator: ArmEmulator;
   host: LocalHost;
   queueName: string;
+  /**
+   * The label this stack's sweep is confined to: NodeClaims a test creates carry it, so the sweep never
+   * touches other test files' NodeClaims on the shared control plane.
+   */
+  runLabel: { key: string; value: string };
   /** Publishes what the event bridge would publish for an object change. */
   publish(
     change: Omit<ObjectChange, 'changeType'> & Partial<Pick<ObjectChange, 'changeType'>>,
@@ -78,9 +84,11 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
       if (process.env.TEST_LOGS) process.stderr.write(line + '\n');
     },
   });
+  const runId = randomUUID().slice(0, 8);
   const app = await startFunctionApp({
     appSettings: env,
     log,
+    sweepScope: { nodeClaimSelector: `${RUN_LABEL}=${runId}`, leaseName: `launch-sweep-${runId}` },
     host: { maxDequeueCount: options.maxDequeueCount ?? 3, visibilityTimeoutMs: 500, pollIntervalMs: 50 },
   });
   const { settings, deps, host, queue } = app;
@@ -91,6 +99,7 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
     emulator,
     host,
     queueName,
+    runLabel: { key: RUN_LABEL, value: runId },
     logs,
     async publish(change) {
       const event = toCloudEvent(

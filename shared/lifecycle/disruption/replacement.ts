@@ -21,7 +21,12 @@ import { isAlreadyExists, isConflict } from '../../kube/errors.js';
 import { ConditionTypes, type DisruptionReason, type NodeClaim } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { reconcileLaunch } from '../launch.js';
+import {
+  LaunchInProgressError,
+  reconcileLaunch,
+  TransientLaunchError,
+  type LaunchResult,
+} from '../launch.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { deleteNodeClaim } from '../termination.js';
 import { nodesOfNodeClaim, taintNodeDisrupted, untaintNodeDisrupted } from './node-taints.js';
@@ -54,7 +59,11 @@ export interface ReplacementInput {
 }
 
 export type ReplacementCheck =
-  { status: 'Initialized' } | { status: 'Pending' } | { status: 'Failed'; why: string };
+  | { status: 'Initialized' }
+  | { status: 'Pending' }
+  /** Not launched yet (another launch was in flight, or ARM throttled ours): launch it again. */
+  | { status: 'NotLaunched' }
+  | { status: 'Failed'; why: string };
 
 export type ReplacementOutput =
   | { outcome: 'Replaced'; replacement: string }
@@ -88,7 +97,10 @@ export function* replacementOrchestrator(
       break;
     }
     yield context.df.createTimer(new Date(Math.min(deadline, now + input.pollSeconds * 1000)));
-    const check = (yield context.df.callActivity(ReplacementNames.check, input)) as ReplacementCheck;
+    let check = (yield context.df.callActivity(ReplacementNames.check, input)) as ReplacementCheck;
+    if (check.status === 'NotLaunched') {
+      check = (yield context.df.callActivity(ReplacementNames.launch, input)) as ReplacementCheck;
+    }
     if (check.status === 'Initialized') {
       yield context.df.callActivity(ReplacementNames.complete, input);
       return { outcome: 'Replaced', replacement: input.replacementName };
@@ -172,7 +184,21 @@ export async function launchReplacement(
   if (replacement.metadata.deletionTimestamp) {
     return { status: 'Failed', why: `replacement ${input.replacementName} is being deleted` };
   }
-  const result = await reconcileLaunch(deps, input.replacementName, context);
+  let result: LaunchResult;
+  try {
+    result = await reconcileLaunch(deps, input.replacementName, context);
+  } catch (error) {
+    // The bridge's event may be launching the same NodeClaim right now, or ARM throttled the PUT: both
+    // resolve themselves, and the next check launches again if the NodeClaim still has no providerID.
+    if (error instanceof LaunchInProgressError || error instanceof TransientLaunchError) {
+      deps.log.info('replacement launch deferred', {
+        replacement: input.replacementName,
+        why: error.message,
+      });
+      return { status: 'Pending' };
+    }
+    throw error;
+  }
   if (result.action === 'failed') {
     return {
       status: 'Failed',
@@ -192,6 +218,7 @@ export async function checkReplacement(
   }
   const conditions = replacement.status?.conditions;
   const launched = findCondition(conditions, ConditionTypes.launched);
+  if (!replacement.status?.providerID && launched === undefined) return { status: 'NotLaunched' };
   if (launched?.status === 'False' && replacement.status?.providerID) {
     return {
       status: 'Failed',

@@ -2,10 +2,16 @@
 // functions (no request for an object that needs nothing), and writes only what changed. Later phases
 // (drift marking, budget-limited replacement, static NodePools, garbage collection) plug in as further
 // steps of the same list, after these.
+import { randomUUID } from 'node:crypto';
+import { findCondition } from '../../decisions/conditions.js';
+import type { NodeClaim } from '../../models/index.js';
+import { ConditionTypes } from '../../models/karpenter.js';
 import type { Logger } from '../../observability/logger.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { needsInitialization, reconcileInitialization } from '../initialization.js';
+import { isManagedNodeClaim } from '../../decisions/ownership.js';
+import { LaunchInProgressError, reconcileLaunch } from '../launch.js';
 import { reconcileLiveness } from '../liveness.js';
 import { needsRegistration, reconcileRegistration } from '../registration.js';
 import { needsTermination, reconcileTermination } from '../termination.js';
@@ -183,7 +189,57 @@ export const launchLeftoversStep: SweepStep = {
  * Ready can initialize in the same sweep) and both before liveness (a Node that registered just now
  * must not be timed out from the stale read).
  */
+/**
+ * The safety net for launch: a NodeClaim that still has no providerID some seconds after it was created
+ * (its bridge event was lost, or its launch was blocked by a class that has since appeared) is launched
+ * here. The grace period leaves the event path to go first; a race between the two is harmless, as the
+ * launch claims the NodeClaim with a resourceVersion-guarded write before any PUT.
+ */
+export const launchStep: SweepStep = {
+  name: 'launch',
+  run: (context) => {
+    const now = context.deps.now().getTime();
+    return forEachObject(
+      context,
+      'launch',
+      context.view.nodeClaims().filter((nodeClaim) => awaitsLaunch(nodeClaim, now)),
+      nameOf,
+      async (nodeClaim) => {
+        try {
+          const result = await reconcileLaunch(context.deps, nodeClaim.metadata.name, {
+            orchestrations: context.orchestrations,
+            invocationId: randomUUID(),
+          });
+          return result.action === 'launched' || result.action === 'failed';
+        } catch (error) {
+          // Another launch of the same NodeClaim is in flight: it will finish what this one started.
+          if (error instanceof LaunchInProgressError) return false;
+          throw error;
+        }
+      },
+    );
+  },
+};
+
+export const LAUNCH_GRACE_MS = 10_000;
+const retriedBlockReasons = new Set(['NodeClassNotFound', 'NodePoolNotFound', 'InvalidRequirements']);
+
+function awaitsLaunch(nodeClaim: NodeClaim, now: number): boolean {
+  if (
+    !isManagedNodeClaim(nodeClaim) ||
+    nodeClaim.metadata.deletionTimestamp ||
+    nodeClaim.status?.providerID
+  ) {
+    return false;
+  }
+  const created = Date.parse(nodeClaim.metadata.creationTimestamp ?? '');
+  if (!Number.isFinite(created) || now - created < LAUNCH_GRACE_MS) return false;
+  const launched = findCondition(nodeClaim.status?.conditions, ConditionTypes.launched);
+  return launched === undefined || (launched.status === 'False' && retriedBlockReasons.has(launched.reason));
+}
+
 export const lifecycleSteps: readonly SweepStep[] = [
+  launchStep,
   registrationStep,
   initializationStep,
   livenessStep,
