@@ -1,33 +1,13 @@
 import { QueueServiceClient } from '@azure/storage-queue';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startAzurite, type RunningAzurite } from '../../local/azurite/launcher.js';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    azuriteConnectionString: string;
-  }
-}
+import { describe, expect, it } from 'vitest';
+import { startAzurite } from '../../local/azurite/launcher.js';
+import { useAzurite } from '../support/azurite.js';
 
 describe('Azurite queue service', () => {
-  let azurite: RunningAzurite | undefined;
-  let connectionString: string;
-
-  beforeAll(async () => {
-    const provided = inject('azuriteConnectionString') as string | undefined;
-    if (provided) {
-      connectionString = provided;
-    } else {
-      azurite = await startAzurite();
-      connectionString = azurite.connectionString;
-    }
-  });
-
-  afterAll(async () => {
-    await azurite?.stop();
-  });
+  const connectionString = useAzurite();
 
   it('round-trips a message: create queue, send, receive, delete', async () => {
-    const service = QueueServiceClient.fromConnectionString(connectionString);
+    const service = QueueServiceClient.fromConnectionString(connectionString());
     const queue = service.getQueueClient(`roundtrip-${Date.now()}`);
     await queue.create();
 

@@ -14,16 +14,15 @@ import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BridgeHandle } from '../../bridge/index.js';
 import { startBridge } from '../../bridge/index.js';
-import { startAzurite, type RunningAzurite } from '../../local/azurite/launcher.js';
 import type { ObjectChangeEvent } from '../../shared/events/cloud-event.js';
 import { parseObjectChangeEvent } from '../../shared/events/cloud-event.js';
 import { NodeClaimResource } from '../../shared/kube/crd-names.js';
 import { silentLogger } from '../../shared/observability/logger.js';
+import { useAzurite } from '../support/azurite.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     kubeconfigPath: string;
-    azuriteConnectionString: string;
   }
 }
 
@@ -33,8 +32,8 @@ const fastBackoff = { initialMs: 100, maxMs: 1_000, factor: 2, jitter: 0.1 };
 let kubeConfig: KubeConfig;
 let custom: CustomObjectsApi;
 let core: CoreV1Api;
+const azuriteConnectionString = useAzurite();
 let connectionString: string;
-let ownAzurite: RunningAzurite | undefined;
 const createdNodeClaims: string[] = [];
 const createdNodes: string[] = [];
 
@@ -43,14 +42,7 @@ beforeAll(async () => {
   kubeConfig.loadFromFile(inject('kubeconfigPath'));
   custom = kubeConfig.makeApiClient(CustomObjectsApi);
   core = kubeConfig.makeApiClient(CoreV1Api);
-  // The global setup shares one Azurite when it provides one; otherwise this file starts its own.
-  const provided: unknown = inject('azuriteConnectionString');
-  if (typeof provided === 'string' && provided !== '') {
-    connectionString = provided;
-  } else {
-    ownAzurite = await startAzurite();
-    connectionString = ownAzurite.connectionString;
-  }
+  connectionString = azuriteConnectionString();
 });
 
 afterAll(async () => {
@@ -58,7 +50,6 @@ afterAll(async () => {
     await custom.deleteClusterCustomObject({ ...NodeClaimResource, name }).catch(() => undefined);
   }
   for (const name of createdNodes) await core.deleteNode({ name }).catch(() => undefined);
-  await ownAzurite?.stop();
 });
 
 async function createNodeClaim(name: string, nodeClassRef: { group: string; kind: string; name: string }) {

@@ -5,65 +5,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as df from 'durable-functions';
 import type { OrchestrationContext } from 'durable-functions';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startAzurite, type RunningAzurite } from '../../local/azurite/launcher.js';
-import {
-  createLocalHost,
-  createScaledClock,
-  type HostEvent,
-  type LocalHost,
-} from '../../local/host/index.js';
+import { describe, expect, it } from 'vitest';
+import { createScaledClock, type HostEvent, type LocalHost } from '../../local/host/index.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { FunctionDefinition } from '../../shared/runtime/definitions.js';
+import { useAzurite } from '../support/azurite.js';
+import { nextHostEvent, useLocalHosts } from '../support/local-hosts.js';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    azuriteConnectionString: string;
-  }
-}
-
-let azurite: RunningAzurite | undefined;
-let connectionString: string;
-const hosts: LocalHost[] = [];
-
-beforeAll(async () => {
-  const provided = inject('azuriteConnectionString') as string | undefined;
-  if (provided) connectionString = provided;
-  else {
-    azurite = await startAzurite();
-    connectionString = azurite.connectionString;
-  }
-});
-
-afterEach(async () => {
-  await Promise.all(hosts.splice(0).map((host) => host.stop()));
-});
-
-afterAll(async () => {
-  await azurite?.stop();
-});
+const connectionString = useAzurite();
+const createHost = useLocalHosts(connectionString);
 
 function startHost(definitions: FunctionDefinition[], extra: { stateDirectory?: string } = {}): LocalHost {
-  const host = createLocalHost({
+  return createHost({
     definitions,
-    storageConnectionString: connectionString,
     // One real second is ten clock minutes: durable timers of minutes fire in tens of milliseconds.
     clock: createScaledClock(600),
     log: silentLogger,
     ...extra,
-  });
-  hosts.push(host);
-  return host;
-}
-
-function waitFor(host: LocalHost, predicate: (event: HostEvent) => boolean): Promise<HostEvent> {
-  return new Promise((resolve) => {
-    const off = host.on((event) => {
-      if (predicate(event)) {
-        off();
-        resolve(event);
-      }
-    });
   });
 }
 
@@ -106,7 +64,7 @@ describe('orchestrations through the replay engine', () => {
     ];
     const host = startHost(definitions);
     await host.start();
-    const done = waitFor(host, finished('double-1'));
+    const done = nextHostEvent(host, finished('double-1'));
     await host.orchestrations.startNew('DoubleThenWait', {
       instanceId: 'double-1',
       input: { value: 21, waits: 3 },
@@ -143,7 +101,7 @@ describe('orchestrations through the replay engine', () => {
     ];
     const host = startHost(definitions);
     await host.start();
-    const done = waitFor(host, finished('fan-1'));
+    const done = nextHostEvent(host, finished('fan-1'));
     await host.orchestrations.startNew('FanOut', { instanceId: 'fan-1' });
     await done;
     expect((await host.orchestrations.getStatus('fan-1'))?.output).toEqual([1, 4, 9, 16, 25]);
@@ -181,7 +139,7 @@ describe('orchestrations through the replay engine', () => {
     ];
     const host = startHost(definitions);
     await host.start();
-    const done = waitFor(host, finished('fail-1'));
+    const done = nextHostEvent(host, finished('fail-1'));
     await host.orchestrations.startNew('CatchesFailure', { instanceId: 'fail-1' });
     await done;
     const status = await host.orchestrations.getStatus('fail-1');
@@ -205,7 +163,7 @@ describe('orchestrations through the replay engine', () => {
     ];
     const host = startHost(definitions);
     await host.start();
-    const done = waitFor(host, finished('throws-1'));
+    const done = nextHostEvent(host, finished('throws-1'));
     await host.orchestrations.startNew('Throws', { instanceId: 'throws-1' });
     await done;
     const status = await host.orchestrations.getStatus('throws-1');
@@ -226,7 +184,7 @@ describe('orchestrations through the replay engine', () => {
     ];
     const host = startHost(definitions);
     await host.start();
-    const started = waitFor(host, (event) => event.type === 'orchestration.started');
+    const started = nextHostEvent(host, (event) => event.type === 'orchestration.started');
     await host.orchestrations.startNew('WaitsADay', { instanceId: 'term-1' });
     await started;
     await expect(host.orchestrations.startNew('WaitsADay', { instanceId: 'term-1' })).rejects.toThrow(
@@ -266,7 +224,7 @@ describe('orchestrations through the replay engine', () => {
     host.on((event) => {
       if (event.type === 'orchestration.continuedAsNew') continued += 1;
     });
-    const done = waitFor(host, finished('counter-1'));
+    const done = nextHostEvent(host, finished('counter-1'));
     await host.orchestrations.startNew('Counter', { instanceId: 'counter-1', input: 0 });
     await done;
     expect((await host.orchestrations.getStatus('counter-1'))?.output).toBe(3);
@@ -308,7 +266,7 @@ describe('orchestrations through the replay engine', () => {
       expect(await readdir(stateDirectory)).toEqual(['restart-1.json']);
 
       const second = startHost(definitions, { stateDirectory });
-      const done = waitFor(second, finished('restart-1'));
+      const done = nextHostEvent(second, finished('restart-1'));
       await second.start();
       await done;
       const status = await second.orchestrations.getStatus('restart-1');
@@ -340,7 +298,7 @@ describe('orchestrations through the replay engine', () => {
     ];
     const host = startHost(definitions);
     await host.start();
-    const done = waitFor(host, finished('parent-1'));
+    const done = nextHostEvent(host, finished('parent-1'));
     await host.orchestrations.startNew('Parent', { instanceId: 'parent-1' });
     await done;
     expect((await host.orchestrations.getStatus('parent-1'))?.output).toBe('child of parent-1');

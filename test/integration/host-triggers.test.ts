@@ -1,56 +1,17 @@
 // The in-process host's queue and timer triggers against a real Azurite, with test-only definitions.
 import { QueueServiceClient } from '@azure/storage-queue';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startAzurite, type RunningAzurite } from '../../local/azurite/launcher.js';
-import {
-  createLocalHost,
-  createScaledClock,
-  type HostEvent,
-  type LocalHost,
-} from '../../local/host/index.js';
+import { describe, expect, it } from 'vitest';
+import { createScaledClock } from '../../local/host/index.js';
 import { createLogger, silentLogger } from '../../shared/observability/logger.js';
 import type { FunctionDefinition } from '../../shared/runtime/definitions.js';
+import { useAzurite } from '../support/azurite.js';
+import { nextHostEvent, useLocalHosts } from '../support/local-hosts.js';
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    azuriteConnectionString: string;
-  }
-}
-
-let azurite: RunningAzurite | undefined;
-let connectionString: string;
-const hosts: LocalHost[] = [];
-
-beforeAll(async () => {
-  const provided = inject('azuriteConnectionString') as string | undefined;
-  if (provided) connectionString = provided;
-  else {
-    azurite = await startAzurite();
-    connectionString = azurite.connectionString;
-  }
-});
-
-afterEach(async () => {
-  await Promise.all(hosts.splice(0).map((host) => host.stop()));
-});
-
-afterAll(async () => {
-  await azurite?.stop();
-});
+const connectionString = useAzurite();
+const createHost = useLocalHosts(connectionString);
 
 const uniqueQueue = (prefix: string): string =>
   `${prefix}-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}`;
-
-function waitFor(host: LocalHost, predicate: (event: HostEvent) => boolean): Promise<HostEvent> {
-  return new Promise((resolve) => {
-    const off = host.on((event) => {
-      if (predicate(event)) {
-        off();
-        resolve(event);
-      }
-    });
-  });
-}
 
 describe('queue trigger', () => {
   it('delivers the parsed body with its dequeue count and deletes the message on success', async () => {
@@ -67,14 +28,9 @@ describe('queue trigger', () => {
         },
       },
     ];
-    const host = createLocalHost({
-      definitions,
-      storageConnectionString: connectionString,
-      log: silentLogger,
-    });
-    hosts.push(host);
+    const host = createHost({ definitions, log: silentLogger });
     await host.start();
-    const queue = QueueServiceClient.fromConnectionString(connectionString).getQueueClient(queueName);
+    const queue = QueueServiceClient.fromConnectionString(connectionString()).getQueueClient(queueName);
     await queue.sendMessage(JSON.stringify({ kind: 'NodeClaim', name: 'np-abc12', uid: 'u-1' }));
     await queue.sendMessage('not json');
     await host.waitForIdle();
@@ -105,17 +61,15 @@ describe('queue trigger', () => {
         },
       },
     ];
-    const host = createLocalHost({
+    const host = createHost({
       definitions,
-      storageConnectionString: connectionString,
       maxDequeueCount: 3,
       log: createLogger({ component: 'test', sink: (_level, line) => logLines.push(line) }),
     });
-    hosts.push(host);
     await host.start();
-    const service = QueueServiceClient.fromConnectionString(connectionString);
+    const service = QueueServiceClient.fromConnectionString(connectionString());
     const queue = service.getQueueClient(queueName);
-    const poisoned = waitFor(host, (event) => event.type === 'message.poisoned');
+    const poisoned = nextHostEvent(host, (event) => event.type === 'message.poisoned');
     await queue.sendMessage(JSON.stringify({ kind: 'Bogus' }));
     const event = await poisoned;
 
@@ -158,14 +112,12 @@ describe('queue trigger', () => {
         },
       },
     ];
-    const host = createLocalHost({
+    const host = createHost({
       definitions,
-      storageConnectionString: connectionString,
       batchSize: 3,
       log: silentLogger,
     });
-    hosts.push(host);
-    const queue = QueueServiceClient.fromConnectionString(connectionString).getQueueClient(queueName);
+    const queue = QueueServiceClient.fromConnectionString(connectionString()).getQueueClient(queueName);
     await queue.createIfNotExists();
     for (let i = 0; i < 6; i += 1) await queue.sendMessage(String(i));
     await host.start();
@@ -197,13 +149,11 @@ describe('timer trigger', () => {
         },
       },
     ];
-    const host = createLocalHost({
+    const host = createHost({
       definitions,
-      storageConnectionString: connectionString,
       clock,
       log: silentLogger,
     });
-    hosts.push(host);
     let skipped = 0;
     host.on((event) => {
       if (event.type === 'timer.skipped') skipped += 1;
@@ -234,12 +184,7 @@ describe('timer trigger', () => {
         },
       },
     ];
-    const host = createLocalHost({
-      definitions,
-      storageConnectionString: connectionString,
-      log: silentLogger,
-    });
-    hosts.push(host);
+    const host = createHost({ definitions, log: silentLogger });
     await host.start();
     await host.triggerTimer('Yearly');
     await host.triggerTimer('Yearly');
