@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ensureControlPlaneBinaries } from '../../local/control-plane/build.js';
 import { startControlPlane, type ControlPlane } from '../../local/control-plane/launcher.js';
+import { pollUntilDefined } from '../support/poll.js';
 
 // This file starts a control plane of its own (with kube-scheduler and kube-controller-manager) rather than
 // using the shared one, because it checks what the shared one must not do mid-run: stop and leave nothing.
@@ -62,20 +63,6 @@ function isProcessAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
@@ -232,10 +219,14 @@ describe('local control plane', () => {
     });
 
     // The ServiceAccount admission plugin refuses Pods until kube-controller-manager made the default account.
-    await eventually('the default ServiceAccount', async () => {
-      const outcome = await statusOf(core.readNamespacedServiceAccount({ namespace, name: 'default' }));
-      return outcome.code === 200 ? true : undefined;
-    });
+    await pollUntilDefined(
+      'the default ServiceAccount',
+      async () => {
+        const outcome = await statusOf(core.readNamespacedServiceAccount({ namespace, name: 'default' }));
+        return outcome.code === 200 ? true : undefined;
+      },
+      60_000,
+    );
 
     const pod: V1Pod = {
       metadata: { name: 'sleeper' },
@@ -250,10 +241,14 @@ describe('local control plane', () => {
       },
     };
     await core.createNamespacedPod({ namespace, body: pod });
-    const scheduledOn = await eventually('the Pod to be scheduled', async () => {
-      const current = await core.readNamespacedPod({ namespace, name: 'sleeper' });
-      return current.spec?.nodeName;
-    });
+    const scheduledOn = await pollUntilDefined(
+      'the Pod to be scheduled',
+      async () => {
+        const current = await core.readNamespacedPod({ namespace, name: 'sleeper' });
+        return current.spec?.nodeName;
+      },
+      60_000,
+    );
     expect(scheduledOn).toBe(nodeName);
   });
 

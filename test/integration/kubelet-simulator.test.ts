@@ -27,6 +27,7 @@ import {
   type KubeletSimulator,
   type KubeletSimulatorOptions,
 } from '../../local/kubelet-simulator/index.js';
+import { pollUntilDefined } from '../support/poll.js';
 
 const run = randomBytes(3).toString('hex');
 const subscriptionId = '00000000-0000-0000-0000-00000000c0de';
@@ -39,22 +40,6 @@ const heartbeatIntervalMs = 1_000;
 const fixedTokenCredential: ConstructorParameters<typeof ComputeManagementClient>[0] = {
   getToken: async () => ({ token: 'emulator-accepts-any-token', expiresOnTimestamp: Date.now() + 3_600_000 }),
 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 let emulator: ArmEmulator;
 let compute: ComputeManagementClient;
@@ -225,8 +210,8 @@ describe('kubelet simulator', () => {
       vmName,
       vmParameters(vmName, bootstrapFor(nodeName, registerWithTaints, bootstrapLabels)),
     );
-    await eventually('the Node', () => readNode(nodeName));
-    const registered = await eventually('the ADDED event', async () => seenNodes.get(nodeName)?.[0]);
+    await pollUntilDefined('the Node', () => readNode(nodeName));
+    const registered = await pollUntilDefined('the ADDED event', async () => seenNodes.get(nodeName)?.[0]);
 
     expect(registered.spec?.providerID).toBe(providerId);
     expect(providerId).toContain(`/resourceGroups/${resourceGroup.toLowerCase()}/`);
@@ -261,7 +246,7 @@ describe('kubelet simulator', () => {
   });
 
   it('reports Ready, and the real node lifecycle controller lifts the not-ready taint', async () => {
-    const ready = await eventually('Ready=True without the not-ready taint', async () => {
+    const ready = await pollUntilDefined('Ready=True without the not-ready taint', async () => {
       const node = await readNode(nodeName);
       return readyStatus(node) === 'True' &&
         !taintKeys(node).some((t) => t.startsWith('node.kubernetes.io/not-ready'))
@@ -276,8 +261,8 @@ describe('kubelet simulator', () => {
   });
 
   it('keeps a Lease in kube-node-lease fresh, owned by the Node', async () => {
-    const node = await eventually('the Node', () => readNode(nodeName));
-    const first = await eventually('the Lease', () => readLease(nodeName));
+    const node = await pollUntilDefined('the Node', () => readNode(nodeName));
+    const first = await pollUntilDefined('the Lease', () => readLease(nodeName));
     expect(first.spec?.holderIdentity).toBe(nodeName);
     expect(first.metadata?.ownerReferences?.[0]).toMatchObject({
       kind: 'Node',
@@ -285,7 +270,7 @@ describe('kubelet simulator', () => {
       uid: node.metadata?.uid,
     });
     const firstRenew = new Date(first.spec?.renewTime ?? 0).getTime();
-    const renewed = await eventually(
+    const renewed = await pollUntilDefined(
       'a later renewTime',
       async () => {
         const lease = await readLease(nodeName);
@@ -297,7 +282,7 @@ describe('kubelet simulator', () => {
   });
 
   it('removes the startup taint after the delay, with a guarded write, and again when it comes back', async () => {
-    const cleared = await eventually('the startup taint to go', async () => {
+    const cleared = await pollUntilDefined('the startup taint to go', async () => {
       const node = await readNode(nodeName);
       return node && !taintKeys(node).includes(`${startupTaintKey}:NoExecute`) ? node : undefined;
     });
@@ -320,21 +305,21 @@ describe('kubelet simulator', () => {
       },
       setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
     );
-    await eventually('the re-added startup taint to go', async () => {
+    await pollUntilDefined('the re-added startup taint to go', async () => {
       const node = await readNode(nodeName);
       return node && !taintKeys(node).includes(`${startupTaintKey}:NoExecute`) ? node : undefined;
     });
   });
 
   it('adopts existing Nodes after a restart without duplicates, and deletes Nodes whose VM went away meanwhile', async () => {
-    const before = await eventually('the Node', () => readNode(nodeName));
+    const before = await pollUntilDefined('the Node', () => readNode(nodeName));
     const otherName = `sim-${run}-b`;
     await compute.virtualMachines.beginCreateOrUpdateAndWait(
       resourceGroup,
       otherName,
       vmParameters(otherName, bootstrapFor(otherName, registerWithTaints.slice(0, 1), {})),
     );
-    await eventually('the second Node', () => readNode(otherName));
+    await pollUntilDefined('the second Node', () => readNode(otherName));
 
     await simulator?.stop();
     // While the simulator is down, the second VM goes away.
@@ -342,7 +327,7 @@ describe('kubelet simulator', () => {
     simulator = await startKubeletSimulator(simulatorOptions());
 
     expect(simulator.nodes()).toEqual([nodeName]);
-    await eventually('the orphan Node to be deleted', async () =>
+    await pollUntilDefined('the orphan Node to be deleted', async () =>
       (await readNode(otherName)) ? undefined : true,
     );
     const after = await readNode(nodeName);
@@ -353,7 +338,7 @@ describe('kubelet simulator', () => {
     ).toHaveLength(1);
 
     const leaseBefore = new Date((await readLease(nodeName))?.spec?.renewTime ?? 0).getTime();
-    await eventually(
+    await pollUntilDefined(
       "the adopted Node's Lease to be renewed",
       async () => {
         const lease = await readLease(nodeName);
@@ -377,21 +362,23 @@ describe('kubelet simulator', () => {
       witnessName,
       vmParameters(witnessName, bootstrapFor(witnessName, [], {})),
     );
-    await eventually('the witness Node', () => readNode(witnessName));
+    await pollUntilDefined('the witness Node', () => readNode(witnessName));
     expect(await readNode(bareName)).toBeUndefined();
     await compute.virtualMachines.beginDeleteAndWait(resourceGroup, bareName);
     await compute.virtualMachines.beginDeleteAndWait(resourceGroup, witnessName);
-    await eventually('the witness Node to go', async () =>
+    await pollUntilDefined('the witness Node to go', async () =>
       (await readNode(witnessName)) ? undefined : true,
     );
   });
 
   it('deletes the Node when its VM is deleted', async () => {
     await compute.virtualMachines.beginDeleteAndWait(resourceGroup, vmName);
-    await eventually('the Node to be deleted', async () => ((await readNode(nodeName)) ? undefined : true));
+    await pollUntilDefined('the Node to be deleted', async () =>
+      (await readNode(nodeName)) ? undefined : true,
+    );
     expect(simulator?.nodes()).toEqual([]);
     // The garbage collector removes the Lease with its owner.
-    await eventually('the Lease to be collected', async () =>
+    await pollUntilDefined('the Lease to be collected', async () =>
       (await readLease(nodeName)) ? undefined : true,
     );
   });

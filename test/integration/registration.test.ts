@@ -35,6 +35,7 @@ import {
   unregisteredTaint,
   vmNameOf,
 } from './registration-support.js';
+import { pollUntilDefined } from '../support/poll.js';
 
 const suffix = uniqueSuffix();
 const testLabel = 'test.example/registration-run';
@@ -129,20 +130,6 @@ async function nodeClaim(name: string): Promise<NodeClaim> {
   return found;
 }
 
-async function eventually<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /** Taint keys minus the node lifecycle controller's own (node.kubernetes.io/not-ready and friends). */
 function taintKeys(node: Node | undefined): string[] {
   return (node?.spec.taints ?? [])
@@ -188,7 +175,7 @@ describe('registration', () => {
         },
       };
       // The controller-manager creates the namespace's default ServiceAccount shortly after it starts.
-      await eventually('the default ServiceAccount', () =>
+      await pollUntilDefined('the default ServiceAccount', () =>
         core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' }).then(
           () => true,
           () => undefined,
@@ -201,7 +188,7 @@ describe('registration', () => {
       await reportNodeReady(core, nodeName);
 
       // The scheduler has looked at the pod with the Ready node present and refused it.
-      await eventually('the scheduler to report the pod unschedulable', async () => {
+      await pollUntilDefined('the scheduler to report the pod unschedulable', async () => {
         const current = await core.readNamespacedPod({ name: podName, namespace: 'default' });
         expect(current.spec?.nodeName ?? '').toBe('');
         const scheduled = current.status?.conditions?.find((c) => c.type === 'PodScheduled');
@@ -229,7 +216,7 @@ describe('registration', () => {
         { orchestrations: orchestrationsMustNotBeUsed, invocationId: 'test', log: silentLogger },
       );
 
-      const bound = await eventually('the pod to be bound', async () => {
+      const bound = await pollUntilDefined('the pod to be bound', async () => {
         const current = await core.readNamespacedPod({ name: podName, namespace: 'default' });
         return current.spec?.nodeName || undefined;
       });
