@@ -20,17 +20,15 @@ import {
   type ArmEmulator,
   type VmChangeEvent,
 } from '../../local/arm-emulator/index.js';
+import {
+  emulatorComputeClient,
+  linuxVmParameters,
+  type ComputeClientOptions,
+} from '../support/arm-client.js';
 
 const subscriptionId = '00000000-0000-0000-0000-000000000001';
 const resourceGroup = 'rg-emulator-test';
 const location = 'westus2';
-
-type Credential = ConstructorParameters<typeof ComputeManagementClient>[0];
-type ClientOptions = NonNullable<ConstructorParameters<typeof ComputeManagementClient>[2]>;
-
-const fixedTokenCredential: Credential = {
-  getToken: async () => ({ token: 'emulator-accepts-any-token', expiresOnTimestamp: Date.now() + 3_600_000 }),
-};
 
 interface RestErrorLike {
   name: string;
@@ -57,49 +55,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function vmParameters(name: string, overrides: Partial<VirtualMachine> = {}): VirtualMachine {
   return {
-    location,
-    zones: ['1'],
-    tags: { 'karpenter.sh/nodepool': 'general-purpose', 'karpenter.azure.com/cluster': 'test' },
-    hardwareProfile: { vmSize: 'Standard_D2s_v5' },
-    storageProfile: {
-      imageReference: { publisher: 'Canonical', offer: 'ubuntu-24_04-lts', sku: 'server', version: 'latest' },
-      osDisk: {
-        createOption: 'FromImage',
-        deleteOption: 'Delete',
-        managedDisk: { storageAccountType: 'Premium_LRS' },
-      },
-    },
-    osProfile: {
-      computerName: name,
-      adminUsername: 'azureuser',
+    ...linuxVmParameters({
+      name,
+      subscriptionId,
+      resourceGroup,
+      location,
+      zone: '1',
+      vmSize: 'Standard_D2s_v5',
+      tags: { 'karpenter.sh/nodepool': 'general-purpose', 'karpenter.azure.com/cluster': 'test' },
       customData: Buffer.from(`#!/bin/bash\necho bootstrap ${name}\n`).toString('base64'),
-      linuxConfiguration: {
-        disablePasswordAuthentication: true,
-        ssh: {
-          publicKeys: [
-            { path: '/home/azureuser/.ssh/authorized_keys', keyData: 'ssh-ed25519 AAAATEST test' },
-          ],
-        },
-      },
-    },
-    networkProfile: {
-      networkApiVersion: '2020-11-01',
-      networkInterfaceConfigurations: [
-        {
-          name: `${name}-nic`,
-          primary: true,
-          deleteOption: 'Delete',
-          ipConfigurations: [
-            {
-              name: 'ipconfig1',
-              subnet: {
-                id: `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes`,
-              },
-            },
-          ],
-        },
-      ],
-    },
+    }),
     ...overrides,
   };
 }
@@ -107,12 +72,8 @@ function vmParameters(name: string, overrides: Partial<VirtualMachine> = {}): Vi
 let emulator: ArmEmulator;
 let client: ComputeManagementClient;
 
-function makeClient(options: ClientOptions = {}): ComputeManagementClient {
-  return new ComputeManagementClient(fixedTokenCredential, subscriptionId, {
-    endpoint: emulator.url,
-    tlsOptions: { ca: emulator.caCertPem },
-    ...options,
-  });
+function makeClient(options: ComputeClientOptions = {}): ComputeManagementClient {
+  return emulatorComputeClient(emulator, subscriptionId, options);
 }
 
 /** Drives a restored poller the way the launch orchestration does: one poll per wake-up. */

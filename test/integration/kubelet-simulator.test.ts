@@ -5,7 +5,7 @@
 // cloud node lifecycle controller would.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { ComputeManagementClient, type VirtualMachine } from '@azure/arm-compute';
+import type { ComputeManagementClient, VirtualMachine } from '@azure/arm-compute';
 import {
   CoordinationV1Api,
   CoreV1Api,
@@ -27,6 +27,7 @@ import {
   type KubeletSimulator,
   type KubeletSimulatorOptions,
 } from '../../local/kubelet-simulator/index.js';
+import { emulatorComputeClient, linuxVmParameters } from '../support/arm-client.js';
 import { pollUntilDefined } from '../support/poll.js';
 
 const run = randomBytes(3).toString('hex');
@@ -36,10 +37,6 @@ const resourceGroup = `RG-Kubelet-Sim-${run}`;
 const location = 'westus2';
 const startupTaintKey = 'node.cilium.io/agent-not-ready';
 const heartbeatIntervalMs = 1_000;
-
-const fixedTokenCredential: ConstructorParameters<typeof ComputeManagementClient>[0] = {
-  getToken: async () => ({ token: 'emulator-accepts-any-token', expiresOnTimestamp: Date.now() + 3_600_000 }),
-};
 
 let emulator: ArmEmulator;
 let compute: ComputeManagementClient;
@@ -79,51 +76,17 @@ function bootstrapFor(nodeName: string, taints: Taint[], labels: Record<string, 
 }
 
 function vmParameters(name: string, customData: string | undefined): VirtualMachine {
-  return {
+  const tags = { 'karpenter.sh/nodepool': 'general-purpose' };
+  return linuxVmParameters({
+    name,
+    subscriptionId,
+    resourceGroup,
     location,
-    zones: ['2'],
-    tags: { 'karpenter.sh/nodepool': 'general-purpose' },
-    hardwareProfile: { vmSize: 'Standard_D4s_v5' },
-    storageProfile: {
-      imageReference: { publisher: 'Canonical', offer: 'ubuntu-24_04-lts', sku: 'server', version: 'latest' },
-      osDisk: {
-        createOption: 'FromImage',
-        deleteOption: 'Delete',
-        managedDisk: { storageAccountType: 'Premium_LRS' },
-      },
-    },
-    osProfile: {
-      computerName: name,
-      adminUsername: 'azureuser',
-      ...(customData !== undefined ? { customData } : {}),
-      linuxConfiguration: {
-        disablePasswordAuthentication: true,
-        ssh: {
-          publicKeys: [
-            { path: '/home/azureuser/.ssh/authorized_keys', keyData: 'ssh-ed25519 AAAATEST test' },
-          ],
-        },
-      },
-    },
-    networkProfile: {
-      networkApiVersion: '2020-11-01',
-      networkInterfaceConfigurations: [
-        {
-          name: `${name}-nic`,
-          primary: true,
-          deleteOption: 'Delete',
-          ipConfigurations: [
-            {
-              name: 'ipconfig1',
-              subnet: {
-                id: `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes`,
-              },
-            },
-          ],
-        },
-      ],
-    },
-  };
+    zone: '2',
+    vmSize: 'Standard_D4s_v5',
+    tags,
+    customData,
+  });
 }
 
 async function readNode(name: string): Promise<V1Node | undefined> {
@@ -158,10 +121,7 @@ beforeAll(async () => {
     ca,
     latencies: { createMs: 300, deleteMs: 300, retryAfterSeconds: 1 },
   });
-  compute = new ComputeManagementClient(fixedTokenCredential, subscriptionId, {
-    endpoint: emulator.url,
-    tlsOptions: { ca: emulator.caCertPem },
-  });
+  compute = emulatorComputeClient(emulator, subscriptionId);
   kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(inject('kubeconfigPath'));
   core = kubeConfig.makeApiClient(CoreV1Api);
