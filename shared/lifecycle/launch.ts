@@ -2,30 +2,24 @@
 // and return as soon as ARM has accepted it. The launch monitor orchestration takes it from there.
 // Level-triggered: it reads the NodeClaim and the VM and converges, so duplicate, late and concurrent
 // events are harmless (a resourceVersion-guarded claim makes concurrent deliveries PUT at most once).
-import type { VirtualMachine } from '@azure/arm-compute';
 import { isRestError } from '@azure/core-rest-pipeline';
 import { armErrorInfo } from '../azure/virtual-machines.js';
-import {
-  encodeCustomData,
-  kubeletLabels,
-  registrationTaints,
-  renderBootstrap,
-} from '../decisions/bootstrap.js';
 import { findCondition } from '../decisions/conditions.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { hashAnnotations } from '../decisions/hash.js';
 import { classifyLaunchError } from '../decisions/launch-errors.js';
-import { offeringLabels, offeringsFromSkus, selectOffering, type Offering } from '../decisions/offerings.js';
+import { offeringsFromSkus, selectOffering, type Offering } from '../decisions/offerings.js';
 import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
 import { validateRequirements } from '../decisions/requirements.js';
-import { buildVirtualMachine, providerIdFor, vmNameFor } from '../decisions/vm-spec.js';
+import { providerIdFor, vmNameFor } from '../decisions/vm-spec.js';
 import { isConflict } from '../kube/errors.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
 import { ConditionTypes, WellKnown } from '../models/karpenter.js';
 import type { HandlerContext } from '../runtime/definitions.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
-import { LaunchMonitorNames, launchMonitorInstanceId, type LaunchMonitorInput } from './launch-monitor.js';
+import { ensureLaunchMonitor, startLaunchMonitor } from './launch-monitor-start.js';
+import { capacityOptions, launchLabels, offeringOfVm, vmBody } from './launch-vm.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
 import { deleteNodeClaim } from './termination.js';
 
@@ -113,7 +107,7 @@ export async function reconcileLaunch(
     try {
       ({ pollerState } = await deps.vms.beginCreate(
         vmName,
-        vmBody(deps, claimed, offering, nodePool, nodeClass),
+        vmBody(deps.settings, claimed, offering, nodePool, nodeClass),
       ));
     } catch (error) {
       const info = armErrorInfo(error);
@@ -297,127 +291,6 @@ async function claimLaunch(
   }
 }
 
-function launchLabels(offering: Offering): Record<string, string> {
-  const labels = offeringLabels(offering);
-  return {
-    [WellKnown.instanceTypeLabel]: offering.vmSize,
-    [WellKnown.capacityTypeLabel]: offering.capacityType,
-    ...(offering.zone ? { [WellKnown.zoneLabel]: offering.zone } : {}),
-    ...Object.fromEntries(Object.entries(labels).filter(([key]) => key.startsWith('karpenter.azure.com/'))),
-  };
-}
-
-function vmBody(
-  deps: LifecycleDependencies,
-  nodeClaim: NodeClaim,
-  offering: Offering,
-  nodePool: NodePool | undefined,
-  nodeClass: AKSNodeClass,
-): VirtualMachine {
-  const vmName = vmNameFor(nodeClaim.metadata.name);
-  const nodeLabels = kubeletLabels({
-    ...nodePool?.spec.template.metadata?.labels,
-    ...nodeClaim.metadata.labels,
-    ...offeringLabels(offering),
-    ...(nodePool ? { [WellKnown.nodePoolLabel]: nodePool.metadata.name } : {}),
-  });
-  const bootstrap = renderBootstrap({
-    clusterName: deps.settings.clusterName,
-    apiServerUrl: deps.settings.bootstrap.apiServerUrl,
-    caCertPem: deps.settings.bootstrap.caCertPem,
-    bootstrapToken: deps.settings.bootstrap.token,
-    nodeName: vmName,
-    registerWithTaints: registrationTaints(nodeClaim),
-    nodeLabels,
-    ...(nodeClass.spec.kubelet ? { kubeletConfig: nodeClass.spec.kubelet } : {}),
-    ...(nodeClass.spec.maxPods !== undefined ? { maxPods: nodeClass.spec.maxPods } : {}),
-  });
-  return buildVirtualMachine({
-    location: deps.settings.azure.location,
-    clusterName: deps.settings.clusterName,
-    nodePoolName: nodePool?.metadata.name ?? '',
-    nodeClaimName: nodeClaim.metadata.name,
-    offering,
-    ...(nodeClass.spec.imageFamily ? { imageFamily: nodeClass.spec.imageFamily } : {}),
-    ...(nodeClass.spec.osDiskSizeGB !== undefined ? { osDiskSizeGB: nodeClass.spec.osDiskSizeGB } : {}),
-    subnetId: nodeClass.spec.vnetSubnetID ?? deps.settings.azure.defaultSubnetId,
-    customData: encodeCustomData(bootstrap),
-    sshPublicKey: deps.settings.azure.sshPublicKey,
-    adminUsername: deps.settings.azure.adminUsername,
-    ...(nodeClass.spec.tags ? { extraTags: nodeClass.spec.tags } : {}),
-  });
-}
-
-/** The catalog offering an existing VM was created as (size, zone, priority). */
-function offeringOfVm(vm: VirtualMachine, offerings: readonly Offering[]): Offering | undefined {
-  const capacityType = vm.priority === 'Spot' ? 'spot' : 'on-demand';
-  const zoneNumber = vm.zones?.[0];
-  const vmSize = vm.hardwareProfile?.vmSize?.toLowerCase();
-  return offerings.find(
-    (o) =>
-      o.vmSize.toLowerCase() === vmSize && o.capacityType === capacityType && o.zoneNumber === zoneNumber,
-  );
-}
-
-function capacityOptions(nodeClass: AKSNodeClass): { maxPods?: number; osDiskSizeGB?: number } {
-  return {
-    ...(nodeClass.spec.maxPods !== undefined ? { maxPods: nodeClass.spec.maxPods } : {}),
-    ...(nodeClass.spec.osDiskSizeGB !== undefined ? { osDiskSizeGB: nodeClass.spec.osDiskSizeGB } : {}),
-  };
-}
-
 function poolOf(nodePool: NodePool | undefined): { nodePool?: string } {
   return nodePool ? { nodePool: nodePool.metadata.name } : {};
-}
-
-async function startLaunchMonitor(
-  deps: LifecycleDependencies,
-  nodeClaim: NodeClaim,
-  context: Pick<HandlerContext, 'orchestrations'>,
-  input: LaunchMonitorInput,
-): Promise<void> {
-  const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
-  const existing = await context.orchestrations.getStatus(instanceId);
-  if (existing) return;
-  try {
-    await context.orchestrations.startNew(LaunchMonitorNames.orchestration, { instanceId, input });
-  } catch (error) {
-    // Another delivery started it between our check and our start: that is the outcome we wanted.
-    if (await context.orchestrations.getStatus(instanceId)) return;
-    throw error;
-  }
-}
-
-/**
- * A NodeClaim with a providerID whose launch outcome is still unknown and whose monitor is missing (for
- * example, the process stopped between the status write and startNew) gets a monitor that polls by GET.
- */
-async function ensureLaunchMonitor(
-  deps: LifecycleDependencies,
-  nodeClaim: NodeClaim,
-  context: Pick<HandlerContext, 'orchestrations'>,
-): Promise<void> {
-  const launched = findCondition(nodeClaim.status?.conditions, ConditionTypes.launched);
-  if (launched?.status === 'True' || launched?.status === 'False') return;
-  const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
-  if (await context.orchestrations.getStatus(instanceId)) return;
-  const vmName = vmNameFor(nodeClaim.metadata.name);
-  const vm = await deps.vms.get(vmName);
-  const offerings = offeringsFromSkus(await deps.skus.list(), deps.settings.azure.location);
-  const offering = vm ? offeringOfVm(vm, offerings) : undefined;
-  if (!offering) return;
-  const nodePool = nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel];
-  await startLaunchMonitor(deps, nodeClaim, context, {
-    nodeClaim: {
-      name: nodeClaim.metadata.name,
-      uid: nodeClaim.metadata.uid ?? '',
-      ...(nodePool ? { nodePool } : {}),
-    },
-    vmName,
-    offering,
-    startedAt: launched?.lastTransitionTime ?? deps.now().toISOString(),
-    pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,
-    maxPollIntervalSeconds: deps.settings.launch.maxPollIntervalSeconds,
-    deadlineMinutes: deps.settings.launch.deadlineMinutes,
-  });
 }
