@@ -1,5 +1,6 @@
 // Maps FunctionDefinitions onto the Azure Functions v4 programming model and Durable Functions v3.
 // The local in-process host consumes the same definitions, so this is the only Azure-specific wiring.
+import { createRequire } from 'node:module';
 import { app, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { createLogger, type LogLevel, type Logger } from '../observability/logger.js';
@@ -10,7 +11,22 @@ import type {
   OrchestrationStatus,
 } from './definitions.js';
 
+/**
+ * True inside the Functions host, whose Node worker provides `@azure/functions-core` (the same probe the
+ * `@azure/functions` package makes). Outside it (the local in-process host, tests) registering would only
+ * print "test mode" warnings, so the definitions are left to the local host instead.
+ */
+const insideFunctionsHost: boolean = (() => {
+  try {
+    createRequire(import.meta.url)('@azure/functions-core');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 export function registerWithAzureFunctions(definition: FunctionDefinition): void {
+  if (!insideFunctionsHost) return;
   switch (definition.kind) {
     case 'queue':
       app.storageQueue(definition.name, {
