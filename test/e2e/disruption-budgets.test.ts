@@ -10,11 +10,11 @@ import { findCondition } from '../../shared/decisions/conditions.js';
 import { DisruptionAnnotations } from '../../shared/decisions/disruption-state.js';
 import { collectOrphanVms } from '../../shared/lifecycle/garbage-collection.js';
 import type { Budget, NodeClaim } from '../../shared/models/karpenter.js';
+import { nodeClass } from '../support/fixtures.js';
 import { eventually } from '../support/launch-stack.js';
 import {
   disruptingNow,
   isInitialized,
-  nodeClass,
   startDisruptionStack,
   staticNodePool,
   type DisruptionStack,

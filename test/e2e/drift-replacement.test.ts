@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { WellKnown } from '../../shared/models/karpenter.js';
+import { nodeClass } from '../support/fixtures.js';
 import { eventually } from '../support/launch-stack.js';
 import {
   disruptingNow,
   isInitialized,
-  nodeClass,
   startDisruptionStack,
   staticNodePool,
   type DisruptionStack,

@@ -11,7 +11,8 @@ import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
 import { launchMonitorInstanceId } from '../../shared/lifecycle/launch-monitor.js';
 import { LAUNCH_GRACE_MS } from '../../shared/lifecycle/sweep/steps.js';
-import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
+import type { NodeClaim, NodePool } from '../../shared/models/index.js';
+import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
 import { eventually, startLaunchStack, watchNodeClaim, type LaunchStack } from '../support/launch-stack.js';
 
 let stack: LaunchStack;
@@ -21,13 +22,7 @@ const nodeClassName = `launch-${suffix}`;
 
 beforeAll(async () => {
   stack = await startLaunchStack();
-  const nodeClass: AKSNodeClass = {
-    apiVersion: 'karpenter.azure.com/v1beta1',
-    kind: 'AKSNodeClass',
-    metadata: { name: nodeClassName },
-    spec: { imageFamily: 'Ubuntu2204' },
-  };
-  await stack.deps.objects.nodeClasses.create(nodeClass);
+  await stack.deps.objects.nodeClasses.create(nodeClass(nodeClassName, 'Ubuntu2204'));
   const nodePool: NodePool = {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',
@@ -37,13 +32,8 @@ beforeAll(async () => {
       template: {
         metadata: { labels: { 'kubernetes.azure.com/ebpf-dataplane': 'cilium' } },
         spec: {
-          nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: nodeClassName },
-          requirements: [
-            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-            { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
-            { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: ['3'] },
-          ],
+          nodeClassRef: nodeClassRef(nodeClassName),
+          requirements: exampleRequirements,
         },
       },
     },
@@ -74,13 +64,8 @@ async function createNodeClaim(overrides: Partial<NodeClaim['spec']> = {}, nodeC
       },
     },
     spec: {
-      nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: nodeClassRefName },
-      requirements: [
-        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-        { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
-        { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: ['3'] },
-      ],
+      nodeClassRef: nodeClassRef(nodeClassRefName),
+      requirements: exampleRequirements,
       taints: [{ key: 'dedicated', value: 'infra', effect: 'NoSchedule' }],
       startupTaints: [{ key: 'node.cilium.io/agent-not-ready', value: 'true', effect: 'NoExecute' }],
       ...overrides,
@@ -304,12 +289,7 @@ describe('launch', () => {
         ? true
         : undefined;
     }, 'Launched=False NodeClassNotFound');
-    await stack.deps.objects.nodeClasses.create({
-      apiVersion: 'karpenter.azure.com/v1beta1',
-      kind: 'AKSNodeClass',
-      metadata: { name: lateClass },
-      spec: { imageFamily: 'AzureLinux' },
-    });
+    await stack.deps.objects.nodeClasses.create(nodeClass(lateClass, 'AzureLinux'));
     // No event announces the new class: the sweep's launch step (after its grace period) is the safety net.
     const created = Date.parse(nodeClaim.metadata.creationTimestamp ?? '');
     await new Promise((resolve) =>

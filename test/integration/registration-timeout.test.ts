@@ -10,37 +10,26 @@ import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
 import { runSweepSteps } from '../../shared/lifecycle/sweep.js';
-import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
+import type { NodePool } from '../../shared/models/index.js';
 import { silentLogger } from '../../shared/observability/logger.js';
+import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
 import { eventually, startLaunchStack, watchNodeClaim, type LaunchStack } from '../support/launch-stack.js';
 
 let stack: LaunchStack;
 const suffix = randomUUID().slice(0, 6);
 const name = `timeout-${suffix}`;
 const runLabel = 'test.example/timeout-run';
-const requirements: NodeClaim['spec']['requirements'] = [
-  { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-  { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-  { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
-  { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: ['3'] },
-];
 
 beforeAll(async () => {
   stack = await startLaunchStack();
-  const nodeClass: AKSNodeClass = {
-    apiVersion: 'karpenter.azure.com/v1beta1',
-    kind: 'AKSNodeClass',
-    metadata: { name },
-    spec: { imageFamily: 'Ubuntu2204' },
-  };
-  await stack.deps.objects.nodeClasses.create(nodeClass);
+  await stack.deps.objects.nodeClasses.create(nodeClass(name, 'Ubuntu2204'));
   const nodePool: NodePool = {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',
     metadata: { name },
     spec: {
       template: {
-        spec: { nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name }, requirements },
+        spec: { nodeClassRef: nodeClassRef(name), requirements: exampleRequirements },
       },
     },
   };
@@ -59,7 +48,7 @@ describe('registration timeout', () => {
       apiVersion: 'karpenter.sh/v1',
       kind: 'NodeClaim',
       metadata: { name, labels: { 'karpenter.sh/nodepool': name, [runLabel]: suffix } },
-      spec: { nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name }, requirements },
+      spec: { nodeClassRef: nodeClassRef(name), requirements: exampleRequirements },
     });
     const watch = await watchNodeClaim(inject('kubeconfigPath'), name);
     try {

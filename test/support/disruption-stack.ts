@@ -9,8 +9,9 @@ import { isDisrupting } from '../../shared/decisions/disruption-state.js';
 import { listNodes } from '../../shared/kube/nodes.js';
 import { runLifecycleSweep, type SweepResult } from '../../shared/lifecycle/sweep.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
-import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
+import type { NodeClaim, NodePool } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';
+import { exampleRequirements, nodeClassRef } from './fixtures.js';
 import { startLaunchStack, type LaunchStack, type LaunchStackOptions } from './launch-stack.js';
 
 export interface DisruptionStack {
@@ -90,15 +91,6 @@ export async function startDisruptionStack(
   };
 }
 
-export function nodeClass(name: string, imageFamily: AKSNodeClass['spec']['imageFamily']): AKSNodeClass {
-  return {
-    apiVersion: 'karpenter.azure.com/v1beta1',
-    kind: 'AKSNodeClass',
-    metadata: { name },
-    spec: { imageFamily },
-  };
-}
-
 export function staticNodePool(
   name: string,
   nodeClassName: string,
@@ -114,13 +106,8 @@ export function staticNodePool(
       disruption: { ...(budgets ? { budgets } : {}) },
       template: {
         spec: {
-          nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: nodeClassName },
-          requirements: [
-            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-            { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
-            { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: ['3'] },
-          ],
+          nodeClassRef: nodeClassRef(nodeClassName),
+          requirements: exampleRequirements,
         },
       },
     },
