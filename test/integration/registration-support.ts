@@ -64,6 +64,27 @@ export function testDependencies(options: {
   return { deps, metrics, core: config.makeApiClient(CoreV1Api) };
 }
 
+/** Cleans up after a test file: its Nodes (without the finalizer registration puts on them) and NodeClaims. */
+export async function deleteNodesAndNodeClaims(created: {
+  core: CoreV1Api;
+  deps: LifecycleDependencies;
+  nodes: readonly string[];
+  nodeClaims: readonly string[];
+}): Promise<void> {
+  const { core, deps } = created;
+  for (const name of created.nodes) {
+    // Registration put the termination finalizer on the Node; take it off so the delete completes.
+    await core
+      .patchNode(
+        { name, body: [{ op: 'remove', path: '/metadata/finalizers' }] },
+        setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+      )
+      .catch(() => undefined);
+    await core.deleteNode({ name }).catch(() => undefined);
+  }
+  for (const name of created.nodeClaims) await deps.objects.nodeClaims.delete(name).catch(() => undefined);
+}
+
 /**
  * For sweeps that must not touch orchestrations (no NodeClaim in them is deleted or gone): any call is a
  * test failure, not a stand-in for the orchestration runtime.

@@ -26,6 +26,7 @@ import type { Metrics } from '../../shared/observability/metrics.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import {
   createLaunchedNodeClaim,
+  deleteNodesAndNodeClaims,
   kubeletNode,
   orchestrationsMustNotBeUsed,
   providerIdOf,
@@ -66,17 +67,7 @@ afterAll(async () => {
       .deleteNamespacedPod({ name, namespace: 'default', gracePeriodSeconds: 0 })
       .catch(() => undefined);
   }
-  for (const name of nodes) {
-    // Registration put the termination finalizer on the Node; take it off so the delete completes.
-    await core
-      .patchNode(
-        { name, body: [{ op: 'remove', path: '/metadata/finalizers' }] },
-        setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
-      )
-      .catch(() => undefined);
-    await core.deleteNode({ name }).catch(() => undefined);
-  }
-  for (const name of nodeClaims) await deps.objects.nodeClaims.delete(name).catch(() => undefined);
+  await deleteNodesAndNodeClaims({ core, deps, nodes, nodeClaims });
 });
 
 function claimLabels(name: string, pool: string): Record<string, string> {

@@ -15,6 +15,7 @@ import { silentLogger } from '../../shared/observability/logger.js';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import {
   createLaunchedNodeClaim,
+  deleteNodesAndNodeClaims,
   kubeletNode,
   orchestrationsMustNotBeUsed,
   providerIdOf,
@@ -49,16 +50,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  for (const name of nodes) {
-    await core
-      .patchNode(
-        { name, body: [{ op: 'remove', path: '/metadata/finalizers' }] },
-        setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
-      )
-      .catch(() => undefined);
-    await core.deleteNode({ name }).catch(() => undefined);
-  }
-  for (const name of nodeClaims) await deps.objects.nodeClaims.delete(name).catch(() => undefined);
+  await deleteNodesAndNodeClaims({ core, deps, nodes, nodeClaims });
   for (const name of leases) {
     await coordination.deleteNamespacedLease({ name, namespace: 'kube-system' }).catch(() => undefined);
   }
