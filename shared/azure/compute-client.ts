@@ -8,6 +8,8 @@ import type { PipelinePolicy } from '@azure/core-rest-pipeline';
 
 interface ResponseObservation {
   retryAfterSeconds?: number;
+  /** The smallest count ARM reported left in a short (3-minute) throttling window. */
+  rateLimitRemaining?: number;
   requests: number;
 }
 
@@ -22,6 +24,10 @@ const retryAfterPolicy: PipelinePolicy = {
       observation.requests += 1;
       const seconds = parseRetryAfter(response.headers.get('retry-after'));
       if (seconds !== undefined) observation.retryAfterSeconds = seconds;
+      const remaining = shortWindowRemaining(response.headers.get('x-ms-ratelimit-remaining-resource'));
+      if (remaining !== undefined) {
+        observation.rateLimitRemaining = Math.min(observation.rateLimitRemaining ?? remaining, remaining);
+      }
     }
     return response;
   },
@@ -34,6 +40,20 @@ export async function observeResponses<T>(
   const observation: ResponseObservation = { requests: 0 };
   const value = await observations.run(observation, work);
   return { value, ...observation };
+}
+
+/**
+ * Compute reports its throttling buckets as `Microsoft.Compute/<Policy>3Min;<n>,Microsoft.Compute/<Policy>30Min;<m>`;
+ * the 3-minute windows are the ones a burst of polls exhausts.
+ */
+export function shortWindowRemaining(header: string | undefined | null): number | undefined {
+  if (!header) return undefined;
+  let fewest: number | undefined;
+  for (const entry of header.split(',')) {
+    const match = /3Min;(\d+)\s*$/.exec(entry.trim());
+    if (match?.[1] !== undefined) fewest = Math.min(fewest ?? Infinity, Number(match[1]));
+  }
+  return fewest;
 }
 
 export function parseRetryAfter(header: string | undefined | null): number | undefined {

@@ -13,7 +13,7 @@ export interface ArmErrorInfo {
 }
 
 export type CreationPoll =
-  | { status: 'InProgress'; pollerState: string; retryAfterSeconds?: number }
+  | { status: 'InProgress'; pollerState: string; retryAfterSeconds?: number; rateLimitRemaining?: number }
   | { status: 'Succeeded'; vm: VirtualMachine }
   | { status: 'Failed'; error: ArmErrorInfo };
 
@@ -56,6 +56,9 @@ export class VirtualMachines {
       return {
         status: 'InProgress',
         pollerState: await poller.serialize(),
+        ...(observed.rateLimitRemaining !== undefined
+          ? { rateLimitRemaining: observed.rateLimitRemaining }
+          : {}),
         ...(observed.retryAfterSeconds !== undefined
           ? { retryAfterSeconds: observed.retryAfterSeconds }
           : {}),

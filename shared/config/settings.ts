@@ -80,6 +80,16 @@ export const DEFAULT_GC_SCHEDULE = '0 */5 * * * *';
 /** NCRONTAB (with seconds) of the lifecycle sweep when SWEEP_SCHEDULE is not set. */
 export const DEFAULT_SWEEP_SCHEDULE = '*/15 * * * * *';
 
+/**
+ * Launch polling defaults, chosen with `npm run bench` (launch polling): 1,000 concurrent launches must
+ * stay well inside Compute's 5,000 operation-status GETs per minute while failures still show in seconds.
+ */
+export const LAUNCH_POLL_DEFAULTS = {
+  pollIntervalSeconds: 10,
+  maxPollIntervalSeconds: 60,
+  deadlineMinutes: 15,
+} as const;
+
 export class SettingsError extends Error {
   override readonly name = 'SettingsError';
 }
@@ -139,9 +149,24 @@ export function loadSettings(env: Env = process.env): Settings {
     },
     unavailableOfferingsTable: reader.tableName('UNAVAILABLE_OFFERINGS_TABLE', 'unavailableofferings'),
     launch: {
-      pollIntervalSeconds: reader.number('LAUNCH_POLL_INTERVAL_SECONDS', 5, 0.1, 300),
-      maxPollIntervalSeconds: reader.number('LAUNCH_MAX_POLL_INTERVAL_SECONDS', 30, 0.1, 600),
-      deadlineMinutes: reader.number('LAUNCH_DEADLINE_MINUTES', 15, 0.05, 120),
+      pollIntervalSeconds: reader.number(
+        'LAUNCH_POLL_INTERVAL_SECONDS',
+        LAUNCH_POLL_DEFAULTS.pollIntervalSeconds,
+        0.1,
+        300,
+      ),
+      maxPollIntervalSeconds: reader.number(
+        'LAUNCH_MAX_POLL_INTERVAL_SECONDS',
+        LAUNCH_POLL_DEFAULTS.maxPollIntervalSeconds,
+        0.1,
+        600,
+      ),
+      deadlineMinutes: reader.number(
+        'LAUNCH_DEADLINE_MINUTES',
+        LAUNCH_POLL_DEFAULTS.deadlineMinutes,
+        0.05,
+        120,
+      ),
       skuCacheSeconds: reader.number('SKU_CACHE_SECONDS', 3600, 0, 86_400),
     },
     lifecycle: {

@@ -40,7 +40,13 @@ export interface PollVmCreationInput {
 }
 
 export type PollVmCreationResult =
-  | { status: 'InProgress'; pollerState?: string; retryAfterSeconds?: number }
+  | {
+      status: 'InProgress';
+      pollerState?: string;
+      retryAfterSeconds?: number;
+      /** The fewest requests ARM said were left in a short throttling window (x-ms-ratelimit-remaining-resource). */
+      rateLimitRemaining?: number;
+    }
   | { status: 'Succeeded' }
   | { status: 'Failed'; error: ArmErrorInfo };
 
@@ -55,7 +61,7 @@ export type LaunchMonitorOutput =
   | { outcome: 'Failed'; polls: number; code?: string }
   | { outcome: 'TimedOut'; polls: number };
 
-export const MIN_POLL_INTERVAL_SECONDS = 0.1;
+export const MIN_POLL_INTERVAL_SECONDS = 1;
 
 export const launchMonitorInstanceId = (nodeClaimUid: string): string => `launch-${nodeClaimUid}`;
 
@@ -97,12 +103,30 @@ export function* launchMonitorOrchestrator(
       return { outcome: 'TimedOut', polls };
     }
     pollerState = poll.pollerState ?? pollerState;
-    // Retry-After is a floor ARM asks for; a zero still gets a short pause so the loop never spins.
-    intervalSeconds =
-      poll.retryAfterSeconds !== undefined
-        ? Math.max(poll.retryAfterSeconds, MIN_POLL_INTERVAL_SECONDS)
-        : Math.min(intervalSeconds * 1.5, input.maxPollIntervalSeconds);
+    intervalSeconds = nextPollIntervalSeconds(intervalSeconds, poll, input.maxPollIntervalSeconds);
   }
+}
+
+/**
+ * Below this many requests left in ARM's short throttling window, polls slow down to the maximum
+ * interval: launches in flight then yield the operation-status budget before ARM starts refusing it.
+ */
+export const RATE_LIMIT_LOW_WATERMARK = 1_500;
+
+/**
+ * The wait before the next poll: the previous interval grown by half (polls get sparser as an LRO ages,
+ * since most failures come early), never shorter than ARM's Retry-After, at most the maximum interval
+ * unless Retry-After asks for more, and the maximum outright while ARM reports its rate limit running low.
+ */
+export function nextPollIntervalSeconds(
+  previousSeconds: number,
+  poll: { retryAfterSeconds?: number; rateLimitRemaining?: number },
+  maxSeconds: number,
+): number {
+  const grown = Math.min(previousSeconds * 1.5, maxSeconds);
+  const underPressure =
+    poll.rateLimitRemaining !== undefined && poll.rateLimitRemaining < RATE_LIMIT_LOW_WATERMARK;
+  return Math.max(underPressure ? maxSeconds : grown, poll.retryAfterSeconds ?? 0, MIN_POLL_INTERVAL_SECONDS);
 }
 
 /**

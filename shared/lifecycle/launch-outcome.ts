@@ -20,7 +20,7 @@ import { deleteNodeClaim } from './termination.js';
 import type { HandlerContext } from '../runtime/definitions.js';
 
 export async function pollVmCreation(
-  deps: LifecycleDependencies,
+  deps: Pick<LifecycleDependencies, 'vms' | 'log'>,
   input: PollVmCreationInput,
 ): Promise<PollVmCreationResult> {
   try {
@@ -30,7 +30,12 @@ export async function pollVmCreation(
     // Throttled or a server error while polling: not an outcome; poll again after ARM's Retry-After.
     if (isTransient(error)) {
       deps.log.warn('transient error while polling VM creation', { vmName: input.vmName, error });
-      return { status: 'InProgress', ...(input.pollerState ? { pollerState: input.pollerState } : {}) };
+      // Throttled: report the budget as exhausted so the monitor waits its longest interval.
+      return {
+        status: 'InProgress',
+        rateLimitRemaining: 0,
+        ...(input.pollerState ? { pollerState: input.pollerState } : {}),
+      };
     }
     throw error;
   }

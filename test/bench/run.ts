@@ -1,5 +1,5 @@
 // `npm run bench`: one lifecycle sweep over generated clusters of 100, 1,000 and 5,000 NodeClaims and
-// Nodes, each with a handful of fresh (unregistered) pairs, against a real kube-apiserver started here
+// Nodes (then, below, the drift makespan and launch polling benches), each with a handful of fresh (unregistered) pairs, against a real kube-apiserver started here
 // (no scheduler or controller-manager: nothing but the sweep may change the objects). Prints time, API
 // requests and memory per size, and the same per object so linear growth shows as flat columns.
 import { fileURLToPath } from 'node:url';
@@ -104,3 +104,4 @@ async function main(): Promise<void> {
 
 await main();
 await (await import('./drift-bench.js')).runDriftBench();
+await (await import('./launch-polling-bench.js')).runLaunchPollingBench();
