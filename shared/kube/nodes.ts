@@ -106,3 +106,20 @@ export async function patchNode(
 ): Promise<Node> {
   return toDomainNode(await core.patchNode({ name, body: operations }, jsonPatch));
 }
+
+/**
+ * The Nodes whose spec.providerID is `providerID` (ARM IDs compare case-insensitively): one GET when the
+ * NodeClaim already knows its Node's name, else a paginated list (providerID has no field selector).
+ */
+export async function nodesWithProviderID(
+  core: CoreV1Api,
+  providerID: string,
+  knownNodeName?: string,
+): Promise<Node[]> {
+  const wanted = providerID.toLowerCase();
+  if (knownNodeName) {
+    const node = await getNode(core, knownNodeName);
+    if (node?.spec.providerID?.toLowerCase() === wanted) return [node];
+  }
+  return (await listNodes(core)).filter((n) => n.spec.providerID?.toLowerCase() === wanted);
+}

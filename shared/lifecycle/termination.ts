@@ -6,8 +6,11 @@
 // restarted at any point and still converge.
 import type * as df from 'durable-functions';
 import { vmNameFor } from '../decisions/vm-spec.js';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { guardedNodePatch } from '../decisions/node-patch.js';
 import { isNotFound } from '../kube/errors.js';
+import { patchNode } from '../kube/nodes.js';
+import type { Node } from '../models/kube.js';
+import { nodesOfNodeClaim } from './disruption/node-taints.js';
 import type { NodeClaim } from '../models/index.js';
 import { WellKnown } from '../models/karpenter.js';
 import type { HandlerContext } from '../runtime/definitions.js';
@@ -119,36 +122,23 @@ export async function finishNodeClaimTermination(
   const nodeClaim = await deps.objects.nodeClaims.get(input.nodeClaim.name);
   if (!nodeClaim || nodeClaim.metadata.uid !== input.nodeClaim.uid) return;
   const { core } = await deps.kube();
-  if (nodeClaim.status?.providerID) {
-    const nodes = await core.listNode({});
-    const matching = nodes.items.filter(
-      (n) => n.spec?.providerID?.toLowerCase() === nodeClaim.status?.providerID?.toLowerCase(),
-    );
-    for (const node of matching) {
-      const name = node.metadata?.name ?? '';
-      try {
-        await core.deleteNode({ name });
-        // Registration put our finalizer on the Node; the VM is gone, so nothing is left to wait for.
-        const nodeFinalizers = node.metadata?.finalizers ?? [];
-        if (nodeFinalizers.includes(WellKnown.terminationFinalizer)) {
-          await core.patchNode(
-            {
-              name,
-              body: [
-                { op: 'test', path: '/metadata/uid', value: node.metadata?.uid },
-                {
-                  op: 'replace',
-                  path: '/metadata/finalizers',
-                  value: nodeFinalizers.filter((f) => f !== WellKnown.terminationFinalizer),
-                },
-              ],
-            },
-            setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
-          );
-        }
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
+  for (const node of await nodesOfNodeClaim(deps, nodeClaim)) {
+    try {
+      // Registration put our finalizer on the Node; the VM is gone, so nothing is left to wait for.
+      const finalizers = node.metadata.finalizers ?? [];
+      if (finalizers.includes(WellKnown.terminationFinalizer)) {
+        const released: Node = {
+          ...node,
+          metadata: {
+            ...node.metadata,
+            finalizers: finalizers.filter((f) => f !== WellKnown.terminationFinalizer),
+          },
+        };
+        await patchNode(core, node.metadata.name, guardedNodePatch(node, released));
       }
+      await core.deleteNode({ name: node.metadata.name });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
     }
   }
   const finalizers = nodeClaim.metadata.finalizers ?? [];

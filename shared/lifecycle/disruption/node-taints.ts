@@ -3,7 +3,7 @@
 // and retries, and a Node that is already as wanted costs one read and no write.
 import { guardedNodePatch } from '../../decisions/node-patch.js';
 import { isConflict, isNotFound } from '../../kube/errors.js';
-import { patchNode, toDomainNode } from '../../kube/nodes.js';
+import { nodesWithProviderID, patchNode, toDomainNode } from '../../kube/nodes.js';
 import { WellKnown, type NodeClaim } from '../../models/karpenter.js';
 import type { Node, Taint } from '../../models/kube.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -26,21 +26,11 @@ export function taintsWithoutDisrupted(taints: readonly Taint[] | undefined): Ta
   return current.some(isDisruptedTaint) ? current.filter((t) => !isDisruptedTaint(t)) : undefined;
 }
 
-/** The Nodes whose spec.providerID is the NodeClaim's (ARM IDs compare case-insensitively). */
+/** The Nodes of a NodeClaim (found by providerID); none before it has one. */
 export async function nodesOfNodeClaim(deps: LifecycleDependencies, nodeClaim: NodeClaim): Promise<Node[]> {
-  const providerID = nodeClaim.status?.providerID?.toLowerCase();
+  const providerID = nodeClaim.status?.providerID;
   if (!providerID) return [];
-  const { core } = await deps.kube();
-  if (nodeClaim.status?.nodeName) {
-    try {
-      const node = toDomainNode(await core.readNode({ name: nodeClaim.status.nodeName }));
-      if (node.spec.providerID?.toLowerCase() === providerID) return [node];
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
-  }
-  const nodes = await core.listNode({});
-  return nodes.items.map(toDomainNode).filter((n) => n.spec.providerID?.toLowerCase() === providerID);
+  return nodesWithProviderID((await deps.kube()).core, providerID, nodeClaim.status?.nodeName);
 }
 
 /** Applies `change` to one Node's taints until it sticks; returns the Node as stored, or undefined if gone. */
