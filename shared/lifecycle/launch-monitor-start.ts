@@ -1,11 +1,11 @@
 // Starting the launch monitor for a NodeClaim, once: after a PUT, or later for a launched NodeClaim whose
 // monitor went missing (the process stopped between the status write and startNew).
 import { findCondition } from '../decisions/conditions.js';
-import { offeringsFromSkus } from '../decisions/offerings.js';
 import { vmNameFor } from '../decisions/vm-spec.js';
 import type { NodeClaim } from '../models/index.js';
 import { ConditionTypes, WellKnown } from '../models/karpenter.js';
 import type { HandlerContext } from '../runtime/definitions.js';
+import { catalogOfferings } from './catalog-offerings.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { offeringOfVm } from './launch-vm.js';
 import { LaunchMonitorNames, launchMonitorInstanceId, type LaunchMonitorInput } from './launch-monitor.js';
@@ -43,7 +43,7 @@ export async function ensureLaunchMonitor(
   if (await context.orchestrations.getStatus(instanceId)) return;
   const vmName = vmNameFor(nodeClaim.metadata.name);
   const vm = await deps.vms.get(vmName);
-  const offerings = offeringsFromSkus(await deps.skus.list(), deps.settings.azure.location);
+  const offerings = await catalogOfferings(deps);
   const offering = vm ? offeringOfVm(vm, offerings) : undefined;
   if (!offering) return;
   const nodePool = nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel];

@@ -8,7 +8,7 @@ import { findCondition } from '../decisions/conditions.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { hashAnnotations } from '../decisions/hash.js';
 import { classifyLaunchError } from '../decisions/launch-errors.js';
-import { offeringsFromSkus, selectOffering, type Offering } from '../decisions/offerings.js';
+import { selectOffering, type Offering } from '../decisions/offerings.js';
 import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
 import { validateRequirements } from '../decisions/requirements.js';
 import { providerIdFor, vmNameFor } from '../decisions/vm-spec.js';
@@ -16,6 +16,7 @@ import { isConflict } from '../kube/errors.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
 import { ConditionTypes, WellKnown } from '../models/karpenter.js';
 import type { HandlerContext } from '../runtime/definitions.js';
+import { catalogOfferings } from './catalog-offerings.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
 import { ensureLaunchMonitor, startLaunchMonitor } from './launch-monitor-start.js';
@@ -74,7 +75,7 @@ export async function reconcileLaunch(
 
   const vmName = vmNameFor(name);
   const existingVm = await deps.vms.get(vmName);
-  const offerings = offeringsFromSkus(await deps.skus.list(), deps.settings.azure.location);
+  const offerings = await catalogOfferings(deps);
   let offering: Offering | undefined;
   if (existingVm) {
     offering = offeringOfVm(existingVm, offerings);
