@@ -14,7 +14,7 @@ import { ConditionTypes } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
-import { updateNodeClaimStatus } from './nodeclaim-writes.js';
+import { updateNodeClaimStatus, writeNodeClaimStatus } from './nodeclaim-writes.js';
 import { nodePoolOf } from './registration.js';
 
 export type InitializationOutcome =
@@ -56,18 +56,14 @@ export async function reconcileInitialization(
   }
 
   await labelInitialized(deps, node);
-  let transitioned = false;
-  let lastSeen: NodeClaim | undefined;
-  const stored = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => {
-    lastSeen = current;
-    transitioned = !isConditionTrue(current.status?.conditions, ConditionTypes.initialized);
-    return {
-      ...current.status,
-      conditions: applyLifecycleConditions(current.status?.conditions, [verdict], deps.now()),
-    };
-  });
-  if (!stored) return { outcome: 'nodeclaim-gone' };
-  const statusWritten = stored !== lastSeen && transitioned;
+  const write = await writeNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
+    ...current.status,
+    conditions: applyLifecycleConditions(current.status?.conditions, [verdict], deps.now()),
+  }));
+  if (!write) return { outcome: 'nodeclaim-gone' };
+  const stored = write.nodeClaim;
+  const statusWritten =
+    write.written && !isConditionTrue(write.before.status?.conditions, ConditionTypes.initialized);
   if (statusWritten) {
     deps.metrics.increment('nodeclaims_initialized', { nodePool: nodePoolOf(stored) });
     deps.log.info('NodeClaim initialized', { nodeClaim: stored.metadata.name, node: node.metadata.name });

@@ -8,30 +8,49 @@ import type { KarpenterObjects } from '../kube/custom-objects.js';
 
 const maxAttempts = 5;
 
+export interface StatusWrite {
+  /** The NodeClaim as stored after this call. */
+  nodeClaim: NodeClaim;
+  /** The version the last computed status came from: what this call changed, if it wrote. */
+  before: NodeClaim;
+  /** Whether this call wrote (false when the status was already as wanted). */
+  written: boolean;
+}
+
 /**
- * Applies `update` to the NodeClaim's status and writes it when it changed. Returns the stored NodeClaim,
- * or undefined when the NodeClaim is gone (or replaced by another with the same name).
+ * Applies `update` to the NodeClaim's status and writes it when it changed. Returns undefined when the
+ * NodeClaim is gone (or replaced by another with the same name).
  */
-export async function updateNodeClaimStatus(
+export async function writeNodeClaimStatus(
   objects: KarpenterObjects,
   current: NodeClaim,
   update: (nodeClaim: NodeClaim) => NodeClaimStatus,
-): Promise<NodeClaim | undefined> {
+): Promise<StatusWrite | undefined> {
   let nodeClaim: NodeClaim | undefined = current;
   for (let attempt = 1; ; attempt++) {
     if (!nodeClaim || nodeClaim.metadata.uid !== current.metadata.uid) return undefined;
     const status = update(nodeClaim);
-    if (!statusChanged(nodeClaim.status, status)) return nodeClaim;
+    if (!statusChanged(nodeClaim.status, status)) return { nodeClaim, before: nodeClaim, written: false };
     try {
-      return await objects.nodeClaims.mergePatchStatus(nodeClaim.metadata.name, {
+      const stored = await objects.nodeClaims.mergePatchStatus(nodeClaim.metadata.name, {
         metadata: { resourceVersion: nodeClaim.metadata.resourceVersion },
         status,
       });
+      return { nodeClaim: stored, before: nodeClaim, written: true };
     } catch (error) {
       if (!isConflict(error) || attempt >= maxAttempts) throw error;
       nodeClaim = await objects.nodeClaims.get(current.metadata.name);
     }
   }
+}
+
+/** writeNodeClaimStatus for callers that need only the stored NodeClaim. */
+export async function updateNodeClaimStatus(
+  objects: KarpenterObjects,
+  current: NodeClaim,
+  update: (nodeClaim: NodeClaim) => NodeClaimStatus,
+): Promise<NodeClaim | undefined> {
+  return (await writeNodeClaimStatus(objects, current, update))?.nodeClaim;
 }
 
 /** The NodeClaim as a `kubectl describe`-able event target. */

@@ -20,7 +20,7 @@ import { ConditionTypes, WellKnown } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
-import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
+import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from './nodeclaim-writes.js';
 
 export type RegistrationOutcome =
   | { outcome: 'skipped'; why: string }
@@ -95,24 +95,20 @@ export async function reconcileRegistration(
     );
   }
 
-  let transitioned = false;
-  let lastSeen: NodeClaim | undefined;
-  const stored = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => {
-    lastSeen = current;
-    transitioned = !isConditionTrue(current.status?.conditions, ConditionTypes.registered);
-    return {
-      ...current.status,
-      nodeName: node.metadata.name,
-      conditions: applyLifecycleConditions(
-        current.status?.conditions,
-        [{ type: ConditionTypes.registered, status: 'True', reason: RegistrationReasons.registered }],
-        deps.now(),
-      ),
-    };
-  });
-  if (!stored) return { outcome: 'nodeclaim-gone' };
-  // updateNodeClaimStatus hands back the object it was given when it did not write.
-  const statusWritten = stored !== lastSeen && transitioned;
+  const write = await writeNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
+    ...current.status,
+    nodeName: node.metadata.name,
+    conditions: applyLifecycleConditions(
+      current.status?.conditions,
+      [{ type: ConditionTypes.registered, status: 'True', reason: RegistrationReasons.registered }],
+      deps.now(),
+    ),
+  }));
+  if (!write) return { outcome: 'nodeclaim-gone' };
+  const stored = write.nodeClaim;
+  // Counted only by the call that made the transition, so concurrent sweeps never count twice.
+  const statusWritten =
+    write.written && !isConditionTrue(write.before.status?.conditions, ConditionTypes.registered);
   if (statusWritten) recordRegistered(deps, stored);
   log.info('NodeClaim registered', { node: node.metadata.name, nodeWritten, statusWritten });
   return {
