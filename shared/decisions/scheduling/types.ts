@@ -1,0 +1,265 @@
+// The scheduling simulation's public input and output: plain data, no client-library types, so the
+// caller (the provisioning orchestration) converts what it listed and this folder stays pure.
+//
+// Shapes follow Kubernetes' own field names (a pod is a subset of v1.Pod) so a caller can pass the
+// objects it read without renaming fields; only what the simulation reads is declared.
+import type { NodeSelectorRequirement, ResourceList, Taint } from '../../models/kube.js';
+import type { CapacityType } from '../../models/karpenter.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Pods as the scheduler sees them
+
+export interface ContainerPort {
+  containerPort?: number;
+  hostPort?: number;
+  hostIP?: string;
+  protocol?: string;
+}
+
+export interface SchedulingContainer {
+  name?: string;
+  resources?: { requests?: ResourceList; limits?: ResourceList };
+  ports?: ContainerPort[];
+  /** "Always" on an init container makes it a restartable (sidecar) container. */
+  restartPolicy?: string;
+}
+
+export interface Toleration {
+  key?: string;
+  operator?: 'Exists' | 'Equal';
+  value?: string;
+  effect?: Taint['effect'] | '';
+  tolerationSeconds?: number;
+}
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+export interface NodeSelectorTerm {
+  matchExpressions?: NodeSelectorRequirement[];
+  /** Karpenter rejects pods that use matchFields; so does this simulation. */
+  matchFields?: NodeSelectorRequirement[];
+}
+
+export interface PreferredSchedulingTerm {
+  weight: number;
+  preference: NodeSelectorTerm;
+}
+
+export interface PodAffinityTerm {
+  labelSelector?: LabelSelector;
+  /** Empty or absent: the pod's own namespace. */
+  namespaces?: string[];
+  topologyKey: string;
+}
+
+export interface WeightedPodAffinityTerm {
+  weight: number;
+  podAffinityTerm: PodAffinityTerm;
+}
+
+export interface Affinity {
+  nodeAffinity?: {
+    requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms: NodeSelectorTerm[] };
+    preferredDuringSchedulingIgnoredDuringExecution?: PreferredSchedulingTerm[];
+  };
+  podAffinity?: {
+    requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[];
+    preferredDuringSchedulingIgnoredDuringExecution?: WeightedPodAffinityTerm[];
+  };
+  podAntiAffinity?: {
+    requiredDuringSchedulingIgnoredDuringExecution?: PodAffinityTerm[];
+    preferredDuringSchedulingIgnoredDuringExecution?: WeightedPodAffinityTerm[];
+  };
+}
+
+export interface TopologySpreadConstraint {
+  maxSkew: number;
+  topologyKey: string;
+  whenUnsatisfiable: 'DoNotSchedule' | 'ScheduleAnyway';
+  labelSelector?: LabelSelector;
+  minDomains?: number;
+  /** Honor (default): only domains of nodes matching the pod's node affinity count. */
+  nodeAffinityPolicy?: 'Honor' | 'Ignore';
+  /** Ignore (default): node taints do not exclude domains. */
+  nodeTaintsPolicy?: 'Honor' | 'Ignore';
+  matchLabelKeys?: string[];
+}
+
+export interface SchedulingPodSpec {
+  containers: SchedulingContainer[];
+  initContainers?: SchedulingContainer[];
+  overhead?: ResourceList;
+  nodeSelector?: Record<string, string>;
+  affinity?: Affinity;
+  tolerations?: Toleration[];
+  topologySpreadConstraints?: TopologySpreadConstraint[];
+}
+
+export interface SchedulingPod {
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    labels?: Record<string, string>;
+    /** RFC 3339; orders pods of equal size oldest first, as Karpenter's queue does. */
+    creationTimestamp?: string;
+  };
+  spec: SchedulingPodSpec;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What pods may land on
+
+export interface InstanceTypeOffering {
+  /** Zone label value ("westus2-1"); "" in a region without availability zones. */
+  zone: string;
+  capacityType: CapacityType;
+  /** USD per hour; Infinity when unknown (sorted last, never chosen over a priced option). */
+  price: number;
+  /** False when recent launch failures or quota rule the offering out. */
+  available: boolean;
+}
+
+export interface InstanceType {
+  /** The VM size, also the node.kubernetes.io/instance-type label value. */
+  name: string;
+  /**
+   * Single-valued node labels a machine of this type carries (instance-type, arch, os, region,
+   * karpenter.azure.com/sku-*). Zone and capacity type come from the offerings instead.
+   */
+  labels: Record<string, string>;
+  capacity: ResourceList;
+  /** Capacity minus kube-reserved, system-reserved and eviction thresholds. */
+  allocatable: ResourceList;
+  offerings: InstanceTypeOffering[];
+}
+
+export interface SchedulingNodePool {
+  name: string;
+  /** Higher first; ties by name descending, as Karpenter orders NodePools. */
+  weight?: number;
+  /** The template's spec.requirements. */
+  requirements: NodeSelectorRequirement[];
+  /** The template's metadata.labels (become node labels; pods may select them). */
+  labels?: Record<string, string>;
+  taints?: Taint[];
+  /** Taints removed once the node is initialized: they do not repel pods (Karpenter ignores them). */
+  startupTaints?: Taint[];
+  /** spec.limits (cpu, memory, nodes, …); absent means unlimited. */
+  limits?: ResourceList;
+  /** What the NodePool already uses against its limits: the capacity of its nodes (status.resources). */
+  usage?: ResourceList;
+  /** The instance types this NodePool's NodeClass can launch (allocatable depends on the NodeClass). */
+  instanceTypes: InstanceType[];
+}
+
+/** A pod already bound (or nominated) to a node; counted for resources, host ports and topology. */
+export interface BoundPod {
+  namespace: string;
+  name?: string;
+  labels?: Record<string, string>;
+  /** Effective requests already computed by the caller, or the spec to compute them from. */
+  requests?: ResourceList;
+  spec?: SchedulingPodSpec;
+  /** "namespace/name" of the owning DaemonSet, if any: its overhead is then already counted. */
+  daemonSet?: string;
+}
+
+/**
+ * A Node, or a NodeClaim that has no Node yet (in flight), that pods can be placed on without launching.
+ * Karpenter takes an in-flight NodeClaim's labels, taints and allocatable from the NodeClaim itself.
+ */
+export interface ExistingNode {
+  /** Node name, or NodeClaim name for an in-flight NodeClaim. */
+  name: string;
+  kind: 'Node' | 'NodeClaim';
+  /** The NodePool that owns it (karpenter.sh/nodepool), if managed. */
+  nodePoolName?: string;
+  labels: Record<string, string>;
+  taints?: Taint[];
+  allocatable: ResourceList;
+  pods?: BoundPod[];
+  /** Uninitialized managed nodes: their startup taints are ignored, as Karpenter does. */
+  initialized?: boolean;
+  startupTaints?: Taint[];
+}
+
+export interface DaemonSet {
+  /** "namespace/name". */
+  name: string;
+  /** The pod template (labels and spec), as kube-scheduler will see the DaemonSet's pod on a node. */
+  template: { labels?: Record<string, string>; spec: SchedulingPodSpec };
+}
+
+export interface SchedulingInput {
+  pods: SchedulingPod[];
+  nodePools: SchedulingNodePool[];
+  existingNodes?: ExistingNode[];
+  daemonSets?: DaemonSet[];
+  options?: SchedulingOptions;
+}
+
+export interface SchedulingOptions {
+  /** Instance types written on a NodeClaim, cheapest first (Karpenter's MaxInstanceTypes = 600). */
+  maxInstanceTypes?: number;
+  /** Respect (default) relaxes preferences only when needed; Ignore drops them up front. */
+  preferencePolicy?: 'Respect' | 'Ignore';
+  /** Strict (default) fails a NodeClaim that cannot meet minValues; BestEffort lowers minValues. */
+  minValuesPolicy?: 'Strict' | 'BestEffort';
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Results
+
+export interface PodReference {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+export interface NewNodeClaim {
+  nodePoolName: string;
+  /**
+   * The NodeClaim's spec.requirements: the NodePool's, narrowed by the pods' (zone, capacity type, …),
+   * with node.kubernetes.io/instance-type In [every type that still fits, cheapest first, at most
+   * maxInstanceTypes] and karpenter.sh/capacity-type In [capacity types with an available offering].
+   */
+  requirements: NodeSelectorRequirement[];
+  /** The same instance types as the requirement, cheapest first. */
+  instanceTypeNames: string[];
+  /** Pods' effective requests plus the DaemonSet overhead (the smallest across the instance types). */
+  requests: ResourceList;
+  /** The NodePool template's labels plus labels the pods' requirements fixed to a single value. */
+  labels: Record<string, string>;
+  pods: PodReference[];
+  /** USD/h of the cheapest available compatible offering: what launch is expected to pay. */
+  cheapestPrice: number;
+}
+
+export interface ExistingPlacement {
+  pod: PodReference;
+  /** Node name, or NodeClaim name for an in-flight NodeClaim. */
+  nodeName: string;
+  kind: ExistingNode['kind'];
+}
+
+export interface UnschedulablePod {
+  pod: PodReference;
+  /** Why nothing fits, naming the NodePool and the requirement or resource: the FailedScheduling message. */
+  reason: string;
+}
+
+export interface SchedulingResult {
+  newNodeClaims: NewNodeClaim[];
+  existingPlacements: ExistingPlacement[];
+  unschedulable: UnschedulablePod[];
+}
