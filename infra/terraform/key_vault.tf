@@ -15,9 +15,9 @@ resource "azurerm_key_vault" "app" {
 }
 
 resource "azurerm_role_assignment" "deployer_secrets_officer" {
-  scope                = azurerm_key_vault.app.id
-  role_definition_name = "Key Vault Secrets Officer"
-  principal_id         = data.azurerm_client_config.current.object_id
+  scope              = azurerm_key_vault.app.id
+  role_definition_id = "${local.role_definition_prefix}${local.built_in_roles["Key Vault Secrets Officer"]}"
+  principal_id       = data.azurerm_client_config.current.object_id
 }
 
 resource "azurerm_key_vault_secret" "bootstrap_token" {

@@ -17,6 +17,9 @@ locals {
   storage_account_name = substr("${var.name_prefix}${local.suffix}", 0, 24)
   kube_api_server_url  = var.kube_api_server_url != "" ? var.kube_api_server_url : "https://${data.azurerm_kubernetes_cluster.target.fqdn}:443"
   role_name_suffix     = "${var.name_prefix}-${substr(local.suffix, 0, 6)}"
+  # Built-in role definition IDs from the one table both templates read (test/unit/infra-roles.test.ts).
+  built_in_roles         = jsondecode(file("${path.module}/../azure-roles.json")).roles
+  role_definition_prefix = "${data.azurerm_subscription.current.id}/providers/Microsoft.Authorization/roleDefinitions/"
 }
 
 resource "azurerm_resource_group" "app" {

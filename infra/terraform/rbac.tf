@@ -77,34 +77,34 @@ resource "azurerm_role_definition" "subnet_joiner" {
 }
 
 resource "azurerm_role_assignment" "function_storage" {
-  for_each             = local.function_storage_roles
-  scope                = azurerm_storage_account.app.id
-  role_definition_name = each.value
-  principal_id         = azurerm_user_assigned_identity.function.principal_id
-  principal_type       = "ServicePrincipal"
+  for_each           = local.function_storage_roles
+  scope              = azurerm_storage_account.app.id
+  role_definition_id = "${local.role_definition_prefix}${local.built_in_roles[each.value]}"
+  principal_id       = azurerm_user_assigned_identity.function.principal_id
+  principal_type     = "ServicePrincipal"
 }
 
 # The bridge only sends, and only to the events queue.
 resource "azurerm_role_assignment" "bridge_queue_sender" {
-  scope                = local.events_queue_id
-  role_definition_name = "Storage Queue Data Message Sender"
-  principal_id         = azurerm_user_assigned_identity.bridge.principal_id
-  principal_type       = "ServicePrincipal"
+  scope              = local.events_queue_id
+  role_definition_id = "${local.role_definition_prefix}${local.built_in_roles["Storage Queue Data Message Sender"]}"
+  principal_id       = azurerm_user_assigned_identity.bridge.principal_id
+  principal_type     = "ServicePrincipal"
 }
 
 resource "azurerm_role_assignment" "function_secrets" {
-  scope                = azurerm_key_vault.app.id
-  role_definition_name = "Key Vault Secrets User"
-  principal_id         = azurerm_user_assigned_identity.function.principal_id
-  principal_type       = "ServicePrincipal"
+  scope              = azurerm_key_vault.app.id
+  role_definition_id = "${local.role_definition_prefix}${local.built_in_roles["Key Vault Secrets User"]}"
+  principal_id       = azurerm_user_assigned_identity.function.principal_id
+  principal_type     = "ServicePrincipal"
 }
 
 # Application Insights has local auth disabled, so telemetry needs this role.
 resource "azurerm_role_assignment" "function_telemetry" {
-  scope                = azurerm_application_insights.app.id
-  role_definition_name = "Monitoring Metrics Publisher"
-  principal_id         = azurerm_user_assigned_identity.function.principal_id
-  principal_type       = "ServicePrincipal"
+  scope              = azurerm_application_insights.app.id
+  role_definition_id = "${local.role_definition_prefix}${local.built_in_roles["Monitoring Metrics Publisher"]}"
+  principal_id       = azurerm_user_assigned_identity.function.principal_id
+  principal_type     = "ServicePrincipal"
 }
 
 resource "azurerm_role_assignment" "function_vm_operator" {
@@ -131,9 +131,9 @@ resource "azurerm_role_assignment" "function_subnet_join" {
 # Azure RBAC for Kubernetes authorization: the functions write cluster-scoped objects (Nodes,
 # NodeClaims), so no namespaced built-in role fits. With KubernetesRBAC nothing is granted in Azure.
 resource "azurerm_role_assignment" "function_cluster_admin" {
-  count                = var.kubernetes_authorization == "AzureRBAC" ? 1 : 0
-  scope                = data.azurerm_kubernetes_cluster.target.id
-  role_definition_name = "Azure Kubernetes Service RBAC Cluster Admin"
-  principal_id         = azurerm_user_assigned_identity.function.principal_id
-  principal_type       = "ServicePrincipal"
+  count              = var.kubernetes_authorization == "AzureRBAC" ? 1 : 0
+  scope              = data.azurerm_kubernetes_cluster.target.id
+  role_definition_id = "${local.role_definition_prefix}${local.built_in_roles["Azure Kubernetes Service RBAC Cluster Admin"]}"
+  principal_id       = azurerm_user_assigned_identity.function.principal_id
+  principal_type     = "ServicePrincipal"
 }

@@ -18,14 +18,15 @@ param functionPrincipalId string
 @description('Principal ID of the event bridge identity.')
 param bridgePrincipalId string
 
-// Built-in role definition IDs (the same in every tenant).
+// Built-in role definition IDs from the one table both templates read (infra/azure-roles.json).
+var builtInRoles = loadJsonContent('../../../azure-roles.json', '$.roles')
 var roles = {
-  storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f4d7aec4b8b'
-  storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
-  storageQueueDataMessageSender: 'c6a89b2d-59bc-44d0-9896-0f6e12d7b80a'
-  storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
-  keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
-  monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
+  storageBlobDataOwner: builtInRoles['Storage Blob Data Owner']
+  storageQueueDataContributor: builtInRoles['Storage Queue Data Contributor']
+  storageQueueDataMessageSender: builtInRoles['Storage Queue Data Message Sender']
+  storageTableDataContributor: builtInRoles['Storage Table Data Contributor']
+  keyVaultSecretsUser: builtInRoles['Key Vault Secrets User']
+  monitoringMetricsPublisher: builtInRoles['Monitoring Metrics Publisher']
 }
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {

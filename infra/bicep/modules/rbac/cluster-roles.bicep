@@ -7,7 +7,8 @@ param functionPrincipalId string
 @description('Name of the AKS cluster resource (in this resource group).')
 param aksClusterName string
 
-var aksRbacClusterAdmin = 'b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b'
+// From the one table both templates read (infra/azure-roles.json).
+var aksRbacClusterAdmin = loadJsonContent('../../../azure-roles.json', '$.roles')['Azure Kubernetes Service RBAC Cluster Admin']
 
 resource cluster 'Microsoft.ContainerService/managedClusters@2024-09-01' existing = {
   name: aksClusterName
