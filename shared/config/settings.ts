@@ -191,9 +191,15 @@ export function loadSettings(env: Env = process.env): Settings {
   return settings;
 }
 
+/** A connection string whose account key is empty authenticates nothing (`AccountKey=;`). */
+const keylessConnectionString = /(^|;)\s*AccountKey\s*=\s*(;|$)/i;
+
 function storageSettings(reader: EnvReader, problems: string[]): Settings['storage'] {
-  const connectionString = reader.optional('AzureWebJobsStorage');
   const accountName = reader.optional('AzureWebJobsStorage__accountName');
+  // Some deployment tools write a keyless AzureWebJobsStorage beside the identity-based settings; the
+  // identity is then the only working credential, so that string must not win.
+  const written = reader.optional('AzureWebJobsStorage');
+  const connectionString = written && accountName && keylessConnectionString.test(written) ? undefined : written;
   if (!connectionString && !accountName) {
     problems.push(
       'AzureWebJobsStorage (a connection string) or AzureWebJobsStorage__accountName (identity-based) must be set',

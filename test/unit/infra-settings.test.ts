@@ -220,6 +220,16 @@ describe('infrastructure app settings', () => {
     }
   });
 
+  it('a keyless AzureWebJobsStorage (written by azurerm for identity-based apps) does not win over the identity', () => {
+    const example = JSON.parse(read('local.settings.example.json')) as { Values: Record<string, string> };
+    const keyless =
+      'DefaultEndpointsProtocol=https;AccountName=app;AccountKey=;EndpointSuffix=core.windows.net';
+    const env = { ...example.Values, AzureWebJobsStorage__accountName: 'app', AzureWebJobsStorage: keyless };
+    expect(loadSettings(env).storage).toEqual({ accountName: 'app' });
+    const withKey = keyless.replace('AccountKey=;', 'AccountKey=abc;');
+    expect(loadSettings({ ...env, AzureWebJobsStorage: withKey }).storage.connectionString).toBe(withKey);
+  });
+
   it('both set every %NAME% binding expression of host.json and the functions', () => {
     const expressions = [...bindingExpressions()];
     expect(expressions).toContain('DURABLE_TASK_HUB');
