@@ -9,10 +9,9 @@ resource "azurerm_user_assigned_identity" "bridge" {
 }
 
 resource "azurerm_federated_identity_credential" "bridge" {
-  name                = "event-bridge"
-  resource_group_name = azurerm_resource_group.app.name
-  parent_id           = azurerm_user_assigned_identity.bridge.id
-  issuer              = data.azurerm_kubernetes_cluster.target.oidc_issuer_url
-  subject             = "system:serviceaccount:${var.bridge_service_account_namespace}:${var.bridge_service_account_name}"
-  audience            = ["api://AzureADTokenExchange"]
+  name                      = "event-bridge"
+  user_assigned_identity_id = azurerm_user_assigned_identity.bridge.id
+  issuer                    = data.azurerm_kubernetes_cluster.target.oidc_issuer_url
+  subject                   = "system:serviceaccount:${var.bridge_service_account_namespace}:${var.bridge_service_account_name}"
+  audience                  = ["api://AzureADTokenExchange"]
 }

@@ -63,8 +63,6 @@ resource "azurerm_function_app_flex_consumption" "app" {
     type         = "UserAssigned"
     identity_ids = [azurerm_user_assigned_identity.function.id]
   }
-  # Key Vault references resolve with this identity, not a system-assigned one.
-  key_vault_reference_identity_id = azurerm_user_assigned_identity.function.id
 
   storage_container_type            = "blobContainer"
   storage_container_endpoint        = "${azurerm_storage_account.app.primary_blob_endpoint}${azurerm_storage_container.deployment.name}"
@@ -87,6 +85,11 @@ resource "azurerm_function_app_flex_consumption" "app" {
   app_settings = local.app_settings
   tags         = local.tags
 
+  # The settings are owned by azapi_resource_action.app_settings below (see there why).
+  lifecycle {
+    ignore_changes = [app_settings]
+  }
+
   # Roles first, so the first instance can read its storage, secret and cluster.
   depends_on = [
     azurerm_role_assignment.function_storage,
@@ -96,4 +99,43 @@ resource "azurerm_function_app_flex_consumption" "app" {
     azurerm_role_assignment.function_compute_catalog_reader,
     azurerm_role_assignment.function_subnet_join,
   ]
+}
+
+# Two gaps of the pinned azurerm version, closed through the ARM API directly:
+#
+# 1. Whatever storage_authentication_type says, the provider writes an AzureWebJobsStorage connection
+#    string with an empty account key (hashicorp/terraform-provider-azurerm#29693). The host prefers that
+#    setting over the identity-based AzureWebJobsStorage__* ones and fails to reach its storage. A PUT of
+#    the appsettings resource replaces the whole set, so it removes that key; it runs again whenever the
+#    Function App resource changes (replace_triggered_by), because every provider update writes it back.
+resource "azapi_resource_action" "app_settings" {
+  type        = "Microsoft.Web/sites/config@2024-04-01"
+  resource_id = "${azurerm_function_app_flex_consumption.app.id}/config/appsettings"
+  method      = "PUT"
+  body = {
+    properties = merge(local.app_settings, {
+      APPLICATIONINSIGHTS_CONNECTION_STRING = azurerm_application_insights.app.connection_string
+    })
+  }
+
+  lifecycle {
+    replace_triggered_by = [azurerm_function_app_flex_consumption.app]
+  }
+}
+
+# 2. The resource has no argument for the identity that resolves Key Vault references
+#    (key_vault_reference_identity_id exists only on the other function app resources), so
+#    BOOTSTRAP_TOKEN would be resolved with a system-assigned identity the app does not have.
+resource "azapi_update_resource" "key_vault_reference_identity" {
+  type        = "Microsoft.Web/sites@2024-04-01"
+  resource_id = azurerm_function_app_flex_consumption.app.id
+  body = {
+    properties = {
+      keyVaultReferenceIdentity = azurerm_user_assigned_identity.function.id
+    }
+  }
+
+  lifecycle {
+    replace_triggered_by = [azurerm_function_app_flex_consumption.app]
+  }
 }

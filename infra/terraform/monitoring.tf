@@ -12,13 +12,13 @@ resource "azurerm_log_analytics_workspace" "app" {
 }
 
 resource "azurerm_application_insights" "app" {
-  name                          = "${var.name_prefix}-appi"
-  resource_group_name           = azurerm_resource_group.app.name
-  location                      = azurerm_resource_group.app.location
-  workspace_id                  = azurerm_log_analytics_workspace.app.id
-  application_type              = "web"
-  local_authentication_disabled = true
-  tags                          = local.tags
+  name                         = "${var.name_prefix}-appi"
+  resource_group_name          = azurerm_resource_group.app.name
+  location                     = azurerm_resource_group.app.location
+  workspace_id                 = azurerm_log_analytics_workspace.app.id
+  application_type             = "web"
+  local_authentication_enabled = false
+  tags                         = local.tags
 }
 
 resource "azurerm_application_insights_workbook" "launch_funnel" {
