@@ -57,7 +57,7 @@ param bootstrapCaCert string = ''
 @secure()
 param bootstrapToken string
 
-@description('AzureRBAC: the app identity gets "Azure Kubernetes Service RBAC Cluster Admin". KubernetesRBAC: bind it yourself with the ClusterRole in infra/README.md (narrower).')
+@description('AzureRBAC: the app identity gets "Azure Kubernetes Service RBAC Cluster Admin". KubernetesRBAC: bind it with the roles in infra/k8s/functions (narrower; azd up applies them).')
 @allowed(['AzureRBAC', 'KubernetesRBAC'])
 param kubernetesAuthorization string = 'KubernetesRBAC'
 

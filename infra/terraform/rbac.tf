@@ -2,7 +2,7 @@
 #   Function App identity: storage data (host, Durable Functions, queue, table), the bootstrap-token
 #     secret, telemetry publishing, VMs + their NICs and disks in the node resource group, the Resource
 #     SKU catalog and async-operation status (subscription-wide reads), joining the node subnet, and the
-#     Kubernetes API (Azure RBAC role, or a Kubernetes ClusterRoleBinding: see infra/README.md).
+#     Kubernetes API (Azure RBAC role, or a the Kubernetes roles in infra/k8s/functions).
 #   Bridge identity: send messages to the events queue, nothing else.
 # Custom roles hold exactly the actions the app's Azure calls need, instead of Virtual Machine
 # Contributor (which can also run commands on, and reset passwords of, every VM in the group).

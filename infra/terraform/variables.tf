@@ -101,7 +101,7 @@ variable "bootstrap_token_version" {
 }
 
 variable "kubernetes_authorization" {
-  description = "AzureRBAC: the app identity gets \"Azure Kubernetes Service RBAC Cluster Admin\". KubernetesRBAC: bind it yourself with the ClusterRole in infra/README.md (narrower)."
+  description = "AzureRBAC: the app identity gets \"Azure Kubernetes Service RBAC Cluster Admin\". KubernetesRBAC: bind it with the roles in infra/k8s/functions (narrower; azd up applies them)."
   type        = string
   default     = "KubernetesRBAC"
   validation {

@@ -1,0 +1,174 @@
+// The functions' Kubernetes RBAC (infra/k8s/functions/) grants exactly what the code does. The verbs
+// are derived from the code's API calls: direct @kubernetes/client-node calls (readNode, listNode,
+// deleteNamespacedPod, createNamespacedPodEviction, replaceNamespacedLease, …, decoded from the method
+// name) and the custom-object adapter's methods on nodeClaims / nodePools / nodeClasses. A new call the
+// roles lack fails here instead of with a 403 in the cluster (as a drain past terminationGracePeriod
+// once would have, for want of `delete` on pods); a verb nothing uses fails too.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SWEEP_LEASE } from '../../shared/lifecycle/sweep.js';
+
+const root = join(import.meta.dirname, '..', '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => relative(root, join(root, dir, f)));
+}
+/** Code that runs in the Function App (the bridge has its own read-only role in k8s/bridge). */
+const appFiles = [...sourceFiles('shared'), ...sourceFiles('functions')];
+const code = (file: string): string =>
+  readFileSync(join(root, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '');
+
+/** "group|resource|verb" (namespace-qualified for namespaced Roles: "group|resource|verb@namespace/name"). */
+type Permission = string;
+
+const verbOf: Record<string, string> = {
+  read: 'get',
+  list: 'list',
+  create: 'create',
+  replace: 'update',
+  patch: 'patch',
+  delete: 'delete',
+  watch: 'watch',
+};
+/** Kinds of the core and coordination APIs, as they appear in client-node method names. */
+const kinds: Record<string, { group: string; resource: string }> = {
+  Node: { group: '', resource: 'nodes' },
+  Pod: { group: '', resource: 'pods' },
+  PodEviction: { group: '', resource: 'pods/eviction' },
+  Event: { group: '', resource: 'events' },
+  Lease: { group: 'coordination.k8s.io', resource: 'leases' },
+};
+/** The custom-object adapter (shared/kube/custom-objects.ts): its methods and the verb each sends. */
+const adapterVerbs: Record<string, { verb: string; subresource?: string }> = {
+  get: { verb: 'get' },
+  list: { verb: 'list' },
+  create: { verb: 'create' },
+  mergePatch: { verb: 'patch' },
+  jsonPatch: { verb: 'patch' },
+  mergePatchStatus: { verb: 'patch', subresource: 'status' },
+  delete: { verb: 'delete' },
+};
+const adapterMembers: Record<string, { group: string; resource: string }> = {
+  nodeClaims: { group: 'karpenter.sh', resource: 'nodeclaims' },
+  nodePools: { group: 'karpenter.sh', resource: 'nodepools' },
+  nodeClasses: { group: 'karpenter.azure.com', resource: 'aksnodeclasses' },
+};
+
+interface Use {
+  permission: Permission;
+  where: string;
+}
+
+function usesInCode(): Use[] {
+  const uses: Use[] = [];
+  for (const file of appFiles) {
+    const text = code(file);
+    for (const m of text.matchAll(
+      /\b(?:core|api)\.(read|list|create|replace|patch|delete|watch)(Namespaced)?(\w+?)(ForAllNamespaces)?\(/g,
+    )) {
+      const kind = kinds[m[3] as string];
+      if (!kind) throw new Error(`${file}: no RBAC mapping for ${m[0]} (add the kind to this test)`);
+      uses.push({
+        permission: `${kind.group}|${kind.resource}|${verbOf[m[1] as string]}`,
+        where: `${file}: ${m[0]}`,
+      });
+    }
+    for (const m of text.matchAll(/\b(nodeClaims|nodePools|nodeClasses)\.(\w+)\(/g)) {
+      const member = adapterMembers[m[1] as string];
+      const method = adapterVerbs[m[2] as string];
+      if (!member || !method) continue; // array methods on lists of the same name (map, filter, …)
+      const resource = method.subresource ? `${member.resource}/${method.subresource}` : member.resource;
+      uses.push({ permission: `${member.group}|${resource}|${method.verb}`, where: `${file}: ${m[0]}` });
+    }
+  }
+  return uses;
+}
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+}
+interface RbacObject {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: Rule[];
+  roleRef?: { kind: string; name: string };
+  subjects?: Array<{ kind: string; name: string }>;
+}
+
+const manifests = ['clusterrole.yaml', 'lease-role.yaml', 'bindings.yaml'].flatMap((file) =>
+  parseAllDocuments(readFileSync(join(root, 'infra', 'k8s', 'functions', file), 'utf8')).map(
+    (d) => d.toJS() as RbacObject,
+  ),
+);
+const clusterRole = manifests.find((o) => o.kind === 'ClusterRole') as RbacObject;
+const leaseRole = manifests.find((o) => o.kind === 'Role') as RbacObject;
+
+function granted(rules: readonly Rule[]): Set<Permission> {
+  const permissions = new Set<Permission>();
+  for (const rule of rules)
+    for (const group of rule.apiGroups)
+      for (const resource of rule.resources)
+        for (const verb of rule.verbs) permissions.add(`${group}|${resource}|${verb}`);
+  return permissions;
+}
+
+describe("the functions' Kubernetes RBAC", () => {
+  const uses = usesInCode();
+  const used = new Set(uses.map((u) => u.permission));
+  const leaseUses = [...used].filter((p) => p.startsWith('coordination.k8s.io|'));
+  const clusterUses = [...used].filter((p) => !p.startsWith('coordination.k8s.io|'));
+
+  it('finds the calls it reasons about (the derivation is not empty)', () => {
+    expect(used).toContain('|pods|delete');
+    expect(used).toContain('|pods/eviction|create');
+    expect(used).toContain('karpenter.sh|nodeclaims/status|patch');
+    expect(used).toContain('coordination.k8s.io|leases|update');
+  });
+
+  it('the ClusterRole grants every cluster call the code makes', () => {
+    const rules = granted(clusterRole.rules ?? []);
+    const missing = uses.filter((u) => clusterUses.includes(u.permission) && !rules.has(u.permission));
+    expect(missing.map((u) => `${u.permission} (${u.where})`)).toEqual([]);
+  });
+
+  it('the ClusterRole grants nothing the code does not use, and no wildcard', () => {
+    const extra = [...granted(clusterRole.rules ?? [])].filter((p) => !used.has(p));
+    expect(extra).toEqual([]);
+    expect(JSON.stringify(clusterRole.rules)).not.toContain('*');
+  });
+
+  it('the sweep Lease is reachable only by its name, except create (which RBAC cannot limit by name)', () => {
+    expect(leaseRole.metadata.namespace).toBe(DEFAULT_SWEEP_LEASE.namespace);
+    const rules = leaseRole.rules ?? [];
+    for (const rule of rules) {
+      expect(rule.apiGroups).toEqual(['coordination.k8s.io']);
+      expect(rule.resources).toEqual(['leases']);
+      if (rule.resourceNames) expect(rule.resourceNames).toEqual([DEFAULT_SWEEP_LEASE.name]);
+      else expect(rule.verbs).toEqual(['create']);
+    }
+    expect([...granted(rules)].sort()).toEqual([...leaseUses].sort());
+  });
+
+  it('binds both roles to the Function App identity placeholder the deploy hook fills in', () => {
+    const bindings = manifests.filter((o) => o.kind.endsWith('Binding'));
+    expect(bindings.map((b) => b.roleRef?.name).sort()).toEqual(
+      [clusterRole.metadata.name, leaseRole.metadata.name].sort(),
+    );
+    for (const binding of bindings)
+      expect(binding.subjects).toEqual([
+        expect.objectContaining({ kind: 'User', name: 'FUNCTION_PRINCIPAL_ID' }),
+      ]);
+    expect(bindings.find((b) => b.kind === 'RoleBinding')?.metadata.namespace).toBe(
+      DEFAULT_SWEEP_LEASE.namespace,
+    );
+  });
+});
