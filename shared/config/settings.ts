@@ -199,7 +199,8 @@ function storageSettings(reader: EnvReader, problems: string[]): Settings['stora
   // Some deployment tools write a keyless AzureWebJobsStorage beside the identity-based settings; the
   // identity is then the only working credential, so that string must not win.
   const written = reader.optional('AzureWebJobsStorage');
-  const connectionString = written && accountName && keylessConnectionString.test(written) ? undefined : written;
+  const connectionString =
+    written && accountName && keylessConnectionString.test(written) ? undefined : written;
   if (!connectionString && !accountName) {
     problems.push(
       'AzureWebJobsStorage (a connection string) or AzureWebJobsStorage__accountName (identity-based) must be set',
