@@ -4,7 +4,7 @@
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import type { ParsedBootstrap } from '../../shared/decisions/bootstrap.js';
 import type { EmulatedVm } from '../arm-emulator/index.js';
-import { defaultMaxPods, nodeResources, type VmHardware } from './node-resources.js';
+import { kubeletReservations, nodeResources, type VmHardware } from './node-resources.js';
 
 export interface RegistrationInput {
   nodeName: string;
@@ -21,11 +21,6 @@ export interface RegistrationInput {
 export const nodeLeaseNamespace = 'kube-node-lease';
 /** kubelet's default --node-lease-duration-seconds. */
 export const leaseDurationSeconds = 40;
-
-export function maxPodsOf(bootstrap: ParsedBootstrap): number {
-  const flag = Number(bootstrap.kubeletFlags['max-pods']);
-  return Number.isInteger(flag) && flag > 0 ? flag : defaultMaxPods;
-}
 
 /**
  * Labels in the order they are applied: kubelet's own, then what the cloud node controller adds for an
@@ -66,8 +61,7 @@ const pressureConditions: Array<Pick<V1NodeCondition, 'type' | 'reason' | 'messa
  */
 export function registrationNode(input: RegistrationInput): V1Node {
   const { nodeName, providerId, vm, bootstrap, hardware, now } = input;
-  const maxPods = maxPodsOf(bootstrap);
-  const resources = nodeResources(hardware, maxPods);
+  const resources = nodeResources(hardware, kubeletReservations(bootstrap.kubeletFlags));
   return {
     apiVersion: 'v1',
     kind: 'Node',

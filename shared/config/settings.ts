@@ -1,5 +1,6 @@
 // The one typed, validated view of the app's configuration. An invalid or missing setting stops startup
 // with a message that names the setting and says what it should look like.
+import type { ClusterNodeSettings, NetworkPlugin } from '../decisions/node-reservations.js';
 
 export interface Settings {
   clusterName: string;
@@ -51,6 +52,11 @@ export interface Settings {
   };
   /** Drift replacement, drain and garbage collection; optional so hand-built settings need not list it. */
   disruption?: DisruptionSettings;
+  /**
+   * The cluster's Kubernetes version and network plugin, which decide nodes' reservations and pod limit;
+   * optional so hand-built settings need not list it (AKS's defaults apply).
+   */
+  cluster?: ClusterNodeSettings;
 }
 
 export interface DisruptionSettings {
@@ -182,6 +188,7 @@ export function loadSettings(env: Env = process.env): Settings {
     },
   };
 
+  settings.cluster = clusterNodeSettings(reader, problems);
   if (settings.launch.maxPollIntervalSeconds < settings.launch.pollIntervalSeconds) {
     problems.push('LAUNCH_MAX_POLL_INTERVAL_SECONDS must be at least LAUNCH_POLL_INTERVAL_SECONDS');
   }
@@ -209,6 +216,33 @@ function storageSettings(reader: EnvReader, problems: string[]): Settings['stora
   return {
     ...(connectionString ? { connectionString } : {}),
     ...(accountName ? { accountName } : {}),
+  };
+}
+
+const NETWORK_PLUGINS: readonly NetworkPlugin[] = ['azure', 'kubenet', 'none'];
+
+// AKS's networkProfile names: NETWORK_PLUGIN azure|kubenet|none, NETWORK_PLUGIN_MODE overlay or empty.
+function clusterNodeSettings(reader: EnvReader, problems: string[]): ClusterNodeSettings {
+  const kubernetesVersion = reader.optional('KUBERNETES_VERSION');
+  if (kubernetesVersion !== undefined && !/^v?\d+\.\d+(\.\d+)?$/.test(kubernetesVersion)) {
+    problems.push(
+      `KUBERNETES_VERSION is ${JSON.stringify(kubernetesVersion)}: expected a version such as 1.33.2`,
+    );
+  }
+  const plugin = reader.optional('NETWORK_PLUGIN');
+  if (plugin !== undefined && !NETWORK_PLUGINS.includes(plugin as NetworkPlugin)) {
+    problems.push(
+      `NETWORK_PLUGIN is ${JSON.stringify(plugin)}: expected one of ${NETWORK_PLUGINS.join(', ')}`,
+    );
+  }
+  const mode = reader.optional('NETWORK_PLUGIN_MODE');
+  if (mode !== undefined && mode !== 'overlay') {
+    problems.push(`NETWORK_PLUGIN_MODE is ${JSON.stringify(mode)}: expected overlay or nothing`);
+  }
+  return {
+    ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}),
+    ...(plugin !== undefined ? { networkPlugin: plugin as NetworkPlugin } : {}),
+    ...(mode === 'overlay' ? { networkPluginMode: 'overlay' as const } : {}),
   };
 }
 

@@ -7,6 +7,7 @@
 // flags are written as plain text (not base64) so the decoded custom data literally contains
 // `--register-with-taints=karpenter.sh/unregistered:NoExecute,...` for anyone inspecting a VM.
 import type { KubeletConfiguration } from '../models/aks-node-class.js';
+import type { KubeletReservationFlags } from './node-reservations.js';
 import type { NodeClaimSpec } from '../models/karpenter.js';
 import type { Taint, TaintEffect } from '../models/kube.js';
 import { WellKnown } from '../models/karpenter.js';
@@ -37,7 +38,11 @@ export interface BootstrapInput {
   /** Labels for --node-labels; pass them through kubeletLabels first. */
   nodeLabels: Readonly<Record<string, string>>;
   kubeletConfig?: KubeletConfiguration;
-  maxPods?: number;
+  /**
+   * --kube-reserved, --eviction-hard and --max-pods from kubeletReservationFlags, so the node enforces
+   * the allocatable launch planned with.
+   */
+  reservations?: KubeletReservationFlags;
 }
 
 export interface ParsedBootstrap {
@@ -215,7 +220,6 @@ export function kubeletConfigFlags(config: KubeletConfiguration | undefined): [s
 }
 
 function kubeletFlagList(input: BootstrapInput): [string, string][] {
-  const maxPods = input.kubeletConfig?.maxPods ?? input.maxPods;
   const flags: [string, string][] = [
     ['bootstrap-kubeconfig', BOOTSTRAP_PATHS.bootstrapKubeconfig],
     ['kubeconfig', BOOTSTRAP_PATHS.kubeconfig],
@@ -223,7 +227,7 @@ function kubeletFlagList(input: BootstrapInput): [string, string][] {
     ['cloud-provider', 'external'],
     ['node-labels', formatLabels(input.nodeLabels)],
     ['register-with-taints', input.registerWithTaints.map(formatTaint).join(',')],
-    ...(maxPods !== undefined ? ([['max-pods', String(maxPods)]] as [string, string][]) : []),
+    ...(input.reservations ? Object.entries(input.reservations) : []),
     ...kubeletConfigFlags(input.kubeletConfig),
   ];
   for (const [name, value] of flags) assertFlagSafe(name, value);

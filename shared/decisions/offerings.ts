@@ -3,6 +3,12 @@
 import type { NodeSelectorRequirement, ResourceList } from '../models/kube.js';
 import { WellKnown, type CapacityType } from '../models/karpenter.js';
 import { formatMebibytes, formatMilliCpu, parseMilliQuantity, parseWholeQuantity } from './quantity.js';
+import {
+  EVICTION_HARD_NODEFS_FRACTION,
+  nodeReservations,
+  vmVisibleMemoryKiB,
+  type ClusterNodeSettings,
+} from './node-reservations.js';
 import { describeRequirement, requirementAllows } from './requirements.js';
 
 export type Architecture = 'amd64' | 'arm64';
@@ -264,64 +270,44 @@ export function unavailabilityKeysOf(offering: Offering): string[] {
   return ALL_SCOPES.map((scope) => unavailabilityKey(scope, offering));
 }
 
-export const DEFAULT_MAX_PODS = 110;
 export const DEFAULT_OS_DISK_SIZE_GB = 128;
-/** kubelet's default hard eviction threshold memory.available<100Mi. */
-export const EVICTION_HARD_MEMORY_MIB = 100;
-/** kubelet's default hard eviction threshold nodefs.available<10%. */
-export const EVICTION_HARD_NODEFS_FRACTION = 0.1;
 
-/**
- * CPU kept back for the system (kube-reserved), the regressive table AKS uses: 60m for the first core,
- * 40m for the second, 20m each for cores 3-4, 10m for every core after that (2 cores → 100m, 8 → 180m).
- */
-export function kubeReservedMilliCpu(cores: number): number {
-  let reserved = 0;
-  for (let core = 1; core <= cores; core++) {
-    reserved += core === 1 ? 60 : core === 2 ? 40 : core <= 4 ? 20 : 10;
-  }
-  return reserved;
-}
-
-/**
- * Memory kept back for the system (kube-reserved), AKS's formula since Kubernetes 1.29:
- * 20 MiB per pod the node may run plus 50 MiB, but never more than 25% of the machine.
- */
-export function kubeReservedMemoryMiB(memoryMiB: number, maxPods: number): number {
-  return Math.min(20 * maxPods + 50, Math.floor(memoryMiB * 0.25));
-}
-
-export interface CapacityOptions {
+/** What capacity depends on besides the size: the AKSNodeClass's pod limit and disk, the cluster's settings. */
+export interface CapacityOptions extends ClusterNodeSettings {
+  /** The AKSNodeClass's maxPods; the network plugin's default when unset. */
   maxPods?: number;
   osDiskSizeGB?: number;
 }
 
 /**
- * Capacity and allocatable for the NodeClaim status, matching what kubelet will report closely enough
- * for scheduling decisions: allocatable = capacity − kube-reserved − hard eviction threshold.
+ * Capacity and allocatable as kubelet on this node will report them: capacity memory is what the guest
+ * sees (the size's memory less the VM overhead); allocatable subtracts AKS's kube-reserved and the hard
+ * eviction threshold (nodeReservations), the same figures the bootstrap passes to kubelet.
  */
 export function capacityFor(
   offering: Pick<Offering, 'cpu' | 'memoryMiB'>,
   options: CapacityOptions = {},
 ): { capacity: ResourceList; allocatable: ResourceList } {
-  const maxPods = options.maxPods ?? DEFAULT_MAX_PODS;
+  const reservations = nodeReservations(offering, options);
   const diskGiB = options.osDiskSizeGB ?? DEFAULT_OS_DISK_SIZE_GB;
-  const allocatableMilliCpu = Math.max(0, offering.cpu * 1000 - kubeReservedMilliCpu(offering.cpu));
-  const allocatableMemoryMiB = Math.max(
+  const memoryKiB = vmVisibleMemoryKiB(offering.memoryMiB);
+  const allocatableMilliCpu = Math.max(0, offering.cpu * 1000 - reservations.kubeReservedMilliCpu);
+  const allocatableMemoryKiB = Math.max(
     0,
-    offering.memoryMiB - kubeReservedMemoryMiB(offering.memoryMiB, maxPods) - EVICTION_HARD_MEMORY_MIB,
+    memoryKiB - (reservations.kubeReservedMemoryMiB + reservations.evictionHardMemoryMiB) * 1024,
   );
+  const pods = String(reservations.maxPods);
   return {
     capacity: {
       cpu: String(offering.cpu),
-      memory: formatMebibytes(offering.memoryMiB),
-      pods: String(maxPods),
+      memory: `${memoryKiB}Ki`,
+      pods,
       'ephemeral-storage': `${diskGiB}Gi`,
     },
     allocatable: {
       cpu: formatMilliCpu(allocatableMilliCpu),
-      memory: formatMebibytes(allocatableMemoryMiB),
-      pods: String(maxPods),
+      memory: `${allocatableMemoryKiB}Ki`,
+      pods,
       'ephemeral-storage': formatMebibytes(Math.floor(diskGiB * 1024 * (1 - EVICTION_HARD_NODEFS_FRACTION))),
     },
   };
@@ -352,15 +338,13 @@ function ordinal(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-export interface SelectOfferingInput {
+export interface SelectOfferingInput extends CapacityOptions {
   requirements: readonly NodeSelectorRequirement[];
   /** The NodeClaim's spec.resources.requests (cpu, memory, pods, ephemeral-storage, …). */
   requests?: ResourceList;
   offerings: readonly Offering[];
   /** Keys from offeringKey / unavailabilityKey that are currently ruled out. */
   unavailable?: ReadonlySet<string>;
-  maxPods?: number;
-  osDiskSizeGB?: number;
 }
 
 export type OfferingSelection = { offering: Offering } | { offering: undefined; reason: string };
@@ -401,7 +385,7 @@ function fits(offering: Offering, requests: ParsedRequests, options: CapacityOpt
   const ephemeralBytes = parseWholeQuantity(allocatable['ephemeral-storage'] ?? '0');
   if (requests.milliCpu > milliCpu) return `cpu ${requests.milliCpu}m > allocatable ${milliCpu}m`;
   if (requests.memoryBytes > memoryBytes) {
-    return `memory ${Math.ceil(requests.memoryBytes / MIB)}Mi > allocatable ${memoryBytes / MIB}Mi`;
+    return `memory ${Math.ceil(requests.memoryBytes / MIB)}Mi > allocatable ${Math.floor(memoryBytes / MIB)}Mi`;
   }
   if (requests.pods > pods) return `pods ${requests.pods} > allocatable ${pods}`;
   if (requests.ephemeralBytes > ephemeralBytes) {
@@ -434,10 +418,13 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
   if (typeof requests === 'string')
     return { offering: undefined, reason: `invalid resource requests: ${requests}` };
   const unavailable = input.unavailable ?? new Set<string>();
-  const options: CapacityOptions = {
-    ...(input.maxPods !== undefined ? { maxPods: input.maxPods } : {}),
-    ...(input.osDiskSizeGB !== undefined ? { osDiskSizeGB: input.osDiskSizeGB } : {}),
-  };
+  const {
+    requirements: _requirements,
+    requests: _requests,
+    offerings: _offerings,
+    unavailable: _unavailable,
+    ...options
+  } = input;
 
   let excludedByRequirements = 0;
   let firstRequirementReason: string | undefined;

@@ -4,6 +4,7 @@
 // currentUtcDateTime, jitter from the instance ID, and every I/O happens in activities.
 import type * as df from 'durable-functions';
 import type { ArmErrorInfo } from '../azure/virtual-machines.js';
+import type { NetworkPlugin, NetworkPluginMode } from '../decisions/node-reservations.js';
 import type { Offering } from '../decisions/offerings.js';
 
 export const LaunchMonitorNames = {
@@ -26,6 +27,10 @@ export interface LaunchMonitorInput {
   offering: Offering;
   maxPods?: number;
   osDiskSizeGB?: number;
+  /** The cluster version and network plugin the node's reservations were computed for. */
+  kubernetesVersion?: string;
+  networkPlugin?: NetworkPlugin;
+  networkPluginMode?: NetworkPluginMode;
   /** Serialized SDK poller; absent when the VM already existed, and the monitor then polls with GET. */
   pollerState?: string;
   startedAt: string;

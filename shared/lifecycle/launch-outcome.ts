@@ -3,7 +3,12 @@
 // NodeClaim is deleted, so the reason is visible on the object, in its events, in logs and in metrics.
 import type { VirtualMachine } from '@azure/arm-compute';
 import { isTransient } from '../azure/virtual-machines.js';
-import { capacityFor, unavailabilityKey, type Offering } from '../decisions/offerings.js';
+import {
+  capacityFor,
+  unavailabilityKey,
+  type CapacityOptions,
+  type Offering,
+} from '../decisions/offerings.js';
 import { classifyLaunchError, launchTimeoutFailure, type LaunchFailure } from '../decisions/launch-errors.js';
 import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
 import { ConditionTypes } from '../models/karpenter.js';
@@ -67,10 +72,7 @@ export async function recordLaunchSuccess(
     });
     return;
   }
-  const { capacity, allocatable } = capacityFor(input.offering, {
-    ...(input.maxPods !== undefined ? { maxPods: input.maxPods } : {}),
-    ...(input.osDiskSizeGB !== undefined ? { osDiskSizeGB: input.osDiskSizeGB } : {}),
-  });
+  const { capacity, allocatable } = capacityFor(input.offering, capacityOptionsOf(input));
   const imageID = vm ? imageIdOf(vm) : undefined;
   await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
     ...current.status,
@@ -163,6 +165,18 @@ export async function recordLaunchFailure(
     vm: vmState,
   });
   if (current) await deleteNodeClaim(deps, current, context);
+}
+
+/** The capacity options launch resolved and handed to the monitor (see capacityOptions). */
+function capacityOptionsOf(input: LaunchMonitorInput): CapacityOptions {
+  const { maxPods, osDiskSizeGB, kubernetesVersion, networkPlugin, networkPluginMode } = input;
+  return {
+    ...(maxPods !== undefined ? { maxPods } : {}),
+    ...(osDiskSizeGB !== undefined ? { osDiskSizeGB } : {}),
+    ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}),
+    ...(networkPlugin !== undefined ? { networkPlugin } : {}),
+    ...(networkPluginMode !== undefined ? { networkPluginMode } : {}),
+  };
 }
 
 /** The image the VM runs: the gallery image ID, or publisher:offer:sku:version for marketplace images. */

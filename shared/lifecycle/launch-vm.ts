@@ -9,7 +9,8 @@ import {
   registrationTaints,
   renderBootstrap,
 } from '../decisions/bootstrap.js';
-import { offeringLabels, type Offering } from '../decisions/offerings.js';
+import { kubeletReservationFlags, maxPodsFor, nodeReservations } from '../decisions/node-reservations.js';
+import { offeringLabels, type CapacityOptions, type Offering } from '../decisions/offerings.js';
 import { buildVirtualMachine, vmNameFor } from '../decisions/vm-spec.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
 import { WellKnown } from '../models/karpenter.js';
@@ -47,7 +48,7 @@ export function vmBody(
     registerWithTaints: registrationTaints(nodeClaim),
     nodeLabels,
     ...(nodeClass.spec.kubelet ? { kubeletConfig: nodeClass.spec.kubelet } : {}),
-    ...(nodeClass.spec.maxPods !== undefined ? { maxPods: nodeClass.spec.maxPods } : {}),
+    reservations: kubeletReservationFlags(nodeReservations(offering, capacityOptions(settings, nodeClass))),
   });
   return buildVirtualMachine({
     location: settings.azure.location,
@@ -76,9 +77,19 @@ export function offeringOfVm(vm: VirtualMachine, offerings: readonly Offering[])
   );
 }
 
-export function capacityOptions(nodeClass: AKSNodeClass): { maxPods?: number; osDiskSizeGB?: number } {
+/**
+ * Everything besides the size that decides a node's capacity: the pod limit (the AKSNodeClass's, else the
+ * network plugin's default), the OS disk, and the cluster's Kubernetes version (the AKSNodeClass status's,
+ * which the image controller keeps current, else the setting). Resolved once here so the launch
+ * choice, the bootstrap's kubelet flags and the NodeClaim status use the same figures.
+ */
+export function capacityOptions(settings: Settings, nodeClass: AKSNodeClass): CapacityOptions {
+  const cluster = settings.cluster ?? {};
+  const kubernetesVersion = nodeClass.status?.kubernetesVersion ?? cluster.kubernetesVersion;
   return {
-    ...(nodeClass.spec.maxPods !== undefined ? { maxPods: nodeClass.spec.maxPods } : {}),
+    ...cluster,
+    ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}),
+    maxPods: maxPodsFor(nodeClass.spec.maxPods ?? nodeClass.spec.kubelet?.maxPods, cluster),
     ...(nodeClass.spec.osDiskSizeGB !== undefined ? { osDiskSizeGB: nodeClass.spec.osDiskSizeGB } : {}),
   };
 }

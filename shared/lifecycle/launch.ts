@@ -87,7 +87,7 @@ export async function reconcileLaunch(
       ...(nodeClaim.spec.resources?.requests ? { requests: nodeClaim.spec.resources.requests } : {}),
       offerings,
       unavailable: new Set(unavailable.map((u) => u.key)),
-      ...capacityOptions(nodeClass),
+      ...capacityOptions(deps.settings, nodeClass),
     });
     if (!selection.offering) {
       await failWithoutOffering(deps, nodeClaim, selection.reason, context);
@@ -161,7 +161,7 @@ export async function reconcileLaunch(
     nodeClaim: { name, uid: launched.metadata.uid ?? '', ...poolOf(nodePool) },
     vmName,
     offering,
-    ...capacityOptions(nodeClass),
+    ...capacityOptions(deps.settings, nodeClass),
     ...(pollerState ? { pollerState } : {}),
     startedAt: deps.now().toISOString(),
     pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,

@@ -18,6 +18,8 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { encodeCustomData, renderBootstrap } from '../../shared/decisions/bootstrap.js';
+import { kubeletReservationFlags, nodeReservations } from '../../shared/decisions/node-reservations.js';
+import { capacityFor } from '../../shared/decisions/offerings.js';
 import { providerIdFor } from '../../shared/decisions/vm-spec.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import type { Taint } from '../../shared/models/kube.js';
@@ -70,7 +72,7 @@ function bootstrapFor(nodeName: string, taints: Taint[], labels: Record<string, 
       nodeName,
       registerWithTaints: taints,
       nodeLabels: labels,
-      maxPods: 50,
+      reservations: kubeletReservationFlags(nodeReservations({ cpu: 4, memoryMiB: 16384 }, { maxPods: 50 })),
     }),
   );
 }
@@ -194,14 +196,20 @@ describe('kubelet simulator', () => {
     );
     expect(registered.spec?.taints?.find((t) => t.key === 'dedicated')?.value).toBe('gpu');
     expect(readyStatus(registered)).toBe('False');
-    // Standard_D4s_v5: 4 vCPUs, 16 GiB; AKS reservations for 4 cores and --max-pods=50 (the API server
-    // canonicalizes the quantities).
-    expect(registered.status?.capacity).toMatchObject({ cpu: '4', memory: '16Gi', pods: '50' });
-    expect(registered.status?.allocatable).toMatchObject({
-      cpu: '3860m',
-      memory: `${16 * 1024 - (20 * 50 + 150)}Mi`,
+    // Standard_D4s_v5: 4 vCPUs, 16 GiB of which the guest sees 92.5%; the kubelet flags in the bootstrap
+    // data reserve what launch plans with, so the Node reports exactly the planned allocatable.
+    const planned = capacityFor({ cpu: 4, memoryMiB: 16384 }, { maxPods: 50 });
+    expect(registered.status?.capacity).toMatchObject({
+      cpu: '4',
+      memory: planned.capacity.memory,
       pods: '50',
     });
+    expect(registered.status?.allocatable).toMatchObject({
+      cpu: planned.allocatable.cpu,
+      memory: planned.allocatable.memory,
+      pods: '50',
+    });
+    expect(planned.allocatable.memory).toBe('14341324Ki');
     expect(simulator?.nodes()).toContain(nodeName);
   });
 

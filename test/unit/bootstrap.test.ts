@@ -163,7 +163,11 @@ describe('renderBootstrap', () => {
       renderBootstrap(
         input({
           nodeLabels: {},
-          maxPods: 250,
+          reservations: {
+            'kube-reserved': 'cpu=100m,memory=2048Mi',
+            'eviction-hard': 'memory.available<100Mi,nodefs.available<10%,nodefs.inodesFree<5%',
+            'max-pods': '250',
+          },
           kubeletConfig: {
             cpuManagerPolicy: 'static',
             cpuCFSQuota: false,
@@ -178,6 +182,8 @@ describe('renderBootstrap', () => {
     );
     expect(parsed.nodeLabels).toEqual({});
     expect(parsed.kubeletFlags).toMatchObject({
+      'kube-reserved': 'cpu=100m,memory=2048Mi',
+      'eviction-hard': 'memory.available<100Mi,nodefs.available<10%,nodefs.inodesFree<5%',
       'max-pods': '250',
       'cpu-manager-policy': 'static',
       'cpu-cfs-quota': 'false',
@@ -187,11 +193,6 @@ describe('renderBootstrap', () => {
       'container-log-max-files': '5',
       'pod-max-pids': '4096',
     });
-  });
-
-  it('lets the kubelet configuration maxPods win over the default', () => {
-    const parsed = parseBootstrap(renderBootstrap(input({ maxPods: 110, kubeletConfig: { maxPods: 30 } })));
-    expect(parsed.kubeletFlags['max-pods']).toBe('30');
   });
 
   it('refuses flag values systemd would split', () => {

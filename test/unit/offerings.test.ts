@@ -3,8 +3,6 @@ import type { ResourceSku } from '@azure/arm-compute';
 import type { NodeSelectorRequirement } from '../../shared/models/kube.js';
 import {
   capacityFor,
-  kubeReservedMemoryMiB,
-  kubeReservedMilliCpu,
   letterFamily,
   offeringKey,
   offeringLabels,
@@ -235,34 +233,14 @@ describe('offeringLabels', () => {
 });
 
 describe('capacity', () => {
-  it.each([
-    [1, 60],
-    [2, 100],
-    [4, 140],
-    [8, 180],
-    [16, 260],
-    [32, 420],
-    [64, 740],
-  ])('kube-reserved cpu for %i cores is %im', (cores, milli) => {
-    expect(kubeReservedMilliCpu(cores)).toBe(milli);
-  });
-
-  it.each([
-    [8192, 110, 2048],
-    [65536, 110, 2250],
-    [65536, 30, 650],
-  ])('kube-reserved memory for %iMi with %i pods is %iMi', (memory, pods, reserved) => {
-    expect(kubeReservedMemoryMiB(memory, pods)).toBe(reserved);
-  });
-
-  it('reports capacity and allocatable', () => {
+  it('reports capacity and allocatable with AKS defaults (Azure CNI Overlay: 250 pods, 1.29+ reservations)', () => {
     expect(capacityFor(offering({ cpu: 2, memoryMiB: 8192 }))).toEqual({
-      capacity: { cpu: '2', memory: '8192Mi', pods: '110', 'ephemeral-storage': '128Gi' },
-      allocatable: { cpu: '1900m', memory: '6044Mi', pods: '110', 'ephemeral-storage': '117964Mi' },
+      capacity: { cpu: '2', memory: '7759462Ki', pods: '250', 'ephemeral-storage': '128Gi' },
+      allocatable: { cpu: '1900m', memory: '5559910Ki', pods: '250', 'ephemeral-storage': '117964Mi' },
     });
     expect(capacityFor(offering({ cpu: 4, memoryMiB: 16384 }), { maxPods: 30, osDiskSizeGB: 64 })).toEqual({
-      capacity: { cpu: '4', memory: '16384Mi', pods: '30', 'ephemeral-storage': '64Gi' },
-      allocatable: { cpu: '3860m', memory: '15634Mi', pods: '30', 'ephemeral-storage': '58982Mi' },
+      capacity: { cpu: '4', memory: '15518924Ki', pods: '30', 'ephemeral-storage': '64Gi' },
+      allocatable: { cpu: '3860m', memory: '14750924Ki', pods: '30', 'ephemeral-storage': '58982Mi' },
     });
   });
 });
@@ -404,7 +382,7 @@ describe('selectOffering', () => {
     [
       'a request exactly at allocatable fits',
       [anyCapacity, r('kubernetes.io/arch', 'In', ['amd64'])],
-      { cpu: '1900m', memory: '6044Mi' },
+      { cpu: '1900m', memory: '5559910Ki' },
       new Set(),
       'spot/Standard_D2s_v5/westus2-1',
     ],
@@ -542,10 +520,14 @@ describe('selectOffering', () => {
 
   it('fits pods and ephemeral storage against allocatable', () => {
     expect(
-      selectOffering({ requirements: [], requests: { pods: '111' }, offerings }).offering,
+      selectOffering({ requirements: [], requests: { pods: '31' }, offerings, networkPlugin: 'azure' })
+        .offering,
     ).toBeUndefined();
     expect(
-      selectOffering({ requirements: [], requests: { pods: '200' }, offerings, maxPods: 250 }).offering,
+      selectOffering({ requirements: [], requests: { pods: '251' }, offerings }).offering,
+    ).toBeUndefined();
+    expect(
+      selectOffering({ requirements: [], requests: { pods: '200' }, offerings, maxPods: 200 }).offering,
     ).toBeDefined();
     expect(
       selectOffering({
