@@ -1,0 +1,112 @@
+// Which nodes of a NodePool consolidation may consider now, and why each other node is not one. Upstream
+// Karpenter's NewCandidate / ValidateNodeDisruptable / ValidatePodsDisruptable, over plain data:
+// - ineligible (no event: the node is simply not in a state to judge): not initialized, no Node yet,
+//   already disrupting (deleting, marked, tainted karpenter.sh/disrupted, NotReady);
+// - waiting: consolidateAfter has not passed since the last pod event (or since initialization);
+// - blocked (a DisruptionBlocked event tells the user what holds it): nominated for a pending pod,
+//   karpenter.sh/do-not-disrupt on the Node, the NodeClaim or one of its pods, a pod whose PDB allows
+//   no eviction now or that more than one PDB covers;
+// - candidate: with its reschedulable pods; none means empty.
+import { WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
+import type { Node } from '../../models/kube.js';
+import { pdbBlock, type PdbLimit } from './pdb.js';
+import { doNotDisruptBlock, isReschedulable, type ConsolidationPod } from './pods.js';
+import { consolidatableAt } from './timing.js';
+
+export interface ConsolidationNodeInput {
+  nodeClaim: NodeClaim;
+  /** The NodeClaim's Node, once it registered. */
+  node?: Node;
+  /** Pods bound to the Node. */
+  pods: readonly ConsolidationPod[];
+  /** Deleting, marked DisruptionReason, tainted karpenter.sh/disrupted, or NotReady. */
+  disrupting: boolean;
+}
+
+export interface CandidateContext {
+  nodePool: NodePool;
+  /** PDBs by namespace (pdb.ts indexPdbs). */
+  pdbs: ReadonlyMap<string, PdbLimit[]>;
+  /** Nodes named by a pending pod's status.nominatedNodeName. */
+  nominatedNodes: ReadonlySet<string>;
+  now: Date;
+}
+
+export type CandidateVerdict =
+  | {
+      kind: 'candidate';
+      name: string;
+      input: ConsolidationNodeInput;
+      reschedulable: ConsolidationPod[];
+      empty: boolean;
+      consolidatableSince: Date;
+    }
+  | { kind: 'waiting'; name: string; until: Date }
+  | { kind: 'ineligible'; name: string; why: string }
+  | { kind: 'blocked'; name: string; input: ConsolidationNodeInput; message: string };
+
+function doNotDisruptOnNode(input: ConsolidationNodeInput): boolean {
+  const key = WellKnown.doNotDisruptAnnotation;
+  return (
+    input.node?.metadata.annotations?.[key] === 'true' ||
+    input.nodeClaim.metadata.annotations?.[key] === 'true'
+  );
+}
+
+export function evaluateCandidate(
+  input: ConsolidationNodeInput,
+  context: CandidateContext,
+): CandidateVerdict {
+  const name = input.nodeClaim.metadata.name;
+  const at = consolidatableAt(input.nodeClaim, context.nodePool);
+  if (at === undefined) return { kind: 'ineligible', name, why: 'node is not initialized' };
+  if (!input.node) return { kind: 'ineligible', name, why: 'nodeclaim does not have an associated node' };
+  if (input.disrupting) return { kind: 'ineligible', name, why: 'node is deleting or marked for deletion' };
+  const blocked = (message: string): CandidateVerdict => ({ kind: 'blocked', name, input, message });
+  if (context.nominatedNodes.has(input.node.metadata.name)) {
+    return blocked('Node is nominated for a pending pod');
+  }
+  if (doNotDisruptOnNode(input)) {
+    return blocked(`Disruption is blocked through the "${WellKnown.doNotDisruptAnnotation}" annotation`);
+  }
+  if (at.getTime() > context.now.getTime()) return { kind: 'waiting', name, until: at };
+  for (const pod of input.pods) {
+    const why = doNotDisruptBlock(pod, context.now);
+    if (why) return blocked(`Pod ${why.slice('pod '.length)}`);
+  }
+  const pdb = pdbBlock(input.pods, context.pdbs, context.now);
+  if (pdb) return blocked(pdb.charAt(0).toUpperCase() + pdb.slice(1));
+  const reschedulable = input.pods.filter(isReschedulable);
+  return {
+    kind: 'candidate',
+    name,
+    input,
+    reschedulable,
+    empty: reschedulable.length === 0,
+    consolidatableSince: at,
+  };
+}
+
+export function evaluateCandidates(
+  inputs: readonly ConsolidationNodeInput[],
+  context: CandidateContext,
+): CandidateVerdict[] {
+  return inputs.map((input) => evaluateCandidate(input, context));
+}
+
+export type Candidate = Extract<CandidateVerdict, { kind: 'candidate' }>;
+
+/**
+ * Empty candidates to delete now, at most `allowed` (the Empty budget): longest consolidatable first,
+ * the name breaking ties so concurrent runs choose the same nodes.
+ */
+export function selectEmpty(verdicts: readonly CandidateVerdict[], allowed: number): Candidate[] {
+  return verdicts
+    .filter((v): v is Candidate => v.kind === 'candidate' && v.empty)
+    .sort(
+      (a, b) =>
+        a.consolidatableSince.getTime() - b.consolidatableSince.getTime() ||
+        (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    )
+    .slice(0, Math.max(0, Math.floor(allowed)));
+}

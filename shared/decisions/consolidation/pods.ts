@@ -1,0 +1,67 @@
+// The pod facts consolidation decides from, as plain data (lifecycle/disruption/pod-source.ts converts
+// API pods). Which pods must move when a node goes, which pods forbid moving them, and when a pod's
+// karpenter.sh/do-not-disrupt annotation still protects its node: upstream Karpenter's rules.
+import { WellKnown } from '../../models/karpenter.js';
+import { DurationParseError, parseFiniteDuration } from '../duration.js';
+import { MIRROR_POD_ANNOTATION, podDrainAction, type DrainPod } from '../drain.js';
+
+export interface ConsolidationPod extends DrainPod {
+  uid: string;
+  labels: Readonly<Record<string, string>>;
+  /** spec.nodeName; undefined while the pod is pending. */
+  nodeName?: string;
+  /** status.nominatedNodeName: the scheduler reserved room on that node for this pending pod. */
+  nominatedNodeName?: string;
+  /** status.startTime, from which a do-not-disrupt duration counts. */
+  startTime?: string;
+  /** The Ready condition is True. */
+  ready: boolean;
+  /** When the PodScheduled condition became True: the pod's bind time. */
+  scheduledAt?: string;
+  /** resources.requests summed over containers (max with init containers), as Kubernetes quantities. */
+  requests?: Readonly<Record<string, string>>;
+}
+
+export const isOwnedByDaemonSet = (pod: DrainPod): boolean => pod.ownerKinds.includes('DaemonSet');
+export const isMirrorPod = (pod: DrainPod): boolean => pod.annotations[MIRROR_POD_ANNOTATION] !== undefined;
+export const isTerminal = (pod: DrainPod): boolean => pod.phase === 'Succeeded' || pod.phase === 'Failed';
+export const isTerminating = (pod: DrainPod): boolean => pod.deletionTimestamp !== undefined;
+
+/**
+ * Pods that need a new home when their node goes: active (or a terminating StatefulSet pod, whose
+ * successor keeps its identity and must find room), not DaemonSet pods (they come with every node) and
+ * not mirror pods (they belong to the node itself). A node without any is empty.
+ */
+export function isReschedulable(pod: DrainPod): boolean {
+  if (isTerminal(pod) || isOwnedByDaemonSet(pod) || isMirrorPod(pod)) return false;
+  return !isTerminating(pod) || pod.ownerKinds.includes('StatefulSet');
+}
+
+/** Pods whose eviction a drain asks for: the ones a PodDisruptionBudget can refuse. */
+export function isEvictable(pod: DrainPod, now: Date): boolean {
+  return podDrainAction(pod, now, undefined) === 'evict';
+}
+
+/**
+ * Why the pod's karpenter.sh/do-not-disrupt protects its node now, or undefined. "true" protects while
+ * the pod runs; a duration protects until that long after the pod started. Upstream ignores other values
+ * (and says so in an event); so does this. Terminal and terminating pods protect nothing.
+ */
+export function doNotDisruptBlock(pod: ConsolidationPod, now: Date): string | undefined {
+  if (isTerminal(pod) || isTerminating(pod)) return undefined;
+  const value = pod.annotations[WellKnown.doNotDisruptAnnotation];
+  if (value === undefined) return undefined;
+  const what = `pod ${pod.namespace}/${pod.name} has "${WellKnown.doNotDisruptAnnotation}" annotation`;
+  if (value === 'true') return what;
+  let durationMs: number;
+  try {
+    durationMs = parseFiniteDuration(value);
+  } catch (error) {
+    if (error instanceof DurationParseError) return undefined;
+    throw error;
+  }
+  const started = Date.parse(pod.startTime ?? '');
+  // Not started yet: the protection has not begun counting down.
+  if (!Number.isFinite(started) || now.getTime() < started + durationMs) return `${what} (${value})`;
+  return undefined;
+}
