@@ -18,6 +18,8 @@ import { completeNodeClaimReplacement } from './complete-nodeclaim-replacement.j
 import { abandonNodeClaimReplacement } from './abandon-nodeclaim-replacement.js';
 import { drainNodeClaim } from './drain-nodeclaim.js';
 import { collectOrphanVms } from './collect-orphan-vms.js';
+import { consolidateNodePool } from './consolidate-nodepool.js';
+import { executeConsolidation } from './execute-consolidation.js';
 
 export const definitions: readonly FunctionDefinition[] = [
   objectEvents,
@@ -37,4 +39,6 @@ export const definitions: readonly FunctionDefinition[] = [
   abandonNodeClaimReplacement,
   drainNodeClaim,
   collectOrphanVms,
+  consolidateNodePool,
+  executeConsolidation,
 ];

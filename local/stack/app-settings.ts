@@ -26,6 +26,8 @@ export interface LocalAppSettingsInput {
   disruptionPollSeconds?: number;
   /** How long a node whose replacement failed waits before it is tried again. */
   replacementBackoffMinutes?: number;
+  /** How long a consolidation decision waits before it is checked again and acts. */
+  consolidationValidationSeconds?: number;
 }
 
 export function localAppSettings(input: LocalAppSettingsInput): Record<string, string> {
@@ -58,5 +60,7 @@ export function localAppSettings(input: LocalAppSettingsInput): Record<string, s
   }
   if (input.replacementBackoffMinutes !== undefined)
     settings.REPLACEMENT_BACKOFF_MINUTES = String(input.replacementBackoffMinutes);
+  if (input.consolidationValidationSeconds !== undefined)
+    settings.CONSOLIDATION_VALIDATION_SECONDS = String(input.consolidationValidationSeconds);
   return settings;
 }

@@ -173,6 +173,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sweepSchedule: timings.sweepSchedule,
       disruptionPollSeconds: timings.disruptionPollSeconds,
       replacementBackoffMinutes: timings.replacementBackoffMinutes,
+      consolidationValidationSeconds: timings.consolidationValidationSeconds,
     });
     const app = await timed<RunningFunctionApp>(
       'function host',

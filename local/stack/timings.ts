@@ -16,6 +16,8 @@ export interface StackTimings {
   /** Replacement and drain orchestrations' poll. */
   disruptionPollSeconds: number;
   replacementBackoffMinutes: number;
+  /** Upstream's 15 s wait before a consolidation decision is checked again and acts. */
+  consolidationValidationSeconds: number;
   /** Unscaled: the kubelet simulator divides them by `speed` itself. */
   kubelet: { bootDelayMs: number; readyDelayMs: number; startupTaintDelayMs: number };
 }
@@ -30,6 +32,7 @@ const atSpeedOne = {
   disruptionPollSeconds: 1,
   // The app's default is 5 minutes; a scenario would sit idle that long after one failed replacement.
   replacementBackoffMinutes: 0.25,
+  consolidationValidationSeconds: 15,
   kubelet: { bootDelayMs: 3_000, readyDelayMs: 2_000, startupTaintDelayMs: 2_000 },
 };
 
@@ -53,6 +56,7 @@ export function stackTimings(speed: number): StackTimings {
     sweepPeriodSeconds,
     disruptionPollSeconds: Math.max(minPollSeconds, round(atSpeedOne.disruptionPollSeconds / speed)),
     replacementBackoffMinutes: round(atSpeedOne.replacementBackoffMinutes / speed),
+    consolidationValidationSeconds: round(atSpeedOne.consolidationValidationSeconds / speed),
     kubelet: atSpeedOne.kubelet,
   };
 }

@@ -70,6 +70,10 @@ export interface DisruptionSettings {
   drainPollSeconds: number;
   /** A tagged VM without a NodeClaim is deleted only once it is at least this old. */
   orphanVmGraceMinutes: number;
+  /** A consolidation decision is checked again this long after it was made, before it acts. */
+  consolidationValidationSeconds: number;
+  /** Replace spot nodes with cheaper spot nodes (upstream feature gate SpotToSpotConsolidation). */
+  spotToSpotConsolidation: boolean;
 }
 
 export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = {
@@ -78,6 +82,8 @@ export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = {
   replacementBackoffMinutes: 5,
   drainPollSeconds: 5,
   orphanVmGraceMinutes: 10,
+  consolidationValidationSeconds: 15,
+  spotToSpotConsolidation: false,
 };
 
 /** NCRONTAB (with seconds) of orphan VM collection when GC_SCHEDULE is not set: List VMs is 300/min. */
@@ -185,6 +191,8 @@ export function loadSettings(env: Env = process.env): Settings {
       replacementBackoffMinutes: reader.number('REPLACEMENT_BACKOFF_MINUTES', 5, 0, 1440),
       drainPollSeconds: reader.number('DRAIN_POLL_SECONDS', 5, 0.1, 300),
       orphanVmGraceMinutes: reader.number('ORPHAN_VM_GRACE_MINUTES', 10, 0, 1440),
+      consolidationValidationSeconds: reader.number('CONSOLIDATION_VALIDATION_SECONDS', 15, 0, 600),
+      spotToSpotConsolidation: reader.boolean('SPOT_TO_SPOT_CONSOLIDATION', false),
     },
   };
 
@@ -344,6 +352,15 @@ class EnvReader {
       'a Storage table name (3-63 letters and digits)',
       fallback,
     );
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    if (raw.toLowerCase() === 'true') return true;
+    if (raw.toLowerCase() === 'false') return false;
+    this.problems.push(`${name} is ${JSON.stringify(raw)}: expected true or false`);
+    return fallback;
   }
 
   number(name: string, fallback: number, min: number, max: number): number {

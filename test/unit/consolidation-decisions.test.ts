@@ -391,6 +391,14 @@ describe('pod events', () => {
         .lastPodEventTime,
     ).toBeUndefined();
   });
+  it('first look at a pod without a bind time takes the sweep time', () => {
+    const unbound = pod('web-3', { scheduledAt: undefined });
+    delete unbound.scheduledAt;
+    expect(
+      nextPodEvent({ recordedDigest: undefined, lastPodEventTime: undefined, pods: [unbound], now: NOW })
+        .lastPodEventTime,
+    ).toBe(NOW.toISOString());
+  });
   it('an unchanged pod set is no event', () => {
     const digest = podSetDigest([web]);
     expect(

@@ -5,7 +5,8 @@
 // terminating since then, and the event time is the sweep's own time: a departure leaves no timestamp
 // behind, so the time is at most one sweep period later than the event, and consolidation can only start
 // later than upstream, never earlier. A node seen for the first time gets its digest recorded and its
-// newest bind time (exact for arrivals; departures before the first look are not guessed).
+// newest bind time (exact for arrivals; departures before the first look are not guessed; a pod without
+// a bind time counts as arriving at the sweep's time).
 import { createHash } from 'node:crypto';
 import { isOwnedByDaemonSet, isTerminal, isTerminating, type ConsolidationPod } from './pods.js';
 
@@ -40,16 +41,19 @@ export function nextPodEvent(input: PodEventInput): PodEventUpdate {
   if (input.recordedDigest === digest) {
     return { digest, lastPodEventTime: input.lastPodEventTime, changed: false };
   }
-  const newestBind = input.pods
-    .filter((pod) => !isOwnedByDaemonSet(pod))
+  const eventful = input.pods.filter((pod) => !isOwnedByDaemonSet(pod));
+  const newestBind = eventful
     .map((pod) => Date.parse(pod.scheduledAt ?? ''))
     .filter(Number.isFinite)
     .reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY);
   const previous = Date.parse(input.lastPodEventTime ?? '');
-  const at =
-    input.recordedDigest === undefined
-      ? Math.max(newestBind, Number.isFinite(previous) ? previous : Number.NEGATIVE_INFINITY)
-      : input.now.getTime();
+  let at = input.now.getTime();
+  if (input.recordedDigest === undefined) {
+    // First look: pods without a known bind time may have arrived just now.
+    const arrivals =
+      eventful.length === 0 ? Number.NEGATIVE_INFINITY : Number.isFinite(newestBind) ? newestBind : at;
+    at = Math.max(arrivals, Number.isFinite(previous) ? previous : Number.NEGATIVE_INFINITY);
+  }
   const lastPodEventTime = Number.isFinite(at) ? new Date(at).toISOString() : input.lastPodEventTime;
   return { digest, lastPodEventTime, changed: true };
 }

@@ -18,8 +18,8 @@ export interface ConsolidationPod extends DrainPod {
   ready: boolean;
   /** When the PodScheduled condition became True: the pod's bind time. */
   scheduledAt?: string;
-  /** resources.requests summed over containers (max with init containers), as Kubernetes quantities. */
-  requests?: Readonly<Record<string, string>>;
+  /** Effective resource requests in base units (cores, bytes, counts). */
+  requests?: Readonly<Record<string, number>>;
 }
 
 export const isOwnedByDaemonSet = (pod: DrainPod): boolean => pod.ownerKinds.includes('DaemonSet');

@@ -1,0 +1,129 @@
+// Pods and PodDisruptionBudgets, read in pages and converted at the edge into the plain shapes the
+// consolidation decisions take (decisions/consolidation/pods.ts, pdb.ts).
+import { PolicyV1Api, type V1Pod, type V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { LabelSelectorRequirement, PdbLimit } from '../decisions/consolidation/pdb.js';
+import type { ConsolidationPod } from '../decisions/consolidation/pods.js';
+import { tryParseQuantity } from '../decisions/quantity.js';
+import type { KubeClients } from './client.js';
+
+const PAGE_SIZE = 500;
+
+const iso = (value: Date | string | undefined): string | undefined =>
+  value === undefined ? undefined : new Date(value).toISOString();
+
+/**
+ * A pod's effective requests in base units (cores, bytes, counts), as the scheduler computes them: the
+ * sum over containers, or the largest init container when that is larger, plus the pod overhead.
+ */
+function requestsOf(pod: V1Pod): Record<string, number> | undefined {
+  const total: Record<string, number> = {};
+  const add = (into: Record<string, number>, list: Record<string, unknown> | undefined) => {
+    for (const [name, value] of Object.entries(list ?? {})) {
+      const parsed = tryParseQuantity(String(value));
+      if (parsed !== undefined) into[name] = (into[name] ?? 0) + parsed;
+    }
+  };
+  for (const container of pod.spec?.containers ?? []) add(total, container.resources?.requests);
+  for (const init of pod.spec?.initContainers ?? []) {
+    const one: Record<string, number> = {};
+    add(one, init.resources?.requests);
+    for (const [name, value] of Object.entries(one)) total[name] = Math.max(total[name] ?? 0, value);
+  }
+  add(total, pod.spec?.overhead);
+  return Object.keys(total).length > 0 ? total : undefined;
+}
+
+export function toConsolidationPod(pod: V1Pod): ConsolidationPod {
+  const meta = pod.metadata;
+  const conditions = pod.status?.conditions ?? [];
+  const scheduled = conditions.find((c) => c.type === 'PodScheduled' && c.status === 'True');
+  const ready = conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+  const requests = requestsOf(pod);
+  const deletion = iso(meta?.deletionTimestamp);
+  const startTime = iso(pod.status?.startTime);
+  const scheduledAt = iso(scheduled?.lastTransitionTime);
+  return {
+    namespace: meta?.namespace ?? 'default',
+    name: meta?.name ?? '',
+    uid: meta?.uid ?? '',
+    labels: meta?.labels ?? {},
+    annotations: meta?.annotations ?? {},
+    ownerKinds: (meta?.ownerReferences ?? []).map((o) => o.kind),
+    tolerations: (pod.spec?.tolerations ?? []).map((t) => ({
+      ...(t.key !== undefined ? { key: t.key } : {}),
+      ...(t.operator !== undefined ? { operator: t.operator } : {}),
+      ...(t.effect !== undefined ? { effect: t.effect } : {}),
+    })),
+    ready,
+    ...(pod.status?.phase ? { phase: pod.status.phase } : {}),
+    ...(pod.spec?.nodeName ? { nodeName: pod.spec.nodeName } : {}),
+    ...(pod.status?.nominatedNodeName ? { nominatedNodeName: pod.status.nominatedNodeName } : {}),
+    ...(deletion ? { deletionTimestamp: deletion } : {}),
+    ...(startTime ? { startTime } : {}),
+    ...(scheduledAt ? { scheduledAt } : {}),
+    ...(requests ? { requests } : {}),
+  };
+}
+
+export function toPdbLimit(pdb: V1PodDisruptionBudget): PdbLimit {
+  const selector = pdb.spec?.selector;
+  return {
+    namespace: pdb.metadata?.namespace ?? 'default',
+    name: pdb.metadata?.name ?? '',
+    disruptionsAllowed: pdb.status?.disruptionsAllowed ?? 0,
+    ...(pdb.spec?.unhealthyPodEvictionPolicy
+      ? { unhealthyPodEvictionPolicy: pdb.spec.unhealthyPodEvictionPolicy }
+      : {}),
+    ...(selector
+      ? {
+          selector: {
+            ...(selector.matchLabels ? { matchLabels: selector.matchLabels } : {}),
+            ...(selector.matchExpressions
+              ? {
+                  matchExpressions: selector.matchExpressions.map((e) => ({
+                    key: e.key,
+                    operator: e.operator as LabelSelectorRequirement['operator'],
+                    ...(e.values ? { values: e.values } : {}),
+                  })),
+                }
+              : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/** Every pod in the cluster (or on one node with `nodeName`), in pages. */
+export async function listConsolidationPods(
+  clients: KubeClients,
+  options: { nodeName?: string } = {},
+): Promise<ConsolidationPod[]> {
+  const pods: ConsolidationPod[] = [];
+  let token: string | undefined;
+  do {
+    const page = await clients.core.listPodForAllNamespaces({
+      limit: PAGE_SIZE,
+      ...(options.nodeName ? { fieldSelector: `spec.nodeName=${options.nodeName}` } : {}),
+      ...(token ? { _continue: token } : {}),
+    });
+    for (const item of page.items) pods.push(toConsolidationPod(item));
+    token = page.metadata?._continue || undefined;
+  } while (token);
+  return pods;
+}
+
+/** Every PodDisruptionBudget in the cluster, in pages. */
+export async function listPdbLimits(clients: KubeClients): Promise<PdbLimit[]> {
+  const policy = clients.config.makeApiClient(PolicyV1Api);
+  const pdbs: PdbLimit[] = [];
+  let token: string | undefined;
+  do {
+    const page = await policy.listPodDisruptionBudgetForAllNamespaces({
+      limit: PAGE_SIZE,
+      ...(token ? { _continue: token } : {}),
+    });
+    for (const item of page.items) pdbs.push(toPdbLimit(item));
+    token = page.metadata?._continue || undefined;
+  } while (token);
+  return pdbs;
+}

@@ -1,0 +1,97 @@
+// Events that tell a user why a node is not being disrupted, where they look (`kubectl describe` of the
+// NodeClaim, its Node, or the NodePool), with upstream Karpenter's reasons and messages. Upstream's
+// recorder drops a repeat of the same event within a dedupe window (2 minutes; 1 minute for a NodePool's
+// budget, which can change every minute); this process does the same, so a sweep every few seconds does
+// not write an event per blocked node each time.
+import type { EventTarget } from '../../kube/events.js';
+import type { DisruptionReason, NodeClaim, NodePool } from '../../models/karpenter.js';
+import type { Node } from '../../models/kube.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { nodeClaimTarget } from '../nodeclaim-writes.js';
+
+export const DISRUPTION_BLOCKED = 'DisruptionBlocked';
+export const DISRUPTION_TERMINATING = 'DisruptionTerminating';
+
+const NODE_DEDUPE_MS = 2 * 60_000;
+const NODEPOOL_DEDUPE_MS = 60_000;
+
+const lastSent = new Map<string, number>();
+
+/** Forgets what was sent (tests that count events start from a clean slate). */
+export function resetEventDedupe(): void {
+  lastSent.clear();
+}
+
+function firstInWindow(key: string, now: number, windowMs: number): boolean {
+  const last = lastSent.get(key);
+  if (last !== undefined && now - last < windowMs) return false;
+  if (lastSent.size > 10_000) {
+    for (const [k, at] of lastSent) if (now - at >= NODE_DEDUPE_MS) lastSent.delete(k);
+  }
+  lastSent.set(key, now);
+  return true;
+}
+
+export function nodeTarget(node: Node): EventTarget {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    name: node.metadata.name,
+    ...(node.metadata.uid ? { uid: node.metadata.uid } : {}),
+  };
+}
+
+export function nodePoolTarget(nodePool: NodePool): EventTarget {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    name: nodePool.metadata.name,
+    ...(nodePool.metadata.uid ? { uid: nodePool.metadata.uid } : {}),
+  };
+}
+
+/** DisruptionBlocked on the Node and the NodeClaim, once per dedupe window for the same message. */
+export async function publishNodeBlocked(
+  deps: LifecycleDependencies,
+  nodeClaim: NodeClaim,
+  node: Node | undefined,
+  message: string,
+): Promise<void> {
+  const now = deps.now().getTime();
+  const key = `${nodeClaim.metadata.uid ?? nodeClaim.metadata.name}|${message}`;
+  if (!firstInWindow(key, now, NODE_DEDUPE_MS)) return;
+  if (node) await deps.events.normal(nodeTarget(node), DISRUPTION_BLOCKED, message);
+  await deps.events.normal(nodeClaimTarget(nodeClaim), DISRUPTION_BLOCKED, message);
+}
+
+/** DisruptionBlocked on the NodePool when its budget for `reason` allows nothing now. */
+export async function publishBudgetBlocked(
+  deps: LifecycleDependencies,
+  nodePool: NodePool,
+  reason: DisruptionReason,
+): Promise<void> {
+  const key = `${nodePool.metadata.uid ?? nodePool.metadata.name}|budget|${reason}`;
+  if (!firstInWindow(key, deps.now().getTime(), NODEPOOL_DEDUPE_MS)) return;
+  await deps.events.normal(
+    nodePoolTarget(nodePool),
+    DISRUPTION_BLOCKED,
+    `No allowed disruptions for disruption reason ${reason} due to blocking budget`,
+  );
+}
+
+/** DisruptionTerminating on the NodeClaim and its Node: this node is going, and why. */
+export async function publishTerminating(
+  deps: LifecycleDependencies,
+  nodeClaim: NodeClaim,
+  nodes: readonly Node[],
+  reason: string,
+): Promise<void> {
+  for (const node of nodes) {
+    await deps.events.normal(nodeTarget(node), DISRUPTION_TERMINATING, `Disrupting Node: ${reason}`);
+  }
+  await deps.events.normal(
+    nodeClaimTarget(nodeClaim),
+    DISRUPTION_TERMINATING,
+    `Disrupting NodeClaim: ${reason}`,
+  );
+}

@@ -1,0 +1,111 @@
+// Consolidation in each sweep, per NodePool that consolidates (consolidateAfter not Never; static
+// NodePools keep their replica count and are left to static-nodepools): say why blocked nodes are not
+// candidates (DisruptionBlocked events), then decide one command and start its orchestration, which
+// re-validates it after the validation delay (consolidation.ts). Methods in upstream's order, the first
+// that yields a command wins: Empty (any policy; as many empty nodes as the Empty budget allows), then
+// Underutilized (policy WhenEmptyOrUnderutilized).
+import { allowedDisruptions } from '../../decisions/budgets.js';
+import {
+  evaluateCandidates,
+  selectEmpty,
+  type CandidateVerdict,
+} from '../../decisions/consolidation/candidates.js';
+import { consolidateAfterOf } from '../../decisions/consolidation/timing.js';
+import { budgetNodesOf } from '../../decisions/disruption-state.js';
+import type { NodeClaim, NodePool } from '../../models/karpenter.js';
+import type { OrchestrationRuntimeStatus } from '../../runtime/definitions.js';
+import type { StepReport, SweepContext, SweepStep } from '../sweep/steps.js';
+import { publishBudgetBlocked, publishNodeBlocked } from './blocked-events.js';
+import { nodeInputsOf, sweepClusterPods, type ClusterPods } from './cluster-pods.js';
+import { consolidationInstanceId, ConsolidationNames, type ConsolidationCommand } from './consolidation.js';
+import { disruptionSettingsOf } from './replacement.js';
+import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
+
+const ACTIVE: readonly OrchestrationRuntimeStatus[] = ['Pending', 'Running', 'ContinuedAsNew', 'Suspended'];
+
+export function consolidates(nodePool: NodePool): boolean {
+  return nodePool.spec.replicas === undefined && consolidateAfterOf(nodePool).enabled;
+}
+
+export const consolidationStep: SweepStep = {
+  name: 'consolidation',
+  async run(context) {
+    const report: StepReport = { step: 'consolidation', examined: 0, acted: 0, failed: 0 };
+    const pools = nodePoolsInScope(context).filter(consolidates);
+    if (pools.length === 0) return report;
+    const pods = await sweepClusterPods(context.deps, context.view);
+    const byPool = nodeClaimsByPool(context.view.nodeClaims());
+    for (const nodePool of pools) {
+      if (context.stopping()) break;
+      report.examined += 1;
+      try {
+        if (await consolidatePool(context, nodePool, byPool.get(nodePool.metadata.name) ?? [], pods)) {
+          report.acted += 1;
+        }
+      } catch (error) {
+        report.failed += 1;
+        context.log.warn('consolidation failed for one NodePool', {
+          nodePool: nodePool.metadata.name,
+          error,
+        });
+      }
+    }
+    return report;
+  },
+};
+
+/** True when it started a command. */
+async function consolidatePool(
+  context: SweepContext,
+  nodePool: NodePool,
+  claims: NodeClaim[],
+  pods: ClusterPods,
+): Promise<boolean> {
+  const { deps, orchestrations } = context;
+  const instanceId = consolidationInstanceId(nodePool.metadata.uid ?? nodePool.metadata.name);
+  const existing = await orchestrations.getStatus(instanceId);
+  if (existing && ACTIVE.includes(existing.runtimeStatus)) return false;
+
+  const now = deps.now();
+  const nodesFor = (c: NodeClaim) => context.view.nodesFor(c);
+  const verdicts = evaluateCandidates(nodeInputsOf(claims, nodesFor, pods), {
+    nodePool,
+    pdbs: pods.pdbs,
+    nominatedNodes: pods.nominatedNodes,
+    now,
+  });
+  await publishBlocked(context, verdicts);
+
+  const budgetNodes = budgetNodesOf(claims, nodesFor);
+  const empty = verdicts.filter((v) => v.kind === 'candidate' && v.empty);
+  if (empty.length === 0) return false;
+  const budget = allowedDisruptions(nodePool, 'Empty', budgetNodes, now);
+  const chosen = selectEmpty(verdicts, budget.allowed);
+  if (chosen.length === 0) {
+    await publishBudgetBlocked(deps, nodePool, 'Empty');
+    return false;
+  }
+  const command: ConsolidationCommand = {
+    nodePool: { name: nodePool.metadata.name, uid: nodePool.metadata.uid ?? '' },
+    reason: 'Empty',
+    candidates: chosen.map((c) => ({ name: c.name, uid: c.input.nodeClaim.metadata.uid ?? '' })),
+    decidedAt: now.toISOString(),
+    validationSeconds: disruptionSettingsOf(deps).consolidationValidationSeconds,
+  };
+  if (existing) await orchestrations.purge(instanceId);
+  await orchestrations.startNew(ConsolidationNames.orchestration, { instanceId, input: command });
+  deps.log.info('consolidation decided; validating', {
+    nodePool: nodePool.metadata.name,
+    reason: command.reason,
+    candidates: command.candidates.map((c) => c.name),
+    allowed: budget.allowed,
+  });
+  return true;
+}
+
+async function publishBlocked(context: SweepContext, verdicts: readonly CandidateVerdict[]): Promise<void> {
+  for (const verdict of verdicts) {
+    if (verdict.kind !== 'blocked') continue;
+    await publishNodeBlocked(context.deps, verdict.input.nodeClaim, verdict.input.node, verdict.message);
+  }
+}

@@ -1,0 +1,107 @@
+// Per NodeClaim of a NodePool that consolidates (the others have no use for the time, and skipping them
+// saves the writes): record the last pod event (decisions/consolidation/
+// pod-events.ts explains how it is known without a pod watch) in status.lastPodEventTime, and keep the
+// Consolidatable condition true exactly while consolidateAfter has passed since then, as upstream.
+// Writes happen only on change: status first, then the digest annotation, so a crash between the two
+// makes the next sweep record the event again (later), never lose it.
+import { findCondition, removeCondition, setCondition } from '../../decisions/conditions.js';
+import type { ConsolidationNodeInput } from '../../decisions/consolidation/candidates.js';
+import { nextPodEvent, POD_SET_DIGEST_ANNOTATION } from '../../decisions/consolidation/pod-events.js';
+import { CONSOLIDATABLE_CONDITION, isConsolidatable } from '../../decisions/consolidation/timing.js';
+import { isConflict, isNotFound } from '../../kube/errors.js';
+import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { writeNodeClaimStatus } from '../nodeclaim-writes.js';
+import { forEachObject, type StepReport, type SweepStep } from '../sweep/steps.js';
+import { nodeInputsOf, sweepClusterPods } from './cluster-pods.js';
+import { consolidates } from './consolidation-step.js';
+import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
+
+export const podEventsStep: SweepStep = {
+  name: 'pod-events',
+  async run(context) {
+    const report: StepReport = { step: 'pod-events', examined: 0, acted: 0, failed: 0 };
+    const pools = nodePoolsInScope(context).filter(consolidates);
+    if (pools.length === 0) return report;
+    const pods = await sweepClusterPods(context.deps, context.view);
+    const byPool = nodeClaimsByPool(context.view.nodeClaims());
+    const now = context.deps.now();
+    const work = pools.flatMap((nodePool) =>
+      nodeInputsOf(
+        (byPool.get(nodePool.metadata.name) ?? []).filter((c) => !c.metadata.deletionTimestamp),
+        (c) => context.view.nodesFor(c),
+        pods,
+      ).map((input) => ({ nodePool, input })),
+    );
+    const result = await forEachObject(
+      context,
+      'pod-events',
+      work,
+      ({ input }) => input.nodeClaim.metadata.name,
+      async ({ nodePool, input }) => {
+        const written = await recordPodEvents(context.deps, nodePool, input, now);
+        if (written) context.view.updateNodeClaim(written);
+        return written !== undefined;
+      },
+    );
+    return { ...result, step: 'pod-events' };
+  },
+};
+
+/** The NodeClaim as stored after the writes, or undefined when nothing needed writing. */
+async function recordPodEvents(
+  deps: LifecycleDependencies,
+  nodePool: NodePool,
+  input: ConsolidationNodeInput,
+  now: Date,
+): Promise<NodeClaim | undefined> {
+  const { nodeClaim, node } = input;
+  const initialized =
+    findCondition(nodeClaim.status?.conditions, ConditionTypes.initialized)?.status === 'True';
+  const recorded = nodeClaim.metadata.annotations?.[POD_SET_DIGEST_ANNOTATION];
+  const update =
+    initialized && node
+      ? nextPodEvent({
+          recordedDigest: recorded,
+          lastPodEventTime: nodeClaim.status?.lastPodEventTime,
+          pods: input.pods,
+          now,
+        })
+      : undefined;
+  const withEvent: NodeClaim =
+    update?.lastPodEventTime !== undefined
+      ? { ...nodeClaim, status: { ...nodeClaim.status, lastPodEventTime: update.lastPodEventTime } }
+      : nodeClaim;
+  const consolidatable = isConsolidatable(withEvent, nodePool, now);
+  const write = await writeNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
+    ...current.status,
+    ...(update?.changed && update.lastPodEventTime !== undefined
+      ? { lastPodEventTime: update.lastPodEventTime }
+      : {}),
+    conditions: consolidatable
+      ? setCondition(
+          current.status?.conditions,
+          { type: CONSOLIDATABLE_CONDITION, status: 'True', reason: CONSOLIDATABLE_CONDITION },
+          now,
+        )
+      : removeCondition(current.status?.conditions, CONSOLIDATABLE_CONDITION),
+  }));
+  if (!write) return undefined;
+  let stored = write.nodeClaim;
+  if (update?.changed) {
+    try {
+      stored = await deps.objects.nodeClaims.mergePatch(stored.metadata.name, {
+        metadata: {
+          resourceVersion: stored.metadata.resourceVersion,
+          annotations: { [POD_SET_DIGEST_ANNOTATION]: update.digest },
+        },
+      });
+    } catch (error) {
+      // Changed or gone since: the next sweep compares again from what is stored then.
+      if (isConflict(error) || isNotFound(error)) return write.written ? stored : undefined;
+      throw error;
+    }
+    return stored;
+  }
+  return write.written ? stored : undefined;
+}
