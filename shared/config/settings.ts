@@ -72,8 +72,6 @@ export interface DisruptionSettings {
   orphanVmGraceMinutes: number;
   /** A consolidation decision is checked again this long after it was made, before it acts. */
   consolidationValidationSeconds: number;
-  /** Replace spot nodes with cheaper spot nodes (upstream feature gate SpotToSpotConsolidation). */
-  spotToSpotConsolidation: boolean;
 }
 
 export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = {
@@ -83,7 +81,6 @@ export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = {
   drainPollSeconds: 5,
   orphanVmGraceMinutes: 10,
   consolidationValidationSeconds: 15,
-  spotToSpotConsolidation: false,
 };
 
 /** NCRONTAB (with seconds) of orphan VM collection when GC_SCHEDULE is not set: List VMs is 300/min. */
@@ -192,7 +189,6 @@ export function loadSettings(env: Env = process.env): Settings {
       drainPollSeconds: reader.number('DRAIN_POLL_SECONDS', 5, 0.1, 300),
       orphanVmGraceMinutes: reader.number('ORPHAN_VM_GRACE_MINUTES', 10, 0, 1440),
       consolidationValidationSeconds: reader.number('CONSOLIDATION_VALIDATION_SECONDS', 15, 0, 600),
-      spotToSpotConsolidation: reader.boolean('SPOT_TO_SPOT_CONSOLIDATION', false),
     },
   };
 
