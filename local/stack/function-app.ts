@@ -62,6 +62,7 @@ export async function startFunctionApp(options: FunctionAppOptions): Promise<Run
   try {
     await host.start();
   } catch (error) {
+    deps.cluster.stop();
     setDependencies(undefined);
     setSettings(undefined);
     throw error;
@@ -73,6 +74,7 @@ export async function startFunctionApp(options: FunctionAppOptions): Promise<Run
     queue,
     async stop() {
       await host.stop();
+      deps.cluster.stop();
       setDependencies(undefined);
       setSettings(undefined);
     },

@@ -35,20 +35,39 @@ export class CustomObjects<T extends { metadata: { name: string } }> {
 
   /** Lists every object, following `continue` tokens so large clusters are read in pages. */
   async list(options: { labelSelector?: string; pageSize?: number } = {}): Promise<T[]> {
-    const { custom } = await this.clients();
     const items: T[] = [];
     let token: string | undefined;
     do {
-      const page = (await custom.listClusterCustomObject({
-        ...this.coordinates(),
-        limit: options.pageSize ?? 500,
-        ...(token ? { _continue: token } : {}),
-        ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
-      })) as { items: T[]; metadata?: { _continue?: string; continue?: string } };
+      const page = await this.listPage(token, options.pageSize ?? 500, options.labelSelector);
       items.push(...page.items);
-      token = page.metadata?._continue ?? page.metadata?.continue;
+      token = page.continueToken;
     } while (token);
     return items;
+  }
+
+  /** One page of the collection, with the list's resourceVersion (where a watch can resume from). */
+  async listPage(
+    continueToken: string | undefined,
+    limit: number,
+    labelSelector?: string,
+  ): Promise<{ items: T[]; resourceVersion: string | undefined; continueToken: string | undefined }> {
+    const { custom } = await this.clients();
+    const page = (await custom.listClusterCustomObject({
+      ...this.coordinates(),
+      limit,
+      ...(continueToken ? { _continue: continueToken } : {}),
+      ...(labelSelector ? { labelSelector } : {}),
+    })) as { items: T[]; metadata?: { _continue?: string; continue?: string; resourceVersion?: string } };
+    return {
+      items: page.items,
+      resourceVersion: page.metadata?.resourceVersion,
+      continueToken: page.metadata?._continue || page.metadata?.continue || undefined,
+    };
+  }
+
+  /** The collection's URL path, as a watch requests it. */
+  get collectionPath(): string {
+    return `/apis/${this.resource.group}/${this.resource.version}/${this.resource.plural}`;
   }
 
   async create(object: T): Promise<T> {

@@ -88,11 +88,25 @@ export async function listNodes(core: CoreV1Api, pageSize = 500): Promise<Node[]
   const nodes: Node[] = [];
   let token: string | undefined;
   do {
-    const page = await core.listNode({ limit: pageSize, ...(token ? { _continue: token } : {}) });
+    const page = await listNodesPage(core, token, pageSize);
     for (const item of page.items) nodes.push(toDomainNode(item));
-    token = page.metadata?._continue || undefined;
+    token = page.continueToken;
   } while (token);
   return nodes;
+}
+
+/** One page of Nodes, with the list's resourceVersion (where a watch can resume from). */
+export async function listNodesPage(
+  core: CoreV1Api,
+  continueToken: string | undefined,
+  limit: number,
+): Promise<{ items: V1Node[]; resourceVersion: string | undefined; continueToken: string | undefined }> {
+  const page = await core.listNode({ limit, ...(continueToken ? { _continue: continueToken } : {}) });
+  return {
+    items: page.items,
+    resourceVersion: page.metadata?.resourceVersion,
+    continueToken: page.metadata?._continue || undefined,
+  };
 }
 
 /**

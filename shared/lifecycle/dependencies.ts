@@ -13,6 +13,7 @@ import { karpenterObjects, type KarpenterObjects } from '../kube/custom-objects.
 import { kubeEventRecorder, type EventRecorder } from '../kube/events.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { listingClusterReader, watchingClusterReader, type ClusterReader } from './sweep/cluster-reader.js';
 
 export interface LifecycleDependencies {
   settings: Settings;
@@ -25,13 +26,25 @@ export interface LifecycleDependencies {
   vms: VirtualMachines;
   skus: ResourceSkuCatalog;
   unavailable: UnavailableOfferingsStore;
+  /** Where the sweep reads the cluster's state from (sweep/cluster-reader.ts). */
+  cluster: ClusterReader;
 }
 
 export const EVENT_COMPONENT = 'nodeclaim-azure';
 
 export function createDependencies(
   settings: Settings,
-  options: { credential?: TokenCredential; log?: Logger; metrics?: Metrics; now?: () => Date } = {},
+  options: {
+    credential?: TokenCredential;
+    log?: Logger;
+    metrics?: Metrics;
+    now?: () => Date;
+    /**
+     * `watch` (the default) keeps a watch-fed cache between sweeps; `list` reads everything on every
+     * sweep, for callers that need each sweep to see every write made before it (tests).
+     */
+    clusterReads?: 'watch' | 'list';
+  } = {},
 ): LifecycleDependencies {
   const credential = options.credential ?? new DefaultAzureCredential();
   const log = options.log ?? createLogger({ component: EVENT_COMPONENT });
@@ -43,13 +56,23 @@ export function createDependencies(
   });
   const kube = kubeClientProvider(settings.kubernetes, credential);
   const now = options.now ?? (() => new Date());
+  const objects = karpenterObjects(kube);
+  const cluster =
+    options.clusterReads === 'list'
+      ? listingClusterReader({ kube, objects })
+      : watchingClusterReader(
+          { kube, objects },
+          {
+            onError: (error) => log.warn('cluster watch failed; it resumes from the last version', { error }),
+          },
+        );
   return {
     settings,
     log,
     metrics: options.metrics ?? createMetrics(log),
     now,
     kube,
-    objects: karpenterObjects(kube),
+    objects,
     events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
     vms: new VirtualMachines(compute, settings.azure.resourceGroup),
     skus: new ResourceSkuCatalog(
@@ -59,6 +82,7 @@ export function createDependencies(
       () => now().getTime(),
     ),
     unavailable: new UnavailableOfferingsStore(tableClient(settings, credential)),
+    cluster,
   };
 }
 

@@ -1,39 +1,32 @@
-// One lifecycle sweep over generated clusters of growing size, against a real kube-apiserver. Every
-// NodeClaim/Node pair is settled (registered and initialized) except a handful of fresh ones per round,
-// which is what a sweep sees in a steady cluster: the reads grow with the cluster, the writes with the
-// changes. API requests are counted at the client (every request passes the kubeconfig's authentication
-// hook), memory is the heap growth while the sweep runs, sampled.
-import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
-import type { RequestContext } from '@kubernetes/client-node';
+// One lifecycle sweep over generated clusters of realistic Nodes and NodeClaims, against a real
+// kube-apiserver (no scheduler or controller-manager: nothing but the sweep changes the objects). Each size
+// is swept three ways: the full paginated lists every sweep used to make (the baseline), the watch-fed
+// reader's first sweep (its one full list) and its steady-state sweep; then a sweep with 50 changes.
+// Traffic is counted at the client's HTTP layer (http-traffic.ts); memory is the heap growth while the
+// sweep runs, sampled, plus what the watch caches keep between sweeps.
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { startControlPlane } from '../../local/control-plane/launcher.js';
 import { kubeClientsFromConfig } from '../../shared/kube/client.js';
 import { karpenterObjects } from '../../shared/kube/custom-objects.js';
 import { kubeEventRecorder } from '../../shared/kube/events.js';
 import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
 import { runSweepSteps, type SweepResult } from '../../shared/lifecycle/sweep.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
+import { listingClusterReader, watchingClusterReader } from '../../shared/lifecycle/sweep/cluster-reader.js';
 import { createMetrics } from '../../shared/observability/metrics.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { OrchestrationClient } from '../../shared/runtime/definitions.js';
 import type { Settings } from '../../shared/config/settings.js';
-
-/** A KubeConfig that counts the requests made through it, by HTTP method. */
-export class CountingKubeConfig extends KubeConfig {
-  readonly counts = new Map<string, number>();
-
-  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
-    const method = String(context.getHttpMethod());
-    this.counts.set(method, (this.counts.get(method) ?? 0) + 1);
-    return super.applySecurityAuthentication(context);
-  }
-
-  reset(): void {
-    this.counts.clear();
-  }
-
-  total(): number {
-    return [...this.counts.values()].reduce((a, b) => a + b, 0);
-  }
-}
+import { CountingKubeConfig, type TrafficTotals } from './http-traffic.js';
+import {
+  nodeAnnotations,
+  nodeClaimMetadata,
+  nodeClaimStatus,
+  nodeLabels,
+  nodeStatus,
+} from './realistic-objects.js';
 
 const subscription = '00000000-0000-0000-0000-0000000000bb';
 const providerId = (vm: string) =>
@@ -57,9 +50,13 @@ const noOrchestrations: OrchestrationClient = {
  * sweep never reaches Azure (no NodeClaim launches, times out or terminates), so the Azure clients are
  * absent, and touching them would fail loudly.
  */
-export function benchDependencies(config: CountingKubeConfig): LifecycleDependencies {
+export function benchDependencies(
+  config: CountingKubeConfig,
+  reads: 'list' | 'watch',
+): LifecycleDependencies {
   const clients = kubeClientsFromConfig(config);
   const kube = () => Promise.resolve(clients);
+  const objects = karpenterObjects(kube);
   const missing = new Proxy(
     {},
     {
@@ -74,16 +71,15 @@ export function benchDependencies(config: CountingKubeConfig): LifecycleDependen
     metrics: createMetrics(silentLogger),
     now: () => new Date(),
     kube,
-    objects: karpenterObjects(kube),
+    objects,
     events: kubeEventRecorder(kube, 'sweep-bench', silentLogger),
     vms: missing as LifecycleDependencies['vms'],
     skus: missing as LifecycleDependencies['skus'],
     unavailable: missing as LifecycleDependencies['unavailable'],
+    cluster:
+      reads === 'list' ? listingClusterReader({ kube, objects }) : watchingClusterReader({ kube, objects }),
   };
 }
-
-const conditions = (types: string[], at: string) =>
-  types.map((type) => ({ type, status: 'True', reason: type, message: '', lastTransitionTime: at }));
 
 async function inBatches<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<unknown>) {
   let next = 0;
@@ -94,7 +90,15 @@ async function inBatches<T>(items: readonly T[], concurrency: number, work: (ite
   );
 }
 
-/** Creates the pairs `from`..`to`-1: settled ones, or fresh unregistered ones when `fresh`. */
+const apply = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+const jsonPatch = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
+const zones = ['westus2-1', 'westus2-2', 'westus2-3'];
+
+/**
+ * Creates the pairs `from`..`to`-1: settled ones (registered and initialized, as this system leaves
+ * them), or fresh unregistered ones when `fresh`. Nodes are written by the field managers that write
+ * them in AKS (kubelet, cloud-node-manager, cilium, this system), with server-side apply.
+ */
 export async function createPairs(
   deps: LifecycleDependencies,
   core: CoreV1Api,
@@ -108,58 +112,108 @@ export async function createPairs(
   await inBatches(indexes, 24, async (i) => {
     const name = `${prefix}-${i}`;
     const vm = `aks-${name}`;
-    const labels = { 'karpenter.sh/nodepool': 'bench', 'bench.example/index': String(i) };
+    const zone = zones[i % zones.length] ?? 'westus2-1';
+    const own = { 'bench.example/index': String(i) };
+    const claim = nodeClaimMetadata('bench', zone, own);
     const created = await deps.objects.nodeClaims.create({
       apiVersion: 'karpenter.sh/v1',
       kind: 'NodeClaim',
-      metadata: { name, labels, ...(fresh ? {} : { finalizers: ['karpenter.sh/termination'] }) },
+      metadata: {
+        name,
+        labels: claim.labels,
+        annotations: claim.annotations,
+        ...(fresh ? {} : { finalizers: ['karpenter.sh/termination'] }),
+      },
       spec: {
         nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' },
-        requirements: [{ key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] }],
+        requirements: [
+          { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+          { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+          { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['Standard_D4s_v5'] },
+          { key: 'topology.kubernetes.io/zone', operator: 'In', values: [zone] },
+        ],
+        resources: { requests: { cpu: '1500m', memory: '3Gi', pods: '12' } },
+        expireAfter: '720h',
       },
     });
+    const status = nodeClaimStatus(providerId(vm), vm, at);
     await deps.objects.nodeClaims.mergePatchStatus(name, {
-      status: {
-        providerID: providerId(vm),
-        ...(fresh ? {} : { nodeName: vm }),
-        conditions: conditions(fresh ? ['Launched'] : ['Launched', 'Registered', 'Initialized', 'Ready'], at),
-      },
+      status: fresh ? { providerID: status.providerID, conditions: status.conditions.slice(0, 1) } : status,
     });
-    const node: V1Node = {
-      metadata: {
+    // kubelet: registers the Node with its own labels and reports status.
+    await core.patchNode(
+      {
         name: vm,
-        labels: fresh
-          ? { 'kubernetes.io/hostname': vm }
-          : { ...labels, 'karpenter.sh/registered': 'true', 'karpenter.sh/initialized': 'true' },
-        ...(fresh
-          ? {}
-          : {
+        fieldManager: 'kubelet',
+        force: true,
+        body: {
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: { name: vm, labels: nodeLabels(vm, zone, {}), annotations: nodeAnnotations(vm) },
+          spec: {
+            providerID: providerId(vm),
+            ...(fresh ? { taints: [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }] } : {}),
+          },
+        },
+      },
+      apply,
+    );
+    await core.patchNodeStatus(
+      {
+        name: vm,
+        fieldManager: 'kubelet',
+        force: true,
+        body: { apiVersion: 'v1', kind: 'Node', metadata: { name: vm }, status: nodeStatus(vm, at) },
+      },
+      apply,
+    );
+    await core.patchNode(
+      {
+        name: vm,
+        fieldManager: 'cloud-node-manager',
+        force: true,
+        body: {
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: {
+            name: vm,
+            labels: { 'node.kubernetes.io/exclude-from-external-load-balancers': 'false' },
+            annotations: { 'cluster-autoscaler.kubernetes.io/scale-down-disabled': 'false' },
+          },
+        },
+      },
+      apply,
+    );
+    if (!fresh) {
+      // This system: the NodeClaim's labels, the registration and initialization marks, the finalizer
+      // and owner; and no taints left (the node lifecycle controller would lift not-ready).
+      await core.patchNode(
+        {
+          name: vm,
+          fieldManager: 'nodeclaim-azure',
+          force: true,
+          body: {
+            apiVersion: 'v1',
+            kind: 'Node',
+            metadata: {
+              name: vm,
+              labels: {
+                ...claim.labels,
+                'karpenter.sh/registered': 'true',
+                'karpenter.sh/initialized': 'true',
+              },
               finalizers: ['karpenter.sh/termination'],
               ownerReferences: [
                 { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name, uid: created.metadata.uid ?? '' },
               ],
-            }),
-      },
-      spec: {
-        providerID: providerId(vm),
-        ...(fresh ? { taints: [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }] } : {}),
-      },
-    };
-    await core.createNode({ body: node });
-    await core.patchNodeStatus(
-      {
-        name: vm,
-        body: {
-          status: {
-            allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
-            conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'ready' }],
+            },
           },
         },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
-    );
+        apply,
+      );
+    }
     // The apiserver's admission taints every new Node not-ready; the node lifecycle controller (not run
-    // here, so nothing else touches the objects) would lift it once the Node reports Ready.
+    // here) would lift it once the Node reports Ready.
     await core.patchNode(
       {
         name: vm,
@@ -171,26 +225,25 @@ export async function createPairs(
           },
         ],
       },
-      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+      jsonPatch,
     );
   });
 }
 
 export interface SweepMeasurement {
   size: number;
+  reads: string;
   changes: number;
   ms: number;
-  requests: number;
-  byMethod: Record<string, number>;
+  traffic: TrafficTotals;
   heapGrowthMb: number;
-  result: SweepResult;
+  result: Exclude<SweepResult, { status: 'skipped' }>;
 }
 
 export async function measureSweep(
   deps: LifecycleDependencies,
   config: CountingKubeConfig,
-  size: number,
-  changes: number,
+  labels: { size: number; reads: string; changes: number },
 ): Promise<SweepMeasurement> {
   config.reset();
   const heapBefore = process.memoryUsage().heapUsed;
@@ -207,13 +260,134 @@ export async function measureSweep(
   const ms = performance.now() - started;
   clearInterval(sampler);
   heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
-  return {
-    size,
-    changes,
-    ms,
-    requests: config.total(),
-    byMethod: Object.fromEntries(config.counts),
-    heapGrowthMb: (heapPeak - heapBefore) / 2 ** 20,
-    result,
-  };
+  await sleep(20); // lets the counting gunzip streams flush
+  if (result.status === 'skipped') throw new Error(result.reason);
+  const failed = result.steps.reduce((n, step) => n + step.failed, 0);
+  if (failed > 0) throw new Error(`${failed} objects failed in the sweep`);
+  return { ...labels, ms, traffic: config.totals(), heapGrowthMb: (heapPeak - heapBefore) / 2 ** 20, result };
+}
+
+const sizes = (process.env['SWEEP_BENCH_SIZES'] ?? '500,5000').split(',').map(Number);
+const changesPerSweep = 50;
+const crdDirectory = fileURLToPath(new URL('../../infra/k8s/crds/', import.meta.url));
+const kb = (bytes: number) => (bytes / 1024).toFixed(0);
+
+function table(rows: readonly (SweepMeasurement & { baselineBytes: number })[]): string {
+  const header = [
+    'pairs',
+    'reads',
+    'changes',
+    'ms',
+    'requests',
+    'conns',
+    'wire KB',
+    'decoded KB',
+    '% of full list',
+    'heap MB',
+    'writes/change',
+  ];
+  const lines = rows.map((r) => {
+    const writes = r.traffic.requests - (r.traffic.byMethod['GET'] ?? 0);
+    return [
+      String(r.size),
+      r.reads,
+      String(r.changes),
+      r.ms.toFixed(0),
+      String(r.traffic.requests),
+      String(r.traffic.connections),
+      kb(r.traffic.wireBytes),
+      kb(r.traffic.decodedBytes),
+      ((100 * r.traffic.decodedBytes) / r.baselineBytes).toFixed(2),
+      r.heapGrowthMb.toFixed(1),
+      r.changes > 0 ? (writes / r.changes).toFixed(1) : '-',
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
+  const format = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i] ?? 0)).join('  ');
+  return [format(header), format(widths.map((w) => '-'.repeat(w))), ...lines.map(format)].join('\n');
+}
+
+async function waitForCachedNodeClaims(deps: LifecycleDependencies, count: number): Promise<void> {
+  for (let i = 0; i < 600; i += 1) {
+    if ((await deps.cluster.read()).nodeClaims.length >= count) return;
+    await sleep(50);
+  }
+  throw new Error(`the watch cache never reached ${count} NodeClaims`);
+}
+
+export async function runSweepBench(): Promise<void> {
+  const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+  const controlPlane = await startControlPlane({
+    crdDirectories: [crdDirectory],
+    scheduler: false,
+    controllerManager: false,
+    log,
+  });
+  const config = new CountingKubeConfig();
+  try {
+    config.loadFromFile(controlPlane.kubeconfigPath);
+    const core = config.makeApiClient(CoreV1Api);
+    const writer = benchDependencies(config, 'list');
+    const rows: (SweepMeasurement & { baselineBytes: number })[] = [];
+    let existing = 0;
+    for (const size of sizes) {
+      const started = Date.now();
+      await createPairs(writer, core, 'settled', existing, size, false);
+      existing = size;
+      log(`cluster of ${size} realistic pairs ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+      const listed = await measureSweep(benchDependencies(config, 'list'), config, {
+        size,
+        reads: 'full lists',
+        changes: 0,
+      });
+      const baselineBytes = listed.traffic.decodedBytes;
+      rows.push({ ...listed, baselineBytes });
+
+      const watching = benchDependencies(config, 'watch');
+      const heapBeforeCache = process.memoryUsage().heapUsed;
+      rows.push({
+        ...(await measureSweep(watching, config, { size, reads: 'watch, first', changes: 0 })),
+        baselineBytes,
+      });
+      const cacheMb = (process.memoryUsage().heapUsed - heapBeforeCache) / 2 ** 20;
+      await sleep(200);
+      const steady = await measureSweep(watching, config, { size, reads: 'watch, steady', changes: 0 });
+      rows.push({ ...steady, baselineBytes });
+
+      await createPairs(writer, core, `fresh${size}`, 0, changesPerSweep, true);
+      await waitForCachedNodeClaims(watching, size + changesPerSweep);
+      const changed = await measureSweep(watching, config, {
+        size,
+        reads: 'watch, changes',
+        changes: changesPerSweep,
+      });
+      const registered = changed.result.steps.find((s) => s.step === 'registration')?.acted ?? 0;
+      if (registered !== changesPerSweep)
+        throw new Error(`registered ${registered} pairs, expected ${changesPerSweep}`);
+      rows.push({ ...changed, baselineBytes });
+      existing += changesPerSweep;
+      watching.cluster.stop();
+      log(
+        `swept ${size}: full lists ${listed.ms.toFixed(0)} ms, steady ${steady.ms.toFixed(0)} ms; watch caches ≈${cacheMb.toFixed(0)} MB`,
+      );
+      if (size === sizes[sizes.length - 1]) {
+        const percent = (100 * steady.traffic.decodedBytes) / baselineBytes;
+        const goal = (ok: boolean) => (ok ? 'met' : 'MISSED');
+        process.stdout.write(
+          `\nOne lifecycle sweep over realistic Nodes (≈19 KB each) and NodeClaims\n${table(rows)}\n`,
+        );
+        process.stdout.write(
+          `\nGoals at ${size} pairs, steady state: bytes ≤ 5% of one full list → ${percent.toFixed(2)}% (${goal(percent <= 5)}); ` +
+            `time ≤ 300 ms → ${steady.ms.toFixed(0)} ms (${goal(steady.ms <= 300)}); ` +
+            `heap ≤ 50 MB → ${steady.heapGrowthMb.toFixed(1)} MB (${goal(steady.heapGrowthMb <= 50)}). ` +
+            `The watch caches keep ≈${cacheMb.toFixed(0)} MB between sweeps (slim Nodes, no managedFields).\n` +
+            `Writes per change with ${changesPerSweep} fresh pairs: 2 Node patches (registration, initialized label) + 2 status patches (Registered, Initialized).\n`,
+        );
+      }
+    }
+  } finally {
+    config.close();
+    await controlPlane.stop();
+  }
 }

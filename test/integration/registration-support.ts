@@ -58,6 +58,8 @@ export function testDependencies(options: {
     log: silentLogger,
     metrics,
     ...(options.now ? { now: options.now } : {}),
+    // These tests assert what one sweep does right after a write: they read the way that sees it.
+    clusterReads: 'list',
   });
   const config = new KubeConfig();
   config.loadFromFile(options.kubeconfigPath);

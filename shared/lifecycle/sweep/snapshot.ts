@@ -1,20 +1,15 @@
-// What one sweep knows about the cluster: every NodeClaim, Node, NodePool and AKSNodeClass, each kind
-// read once through a paginated list, plus the indexes the steps look things up by. Building the indexes
-// is linear, so every per-object decision afterwards is a map lookup, never a scan.
-import { listNodes } from '../../kube/nodes.js';
-import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
+// What one sweep knows about the cluster: every NodeClaim, Node, NodePool and AKSNodeClass, as the
+// dependencies' cluster reader provides them (see cluster-reader.ts: a watch-fed cache in the Function
+// App, full paginated lists where read-your-writes matters), plus the indexes the steps look things up
+// by. Building the indexes is linear, so every per-object decision afterwards is a map lookup, never a scan.
+import type { NodeClaim } from '../../models/index.js';
 import type { Node } from '../../models/kube.js';
 import type { LifecycleDependencies } from '../dependencies.js';
+import type { ClusterState } from './cluster-reader.js';
 
-export interface ClusterSnapshot {
+export interface ClusterSnapshot extends ClusterState {
   readAt: Date;
-  nodeClaims: readonly NodeClaim[];
-  nodes: readonly Node[];
-  nodePools: readonly NodePool[];
-  nodeClasses: readonly AKSNodeClass[];
 }
-
-export const LIST_PAGE_SIZE = 500;
 
 /**
  * `nodeClaimSelector` narrows the NodeClaims to a label selector: the default sweep takes them all, an
@@ -24,18 +19,8 @@ export async function readClusterSnapshot(
   deps: LifecycleDependencies,
   options: { nodeClaimSelector?: string } = {},
 ): Promise<ClusterSnapshot> {
-  const { core } = await deps.kube();
   const readAt = deps.now();
-  const [nodeClaims, nodes, nodePools, nodeClasses] = await Promise.all([
-    deps.objects.nodeClaims.list({
-      pageSize: LIST_PAGE_SIZE,
-      ...(options.nodeClaimSelector ? { labelSelector: options.nodeClaimSelector } : {}),
-    }),
-    listNodes(core, LIST_PAGE_SIZE),
-    deps.objects.nodePools.list({ pageSize: LIST_PAGE_SIZE }),
-    deps.objects.nodeClasses.list({ pageSize: LIST_PAGE_SIZE }),
-  ]);
-  return { readAt, nodeClaims, nodes, nodePools, nodeClasses };
+  return { readAt, ...(await deps.cluster.read(options)) };
 }
 
 /** The provider ID as a map key: ARM IDs are case-insensitive (see decisions/registration.ts). */

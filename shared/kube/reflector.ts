@@ -1,0 +1,198 @@
+// A cache of one kind kept current by a watch, so that reading the kind costs what changed since the
+// last read instead of a full list. It lists once (paginated), then watches from the list's
+// resourceVersion; every event replaces or removes one cached object. Watches end (server timeout, a
+// dropped connection, the API server restarting): the next one resumes from the last resourceVersion
+// seen. Only when the server no longer remembers that version (410 Gone, after etcd compaction) or when
+// the periodic safety-net resync is due does it list everything again.
+//
+// Objects are projected before they are cached: a Node as a kubelet writes it is about 19 KB of JSON
+// (images, managedFields), of which the lifecycle reads perhaps 1 KB.
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { statusCodeOf } from './errors.js';
+
+export interface ReflectorPage<Raw> {
+  items: Raw[];
+  resourceVersion: string | undefined;
+  continueToken: string | undefined;
+}
+
+export interface ReflectorSource<Raw> {
+  /** Collection path for the watch, e.g. `/api/v1/nodes`. */
+  path: string;
+  /** One page of the collection; the reflector follows continue tokens. */
+  listPage(continueToken: string | undefined, limit: number): Promise<ReflectorPage<Raw>>;
+  /** The client configuration the watch connects with (called for every connection). */
+  kubeConfig(): Promise<KubeConfig>;
+}
+
+export interface ReflectorOptions<Raw, Cached> {
+  name: string;
+  source: ReflectorSource<Raw>;
+  /** The slim form kept in the cache. */
+  project(raw: Raw): Cached;
+  keyOf(raw: Raw): string;
+  pageSize?: number;
+  /** A full relist even when the watch is healthy: the safety net against a watch that missed something. */
+  resyncIntervalMs?: number;
+  /**
+   * Server-side watch timeout; the watch is reopened from the last resourceVersion after it. Under the
+   * client's 30 s inactivity limit, so a quiet watch ends cleanly instead of being aborted.
+   */
+  watchTimeoutSeconds?: number;
+  now?: () => number;
+  onError?: (error: unknown) => void;
+}
+
+export interface ReflectorStats {
+  /** Full lists made: the first, then one per 410 Gone or due resync. */
+  lists: number;
+  /** Watch connections opened. */
+  watches: number;
+  /** Watch events applied to the cache (bookmarks excluded). */
+  events: number;
+  cached: number;
+}
+
+interface WatchEvent {
+  type?: string;
+  object?: { metadata?: { resourceVersion?: string }; code?: number };
+}
+
+const DEFAULT_RESYNC_MS = 30 * 60_000;
+const DEFAULT_WATCH_TIMEOUT_SECONDS = 25;
+const RETRY_DELAY_MS = 1_000;
+const MAX_RETRY_DELAY_MS = 30_000;
+
+export class Reflector<Raw, Cached> {
+  private readonly objects = new Map<string, Cached>();
+  private resourceVersion: string | undefined;
+  private lastListAt = 0;
+  private watchController: AbortController | undefined;
+  private watching: Promise<void> | undefined;
+  private stopped = false;
+  private retryDelayMs = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly stats: ReflectorStats = { lists: 0, watches: 0, events: 0, cached: 0 };
+
+  constructor(private readonly options: ReflectorOptions<Raw, Cached>) {}
+
+  /**
+   * The cached objects, current as of the watch. The first call lists (and opens the watch); later
+   * calls return at once unless the watch was lost to 410 Gone or the resync interval passed, in
+   * which case this call relists first.
+   */
+  async items(): Promise<Cached[]> {
+    if (this.stopped) throw new Error(`reflector ${this.options.name} is stopped`);
+    const now = (this.options.now ?? Date.now)();
+    const resyncMs = this.options.resyncIntervalMs ?? DEFAULT_RESYNC_MS;
+    if (this.resourceVersion === undefined || now - this.lastListAt >= resyncMs) {
+      await this.relist();
+    }
+    this.ensureWatching();
+    return [...this.objects.values()];
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.watchController?.abort();
+  }
+
+  private async relist(): Promise<void> {
+    this.watchController?.abort();
+    const fresh = new Map<string, Cached>();
+    let token: string | undefined;
+    let version: string | undefined;
+    do {
+      const page = await this.options.source.listPage(token, this.options.pageSize ?? 500);
+      for (const raw of page.items) fresh.set(this.options.keyOf(raw), this.options.project(raw));
+      version = page.resourceVersion ?? version;
+      token = page.continueToken || undefined;
+    } while (token);
+    this.objects.clear();
+    for (const [key, value] of fresh) this.objects.set(key, value);
+    this.resourceVersion = version ?? '';
+    this.lastListAt = (this.options.now ?? Date.now)();
+    this.stats.lists += 1;
+    this.stats.cached = this.objects.size;
+  }
+
+  private ensureWatching(): void {
+    if (this.watching || this.stopped || this.retryTimer) return;
+    this.watching = this.watchOnce().finally(() => {
+      this.watching = undefined;
+    });
+  }
+
+  private async watchOnce(): Promise<void> {
+    let config: KubeConfig;
+    try {
+      config = await this.options.source.kubeConfig();
+    } catch (error) {
+      this.scheduleRewatch(error);
+      return;
+    }
+    const watch = new Watch(config);
+    const ended = new Promise<unknown>((resolve) => {
+      void watch
+        .watch(
+          this.options.source.path,
+          {
+            resourceVersion: this.resourceVersion,
+            allowWatchBookmarks: true,
+            timeoutSeconds: this.options.watchTimeoutSeconds ?? DEFAULT_WATCH_TIMEOUT_SECONDS,
+          },
+          (type, object) => this.apply({ type, object } as WatchEvent, object as Raw),
+          (error) => resolve(error),
+        )
+        .then((controller) => {
+          this.watchController = controller;
+          if (this.stopped) controller.abort();
+        });
+    });
+    this.stats.watches += 1;
+    const error = await ended;
+    this.watchController = undefined;
+    if (this.stopped) return;
+    if (error && statusCodeOf(error) === 410) this.resourceVersion = undefined;
+    if (this.resourceVersion === undefined) return; // the next items() relists
+    this.scheduleRewatch(error);
+  }
+
+  private scheduleRewatch(error: unknown): void {
+    const name = (error as { name?: string } | null)?.name;
+    if (error && name !== 'AbortError' && name !== 'TimeoutError') {
+      this.options.onError?.(error);
+      this.retryDelayMs = Math.min(Math.max(this.retryDelayMs * 2, RETRY_DELAY_MS), MAX_RETRY_DELAY_MS);
+    } else this.retryDelayMs = 0;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.ensureWatching();
+    }, this.retryDelayMs);
+    this.retryTimer.unref();
+  }
+
+  private apply(event: WatchEvent, raw: Raw): void {
+    const version = event.object?.metadata?.resourceVersion;
+    switch (event.type) {
+      case 'ADDED':
+      case 'MODIFIED':
+        this.objects.set(this.options.keyOf(raw), this.options.project(raw));
+        this.stats.events += 1;
+        break;
+      case 'DELETED':
+        this.objects.delete(this.options.keyOf(raw));
+        this.stats.events += 1;
+        break;
+      case 'ERROR':
+        // The server reports an expired resourceVersion as an ERROR event carrying a 410 Status.
+        if (event.object?.code === 410) this.resourceVersion = undefined;
+        this.watchController?.abort();
+        return;
+      default:
+        break; // BOOKMARK: only its resourceVersion matters
+    }
+    if (version) this.resourceVersion = version;
+    this.stats.cached = this.objects.size;
+  }
+}

@@ -1,0 +1,134 @@
+// How a sweep learns the cluster's state. Two readers with one contract:
+//
+// - `watchingClusterReader` (the default in the Function App and the local stack): one watch-fed cache
+//   per kind, kept in the process between sweeps. A steady cluster costs no reads at all: the watches
+//   carry only what changed, Nodes are cached in their slim domain form, and the full paginated list
+//   happens once per process, after a 410 Gone, and every 30 minutes as a safety net. The cache is
+//   eventually consistent, as Karpenter's informers are: every write the steps make is guarded by the
+//   resourceVersion it was computed from, so a stale read costs a conflict and a retry, never a wrong
+//   write, and the bridge's events do the prompt work in any case.
+// - `listingClusterReader`: every kind listed in full, in pages, on every sweep. Its reads see every
+//   write made before them, which is what tests that assert the effect of one sweep right after a
+//   write need.
+import type { KubeConfig, V1Node } from '@kubernetes/client-node';
+import { labelsMatch } from '../../decisions/label-selector.js';
+import type { KubeClients } from '../../kube/client.js';
+import type { CustomObjects, KarpenterObjects } from '../../kube/custom-objects.js';
+import { listNodes, listNodesPage, toDomainNode } from '../../kube/nodes.js';
+import { Reflector } from '../../kube/reflector.js';
+import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
+import type { Node } from '../../models/kube.js';
+
+export interface ClusterState {
+  nodeClaims: readonly NodeClaim[];
+  nodes: readonly Node[];
+  nodePools: readonly NodePool[];
+  nodeClasses: readonly AKSNodeClass[];
+}
+
+export interface ClusterReader {
+  /** `nodeClaimSelector` narrows the NodeClaims to a label selector (see readClusterSnapshot). */
+  read(options?: { nodeClaimSelector?: string }): Promise<ClusterState>;
+  /** Closes whatever the reader keeps open (watches). */
+  stop(): void;
+}
+
+export const LIST_PAGE_SIZE = 500;
+export const FULL_RESYNC_MS = 30 * 60_000;
+
+interface Sources {
+  kube: () => Promise<KubeClients>;
+  objects: KarpenterObjects;
+}
+
+export function listingClusterReader({ kube, objects }: Sources): ClusterReader {
+  return {
+    async read(options = {}) {
+      const { core } = await kube();
+      const [nodeClaims, nodes, nodePools, nodeClasses] = await Promise.all([
+        objects.nodeClaims.list({
+          pageSize: LIST_PAGE_SIZE,
+          ...(options.nodeClaimSelector ? { labelSelector: options.nodeClaimSelector } : {}),
+        }),
+        listNodes(core, LIST_PAGE_SIZE),
+        objects.nodePools.list({ pageSize: LIST_PAGE_SIZE }),
+        objects.nodeClasses.list({ pageSize: LIST_PAGE_SIZE }),
+      ]);
+      return { nodeClaims, nodes, nodePools, nodeClasses };
+    },
+    stop() {},
+  };
+}
+
+/** managedFields are often the largest part of an object's metadata, and nothing here reads them. */
+function withoutManagedFields<T extends { metadata: object }>(object: T): T {
+  if (!('managedFields' in object.metadata)) return object;
+  const { managedFields: _dropped, ...metadata } = object.metadata as { managedFields?: unknown };
+  return { ...object, metadata } as T;
+}
+
+const nameKey = (object: { metadata?: { name?: string } }): string => object.metadata?.name ?? '';
+
+export function watchingClusterReader(
+  { kube, objects }: Sources,
+  options: { resyncIntervalMs?: number; onError?: (error: unknown) => void } = {},
+): ClusterReader {
+  const kubeConfig = async (): Promise<KubeConfig> => (await kube()).config;
+  const common = {
+    keyOf: nameKey,
+    pageSize: LIST_PAGE_SIZE,
+    resyncIntervalMs: options.resyncIntervalMs ?? FULL_RESYNC_MS,
+    ...(options.onError ? { onError: options.onError } : {}),
+  };
+  const customReflector = <T extends { metadata: { name: string } }>(
+    name: string,
+    collection: CustomObjects<T>,
+  ) =>
+    new Reflector<T, T>({
+      ...common,
+      name,
+      project: withoutManagedFields,
+      source: {
+        path: collection.collectionPath,
+        listPage: (token, limit) => collection.listPage(token, limit),
+        kubeConfig,
+      },
+    });
+  const nodeClaims = customReflector<NodeClaim>('nodeclaims', objects.nodeClaims);
+  const nodePools = customReflector<NodePool>('nodepools', objects.nodePools);
+  const nodeClasses = customReflector<AKSNodeClass>('aksnodeclasses', objects.nodeClasses);
+  const nodes = new Reflector<V1Node, Node>({
+    ...common,
+    name: 'nodes',
+    // Watch events arrive as plain JSON; toDomainNode reads both that and the client's models.
+    project: toDomainNode,
+    source: {
+      path: '/api/v1/nodes',
+      listPage: async (token, limit) => listNodesPage((await kube()).core, token, limit),
+      kubeConfig,
+    },
+  });
+  const reflectors = [nodeClaims, nodePools, nodeClasses, nodes];
+  return {
+    async read(readOptions = {}) {
+      const [allNodeClaims, nodeList, nodePoolList, nodeClassList] = await Promise.all([
+        nodeClaims.items(),
+        nodes.items(),
+        nodePools.items(),
+        nodeClasses.items(),
+      ]);
+      const selector = readOptions.nodeClaimSelector;
+      return {
+        nodeClaims: selector
+          ? allNodeClaims.filter((c) => labelsMatch(selector, c.metadata.labels ?? {}))
+          : allNodeClaims,
+        nodes: nodeList,
+        nodePools: nodePoolList,
+        nodeClasses: nodeClassList,
+      };
+    },
+    stop() {
+      for (const reflector of reflectors) reflector.stop();
+    },
+  };
+}

@@ -1,0 +1,175 @@
+// The sweep's watch-fed cluster reader against the real kube-apiserver: one list, then only what changed;
+// a watch that ends resumes from its last resourceVersion without a new list and without losing what
+// happened meanwhile; an expired resourceVersion (410 Gone) leads to a fresh list; and the pooled
+// KubeConfig reuses its connections.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { kubeClientsFromKubeconfig, type KubeClients } from '../../shared/kube/client.js';
+import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custom-objects.js';
+import { Reflector } from '../../shared/kube/reflector.js';
+import { listingClusterReader, watchingClusterReader } from '../../shared/lifecycle/sweep/cluster-reader.js';
+import type { NodeClaim } from '../../shared/models/index.js';
+import { exampleRequirements, nodeClassRef } from '../support/fixtures.js';
+import { pollUntilDefined } from '../support/poll.js';
+
+const suffix = Math.random().toString(36).slice(2, 8);
+const group = `cluster-reader-${suffix}`;
+const selector = `test.example/group=${group}`;
+
+let clients: KubeClients;
+let objects: KarpenterObjects;
+const created: string[] = [];
+
+beforeAll(() => {
+  clients = kubeClientsFromKubeconfig(inject('kubeconfigPath'));
+  objects = karpenterObjects(() => Promise.resolve(clients));
+});
+
+afterAll(async () => {
+  for (const name of created) await objects.nodeClaims.delete(name).catch(() => undefined);
+});
+
+async function createNodeClaim(index: number): Promise<NodeClaim> {
+  const name = `${group}-${index}`;
+  created.push(name);
+  return objects.nodeClaims.create({
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: { name, labels: { 'test.example/group': group } },
+    spec: { nodeClassRef: nodeClassRef('cluster-reader'), requirements: exampleRequirements },
+  });
+}
+
+const names = (items: readonly NodeClaim[]) => items.map((c) => c.metadata.name).sort();
+
+describe('watching cluster reader', () => {
+  it('reads what a full list reads, then follows changes through the watch without listing again', async () => {
+    await createNodeClaim(0);
+    await createNodeClaim(1);
+    const kube = () => Promise.resolve(clients);
+    const watching = watchingClusterReader({ kube, objects });
+    try {
+      const listed = await listingClusterReader({ kube, objects }).read({ nodeClaimSelector: selector });
+      const first = await watching.read({ nodeClaimSelector: selector });
+      expect(names(first.nodeClaims)).toEqual(names(listed.nodeClaims));
+      expect(first.nodeClaims.every((c) => !('managedFields' in c.metadata))).toBe(true);
+
+      await createNodeClaim(2);
+      await objects.nodeClaims.delete(`${group}-0`);
+      await objects.nodeClaims.mergePatch(`${group}-1`, {
+        metadata: { labels: { 'test.example/seen': 'yes' } },
+      });
+      const caughtUp = await pollUntilDefined(
+        'the watch to deliver three changes',
+        async () => {
+          const read = await watching.read({ nodeClaimSelector: selector });
+          const one = read.nodeClaims.find((c) => c.metadata.name === `${group}-1`);
+          return names(read.nodeClaims).join() === `${group}-1,${group}-2` &&
+            one?.metadata.labels?.['test.example/seen'] === 'yes'
+            ? read
+            : undefined;
+        },
+        10_000,
+      );
+      expect(names(caughtUp.nodeClaims)).toEqual([`${group}-1`, `${group}-2`]);
+    } finally {
+      watching.stop();
+    }
+  });
+});
+
+describe('reflector', () => {
+  const nodeClaimSource = (overrideVersion?: string) => ({
+    path: objects.nodeClaims.collectionPath,
+    listPage: async (token: string | undefined, limit: number) => {
+      const page = await objects.nodeClaims.listPage(token, limit, selector);
+      return overrideVersion === undefined ? page : { ...page, resourceVersion: overrideVersion };
+    },
+    kubeConfig: () => Promise.resolve(clients.config),
+  });
+
+  it('resumes a watch that ended from its last resourceVersion, missing nothing and listing once', async () => {
+    const reflector = new Reflector<NodeClaim, NodeClaim>({
+      name: 'nodeclaims',
+      source: nodeClaimSource(),
+      project: (c) => c,
+      keyOf: (c) => c.metadata.name,
+      // The server ends every watch after a second: objects created across those ends must all arrive.
+      watchTimeoutSeconds: 1,
+    });
+    try {
+      await reflector.items();
+      for (let i = 10; i < 16; i += 1) {
+        await createNodeClaim(i);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+      }
+      await pollUntilDefined(
+        'six NodeClaims across watch restarts',
+        async () => {
+          const items = await reflector.items();
+          return items.filter(
+            (c) => c.metadata.labels?.['test.example/group'] === group && /-1\d$/.test(c.metadata.name),
+          ).length === 6
+            ? true
+            : undefined;
+        },
+        10_000,
+      );
+      expect(reflector.stats.lists).toBe(1);
+      expect(reflector.stats.watches).toBeGreaterThan(1);
+    } finally {
+      reflector.stop();
+    }
+  });
+
+  it('lists again when the server no longer has the resourceVersion (410 Gone)', async () => {
+    // The list claims resourceVersion 1, older than anything the API server keeps: its watch answers
+    // 410 Gone, as after etcd compaction, and the next read must list afresh.
+    let lists = 0;
+    const source = nodeClaimSource('1');
+    const reflector = new Reflector<NodeClaim, NodeClaim>({
+      name: 'nodeclaims',
+      source: {
+        ...source,
+        listPage: (token, limit) => {
+          lists += 1;
+          return source.listPage(token, limit);
+        },
+      },
+      project: (c) => c,
+      keyOf: (c) => c.metadata.name,
+    });
+    try {
+      await reflector.items();
+      await pollUntilDefined(
+        'a second list after 410 Gone',
+        async () => {
+          await reflector.items();
+          return lists >= 2 ? true : undefined;
+        },
+        10_000,
+      );
+      expect(reflector.stats.lists).toBeGreaterThanOrEqual(2);
+    } finally {
+      reflector.stop();
+    }
+  });
+});
+
+describe('pooled KubeConfig', () => {
+  it('makes many requests over one connection', async () => {
+    let connections = 0;
+    const count = () => {
+      connections += 1;
+    };
+    subscribe('undici:client:connected', count);
+    try {
+      const core = kubeClientsFromKubeconfig(inject('kubeconfigPath')).config.makeApiClient(CoreV1Api);
+      for (let i = 0; i < 10; i += 1) await core.listNamespace({ limit: 1 });
+      expect(connections).toBe(1);
+    } finally {
+      unsubscribe('undici:client:connected', count);
+    }
+  });
+});
