@@ -19,6 +19,7 @@ import type {
   PodAffinityTerm,
   PodReference,
   SchedulingPod,
+  SchedulingPodSpec,
   Toleration,
   TopologySpreadConstraint,
   WeightedPodAffinityTerm,
@@ -40,6 +41,10 @@ export interface PodVariant {
   readonly antiAffinity: readonly PodAffinityTerm[];
   /** Only the required anti-affinity terms: the ones other pods must respect (inverse anti-affinity). */
   readonly requiredAntiAffinity: readonly PodAffinityTerm[];
+  /** nodeSelector ∩ each remaining required term (an OR): the nodes a spread constraint counts. */
+  readonly filterTerms: readonly RequirementMap[];
+  /** Identifies filterTerms, so spreads of pods with equal node affinity share a topology group. */
+  readonly filterKey: string;
 }
 
 export type VariantResult = { variant: PodVariant } | { error: string };
@@ -85,9 +90,9 @@ function byWeight(terms: readonly WeightedPodAffinityTerm[] | undefined): PodAff
   return [...(terms ?? [])].sort((a, b) => b.weight - a.weight).map((t) => t.podAffinityTerm);
 }
 
-function hostPortsOf(pod: SchedulingPod): HostPort[] {
+export function hostPortsOf(spec: SchedulingPodSpec): HostPort[] {
   const ports: HostPort[] = [];
-  for (const container of [...pod.spec.containers, ...(pod.spec.initContainers ?? [])]) {
+  for (const container of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
     for (const port of container.ports ?? []) {
       if (!port.hostPort) continue;
       ports.push({ ip: port.hostIP || '0.0.0.0', port: port.hostPort, protocol: port.protocol || 'TCP' });
@@ -142,7 +147,7 @@ export class PodCompiler {
       labels: pod.metadata.labels ?? {},
       requests: 'resources' in requests ? requests.resources : undefined,
       error: 'error' in requests ? requests.error : undefined,
-      hostPorts: hostPortsOf(pod),
+      hostPorts: hostPortsOf(pod.spec),
       levels: [],
       source: pod,
       topologyFree,
@@ -235,15 +240,18 @@ export class PodCompiler {
     const preferred = state.preferredNodeTerms[0];
     const full = requirementMapOf(preferred?.matchExpressions ?? [], new Map(strict.requirements));
     if ('error' in full) return { error: `preferred node affinity: ${full.error}` };
-    if (
-      full.requirements.has(WellKnown.nodePoolLabel) &&
-      full.requirements.get(WellKnown.nodePoolLabel)?.allowsAbsent
-    ) {
-      // Karpenter ignores pods that require karpenter.sh/nodepool DoesNotExist: they opt out of it.
-      const set = full.requirements.get(WellKnown.nodePoolLabel);
-      if (set && !set.complement && set.values.size === 0) {
-        return { error: 'the pod requires karpenter.sh/nodepool DoesNotExist: it opts out of provisioning' };
-      }
+    const optOut = [...selector, ...state.requiredTerms.flatMap((t) => t.matchExpressions ?? [])].some(
+      (r) => r.key === WellKnown.nodePoolLabel && r.operator === 'DoesNotExist',
+    );
+    // Karpenter ignores pods that require karpenter.sh/nodepool DoesNotExist: they opt out of it.
+    if (optOut)
+      return { error: 'the pod requires karpenter.sh/nodepool DoesNotExist, so no NodePool may serve it' };
+    // Topology spread counts only nodes matching the pod's nodeSelector and any one required term.
+    const filterTerms: RequirementMap[] = [];
+    for (const term of state.requiredTerms.length > 0 ? state.requiredTerms : [{}]) {
+      const parsed = requirementMapOf([...selector, ...((term as NodeSelectorTerm).matchExpressions ?? [])]);
+      if ('error' in parsed) return { error: `node affinity: ${parsed.error}` };
+      filterTerms.push(parsed.requirements);
     }
     const affinity = group.source.spec.affinity;
     const requiredAnti = affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
@@ -264,6 +272,8 @@ export class PodCompiler {
         ],
         antiAffinity: [...requiredAnti, ...state.preferredAntiAffinity],
         requiredAntiAffinity: requiredAnti,
+        filterTerms,
+        filterKey: JSON.stringify([spec.nodeSelector ?? {}, state.requiredTerms]),
       },
     };
   }

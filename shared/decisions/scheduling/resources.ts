@@ -44,6 +44,22 @@ export function fits(requests: Resources, available: Resources): boolean {
   return true;
 }
 
+/** a + b + c fits within `available`, without allocating a sum. */
+export function fitsSum(a: Resources, b: Resources, c: Resources | undefined, available: Resources): boolean {
+  for (const [name, amount] of a) {
+    if (amount + (b.get(name) ?? 0) + (c?.get(name) ?? 0) > (available.get(name) ?? 0)) return false;
+  }
+  for (const [name, amount] of b) {
+    if (!a.has(name) && amount + (c?.get(name) ?? 0) > (available.get(name) ?? 0)) return false;
+  }
+  if (c) {
+    for (const [name, amount] of c) {
+      if (!a.has(name) && !b.has(name) && amount > (available.get(name) ?? 0)) return false;
+    }
+  }
+  return true;
+}
+
 /** The first resource that does not fit, described for a FailedScheduling message. */
 export function shortfall(requests: Resources, available: Resources): string | undefined {
   for (const [name, amount] of requests) {

@@ -1,57 +1,55 @@
-// The state of one solve: templates, existing nodes, NodeClaims opened so far, and the pod queue.
+// The state of one solve: NodePool templates, existing nodes, NodeClaims opened so far, topology counts
+// and the pod queue. solve.ts describes the algorithm and where it follows or departs from Karpenter.
 import { WellKnown } from '../../models/karpenter.js';
-import type { NodeSelectorRequirement } from '../../models/kube.js';
+import { compileDaemonSets, NO_DAEMONS, type CompiledDaemonSet } from './daemonsets.js';
+import { compileExistingNode, type SimulatedNode } from './existing-nodes.js';
+import { portsConflict } from './host-ports.js';
 import { cheapestOffering, instanceTypeMismatch, type CompiledInstanceType } from './instance-types.js';
+import { firstMinValuesShortfall } from './min-values.js';
+import { NewClaim, finalizeClaim } from './new-claim.js';
+import { ClaimQueue } from './claim-queue.js';
 import { compareQueued, PodCompiler, type PodVariant, type QueuedPod } from './pods.js';
 import {
   incompatibility,
-  isWellKnownLabel,
   labelMismatch,
   mergeRequirements,
+  sameRequirements,
   type RequirementMap,
 } from './requirement-map.js';
-import { addInto, fits, formatAmount, shortfall, sum, toResourceList, type Resources } from './resources.js';
+import { addInto, fitsSum, formatAmount, type Resources } from './resources.js';
 import { compareTemplates, compileTemplate, type Template } from './templates.js';
 import { describeTaint, untoleratedTaint } from './taints.js';
-import type {
-  ExistingNode,
-  NewNodeClaim,
-  PodReference,
-  SchedulingInput,
-  SchedulingResult,
-  UnschedulablePod,
-} from './types.js';
-import { exactly, singleValue, toRequirements } from './value-set.js';
-import { compileExistingNode, type SimulatedNode } from './existing-nodes.js';
+import { domainUniverse, HOSTNAME_KEY, Topology, type TopologyResult } from './topology.js';
+import type { NewNodeClaim, SchedulingInput, SchedulingResult, UnschedulablePod } from './types.js';
+import { exactly, isUnsatisfiable, toRequirements, type ValueSet } from './value-set.js';
 
 export const MAX_INSTANCE_TYPES = 600;
-const HOSTNAME = 'kubernetes.io/hostname';
 
-/** A NodeClaim opened during this solve. */
-interface OpenClaim {
-  readonly template: Template;
-  requirements: RequirementMap;
-  instanceTypes: CompiledInstanceType[];
-  /** Sum of the pods' requests. */
-  readonly requests: Resources;
-  readonly pods: PodReference[];
-  readonly hostname: string;
-}
-
-type Attempt = { ok: true } | { ok: false; reason: string };
+type Outcome = { ok: true } | { ok: false; final: boolean; reason: string };
 
 export class Simulation {
   private readonly templates: Template[];
+  private readonly daemonSets: CompiledDaemonSet[];
   private readonly nodes: SimulatedNode[];
-  private readonly claims: OpenClaim[] = [];
+  private readonly claims = new ClaimQueue();
   private readonly compiler: PodCompiler;
+  private readonly topology: Topology;
   private readonly unschedulable: UnschedulablePod[] = [];
   private readonly maxInstanceTypes: number;
+  private readonly strictMinValues: boolean;
+  /** Per topology-free variant: existing nodes before this index rejected it for good. */
+  private readonly nodeCursor = new Map<number, number>();
+  private readonly unconstrained = new Map<number, boolean>();
+  private claimCount = 0;
 
   constructor(private readonly input: SchedulingInput) {
     const cache = new Map<object, CompiledInstanceType | string>();
-    this.templates = input.nodePools.map((np) => compileTemplate(np, cache)).sort(compareTemplates);
-    this.nodes = (input.existingNodes ?? []).map((node: ExistingNode) => compileExistingNode(node));
+    this.daemonSets = compileDaemonSets(input.daemonSets ?? []);
+    this.templates = input.nodePools
+      .map((np) => compileTemplate(np, cache, this.daemonSets))
+      .sort(compareTemplates);
+    this.nodes = (input.existingNodes ?? []).map((node) => compileExistingNode(node, this.daemonSets));
+    this.topology = new Topology(domainUniverse(this.templates), this.nodes);
     const preferNoSchedule = this.templates.some((t) =>
       t.taints.some((taint) => taint.effect === 'PreferNoSchedule'),
     );
@@ -60,10 +58,27 @@ export class Simulation {
       preferNoSchedule,
     );
     this.maxInstanceTypes = input.options?.maxInstanceTypes ?? MAX_INSTANCE_TYPES;
+    this.strictMinValues = input.options?.minValuesPolicy !== 'BestEffort';
+    for (const node of this.nodes) {
+      for (const pod of node.source.pods ?? []) {
+        const terms = pod.spec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+        if (!terms?.length) continue;
+        const labels = { ...node.labels, [HOSTNAME_KEY]: node.labels[HOSTNAME_KEY] ?? node.name };
+        this.topology.addInverseAntiAffinity({ namespace: pod.namespace }, terms, labels);
+      }
+    }
   }
 
   run(): SchedulingResult {
     let queue = this.input.pods.map((pod) => this.compiler.queue(pod)).sort(compareQueued);
+    const tracked = new Set<number>();
+    for (const pod of queue) {
+      const terms =
+        pod.group.source.spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+      if (!terms?.length || tracked.has(pod.group.id)) continue;
+      tracked.add(pod.group.id);
+      this.topology.addInverseAntiAffinity({ namespace: pod.group.namespace, groupId: pod.group.id }, terms);
+    }
     const lastReason = new Map<QueuedPod, string>();
     // Karpenter re-queues failed pods and stops when a full pass makes no progress.
     for (;;) {
@@ -71,13 +86,9 @@ export class Simulation {
       let progressed = false;
       for (const pod of queue) {
         const outcome = this.schedule(pod);
-        if (outcome.ok) {
-          progressed = true;
-          continue;
-        }
-        if (outcome.final) {
-          this.unschedulable.push({ pod: pod.ref, reason: outcome.reason });
-        } else {
+        if (outcome.ok) progressed = true;
+        else if (outcome.final) this.unschedulable.push({ pod: pod.ref, reason: outcome.reason });
+        else {
           lastReason.set(pod, outcome.reason);
           retry.push(pod);
         }
@@ -87,8 +98,15 @@ export class Simulation {
     }
     for (const pod of queue)
       this.unschedulable.push({ pod: pod.ref, reason: lastReason.get(pod) ?? 'not scheduled' });
+
+    const newNodeClaims: NewNodeClaim[] = [];
+    for (const claim of this.claims.inCreationOrder()) {
+      const finalized = finalizeClaim(claim, this.maxInstanceTypes, this.strictMinValues);
+      if ('claim' in finalized) newNodeClaims.push(finalized.claim);
+      else for (const pod of claim.pods) this.unschedulable.push({ pod, reason: finalized.reason });
+    }
     return {
-      newNodeClaims: this.claims.map((claim) => this.finalize(claim)).filter((c) => c !== undefined),
+      newNodeClaims,
       existingPlacements: this.nodes.flatMap((node) =>
         node.placed.map((pod) => ({ pod, nodeName: node.name, kind: node.kind })),
       ),
@@ -96,81 +114,144 @@ export class Simulation {
     };
   }
 
-  private schedule(pod: QueuedPod): { ok: true } | { ok: false; final: boolean; reason: string } {
+  private schedule(pod: QueuedPod): Outcome {
     const group = pod.group;
     if (group.error !== undefined || group.requests === undefined) {
       return { ok: false, final: true, reason: `invalid pod: ${group.error ?? 'no requests'}` };
     }
     let reason = 'no NodePool';
+    let final = true;
     for (let level = 0; ; level++) {
       const result = this.compiler.variant(group, level);
       if (result === undefined) break;
       if ('error' in result) return { ok: false, final: true, reason: `invalid pod: ${result.error}` };
-      const attempt = this.place(pod, result.variant, group.requests);
-      if (attempt.ok) return { ok: true };
-      if (level === 0) reason = attempt.reason;
+      const variant = result.variant;
+      if (this.place(pod, variant, group.requests, (r) => (reason = level === 0 ? r : reason)))
+        return { ok: true };
+      if (!this.isUnconstrained(variant)) final = false;
     }
-    return { ok: false, final: group.topologyFree, reason };
+    return { ok: false, final, reason };
   }
 
-  private place(pod: QueuedPod, variant: PodVariant, requests: Resources): Attempt {
-    for (const node of this.nodes) {
-      if (this.fitsNode(node, variant, requests)) {
-        node.placed.push(pod.ref);
-        addInto(node.used, requests);
-        return { ok: true };
-      }
+  /** No affinity, spread or other pods' anti-affinity: a rejection by a target is then permanent. */
+  private isUnconstrained(variant: PodVariant): boolean {
+    let free = this.unconstrained.get(variant.id);
+    if (free === undefined) {
+      free = !this.topology.constrains(variant);
+      this.unconstrained.set(variant.id, free);
     }
-    // The emptiest open NodeClaim first, as Karpenter re-sorts in-flight NodeClaims by pod count.
-    const open = [...this.claims].sort((a, b) => a.pods.length - b.pods.length);
-    for (const claim of open) {
-      if (this.addToClaim(claim, pod, variant, requests) === undefined) return { ok: true };
+    return free;
+  }
+
+  private place(
+    pod: QueuedPod,
+    variant: PodVariant,
+    requests: Resources,
+    fail: (reason: string) => void,
+  ): boolean {
+    if (this.placeOnExistingNode(pod, variant, requests)) return true;
+    const free = this.isUnconstrained(variant);
+    for (const claim of this.claims.emptiestFirst()) {
+      if (free && claim.rejected.has(variant.id)) continue;
+      if (this.tryAdd(claim, pod, variant, requests)) {
+        this.claims.grew(claim);
+        return true;
+      }
+      if (free) claim.rejected.add(variant.id);
     }
     const reasons: string[] = [];
     for (const template of this.templates) {
       const reason = this.openClaim(template, pod, variant, requests);
-      if (reason === undefined) return { ok: true };
+      if (reason === undefined) return true;
       reasons.push(`nodepool "${template.name}": ${reason}`);
     }
     if (this.templates.length === 0) reasons.push('no NodePool can provision nodes');
-    const existing =
-      this.nodes.length > 0 ? `did not fit any of ${this.nodes.length} existing node(s); ` : '';
-    return { ok: false, reason: existing + reasons.join('; ') };
+    const existing = this.nodes.length > 0 ? `no room on ${this.nodes.length} existing node(s); ` : '';
+    fail(existing + reasons.join('; '));
+    return false;
   }
 
-  private fitsNode(node: SimulatedNode, variant: PodVariant, requests: Resources): boolean {
-    if (untoleratedTaint(node.taints, variant.tolerations)) return false;
-    if (labelMismatch(node.labels, variant.requirements) !== undefined) return false;
-    return fits(sum(node.used, requests), node.allocatable);
+  private placeOnExistingNode(pod: QueuedPod, variant: PodVariant, requests: Resources): boolean {
+    const free = this.isUnconstrained(variant);
+    const start = free ? (this.nodeCursor.get(variant.id) ?? 0) : 0;
+    for (let index = start; index < this.nodes.length; index++) {
+      const node = this.nodes[index] as SimulatedNode;
+      const requirements = this.fitsNode(node, variant, requests);
+      if (requirements === undefined) {
+        if (free && index === (this.nodeCursor.get(variant.id) ?? 0))
+          this.nodeCursor.set(variant.id, index + 1);
+        continue;
+      }
+      node.placed.push(pod.ref);
+      addInto(node.used, requests);
+      node.hostPorts.push(...variant.group.hostPorts);
+      this.topology.record(variant.group, node.taints, requirements);
+      return true;
+    }
+    return false;
   }
 
-  /** Adds the pod to an open NodeClaim if it fits; otherwise returns why not and changes nothing. */
-  private addToClaim(
-    claim: OpenClaim,
-    pod: QueuedPod,
+  /** The node's requirements narrowed by topology if the pod fits there, else undefined. */
+  private fitsNode(
+    node: SimulatedNode,
     variant: PodVariant,
     requests: Resources,
-  ): string | undefined {
-    const taint = untoleratedTaint(claim.template.taints, variant.tolerations);
-    if (taint) return `did not tolerate taint ${describeTaint(taint)}`;
-    const incompatible = incompatibility(claim.requirements, variant.requirements);
-    if (incompatible) return `incompatible requirements: ${incompatible}`;
-    const requirements = mergeRequirements(claim.requirements, variant.requirements);
-    const total = sum(claim.requests, requests);
-    const remaining = claim.instanceTypes.filter(
-      (it) =>
-        fits(total, it.allocatable) &&
-        instanceTypeMismatch(it, requirements) === undefined &&
-        cheapestOffering(it, requirements) !== undefined,
-    );
-    if (remaining.length === 0) return 'no instance type fits';
-    claim.requirements = requirements;
-    claim.instanceTypes = remaining;
-    addInto(claim.requests, requests);
-    claim.pods.push(pod.ref);
-    return undefined;
+  ): RequirementMap | undefined {
+    if (untoleratedTaint(node.taints, variant.tolerations)) return undefined;
+    if (variant.group.hostPorts.length && portsConflict(node.hostPorts, variant.group.hostPorts))
+      return undefined;
+    if (!fitsSum(node.used, requests, undefined, node.allocatable)) return undefined;
+    if (labelMismatch(node.labels, variant.requirements) !== undefined) return undefined;
+    if (this.isUnconstrained(variant)) return node.requirements;
+    const topology = this.topology.addRequirements(variant, node.taints, node.requirements);
+    return satisfiable(topology);
   }
 
+  /** Adds the pod to a NodeClaim opened in this solve if it still fits; otherwise changes nothing. */
+  private tryAdd(claim: NewClaim, pod: QueuedPod, variant: PodVariant, requests: Resources): boolean {
+    const template = claim.template;
+    if (template.repels(variant) !== undefined) return false;
+    if (!claim.mayFit(requests)) return false;
+    const ports = variant.group.hostPorts;
+    if (ports.length && portsConflict(claim.hostPorts, ports)) return false;
+    if (variant.requirements.size > 0 && incompatibility(claim.requirements, variant.requirements))
+      return false;
+    let requirements: RequirementMap =
+      variant.requirements.size > 0
+        ? mergeRequirements(claim.requirements, variant.requirements)
+        : claim.requirements;
+    if (!this.isUnconstrained(variant)) {
+      const narrowed = satisfiable(this.topology.addRequirements(variant, template.taints, requirements));
+      if (narrowed === undefined) return false;
+      requirements = narrowed;
+    }
+    if (requirements !== claim.requirements && sameRequirements(requirements, claim.requirements)) {
+      requirements = claim.requirements;
+    }
+    const changed = requirements !== claim.requirements;
+    const sizeSafe = !ports.length && claim.fitsEveryOption(requests);
+    const remaining =
+      sizeSafe && !changed
+        ? claim.instanceTypes
+        : claim.instanceTypes.filter((it) => {
+            const overhead = template.daemonOverhead.get(it) ?? NO_DAEMONS;
+            if (!sizeSafe && !fitsSum(claim.requests, requests, overhead.requests, it.allocatable))
+              return false;
+            if (ports.length && portsConflict(overhead.hostPorts, ports)) return false;
+            return (
+              !changed ||
+              (instanceTypeMismatch(it, requirements) === undefined &&
+                cheapestOffering(it, requirements) !== undefined)
+            );
+          });
+    if (remaining.length === 0) return false;
+    if (this.strictMinValues && firstMinValuesShortfall(remaining, requirements) !== undefined) return false;
+    claim.add(pod.ref, requests, requirements, remaining, ports);
+    this.topology.record(variant.group, template.taints, requirements);
+    return true;
+  }
+
+  /** Opens a NodeClaim from the template for the pod, or says why the template cannot take it. */
   private openClaim(
     template: Template,
     pod: QueuedPod,
@@ -178,131 +259,90 @@ export class Simulation {
     requests: Resources,
   ): string | undefined {
     if (template.error) return template.error;
-    const taint = untoleratedTaint(template.taints, variant.tolerations);
+    const taint = template.repels(variant);
     if (taint) return `did not tolerate taint ${describeTaint(taint)}`;
-    const incompatible = incompatibility(template.requirements, variant.requirements);
-    if (incompatible) return `incompatible requirements, ${incompatible}`;
-    const hostname = `hostname-placeholder-${String(this.claims.length).padStart(4, '0')}`;
-    const requirements = mergeRequirements(template.requirements, variant.requirements);
-    (requirements as Map<string, ReturnType<typeof exactly>>).set(HOSTNAME, exactly(hostname));
+    const base = template.compatibleWith(variant);
+    if ('reason' in base) return base.reason;
 
-    const compatible = template.instanceTypes.filter(
-      (it) => instanceTypeMismatch(it, requirements) === undefined,
-    );
-    if (compatible.length === 0) {
-      return `no instance type satisfies the requirements${this.firstMismatch(template, requirements)}`;
+    const hostname = `hostname-placeholder-${String(this.claimCount).padStart(4, '0')}`;
+    let requirements: RequirementMap = new Map([...base.requirements, [HOSTNAME_KEY, exactly(hostname)]]);
+    let candidates = base.instanceTypes;
+    if (!this.isUnconstrained(variant)) {
+      const topology = this.topology.addRequirements(variant, template.taints, requirements);
+      if ('violated' in topology) return `unsatisfiable ${topology.violated.describe()}`;
+      const narrowed = satisfiable(topology);
+      if (narrowed === undefined) return 'topology constraints leave no domain the NodePool offers';
+      if (narrowed !== requirements) {
+        requirements = narrowed;
+        candidates = candidates.filter(
+          (it) =>
+            instanceTypeMismatch(it, requirements) === undefined &&
+            cheapestOffering(it, requirements) !== undefined,
+        );
+        if (candidates.length === 0)
+          return `no instance type has an available offering in ${describeDomains(requirements)}`;
+      }
     }
-    const offered = compatible.filter((it) => cheapestOffering(it, requirements) !== undefined);
-    if (offered.length === 0) return 'no available offering matches the zone and capacity-type requirements';
-    const fitting = offered.filter((it) => fits(requests, it.allocatable));
+    const ports = variant.group.hostPorts;
+    const fitting = candidates.filter((it) => {
+      if (ports.length && portsConflict((template.daemonOverhead.get(it) ?? NO_DAEMONS).hostPorts, ports))
+        return false;
+      return fitsSum(requests, new Map(), undefined, template.room.get(it) ?? it.allocatable);
+    });
     if (fitting.length === 0)
-      return `no instance type has room for the pod (${this.largestShortfall(offered, requests)})`;
-    const remaining = template.remaining;
-    const withinLimits = remaining ? fitting.filter((it) => this.withinLimits(it, remaining)) : fitting;
-    if (withinLimits.length === 0)
-      return `all instance types exceed the NodePool's remaining limits (${this.describeRemaining(remaining)})`;
-
-    const claim: OpenClaim = {
-      template,
-      requirements,
-      instanceTypes: withinLimits,
-      requests: new Map(requests),
-      pods: [pod.ref],
-      hostname,
-    };
+      return `no instance type has room for the pod (${template.shortfall(candidates, requests)})`;
+    const limits = template.remaining;
+    const withinLimits = limits ? fitting.filter((it) => withinRemaining(it, limits)) : fitting;
+    if (withinLimits.length === 0) {
+      return `all instance types exceed the NodePool's limits (${describeRemaining(limits)})`;
+    }
+    if (this.strictMinValues) {
+      const shortfall = firstMinValuesShortfall(withinLimits, requirements);
+      if (shortfall !== undefined) return shortfall;
+    }
+    const claim = new NewClaim(template, hostname, requirements, withinLimits, this.claimCount++);
+    claim.add(pod.ref, requests, requirements, withinLimits, ports);
     this.claims.push(claim);
+    this.topology.register(HOSTNAME_KEY, hostname);
+    this.topology.record(variant.group, template.taints, requirements);
     // Karpenter subtracts pessimistically: the largest capacity among the NodeClaim's options.
-    if (remaining) this.subtractLargest(remaining, withinLimits);
+    if (limits) subtractLargest(limits, withinLimits);
     return undefined;
   }
+}
 
-  private withinLimits(instanceType: CompiledInstanceType, remaining: Resources): boolean {
-    for (const [name, left] of remaining) if ((instanceType.capacity.get(name) ?? 0) > left) return false;
-    return true;
-  }
+function satisfiable(result: TopologyResult): RequirementMap | undefined {
+  if ('violated' in result) return undefined;
+  for (const set of result.requirements.values()) if (isUnsatisfiable(set)) return undefined;
+  return result.requirements;
+}
 
-  private subtractLargest(remaining: Resources, options: readonly CompiledInstanceType[]): void {
-    for (const name of [...remaining.keys()]) {
-      let largest = 0;
-      for (const it of options) largest = Math.max(largest, it.capacity.get(name) ?? 0);
-      remaining.set(name, (remaining.get(name) ?? 0) - largest);
-    }
-  }
+function withinRemaining(instanceType: CompiledInstanceType, remaining: Resources): boolean {
+  for (const [name, left] of remaining) if ((instanceType.capacity.get(name) ?? 0) > left) return false;
+  return true;
+}
 
-  private describeRemaining(remaining: Resources | undefined): string {
-    if (!remaining) return 'none';
-    return [...remaining]
-      .map(([name, left]) => `${name} ${left <= 0 ? '0' : formatAmount(name, left)} left`)
-      .join(', ');
+function subtractLargest(remaining: Resources, options: readonly CompiledInstanceType[]): void {
+  for (const name of [...remaining.keys()]) {
+    let largest = 0;
+    for (const it of options) largest = Math.max(largest, it.capacity.get(name) ?? 0);
+    remaining.set(name, (remaining.get(name) ?? 0) - largest);
   }
+}
 
-  private firstMismatch(template: Template, requirements: RequirementMap): string {
-    const counts = new Map<string, number>();
-    for (const it of template.instanceTypes) {
-      const key = instanceTypeMismatch(it, requirements);
-      if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
-    const [key] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [];
-    if (key === undefined) return '';
-    const wanted = toRequirements(key, requirements.get(key) ?? exactly())
-      .map((r) => `${r.key} ${r.operator} ${JSON.stringify(r.values ?? [])}`)
-      .join(', ');
-    return ` (${wanted} matches none of ${template.instanceTypes.length} instance types)`;
-  }
+function describeRemaining(remaining: Resources | undefined): string {
+  if (!remaining) return 'none';
+  return [...remaining]
+    .map(([name, left]) => `${name} ${left <= 0 ? '0' : formatAmount(name, left)} left`)
+    .join(', ');
+}
 
-  private largestShortfall(instanceTypes: readonly CompiledInstanceType[], requests: Resources): string {
-    for (const [name, amount] of requests) {
-      let largest = 0;
-      for (const it of instanceTypes) largest = Math.max(largest, it.allocatable.get(name) ?? 0);
-      if (amount > largest) {
-        return `${name} request ${formatAmount(name, amount)} exceeds the largest allocatable ${formatAmount(name, largest)}`;
-      }
-    }
-    return `no single instance type fits ${shortfall(requests, new Map()) ?? 'all requests'} together`;
-  }
-
-  private finalize(claim: OpenClaim): NewNodeClaim | undefined {
-    const priced = claim.instanceTypes
-      .map((it) => ({ it, price: cheapestOffering(it, claim.requirements)?.price ?? Infinity }))
-      .sort((a, b) => a.price - b.price || (a.it.name < b.it.name ? -1 : a.it.name > b.it.name ? 1 : 0))
-      .slice(0, this.maxInstanceTypes);
-    const names = priced.map((p) => p.it.name);
-    const requirements: NodeSelectorRequirement[] = [];
-    const capacityTypes = new Set<string>();
-    for (const { it } of priced) {
-      for (const offering of it.offerings) {
-        if (cheapestOffering({ ...it, offerings: [offering] }, claim.requirements))
-          capacityTypes.add(offering.capacityType);
-      }
-    }
-    const labels: Record<string, string> = { ...claim.template.labels };
-    for (const [key, set] of claim.requirements) {
-      if (key === HOSTNAME || key === WellKnown.instanceTypeLabel || key === WellKnown.capacityTypeLabel)
-        continue;
-      requirements.push(...toRequirements(key, set));
-      const single = singleValue(set);
-      if (single !== undefined && !isWellKnownLabel(key)) labels[key] = single;
-    }
-    const instanceTypeMin = claim.requirements.get(WellKnown.instanceTypeLabel)?.minValues;
-    requirements.push({
-      key: WellKnown.instanceTypeLabel,
-      operator: 'In',
-      values: names,
-      ...(instanceTypeMin !== undefined ? { minValues: instanceTypeMin } : {}),
-    });
-    requirements.push({
-      key: WellKnown.capacityTypeLabel,
-      operator: 'In',
-      values: [...capacityTypes].sort(),
-    });
-    return {
-      nodePoolName: claim.template.name,
-      requirements,
-      instanceTypeNames: names,
-      requests: toResourceList(claim.requests),
-      labels,
-      pods: claim.pods,
-      cheapestPrice: priced[0]?.price ?? Infinity,
-    };
-  }
+function describeDomains(requirements: RequirementMap): string {
+  const keys = [WellKnown.zoneLabel, WellKnown.capacityTypeLabel];
+  return keys
+    .map((key) => [key, requirements.get(key)] as [string, ValueSet | undefined])
+    .filter((entry): entry is [string, ValueSet] => entry[1] !== undefined)
+    .flatMap(([key, set]) => toRequirements(key, set))
+    .map((r) => `${r.key} ${r.operator} [${(r.values ?? []).join(', ')}]`)
+    .join(' and ');
 }

@@ -1,25 +1,161 @@
 // NodePools compiled into NodeClaim templates (Karpenter's NodeClaimTemplate): requirements from the
-// NodePool's requirements, labels and its own name; taints; instance types; what is left of its limits.
+// NodePool's requirements, labels and its own name; the taints that repel pods; instance types with
+// their DaemonSet overhead; what is left of the NodePool's limits. Per pod variant, the template keeps
+// its answers (tolerated?, compatible instance types) so identical pods ask once.
 import { WellKnown } from '../../models/karpenter.js';
 import type { Taint } from '../../models/kube.js';
-import { compileInstanceType, type CompiledInstanceType } from './instance-types.js';
-import { labelRequirements, requirementMapOf, type RequirementMap } from './requirement-map.js';
-import { parseResources, type Resources } from './resources.js';
+import { daemonOverheadByInstanceType, type CompiledDaemonSet, type DaemonOverhead } from './daemonsets.js';
+import {
+  cheapestOffering,
+  compileInstanceType,
+  instanceTypeMismatch,
+  instanceTypeValues,
+  type CompiledInstanceType,
+} from './instance-types.js';
+import type { PodVariant } from './pods.js';
+import {
+  incompatibility,
+  labelRequirements,
+  mergeRequirements,
+  requirementMapOf,
+  type RequirementMap,
+} from './requirement-map.js';
+import { formatAmount, parseResources, type Resources } from './resources.js';
+import { untoleratedTaint } from './taints.js';
 import type { SchedulingNodePool } from './types.js';
-import { exactly } from './value-set.js';
+import { exactly, toRequirements } from './value-set.js';
 
-export interface Template {
-  readonly name: string;
+export type TemplateFit =
+  { requirements: RequirementMap; instanceTypes: CompiledInstanceType[] } | { reason: string };
+
+export class Template {
   readonly weight: number;
-  readonly requirements: RequirementMap;
   readonly labels: Readonly<Record<string, string>>;
-  /** Taints that repel pods: spec.taints only (startupTaints are removed before pods run). */
+  /** spec.taints only: startupTaints are removed before pods run, so they do not repel (as Karpenter). */
   readonly taints: readonly Taint[];
+  readonly requirements: RequirementMap;
   readonly instanceTypes: readonly CompiledInstanceType[];
-  /** Limits minus usage, per resource; undefined when the NodePool has no limits. */
-  remaining: Resources | undefined;
-  /** Why this NodePool can take no pod at all (bad spec), reported for every pod. */
+  readonly daemonOverhead: ReadonlyMap<CompiledInstanceType, DaemonOverhead>;
+  /** Per instance type, allocatable minus its DaemonSet overhead: what pods may use. */
+  readonly room: ReadonlyMap<CompiledInstanceType, Resources>;
+  /** Limits minus usage per limited resource; undefined when the NodePool has no limits. */
+  readonly remaining: Resources | undefined;
+  /** Why this NodePool can take no pod at all (an unreadable spec); reported for every pod. */
   readonly error: string | undefined;
+  private readonly repelling = new Map<number, Taint | null>();
+  private readonly fits = new Map<number, TemplateFit>();
+
+  constructor(
+    readonly name: string,
+    parts: {
+      weight: number;
+      labels: Record<string, string>;
+      taints: readonly Taint[];
+      requirements: RequirementMap;
+      instanceTypes: readonly CompiledInstanceType[];
+      daemonSets: readonly CompiledDaemonSet[];
+      remaining: Resources | undefined;
+      error: string | undefined;
+    },
+  ) {
+    this.weight = parts.weight;
+    this.labels = parts.labels;
+    this.taints = parts.taints;
+    this.requirements = parts.requirements;
+    this.remaining = parts.remaining;
+    this.error = parts.error;
+    // Instance types the NodePool's own requirements rule out never take part.
+    this.instanceTypes = parts.instanceTypes.filter(
+      (it) =>
+        instanceTypeMismatch(it, parts.requirements) === undefined &&
+        cheapestOffering(it, parts.requirements) !== undefined,
+    );
+    this.daemonOverhead = daemonOverheadByInstanceType(parts.daemonSets, this);
+    const room = new Map<CompiledInstanceType, Resources>();
+    for (const it of this.instanceTypes) {
+      const left = new Map(it.allocatable);
+      for (const [name, amount] of this.daemonOverhead.get(it)?.requests ?? []) {
+        left.set(name, (left.get(name) ?? 0) - amount);
+      }
+      room.set(it, left);
+    }
+    this.room = room;
+  }
+
+  /** The taint the pod does not tolerate, or undefined. */
+  repels(variant: PodVariant): Taint | undefined {
+    let taint = this.repelling.get(variant.id);
+    if (taint === undefined) {
+      taint = untoleratedTaint(this.taints, variant.tolerations) ?? null;
+      this.repelling.set(variant.id, taint);
+    }
+    return taint ?? undefined;
+  }
+
+  /** The template's requirements narrowed by the pod's, and the instance types that allow them. */
+  compatibleWith(variant: PodVariant): TemplateFit {
+    let fit = this.fits.get(variant.id);
+    if (fit) return fit;
+    fit = this.computeFit(variant);
+    this.fits.set(variant.id, fit);
+    return fit;
+  }
+
+  private computeFit(variant: PodVariant): TemplateFit {
+    const incompatible = incompatibility(this.requirements, variant.requirements);
+    if (incompatible) return { reason: `incompatible requirements, ${incompatible}` };
+    const requirements = mergeRequirements(this.requirements, variant.requirements);
+    const compatible = this.instanceTypes.filter(
+      (it) => instanceTypeMismatch(it, requirements) === undefined,
+    );
+    if (compatible.length === 0)
+      return { reason: `no instance type satisfies ${this.mismatch(requirements)}` };
+    const offered = compatible.filter((it) => cheapestOffering(it, requirements) !== undefined);
+    if (offered.length === 0) {
+      return {
+        reason: 'no instance type has an available offering for the zone and capacity-type requirements',
+      };
+    }
+    return { requirements, instanceTypes: offered };
+  }
+
+  /** The requirement most instance types fail, for the message. */
+  private mismatch(requirements: RequirementMap): string {
+    const counts = new Map<string, number>();
+    for (const it of this.instanceTypes) {
+      const key = instanceTypeMismatch(it, requirements);
+      if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const [key] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [];
+    const set = key === undefined ? undefined : requirements.get(key);
+    if (key === undefined || set === undefined)
+      return `the requirements (${this.instanceTypes.length} instance types)`;
+    const wanted = toRequirements(key, set)
+      .map((r) => `${r.key} ${r.operator} [${(r.values ?? []).join(', ')}]`)
+      .join(' and ');
+    return `${wanted} (none of ${this.instanceTypes.length} instance types)`;
+  }
+
+  /** Why no instance type has room for the requests, naming the resource. */
+  shortfall(instanceTypes: readonly CompiledInstanceType[], requests: Resources): string {
+    for (const [name, amount] of requests) {
+      let largest = 0;
+      for (const it of instanceTypes) largest = Math.max(largest, this.room.get(it)?.get(name) ?? 0);
+      if (amount > largest) {
+        return `${name} request ${formatAmount(name, amount)} exceeds the largest allocatable ${formatAmount(name, Math.max(0, largest))} after DaemonSets`;
+      }
+    }
+    return 'no single instance type fits every request together, or host ports conflict with DaemonSets';
+  }
+
+  /** Label values the template's instance types can take, for topology domains. */
+  *domainValues(): Iterable<[string, string]> {
+    for (const it of this.instanceTypes) {
+      for (const key of [...Object.keys(it.labels), WellKnown.zoneLabel, WellKnown.capacityTypeLabel]) {
+        for (const value of instanceTypeValues(it, key, this.requirements)) yield [key, value];
+      }
+    }
+  }
 }
 
 /** Karpenter's OrderByWeight: higher weight first, ties by name descending. */
@@ -31,20 +167,22 @@ export function compareTemplates(a: Template, b: Template): number {
 export function compileTemplate(
   nodePool: SchedulingNodePool,
   instanceTypeCache: Map<object, CompiledInstanceType | string>,
+  daemonSets: readonly CompiledDaemonSet[],
 ): Template {
   const base = {
-    name: nodePool.name,
     weight: nodePool.weight ?? 0,
     labels: { ...nodePool.labels, [WellKnown.nodePoolLabel]: nodePool.name },
     taints: nodePool.taints ?? [],
+    daemonSets,
   };
-  const fail = (error: string): Template => ({
-    ...base,
-    requirements: new Map(),
-    instanceTypes: [],
-    remaining: undefined,
-    error,
-  });
+  const fail = (error: string) =>
+    new Template(nodePool.name, {
+      ...base,
+      requirements: new Map(),
+      instanceTypes: [],
+      remaining: undefined,
+      error,
+    });
   const requirements = requirementMapOf(nodePool.requirements, labelRequirements(nodePool.labels));
   if ('error' in requirements) return fail(`spec.template.spec.requirements: ${requirements.error}`);
   requirements.requirements.set(WellKnown.nodePoolLabel, exactly(nodePool.name));
@@ -70,8 +208,14 @@ export function compileTemplate(
       compiled = 'error' in result ? result.error : result.instanceType;
       instanceTypeCache.set(instanceType, compiled);
     }
-    // An instance type with an unreadable allocatable is left out, not allowed to fail the NodePool.
+    // An instance type with an unreadable allocatable is left out rather than failing the NodePool.
     if (typeof compiled !== 'string') instanceTypes.push(compiled);
   }
-  return { ...base, requirements: requirements.requirements, instanceTypes, remaining, error: undefined };
+  return new Template(nodePool.name, {
+    ...base,
+    requirements: mergeRequirements(requirements.requirements, new Map()),
+    instanceTypes,
+    remaining,
+    error: undefined,
+  });
 }

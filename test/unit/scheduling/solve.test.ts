@@ -135,6 +135,6 @@ describe('solve: resources and NodePools', () => {
       pods: [pod({ cpu: '1' })],
       nodePools: [nodePool('default', { limits: { cpu: '10' }, usage: { cpu: '10' } })],
     });
-    expect(exhausted.unschedulable[0]?.reason).toMatch(/remaining limits \(cpu 0 left\)/);
+    expect(exhausted.unschedulable[0]?.reason).toMatch(/exceed the NodePool's limits \(cpu 0 left\)/);
   });
 });
