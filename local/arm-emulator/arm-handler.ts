@@ -20,6 +20,7 @@ import type { FaultRegistry } from './faults.js';
 import { decodeToken, paginate } from './paging.js';
 import type { RequestLog } from './request-log.js';
 import { matchRoute, subscriptionOf, vmNameOf, type ArmRoute } from './routes.js';
+import { listGalleryImageVersions } from './gallery-images.js';
 import { filterSkus, type ResourceSku } from './sku-catalog.js';
 import type { Throttler } from './throttling.js';
 import { isObject } from './vm-spec.js';
@@ -76,6 +77,7 @@ function throttleRegion(route: ArmRoute, body: unknown, store: VmStore): string 
       return route.location.toLowerCase();
     case 'listVms':
     case 'listSkus':
+    case 'listGalleryImageVersions':
       return 'global';
   }
 }
@@ -181,6 +183,12 @@ function dispatch(
       }
       return { status: 200, body: paginate(items, offset, deps.pageSizes.skus, url), headers: {} };
     }
+    case 'listGalleryImageVersions':
+      return {
+        status: 200,
+        body: { value: listGalleryImageVersions(route.location, route.gallery, route.definition) },
+        headers: {},
+      };
   }
 }
 

@@ -8,7 +8,14 @@ export type ArmRoute =
   | { kind: 'putVm' | 'getVm' | 'deleteVm'; address: VmAddress }
   | { kind: 'listVms'; subscriptionId: string; resourceGroup: string | undefined }
   | { kind: 'getOperation'; subscriptionId: string; location: string; operationId: string }
-  | { kind: 'listSkus'; subscriptionId: string };
+  | { kind: 'listSkus'; subscriptionId: string }
+  | {
+      kind: 'listGalleryImageVersions';
+      subscriptionId: string;
+      location: string;
+      gallery: string;
+      definition: string;
+    };
 
 export type RouteMatch = { route: ArmRoute } | { methodNotAllowed: true } | { notFound: true };
 
@@ -27,6 +34,10 @@ const vmListAllPath = new RegExp(
 );
 const operationPath = new RegExp(
   `^/subscriptions/${segment}/providers/Microsoft\\.Compute/locations/${segment}/operations/${segment}/?$`,
+  'i',
+);
+const galleryImageVersionsPath = new RegExp(
+  `^/subscriptions/${segment}/providers/Microsoft\\.Compute/locations/${segment}/communityGalleries/${segment}/images/${segment}/versions/?$`,
   'i',
 );
 const skusPath = new RegExp(`^/subscriptions/${segment}/providers/Microsoft\\.Compute/skus/?$`, 'i');
@@ -70,6 +81,13 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
   if (match) {
     const [subscriptionId = ''] = groups(match);
     return method === 'GET' ? { route: { kind: 'listSkus', subscriptionId } } : { methodNotAllowed: true };
+  }
+  match = galleryImageVersionsPath.exec(pathname);
+  if (match) {
+    const [subscriptionId = '', location = '', gallery = '', definition = ''] = groups(match);
+    return method === 'GET'
+      ? { route: { kind: 'listGalleryImageVersions', subscriptionId, location, gallery, definition } }
+      : { methodNotAllowed: true };
   }
   return { notFound: true };
 }

@@ -2,7 +2,8 @@
 // the published Virtual Machines limits. A scale factor shrinks every bucket so tests can run into
 // the limits with a handful of requests.
 
-export type RequestKind = 'putVm' | 'deleteVm' | 'getVm' | 'listVms' | 'getOperation' | 'listSkus';
+export type RequestKind =
+  'putVm' | 'deleteVm' | 'getVm' | 'listVms' | 'getOperation' | 'listSkus' | 'listGalleryImageVersions';
 
 export const requestKinds: readonly RequestKind[] = [
   'putVm',
@@ -11,6 +12,7 @@ export const requestKinds: readonly RequestKind[] = [
   'listVms',
   'getOperation',
   'listSkus',
+  'listGalleryImageVersions',
 ];
 
 export interface ThrottlePolicy {

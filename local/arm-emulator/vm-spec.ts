@@ -2,6 +2,7 @@
 // Compute resource provider would answer with. Pure: no I/O, no state.
 
 import { ArmError, invalidParameter, invalidRequestContent, missingParameter } from './errors.js';
+import { checkCommunityGalleryImage } from './gallery-images.js';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -131,6 +132,7 @@ function validateStorageProfile(storageProfile: unknown): void {
   if (createOption === 'FromImage' && !isObject(storageProfile.imageReference)) {
     throw missingParameter('storageProfile.imageReference');
   }
+  checkCommunityGalleryImage(storageProfile.imageReference);
 }
 
 function validateOsProfile(osProfile: unknown): { computerName: string; customData: string | undefined } {
