@@ -35,6 +35,15 @@ param nodeResourceGroupName string
 @description('AZURE_SUBNET_ID: subnet for node NICs when an AKSNodeClass names none.')
 param nodeSubnetId string
 
+@description('Node NSG in the node resource group, aks-agentpool-<cluster id>-nsg: NODE_SECURITY_GROUP_ID.')
+param nodeSecurityGroupName string
+
+@description('ATTACH_NSG_TO_NIC: true when the cluster runs on a VNet you brought.')
+param attachNsgToNic bool = false
+
+@description('KUBERNETES_VERSION override (major.minor.patch); empty reads the cluster\'s current version.')
+param kubernetesVersion string = ''
+
 @description('NODE_SSH_PUBLIC_KEY: OpenSSH public key for the node admin user.')
 param nodeSshPublicKey string
 
@@ -189,6 +198,17 @@ module rbac 'modules/rbac.bicep' = {
   }
 }
 
+module clusterInputs 'modules/aks-cluster-inputs.bicep' = {
+  name: 'nodeclaim-aks-cluster-inputs'
+  scope: resourceGroup(aksClusterResourceGroupName)
+  params: {
+    aksClusterName: aksClusterName
+    nodeSecurityGroupName: nodeSecurityGroupName
+    attachNsgToNic: attachNsgToNic
+    kubernetesVersion: kubernetesVersion
+  }
+}
+
 module functionApp 'modules/function-app.bicep' = {
   name: 'nodeclaim-function-app'
   scope: appGroup
@@ -222,6 +242,7 @@ module functionApp 'modules/function-app.bicep' = {
     durableTaskHubName: durableTaskHubName
     sweepSchedule: sweepSchedule
     registrationTimeoutMinutes: registrationTimeoutMinutes
+    clusterInputs: clusterInputs.outputs.settings
     tags: allTags
   }
 }

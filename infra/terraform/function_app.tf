@@ -49,6 +49,17 @@ locals {
     UNAVAILABLE_OFFERINGS_TABLE               = azurerm_storage_table.unavailable_offerings.name
     SWEEP_SCHEDULE                            = var.sweep_schedule
     REGISTRATION_TIMEOUT_MINUTES              = tostring(var.registration_timeout_minutes)
+    KUBERNETES_VERSION                        = local.cluster_inputs.kubernetes_version
+    AKS_TENANT_ID                             = local.cluster_inputs.tenant_id
+    NETWORK_PLUGIN                            = local.cluster_inputs.network_plugin
+    NETWORK_PLUGIN_MODE                       = local.cluster_inputs.network_plugin_mode
+    NETWORK_DATAPLANE                         = local.cluster_inputs.network_dataplane
+    DNS_SERVICE_IP                            = local.cluster_inputs.dns_service_ip
+    NODE_SECURITY_GROUP_ID                    = local.cluster_inputs.node_security_group_id
+    ATTACH_NSG_TO_NIC                         = local.cluster_inputs.attach_nsg_to_nic
+    KUBELET_IDENTITY_RESOURCE_ID              = local.cluster_inputs.kubelet_identity_resource_id
+    KUBELET_IDENTITY_CLIENT_ID                = local.cluster_inputs.kubelet_identity_client_id
+    LOAD_BALANCER_BACKEND_POOL_IDS            = local.cluster_inputs.load_balancer_backend_pool_ids
   }
 }
 

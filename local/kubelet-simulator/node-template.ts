@@ -1,8 +1,8 @@
 // The Node a kubelet registers, and the status writes it makes afterwards, as plain functions of the VM,
-// its decoded bootstrap data and the time. Labels and taints come only from the bootstrap data (what the
-// kubelet on that VM would be started with), never from the NodeClaim.
+// the AKSNodeConfig decoded from its custom data, and the time. Labels and taints come only from that
+// configuration (what the kubelet on that VM would be started with), never from the NodeClaim.
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
-import type { ParsedBootstrap } from '../../shared/decisions/bootstrap.js';
+import type { KubeletRegistration } from '../../shared/decisions/aks-node-config.js';
 import type { EmulatedVm } from '../arm-emulator/index.js';
 import { kubeletReservations, nodeResources, type VmHardware } from './node-resources.js';
 
@@ -10,7 +10,7 @@ export interface RegistrationInput {
   nodeName: string;
   providerId: string;
   vm: Pick<EmulatedVm, 'vmId' | 'vmSize' | 'location' | 'zones'>;
-  bootstrap: ParsedBootstrap;
+  bootstrap: KubeletRegistration;
   hardware: VmHardware;
   kubeletVersion: string;
   /** Random per boot, as /proc/sys/kernel/random/boot_id is. */

@@ -3,7 +3,7 @@
 //
 // Who does what, as in a real cluster:
 // - kubelet (simulated): registers the Node after the VM boots, with the labels and taints of its
-//   --node-labels / --register-with-taints flags decoded from the VM's custom data; posts Ready=True
+//   kubelet_node_labels and --register-with-taints of the AKSNodeConfig decoded from the VM's custom data; posts Ready=True
 //   once "the network plugin is up"; renews its Lease in kube-node-lease; reports status every 5 min.
 // - kube-apiserver (real): its TaintNodesByCondition admission plugin adds
 //   node.kubernetes.io/not-ready:NoSchedule to every new Node.
@@ -17,7 +17,12 @@
 //   deletes the Node once its VM is gone.
 import { randomUUID } from 'node:crypto';
 import { KubeConfig, ListWatch, Watch, type KubernetesObject } from '@kubernetes/client-node';
-import { decodeCustomData, parseBootstrap, type ParsedBootstrap } from '../../shared/decisions/bootstrap.js';
+import {
+  kubeletRegistration,
+  parseNodeCustomData,
+  type KubeletRegistration,
+} from '../../shared/decisions/aks-node-config.js';
+import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
 import { parseProviderId, providerIdFor } from '../../shared/decisions/vm-spec.js';
 import { isConflict, isNotFound } from '../../shared/kube/errors.js';
 import { silentLogger, type Logger } from '../../shared/observability/logger.js';
@@ -271,10 +276,10 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     log.info(adopted ? 'adopted existing node' : 'node registered', { node: vm.nodeName, vm: vm.vmName });
   };
 
-  const readBootstrap = (vm: EmulatedVm): ParsedBootstrap | string => {
+  const readBootstrap = (vm: EmulatedVm): KubeletRegistration | string => {
     if (vm.customData === undefined || vm.customData === '') return 'the VM has no custom data';
     try {
-      return parseBootstrap(decodeCustomData(vm.customData));
+      return kubeletRegistration(parseNodeCustomData(decodeCustomData(vm.customData)));
     } catch (error) {
       return error instanceof Error ? error.message : String(error);
     }
@@ -288,16 +293,6 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       log.warn('VM never joins: no usable bootstrap data', { vm: vm.vmName, reason: bootstrap });
       return;
     }
-    if (bootstrap.nodeName !== vm.nodeName) {
-      log.warn(
-        '--hostname-override differs from the computer name; the Node is named after the computer name',
-        {
-          vm: vm.vmName,
-          computerName: vm.nodeName,
-          hostnameOverride: bootstrap.nodeName,
-        },
-      );
-    }
     const hardware = vmHardware(catalog, emulated.vmSize, emulated.location);
     if (!hardware) {
       vm.phase = 'unbootable';
@@ -310,7 +305,8 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       vm: emulated,
       bootstrap,
       hardware,
-      kubeletVersion,
+      // kubelet runs the version the configuration asked for (the image installs it at boot).
+      kubeletVersion: `v${bootstrap.kubernetesVersion}`,
       bootId: randomUUID(),
       now: new Date(),
     });

@@ -1,10 +1,31 @@
 // The Function App's settings for a local stack: the same names the app reads in Azure, pointed at the
 // emulators. One place builds them, so `npm start`, the end-to-end tests and the launch tests agree.
+import { KUBERNETES_VERSION } from '../control-plane/build.js';
 
 /** The emulated subscription; any GUID works, the ARM emulator accepts every subscription. */
 export const LOCAL_SUBSCRIPTION_ID = '00000000-0000-0000-0000-000000000001';
 /** An SSH key for the emulated VMs' osProfile; nothing ever connects with it. */
 const EMULATOR_SSH_KEY = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAITestKeyForTheEmulatorOnly local';
+
+/**
+ * The AKS cluster a local stack pretends to be: its Kubernetes version is the local control plane's,
+ * the network is Azure CNI overlay with Cilium (AKS's recommended mode), and the node NSG, kubelet
+ * identity and load balancer live in the node resource group, where AKS puts them.
+ */
+export function localClusterSettings(subscriptionId: string, resourceGroup: string): Record<string, string> {
+  const nodeGroup = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers`;
+  return {
+    KUBERNETES_VERSION: KUBERNETES_VERSION.replace(/^v/, ''),
+    NETWORK_PLUGIN: 'azure',
+    NETWORK_PLUGIN_MODE: 'overlay',
+    NETWORK_DATAPLANE: 'cilium',
+    DNS_SERVICE_IP: '10.0.0.10',
+    NODE_SECURITY_GROUP_ID: `${nodeGroup}/Microsoft.Network/networkSecurityGroups/aks-agentpool-10000000-nsg`,
+    KUBELET_IDENTITY_RESOURCE_ID: `${nodeGroup}/Microsoft.ManagedIdentity/userAssignedIdentities/local-agentpool`,
+    KUBELET_IDENTITY_CLIENT_ID: '00000000-0000-0000-0000-00000000c11e',
+    LOAD_BALANCER_BACKEND_POOL_IDS: `${nodeGroup}/Microsoft.Network/loadBalancers/kubernetes/backendAddressPools/aksOutboundBackendPool`,
+  };
+}
 
 export interface LocalAppSettingsInput {
   kubeconfigPath: string;
@@ -32,10 +53,12 @@ export interface LocalAppSettingsInput {
 
 export function localAppSettings(input: LocalAppSettingsInput): Record<string, string> {
   const subscriptionId = input.subscriptionId ?? LOCAL_SUBSCRIPTION_ID;
+  const resourceGroup = input.resourceGroup ?? 'MC_local_nodes';
   const settings: Record<string, string> = {
+    ...localClusterSettings(subscriptionId, resourceGroup),
     CLUSTER_NAME: input.clusterName ?? 'local',
     AZURE_SUBSCRIPTION_ID: subscriptionId,
-    AZURE_RESOURCE_GROUP: input.resourceGroup ?? 'MC_local_nodes',
+    AZURE_RESOURCE_GROUP: resourceGroup,
     AZURE_LOCATION: input.location ?? 'westus2',
     ARM_ENDPOINT: input.armEndpoint,
     ARM_CA_CERT: input.armCaCertPem,

@@ -1,6 +1,6 @@
 // The one typed, validated view of the app's configuration. An invalid or missing setting stops startup
 // with a message that names the setting and says what it should look like.
-import type { ClusterNodeSettings, NetworkPlugin } from '../decisions/node-reservations.js';
+import { networkMode, type NetworkModeName, type NetworkProfile } from '../decisions/network-mode.js';
 
 export interface Settings {
   clusterName: string;
@@ -21,6 +21,8 @@ export interface Settings {
   kubernetes:
     | { mode: 'kubeconfig'; kubeconfigPath: string }
     | { mode: 'entra'; apiServerUrl: string; caCertPem: string; tokenScope: string };
+  /** What the AKS cluster tells every node (read once from the cluster by the deployment). */
+  cluster: ClusterSettings;
   bootstrap: {
     apiServerUrl: string;
     caCertPem: string;
@@ -52,11 +54,27 @@ export interface Settings {
   };
   /** Drift replacement, drain and garbage collection; optional so hand-built settings need not list it. */
   disruption?: DisruptionSettings;
-  /**
-   * The cluster's Kubernetes version and network plugin, which decide nodes' reservations and pod limit;
-   * optional so hand-built settings need not list it (AKS's defaults apply).
-   */
-  cluster?: ClusterNodeSettings;
+}
+
+export interface ClusterSettings {
+  /** The control plane's Kubernetes version, "1.33.2": kubelet of this version, image family rules. */
+  kubernetesVersion: string;
+  /** Entra tenant of the cluster, written into the node's azure.json; optional. */
+  tenantId?: string;
+  network: NetworkProfile;
+  networkMode: NetworkModeName;
+  /** kube-dns's ClusterIP (the cluster's networkProfile.dnsServiceIP). */
+  dnsServiceIp: string;
+  /** resourceGuid of the node VNet; overlay nodes carry it as a label. Optional. */
+  vnetGuid?: string;
+  /** The node NSG (aks-agentpool-<id>-nsg in the node resource group), by resource ID. */
+  nodeSecurityGroupId: string;
+  /** Whether the NIC itself gets the NSG: only when the VNet is the cluster's own (BYO VNet). */
+  attachNsgToNic: boolean;
+  /** The cluster's kubelet identity: attached to every VM (ACR pulls, cloud provider). */
+  kubeletIdentity: { resourceId: string; clientId: string };
+  /** Backend pools of the cluster load balancer the NIC joins (outbound and inbound); may be empty. */
+  loadBalancerBackendPoolIds: string[];
 }
 
 export interface DisruptionSettings {
@@ -146,6 +164,7 @@ export function loadSettings(env: Env = process.env): Settings {
       ),
     },
     kubernetes,
+    cluster: clusterSettings(reader, problems),
     bootstrap: {
       apiServerUrl: reader.url('BOOTSTRAP_API_SERVER_URL'),
       caCertPem: reader.pem('BOOTSTRAP_CA_CERT'),
@@ -192,7 +211,6 @@ export function loadSettings(env: Env = process.env): Settings {
     },
   };
 
-  settings.cluster = clusterNodeSettings(reader, problems);
   if (settings.launch.maxPollIntervalSeconds < settings.launch.pollIntervalSeconds) {
     problems.push('LAUNCH_MAX_POLL_INTERVAL_SECONDS must be at least LAUNCH_POLL_INTERVAL_SECONDS');
   }
@@ -200,6 +218,72 @@ export function loadSettings(env: Env = process.env): Settings {
     throw new SettingsError(`Invalid settings:\n  - ${problems.join('\n  - ')}`);
   }
   return settings;
+}
+
+function clusterSettings(reader: EnvReader, problems: string[]): ClusterSettings {
+  const kubernetesVersion = reader.required(
+    'KUBERNETES_VERSION',
+    'the cluster\'s Kubernetes version, e.g. "1.33.2"',
+  );
+  if (kubernetesVersion && !/^v?\d+\.\d+\.\d+$/.test(kubernetesVersion)) {
+    problems.push(
+      `KUBERNETES_VERSION is ${JSON.stringify(kubernetesVersion)}: expected major.minor.patch, e.g. "1.33.2"`,
+    );
+  }
+  const network: NetworkProfile = {
+    plugin: reader.oneOf('NETWORK_PLUGIN', ['azure', 'none'], 'azure'),
+    pluginMode: reader.oneOf('NETWORK_PLUGIN_MODE', ['overlay', ''], 'overlay'),
+    dataplane: reader.oneOf('NETWORK_DATAPLANE', ['azure', 'cilium'], 'cilium'),
+  };
+  const mode = networkMode(network);
+  if (typeof mode !== 'string')
+    problems.push(`NETWORK_PLUGIN / NETWORK_PLUGIN_MODE / NETWORK_DATAPLANE: ${mode.problem}`);
+  const nodeSecurityGroupId = reader.matching(
+    'NODE_SECURITY_GROUP_ID',
+    /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.Network\/networkSecurityGroups\/[^/]+$/i,
+    "the node NSG's resource ID (…/providers/Microsoft.Network/networkSecurityGroups/aks-agentpool-<id>-nsg)",
+  );
+  const tenantId = reader.optional('AKS_TENANT_ID');
+  const vnetGuid = reader.optional('VNET_GUID');
+  return {
+    kubernetesVersion: kubernetesVersion.replace(/^v/, ''),
+    ...(tenantId ? { tenantId: reader.guid('AKS_TENANT_ID') } : {}),
+    network,
+    networkMode: typeof mode === 'string' ? mode : 'azure-cni-overlay',
+    dnsServiceIp: reader.matching(
+      'DNS_SERVICE_IP',
+      /^\d{1,3}(\.\d{1,3}){3}$/,
+      'an IPv4 address, e.g. "10.0.0.10"',
+      '10.0.0.10',
+    ),
+    ...(vnetGuid ? { vnetGuid: reader.guid('VNET_GUID') } : {}),
+    nodeSecurityGroupId,
+    attachNsgToNic: reader.oneOf('ATTACH_NSG_TO_NIC', ['true', 'false'], 'false') === 'true',
+    kubeletIdentity: {
+      resourceId: reader.matching(
+        'KUBELET_IDENTITY_RESOURCE_ID',
+        /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.ManagedIdentity\/userAssignedIdentities\/[^/]+$/i,
+        "the kubelet identity's resource ID (identityProfile.kubeletidentity.resourceId of the cluster)",
+      ),
+      clientId: reader.guid('KUBELET_IDENTITY_CLIENT_ID'),
+    },
+    loadBalancerBackendPoolIds: (reader.optional('LOAD_BALANCER_BACKEND_POOL_IDS') ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== '')
+      .map((id) => {
+        if (
+          !/^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.Network\/loadBalancers\/[^/]+\/backendAddressPools\/[^/]+$/i.test(
+            id,
+          )
+        ) {
+          problems.push(
+            `LOAD_BALANCER_BACKEND_POOL_IDS has ${JSON.stringify(id)}: expected load balancer backend pool IDs, comma-separated`,
+          );
+        }
+        return id;
+      }),
+  };
 }
 
 /** A connection string whose account key is empty authenticates nothing (`AccountKey=;`). */
@@ -220,33 +304,6 @@ function storageSettings(reader: EnvReader, problems: string[]): Settings['stora
   return {
     ...(connectionString ? { connectionString } : {}),
     ...(accountName ? { accountName } : {}),
-  };
-}
-
-const NETWORK_PLUGINS: readonly NetworkPlugin[] = ['azure', 'kubenet', 'none'];
-
-// AKS's networkProfile names: NETWORK_PLUGIN azure|kubenet|none, NETWORK_PLUGIN_MODE overlay or empty.
-function clusterNodeSettings(reader: EnvReader, problems: string[]): ClusterNodeSettings {
-  const kubernetesVersion = reader.optional('KUBERNETES_VERSION');
-  if (kubernetesVersion !== undefined && !/^v?\d+\.\d+(\.\d+)?$/.test(kubernetesVersion)) {
-    problems.push(
-      `KUBERNETES_VERSION is ${JSON.stringify(kubernetesVersion)}: expected a version such as 1.33.2`,
-    );
-  }
-  const plugin = reader.optional('NETWORK_PLUGIN');
-  if (plugin !== undefined && !NETWORK_PLUGINS.includes(plugin as NetworkPlugin)) {
-    problems.push(
-      `NETWORK_PLUGIN is ${JSON.stringify(plugin)}: expected one of ${NETWORK_PLUGINS.join(', ')}`,
-    );
-  }
-  const mode = reader.optional('NETWORK_PLUGIN_MODE');
-  if (mode !== undefined && mode !== 'overlay') {
-    problems.push(`NETWORK_PLUGIN_MODE is ${JSON.stringify(mode)}: expected overlay or nothing`);
-  }
-  return {
-    ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}),
-    ...(plugin !== undefined ? { networkPlugin: plugin as NetworkPlugin } : {}),
-    ...(mode === 'overlay' ? { networkPluginMode: 'overlay' as const } : {}),
   };
 }
 
@@ -283,7 +340,18 @@ class EnvReader {
     return value;
   }
 
-  private matching(name: string, pattern: RegExp, what: string, fallback?: string): string {
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.env[name];
+    if (raw === undefined) return fallback;
+    const value = raw.trim();
+    if ((allowed as readonly string[]).includes(value)) return value as T;
+    this.problems.push(
+      `${name} is ${JSON.stringify(value)}: expected one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`,
+    );
+    return fallback;
+  }
+
+  matching(name: string, pattern: RegExp, what: string, fallback?: string): string {
     const value = this.required(name, what, fallback);
     if (value && !pattern.test(value))
       this.problems.push(`${name} is ${JSON.stringify(value)}: expected ${what}`);

@@ -10,6 +10,7 @@ import {
   type ClusterNodeSettings,
 } from './node-reservations.js';
 import { describeRequirement, requirementAllows } from './requirements.js';
+import type { HyperVGeneration } from './node-image.js';
 
 export type Architecture = 'amd64' | 'arm64';
 
@@ -33,6 +34,8 @@ export interface Offering {
   /** Premium SSD capable (the PremiumIO capability). */
   premiumIO: boolean;
   acceleratedNetworking: boolean;
+  /** Hyper-V generations the size boots (its HyperVGenerations capability); picks the node image. */
+  hyperVGenerations?: readonly HyperVGeneration[];
 }
 
 /**
@@ -73,9 +76,19 @@ export function letterFamily(vmSize: string): string {
 }
 
 /**
+ * The HyperVGenerations capability ("V1,V2"). A size that does not list it is taken to boot both (the
+ * catalog filter above lets it through as Generation 2 capable), so the node image is Generation 2.
+ */
+export function hyperVGenerationsOf(capabilityValue: string | undefined): HyperVGeneration[] {
+  if (capabilityValue === undefined) return ['V1', 'V2'];
+  const listed = capabilityValue.split(',').map((g) => g.trim().toUpperCase());
+  return (['V1', 'V2'] as const).filter((g) => listed.includes(g));
+}
+
+/**
  * Every offering the catalog allows in `location`, in selection order (see compareOfferings).
  * Skipped: non-VM resource types, SKUs without vCPUs/MemoryGB, SKUs that cannot boot the Generation 2
- * images imageReferenceFor returns (HyperVGenerations without V2), SKUs restricted for the location,
+ * node images (HyperVGenerations without V2), SKUs restricted for the location,
  * zones restricted for the SKU. Spot offerings exist only where LowPriorityCapable is True.
  */
 export function offeringsFromSkus(skus: readonly SkuRecord[], location: string): Offering[] {
@@ -125,6 +138,7 @@ export function offeringsFromSkus(skus: readonly SkuRecord[], location: string):
     const capacityTypes: CapacityType[] = isTrue(capability(sku, 'LowPriorityCapable'))
       ? ['spot', 'on-demand']
       : ['on-demand'];
+    const hyperVGenerations = hyperVGenerationsOf(generations);
     const arch: Architecture =
       capability(sku, 'CpuArchitectureType')?.toLowerCase() === 'arm64' ? 'arm64' : 'amd64';
     for (const zoneNumber of zoneNumbers) {
@@ -139,6 +153,7 @@ export function offeringsFromSkus(skus: readonly SkuRecord[], location: string):
           location: wanted,
           zone: zoneNumber === undefined ? '' : `${wanted}-${zoneNumber}`,
           ...(zoneNumber === undefined ? {} : { zoneNumber }),
+          hyperVGenerations,
           capacityType,
           premiumIO: isTrue(capability(sku, 'PremiumIO')),
           acceleratedNetworking: isTrue(capability(sku, 'AcceleratedNetworkingEnabled')),

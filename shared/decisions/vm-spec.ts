@@ -1,8 +1,7 @@
 // The VM a NodeClaim becomes: its deterministic name, provider ID, image, and the full PUT body.
 import { createHash } from 'node:crypto';
-import type { ImageReference, VirtualMachine } from '@azure/arm-compute';
-import type { ImageFamily } from '../models/aks-node-class.js';
-import { DEFAULT_OS_DISK_SIZE_GB, type Architecture, type Offering } from './offerings.js';
+import type { VirtualMachine, VirtualMachineNetworkInterfaceIPConfiguration } from '@azure/arm-compute';
+import { DEFAULT_OS_DISK_SIZE_GB, type Offering } from './offerings.js';
 
 const VM_NAME_PREFIX = 'aks-';
 /** Azure allows 64 characters for a Linux VM name and for its computer (host) name. */
@@ -59,47 +58,6 @@ export function parseProviderId(providerId: string): VmIdentity | undefined {
   };
 }
 
-interface MarketplaceImage {
-  publisher: string;
-  offer: string;
-  sku: { amd64: string; arm64: string };
-}
-
-// Generation 2 marketplace images (offeringsFromSkus keeps only sizes that can boot them).
-const IMAGES: Readonly<Record<Exclude<ImageFamily, 'Ubuntu'>, MarketplaceImage>> = {
-  Ubuntu2204: {
-    publisher: 'Canonical',
-    offer: '0001-com-ubuntu-server-jammy',
-    sku: { amd64: '22_04-lts-gen2', arm64: '22_04-lts-arm64' },
-  },
-  Ubuntu2404: {
-    publisher: 'Canonical',
-    offer: 'ubuntu-24_04-lts',
-    sku: { amd64: 'server', arm64: 'server-arm64' },
-  },
-  AzureLinux: {
-    publisher: 'MicrosoftCBLMariner',
-    offer: 'azure-linux-3',
-    sku: { amd64: 'azure-linux-3-gen2', arm64: 'azure-linux-3-arm64' },
-  },
-};
-
-/** The image for an AKSNodeClass imageFamily ("Ubuntu" and unset mean Ubuntu2204, as in Karpenter). */
-export function imageReferenceFor(
-  imageFamily: ImageFamily | undefined,
-  imageVersion?: string,
-  arch: Architecture = 'amd64',
-): ImageReference {
-  const family = imageFamily === undefined || imageFamily === 'Ubuntu' ? 'Ubuntu2204' : imageFamily;
-  const image = IMAGES[family];
-  return {
-    publisher: image.publisher,
-    offer: image.offer,
-    sku: image.sku[arch],
-    version: imageVersion ?? 'latest',
-  };
-}
-
 /** Azure tag names may not contain '/', so Karpenter's label keys are written with '_' instead. */
 export const VmTags = {
   cluster: 'karpenter.azure.com_cluster',
@@ -110,48 +68,82 @@ export const VmTags = {
 /** Inline NIC declarations (networkInterfaceConfigurations) need this Microsoft.Network API version. */
 export const NETWORK_API_VERSION = '2020-11-01';
 
+/** Tags AKS's resource provider writes on the resources it owns; a VM of ours must never carry them. */
+const AKS_MANAGED_TAG_PREFIX = 'aks-managed-';
+
 export interface VirtualMachineInput {
   location: string;
   clusterName: string;
   nodePoolName: string;
   nodeClaimName: string;
   offering: Offering;
-  imageFamily?: ImageFamily;
-  imageVersion?: string;
+  /** The AKS node image, a community gallery image version ID (communityGalleryImageId). */
+  imageId: string;
   osDiskSizeGB?: number;
   subnetId: string;
-  /** Base64 cloud-init from encodeCustomData(renderBootstrap(...)). */
+  /** Base64 custom data delivering the node's AKSNodeConfig (renderNodeCustomData). */
   customData: string;
   /** Azure refuses a Linux VM without a password or an SSH key; passwords stay disabled. */
   sshPublicKey: string;
   adminUsername: string;
+  /** The cluster's kubelet identity, attached as a user-assigned identity. */
+  kubeletIdentityResourceId: string;
+  /** Cluster load balancer backend pools the primary IP configuration joins (outbound egress). */
+  loadBalancerBackendPoolIds: readonly string[];
+  /** The node NSG, set on the NIC only when the cluster's VNet is brought by its owner. */
+  networkSecurityGroupId?: string | undefined;
+  /** 1, or maxPods on node-subnet CNI (one primary plus maxPods − 1 secondary). */
+  ipConfigurationCount: number;
   /** AKSNodeClass spec.tags; the system tags win on a name clash so orphan detection stays reliable. */
   extraTags?: Readonly<Record<string, string>>;
 }
 
+function ipConfigurations(input: VirtualMachineInput): VirtualMachineNetworkInterfaceIPConfiguration[] {
+  const subnet = { id: input.subnetId };
+  const primary: VirtualMachineNetworkInterfaceIPConfiguration = {
+    name: 'ipconfig1',
+    primary: true,
+    subnet,
+    ...(input.loadBalancerBackendPoolIds.length > 0
+      ? { loadBalancerBackendAddressPools: input.loadBalancerBackendPoolIds.map((id) => ({ id })) }
+      : {}),
+  };
+  const secondary = Array.from({ length: Math.max(0, input.ipConfigurationCount - 1) }, (_, index) => ({
+    name: `ipconfig${index + 2}`,
+    primary: false,
+    subnet,
+  }));
+  return [primary, ...secondary];
+}
+
 /**
  * The VM PUT body. NIC and OS disk are declared inline with deleteOption Delete, so one LRO creates
- * everything and deleting the VM removes everything (no orphaned NICs or disks).
+ * everything and deleting the VM removes everything (no orphaned NICs or disks). The computer name is
+ * the VM name, which cloud-provider-azure requires of a node's host name.
  */
 export function buildVirtualMachine(input: VirtualMachineInput): VirtualMachine {
   const vmName = vmNameFor(input.nodeClaimName);
   const { offering } = input;
   const spot = offering.capacityType === 'spot';
+  const extraTags = Object.entries(input.extraTags ?? {}).filter(
+    ([key]) => !key.toLowerCase().startsWith(AKS_MANAGED_TAG_PREFIX),
+  );
   return {
     location: input.location,
     tags: {
-      ...input.extraTags,
+      ...Object.fromEntries(extraTags),
       [VmTags.cluster]: input.clusterName,
       [VmTags.nodePool]: input.nodePoolName,
       [VmTags.nodeClaim]: input.nodeClaimName,
     },
+    identity: { type: 'UserAssigned', userAssignedIdentities: { [input.kubeletIdentityResourceId]: {} } },
     ...(offering.zoneNumber !== undefined ? { zones: [offering.zoneNumber] } : {}),
     hardwareProfile: { vmSize: offering.vmSize },
     ...(spot
       ? { priority: 'Spot', evictionPolicy: 'Delete', billingProfile: { maxPrice: -1 } }
       : { priority: 'Regular' }),
     storageProfile: {
-      imageReference: imageReferenceFor(input.imageFamily, input.imageVersion, offering.arch),
+      imageReference: { communityGalleryImageId: input.imageId },
       osDisk: {
         name: `${vmName}-osdisk`,
         osType: 'Linux',
@@ -170,7 +162,11 @@ export function buildVirtualMachine(input: VirtualMachineInput): VirtualMachine 
           primary: true,
           deleteOption: 'Delete',
           enableAcceleratedNetworking: offering.acceleratedNetworking,
-          ipConfigurations: [{ name: 'ipconfig1', primary: true, subnet: { id: input.subnetId } }],
+          enableIPForwarding: false,
+          ...(input.networkSecurityGroupId
+            ? { networkSecurityGroup: { id: input.networkSecurityGroupId } }
+            : {}),
+          ipConfigurations: ipConfigurations(input),
         },
       ],
     },

@@ -5,6 +5,7 @@ import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
 import type { Settings } from '../config/settings.js';
 import { getSettings } from '../config/settings.js';
 import { createComputeClient } from '../azure/compute-client.js';
+import { NodeImageVersions } from '../azure/node-image-versions.js';
 import { ResourceSkuCatalog } from '../azure/resource-skus.js';
 import { UnavailableOfferingsStore } from '../azure/unavailable-offerings.js';
 import { VirtualMachines } from '../azure/virtual-machines.js';
@@ -25,6 +26,7 @@ export interface LifecycleDependencies {
   events: EventRecorder;
   vms: VirtualMachines;
   skus: ResourceSkuCatalog;
+  images: NodeImageVersions;
   unavailable: UnavailableOfferingsStore;
   /** Where the sweep reads the cluster's state from (sweep/cluster-reader.ts). */
   cluster: ClusterReader;
@@ -76,6 +78,12 @@ export function createDependencies(
     events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
     vms: new VirtualMachines(compute, settings.azure.resourceGroup),
     skus: new ResourceSkuCatalog(
+      compute,
+      settings.azure.location,
+      settings.launch.skuCacheSeconds * 1000,
+      () => now().getTime(),
+    ),
+    images: new NodeImageVersions(
       compute,
       settings.azure.location,
       settings.launch.skuCacheSeconds * 1000,

@@ -4,14 +4,21 @@
 import type { VirtualMachine } from '@azure/arm-compute';
 import type { Settings } from '../config/settings.js';
 import {
-  encodeCustomData,
-  kubeletLabels,
-  registrationTaints,
-  renderBootstrap,
-} from '../decisions/bootstrap.js';
-import { kubeletReservationFlags, maxPodsFor, nodeReservations } from '../decisions/node-reservations.js';
+  buildAksNodeConfig,
+  renderNodeCustomData,
+  type ClusterNodeInputs,
+} from '../decisions/aks-node-config.js';
+import { encodeCustomData, kubeletLabels, registrationTaints } from '../decisions/bootstrap.js';
+import { nicIpConfigurationCount } from '../decisions/network-mode.js';
+import type { NodeOsSku } from '../decisions/node-image.js';
+import {
+  kubeletReservationFlags,
+  maxPodsFor,
+  nodeReservations,
+  type ClusterNodeSettings,
+} from '../decisions/node-reservations.js';
 import { offeringLabels, type CapacityOptions, type Offering } from '../decisions/offerings.js';
-import { buildVirtualMachine, vmNameFor } from '../decisions/vm-spec.js';
+import { buildVirtualMachine } from '../decisions/vm-spec.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
 import { WellKnown } from '../models/karpenter.js';
 
@@ -25,30 +32,69 @@ export function launchLabels(offering: Offering): Record<string, string> {
   };
 }
 
+/** The node image and credential a launch resolved before building the VM. */
+export interface NodeLaunchInputs {
+  imageId: string;
+  osSku: NodeOsSku;
+  /** "<id>.<secret>" the node joins with. */
+  bootstrapToken: string;
+}
+
+const SUBNET_ID =
+  /^\/subscriptions\/[^/]+\/resourceGroups\/([^/]+)\/providers\/Microsoft\.Network\/virtualNetworks\/([^/]+)\/subnets\/([^/]+)$/i;
+
+/** What every node of the cluster is told about it, for a node on `subnetId`. */
+export function clusterNodeInputs(settings: Settings, subnetId: string): ClusterNodeInputs {
+  const subnet = SUBNET_ID.exec(subnetId);
+  const { cluster } = settings;
+  const nsgName = cluster.nodeSecurityGroupId.split('/').pop() ?? '';
+  return {
+    subscriptionId: settings.azure.subscriptionId,
+    tenantId: cluster.tenantId,
+    location: settings.azure.location,
+    nodeResourceGroup: settings.azure.resourceGroup,
+    kubernetesVersion: cluster.kubernetesVersion,
+    apiServerName: new URL(settings.bootstrap.apiServerUrl).hostname,
+    caCertPem: settings.bootstrap.caCertPem,
+    networkMode: cluster.networkMode,
+    dnsServiceIp: cluster.dnsServiceIp,
+    vnetResourceGroup: subnet?.[1] ?? '',
+    vnetName: subnet?.[2] ?? '',
+    subnetName: subnet?.[3] ?? '',
+    vnetGuid: cluster.vnetGuid,
+    securityGroupName: nsgName,
+    // AKS names the route table after the NSG: aks-agentpool-<cluster id>-routetable.
+    routeTableName: nsgName.replace(/-nsg$/, '-routetable'),
+    kubeletIdentityClientId: cluster.kubeletIdentity.clientId,
+  };
+}
+
 export function vmBody(
   settings: Settings,
   nodeClaim: NodeClaim,
   offering: Offering,
   nodePool: NodePool | undefined,
   nodeClass: AKSNodeClass,
+  node: NodeLaunchInputs,
 ): VirtualMachine {
-  const vmName = vmNameFor(nodeClaim.metadata.name);
   const nodeLabels = kubeletLabels({
     ...nodePool?.spec.template.metadata?.labels,
     ...nodeClaim.metadata.labels,
     ...offeringLabels(offering),
     ...(nodePool ? { [WellKnown.nodePoolLabel]: nodePool.metadata.name } : {}),
   });
-  const bootstrap = renderBootstrap({
-    clusterName: settings.clusterName,
-    apiServerUrl: settings.bootstrap.apiServerUrl,
-    caCertPem: settings.bootstrap.caCertPem,
-    bootstrapToken: settings.bootstrap.token,
-    nodeName: vmName,
+  const subnetId = nodeClass.spec.vnetSubnetID ?? settings.azure.defaultSubnetId;
+  const reservations = nodeReservations(offering, capacityOptions(settings, nodeClass));
+  const config = buildAksNodeConfig({
+    cluster: clusterNodeInputs(settings, subnetId),
+    vmSize: offering.vmSize,
+    osSku: node.osSku,
+    adminUsername: settings.azure.adminUsername,
+    bootstrapToken: node.bootstrapToken,
     registerWithTaints: registrationTaints(nodeClaim),
     nodeLabels,
-    ...(nodeClass.spec.kubelet ? { kubeletConfig: nodeClass.spec.kubelet } : {}),
-    reservations: kubeletReservationFlags(nodeReservations(offering, capacityOptions(settings, nodeClass))),
+    kubeletConfig: nodeClass.spec.kubelet,
+    reservations: kubeletReservationFlags(reservations),
   });
   return buildVirtualMachine({
     location: settings.azure.location,
@@ -56,12 +102,18 @@ export function vmBody(
     nodePoolName: nodePool?.metadata.name ?? '',
     nodeClaimName: nodeClaim.metadata.name,
     offering,
-    ...(nodeClass.spec.imageFamily ? { imageFamily: nodeClass.spec.imageFamily } : {}),
+    imageId: node.imageId,
     ...(nodeClass.spec.osDiskSizeGB !== undefined ? { osDiskSizeGB: nodeClass.spec.osDiskSizeGB } : {}),
-    subnetId: nodeClass.spec.vnetSubnetID ?? settings.azure.defaultSubnetId,
-    customData: encodeCustomData(bootstrap),
+    subnetId,
+    customData: encodeCustomData(renderNodeCustomData(config)),
     sshPublicKey: settings.azure.sshPublicKey,
     adminUsername: settings.azure.adminUsername,
+    kubeletIdentityResourceId: settings.cluster.kubeletIdentity.resourceId,
+    loadBalancerBackendPoolIds: settings.cluster.loadBalancerBackendPoolIds,
+    networkSecurityGroupId: settings.cluster.attachNsgToNic
+      ? settings.cluster.nodeSecurityGroupId
+      : undefined,
+    ipConfigurationCount: nicIpConfigurationCount(settings.cluster.networkMode, reservations.maxPods),
     ...(nodeClass.spec.tags ? { extraTags: nodeClass.spec.tags } : {}),
   });
 }
@@ -77,6 +129,16 @@ export function offeringOfVm(vm: VirtualMachine, offerings: readonly Offering[])
   );
 }
 
+/** The cluster facts that decide a node's reservations and default pod limit. */
+function clusterNodeSettings(settings: Settings): ClusterNodeSettings {
+  const { cluster } = settings;
+  return {
+    kubernetesVersion: cluster.kubernetesVersion,
+    networkPlugin: cluster.network.plugin,
+    networkPluginMode: cluster.network.pluginMode === 'overlay' ? 'overlay' : undefined,
+  };
+}
+
 /**
  * Everything besides the size that decides a node's capacity: the pod limit (the AKSNodeClass's, else the
  * network plugin's default), the OS disk, and the cluster's Kubernetes version (the AKSNodeClass status's,
@@ -84,7 +146,7 @@ export function offeringOfVm(vm: VirtualMachine, offerings: readonly Offering[])
  * choice, the bootstrap's kubelet flags and the NodeClaim status use the same figures.
  */
 export function capacityOptions(settings: Settings, nodeClass: AKSNodeClass): CapacityOptions {
-  const cluster = settings.cluster ?? {};
+  const cluster = clusterNodeSettings(settings);
   const kubernetesVersion = nodeClass.status?.kubernetesVersion ?? cluster.kubernetesVersion;
   return {
     ...cluster,

@@ -20,7 +20,8 @@ import { catalogOfferings } from './catalog-offerings.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
 import { ensureLaunchMonitor, startLaunchMonitor } from './launch-monitor-start.js';
-import { capacityOptions, launchLabels, offeringOfVm, vmBody } from './launch-vm.js';
+import { capacityOptions, launchLabels, offeringOfVm, vmBody, type NodeLaunchInputs } from './launch-vm.js';
+import { resolveNodeImage } from './node-image.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
 import { deleteNodeClaim } from './termination.js';
 
@@ -77,6 +78,7 @@ export async function reconcileLaunch(
   const existingVm = await deps.vms.get(vmName);
   const offerings = await catalogOfferings(deps);
   let offering: Offering | undefined;
+  let node: NodeLaunchInputs | undefined;
   if (existingVm) {
     offering = offeringOfVm(existingVm, offerings);
     if (!offering) throw new Error(`VM ${vmName} exists with a size or zone that is not in the SKU catalog`);
@@ -94,6 +96,13 @@ export async function reconcileLaunch(
       return { action: 'failed', reason: 'InsufficientCapacity' };
     }
     offering = selection.offering;
+    const image = await resolveNodeImage(deps, nodeClass, offering);
+    if ('reason' in image) {
+      await blockLaunch(deps, nodeClaim, image.reason, image.message);
+      log.warn('launch blocked', { reason: image.reason, detail: image.message });
+      return { action: 'blocked', ...image };
+    }
+    node = { ...image, bootstrapToken: deps.settings.bootstrap.token };
   }
 
   const claimed = await claimLaunch(deps, nodeClaim, offering, nodePool, nodeClass, context.invocationId);
@@ -104,11 +113,11 @@ export async function reconcileLaunch(
   });
 
   let pollerState: string | undefined;
-  if (!existingVm) {
+  if (!existingVm && node) {
     try {
       ({ pollerState } = await deps.vms.beginCreate(
         vmName,
-        vmBody(deps.settings, claimed, offering, nodePool, nodeClass),
+        vmBody(deps.settings, claimed, offering, nodePool, nodeClass, node),
       ));
     } catch (error) {
       const info = armErrorInfo(error);

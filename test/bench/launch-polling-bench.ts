@@ -12,6 +12,7 @@ import { createLocalHost } from '../../local/host/index.js';
 import { createComputeClient } from '../../shared/azure/compute-client.js';
 import { VirtualMachines } from '../../shared/azure/virtual-machines.js';
 import { offeringsFromSkus } from '../../shared/decisions/offerings.js';
+import { AKS_COMMUNITY_GALLERIES, communityGalleryImageId } from '../../shared/decisions/node-image.js';
 import { buildVirtualMachine, vmNameFor } from '../../shared/decisions/vm-spec.js';
 import {
   launchMonitorOrchestrator,
@@ -107,6 +108,14 @@ async function measure(
             customData: Buffer.from('#cloud-config\n').toString('base64'),
             sshPublicKey: 'ssh-ed25519 AAAABench bench',
             adminUsername: 'azureuser',
+            imageId: communityGalleryImageId(
+              AKS_COMMUNITY_GALLERIES.ubuntu,
+              '2404gen2containerd',
+              '202608.20.0',
+            ),
+            kubeletIdentityResourceId: `/subscriptions/${subscriptionId}/resourceGroups/bench/providers/Microsoft.ManagedIdentity/userAssignedIdentities/kubelet`,
+            loadBalancerBackendPoolIds: [],
+            ipConfigurationCount: 1,
           });
           const { pollerState } = await vms.beginCreate(vmName, body);
           const input: LaunchMonitorInput = {

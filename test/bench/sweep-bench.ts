@@ -75,6 +75,7 @@ export function benchDependencies(
     events: kubeEventRecorder(kube, 'sweep-bench', silentLogger),
     vms: missing as LifecycleDependencies['vms'],
     skus: missing as LifecycleDependencies['skus'],
+    images: missing as LifecycleDependencies['images'],
     unavailable: missing as LifecycleDependencies['unavailable'],
     cluster:
       reads === 'list' ? listingClusterReader({ kube, objects }) : watchingClusterReader({ kube, objects }),

@@ -17,9 +17,9 @@ import {
   type V1Node,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { encodeCustomData, renderBootstrap } from '../../shared/decisions/bootstrap.js';
 import { kubeletReservationFlags, nodeReservations } from '../../shared/decisions/node-reservations.js';
 import { capacityFor } from '../../shared/decisions/offerings.js';
+import { exampleNodeConfigInput, nodeCustomData } from '../support/node-config.js';
 import { providerIdFor } from '../../shared/decisions/vm-spec.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import type { Taint } from '../../shared/models/kube.js';
@@ -62,14 +62,9 @@ function simulatorOptions(): KubeletSimulatorOptions {
   };
 }
 
-function bootstrapFor(nodeName: string, taints: Taint[], labels: Record<string, string>): string {
-  return encodeCustomData(
-    renderBootstrap({
-      clusterName: 'sim-test',
-      apiServerUrl: 'https://127.0.0.1:6443',
-      caCertPem: '-----BEGIN CERTIFICATE-----\nnot-used-by-the-simulator\n-----END CERTIFICATE-----\n',
-      bootstrapToken: 'abcdef.0123456789abcdef',
-      nodeName,
+function bootstrapFor(_nodeName: string, taints: Taint[], labels: Record<string, string>): string {
+  return nodeCustomData(
+    exampleNodeConfigInput({
       registerWithTaints: taints,
       nodeLabels: labels,
       reservations: kubeletReservationFlags(nodeReservations({ cpu: 4, memoryMiB: 16384 }, { maxPods: 50 })),
@@ -184,7 +179,11 @@ describe('kubelet simulator', () => {
       'kubernetes.io/arch': 'amd64',
       'node.kubernetes.io/instance-type': 'Standard_D4s_v5',
       'topology.kubernetes.io/region': location,
+      // AKS's labels from the AKSNodeConfig: the networking DaemonSets select on them.
+      'kubernetes.azure.com/cluster': 'MC_prod_prod_westus2',
+      'kubernetes.azure.com/ebpf-dataplane': 'cilium',
     });
+    expect(registered.status?.nodeInfo?.kubeletVersion).toBe('v1.34.4');
     // The bootstrap taints, in order, plus the API server's not-ready taint (TaintNodesByCondition).
     expect(taintKeys(registered)).toEqual(
       expect.arrayContaining([

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { QueueClient } from '@azure/storage-queue';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { AsyncFaultEffect, SyncFaultEffect } from '../../local/arm-emulator/faults.js';
-import { decodeCustomData, parseBootstrap } from '../../shared/decisions/bootstrap.js';
+import { parseNodeCustomData } from '../../shared/decisions/aks-node-config.js';
+import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
 import { launchMonitorInstanceId } from '../../shared/lifecycle/launch-monitor.js';
@@ -124,12 +125,11 @@ describe('launch', () => {
       osProfile?: { customData?: string };
     };
     const customData = body.properties?.osProfile?.customData ?? body.osProfile?.customData ?? '';
-    const text = decodeCustomData(customData);
-    expect(text).toContain(
-      '--register-with-taints=karpenter.sh/unregistered:NoExecute,dedicated=infra:NoSchedule,node.cilium.io/agent-not-ready=true:NoExecute',
+    const config = parseNodeCustomData(decodeCustomData(customData));
+    expect(config.kubelet_config.kubelet_flags['--register-with-taints']).toBe(
+      'karpenter.sh/unregistered:NoExecute,dedicated=infra:NoSchedule,node.cilium.io/agent-not-ready=true:NoExecute',
     );
-    const bootstrap = parseBootstrap(text);
-    expect(bootstrap.nodeLabels['karpenter.sh/nodepool']).toBe(nodePoolName);
+    expect(config.kubelet_config.kubelet_node_labels['karpenter.sh/nodepool']).toBe(nodePoolName);
 
     const launched = await eventually(async () => {
       const current = await get(nodeClaim.metadata.name);
@@ -137,7 +137,10 @@ describe('launch', () => {
     }, 'Launched=True');
     expect(launched.status?.capacity?.cpu).toBe('2');
     expect(launched.status?.allocatable?.cpu).toBeTruthy();
-    expect(launched.status?.imageID).toContain('Canonical');
+    // Ubuntu2204 on the local control plane's Kubernetes 1.34, newest published version.
+    expect(launched.status?.imageID).toBe(
+      '/CommunityGalleries/AKSUbuntu-38d80f77-467a-481f-a8d4-09b6d4220bd2/images/2204gen2containerd/versions/202608.20.0',
+    );
     const monitor = await stack.host.orchestrations.getStatus(
       launchMonitorInstanceId(nodeClaim.metadata.uid ?? ''),
     );

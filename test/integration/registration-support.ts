@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, type V1Node } from '@kubernetes/client-node';
 import type { TokenCredential } from '@azure/identity';
+import { localClusterSettings } from '../../local/stack/app-settings.js';
 import { loadSettings } from '../../shared/config/settings.js';
 import { createDependencies, type LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
 import type { NodeClaim } from '../../shared/models/index.js';
@@ -40,6 +41,7 @@ export function testDependencies(options: {
   const settings = loadSettings({
     KUBECONFIG: options.kubeconfigPath,
     CLUSTER_NAME: 'registration-test',
+    ...localClusterSettings(subscriptionId, resourceGroup),
     AZURE_SUBSCRIPTION_ID: subscriptionId,
     AZURE_RESOURCE_GROUP: resourceGroup,
     AZURE_LOCATION: 'westus2',

@@ -7,40 +7,10 @@ import {
   encodeCustomData,
   isKubeletLabel,
   kubeletLabels,
-  parseBootstrap,
   parseTaint,
   formatTaint,
   registrationTaints,
-  renderBootstrap,
-  type BootstrapInput,
 } from '../../shared/decisions/bootstrap.js';
-
-const CA =
-  '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2\n"quoted" and \\backslash\n-----END CERTIFICATE-----\n';
-
-function input(overrides: Partial<BootstrapInput> = {}): BootstrapInput {
-  return {
-    clusterName: 'prod',
-    apiServerUrl: 'https://prod-dns-abc.hcp.westus2.azmk8s.io:443',
-    caCertPem: CA,
-    bootstrapToken: 'abcdef.0123456789abcdef',
-    nodeName: 'aks-default-x7k2p',
-    registerWithTaints: registrationTaints({
-      spec: {
-        taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }],
-        startupTaints: [{ key: 'example.com/not-ready', effect: 'NoExecute' }],
-      },
-    }),
-    nodeLabels: {
-      'karpenter.sh/nodepool': 'default',
-      'karpenter.sh/capacity-type': 'spot',
-      'node.kubernetes.io/instance-type': 'Standard_D2s_v5',
-      'topology.kubernetes.io/zone': 'westus2-1',
-      team: '',
-    },
-    ...overrides,
-  };
-}
 
 describe('registrationTaints', () => {
   it.each<[string, { taints?: Taint[]; startupTaints?: Taint[] }, string[]]>([
@@ -117,103 +87,10 @@ describe('kubeletLabels', () => {
   });
 });
 
-describe('renderBootstrap', () => {
-  const text = renderBootstrap(input());
-
-  it('is a cloud-config that literally contains the kubelet flags', () => {
-    expect(text.startsWith('#cloud-config\n')).toBe(true);
-    expect(text).toContain(
-      '--register-with-taints=karpenter.sh/unregistered:NoExecute,dedicated=gpu:NoSchedule,example.com/not-ready:NoExecute',
-    );
-    expect(text).toContain(
-      '--node-labels=karpenter.sh/capacity-type=spot,karpenter.sh/nodepool=default,node.kubernetes.io/instance-type=Standard_D2s_v5,team=,topology.kubernetes.io/zone=westus2-1',
-    );
-    expect(text).toContain('--hostname-override=aks-default-x7k2p');
-    expect(text).toContain('"systemctl"');
-  });
-
-  it('is deterministic', () => {
-    expect(renderBootstrap(input())).toBe(text);
-  });
-
-  it('round-trips through parseBootstrap', () => {
-    const parsed = parseBootstrap(text);
-    const original = input();
-    expect(parsed).toMatchObject({
-      clusterName: original.clusterName,
-      apiServerUrl: original.apiServerUrl,
-      caCertPem: original.caCertPem,
-      bootstrapToken: original.bootstrapToken,
-      nodeName: original.nodeName,
-      registerWithTaints: original.registerWithTaints,
-      nodeLabels: original.nodeLabels,
-    });
-    expect(parsed.kubeletFlags).toMatchObject({
-      'bootstrap-kubeconfig': '/var/lib/kubelet/bootstrap-kubeconfig',
-      'cloud-provider': 'external',
-    });
-  });
-
-  it('round-trips through base64 custom data', () => {
-    expect(parseBootstrap(decodeCustomData(encodeCustomData(text)))).toEqual(parseBootstrap(text));
-  });
-
-  it('round-trips with no labels and kubelet configuration', () => {
-    const parsed = parseBootstrap(
-      renderBootstrap(
-        input({
-          nodeLabels: {},
-          reservations: {
-            'kube-reserved': 'cpu=100m,memory=2048Mi',
-            'eviction-hard': 'memory.available<100Mi,nodefs.available<10%,nodefs.inodesFree<5%',
-            'max-pods': '250',
-          },
-          kubeletConfig: {
-            cpuManagerPolicy: 'static',
-            cpuCFSQuota: false,
-            imageGCHighThresholdPercent: 85,
-            imageGCLowThresholdPercent: 80,
-            allowedUnsafeSysctls: ['net.core.somaxconn', 'kernel.msg*'],
-            containerLogMaxFiles: 5,
-            podPidsLimit: 4096,
-          },
-        }),
-      ),
-    );
-    expect(parsed.nodeLabels).toEqual({});
-    expect(parsed.kubeletFlags).toMatchObject({
-      'kube-reserved': 'cpu=100m,memory=2048Mi',
-      'eviction-hard': 'memory.available<100Mi,nodefs.available<10%,nodefs.inodesFree<5%',
-      'max-pods': '250',
-      'cpu-manager-policy': 'static',
-      'cpu-cfs-quota': 'false',
-      'image-gc-high-threshold': '85',
-      'image-gc-low-threshold': '80',
-      'allowed-unsafe-sysctls': 'net.core.somaxconn,kernel.msg*',
-      'container-log-max-files': '5',
-      'pod-max-pids': '4096',
-    });
-  });
-
-  it('refuses flag values systemd would split', () => {
-    expect(() => renderBootstrap(input({ apiServerUrl: 'https://x y' }))).not.toThrow();
-    expect(() => renderBootstrap(input({ nodeName: 'bad name' }))).toThrow(/hostname-override/);
-  });
-});
-
-describe('parseBootstrap errors', () => {
-  it.each([
-    ['no header', '{"write_files":[]}', /does not start with #cloud-config/],
-    ['not JSON', '#cloud-config\nwrite_files:\n  - path: x\n', /not the JSON form/],
-    ['no files', '#cloud-config\n{}', /no write_files/],
-    [
-      'missing kubeconfig',
-      '#cloud-config\n{"write_files":[]}',
-      /no file \/var\/lib\/kubelet\/bootstrap-kubeconfig/,
-    ],
-  ])('%s', (_name, text, message) => {
-    expect(() => parseBootstrap(text)).toThrow(BootstrapParseError);
-    expect(() => parseBootstrap(text)).toThrow(message);
+describe('custom data encoding', () => {
+  it('round-trips through base64', () => {
+    const text = 'MIME-Version: 1.0\r\nü\n';
+    expect(decodeCustomData(encodeCustomData(text))).toBe(text);
   });
 });
 

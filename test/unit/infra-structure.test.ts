@@ -213,6 +213,7 @@ describe('Terraform', () => {
     expect(files).toHaveLength(terraformFileNames.length);
     expect(terraformFileNames.sort()).toEqual(
       [
+        'aks_cluster_inputs.tf',
         'bridge_identity.tf',
         'function_app.tf',
         'key_vault.tf',

@@ -122,6 +122,7 @@ describe('offeringsFromSkus', () => {
       capacityType: 'spot',
       premiumIO: true,
       acceleratedNetworking: true,
+      hyperVGenerations: ['V1', 'V2'],
     });
   });
 

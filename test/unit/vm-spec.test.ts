@@ -5,7 +5,6 @@ import {
   MAX_VM_NAME_LENGTH,
   VmTags,
   buildVirtualMachine,
-  imageReferenceFor,
   parseProviderId,
   providerIdFor,
   vmNameFor,
@@ -81,80 +80,6 @@ describe('provider IDs', () => {
   });
 });
 
-describe('imageReferenceFor', () => {
-  it.each([
-    [
-      undefined,
-      undefined,
-      'amd64',
-      {
-        publisher: 'Canonical',
-        offer: '0001-com-ubuntu-server-jammy',
-        sku: '22_04-lts-gen2',
-        version: 'latest',
-      },
-    ],
-    [
-      'Ubuntu',
-      undefined,
-      'amd64',
-      {
-        publisher: 'Canonical',
-        offer: '0001-com-ubuntu-server-jammy',
-        sku: '22_04-lts-gen2',
-        version: 'latest',
-      },
-    ],
-    [
-      'Ubuntu2204',
-      '22.04.202405010',
-      'amd64',
-      {
-        publisher: 'Canonical',
-        offer: '0001-com-ubuntu-server-jammy',
-        sku: '22_04-lts-gen2',
-        version: '22.04.202405010',
-      },
-    ],
-    [
-      'Ubuntu2404',
-      undefined,
-      'amd64',
-      { publisher: 'Canonical', offer: 'ubuntu-24_04-lts', sku: 'server', version: 'latest' },
-    ],
-    [
-      'Ubuntu2404',
-      undefined,
-      'arm64',
-      { publisher: 'Canonical', offer: 'ubuntu-24_04-lts', sku: 'server-arm64', version: 'latest' },
-    ],
-    [
-      'AzureLinux',
-      undefined,
-      'amd64',
-      {
-        publisher: 'MicrosoftCBLMariner',
-        offer: 'azure-linux-3',
-        sku: 'azure-linux-3-gen2',
-        version: 'latest',
-      },
-    ],
-    [
-      'AzureLinux',
-      undefined,
-      'arm64',
-      {
-        publisher: 'MicrosoftCBLMariner',
-        offer: 'azure-linux-3',
-        sku: 'azure-linux-3-arm64',
-        version: 'latest',
-      },
-    ],
-  ] as const)('%s %s %s', (family, version, arch, expected) => {
-    expect(imageReferenceFor(family, version, arch)).toEqual(expected);
-  });
-});
-
 const offering: Offering = {
   vmSize: 'Standard_D2s_v5',
   family: 'D',
@@ -170,6 +95,11 @@ const offering: Offering = {
   acceleratedNetworking: true,
 };
 
+const imageId =
+  '/CommunityGalleries/AKSUbuntu-38d80f77-467a-481f-a8d4-09b6d4220bd2/images/2404gen2containerd/versions/202608.20.0';
+const kubeletIdentity =
+  '/subscriptions/s/resourceGroups/MC_rg/providers/Microsoft.ManagedIdentity/userAssignedIdentities/kubelet';
+
 const subnetId =
   '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes';
 
@@ -180,11 +110,14 @@ function vmInput(overrides: Partial<VirtualMachineInput> = {}): VirtualMachineIn
     nodePoolName: 'default',
     nodeClaimName: 'default-x7k2p',
     offering,
-    imageFamily: 'Ubuntu2204',
+    imageId,
     subnetId,
     customData: 'I2Nsb3VkLWNvbmZpZw==',
     sshPublicKey: 'ssh-ed25519 AAAA test',
     adminUsername: 'azureuser',
+    kubeletIdentityResourceId: kubeletIdentity,
+    loadBalancerBackendPoolIds: [],
+    ipConfigurationCount: 1,
     ...overrides,
   };
 }
@@ -198,16 +131,12 @@ describe('buildVirtualMachine', () => {
         'karpenter.sh_nodepool': 'default',
         'karpenter.sh_nodeclaim': 'default-x7k2p',
       },
+      identity: { type: 'UserAssigned', userAssignedIdentities: { [kubeletIdentity]: {} } },
       zones: ['2'],
       hardwareProfile: { vmSize: 'Standard_D2s_v5' },
       priority: 'Regular',
       storageProfile: {
-        imageReference: {
-          publisher: 'Canonical',
-          offer: '0001-com-ubuntu-server-jammy',
-          sku: '22_04-lts-gen2',
-          version: 'latest',
-        },
+        imageReference: { communityGalleryImageId: imageId },
         osDisk: {
           name: 'aks-default-x7k2p-osdisk',
           osType: 'Linux',
@@ -226,6 +155,7 @@ describe('buildVirtualMachine', () => {
             primary: true,
             deleteOption: 'Delete',
             enableAcceleratedNetworking: true,
+            enableIPForwarding: false,
             ipConfigurations: [{ name: 'ipconfig1', primary: true, subnet: { id: subnetId } }],
           },
         ],
@@ -260,29 +190,28 @@ describe('buildVirtualMachine', () => {
     expect(vm).not.toHaveProperty('zones');
   });
 
-  it('uses the disk size, image, architecture and disk type the inputs ask for', () => {
+  it('uses the disk size and disk type the inputs ask for', () => {
     const vm = buildVirtualMachine(
       vmInput({
         osDiskSizeGB: 64,
-        imageFamily: 'AzureLinux',
-        imageVersion: '3.0.20240101',
         offering: { ...offering, arch: 'arm64', premiumIO: false, acceleratedNetworking: false },
       }),
     );
     expect(vm.storageProfile?.osDisk?.diskSizeGB).toBe(64);
     expect(vm.storageProfile?.osDisk?.managedDisk?.storageAccountType).toBe('StandardSSD_LRS');
-    expect(vm.storageProfile?.imageReference).toEqual({
-      publisher: 'MicrosoftCBLMariner',
-      offer: 'azure-linux-3',
-      sku: 'azure-linux-3-arm64',
-      version: '3.0.20240101',
-    });
     expect(vm.networkProfile?.networkInterfaceConfigurations?.[0]?.enableAcceleratedNetworking).toBe(false);
   });
 
   it('merges extra tags but never lets them override the system tags', () => {
     const vm = buildVirtualMachine(
-      vmInput({ extraTags: { team: 'infra', [VmTags.nodeClaim]: 'spoofed', [VmTags.cluster]: 'other' } }),
+      vmInput({
+        extraTags: {
+          team: 'infra',
+          [VmTags.nodeClaim]: 'spoofed',
+          [VmTags.cluster]: 'other',
+          'aks-managed-poolName': 'nodepool1',
+        },
+      }),
     );
     expect(vm.tags).toEqual({
       team: 'infra',

@@ -93,6 +93,9 @@ param sweepSchedule string = '*/15 * * * * *'
 @description('REGISTRATION_TIMEOUT_MINUTES: a launched NodeClaim whose Node has not registered by then is deleted.')
 param registrationTimeoutMinutes int = 15
 
+@description('Node configuration read from the AKS cluster (the settings output of aks-cluster-inputs.bicep).')
+param clusterInputs object
+
 @description('Tags for every resource.')
 param tags object = {}
 
@@ -184,6 +187,17 @@ var appSettings = {
   UNAVAILABLE_OFFERINGS_TABLE: unavailableOfferingsTableName
   SWEEP_SCHEDULE: sweepSchedule
   REGISTRATION_TIMEOUT_MINUTES: string(registrationTimeoutMinutes)
+  KUBERNETES_VERSION: clusterInputs.kubernetesVersion
+  AKS_TENANT_ID: clusterInputs.tenantId
+  NETWORK_PLUGIN: clusterInputs.networkPlugin
+  NETWORK_PLUGIN_MODE: clusterInputs.networkPluginMode
+  NETWORK_DATAPLANE: clusterInputs.networkDataplane
+  DNS_SERVICE_IP: clusterInputs.dnsServiceIp
+  NODE_SECURITY_GROUP_ID: clusterInputs.nodeSecurityGroupId
+  ATTACH_NSG_TO_NIC: clusterInputs.attachNsgToNic
+  KUBELET_IDENTITY_RESOURCE_ID: clusterInputs.kubeletIdentityResourceId
+  KUBELET_IDENTITY_CLIENT_ID: clusterInputs.kubeletIdentityClientId
+  LOAD_BALANCER_BACKEND_POOL_IDS: clusterInputs.loadBalancerBackendPoolIds
 }
 
 resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
