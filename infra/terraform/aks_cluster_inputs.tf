@@ -37,7 +37,7 @@ locals {
   cluster_kubelet_id = data.azurerm_kubernetes_cluster.target.kubelet_identity[0]
   cluster_node_group = data.azurerm_kubernetes_cluster.target.node_resource_group
   cluster_inputs = {
-    kubernetes_version           = var.kubernetes_version != "" ? var.kubernetes_version : data.azurerm_kubernetes_cluster.target.kubernetes_version
+    kubernetes_version           = var.kubernetes_version != "" ? var.kubernetes_version : data.azurerm_kubernetes_cluster.target.current_kubernetes_version
     tenant_id                    = data.azurerm_subscription.current.tenant_id
     network_plugin               = local.cluster_network.network_plugin
     network_plugin_mode          = var.network_plugin_mode
