@@ -60,8 +60,6 @@ export interface PodGroup {
   /** Relaxation levels computed so far; level 0 first. */
   readonly levels: VariantResult[];
   readonly source: SchedulingPod;
-  /** No affinity, anti-affinity or spread at any level: a failure now is a failure for good. */
-  readonly topologyFree: boolean;
 }
 
 export interface HostPort {
@@ -132,15 +130,30 @@ export class PodCompiler {
     const key = JSON.stringify([pod.metadata.namespace, pod.metadata.labels ?? {}, pod.spec]);
     const existing = this.groups.get(key);
     if (existing) return existing;
+    let group: PodGroup;
+    try {
+      group = this.compileGroup(pod);
+    } catch (error) {
+      // A spec shaped unlike a pod (a missing list, a wrong type) fails this pod alone.
+      group = {
+        id: this.groups.size,
+        namespace: pod.metadata.namespace,
+        labels: {},
+        requests: undefined,
+        error: `unreadable pod spec: ${(error as Error).message}`,
+        hostPorts: [],
+        levels: [],
+        source: pod,
+      };
+    }
+    this.groups.set(key, group);
+    return group;
+  }
+
+  private compileGroup(pod: SchedulingPod): PodGroup {
     const requests = podRequests(pod.spec);
     const spec = pod.spec;
     const affinity = spec.affinity;
-    const topologyFree =
-      !(spec.topologySpreadConstraints ?? []).length &&
-      !affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length &&
-      !affinity?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length &&
-      !affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length &&
-      !affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length;
     const group: PodGroup = {
       id: this.groups.size,
       namespace: pod.metadata.namespace,
@@ -150,9 +163,7 @@ export class PodCompiler {
       hostPorts: hostPortsOf(pod.spec),
       levels: [],
       source: pod,
-      topologyFree,
     };
-    this.groups.set(key, group);
     const ignore = this.options.ignorePreferences;
     this.relaxables.set(group, {
       requiredTerms: [

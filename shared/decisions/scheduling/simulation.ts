@@ -39,7 +39,7 @@ export class Simulation {
   private readonly strictMinValues: boolean;
   /** Per topology-free variant: existing nodes before this index rejected it for good. */
   private readonly nodeCursor = new Map<number, number>();
-  private readonly unconstrained = new Map<number, boolean>();
+  private readonly constraintKinds = new Map<number, 'none' | 'monotone' | 'dynamic'>();
   private claimCount = 0;
 
   constructor(private readonly input: SchedulingInput) {
@@ -85,7 +85,7 @@ export class Simulation {
       const retry: QueuedPod[] = [];
       let progressed = false;
       for (const pod of queue) {
-        const outcome = this.schedule(pod);
+        const outcome = this.scheduleSafely(pod);
         if (outcome.ok) progressed = true;
         else if (outcome.final) this.unschedulable.push({ pod: pod.ref, reason: outcome.reason });
         else {
@@ -114,6 +114,18 @@ export class Simulation {
     };
   }
 
+  /**
+   * One pod's attempt, never an exception: input the compilers did not anticipate fails that pod with
+   * the error as its reason, and the rest of the batch is still scheduled.
+   */
+  private scheduleSafely(pod: QueuedPod): Outcome {
+    try {
+      return this.schedule(pod);
+    } catch (error) {
+      return { ok: false, final: true, reason: `cannot simulate this pod: ${(error as Error).message}` };
+    }
+  }
+
   private schedule(pod: QueuedPod): Outcome {
     const group = pod.group;
     if (group.error !== undefined || group.requests === undefined) {
@@ -128,19 +140,31 @@ export class Simulation {
       const variant = result.variant;
       if (this.place(pod, variant, group.requests, (r) => (reason = level === 0 ? r : reason)))
         return { ok: true };
-      if (!this.isUnconstrained(variant)) final = false;
+      if (!this.rejectionsLast(variant)) final = false;
     }
     return { ok: false, final, reason };
   }
 
-  /** No affinity, spread or other pods' anti-affinity: a rejection by a target is then permanent. */
-  private isUnconstrained(variant: PodVariant): boolean {
-    let free = this.unconstrained.get(variant.id);
-    if (free === undefined) {
-      free = !this.topology.constrains(variant);
-      this.unconstrained.set(variant.id, free);
+  private constraintKind(variant: PodVariant): 'none' | 'monotone' | 'dynamic' {
+    let kind = this.constraintKinds.get(variant.id);
+    if (kind === undefined) {
+      kind = this.topology.constraintKind(variant);
+      this.constraintKinds.set(variant.id, kind);
     }
-    return free;
+    return kind;
+  }
+
+  /** No affinity, spread or other pods' anti-affinity: topology can be skipped. */
+  private isUnconstrained(variant: PodVariant): boolean {
+    return this.constraintKind(variant) === 'none';
+  }
+
+  /**
+   * A target that turns this variant down does so for good (see Topology.constraintKind), so the
+   * rejection can be remembered and a failed pod is not retried.
+   */
+  private rejectionsLast(variant: PodVariant): boolean {
+    return this.constraintKind(variant) !== 'dynamic';
   }
 
   private place(
@@ -150,7 +174,7 @@ export class Simulation {
     fail: (reason: string) => void,
   ): boolean {
     if (this.placeOnExistingNode(pod, variant, requests)) return true;
-    const free = this.isUnconstrained(variant);
+    const free = this.rejectionsLast(variant);
     for (const claim of this.claims.emptiestFirst()) {
       if (free && claim.rejected.has(variant.id)) continue;
       if (this.tryAdd(claim, pod, variant, requests)) {
@@ -172,7 +196,7 @@ export class Simulation {
   }
 
   private placeOnExistingNode(pod: QueuedPod, variant: PodVariant, requests: Resources): boolean {
-    const free = this.isUnconstrained(variant);
+    const free = this.rejectionsLast(variant);
     const start = free ? (this.nodeCursor.get(variant.id) ?? 0) : 0;
     for (let index = start; index < this.nodes.length; index++) {
       const node = this.nodes[index] as SimulatedNode;

@@ -123,22 +123,24 @@ export class TopologyGroup {
     const min = this.minCount(podDomains);
     let best: string | undefined;
     let bestCount = Infinity;
-    const consider = (domain: string, count: number) => {
+    const listed = !nodeDomains.complement;
+    for (const [domain, count] of listed ? this.listedDomains(nodeDomains) : this.domains) {
+      if (!listed && !allows(nodeDomains, domain)) continue;
       const withSelf = count + self;
       if (withSelf - min <= this.maxSkew && withSelf < bestCount) {
         best = domain;
         bestCount = withSelf;
       }
-    };
-    if (!nodeDomains.complement) {
-      for (const domain of nodeDomains.values) {
-        const count = this.domains.get(domain);
-        if (count !== undefined) consider(domain, count);
-      }
-    } else {
-      for (const [domain, count] of this.domains) if (allows(nodeDomains, domain)) consider(domain, count);
     }
     return best === undefined ? undefined : exactly(best);
+  }
+
+  /** The known domains among an In set's values, with their counts. */
+  private *listedDomains(set: ValueSet): Iterable<[string, number]> {
+    for (const domain of set.values) {
+      const count = this.domains.get(domain);
+      if (count !== undefined) yield [domain, count];
+    }
   }
 
   private minCount(podDomains: ValueSet): number {
@@ -280,9 +282,20 @@ export class Topology {
     for (const group of this.inverse.values()) if (group.key === key) group.register(domain);
   }
 
-  /** Whether the variant has any topology constraint to satisfy, or other pods' anti-affinity applies. */
-  constrains(variant: PodVariant): boolean {
-    return this.ownedBy(variant).length > 0 || this.inverseSelectingGroup(variant.group).length > 0;
+  /**
+   * How the variant's topology constraints behave as the solve goes on:
+   * - none: no constraint (its own, or other pods' anti-affinity selecting it);
+   * - monotone: only anti-affinity and hostname spreads. Their counts only grow and a target's domains
+   *   only narrow, so a target that turns the pod down once turns it down for good;
+   * - dynamic: zone-like spreads (the global minimum rises) or affinity (a domain may get populated).
+   */
+  constraintKind(variant: PodVariant): 'none' | 'monotone' | 'dynamic' {
+    const groups = [...this.ownedBy(variant), ...this.inverseSelectingGroup(variant.group)];
+    if (groups.length === 0) return 'none';
+    const monotone = groups.every(
+      (g) => g.type === 'pod anti-affinity' || (g.type === 'topology spread' && g.key === HOSTNAME_KEY),
+    );
+    return monotone ? 'monotone' : 'dynamic';
   }
 
   /**
@@ -295,19 +308,17 @@ export class Topology {
     nodeRequirements: RequirementMap,
   ): TopologyResult {
     let requirements: Map<string, ValueSet> | undefined;
-    const apply = (group: TopologyGroup) => {
-      const podDomains = variant.strictRequirements.get(group.key) ?? EXISTS;
-      const nodeDomains = nodeRequirements.get(group.key) ?? EXISTS;
-      const domains = group.next(variant.group, podDomains, nodeDomains);
-      if (domains === undefined) return false;
-      requirements ??= new Map(nodeRequirements);
-      const current = requirements.get(group.key);
-      requirements.set(group.key, current ? intersectDomains(current, domains) : domains);
-      return true;
-    };
-    for (const group of this.ownedBy(variant)) if (!apply(group)) return { violated: group };
-    for (const group of this.inverseSelectingGroup(variant.group))
-      if (!apply(group)) return { violated: group };
+    for (const groups of [this.ownedBy(variant), this.inverseSelectingGroup(variant.group)]) {
+      for (const group of groups) {
+        const podDomains = variant.strictRequirements.get(group.key) ?? EXISTS;
+        const nodeDomains = nodeRequirements.get(group.key) ?? EXISTS;
+        const domains = group.next(variant.group, podDomains, nodeDomains);
+        if (domains === undefined) return { violated: group };
+        requirements ??= new Map(nodeRequirements);
+        const current = requirements.get(group.key);
+        requirements.set(group.key, current ? intersectDomains(current, domains) : domains);
+      }
+    }
     return { requirements: requirements ?? nodeRequirements };
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { solve } from '../../../shared/decisions/scheduling/index.js';
+import { solve, type SchedulingPod } from '../../../shared/decisions/scheduling/index.js';
 import { CATALOG, instanceType, LARGE, nodePool, pod, pods, SMALL } from './fixtures.js';
 
 describe('solve: resources and NodePools', () => {
@@ -104,6 +104,24 @@ describe('solve: resources and NodePools', () => {
     });
     expect(result.newNodeClaims).toHaveLength(1);
     expect(result.unschedulable[0]?.reason).toMatch(/cpu.*"lots"/);
+  });
+
+  it('fails a pod whose spec is not shaped like a pod, and schedules the rest', () => {
+    const broken = {
+      metadata: { name: 'broken', namespace: 'default', uid: 'uid-broken' },
+      spec: { containers: 7 },
+    };
+    const result = solve({
+      pods: [broken as unknown as SchedulingPod, pod({ cpu: '1' })],
+      nodePools: [nodePool('default')],
+    });
+    expect(result.newNodeClaims).toHaveLength(1);
+    expect(result.unschedulable).toEqual([
+      {
+        pod: { namespace: 'default', name: 'broken', uid: 'uid-broken' },
+        reason: expect.stringMatching(/invalid pod|unreadable/),
+      },
+    ]);
   });
 
   it('caps the instance-type list and keeps it cheapest first', () => {
