@@ -16,7 +16,7 @@ import {
   missingAuthorization,
   unknownResourceType,
 } from './errors.js';
-import type { FaultRegistry } from './faults.js';
+import type { FaultRegistry, HangFaultEffect } from './faults.js';
 import { decodeToken, paginate } from './paging.js';
 import type { RequestLog } from './request-log.js';
 import { matchRoute, subscriptionOf, vmNameOf, type ArmRoute } from './routes.js';
@@ -82,7 +82,12 @@ function throttleRegion(route: ArmRoute, body: unknown, store: VmStore): string 
   }
 }
 
-export function handleArm(request: ArmRequest, deps: ArmHandlerDeps): ServiceResponse {
+/** What to send back, and whether a hang fault withholds it (for `seconds`, or until the client gives up). */
+export interface ArmAnswer extends ServiceResponse {
+  withheld?: { seconds?: number };
+}
+
+export function handleArm(request: ArmRequest, deps: ArmHandlerDeps): ArmAnswer {
   const baseHeaders: Record<string, string> = {
     'x-ms-request-id': randomUUID(),
     'x-ms-correlation-request-id': header(request.headers, 'x-ms-correlation-request-id') ?? randomUUID(),
@@ -93,6 +98,7 @@ export function handleArm(request: ArmRequest, deps: ArmHandlerDeps): ServiceRes
   let route: ArmRoute | undefined;
   let body: unknown;
   let throttledRequest = false;
+  let hang: HangFaultEffect | undefined;
   let response: ServiceResponse;
   try {
     checkAuthorization(request.headers);
@@ -105,6 +111,8 @@ export function handleArm(request: ArmRequest, deps: ArmHandlerDeps): ServiceRes
     if (route.kind === 'putVm') body = parseJsonBody(request.body);
 
     const subscriptionId = subscriptionOf(route);
+    hang = deps.faults.takeHang(route.kind, vmNameOf(route));
+    if (hang?.processed === false) throw notProcessed;
     const forcedRetryAfter = deps.faults.takeThrottle(route.kind, vmNameOf(route));
     if (forcedRetryAfter !== undefined) {
       throttledRequest = true;
@@ -126,9 +134,10 @@ export function handleArm(request: ArmRequest, deps: ArmHandlerDeps): ServiceRes
     }
 
     const context: RequestContext = { baseUrl: request.url.origin, apiVersion };
-    response = dispatch(route, body, request.url, context, deps);
+    const ifNoneMatch = header(request.headers, 'if-none-match');
+    response = dispatch(route, body, request.url, context, deps, ifNoneMatch);
   } catch (error) {
-    response = errorResponse(error);
+    response = error === notProcessed ? { status: 0, headers: {} } : errorResponse(error);
   }
 
   const headers = { ...baseHeaders, ...response.headers };
@@ -144,10 +153,18 @@ export function handleArm(request: ArmRequest, deps: ArmHandlerDeps): ServiceRes
     status: response.status,
     errorCode,
     throttled: throttledRequest,
+    hung: hang !== undefined,
     body,
   });
-  return { ...response, headers };
+  return {
+    ...response,
+    headers,
+    ...(hang ? { withheld: hang.seconds !== undefined ? { seconds: hang.seconds } : {} } : {}),
+  };
 }
+
+/** A hang fault with `processed: false`: the request never reaches the resource provider. */
+const notProcessed = new Error('not processed');
 
 function dispatch(
   route: ArmRoute,
@@ -155,10 +172,11 @@ function dispatch(
   url: URL,
   context: RequestContext,
   deps: ArmHandlerDeps,
+  ifNoneMatch: string | undefined,
 ): ServiceResponse {
   switch (route.kind) {
     case 'putVm':
-      return deps.service.putVm(route.address, body, context);
+      return deps.service.putVm(route.address, body, context, { ifNoneMatch });
     case 'getVm':
       return deps.service.getVm(route.address);
     case 'deleteVm':

@@ -15,6 +15,7 @@ import {
 import {
   ArmError,
   invalidParameter,
+  preconditionFailed,
   propertyChangeNotAllowed,
   resourceNotFound,
   type ArmErrorDetail,
@@ -66,11 +67,26 @@ export class ComputeService {
     this.timers.clear();
   }
 
-  putVm(address: VmAddress, body: unknown, context: RequestContext): ServiceResponse {
+  putVm(
+    address: VmAddress,
+    body: unknown,
+    context: RequestContext,
+    conditions: { ifNoneMatch?: string | undefined } = {},
+  ): ServiceResponse {
     const nameError = validateVmName(address.name);
     if (nameError) throw nameError;
     const spec = parseVmSpec(body);
     const existing = this.deps.store.get(address.subscriptionId, address.resourceGroup, address.name);
+    if (conditions.ifNoneMatch !== undefined) {
+      // ARM supports only `*` here: create, but never update, whatever state the existing VM is in.
+      if (conditions.ifNoneMatch.trim() !== '*') {
+        throw invalidParameter(
+          `The value '${conditions.ifNoneMatch}' of the If-None-Match header is not supported; only '*' is.`,
+          'If-None-Match',
+        );
+      }
+      if (existing) throw preconditionFailed();
+    }
     if (existing) return this.putExisting(existing, spec, context);
 
     const sku = this.checkCatalog(address, spec);

@@ -130,3 +130,12 @@ export function methodNotAllowed(method: string): ArmError {
     `The requested method '${method}' is not allowed for this resource.`,
   );
 }
+
+/** A conditional PUT (`If-None-Match: *`) on a resource that exists. */
+export function preconditionFailed(): ArmError {
+  return new ArmError(
+    412,
+    'PreconditionFailed',
+    'The condition specified using HTTP conditional header(s) is not met.',
+  );
+}

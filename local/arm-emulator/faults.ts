@@ -25,7 +25,19 @@ export interface ThrottleFaultEffect {
   retryAfterSeconds?: number;
 }
 
-export type FaultEffect = SyncFaultEffect | AsyncFaultEffect | ThrottleFaultEffect;
+/**
+ * The answer to the next matching requests is withheld: for `seconds`, or (without it) until the client
+ * gives up and closes the connection. The request itself takes effect first, as when ARM accepted a PUT
+ * but the answer was lost on the way; with `processed: false` it never reaches the resource provider.
+ */
+export interface HangFaultEffect {
+  type: 'hang';
+  requestKind: RequestKind | 'any';
+  seconds?: number;
+  processed?: boolean;
+}
+
+export type FaultEffect = SyncFaultEffect | AsyncFaultEffect | ThrottleFaultEffect | HangFaultEffect;
 
 export interface FaultMatch {
   /** Glob on the VM name: `*` matches any run of characters, `?` one character. Case-insensitive. */
@@ -89,6 +101,15 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${escaped}$`, 'i');
 }
 
+function matchesRequest(rule: FaultRule, kind: RequestKind, vmName: string | undefined): boolean {
+  const effect = rule.effect;
+  if (effect.type !== 'throttle' && effect.type !== 'hang') return false;
+  if (effect.requestKind !== 'any' && effect.requestKind !== kind) return false;
+  if (rule.match?.vmName !== undefined)
+    return vmName !== undefined && globToRegExp(rule.match.vmName).test(vmName);
+  return true;
+}
+
 function matchesLaunch(match: FaultMatch | undefined, facts: LaunchFacts): boolean {
   if (!match) return true;
   if (match.vmName !== undefined && !globToRegExp(match.vmName).test(facts.vmName)) return false;
@@ -106,14 +127,25 @@ export function describeInvalidRule(input: unknown): string | undefined {
   const rule = input as Partial<FaultRuleInput>;
   const effect = rule.effect as Partial<FaultEffect> | undefined;
   if (!effect || typeof effect.type !== 'string') return 'effect.type is required';
-  if (effect.type !== 'throttle' && !syncTypes.has(effect.type) && !asyncTypes.has(effect.type)) {
+  if (
+    effect.type !== 'throttle' &&
+    effect.type !== 'hang' &&
+    !syncTypes.has(effect.type) &&
+    !asyncTypes.has(effect.type)
+  ) {
     return `unknown effect.type '${effect.type}'`;
   }
   if (
-    effect.type === 'throttle' &&
-    typeof (effect as Partial<ThrottleFaultEffect>).requestKind !== 'string'
+    (effect.type === 'throttle' || effect.type === 'hang') &&
+    typeof (effect as Partial<ThrottleFaultEffect | HangFaultEffect>).requestKind !== 'string'
   ) {
-    return 'a throttle effect needs requestKind';
+    return `a ${effect.type} effect needs requestKind`;
+  }
+  if (effect.type === 'hang') {
+    const seconds = (effect as Partial<HangFaultEffect>).seconds;
+    if (seconds !== undefined && (typeof seconds !== 'number' || !(seconds >= 0))) {
+      return "a hang effect's seconds must be a number of seconds, 0 or more";
+    }
   }
   if (rule.times !== undefined && (!Number.isInteger(rule.times) || rule.times < 1)) {
     return 'times must be a positive integer';
@@ -158,15 +190,15 @@ export class FaultRegistry {
 
   /** Retry-After seconds if a throttle fault applies to this request, consumed. */
   takeThrottle(kind: RequestKind, vmName: string | undefined): number | undefined {
-    const rule = this.take((r) => {
-      if (r.effect.type !== 'throttle') return false;
-      if (r.effect.requestKind !== 'any' && r.effect.requestKind !== kind) return false;
-      if (r.match?.vmName !== undefined)
-        return vmName !== undefined && globToRegExp(r.match.vmName).test(vmName);
-      return true;
-    });
+    const rule = this.take((r) => r.effect.type === 'throttle' && matchesRequest(r, kind, vmName));
     if (!rule || rule.effect.type !== 'throttle') return undefined;
     return rule.effect.retryAfterSeconds ?? 1;
+  }
+
+  /** The hang fault that applies to this request, if any, consumed. */
+  takeHang(kind: RequestKind, vmName: string | undefined): HangFaultEffect | undefined {
+    const rule = this.take((r) => r.effect.type === 'hang' && matchesRequest(r, kind, vmName));
+    return rule?.effect.type === 'hang' ? rule.effect : undefined;
   }
 
   private take(predicate: (rule: FaultRule) => boolean): FaultRule | undefined {

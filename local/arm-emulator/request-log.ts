@@ -14,6 +14,11 @@ export interface RequestLogEntry {
   status: number;
   errorCode: string | undefined;
   throttled: boolean;
+  /**
+   * A hang fault withheld the answer (sent late or never). `status` is what the request produced, or 0
+   * when it was not processed at all.
+   */
+  hung: boolean;
   /** The parsed JSON body of PUT requests. */
   body: unknown;
 }

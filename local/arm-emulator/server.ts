@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { silentLogger, type Logger } from '../../shared/observability/logger.js';
 import { createEphemeralCa, issueServerCertificate, type PemKeyPair } from '../tls/dev-ca.js';
 import { handleAdmin } from './admin-api.js';
-import { handleArm } from './arm-handler.js';
+import { handleArm, type ArmAnswer } from './arm-handler.js';
 import { ComputeService, type ServiceResponse } from './compute-service.js';
 import type { EmulatorControls } from './controls.js';
 import { FaultRegistry } from './faults.js';
@@ -143,13 +143,14 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     pageSizes: { vms: options.pageSizes?.vms ?? 100, skus: options.pageSizes?.skus ?? 50 },
   };
 
+  const hangingTimers = new Set<NodeJS.Timeout>();
   const server: Server = createServer(
     { key: serverCert.keyPem, cert: serverCert.certPem },
     (request, response) => {
       void (async () => {
         const method = (request.method ?? 'GET').toUpperCase();
         const url = new URL(request.url ?? '/', `https://${request.headers.host ?? `${urlHost(host)}`}`);
-        let result: ServiceResponse;
+        let result: ArmAnswer;
         try {
           const body = await readBody(request);
           result = url.pathname.startsWith('/admin/')
@@ -168,6 +169,20 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
           };
         }
         log.debug('arm request', { method, path: url.pathname, status: result.status });
+        if (result.withheld) {
+          // A hang fault: answer late, or never (the connection stays open until the client gives up,
+          // or is reset after `seconds` when there is nothing to answer).
+          const { seconds } = result.withheld;
+          if (seconds === undefined) return;
+          const timer = setTimeout(() => {
+            hangingTimers.delete(timer);
+            if (response.destroyed) return;
+            if (result.status === 0) response.destroy();
+            else send(response, result);
+          }, seconds * 1000);
+          hangingTimers.add(timer);
+          return;
+        }
         if (!response.destroyed) send(response, result);
       })();
     },
@@ -190,6 +205,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     controls,
     stop: async () => {
       service.cancelTimers();
+      for (const timer of hangingTimers) clearTimeout(timer);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
