@@ -4,6 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { WatchedKind } from '../shared/events/cloud-event.js';
 import type { CustomResourceName } from '../shared/kube/crd-names.js';
+import { makeTimedApiClient } from '../shared/kube/client.js';
 import { AKSNodeClassResource, NodeClaimResource, NodePoolResource } from '../shared/kube/crd-names.js';
 import type { WatchedResource, ListPage } from './watcher.js';
 
@@ -13,8 +14,10 @@ export const LIST_PAGE_SIZE = 500;
 export type WatchedResources = { [K in WatchedKind]: WatchedResource<K> };
 
 export function watchedResources(kubeConfig: KubeConfig): WatchedResources {
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
-  const core = kubeConfig.makeApiClient(CoreV1Api);
+  // Lists have a request timeout (a relist that never answers is retried by the watcher's backoff); the
+  // watches themselves are long-lived streams and get no such timeout.
+  const custom = makeTimedApiClient(kubeConfig, CustomObjectsApi);
+  const core = makeTimedApiClient(kubeConfig, CoreV1Api);
 
   const customResource = <K extends 'NodeClaim' | 'NodePool' | 'AKSNodeClass'>(
     kind: K,

@@ -64,16 +64,41 @@ export function parseRetryAfter(header: string | undefined | null): number | und
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
+/**
+ * How long one ARM request may take before it is abandoned. A request that ARM never answers then fails
+ * like a dropped connection (the handler throws and its message or activity is retried) instead of
+ * holding the invocation until the Functions host kills it.
+ */
+export const DEFAULT_ARM_REQUEST_TIMEOUT_MS = 30_000;
+
+function requestTimeoutPolicy(timeoutMs: number): PipelinePolicy {
+  return {
+    name: 'nodeclaimRequestTimeout',
+    sendRequest(request, next) {
+      if (!request.timeout || request.timeout > timeoutMs) request.timeout = timeoutMs;
+      return next(request);
+    },
+  };
+}
+
 export function createComputeClient(options: {
   credential: TokenCredential;
   subscriptionId: string;
   endpoint: string;
   /** A private CA to trust for the endpoint (the local ARM emulator's). */
   caCertPem?: string;
+  /** Per request (each retry gets its own); DEFAULT_ARM_REQUEST_TIMEOUT_MS when omitted. */
+  requestTimeoutMs?: number;
 }): ComputeManagementClient {
   return new ComputeManagementClient(options.credential, options.subscriptionId, {
     endpoint: options.endpoint,
     ...(options.caCertPem ? { tlsOptions: { ca: options.caCertPem } } : {}),
-    additionalPolicies: [{ policy: retryAfterPolicy, position: 'perRetry' }],
+    additionalPolicies: [
+      { policy: retryAfterPolicy, position: 'perRetry' },
+      {
+        policy: requestTimeoutPolicy(options.requestTimeoutMs ?? DEFAULT_ARM_REQUEST_TIMEOUT_MS),
+        position: 'perRetry',
+      },
+    ],
   });
 }

@@ -35,13 +35,25 @@ export class VirtualMachines {
   }
 
   /**
-   * Sends the PUT and returns as soon as ARM has accepted it, with the poller serialized so another
-   * process can continue polling. Throws what ARM answered when it refused the PUT.
+   * Sends a create-only PUT (`If-None-Match: *`) and returns as soon as ARM has accepted it, with the
+   * poller serialized so another process can continue polling; or `exists` when ARM refused it because
+   * the VM is already there (created by another delivery, or by an earlier attempt whose answer was
+   * lost), so a repeated PUT never updates a VM. Throws what ARM answered when it refused the PUT.
    */
-  async beginCreate(name: string, body: VirtualMachine): Promise<{ pollerState: string }> {
-    const poller = this.client.virtualMachines.createOrUpdate(this.resourceGroup, name, body);
-    await poller.submitted();
-    return { pollerState: await poller.serialize() };
+  async beginCreate(
+    name: string,
+    body: VirtualMachine,
+  ): Promise<{ created: true; pollerState: string } | { created: false }> {
+    try {
+      const poller = this.client.virtualMachines.createOrUpdate(this.resourceGroup, name, body, {
+        ifNoneMatch: '*',
+      });
+      await poller.submitted();
+      return { created: true, pollerState: await poller.serialize() };
+    } catch (error) {
+      if (isRestError(error) && error.statusCode === 412) return { created: false };
+      throw error;
+    }
   }
 
   /** One polling request against the operation the serialized poller points at. */

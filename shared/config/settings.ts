@@ -54,6 +54,11 @@ export interface Settings {
   };
   /** Drift replacement, drain and garbage collection; optional so hand-built settings need not list it. */
   disruption?: DisruptionSettings;
+  /**
+   * How long one ARM or Kubernetes API request may take before it is abandoned and the work retried
+   * (REQUEST_TIMEOUT_SECONDS, default 30); optional so hand-built settings need not list it.
+   */
+  requestTimeoutSeconds?: number;
 }
 
 export interface ClusterSettings {
@@ -209,6 +214,7 @@ export function loadSettings(env: Env = process.env): Settings {
       orphanVmGraceMinutes: reader.number('ORPHAN_VM_GRACE_MINUTES', 10, 0, 1440),
       consolidationValidationSeconds: reader.number('CONSOLIDATION_VALIDATION_SECONDS', 15, 0, 600),
     },
+    requestTimeoutSeconds: reader.number('REQUEST_TIMEOUT_SECONDS', 30, 0.1, 600),
   };
 
   if (settings.launch.maxPollIntervalSeconds < settings.launch.pollIntervalSeconds) {

@@ -1,7 +1,16 @@
 // Builds the Kubernetes clients the functions use: from a kubeconfig locally, or from the API server URL,
 // its CA and a Microsoft Entra token (managed identity) in Azure. Tokens are refreshed before they expire.
 import type { TokenCredential } from '@azure/identity';
-import { CoreV1Api, CustomObjectsApi, KubeConfig, type RequestContext } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  createConfiguration,
+  CustomObjectsApi,
+  KubeConfig,
+  ServerConfiguration,
+  type Configuration,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
 import type { Settings } from '../config/settings.js';
 
 export interface KubeClients {
@@ -29,14 +38,50 @@ export class PooledKubeConfig extends KubeConfig {
   }
 }
 
-export function kubeClientsFromConfig(config: KubeConfig): KubeClients {
-  return { core: config.makeApiClient(CoreV1Api), custom: config.makeApiClient(CustomObjectsApi), config };
+/**
+ * How long one request to the API server may take before it is abandoned (and the handler fails and is
+ * retried): an API server that accepts the connection but never answers must not hold an invocation
+ * until the Functions host kills it.
+ */
+export const DEFAULT_KUBE_REQUEST_TIMEOUT_MS = 30_000;
+
+/** An API client like `config.makeApiClient(ApiClass)` whose every request is abandoned after `timeoutMs`. */
+export function makeTimedApiClient<T>(
+  config: KubeConfig,
+  ApiClass: new (configuration: Configuration) => T,
+  timeoutMs: number = DEFAULT_KUBE_REQUEST_TIMEOUT_MS,
+): T {
+  const cluster = config.getCurrentCluster();
+  if (!cluster) throw new Error('The kubeconfig has no current cluster');
+  return new ApiClass(
+    createConfiguration({
+      baseServer: new ServerConfiguration(cluster.server, {}),
+      authMethods: { default: config },
+      promiseMiddleware: [
+        {
+          pre: (request: RequestContext) => {
+            if (!request.getSignal()) request.setSignal(AbortSignal.timeout(timeoutMs));
+            return Promise.resolve(request);
+          },
+          post: (response: ResponseContext) => Promise.resolve(response),
+        },
+      ],
+    }),
+  );
 }
 
-export function kubeClientsFromKubeconfig(path: string): KubeClients {
+export function kubeClientsFromConfig(config: KubeConfig, timeoutMs?: number): KubeClients {
+  return {
+    core: makeTimedApiClient(config, CoreV1Api, timeoutMs),
+    custom: makeTimedApiClient(config, CustomObjectsApi, timeoutMs),
+    config,
+  };
+}
+
+export function kubeClientsFromKubeconfig(path: string, timeoutMs?: number): KubeClients {
   const config = new PooledKubeConfig();
   config.loadFromFile(path);
-  return kubeClientsFromConfig(config);
+  return kubeClientsFromConfig(config, timeoutMs);
 }
 
 const refreshMarginMs = 5 * 60_000;
@@ -48,9 +93,10 @@ const refreshMarginMs = 5 * 60_000;
 export function kubeClientProvider(
   kubernetes: Settings['kubernetes'],
   credential?: TokenCredential,
+  timeoutMs?: number,
 ): () => Promise<KubeClients> {
   if (kubernetes.mode === 'kubeconfig') {
-    const clients = kubeClientsFromKubeconfig(kubernetes.kubeconfigPath);
+    const clients = kubeClientsFromKubeconfig(kubernetes.kubeconfigPath, timeoutMs);
     return () => Promise.resolve(clients);
   }
   if (!credential) throw new Error('Entra authentication to the API server needs an Azure credential');
@@ -72,7 +118,7 @@ export function kubeClientProvider(
       contexts: [{ name: 'aks', cluster: 'aks', user: 'managed-identity' }],
       currentContext: 'aks',
     });
-    cached = { clients: kubeClientsFromConfig(config), expiresOn: token.expiresOnTimestamp };
+    cached = { clients: kubeClientsFromConfig(config, timeoutMs), expiresOn: token.expiresOnTimestamp };
     return cached.clients;
   };
 }

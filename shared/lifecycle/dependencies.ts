@@ -50,13 +50,16 @@ export function createDependencies(
 ): LifecycleDependencies {
   const credential = options.credential ?? new DefaultAzureCredential();
   const log = options.log ?? createLogger({ component: EVENT_COMPONENT });
+  const requestTimeoutMs =
+    settings.requestTimeoutSeconds !== undefined ? settings.requestTimeoutSeconds * 1000 : undefined;
   const compute = createComputeClient({
     credential,
     subscriptionId: settings.azure.subscriptionId,
     endpoint: settings.azure.armEndpoint,
     ...(settings.azure.armCaCertPem ? { caCertPem: settings.azure.armCaCertPem } : {}),
+    ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
   });
-  const kube = kubeClientProvider(settings.kubernetes, credential);
+  const kube = kubeClientProvider(settings.kubernetes, credential, requestTimeoutMs);
   const now = options.now ?? (() => new Date());
   const objects = karpenterObjects(kube);
   const cluster =

@@ -1,7 +1,11 @@
 // Launch, the first lifecycle phase: for a NodeClaim without a providerID, choose an offering, PUT the VM
 // and return as soon as ARM has accepted it. The launch monitor orchestration takes it from there.
 // Level-triggered: it reads the NodeClaim and the VM and converges, so duplicate, late and concurrent
-// events are harmless (a resourceVersion-guarded claim makes concurrent deliveries PUT at most once).
+// events are harmless. Exactly one PUT per VM succeeds, whatever ARM and the queue do: the PUT is
+// create-only (`If-None-Match: *`), so a delivery whose PUT was throttled, failed or hung while another
+// delivery created the VM (or whose own earlier answer was lost) gets 412 and adopts the VM that exists;
+// it never PUTs again. The resourceVersion-guarded claim only keeps deliveries that read the same
+// version from deciding twice; it cannot order a delivery that is still inside the SDK's retries.
 import { isRestError } from '@azure/core-rest-pipeline';
 import { armErrorInfo } from '../azure/virtual-machines.js';
 import { findCondition } from '../decisions/conditions.js';
@@ -22,7 +26,7 @@ import { recordLaunchFailure } from './launch-outcome.js';
 import { ensureLaunchMonitor, startLaunchMonitor } from './launch-monitor-start.js';
 import { capacityOptions, launchLabels, offeringOfVm, vmBody, type NodeLaunchInputs } from './launch-vm.js';
 import { resolveNodeImage } from './node-image.js';
-import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
+import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from './nodeclaim-writes.js';
 import { deleteNodeClaim } from './termination.js';
 
 export type LaunchResult =
@@ -53,6 +57,7 @@ export async function reconcileLaunch(
   deps: LifecycleDependencies,
   name: string,
   context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
+  adopting = false,
 ): Promise<LaunchResult> {
   const nodeClaim = await deps.objects.nodeClaims.get(name);
   if (!nodeClaim) return { action: 'skipped', why: 'NodeClaim not found' };
@@ -114,11 +119,12 @@ export async function reconcileLaunch(
 
   let pollerState: string | undefined;
   if (!existingVm && node) {
+    let put: Awaited<ReturnType<typeof deps.vms.beginCreate>>;
     try {
-      ({ pollerState } = await deps.vms.beginCreate(
+      put = await deps.vms.beginCreate(
         vmName,
         vmBody(deps.settings, claimed, offering, nodePool, nodeClass, node),
-      ));
+      );
     } catch (error) {
       const info = armErrorInfo(error);
       const failure = classifyLaunchError(info);
@@ -140,9 +146,17 @@ export async function reconcileLaunch(
       );
       return { action: 'failed', reason: failure.reason };
     }
+    if (!put.created) {
+      // The VM appeared between our GET and our PUT: adopt it from a fresh read of both, exactly as if it
+      // had existed from the start (its offering, not ours, goes on the NodeClaim).
+      if (adopting) throw new LaunchInProgressError(`VM ${vmName} is being created by another delivery`);
+      log.info('VM created meanwhile by another delivery; adopting it', { vmName });
+      return reconcileLaunch(deps, name, context, true);
+    }
+    pollerState = put.pollerState;
   }
 
-  const launched = await updateNodeClaimStatus(deps.objects, claimed, (current) => ({
+  const write = await writeNodeClaimStatus(deps.objects, claimed, (current) => ({
     ...current.status,
     providerID,
     conditions: applyLifecycleConditions(
@@ -158,6 +172,7 @@ export async function reconcileLaunch(
       deps.now(),
     ),
   }));
+  const launched = write?.nodeClaim;
   if (!launched) {
     // The NodeClaim went away while the PUT was in flight; termination may already have looked for the
     // VM and found nothing, so the VM this launch created is removed here rather than left orphaned.
@@ -177,7 +192,10 @@ export async function reconcileLaunch(
     maxPollIntervalSeconds: deps.settings.launch.maxPollIntervalSeconds,
     deadlineMinutes: deps.settings.launch.deadlineMinutes,
   });
-  deps.metrics.increment('nodeclaims_launch_started', { nodePool: nodePool?.metadata.name ?? '' });
+  // Counted once per NodeClaim: by the delivery that wrote its providerID, not by every one that got here.
+  if (write.written && !write.before.status?.providerID) {
+    deps.metrics.increment('nodeclaims_launch_started', { nodePool: nodePool?.metadata.name ?? '' });
+  }
   log.info('VM accepted by Azure; launch monitor started', {
     vmName,
     providerID,
@@ -263,8 +281,10 @@ async function setLaunchedFalse(
 /**
  * One resourceVersion-guarded write before the PUT: the termination finalizer (so a NodeClaim deleted
  * while its VM is being created still gets its VM removed), the offering's labels, the template hashes,
- * and a launch-attempt annotation. Of several concurrent deliveries only one wins this write; the others
- * get LaunchInProgressError and are retried after the winner has set the providerID.
+ * and a launch-attempt annotation. Of several deliveries that read the same version only one wins this
+ * write; the others get LaunchInProgressError and are retried. A delivery that read a later version (the
+ * winner's own write, say) may win too while the first one's PUT waits in the SDK's retries: the
+ * create-only PUT, not this claim, is what keeps that second winner from creating or updating the VM twice.
  */
 async function claimLaunch(
   deps: LifecycleDependencies,

@@ -117,7 +117,9 @@ async function measure(
             loadBalancerBackendPoolIds: [],
             ipConfigurationCount: 1,
           });
-          const { pollerState } = await vms.beginCreate(vmName, body);
+          const put = await vms.beginCreate(vmName, body);
+          if (!put.created) throw new Error(`VM ${vmName} already exists`);
+          const { pollerState } = put;
           const input: LaunchMonitorInput = {
             nodeClaim: { name: nodeClaimName, uid: nodeClaimName, nodePool: 'bench' },
             vmName,

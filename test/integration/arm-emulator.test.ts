@@ -20,8 +20,10 @@ import {
   type ArmEmulator,
   type VmChangeEvent,
 } from '../../local/arm-emulator/index.js';
+import { createComputeClient } from '../../shared/azure/compute-client.js';
 import {
   emulatorComputeClient,
+  fixedTokenCredential,
   linuxVmParameters,
   type ComputeClientOptions,
 } from '../support/arm-client.js';
@@ -302,6 +304,87 @@ describe('ARM emulator through the real @azure/arm-compute client', () => {
     expect((error as RestErrorLike).response?.headers.get('retry-after')).toBe('1');
     // One attempt plus the one retry allowed.
     expect(emulator.controls.requests({ kind: 'putVm' }).map((r) => r.status)).toEqual([429, 429]);
+  });
+
+  it('answers a create-only PUT (If-None-Match: *) with 201 for a new VM and 412 PreconditionFailed once it exists, whatever its state', async () => {
+    const create = (name: string) =>
+      client.virtualMachines
+        .createOrUpdate(resourceGroup, name, vmParameters(name), { ifNoneMatch: '*' })
+        .submitted();
+    await create('vm-create-only');
+    const error = await caught(create('vm-create-only'));
+    expect(error).toMatchObject({ name: 'RestError', statusCode: 412, code: 'PreconditionFailed' });
+
+    // A Failed VM exists too: a create-only PUT does not retry its provisioning.
+    emulator.controls.injectFault({
+      match: { vmName: 'vm-create-failed' },
+      effect: { type: 'AllocationFailed' },
+    });
+    await create('vm-create-failed');
+    await sleep(500);
+    expect(emulator.controls.vms().find((v) => v.name === 'vm-create-failed')?.provisioningState).toBe(
+      'Failed',
+    );
+    expect(await caught(create('vm-create-failed'))).toMatchObject({ statusCode: 412 });
+    expect(emulator.controls.vms().find((v) => v.name === 'vm-create-failed')?.provisioningState).toBe(
+      'Failed',
+    );
+
+    const unsupported = await raw(
+      'PUT',
+      `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachines/vm-create-etag?api-version=2026-04-01`,
+      { authorization: 'Bearer x', 'if-none-match': '"some-etag"' },
+      vmParameters('vm-create-etag'),
+    );
+    expect(unsupported.status).toBe(400);
+    expect(emulator.controls.requests({ kind: 'putVm' }).map((r) => r.status)).toEqual([
+      201, 412, 201, 412, 400,
+    ]);
+  });
+
+  it('a hang fault withholds the answer: the client times out while the PUT took effect, or gets it late', async () => {
+    const timed = createComputeClient({
+      credential: fixedTokenCredential,
+      subscriptionId,
+      endpoint: emulator.url,
+      caCertPem: emulator.caCertPem,
+      requestTimeoutMs: 500,
+    });
+    emulator.controls.injectFault({ effect: { type: 'hang', requestKind: 'putVm' }, times: 1 });
+    const started = Date.now();
+    const error = await caught(
+      timed.virtualMachines.createOrUpdate(resourceGroup, 'vm-hang', vmParameters('vm-hang')).submitted(),
+    );
+    expect((error as Error).name).toBe('AbortError');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // ARM accepted it: the VM exists although the client never heard.
+    expect(emulator.controls.vms().map((v) => v.name)).toContain('vm-hang');
+    expect(emulator.controls.requests({ kind: 'putVm' })).toMatchObject([{ status: 201, hung: true }]);
+
+    // Not processed: nothing is created and the connection is reset after `seconds`.
+    emulator.controls.injectFault({
+      effect: { type: 'hang', requestKind: 'getVm', processed: false, seconds: 0.2 },
+      times: 1,
+    });
+    const reset = await caught(
+      raw(
+        'GET',
+        `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Compute/virtualMachines/vm-hang?api-version=2026-04-01`,
+        { authorization: 'Bearer x' },
+      ),
+    );
+    expect((reset as NodeJS.ErrnoException).code).toBe('ECONNRESET');
+    expect(emulator.controls.requests({ kind: 'getVm' })).toMatchObject([{ status: 0, hung: true }]);
+
+    // Answered late, within the client's patience.
+    emulator.controls.injectFault({ effect: { type: 'hang', requestKind: 'getVm', seconds: 0.2 }, times: 1 });
+    const lateStart = Date.now();
+    const vm = await timed.virtualMachines.get(resourceGroup, 'vm-hang');
+    expect(vm.name).toBe('vm-hang');
+    expect(Date.now() - lateStart).toBeGreaterThanOrEqual(190);
+
+    const bad = await raw('POST', '/admin/faults', {}, { effect: { type: 'hang' } });
+    expect(bad.status).toBe(400);
   });
 
   it('throttles with token buckets and reports x-ms-ratelimit-remaining-resource', async () => {

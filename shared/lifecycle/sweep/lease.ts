@@ -11,7 +11,7 @@
 // most and a healthy one never for longer than its own run.
 import { CoordinationV1Api, V1MicroTime, type V1Lease } from '@kubernetes/client-node';
 import { isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.js';
-import type { KubeClients } from '../../kube/client.js';
+import { makeTimedApiClient, type KubeClients } from '../../kube/client.js';
 
 export interface LeaseOptions {
   name: string;
@@ -66,7 +66,7 @@ export async function tryAcquireLease(
   holderIdentity: string,
   now: () => Date,
 ): Promise<LeaseAttempt> {
-  const api = clients.config.makeApiClient(CoordinationV1Api);
+  const api = makeTimedApiClient(clients.config, CoordinationV1Api);
   const { name, namespace } = options;
   const spec = (at: Date, transitions: number) => ({
     holderIdentity,
