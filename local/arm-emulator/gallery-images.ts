@@ -27,6 +27,13 @@ const DEFINITIONS: readonly [string, string][] = [
   [AZURE_LINUX, 'V3gen2arm64'],
 ];
 
+/** Azure Linux 2 is retired: its definitions still exist but publish no version any more. */
+const RETIRED_DEFINITIONS: readonly [string, string][] = [
+  [AZURE_LINUX, 'V2gen2'],
+  [AZURE_LINUX, 'V2'],
+  [AZURE_LINUX, 'V2gen2arm64'],
+];
+
 const VERSIONS: readonly [string, string][] = [
   ['202608.13.0', '2026-08-13T00:00:00Z'],
   ['202608.20.0', '2026-08-20T00:00:00Z'],
@@ -48,7 +55,10 @@ export function listGalleryImageVersions(
   const versions = knownGalleryImageVersions.filter(
     (v) => same(v.gallery, gallery) && same(v.definition, definition),
   );
-  if (versions.length === 0 && !DEFINITIONS.some(([g, d]) => same(g, gallery) && same(d, definition))) {
+  const exists = [...DEFINITIONS, ...RETIRED_DEFINITIONS].some(
+    ([g, d]) => same(g, gallery) && same(d, definition),
+  );
+  if (!exists) {
     throw new ArmError(
       404,
       'GalleryImageNotFound',
