@@ -1,6 +1,7 @@
 // The Function App's entry point (package.json "main"): importing a function module registers it with
 // the Functions host; `definitions` hands the same objects to the local in-process host.
 import type { FunctionDefinition } from '../shared/runtime/definitions.js';
+import { startTelemetryInFunctionsHost } from '../shared/runtime/azure-functions.js';
 import { deleteNodeClaimVm } from './delete-nodeclaim-vm.js';
 import { finishNodeClaimTermination } from './finish-nodeclaim-termination.js';
 import { launchMonitor } from './launch-monitor.js';
@@ -42,3 +43,5 @@ export const definitions: readonly FunctionDefinition[] = [
   consolidateNodePool,
   executeConsolidation,
 ];
+
+startTelemetryInFunctionsHost();

@@ -15,6 +15,7 @@ import {
 } from './scenarios/index.js';
 import { startLocalStack, type LocalStack } from './stack/local-stack.js';
 import { defaultDevCaDir, ensureDevCa } from './tls/dev-ca.js';
+import { startLocalMetrics } from './stack/metrics-file.js';
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -97,6 +98,9 @@ async function main(): Promise<number> {
     sink: (_level, line) => logFile.write(line + '\n'),
   });
 
+  // The app's OpenTelemetry metrics, as Application Insights would receive them.
+  const localMetrics = startLocalMetrics(join(resultsDirectory, 'metrics.jsonl'), 5_000);
+
   const cancel = new AbortController();
   const running: { stack?: LocalStack } = {};
   let stopping: Promise<void> | undefined;
@@ -104,6 +108,16 @@ async function main(): Promise<number> {
     stopping ??= (async () => {
       say('stopping everything…');
       await running.stack?.stop();
+      const totals = await localMetrics.finish();
+      if (totals.length > 0) {
+        console.log(
+          [
+            '',
+            `OpenTelemetry metrics (${relative(process.cwd(), localMetrics.path)}):`,
+            ...totals.map((t) => `  ${t}`),
+          ].join('\n'),
+        );
+      }
       await new Promise<void>((resolve) => logFile.end(resolve));
       say('stopped: no process, port or temporary directory of this run is left');
     })();
@@ -163,6 +177,7 @@ async function main(): Promise<number> {
       `  Azurite queue      ${stack.queueEndpoint ?? '(shared)'}/${stack.queueName}`,
       `  function host      in process: every function of functions/index.ts (sweep ${stack.timings.sweepSchedule})`,
       `  kubelet simulator  Nodes for VMs in resource group ${stack.resourceGroup}`,
+      `  metrics            OpenTelemetry, every 5 s to ${relative(process.cwd(), localMetrics.path)}`,
       '',
     ].join('\n'),
   );

@@ -54,7 +54,7 @@ locals {
       severity     = 2
       window       = "PT30M"
       query        = file("${path.module}/../monitoring/alerts/launch-failure-rate.kql")
-      dimension    = "nodePool"
+      dimension    = "nodepool"
     }
     "registration-timeouts" = {
       display_name = "NodeClaims deleted after registration timeout"
@@ -62,7 +62,7 @@ locals {
       severity     = 2
       window       = "PT15M"
       query        = file("${path.module}/../monitoring/alerts/registration-timeouts.kql")
-      dimension    = "nodePool"
+      dimension    = "nodepool"
     }
     "poison-queue-messages" = {
       display_name = "NodeClaim event messages moved to the poison queue"

@@ -65,7 +65,7 @@ export async function reconcileInitialization(
   const statusWritten =
     write.written && !isConditionTrue(write.before.status?.conditions, ConditionTypes.initialized);
   if (statusWritten) {
-    deps.metrics.increment('nodeclaims_initialized', { nodePool: nodePoolOf(stored) });
+    deps.metrics.increment('karpenter_nodeclaims_initialized_total', { nodepool: nodePoolOf(stored) });
     deps.log.info('NodeClaim initialized', { nodeClaim: stored.metadata.name, node: node.metadata.name });
   }
   return { outcome: 'initialized', nodeClaim: stored, statusWritten };

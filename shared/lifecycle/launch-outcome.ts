@@ -85,10 +85,10 @@ export async function recordLaunchSuccess(
       deps.now(),
     ),
   }));
-  const pool = { nodePool: input.nodeClaim.nodePool ?? '' };
-  deps.metrics.increment('nodeclaims_launched', pool);
+  const pool = { nodepool: input.nodeClaim.nodePool ?? '' };
+  deps.metrics.increment('karpenter_nodeclaims_launched_total', pool);
   deps.metrics.observe(
-    'vm_creation_seconds',
+    'karpenter_nodeclaims_instance_creation_duration_seconds',
     (deps.now().getTime() - Date.parse(input.startedAt)) / 1000,
     pool,
   );
@@ -150,9 +150,11 @@ export async function recordLaunchFailure(
     });
   }
   const vmState = await deps.vms.beginDelete(input.vmName);
-  deps.metrics.increment('nodeclaims_launch_failed', {
-    nodePool: input.nodeClaim.nodePool ?? '',
-    reason: failure.reason,
+  deps.metrics.increment('karpenter_cloudprovider_errors_total', {
+    nodepool: input.nodeClaim.nodePool ?? '',
+    method: 'Create',
+    provider: 'azure',
+    error: failure.reason,
   });
   log.warn('launch failed', {
     reason: failure.reason,

@@ -194,7 +194,9 @@ export async function reconcileLaunch(
   });
   // Counted once per NodeClaim: by the delivery that wrote its providerID, not by every one that got here.
   if (write.written && !write.before.status?.providerID) {
-    deps.metrics.increment('nodeclaims_launch_started', { nodePool: nodePool?.metadata.name ?? '' });
+    deps.metrics.increment('karpenter_nodeclaims_launch_started_total', {
+      nodepool: nodePool?.metadata.name ?? '',
+    });
   }
   log.info('VM accepted by Azure; launch monitor started', {
     vmName,
@@ -254,9 +256,11 @@ async function failWithoutOffering(
   const message = `no offering satisfies the NodeClaim: ${detail}`;
   await setLaunchedFalse(deps, nodeClaim, 'InsufficientCapacity', message);
   await deps.events.warning(nodeClaimTarget(nodeClaim), 'InsufficientCapacity', message);
-  deps.metrics.increment('nodeclaims_launch_failed', {
-    nodePool: nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel] ?? '',
-    reason: 'InsufficientCapacity',
+  deps.metrics.increment('karpenter_cloudprovider_errors_total', {
+    nodepool: nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel] ?? '',
+    method: 'Create',
+    provider: 'azure',
+    error: 'InsufficientCapacity',
   });
   deps.log.warn('no offering fits; deleting NodeClaim', { nodeClaim: nodeClaim.metadata.name, detail });
   await deleteNodeClaim(deps, nodeClaim, context);

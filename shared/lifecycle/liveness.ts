@@ -60,7 +60,10 @@ export async function reconcileLiveness(
 
   await deps.events.warning(nodeClaimTarget(stored), decision.reason, decision.message);
   if (!(await deleteNodeClaim(deps, stored, context))) return { outcome: 'gone' };
-  deps.metrics.increment('nodeclaims_registration_timeout', { nodePool: nodePoolOf(stored) });
+  deps.metrics.increment('karpenter_nodeclaims_disrupted_total', {
+    nodepool: nodePoolOf(stored),
+    reason: 'registration_timeout',
+  });
   deps.log.warn('NodeClaim deleted: registration timeout', {
     nodeClaim: stored.metadata.name,
     nodeClaimUid: stored.metadata.uid,

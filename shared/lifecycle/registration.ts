@@ -149,15 +149,20 @@ async function syncNode(
 }
 
 function recordRegistered(deps: LifecycleDependencies, nodeClaim: NodeClaim): void {
-  const dimensions = { nodePool: nodePoolOf(nodeClaim) };
-  deps.metrics.increment('nodeclaims_registered', dimensions);
+  const dimensions = { nodepool: nodePoolOf(nodeClaim) };
+  deps.metrics.increment('karpenter_nodeclaims_registered_total', dimensions);
+  deps.metrics.increment('karpenter_nodes_created_total', dimensions);
   const registered = findCondition(nodeClaim.status?.conditions, ConditionTypes.registered);
   const start = Date.parse(nodeClaim.metadata.creationTimestamp ?? '');
   const end = Date.parse(registered?.lastTransitionTime ?? '');
   // From the NodeClaim's creation (the launch request) to the Registered transition: the whole wait a
   // pending pod sees, so a slow image pull or bootstrap shows up here and not only in VM creation time.
   if (Number.isFinite(start) && Number.isFinite(end)) {
-    deps.metrics.observe('launch_to_registered_seconds', Math.max(0, (end - start) / 1000), dimensions);
+    deps.metrics.observe(
+      'karpenter_nodeclaims_registration_duration_seconds',
+      Math.max(0, (end - start) / 1000),
+      dimensions,
+    );
   }
 }
 

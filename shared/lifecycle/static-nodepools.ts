@@ -66,6 +66,10 @@ async function createReplica(context: SweepContext, nodePool: NodePool, name: st
     if (isAlreadyExists(error)) return false;
     throw error;
   }
+  deps.metrics.increment('karpenter_nodeclaims_created_total', {
+    nodepool: nodePool.metadata.name,
+    reason: 'static',
+  });
   deps.log.info('static NodePool replica created', { nodePool: nodePool.metadata.name, nodeClaim: name });
   await launchNow(deps, context, name);
   return true;

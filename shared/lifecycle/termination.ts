@@ -19,6 +19,7 @@ import type { LifecycleDependencies } from './dependencies.js';
 import type { DrainProgress } from './drain.js';
 import { launchMonitorInstanceId } from './launch-monitor.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
+import { nodePoolOf } from './registration.js';
 
 export const TerminationNames = {
   orchestration: 'terminateNodeClaim',
@@ -137,6 +138,7 @@ export async function finishNodeClaimTermination(
         await patchNode(core, node.metadata.name, guardedNodePatch(node, released));
       }
       await core.deleteNode({ name: node.metadata.name });
+      deps.metrics.increment('karpenter_nodes_terminated_total', { nodepool: nodePoolOf(nodeClaim) });
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
@@ -149,6 +151,7 @@ export async function finishNodeClaimTermination(
       finalizers: finalizers.filter((f) => f !== WellKnown.terminationFinalizer),
     },
   });
+  deps.metrics.increment('karpenter_nodeclaims_terminated_total', { nodepool: nodePoolOf(nodeClaim) });
   deps.log.info('NodeClaim terminated', {
     nodeClaim: input.nodeClaim.name,
     nodeClaimUid: input.nodeClaim.uid,

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { app, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { createLogger, type LogLevel, type Logger } from '../observability/logger.js';
+import { startAzureMonitorMetrics } from '../observability/metric-export.js';
 import type {
   FunctionDefinition,
   HandlerContext,
@@ -24,6 +25,15 @@ const insideFunctionsHost: boolean = (() => {
     return false;
   }
 })();
+
+let telemetryStarted = false;
+
+/** Inside the Functions host, starts exporting metrics to Application Insights (once; never throws). */
+export function startTelemetryInFunctionsHost(): void {
+  if (!insideFunctionsHost || telemetryStarted) return;
+  telemetryStarted = true;
+  void startAzureMonitorMetrics(process.env, createLogger({ component: 'telemetry' }));
+}
 
 export function registerWithAzureFunctions(definition: FunctionDefinition): void {
   if (!insideFunctionsHost) return;

@@ -108,7 +108,12 @@ describe('registration timeout', () => {
             e.involvedObject.uid === launched.metadata.uid,
         ),
       ).toBe(true);
-      expect(stack.deps.metrics.count('nodeclaims_registration_timeout', { nodePool: name })).toBe(1);
+      expect(
+        stack.deps.metrics.count('karpenter_nodeclaims_disrupted_total', {
+          nodepool: name,
+          reason: 'registration_timeout',
+        }),
+      ).toBe(1);
     } finally {
       watch.stop();
     }

@@ -1,20 +1,19 @@
-// The portal workbook and the alert rules chart the `metric` log records of shared/observability/metrics.ts.
-// A renamed metric would leave an empty chart and a silent alert, so every metric name in a query must be
-// one the code emits, and the launch funnel must cover every funnel metric. No KQL engine runs here: the
-// queries are checked as text (names, parameters), not executed.
+// The portal workbook and the alert rules chart the functions' metrics: OpenTelemetry counters in
+// customMetrics (shared/observability/metric-catalog.ts), and for latency percentiles the per-observation
+// `metric` log records in traces. A renamed metric would leave an empty chart and a silent alert, so every
+// metric name in a query must be one the code emits, and the launch funnel must cover every funnel metric.
+// No KQL engine runs here: the queries are checked as text (names, parameters), not executed.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { metricCatalog } from '../../shared/observability/metric-catalog.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
 
-/** The members of the MetricName union type, read from the source. */
+/** The metrics the code can emit: the keys of the catalog. */
 function emittedMetricNames(): Set<string> {
-  const source = read('shared/observability/metrics.ts');
-  const union = /export type MetricName\s*=([^;]+);/.exec(source);
-  if (!union) throw new Error('metrics.ts has no MetricName union');
-  return new Set([...(union[1] as string).matchAll(/'([a-z0-9_]+)'/g)].map((m) => m[1] as string));
+  return new Set(Object.keys(metricCatalog));
 }
 
 interface WorkbookQuery {
@@ -38,10 +37,11 @@ function workbookQueries(workbook: unknown): WorkbookQuery[] {
   return found;
 }
 
-/** Metric names a query refers to: quoted snake_case literals, and `"metric":"<prefix>` text filters. */
+/** Metric names a query refers to: quoted karpenter_* literals, and `"metric":"<prefix>` text filters. */
 function referencedMetrics(query: string): { exact: string[]; prefixes: string[] } {
   return {
-    exact: [...query.matchAll(/'([a-z0-9]+(?:_[a-z0-9]+)+)'/g)].map((m) => m[1] as string),
+    // Label values such as 'registration_timeout' are snake_case too; metric names all start with karpenter_.
+    exact: [...query.matchAll(/'(karpenter_[a-z0-9_]+)'/g)].map((m) => m[1] as string),
     prefixes: [...query.matchAll(/"metric":"([a-z0-9_]*)/g)].map((m) => m[1] as string),
   };
 }
@@ -62,17 +62,24 @@ describe('launch-funnel workbook', () => {
   const queries = workbookQueries(workbook);
 
   it('reads the metric names from metrics.ts and would reject an unknown one', () => {
-    expect(known).toContain('nodeclaims_launched');
-    expect(known).toContain('launch_to_registered_seconds');
-    expect(unknownMetrics(`where metric == 'nodeclaims_lanched'`, known)).toEqual(['nodeclaims_lanched']);
-    expect(unknownMetrics(`where message contains '"metric":"node_claims'`, known)).toEqual(['node_claims*']);
+    expect(known).toContain('karpenter_nodeclaims_launched_total');
+    expect(known).toContain('karpenter_nodeclaims_registration_duration_seconds');
+    expect(unknownMetrics(`where name == 'karpenter_nodeclaims_lanched_total'`, known)).toEqual([
+      'karpenter_nodeclaims_lanched_total',
+    ]);
+    expect(unknownMetrics(`where message contains '"metric":"karpenter_node_claims'`, known)).toEqual([
+      'karpenter_node_claims*',
+    ]);
   });
 
   it('is a workbook document with queries against Application Insights', () => {
     expect(workbook).toMatchObject({ version: 'Notebook/1.0' });
     expect(queries.length).toBeGreaterThanOrEqual(8);
     for (const { name, query } of queries) {
-      expect(query, name).toMatch(/^traces\b/);
+      expect(query, name).toMatch(/^(customMetrics|traces)\b/);
+      // Counters come from the real metrics; only distributions are read from the log records.
+      if (/^traces\b/.test(query) && query.includes('"metric":"'))
+        expect(query, name).toMatch(/percentile\(/);
     }
   });
 
@@ -83,31 +90,34 @@ describe('launch-funnel workbook', () => {
   it('charts the whole funnel: launched, registered, initialized, failures by reason, timeouts, latencies', () => {
     const all = queries.map((q) => q.query).join('\n');
     const funnel = [
-      'nodeclaims_launch_started',
-      'nodeclaims_launched',
-      'nodeclaims_registered',
-      'nodeclaims_initialized',
-      'nodeclaims_launch_failed',
-      'nodeclaims_registration_timeout',
-      'vm_creation_seconds',
-      'launch_to_registered_seconds',
+      'karpenter_nodeclaims_launch_started_total',
+      'karpenter_nodeclaims_launched_total',
+      'karpenter_nodeclaims_registered_total',
+      'karpenter_nodeclaims_initialized_total',
+      'karpenter_cloudprovider_errors_total',
+      'karpenter_nodeclaims_disrupted_total',
+      'karpenter_nodeclaims_instance_creation_duration_seconds',
+      'karpenter_nodeclaims_registration_duration_seconds',
     ];
     for (const metric of funnel) expect(known, metric).toContain(metric);
     expect(funnel.filter((metric) => !all.includes(`'${metric}'`))).toEqual([]);
-    expect(all).toMatch(/by nodePool, reason/);
+    expect(all).toMatch(/by nodepool, error/);
+    expect(all).toContain("reason == 'registration_timeout'");
     expect(all).toMatch(/percentile\(value, 99\)/);
   });
 
   it('every query uses the time range, and the NodePool filter where it charts metrics', () => {
     for (const { name, query } of queries) {
       expect(query, name).toContain('{TimeRange}');
-      if (/"metric":"'\s*$/m.test(query)) expect(query, name).toContain('{NodePool}');
+      if (/customDimensions\.nodepool/.test(query) && !/distinct nodepool/.test(query))
+        expect(query, name).toContain('{NodePool}');
     }
   });
 
-  it('counts with sum(itemCount), so sampled traces are not undercounted', () => {
+  it('counts with sums (valueSum of metrics, itemCount of sampled traces), never count()', () => {
     for (const { name, query } of queries) {
       expect(query, name).not.toMatch(/\bcount\(\)/);
+      if (/^customMetrics/.test(query) && /summarize/.test(query)) expect(query, name).toMatch(/valueSum/);
     }
   });
 });
@@ -135,7 +145,7 @@ describe('alert rules', () => {
     for (const file of alertFiles) {
       const query = read(`infra/monitoring/alerts/${file}`);
       expect(unknownMetrics(query, known), file).toEqual([]);
-      expect(query, file).toMatch(/^traces\b/m);
+      expect(query, file).toMatch(/^(traces|customMetrics)\b/m);
       // A log alert applies its own window; a workbook parameter here would break the rule.
       expect(query, file).not.toMatch(/\{[A-Za-z]+\}/);
     }
@@ -143,8 +153,8 @@ describe('alert rules', () => {
 
   it('split by the dimension each query returns', () => {
     const dimensions: Record<string, string> = {
-      'launch-failure-rate.kql': 'nodePool',
-      'registration-timeouts.kql': 'nodePool',
+      'launch-failure-rate.kql': 'nodepool',
+      'registration-timeouts.kql': 'nodepool',
       'poison-queue-messages.kql': 'queue',
     };
     for (const [file, dimension] of Object.entries(dimensions)) {

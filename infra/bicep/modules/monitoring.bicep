@@ -85,7 +85,7 @@ var alerts = [
     severity: 2
     window: 'PT30M'
     query: loadTextContent('../../monitoring/alerts/launch-failure-rate.kql')
-    dimension: 'nodePool'
+    dimension: 'nodepool'
   }
   {
     name: 'registration-timeouts'
@@ -94,7 +94,7 @@ var alerts = [
     severity: 2
     window: 'PT15M'
     query: loadTextContent('../../monitoring/alerts/registration-timeouts.kql')
-    dimension: 'nodePool'
+    dimension: 'nodepool'
   }
   {
     name: 'poison-queue-messages'

@@ -130,6 +130,11 @@ export async function beginReplacement(
   const marked = await markForDisruption(deps, old, input.reason, input.detail);
   if (!marked) return 'gone';
   for (const node of await nodesOfNodeClaim(deps, marked)) await taintNodeDisrupted(deps, node);
+  deps.metrics.increment('karpenter_voluntary_disruption_decisions_total', {
+    decision: 'replace',
+    reason: metricReason(input.reason),
+    consolidation_type: '',
+  });
   deps.log.info('replacement started: old node tainted', {
     nodeClaim: input.old.name,
     replacement: input.replacementName,
@@ -175,6 +180,10 @@ export async function launchReplacement(
           annotations: { [DisruptionAnnotations.replacementOf]: input.old.name },
         }),
       );
+      deps.metrics.increment('karpenter_nodeclaims_created_total', {
+        nodepool: input.old.nodePool,
+        reason: metricReason(input.reason),
+      });
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
       replacement = await deps.objects.nodeClaims.get(input.replacementName);
@@ -247,9 +256,9 @@ export async function completeReplacement(
       `Replaced by NodeClaim ${input.replacementName} (${input.reason}); terminating`,
     );
   }
-  deps.metrics.increment('nodeclaims_disrupted', {
-    nodePool: input.old.nodePool,
-    reason: input.reason,
+  deps.metrics.increment('karpenter_nodeclaims_disrupted_total', {
+    nodepool: input.old.nodePool,
+    reason: metricReason(input.reason),
     outcome: 'replaced',
   });
   deps.log.info('replacement initialized; old NodeClaim deleted', {
@@ -284,9 +293,9 @@ export async function abandonReplacement(deps: LifecycleDependencies, abandon: A
     'DisruptionReplacementFailed',
     `Replacement ${input.replacementName} failed: ${abandon.why}; node untainted, retried after a backoff`,
   );
-  deps.metrics.increment('nodeclaims_disrupted', {
-    nodePool: input.old.nodePool,
-    reason: input.reason,
+  deps.metrics.increment('karpenter_nodeclaims_disrupted_total', {
+    nodepool: input.old.nodePool,
+    reason: metricReason(input.reason),
     outcome: 'replacement-failed',
   });
   deps.log.warn('replacement abandoned; old node back in service', {
@@ -344,4 +353,9 @@ export function replacementInput(
     timeoutMinutes: settings.replacementTimeoutMinutes,
     backoffMinutes: settings.replacementBackoffMinutes,
   };
+}
+
+/** Karpenter's metric label for a disruption reason is the lower-case condition reason ("drifted"). */
+function metricReason(reason: DisruptionReason): string {
+  return reason.toLowerCase();
 }
