@@ -164,9 +164,9 @@ async function disrupt(
   }
   if (!(await deleteNodeClaim(deps, marked, context))) return false;
   await publishTerminating(deps, marked, node ? [node] : [], reason);
-  deps.metrics.increment('nodeclaims_disrupted', {
-    nodePool: nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel] ?? '',
-    reason,
+  deps.metrics.increment('karpenter_nodeclaims_disrupted_total', {
+    nodepool: nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel] ?? '',
+    reason: reason.toLowerCase(),
     outcome: 'deleted',
   });
   return true;

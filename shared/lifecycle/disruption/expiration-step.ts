@@ -24,8 +24,8 @@ export const expirationStep: SweepStep = {
           return false;
         }
         await publishTerminating(deps, nodeClaim, context.view.nodesFor(nodeClaim), 'Expired');
-        deps.metrics.increment('nodeclaims_disrupted', {
-          nodePool: nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel] ?? '',
+        deps.metrics.increment('karpenter_nodeclaims_disrupted_total', {
+          nodepool: nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel] ?? '',
           reason: 'expired',
           outcome: 'deleted',
         });
