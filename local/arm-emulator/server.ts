@@ -13,6 +13,7 @@ import { FaultRegistry } from './faults.js';
 import { defaultLatencies, mergeLatencies, type Latencies } from './latencies.js';
 import { OperationStore } from './operations.js';
 import { RequestLog } from './request-log.js';
+import { handleRetailPrices } from './retail-prices.js';
 import { skuCatalog, type ResourceSku } from './sku-catalog.js';
 import { Throttler, type ThrottlingOptions } from './throttling.js';
 import { toEmulatedVm, VmStore } from './vm-store.js';
@@ -28,7 +29,7 @@ export interface ArmEmulatorOptions {
   throttling?: ThrottlingOptions;
   catalog?: readonly ResourceSku[];
   /** List page sizes; small values exercise nextLink paging. */
-  pageSizes?: { vms?: number; skus?: number };
+  pageSizes?: { vms?: number; skus?: number; prices?: number };
   log?: Logger;
 }
 
@@ -155,7 +156,9 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
           const body = await readBody(request);
           result = url.pathname.startsWith('/admin/')
             ? handleAdmin(method, url, body, controls)
-            : handleArm({ method, url, headers: request.headers, body }, armDeps);
+            : url.pathname.toLowerCase() === '/api/retail/prices'
+              ? handleRetailPrices(method, url, catalog, options.pageSizes?.prices ?? 100)
+              : handleArm({ method, url, headers: request.headers, body }, armDeps);
         } catch (error) {
           result = {
             status: 400,
