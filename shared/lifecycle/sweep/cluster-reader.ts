@@ -11,6 +11,7 @@
 //   write made before them, which is what tests that assert the effect of one sweep right after a
 //   write need.
 import type { KubeConfig, V1Node } from '@kubernetes/client-node';
+import { isLaunchInFlight } from '../../decisions/launch-in-flight.js';
 import { labelsMatch } from '../../decisions/label-selector.js';
 import type { KubeClients } from '../../kube/client.js';
 import type { CustomObjects, KarpenterObjects } from '../../kube/custom-objects.js';
@@ -29,6 +30,11 @@ export interface ClusterState {
 export interface ClusterReader {
   /** `nodeClaimSelector` narrows the NodeClaims to a label selector (see readClusterSnapshot). */
   read(options?: { nodeClaimSelector?: string }): Promise<ClusterState>;
+  /**
+   * NodeClaims whose VM is still being created, in the whole cluster. The watching reader answers from
+   * its NodeClaim cache alone (it opens no other watch for this).
+   */
+  launchesInFlight(): Promise<number>;
   /** Closes whatever the reader keeps open (watches). */
   stop(): void;
 }
@@ -55,6 +61,9 @@ export function listingClusterReader({ kube, objects }: Sources): ClusterReader 
         objects.nodeClasses.list({ pageSize: LIST_PAGE_SIZE }),
       ]);
       return { nodeClaims, nodes, nodePools, nodeClasses };
+    },
+    async launchesInFlight() {
+      return (await objects.nodeClaims.list({ pageSize: LIST_PAGE_SIZE })).filter(isLaunchInFlight).length;
     },
     stop() {},
   };
@@ -126,6 +135,9 @@ export function watchingClusterReader(
         nodePools: nodePoolList,
         nodeClasses: nodeClassList,
       };
+    },
+    async launchesInFlight() {
+      return (await nodeClaims.items()).filter(isLaunchInFlight).length;
     },
     stop() {
       for (const reflector of reflectors) reflector.stop();
