@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { nodeSatisfiesRegistrationInvariant } from '../../shared/decisions/registration.js';
 import { toCloudEvent } from '../../shared/events/cloud-event.js';
+import { statusCodeOf } from '../../shared/kube/errors.js';
 import { getNode } from '../../shared/kube/nodes.js';
 import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
 import { handleObjectEvent } from '../../shared/lifecycle/object-events.js';
@@ -352,18 +353,28 @@ describe('initialization', () => {
     });
     expect(conditionOf(waiting, 'Ready')).toMatchObject({ status: 'Unknown', reason: 'StartupTaintsExist' });
 
-    // The agent the startup taint waited for (a CNI, a device plugin) removes it.
-    const node = await getNode(core, nodeName);
-    await core.patchNode(
-      {
-        name: nodeName,
-        body: [
-          { op: 'test', path: '/metadata/resourceVersion', value: node?.metadata.resourceVersion },
-          { op: 'replace', path: '/spec/taints', value: [] },
-        ],
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
-    );
+    // The agent the startup taint waited for (a CNI, a device plugin) removes it, the way agents write:
+    // guarded by the version it read, and read again when the real node lifecycle controller (which
+    // also writes this kubelet-less Node) got there first.
+    for (let attempt = 1; ; attempt += 1) {
+      const node = await getNode(core, nodeName);
+      try {
+        await core.patchNode(
+          {
+            name: nodeName,
+            body: [
+              { op: 'test', path: '/metadata/resourceVersion', value: node?.metadata.resourceVersion },
+              { op: 'replace', path: '/spec/taints', value: [] },
+            ],
+          },
+          setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+        );
+        break;
+      } catch (error) {
+        // A failed JSON Patch `test` answers 422 Invalid.
+        if (attempt >= 5 || statusCodeOf(error) !== 422) throw error;
+      }
+    }
 
     await sweep();
     const initialized = await nodeClaim(name);
