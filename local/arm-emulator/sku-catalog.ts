@@ -1,5 +1,8 @@
 // The emulated resource SKU catalog: the shape of `GET .../providers/Microsoft.Compute/skus` items,
-// with a realistic (but small) choice of D, E and F sizes in three regions, some restricted zones.
+// with a realistic (but small) choice of D, E and F sizes in three regions, some restricted zones, and in
+// eastus only the sizes an AKS node may not be or needs special handling for (AKS-restricted,
+// confidential, constrained vCPUs, Gen1-only and zone-less, supported and unsupported GPUs), so they
+// exercise the SKU filter without changing which sizes westus2 launches choose.
 // Exported as data so tests and other simulators can reason about the same offerings.
 
 export interface SkuCapability {
@@ -116,8 +119,8 @@ const restrictionsBySku: Record<string, Array<{ location: string; zones?: string
   Standard_F16s_v2: [{ location: 'westeurope' }],
 };
 
-function capabilities(spec: SeriesSpec, vcpus: number): SkuCapability[] {
-  const memoryGb = spec.memoryGbPerVcpu * vcpus;
+function capabilities(spec: SeriesSpec, vcpus: number, extra: SizeExtras = {}): SkuCapability[] {
+  const memoryGb = extra.memoryGb ?? spec.memoryGbPerVcpu * vcpus;
   const entries: Array<[string, string | number]> = [
     ['MaxResourceVolumeMB', spec.resourceDiskMbPerVcpu * vcpus],
     ['OSVhdSizeMB', 1047552],
@@ -130,16 +133,84 @@ function capabilities(spec: SeriesSpec, vcpus: number): SkuCapability[] {
     ['LowPriorityCapable', spec.lowPriorityCapable ? 'True' : 'False'],
     ['PremiumIO', 'True'],
     ['VMDeploymentTypes', 'IaaS'],
-    ['vCPUsAvailable', vcpus],
+    ['vCPUsAvailable', extra.vcpusAvailable ?? vcpus],
     ['vCPUsPerCore', spec.architecture === 'Arm64' ? 1 : 2],
     ['EphemeralOSDiskSupported', spec.resourceDiskMbPerVcpu > 0 ? 'True' : 'False'],
     ['EncryptionAtHostSupported', 'True'],
     ['AcceleratedNetworkingEnabled', 'True'],
     ['RdmaEnabled', 'False'],
     ['MaxNetworkInterfaces', vcpus <= 4 ? 2 : vcpus <= 8 ? 4 : 8],
+    ...(extra.gpus !== undefined ? ([['GPUs', extra.gpus]] as Array<[string, number]>) : []),
   ];
   return entries.map(([name, value]) => ({ name, value: String(value) }));
 }
+
+interface SizeExtras {
+  memoryGb?: number;
+  /** Constrained-vCPU sizes report the parent size's vCPUs and fewer available. */
+  vcpusAvailable?: number;
+  gpus?: number;
+}
+
+interface SpecialSize {
+  name: string;
+  vcpus: number;
+  spec: Omit<SeriesSpec, 'name' | 'vcpus' | 'memoryGbPerVcpu'>;
+  extras: SizeExtras & { memoryGb: number };
+  /** Listed without availability zones (a regional-only size). */
+  zoneless?: boolean;
+}
+
+const x64 = { architecture: 'x64', resourceDiskMbPerVcpu: 0, lowPriorityCapable: true } as const;
+
+/** Sizes the SKU filter must handle, listed in eastus only. */
+const specialSizes: SpecialSize[] = [
+  // AKS does not allow it in node pools (and it is below the minimum node size).
+  {
+    name: 'Standard_B1s',
+    vcpus: 1,
+    spec: { ...x64, family: 'standardBSFamily', hyperVGenerations: 'V1,V2' },
+    extras: { memoryGb: 1 },
+  },
+  // Confidential (DC series).
+  {
+    name: 'Standard_DC2as_v5',
+    vcpus: 2,
+    spec: { ...x64, family: 'standardDCASv5Family', hyperVGenerations: 'V2' },
+    extras: { memoryGb: 8 },
+  },
+  // Constrained vCPUs: an M8ms exposing 2 of its 8 vCPUs.
+  {
+    name: 'Standard_M8-2ms',
+    vcpus: 8,
+    spec: { ...x64, family: 'standardMSFamily', hyperVGenerations: 'V1,V2' },
+    extras: { memoryGb: 218.75, vcpusAvailable: 2 },
+  },
+  // Generation 1 only, and offered without availability zones.
+  {
+    name: 'Standard_D2_v3',
+    vcpus: 2,
+    spec: { ...x64, family: 'standardDv3Family', hyperVGenerations: 'V1' },
+    extras: { memoryGb: 8 },
+    zoneless: true,
+  },
+  // An NVIDIA T4 size AKS installs drivers for.
+  {
+    name: 'Standard_NC4as_T4_v3',
+    vcpus: 4,
+    spec: { ...x64, family: 'standardNCASv3_T4Family', hyperVGenerations: 'V1,V2' },
+    extras: { memoryGb: 28, gpus: 1 },
+  },
+  // A GPU size AKS has no driver for (AMD Radeon V620).
+  {
+    name: 'Standard_NG8ads_V620_v1',
+    vcpus: 8,
+    spec: { ...x64, family: 'standardNGADSV620v1Family', hyperVGenerations: 'V2' },
+    extras: { memoryGb: 16, gpus: 1 },
+  },
+];
+
+const specialSizesLocation = 'eastus';
 
 function restrictionsFor(name: string, location: string): SkuRestriction[] {
   return (restrictionsBySku[name] ?? [])
@@ -181,6 +252,26 @@ function buildCatalog(): ResourceSku[] {
         });
       }
     }
+  }
+  for (const special of specialSizes) {
+    const location = specialSizesLocation;
+    const spec: SeriesSpec = {
+      ...special.spec,
+      name: () => special.name,
+      memoryGbPerVcpu: special.extras.memoryGb / special.vcpus,
+      vcpus: [special.vcpus],
+    };
+    skus.push({
+      resourceType: 'virtualMachines',
+      name: special.name,
+      tier: 'Standard',
+      size: special.name.replace(/^Standard_/, ''),
+      family: special.spec.family,
+      locations: [location],
+      locationInfo: [{ location, zones: special.zoneless ? [] : [...allZones], zoneDetails: [] }],
+      capabilities: capabilities(spec, special.vcpus, special.extras),
+      restrictions: restrictionsFor(special.name, location),
+    });
   }
   return skus;
 }

@@ -11,6 +11,7 @@ import {
 } from './node-reservations.js';
 import { describeRequirement, requirementAllows } from './requirements.js';
 import type { HyperVGeneration } from './node-image.js';
+import { isNvidiaGpuSize, unsupportedSizeReason } from './sku-support.js';
 
 export type Architecture = 'amd64' | 'arm64';
 
@@ -26,9 +27,12 @@ export interface Offering {
   arch: Architecture;
   /** Azure location in lower case, e.g. "westus2". */
   location: string;
-  /** Zone in Kubernetes' AKS label format "<location>-<n>"; "" in a region without availability zones. */
+  /**
+   * Zone in Kubernetes' AKS label format "<location>-<n>"; REGIONAL_ZONE ("0", the label AKS gives nodes
+   * without a zone) for a regional offering.
+   */
   zone: string;
-  /** The bare zone number for the VM's ARM `zones` field; undefined when the region has no zones. */
+  /** The bare zone number for the VM's ARM `zones` field; undefined for a regional offering. */
   zoneNumber?: string;
   capacityType: CapacityType;
   /** Premium SSD capable (the PremiumIO capability). */
@@ -36,6 +40,8 @@ export interface Offering {
   acceleratedNetworking: boolean;
   /** Hyper-V generations the size boots (its HyperVGenerations capability); picks the node image. */
   hyperVGenerations?: readonly HyperVGeneration[];
+  /** NVIDIA GPUs (the nvidia.com/gpu capacity) of a supported GPU size; absent for other sizes. */
+  nvidiaGpus?: number;
 }
 
 /**
@@ -75,9 +81,19 @@ export function letterFamily(vmSize: string): string {
   return /^[A-Za-z]/.exec(series)?.[0]?.toUpperCase() ?? '';
 }
 
+/** The zone label AKS nodes without an availability zone carry (their fault domain), as in the provider. */
+export const REGIONAL_ZONE = '0';
+
+export type PlacementScope = 'zonal' | 'regional';
+
+/** A zonal offering pins the VM to one availability zone; a regional one lets Azure place it anywhere. */
+export function placementScopeOf(offering: Pick<Offering, 'zoneNumber'>): PlacementScope {
+  return offering.zoneNumber === undefined ? 'regional' : 'zonal';
+}
+
 /**
- * The HyperVGenerations capability ("V1,V2"). A size that does not list it is taken to boot both (the
- * catalog filter above lets it through as Generation 2 capable), so the node image is Generation 2.
+ * The HyperVGenerations capability ("V1,V2"). A size that does not list it is taken to boot both, so the
+ * node image is Generation 2.
  */
 export function hyperVGenerationsOf(capabilityValue: string | undefined): HyperVGeneration[] {
   if (capabilityValue === undefined) return ['V1', 'V2'];
@@ -87,9 +103,13 @@ export function hyperVGenerationsOf(capabilityValue: string | undefined): HyperV
 
 /**
  * Every offering the catalog allows in `location`, in selection order (see compareOfferings).
- * Skipped: non-VM resource types, SKUs without vCPUs/MemoryGB, SKUs that cannot boot the Generation 2
- * node images (HyperVGenerations without V2), SKUs restricted for the location,
- * zones restricted for the SKU. Spot offerings exist only where LowPriorityCapable is True.
+ * Skipped: non-VM resource types, SKUs without vCPUs/MemoryGB, sizes an AKS node may not be
+ * (unsupportedSizeReason: AKS-restricted, below 2 vCPUs / 3.5 GiB, constrained vCPUs, confidential, GPUs
+ * without driver support), sizes with no Hyper-V generation this project has images for, SKUs restricted
+ * for the location, zones restricted for the SKU. A zonal SKU gets an offering per unrestricted zone and
+ * a regional one beside them (Azure places a zone-less VM itself, the fallback when every zone fails); a
+ * SKU listed without zones gets only the regional one. Spot offerings exist only where LowPriorityCapable
+ * is True.
  */
 export function offeringsFromSkus(skus: readonly SkuRecord[], location: string): Offering[] {
   const wanted = location.toLowerCase();
@@ -100,9 +120,11 @@ export function offeringsFromSkus(skus: readonly SkuRecord[], location: string):
     const cpu = Number(capability(sku, 'vCPUs'));
     const memoryGiB = Number(capability(sku, 'MemoryGB'));
     if (!Number.isInteger(cpu) || cpu <= 0 || !Number.isFinite(memoryGiB) || memoryGiB <= 0) continue;
-    const generations = capability(sku, 'HyperVGenerations');
-    if (generations !== undefined && !generations.split(',').some((g) => g.trim().toUpperCase() === 'V2'))
-      continue;
+    const gpus = Number(capability(sku, 'GPUs') ?? '0') || 0;
+    if (unsupportedSizeReason({ vmSize: sku.name, cpu, memoryGiB, gpus }) !== undefined) continue;
+    // Gen1-only sizes boot Generation 1 node images; a size listing neither generation boots none.
+    const hyperVGenerations = hyperVGenerationsOf(capability(sku, 'HyperVGenerations'));
+    if (hyperVGenerations.length === 0) continue;
 
     const locationInfo = sku.locationInfo?.find((info) => sameLocation(info.location, wanted));
     const listed = locationInfo !== undefined || (sku.locations ?? []).some((l) => sameLocation(l, wanted));
@@ -126,21 +148,20 @@ export function offeringsFromSkus(skus: readonly SkuRecord[], location: string):
         .flatMap((r) => r.restrictionInfo?.zones ?? []),
     );
     const catalogZones = locationInfo?.zones ?? [];
-    // A SKU listed without zones is regional (a region without availability zones): one offering with no
-    // zone. A zonal SKU whose zones are all restricted has no offering at all.
-    const zoneNumbers: (string | undefined)[] =
-      catalogZones.length === 0
-        ? [undefined]
-        : catalogZones
-            .filter((z) => !restrictedZones.has(z))
-            .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+    const openZones = catalogZones
+      .filter((z) => !restrictedZones.has(z))
+      .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+    // A zonal SKU whose zones are all restricted has no offering at all: the restriction says the
+    // subscription cannot get the size in this region.
+    if (catalogZones.length > 0 && openZones.length === 0) continue;
+    const zoneNumbers: (string | undefined)[] = [...openZones, undefined];
 
     const capacityTypes: CapacityType[] = isTrue(capability(sku, 'LowPriorityCapable'))
       ? ['spot', 'on-demand']
       : ['on-demand'];
-    const hyperVGenerations = hyperVGenerationsOf(generations);
     const arch: Architecture =
       capability(sku, 'CpuArchitectureType')?.toLowerCase() === 'arm64' ? 'arm64' : 'amd64';
+    const nvidiaGpus = isNvidiaGpuSize(sku.name) ? gpus : 0;
     for (const zoneNumber of zoneNumbers) {
       for (const capacityType of capacityTypes) {
         const offering: Offering = {
@@ -151,12 +172,13 @@ export function offeringsFromSkus(skus: readonly SkuRecord[], location: string):
           memoryMiB: Math.round(memoryGiB * 1024),
           arch,
           location: wanted,
-          zone: zoneNumber === undefined ? '' : `${wanted}-${zoneNumber}`,
+          zone: zoneNumber === undefined ? REGIONAL_ZONE : `${wanted}-${zoneNumber}`,
           ...(zoneNumber === undefined ? {} : { zoneNumber }),
           hyperVGenerations,
           capacityType,
           premiumIO: isTrue(capability(sku, 'PremiumIO')),
           acceleratedNetworking: isTrue(capability(sku, 'AcceleratedNetworkingEnabled')),
+          ...(nvidiaGpus > 0 ? { nvidiaGpus } : {}),
         };
         const key = offeringKey(offering);
         if (seen.has(key)) continue;
@@ -173,6 +195,7 @@ export function offeringLabels(offering: Offering): Record<string, string> {
   return {
     [WellKnown.instanceTypeLabel]: offering.vmSize,
     ...(offering.zone === '' ? {} : { [WellKnown.zoneLabel]: offering.zone }),
+    [PLACEMENT_SCOPE_LABEL]: placementScopeOf(offering),
     [WellKnown.regionLabel]: offering.location,
     [WellKnown.capacityTypeLabel]: offering.capacityType,
     [WellKnown.archLabel]: offering.arch,
@@ -181,8 +204,17 @@ export function offeringLabels(offering: Offering): Record<string, string> {
     [WellKnown.skuCpuLabel]: String(offering.cpu),
     [WellKnown.skuMemoryLabel]: String(offering.memoryMiB),
     [WellKnown.skuNameLabel]: offering.vmSize,
+    [SKU_GPU_COUNT_LABEL]: String(offering.nvidiaGpus ?? 0),
+    ...(offering.nvidiaGpus ? { [SKU_GPU_MANUFACTURER_LABEL]: 'nvidia' } : {}),
   };
 }
+
+/** The Azure provider's labels for where a VM is placed and what GPUs it has. */
+export const PLACEMENT_SCOPE_LABEL = 'karpenter.azure.com/placement-scope';
+export const SKU_GPU_COUNT_LABEL = 'karpenter.azure.com/sku-gpu-count';
+export const SKU_GPU_MANUFACTURER_LABEL = 'karpenter.azure.com/sku-gpu-manufacturer';
+/** The extended resource the NVIDIA device plugin advertises. */
+export const NVIDIA_GPU_RESOURCE = 'nvidia.com/gpu';
 
 /** Keys whose values an offering determines (offeringLabels may omit the zone in a non-zonal region). */
 export const OFFERING_LABEL_KEYS: ReadonlySet<string> = new Set([
@@ -196,6 +228,9 @@ export const OFFERING_LABEL_KEYS: ReadonlySet<string> = new Set([
   WellKnown.skuCpuLabel,
   WellKnown.skuMemoryLabel,
   WellKnown.skuNameLabel,
+  PLACEMENT_SCOPE_LABEL,
+  SKU_GPU_COUNT_LABEL,
+  SKU_GPU_MANUFACTURER_LABEL,
 ]);
 
 /** Deprecated beta keys Karpenter still accepts in requirements, mapped to the keys they stand for. */
@@ -214,7 +249,7 @@ const PROVIDER_DOMAIN = 'karpenter.azure.com/';
  * Whether an offering satisfies the requirements. Keys are treated in three ways:
  * - keys an offering defines (OFFERING_LABEL_KEYS, or their deprecated beta aliases) are evaluated
  *   against offeringLabels;
- * - other karpenter.azure.com/* keys (e.g. sku-gpu-count) are provider properties this project does
+ * - other karpenter.azure.com/* keys (e.g. sku-gpu-name) are provider properties this project does
  *   not model, evaluated as an absent label: NotIn / DoesNotExist pass, anything else fails, so a
  *   NodePool asking for GPUs never gets a machine without them;
  * - every other key (karpenter.sh/nodepool, team=…) is a label the NodeClaim puts on the node, not a
@@ -300,7 +335,7 @@ export interface CapacityOptions extends ClusterNodeSettings {
  * eviction threshold (nodeReservations), the same figures the bootstrap passes to kubelet.
  */
 export function capacityFor(
-  offering: Pick<Offering, 'cpu' | 'memoryMiB'>,
+  offering: Pick<Offering, 'cpu' | 'memoryMiB' | 'nvidiaGpus'>,
   options: CapacityOptions = {},
 ): { capacity: ResourceList; allocatable: ResourceList } {
   const reservations = nodeReservations(offering, options);
@@ -312,25 +347,30 @@ export function capacityFor(
     memoryKiB - (reservations.kubeReservedMemoryMiB + reservations.evictionHardMemoryMiB) * 1024,
   );
   const pods = String(reservations.maxPods);
+  const gpus: ResourceList = offering.nvidiaGpus
+    ? { [NVIDIA_GPU_RESOURCE]: String(offering.nvidiaGpus) }
+    : {};
   return {
     capacity: {
       cpu: String(offering.cpu),
       memory: `${memoryKiB}Ki`,
       pods,
       'ephemeral-storage': `${diskGiB}Gi`,
+      ...gpus,
     },
     allocatable: {
       cpu: formatMilliCpu(allocatableMilliCpu),
       memory: `${allocatableMemoryKiB}Ki`,
       pods,
       'ephemeral-storage': formatMebibytes(Math.floor(diskGiB * 1024 * (1 - EVICTION_HARD_NODEFS_FRACTION))),
+      ...gpus,
     },
   };
 }
 
 /**
- * Selection order: smallest first (vCPUs, then memory), spot before on-demand for the same shape, then
- * VM size name, then zone. Spot first mirrors Karpenter, which launches spot whenever the NodeClaim
+ * Selection order: smallest first (vCPUs, then memory), spot before on-demand for the same shape, zonal
+ * before regional, then VM size name, then zone. Spot first mirrors Karpenter, which launches spot whenever the NodeClaim
  * allows it because spot is the cheaper price for the same machine; comparing shape before capacity
  * type keeps a small on-demand machine ahead of a much larger spot one. Names and zones compare by
  * code unit so the order does not depend on the runtime's locale.
@@ -340,9 +380,16 @@ export function compareOfferings(a: Offering, b: Offering): number {
     a.cpu - b.cpu ||
     a.memoryMiB - b.memoryMiB ||
     capacityRank(a.capacityType) - capacityRank(b.capacityType) ||
+    placementRank(a) - placementRank(b) ||
     ordinal(a.vmSize, b.vmSize) ||
     ordinal(a.zone, b.zone)
   );
+}
+
+// Zonal offerings first: the regional one is the fallback once the size's zones have failed, and a
+// zonal VM keeps the zone labels topology spread relies on.
+function placementRank(offering: Offering): number {
+  return placementScopeOf(offering) === 'zonal' ? 0 : 1;
 }
 
 function capacityRank(capacityType: CapacityType): number {
@@ -369,18 +416,27 @@ interface ParsedRequests {
   memoryBytes: number;
   pods: number;
   ephemeralBytes: number;
-  /** Requested resources no offering provides (GPUs and other extended resources). */
+  nvidiaGpus: number;
+  /** Requested resources no offering provides (extended resources other than NVIDIA GPUs). */
   unsupported: string[];
 }
 
 function parseRequests(requests: ResourceList): ParsedRequests | string {
-  const parsed: ParsedRequests = { milliCpu: 0, memoryBytes: 0, pods: 0, ephemeralBytes: 0, unsupported: [] };
+  const parsed: ParsedRequests = {
+    milliCpu: 0,
+    memoryBytes: 0,
+    pods: 0,
+    ephemeralBytes: 0,
+    nvidiaGpus: 0,
+    unsupported: [],
+  };
   for (const [name, quantity] of Object.entries(requests)) {
     try {
       if (name === 'cpu') parsed.milliCpu = parseMilliQuantity(quantity);
       else if (name === 'memory') parsed.memoryBytes = parseWholeQuantity(quantity);
       else if (name === 'pods') parsed.pods = parseWholeQuantity(quantity);
       else if (name === 'ephemeral-storage') parsed.ephemeralBytes = parseWholeQuantity(quantity);
+      else if (name === NVIDIA_GPU_RESOURCE) parsed.nvidiaGpus = parseWholeQuantity(quantity);
       else if (parseMilliQuantity(quantity) > 0) parsed.unsupported.push(name);
     } catch (error) {
       return `request ${name}: ${(error as Error).message}`;
@@ -403,6 +459,9 @@ function fits(offering: Offering, requests: ParsedRequests, options: CapacityOpt
     return `memory ${Math.ceil(requests.memoryBytes / MIB)}Mi > allocatable ${Math.floor(memoryBytes / MIB)}Mi`;
   }
   if (requests.pods > pods) return `pods ${requests.pods} > allocatable ${pods}`;
+  if (requests.nvidiaGpus > (offering.nvidiaGpus ?? 0)) {
+    return `${NVIDIA_GPU_RESOURCE} ${requests.nvidiaGpus} > allocatable ${offering.nvidiaGpus ?? 0}`;
+  }
   if (requests.ephemeralBytes > ephemeralBytes) {
     return `ephemeral-storage ${Math.ceil(requests.ephemeralBytes / MIB)}Mi > allocatable ${ephemeralBytes / MIB}Mi`;
   }

@@ -7,12 +7,15 @@ import {
   offeringKey,
   offeringLabels,
   offeringsFromSkus,
+  placementScopeOf,
   selectOffering,
   unavailabilityKey,
   unavailabilityKeysOf,
   type Offering,
   type SkuRecord,
 } from '../../shared/decisions/offerings.js';
+import { unsupportedSizeReason } from '../../shared/decisions/sku-support.js';
+import { skuCatalog } from '../../local/arm-emulator/sku-catalog.js';
 
 interface SkuOptions {
   name: string;
@@ -79,7 +82,7 @@ const catalog: SkuRecord[] = [
     arch: 'Arm64',
     spot: false,
   }),
-  sku({ name: 'Standard_B1s', family: 'standardBSFamily', cpu: 1, memoryGB: 1, spot: false, zones: ['1'] }),
+  sku({ name: 'Standard_B2s', family: 'standardBSFamily', cpu: 2, memoryGB: 4, spot: false, zones: ['1'] }),
 ];
 const offerings = offeringsFromSkus(catalog, 'westus2');
 
@@ -102,9 +105,11 @@ describe('offeringsFromSkus', () => {
       'spot/Standard_D2s_v5/westus2-1',
       'spot/Standard_D2s_v5/westus2-2',
       'spot/Standard_D2s_v5/westus2-3',
+      'spot/Standard_D2s_v5/0',
       'on-demand/Standard_D2s_v5/westus2-1',
       'on-demand/Standard_D2s_v5/westus2-2',
       'on-demand/Standard_D2s_v5/westus2-3',
+      'on-demand/Standard_D2s_v5/0',
     ]);
     expect(
       offerings.filter((o) => o.vmSize === 'Standard_D2ps_v5').every((o) => o.capacityType === 'on-demand'),
@@ -171,48 +176,149 @@ describe('offeringsFromSkus', () => {
       ],
       'westus2',
     );
-    expect(result.map(offeringKey)).toEqual(['on-demand/Standard_B/westus2-2']);
+    expect(result.map(offeringKey)).toEqual(['on-demand/Standard_B/westus2-2', 'on-demand/Standard_B/0']);
   });
 
-  it('ignores other locations, other resource types, incomplete entries and Gen1-only sizes', () => {
+  it('ignores other locations, other resource types, incomplete entries and sizes without a known generation', () => {
     const result = offeringsFromSkus(
       [
         sku({ name: 'Standard_Elsewhere', cpu: 2, memoryGB: 4, location: 'eastus' }),
         { ...sku({ name: 'Premium_LRS', cpu: 2, memoryGB: 4 }), resourceType: 'disks' },
         { ...sku({ name: 'Standard_NoCaps', cpu: 2, memoryGB: 4 }), capabilities: [] },
-        sku({ name: 'Standard_Gen1', cpu: 2, memoryGB: 4, generations: 'V1' }),
+        sku({ name: 'Standard_Gen3', cpu: 2, memoryGB: 4, generations: 'V3' }),
         sku({ name: 'Standard_Both', cpu: 2, memoryGB: 4, generations: 'V1,V2', spot: false, zones: ['1'] }),
       ],
       'WestUS2',
     );
-    expect(result.map(offeringKey)).toEqual(['on-demand/Standard_Both/westus2-1']);
+    expect(result.map(offeringKey)).toEqual([
+      'on-demand/Standard_Both/westus2-1',
+      'on-demand/Standard_Both/0',
+    ]);
   });
 
-  it('gives a regional SKU one zone-less offering per capacity type', () => {
+  it('offers Gen1-only sizes, to boot Generation 1 images', () => {
+    const result = offeringsFromSkus(
+      [sku({ name: 'Standard_D2_v3', cpu: 2, memoryGB: 8, generations: 'V1', spot: false, zones: ['1'] })],
+      'westus2',
+    );
+    expect(result.map((o) => [offeringKey(o), o.hyperVGenerations])).toEqual([
+      ['on-demand/Standard_D2_v3/westus2-1', ['V1']],
+      ['on-demand/Standard_D2_v3/0', ['V1']],
+    ]);
+  });
+
+  it('gives a regional SKU one zone-less offering per capacity type, labelled zone 0 as AKS does', () => {
     const result = offeringsFromSkus(
       [sku({ name: 'Standard_R', cpu: 2, memoryGB: 4, zones: [], spot: false })],
       'westus2',
     );
     expect(result).toHaveLength(1);
-    expect(result[0]?.zone).toBe('');
+    expect(result[0]?.zone).toBe('0');
     expect(result[0]?.zoneNumber).toBeUndefined();
-    expect(offeringLabels(result[0] as Offering)).not.toHaveProperty('topology.kubernetes.io/zone');
+    expect(placementScopeOf(result[0] as Offering)).toBe('regional');
+    expect(offeringLabels(result[0] as Offering)).toMatchObject({
+      'topology.kubernetes.io/zone': '0',
+      'karpenter.azure.com/placement-scope': 'regional',
+    });
+  });
+
+  it('puts the regional offering after the zonal ones of the same size', () => {
+    const keys = offeringsFromSkus(
+      [sku({ name: 'Standard_Z', cpu: 2, memoryGB: 4, zones: ['2', '1'] })],
+      'westus2',
+    ).map(offeringKey);
+    expect(keys).toEqual([
+      'spot/Standard_Z/westus2-1',
+      'spot/Standard_Z/westus2-2',
+      'spot/Standard_Z/0',
+      'on-demand/Standard_Z/westus2-1',
+      'on-demand/Standard_Z/westus2-2',
+      'on-demand/Standard_Z/0',
+    ]);
+  });
+
+  it.each([
+    ['Standard_B1s', 1, 1, 0, 'restricted by AKS'],
+    ['Standard_A1_v2', 1, 2, 0, 'restricted by AKS'],
+    ['Standard_B1ls', 1, 0.5, 0, 'fewer than 2 vCPUs'],
+    ['Standard_B2ts_v2', 2, 1, 0, 'less than 3.5 GiB'],
+    ['Standard_M8-2ms', 8, 218.75, 0, 'constrained vCPUs'],
+    ['Standard_E16-4ds_v5', 16, 128, 0, 'constrained vCPUs'],
+    ['Standard_DC2as_v5', 2, 8, 0, 'confidential'],
+    ['Standard_EC4as_v5', 4, 32, 0, 'confidential'],
+    ['Standard_NG8ads_V620_v1', 8, 16, 1, 'GPU without AKS driver support'],
+  ])('does not offer %s (%s)', (name, cpu, memoryGB, gpus, reason) => {
+    expect(unsupportedSizeReason({ vmSize: name, cpu, memoryGiB: memoryGB, gpus })).toContain(reason);
+    const withGpus = sku({ name, cpu, memoryGB });
+    const record =
+      gpus > 0
+        ? {
+            ...withGpus,
+            capabilities: [...(withGpus.capabilities ?? []), { name: 'GPUs', value: String(gpus) }],
+          }
+        : withGpus;
+    expect(offeringsFromSkus([record], 'westus2')).toEqual([]);
+  });
+
+  it('gives supported NVIDIA sizes nvidia.com/gpu capacity and GPU labels', () => {
+    const t4 = sku({ name: 'Standard_NC4as_T4_v3', cpu: 4, memoryGB: 28, zones: ['1'], spot: false });
+    const [offering] = offeringsFromSkus(
+      [{ ...t4, capabilities: [...(t4.capabilities ?? []), { name: 'GPUs', value: '1' }] }],
+      'westus2',
+    );
+    expect(offering?.nvidiaGpus).toBe(1);
+    expect(capacityFor(offering as Offering).allocatable['nvidia.com/gpu']).toBe('1');
+    expect(offeringLabels(offering as Offering)).toMatchObject({
+      'karpenter.azure.com/sku-gpu-count': '1',
+      'karpenter.azure.com/sku-gpu-manufacturer': 'nvidia',
+    });
+    expect(
+      selectOffering({
+        requirements: [],
+        requests: { 'nvidia.com/gpu': '1' },
+        offerings: [offering as Offering],
+      }).offering,
+    ).toBe(offering);
+    expect(
+      selectOffering({
+        requirements: [],
+        requests: { 'nvidia.com/gpu': '2' },
+        offerings: [offering as Offering],
+      }),
+    ).toMatchObject({ reason: expect.stringContaining('nvidia.com/gpu 2 > allocatable 1') });
+  });
+
+  it("filters the ARM emulator's eastus catalog as the provider would", () => {
+    const sizes = new Set(offeringsFromSkus(skuCatalog, 'eastus').map((o) => o.vmSize));
+    for (const excluded of [
+      'Standard_B1s',
+      'Standard_DC2as_v5',
+      'Standard_M8-2ms',
+      'Standard_NG8ads_V620_v1',
+    ]) {
+      expect(sizes).not.toContain(excluded);
+    }
+    const eastus = offeringsFromSkus(skuCatalog, 'eastus');
+    const gen1 = eastus.filter((o) => o.vmSize === 'Standard_D2_v3');
+    expect(gen1.map(offeringKey)).toEqual(['spot/Standard_D2_v3/0', 'on-demand/Standard_D2_v3/0']);
+    expect(gen1.every((o) => o.hyperVGenerations?.join() === 'V1')).toBe(true);
+    expect(eastus.find((o) => o.vmSize === 'Standard_NC4as_T4_v3')?.nvidiaGpus).toBe(1);
   });
 
   it('accepts the SDK ResourceSku type and fractional memory', () => {
     const sdkSku: ResourceSku = {
       resourceType: 'virtualMachines',
-      name: 'Standard_B1ls',
-      family: 'standardBSFamily',
+      name: 'Standard_A2_v2',
+      family: 'standardAv2Family',
       locations: ['westus2'],
       locationInfo: [{ location: 'westus2', zones: ['1'] }],
       capabilities: [
-        { name: 'vCPUs', value: '1' },
-        { name: 'MemoryGB', value: '0.5' },
+        { name: 'vCPUs', value: '2' },
+        { name: 'MemoryGB', value: '3.5' },
       ],
       restrictions: [],
     };
-    expect(offeringsFromSkus([sdkSku], 'westus2')[0]?.memoryMiB).toBe(512);
+    expect(offeringsFromSkus([sdkSku], 'westus2')[0]?.memoryMiB).toBe(3584);
   });
 });
 
@@ -229,6 +335,8 @@ describe('offeringLabels', () => {
       'karpenter.azure.com/sku-cpu': '2',
       'karpenter.azure.com/sku-memory': '8192',
       'karpenter.azure.com/sku-name': 'Standard_D2s_v5',
+      'karpenter.azure.com/placement-scope': 'zonal',
+      'karpenter.azure.com/sku-gpu-count': '0',
     });
   });
 });
@@ -287,22 +395,22 @@ describe('selectOffering', () => {
       'prefers spot for the smallest shape when both are allowed',
       [
         r('karpenter.sh/capacity-type', 'In', ['spot', 'on-demand']),
-        r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
+        r('karpenter.azure.com/sku-memory', 'Gt', ['4096']),
       ],
       {},
       new Set(),
       'spot/Standard_D2s_v5/westus2-1',
     ],
     [
-      'smallest first: B1s has 1 cpu but is on-demand only, still smallest',
+      'smallest first: B2s has the least memory but is on-demand only, still smallest',
       [],
       {},
       new Set(),
-      'on-demand/Standard_B1s/westus2-1',
+      'on-demand/Standard_B2s/westus2-1',
     ],
     [
       'respects on-demand',
-      [...onDemandOnly, r('karpenter.azure.com/sku-cpu', 'Gt', ['1'])],
+      [...onDemandOnly, r('karpenter.azure.com/sku-memory', 'Gt', ['4096'])],
       {},
       new Set(),
       'on-demand/Standard_D2ps_v5/westus2-1',
@@ -312,7 +420,7 @@ describe('selectOffering', () => {
       [
         ...onDemandOnly,
         r('kubernetes.io/arch', 'In', ['amd64']),
-        r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
+        r('karpenter.azure.com/sku-memory', 'Gt', ['4096']),
       ],
       {},
       new Set(),
@@ -323,7 +431,7 @@ describe('selectOffering', () => {
       [
         ...onDemandOnly,
         r('topology.kubernetes.io/zone', 'In', ['westus2-3']),
-        r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
+        r('karpenter.azure.com/sku-memory', 'Gt', ['4096']),
       ],
       {},
       new Set(),
@@ -335,7 +443,7 @@ describe('selectOffering', () => {
         ...onDemandOnly,
         r('failure-domain.beta.kubernetes.io/zone', 'In', ['westus2-2']),
         r('kubernetes.io/arch', 'In', ['amd64']),
-        r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
+        r('karpenter.azure.com/sku-memory', 'Gt', ['4096']),
       ],
       {},
       new Set(),
@@ -357,7 +465,7 @@ describe('selectOffering', () => {
       [
         anyCapacity,
         r('node.kubernetes.io/instance-type', 'NotIn', [
-          'Standard_B1s',
+          'Standard_B2s',
           'Standard_D2ps_v5',
           'Standard_D2s_v5',
         ]),
@@ -389,7 +497,11 @@ describe('selectOffering', () => {
     ],
     [
       'skips an unavailable offering',
-      [anyCapacity, r('karpenter.azure.com/sku-cpu', 'Gt', ['1']), r('kubernetes.io/arch', 'In', ['amd64'])],
+      [
+        anyCapacity,
+        r('karpenter.azure.com/sku-memory', 'Gt', ['4096']),
+        r('kubernetes.io/arch', 'In', ['amd64']),
+      ],
       {},
       new Set(['spot/Standard_D2s_v5/westus2-1']),
       'spot/Standard_D2s_v5/westus2-2',
@@ -398,7 +510,7 @@ describe('selectOffering', () => {
       'skips a size unavailable in a zone for both capacity types',
       [
         anyCapacity,
-        r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
+        r('karpenter.azure.com/sku-memory', 'Gt', ['4096']),
         r('kubernetes.io/arch', 'In', ['amd64']),
         r('topology.kubernetes.io/zone', 'In', ['westus2-1']),
       ],
@@ -408,7 +520,11 @@ describe('selectOffering', () => {
     ],
     [
       'skips a whole capacity type',
-      [anyCapacity, r('karpenter.azure.com/sku-cpu', 'Gt', ['1']), r('kubernetes.io/arch', 'In', ['amd64'])],
+      [
+        anyCapacity,
+        r('karpenter.azure.com/sku-memory', 'Gt', ['4096']),
+        r('kubernetes.io/arch', 'In', ['amd64']),
+      ],
       {},
       new Set(['capacityType/spot']),
       'on-demand/Standard_D2s_v5/westus2-1',
@@ -416,7 +532,7 @@ describe('selectOffering', () => {
     [
       'skips a quota family',
       [
-        r('karpenter.azure.com/sku-cpu', 'Gt', ['1']),
+        r('karpenter.azure.com/sku-memory', 'Gt', ['4096']),
         ...onDemandOnly,
         r('kubernetes.io/arch', 'In', ['amd64']),
       ],
@@ -429,11 +545,11 @@ describe('selectOffering', () => {
       [anyCapacity],
       {},
       new Set(),
-      'on-demand/Standard_B1s/westus2-1',
+      'on-demand/Standard_B2s/westus2-1',
     ],
     [
       'on-demand when the requirements do not mention capacity type',
-      [r('karpenter.azure.com/sku-cpu', 'Gt', ['1']), r('kubernetes.io/arch', 'In', ['amd64'])],
+      [r('karpenter.azure.com/sku-memory', 'Gt', ['4096']), r('kubernetes.io/arch', 'In', ['amd64'])],
       {},
       new Set(),
       'on-demand/Standard_D2s_v5/westus2-1',
@@ -443,7 +559,7 @@ describe('selectOffering', () => {
       [r('karpenter.sh/nodepool', 'In', ['default']), r('team', 'In', ['a']), ...onDemandOnly],
       {},
       new Set(),
-      'on-demand/Standard_B1s/westus2-1',
+      'on-demand/Standard_B2s/westus2-1',
     ],
   ])('%s', (_name, requirements, requests, unavailable, expectedKey) => {
     const result = selectOffering({ requirements, requests, offerings, unavailable });
@@ -458,7 +574,7 @@ describe('selectOffering', () => {
     );
   });
 
-  it('treats unmodelled provider properties as absent', () => {
+  it('treats unmodelled provider properties as absent, and reads the GPU count', () => {
     const gpu = selectOffering({
       requirements: [r('karpenter.azure.com/sku-gpu-count', 'Gt', ['0'])],
       offerings,
@@ -468,7 +584,7 @@ describe('selectOffering', () => {
       requirements: [r('karpenter.azure.com/sku-gpu-name', 'DoesNotExist')],
       offerings,
     });
-    expect(noGpu.offering?.vmSize).toBe('Standard_B1s');
+    expect(noGpu.offering?.vmSize).toBe('Standard_B2s');
   });
 
   it('explains why nothing fits', () => {
@@ -480,33 +596,36 @@ describe('selectOffering', () => {
     });
     expect(result.offering).toBeUndefined();
     expect(result).toMatchObject({
-      reason: expect.stringContaining('none of 22 offerings fits; 12 excluded by requirements'),
+      reason: expect.stringContaining('none of 30 offerings fits; 16 excluded by requirements'),
     });
     expect(result).toMatchObject({
       reason: expect.stringContaining(
-        '10 too small for the requests (e.g. Standard_B1s: cpu 64000m > allocatable 940m)',
+        '14 too small for the requests (e.g. Standard_B2s: cpu 64000m > allocatable 1900m)',
       ),
     });
   });
 
   it('counts offerings marked unavailable in the reason', () => {
     const result = selectOffering({
-      requirements: [r('node.kubernetes.io/instance-type', 'In', ['Standard_B1s'])],
+      requirements: [r('node.kubernetes.io/instance-type', 'In', ['Standard_B2s'])],
       offerings,
-      unavailable: new Set(['vmSize/Standard_B1s']),
+      unavailable: new Set(['vmSize/Standard_B2s']),
     });
     expect(result).toEqual({
       offering: undefined,
-      reason: expect.stringContaining('1 marked unavailable after recent launch failures'),
+      reason: expect.stringContaining('2 marked unavailable after recent launch failures'),
     });
   });
 
   it('refuses requests for resources no offering provides', () => {
-    const result = selectOffering({ requirements: [], requests: { 'nvidia.com/gpu': '1' }, offerings });
+    const result = selectOffering({ requirements: [], requests: { 'example.com/fpga': '1' }, offerings });
     expect(result).toMatchObject({
       offering: undefined,
-      reason: expect.stringContaining('no offering provides nvidia.com/gpu'),
+      reason: expect.stringContaining('no offering provides example.com/fpga'),
     });
+    expect(
+      selectOffering({ requirements: [], requests: { 'nvidia.com/gpu': '1' }, offerings }),
+    ).toMatchObject({ reason: expect.stringContaining('nvidia.com/gpu 1 > allocatable 0') });
     expect(
       selectOffering({ requirements: [], requests: { 'nvidia.com/gpu': '0' }, offerings }).offering,
     ).toBeDefined();
