@@ -100,8 +100,12 @@ export class VirtualMachines {
   }
 }
 
-/** Throttling and server errors are worth retrying as they are; everything else is an outcome. */
+/**
+ * Throttling, server errors and requests that got no answer (timed out, connection reset) are worth
+ * retrying as they are; everything else is an outcome.
+ */
 export function isTransient(error: unknown): boolean {
+  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return true;
   if (!isRestError(error)) return false;
   const status = error.statusCode ?? 0;
   return status === 429 || status >= 500 || status === 0;

@@ -1,6 +1,7 @@
-// Starting the launch monitor for a NodeClaim, once: after a PUT, or later for a launched NodeClaim whose
-// monitor went missing (the process stopped between the status write and startNew).
+// Starting the launch monitor for a NodeClaim, once: after a PUT, or later (from launch or the sweep) for
+// a launched NodeClaim whose monitor went missing, ended without writing the outcome, or got stuck.
 import { findCondition } from '../decisions/conditions.js';
+import { launchMonitorHealth, launchMonitorStuckAfterMs } from '../decisions/launch-monitor-health.js';
 import { vmNameFor } from '../decisions/vm-spec.js';
 import type { NodeClaim } from '../models/index.js';
 import { ConditionTypes, WellKnown } from '../models/karpenter.js';
@@ -29,28 +30,60 @@ export async function startLaunchMonitor(
 }
 
 /**
- * A NodeClaim with a providerID whose launch outcome is still unknown and whose monitor is missing (for
- * example, the process stopped between the status write and startNew) gets a monitor that polls by GET.
+ * A NodeClaim with a providerID whose launch outcome is still unknown needs a monitor that can write it.
+ * One that is missing (the process stopped between the status write and startNew, or the history was
+ * lost), ended without writing the outcome (Failed, Terminated) or stuck (no progress for several poll
+ * intervals) is replaced by a monitor that polls the VM by GET, so the outcome comes from ARM however the
+ * first monitor ended. A stuck one is terminated first and replaced on a later call, once it has ended.
  */
 export async function ensureLaunchMonitor(
   deps: LifecycleDependencies,
   nodeClaim: NodeClaim,
   context: Pick<HandlerContext, 'orchestrations'>,
-): Promise<void> {
-  const launched = findCondition(nodeClaim.status?.conditions, ConditionTypes.launched);
-  if (launched?.status === 'True' || launched?.status === 'False') return;
+): Promise<'healthy' | 'started' | 'terminated' | 'no-vm'> {
+  if (hasLaunchOutcome(nodeClaim)) return 'healthy';
   const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
-  if (await context.orchestrations.getStatus(instanceId)) return;
+  const health = launchMonitorHealth(
+    await context.orchestrations.getStatus(instanceId),
+    deps.now(),
+    launchMonitorStuckAfterMs(deps.settings.launch.maxPollIntervalSeconds),
+  );
+  if (health.state === 'healthy') return 'healthy';
+  // The monitor may have written the outcome just before it ended: judge from a fresh read.
+  const current = await deps.objects.nodeClaims.get(nodeClaim.metadata.name);
+  if (!current || current.metadata.uid !== nodeClaim.metadata.uid || hasLaunchOutcome(current))
+    return 'healthy';
+  const log = deps.log.with({ nodeClaim: nodeClaim.metadata.name, nodeClaimUid: nodeClaim.metadata.uid });
+  if (health.state === 'stuck') {
+    log.warn('launch monitor made no progress; terminating it', {
+      instanceId,
+      silentForMs: health.silentForMs,
+    });
+    await context.orchestrations.terminate(
+      instanceId,
+      `no progress for ${Math.round(health.silentForMs / 1000)} s`,
+    );
+    return 'terminated';
+  }
   const vmName = vmNameFor(nodeClaim.metadata.name);
   const vm = await deps.vms.get(vmName);
   const offerings = await catalogOfferings(deps);
   const offering = vm ? offeringOfVm(vm, offerings) : undefined;
-  if (!offering) return;
-  const nodePool = nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel];
-  await startLaunchMonitor(deps, nodeClaim, context, {
+  // No VM behind the providerID: nothing to monitor; registration's timeout deletes the NodeClaim.
+  if (!offering) return 'no-vm';
+  if (health.state === 'ended') {
+    log.warn('launch monitor ended without an outcome; starting another', {
+      instanceId,
+      runtimeStatus: health.runtimeStatus,
+    });
+    await context.orchestrations.purge(instanceId);
+  }
+  const launched = findCondition(current.status?.conditions, ConditionTypes.launched);
+  const nodePool = current.metadata.labels?.[WellKnown.nodePoolLabel];
+  await startLaunchMonitor(deps, current, context, {
     nodeClaim: {
-      name: nodeClaim.metadata.name,
-      uid: nodeClaim.metadata.uid ?? '',
+      name: current.metadata.name,
+      uid: current.metadata.uid ?? '',
       ...(nodePool ? { nodePool } : {}),
     },
     vmName,
@@ -60,4 +93,10 @@ export async function ensureLaunchMonitor(
     maxPollIntervalSeconds: deps.settings.launch.maxPollIntervalSeconds,
     deadlineMinutes: deps.settings.launch.deadlineMinutes,
   });
+  return 'started';
+}
+
+export function hasLaunchOutcome(nodeClaim: NodeClaim): boolean {
+  const launched = findCondition(nodeClaim.status?.conditions, ConditionTypes.launched);
+  return launched?.status === 'True' || launched?.status === 'False';
 }

@@ -161,4 +161,15 @@ describe('one successful VM PUT per NodeClaim', () => {
       expectOneVmMatching(launched);
     },
   );
+
+  test('operation polls that never answer are retried, not taken for an outcome', async () => {
+    const nodeClaim = await createNodeClaim();
+    stack.emulator.controls.injectFault({ effect: { type: 'hang', requestKind: 'getOperation' }, times: 2 });
+    await announce(nodeClaim, 'ADDED');
+    const launched = await launchedTrue(nodeClaim.metadata.name);
+    expect(findCondition(launched.status?.conditions, 'Launched')?.reason).not.toBe('LaunchFailed');
+    const polls = stack.emulator.controls.requests({ kind: 'getOperation' }).filter((e) => e.hung);
+    expect(polls).toHaveLength(2);
+    expect(successful(puts(vmNameFor(nodeClaim.metadata.name)))).toHaveLength(1);
+  });
 });

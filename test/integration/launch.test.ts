@@ -262,6 +262,47 @@ describe('launch', () => {
     expect(puts(vmName)).toHaveLength(1);
   });
 
+  test.each([
+    { how: 'terminated', lose: false },
+    { how: 'terminated and its history lost', lose: true },
+  ])(
+    'a launch monitor that was $how is restarted by the sweep, which reads the outcome from ARM',
+    async ({ lose }) => {
+      stack.emulator.controls.setLatencies({ createMs: 3_000 });
+      const nodeClaim = await createNodeClaim();
+      const vmName = vmNameFor(nodeClaim.metadata.name);
+      const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
+      await announce(nodeClaim);
+      await eventually(async () => (await get(nodeClaim.metadata.name))?.status?.providerID, 'providerID');
+      await eventually(() => stack.host.orchestrations.getStatus(instanceId), 'monitor started');
+      await stack.host.orchestrations.terminate(instanceId, 'test: the monitor died');
+      await eventually(
+        async () =>
+          (await stack.host.orchestrations.getStatus(instanceId))?.runtimeStatus === 'Terminated'
+            ? true
+            : undefined,
+        'monitor terminated',
+      );
+      if (lose) await stack.host.orchestrations.purge(instanceId);
+      await eventually(
+        () => (vmOf(vmName)?.provisioningState === 'Succeeded' ? true : undefined),
+        'VM created',
+      );
+      // Nothing else writes the outcome now: only the sweep notices that the monitor is gone.
+      await stack.host.triggerTimer('lifecycleSweep');
+      const launched = await eventually(async () => {
+        const current = await get(nodeClaim.metadata.name);
+        return findCondition(current?.status?.conditions, 'Launched')?.status === 'True'
+          ? current
+          : undefined;
+      }, 'Launched=True after the sweep');
+      expect(launched.status?.capacity?.cpu).toBe('2');
+      expect((await stack.host.orchestrations.getStatus(instanceId))?.runtimeStatus).toBe('Completed');
+      expect(puts(vmName)).toHaveLength(1);
+      stack.emulator.controls.setLatencies({ createMs: 1_500 });
+    },
+  );
+
   test('a missing AKSNodeClass blocks the launch visibly, without a VM', async () => {
     const nodeClaim = await createNodeClaim({}, `missing-${suffix}`);
     await announce(nodeClaim);

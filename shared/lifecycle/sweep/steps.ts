@@ -12,6 +12,7 @@ import type { LifecycleDependencies } from '../dependencies.js';
 import { needsInitialization, reconcileInitialization } from '../initialization.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { LaunchInProgressError, reconcileLaunch } from '../launch.js';
+import { ensureLaunchMonitor, hasLaunchOutcome } from '../launch-monitor-start.js';
 import { reconcileLiveness } from '../liveness.js';
 import { needsRegistration, reconcileRegistration } from '../registration.js';
 import { needsTermination, reconcileTermination } from '../termination.js';
@@ -221,6 +222,36 @@ export const launchStep: SweepStep = {
   },
 };
 
+/**
+ * Launched NodeClaims whose outcome is still unknown: each needs a live launch monitor, or a new one that
+ * reads the outcome from ARM (see ensureLaunchMonitor). One status read per such NodeClaim per sweep.
+ */
+export const launchMonitorStep: SweepStep = {
+  name: 'launch-monitor',
+  run: (context) =>
+    forEachObject(
+      context,
+      'launch-monitor',
+      context.view.nodeClaims().filter(awaitsLaunchOutcome),
+      nameOf,
+      async (nodeClaim) => {
+        const outcome = await ensureLaunchMonitor(context.deps, nodeClaim, {
+          orchestrations: context.orchestrations,
+        });
+        return outcome === 'started' || outcome === 'terminated';
+      },
+    ),
+};
+
+function awaitsLaunchOutcome(nodeClaim: NodeClaim): boolean {
+  return (
+    isManagedNodeClaim(nodeClaim) &&
+    !nodeClaim.metadata.deletionTimestamp &&
+    Boolean(nodeClaim.status?.providerID) &&
+    !hasLaunchOutcome(nodeClaim)
+  );
+}
+
 export const LAUNCH_GRACE_MS = 10_000;
 const retriedBlockReasons = new Set(['NodeClassNotFound', 'NodePoolNotFound', 'InvalidRequirements']);
 
@@ -240,6 +271,7 @@ function awaitsLaunch(nodeClaim: NodeClaim, now: number): boolean {
 
 export const lifecycleSteps: readonly SweepStep[] = [
   launchStep,
+  launchMonitorStep,
   registrationStep,
   initializationStep,
   livenessStep,
