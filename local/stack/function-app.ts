@@ -24,7 +24,10 @@ export interface FunctionAppOptions extends LocalDefinitionOptions {
   appSettings: Record<string, string>;
   log: Logger;
   credential?: TokenCredential;
-  host?: Pick<LocalHostOptions, 'maxDequeueCount' | 'visibilityTimeoutMs' | 'pollIntervalMs' | 'clock'>;
+  host?: Pick<
+    LocalHostOptions,
+    'maxDequeueCount' | 'visibilityTimeoutMs' | 'pollIntervalMs' | 'clock' | 'stateDirectory'
+  >;
 }
 
 export interface RunningFunctionApp {

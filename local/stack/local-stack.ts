@@ -3,6 +3,9 @@
 // queue, and the kubelet simulator giving every running VM a Node. `npm start` starts all of it; the
 // end-to-end tests reuse the control plane and Azurite of the test run and start the rest per test file.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startBridge, type BridgeHandle } from '../../bridge/index.js';
 import type { Logger } from '../../shared/observability/logger.js';
@@ -48,6 +51,11 @@ export interface LocalStackOptions {
   onActivity?: ActivityListener;
   /** Cancels the start: the part starting now finishes, then everything started is stopped. */
   signal?: AbortSignal;
+  /**
+   * Where the function host keeps its durable history (kept); a temporary directory, removed at stop,
+   * by default.
+   */
+  stateDirectory?: string;
 }
 
 export interface LocalStack {
@@ -175,6 +183,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       replacementBackoffMinutes: timings.replacementBackoffMinutes,
       consolidationValidationSeconds: timings.consolidationValidationSeconds,
     });
+    // Orchestration history on disk, as Azure keeps it in the task hub: a host that stops mid-orchestration
+    // resumes from it when it starts again with the same directory.
+    const stateDirectory = options.stateDirectory ?? (await mkdtemp(join(tmpdir(), 'nodeclaim-durable-')));
+    if (!options.stateDirectory) {
+      stops.push({
+        part: 'durable history directory',
+        stop: () => rm(stateDirectory, { recursive: true, force: true }),
+      });
+    }
     const app = await timed<RunningFunctionApp>(
       'function host',
       () =>
@@ -191,7 +208,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
               }
             : {}),
           ...(options.onActivity ? { onActivity: options.onActivity } : {}),
-          host: { visibilityTimeoutMs: 1_000, pollIntervalMs: 50 },
+          host: { visibilityTimeoutMs: 1_000, pollIntervalMs: 50, stateDirectory },
         }),
       (value) => value.stop,
     );
