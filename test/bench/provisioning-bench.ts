@@ -34,6 +34,9 @@ export interface ProvisioningMeasurement {
   pods: number;
   instanceTypes: number;
   ms: number;
+  /** Peak resident memory of the whole process (Node itself included) by the end of the solve. */
+  peakRssMb: number;
+  /** Heap still in use right after the solve, less what was in use before it (result and state). */
   heapMb: number;
   nodeClaims: number;
   unschedulable: number;
@@ -150,11 +153,13 @@ export function measureCase(workload: Workload, count: number): ProvisioningMeas
   const result: SchedulingResult = solve({ pods, nodePools });
   const ms = performance.now() - started;
   const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
+  const peakRssMb = process.resourceUsage().maxRSS / 1024;
   return {
     workload,
     pods: count,
     instanceTypes: catalog.length,
     ms,
+    peakRssMb,
     heapMb,
     nodeClaims: result.newNodeClaims.length,
     unschedulable: result.unschedulable.length,
@@ -202,7 +207,7 @@ function row(m: ProvisioningMeasurement): string[] {
   const verdicts: string[] = [];
   if (m.pods === 5_000) verdicts.push(m.ms / 1000 < goals.seconds5k ? '<5 s ✔' : '<5 s ✘');
   verdicts.push(podsPerSecond >= goals.podsPerSecond ? '≥1k/s ✔' : '≥1k/s ✘');
-  if (m.pods === 20_000) verdicts.push(m.heapMb <= goals.heapMb ? '≤2 GB ✔' : '≤2 GB ✘');
+  if (m.pods === 20_000) verdicts.push(m.peakRssMb <= goals.heapMb ? '≤2 GB ✔' : '≤2 GB ✘');
   if (m.workload === 'homogeneous') verdicts.push(ratio <= goals.priceRatio ? '≤1.15× ✔' : '≤1.15× ✘');
   return [
     m.workload,
@@ -210,6 +215,7 @@ function row(m: ProvisioningMeasurement): string[] {
     String(m.instanceTypes),
     (m.ms / 1000).toFixed(2),
     Math.round(podsPerSecond).toLocaleString('en-US'),
+    m.peakRssMb.toFixed(0),
     m.heapMb.toFixed(0),
     String(m.nodeClaims),
     String(m.unschedulable),
@@ -229,6 +235,7 @@ export function provisioningTable(
     'types',
     's',
     'pods/s',
+    'peak MB',
     'heap MB',
     'NodeClaims',
     'unsched.',
@@ -238,7 +245,9 @@ export function provisioningTable(
     'goals',
   ];
   const lines = rows.map((r) =>
-    'error' in r ? [r.workload, String(r.pods), '', '', '', '', '', '', '', '', '', `✘ ${r.error}`] : row(r),
+    'error' in r
+      ? [r.workload, String(r.pods), '', '', '', '', '', '', '', '', '', '', `✘ ${r.error}`]
+      : row(r),
   );
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
   const format = (cells: string[]) =>
@@ -272,7 +281,7 @@ export async function runProvisioningBench(
   );
   process.stdout.write(`${provisioningTable(rows)}\n`);
   process.stdout.write(
-    `\nGoals: 5,000 pods in under ${goals.seconds5k} s; ≥ ${goals.podsPerSecond.toLocaleString('en-US')} pods/s; 20,000 pods within a ${goals.heapMb} MB heap; launch price ≤ ${goals.priceRatio}× the lower bound on the homogeneous workload. Heap = growth of the used heap across the solve (the result and the simulation state, garbage included).\n`,
+    `\nGoals: 5,000 pods in under ${goals.seconds5k} s; ≥ ${goals.podsPerSecond.toLocaleString('en-US')} pods/s; 20,000 pods within a ${goals.heapMb} MB heap; launch price ≤ ${goals.priceRatio}× the lower bound on the homogeneous workload. Peak MB = the process's peak resident memory (Node and the catalog included), judged against the 2 GB; heap MB = heap in use after the solve less before it.\n`,
   );
 }
 
