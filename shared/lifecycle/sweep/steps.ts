@@ -24,6 +24,7 @@ import {
 } from './launch-leftovers.js';
 import type { SweepView } from './snapshot.js';
 import { disruptionSteps } from './disruption-steps.js';
+import { statusStep } from './status-step.js';
 
 export interface SweepContext {
   deps: LifecycleDependencies;
@@ -278,4 +279,6 @@ export const lifecycleSteps: readonly SweepStep[] = [
   terminationStep,
   launchLeftoversStep,
   ...disruptionSteps,
+  // Last: NodePool status counts the nodes the steps above launched, registered or deleted.
+  { name: 'status', run: (context) => statusStep.run(context) },
 ];

@@ -1,0 +1,59 @@
+// Keeps an AKSNodeClass's status as the Azure provider does: the images it resolves to (the newest
+// published version of each architecture/generation's gallery definition, from the cached version list),
+// the cluster's Kubernetes version, and ImagesReady / KubernetesVersionReady / Ready. Writes only when
+// something changed, guarded by the resourceVersion it read.
+import { desiredNodeClassStatus, imageLookups } from '../decisions/nodeclass-status.js';
+import { communityGalleryImageId, newestImageVersion } from '../decisions/node-image.js';
+import { plainEqual } from '../decisions/plain-equal.js';
+import { isConflict, isNotFound } from '../kube/errors.js';
+import type { AKSNodeClass } from '../models/index.js';
+import type { LifecycleDependencies } from './dependencies.js';
+
+export interface StatusWrite<T> {
+  /** The object as it is now: the written version, or the one read when nothing was written. */
+  object: T;
+  written: boolean;
+}
+
+export async function reconcileNodeClassStatus(
+  deps: Pick<LifecycleDependencies, 'objects' | 'images' | 'settings' | 'now'>,
+  nodeClass: AKSNodeClass,
+): Promise<StatusWrite<AKSNodeClass>> {
+  if (nodeClass.metadata.deletionTimestamp) return { object: nodeClass, written: false };
+  const { kubernetesVersion } = deps.settings.cluster;
+  const lookups = imageLookups(nodeClass, kubernetesVersion);
+  const resolved =
+    'problem' in lookups
+      ? lookups
+      : await Promise.all(
+          lookups.map(async (lookup) => {
+            const version = newestImageVersion(await deps.images.list(lookup.gallery, lookup.definition));
+            return {
+              lookup,
+              imageId: version
+                ? communityGalleryImageId(lookup.gallery, lookup.definition, version)
+                : undefined,
+            };
+          }),
+        );
+  const desired = desiredNodeClassStatus({ nodeClass, kubernetesVersion, resolved, now: deps.now() });
+  const current = nodeClass.status ?? {};
+  if (
+    plainEqual(current.images ?? [], desired.images) &&
+    current.kubernetesVersion === desired.kubernetesVersion &&
+    plainEqual(current.conditions ?? [], desired.conditions)
+  ) {
+    return { object: nodeClass, written: false };
+  }
+  try {
+    const written = await deps.objects.nodeClasses.mergePatchStatus(nodeClass.metadata.name, {
+      metadata: { resourceVersion: nodeClass.metadata.resourceVersion },
+      status: desired,
+    });
+    return { object: written, written: true };
+  } catch (error) {
+    // Changed or deleted since the sweep read it: the next sweep decides from the new version.
+    if (isConflict(error) || isNotFound(error)) return { object: nodeClass, written: false };
+    throw error;
+  }
+}
