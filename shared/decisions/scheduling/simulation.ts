@@ -20,7 +20,13 @@ import { addInto, fitsSum, formatAmount, type Resources } from './resources.js';
 import { compareTemplates, compileTemplate, type Template } from './templates.js';
 import { describeTaint, untoleratedTaint } from './taints.js';
 import { domainUniverse, HOSTNAME_KEY, Topology, type TopologyResult } from './topology.js';
-import type { NewNodeClaim, SchedulingInput, SchedulingResult, UnschedulablePod } from './types.js';
+import type {
+  ExistingNode,
+  NewNodeClaim,
+  SchedulingInput,
+  SchedulingResult,
+  UnschedulablePod,
+} from './types.js';
 import { exactly, isUnsatisfiable, toRequirements, type ValueSet } from './value-set.js';
 
 export const MAX_INSTANCE_TYPES = 600;
@@ -48,8 +54,12 @@ export class Simulation {
     this.templates = input.nodePools
       .map((np) => compileTemplate(np, cache, this.daemonSets))
       .sort(compareTemplates);
-    this.nodes = (input.existingNodes ?? []).map((node) => compileExistingNode(node, this.daemonSets));
-    this.topology = new Topology(domainUniverse(this.templates), this.nodes);
+    // Karpenter tries initialized nodes first, then by name (scheduler.go): the lowest index that fits wins.
+    this.nodes = [...(input.existingNodes ?? [])]
+      .sort(compareExistingNodes)
+      .map((node) => compileExistingNode(node, this.daemonSets));
+    const namespaceLabels = new Map((input.namespaces ?? []).map((ns) => [ns.name, ns.labels ?? {}]));
+    this.topology = new Topology(domainUniverse(this.templates), this.nodes, namespaceLabels);
     const preferNoSchedule = this.templates.some((t) =>
       t.taints.some((taint) => taint.effect === 'PreferNoSchedule'),
     );
@@ -333,6 +343,11 @@ export class Simulation {
     if (limits) subtractLargest(limits, withinLimits);
     return undefined;
   }
+}
+
+function compareExistingNodes(a: ExistingNode, b: ExistingNode): number {
+  const ready = (node: ExistingNode) => (node.initialized === false ? 1 : 0);
+  return ready(a) - ready(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
 function satisfiable(result: TopologyResult): RequirementMap | undefined {

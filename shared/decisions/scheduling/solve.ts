@@ -1,18 +1,32 @@
 // The scheduling simulation: which pending pods fit on existing Nodes and in-flight NodeClaims, which
-// new NodeClaims to create for the rest, and why the remainder cannot be scheduled.
+// new NodeClaims to create for the rest, and why the remainder cannot be scheduled. Pure: plain data in
+// (types.ts), plain data out; the caller lists the cluster, creates the NodeClaims and emits events.
 //
 // Follows Karpenter's Scheduler.Solve (KS pkg/controllers/provisioning/scheduling/scheduler.go):
-// - pods are taken largest CPU first, then memory, then oldest (queue.go);
-// - each pod goes to the first existing node or in-flight NodeClaim that fits (lowest index), else to
-//   the emptiest NodeClaim opened in this simulation that still fits, else to a new NodeClaim from the
-//   first NodePool by weight that can hold it; never "cheapest across NodePools";
-// - a failing pod is relaxed one preference at a time (pods.ts), then retried after the other pods
-//   while a full pass still makes progress (affinity to pods scheduled later in the batch);
-// - a NodeClaim keeps every instance type that still fits its pods; at the end they are ordered by
-//   their cheapest available compatible offering and cut at maxInstanceTypes (600).
-// Differences, on purpose: bad input (unreadable quantities or requirements) makes that pod
-// unschedulable with the reason instead of failing the whole solve; a pod without affinity or spread
-// constraints that fails once is not retried (nothing later in the batch can make room for it).
+// - pods are taken largest CPU first, then memory, then oldest, then by UID (queue.go);
+// - each pod goes to the first existing node or in-flight NodeClaim that fits (initialized first, then
+//   by name), else to the emptiest NodeClaim opened in this simulation that still fits, else to a new
+//   NodeClaim from the first NodePool by weight that can hold it; never "cheapest across NodePools";
+// - effective requests as kube-scheduler computes them, plus `pods: 1` (resources.ts); taints of the
+//   NodePool template (startupTaints ignored), nodeSelector and the first required node-affinity term,
+//   the heaviest preferred term as required, relaxed one step per failed attempt (pods.ts);
+// - topology spread, pod affinity and anti-affinity with Karpenter's domain rules (topology.ts);
+//   DaemonSet overhead per instance type (daemonsets.ts); host ports (host-ports.ts); minValues
+//   (min-values.ts); limits subtracted pessimistically with the largest option of each new NodeClaim;
+// - a failing pod is retried after the others while a full pass still makes progress;
+// - a NodeClaim keeps every instance type that still fits its pods; at the end they are ordered by their
+//   cheapest available compatible offering and cut at maxInstanceTypes (600) (new-claim.ts).
+//
+// Differences, on purpose:
+// - bad input (an unreadable quantity, requirement or spec) makes that pod unschedulable with the
+//   reason instead of failing the whole solve, and an unreadable NodePool is reported for every pod;
+// - a pod whose constraints cannot change during the solve (none, or only anti-affinity and hostname
+//   spreads, whose counts only grow) is not retried after failing, and the targets that refused it are
+//   remembered: nothing later in the batch can make room for it (this is what keeps 20,000 pods fast);
+// - among equally good topology domains the first is taken, not a random one, so a solve is
+//   reproducible; ties in NodeClaim order are kept stable for the same reason;
+// - there is no time limit (Karpenter stops at 1 minute): the bench shows 20,000 pods take seconds;
+// - not simulated: volume topology and CSI volume limits, DRA, reserved capacity, NodeOverlays.
 import type { SchedulingInput, SchedulingResult } from './types.js';
 import { Simulation } from './simulation.js';
 

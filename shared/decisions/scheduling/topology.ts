@@ -246,7 +246,23 @@ export class Topology {
   constructor(
     private readonly universe: DomainUniverse,
     private readonly nodes: readonly TopologyNode[],
+    /** Namespaces and their labels, for affinity terms with a namespaceSelector. */
+    private readonly namespaceLabels: ReadonlyMap<string, Readonly<Record<string, string>>> = new Map(),
   ) {}
+
+  /**
+   * The namespaces an affinity term covers (Karpenter's buildNamespaceList): its own list plus those its
+   * namespaceSelector selects; neither given means the pod's own namespace.
+   */
+  private termNamespaces(term: PodAffinityTerm, namespace: string): string[] {
+    if (!term.namespaces?.length && term.namespaceSelector === undefined) return [namespace];
+    const names = new Set(term.namespaces ?? []);
+    if (term.namespaceSelector !== undefined) {
+      const selects = compileSelector(term.namespaceSelector);
+      for (const [name, labels] of this.namespaceLabels) if (selects(labels)) names.add(name);
+    }
+    return [...names].sort();
+  }
 
   /**
    * Tracks the required anti-affinity of a pod (pending or bound) so other pods it selects avoid its
@@ -405,7 +421,7 @@ export class Topology {
       { maxSkew: number; minDomains: number | undefined; filter: NodeFilter; filterKey: string } | undefined,
     tolerations: readonly Toleration[] | undefined,
   ): TopologyGroup {
-    const namespaces = term.namespaces?.length ? [...new Set(term.namespaces)].sort() : [namespace];
+    const namespaces = this.termNamespaces(term, namespace);
     const hash = JSON.stringify([
       type,
       term.topologyKey,

@@ -56,8 +56,10 @@ export interface PreferredSchedulingTerm {
 
 export interface PodAffinityTerm {
   labelSelector?: LabelSelector;
-  /** Empty or absent: the pod's own namespace. */
+  /** With namespaceSelector absent too: the pod's own namespace. */
   namespaces?: string[];
+  /** Namespaces whose labels it selects (SchedulingInput.namespaces), in addition to `namespaces`. */
+  namespaceSelector?: LabelSelector;
   topologyKey: string;
 }
 
@@ -176,7 +178,9 @@ export interface BoundPod {
 
 /**
  * A Node, or a NodeClaim that has no Node yet (in flight), that pods can be placed on without launching.
- * Karpenter takes an in-flight NodeClaim's labels, taints and allocatable from the NodeClaim itself.
+ * Karpenter takes an in-flight NodeClaim's labels, taints and allocatable from the NodeClaim itself:
+ * its labels plus every requirement with a single value (the launched instance type, zone, capacity
+ * type once launch chose them), its spec taints, and status.allocatable.
  */
 export interface ExistingNode {
   /** Node name, or NodeClaim name for an in-flight NodeClaim. */
@@ -202,9 +206,16 @@ export interface DaemonSet {
 
 export interface SchedulingInput {
   pods: SchedulingPod[];
+  /**
+   * NodePools that may provision: as Karpenter, the caller leaves out static NodePools (replicas set),
+   * NodePools not Ready and NodePools being deleted.
+   */
   nodePools: SchedulingNodePool[];
+  /** Nodes and in-flight NodeClaims, without those marked for deletion (their pods go in `pods`). */
   existingNodes?: ExistingNode[];
   daemonSets?: DaemonSet[];
+  /** Namespace labels; needed only when some affinity term has a namespaceSelector. */
+  namespaces?: { name: string; labels?: Record<string, string> }[];
   options?: SchedulingOptions;
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { NodeSelectorRequirement } from '../../../shared/models/kube.js';
 import { solve } from '../../../shared/decisions/scheduling/index.js';
 import type {
   DaemonSet,
@@ -35,24 +36,29 @@ const spread = (
 
 const web = { labels: { app: 'web' } };
 
+/** A pod of 1 cpu whose required node affinity is these terms (an OR), each a list of requirements. */
+function requiringTerms(...terms: NodeSelectorRequirement[][]) {
+  return pod(
+    { cpu: '1' },
+    {
+      affinity: {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: terms.map((matchExpressions) => ({ matchExpressions })),
+          },
+        },
+      },
+    },
+  );
+}
+
 describe('node affinity', () => {
   it('tries the required terms in order (an OR) when the first cannot be met', () => {
     const result = solve({
       pods: [
-        pod(
-          { cpu: '1' },
-          {
-            affinity: {
-              nodeAffinity: {
-                requiredDuringSchedulingIgnoredDuringExecution: {
-                  nodeSelectorTerms: [
-                    { matchExpressions: [{ key: ZONE, operator: 'In', values: ['westus2-9'] }] },
-                    { matchExpressions: [{ key: ZONE, operator: 'In', values: ['westus2-2'] }] },
-                  ],
-                },
-              },
-            },
-          },
+        requiringTerms(
+          [{ key: ZONE, operator: 'In', values: ['westus2-9'] }],
+          [{ key: ZONE, operator: 'In', values: ['westus2-2'] }],
         ),
       ],
       nodePools: [nodePool('default')],
@@ -106,22 +112,7 @@ describe('node affinity', () => {
 
   it('refuses pods that opt out with karpenter.sh/nodepool DoesNotExist', () => {
     const result = solve({
-      pods: [
-        pod(
-          { cpu: '1' },
-          {
-            affinity: {
-              nodeAffinity: {
-                requiredDuringSchedulingIgnoredDuringExecution: {
-                  nodeSelectorTerms: [
-                    { matchExpressions: [{ key: 'karpenter.sh/nodepool', operator: 'DoesNotExist' }] },
-                  ],
-                },
-              },
-            },
-          },
-        ),
-      ],
+      pods: [requiringTerms([{ key: 'karpenter.sh/nodepool', operator: 'DoesNotExist' }])],
       nodePools: [nodePool('default')],
     });
     expect(result.unschedulable[0]?.reason).toMatch(/karpenter.sh\/nodepool DoesNotExist/);
@@ -417,6 +408,38 @@ describe('pod affinity and anti-affinity', () => {
     expect(result.newNodeClaims[0]?.pods.map((p) => p.uid)).toHaveLength(1);
   });
 
+  it('selects other namespaces through a namespaceSelector', () => {
+    const node: ExistingNode = {
+      name: 'shared',
+      kind: 'Node',
+      labels: { [HOST]: 'shared' },
+      allocatable: { cpu: '8', memory: '32Gi', pods: '110' },
+      pods: [{ namespace: 'team-a', labels: { app: 'web' }, requests: { cpu: '1' } }],
+    };
+    const antiAffine = (namespaceSelector: { matchLabels: Record<string, string> }) =>
+      pod(
+        { cpu: '1' },
+        {
+          affinity: {
+            podAntiAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: [{ ...term(HOST), namespaceSelector }],
+            },
+          },
+        },
+      );
+    const input = {
+      nodePools: [nodePool('default')],
+      existingNodes: [node],
+      namespaces: [{ name: 'team-a', labels: { team: 'a' } }, { name: 'default' }],
+    };
+    expect(
+      solve({ ...input, pods: [antiAffine({ matchLabels: { team: 'a' } })] }).existingPlacements,
+    ).toEqual([]);
+    expect(
+      solve({ ...input, pods: [antiAffine({ matchLabels: { team: 'b' } })] }).existingPlacements,
+    ).toHaveLength(1);
+  });
+
   it('gives up on a preferred anti-affinity rather than leave a pod pending', () => {
     const result = solve({
       pods: pods(
@@ -459,6 +482,22 @@ describe('existing capacity first', () => {
       ['default-abc12', 'NodeClaim'],
     ]);
     expect(podsPerClaim(result)).toEqual([1]);
+  });
+
+  it('tries initialized nodes first, then by name', () => {
+    const node = (name: string, initialized: boolean): ExistingNode => ({
+      name,
+      kind: 'Node',
+      labels: {},
+      initialized,
+      allocatable: { cpu: '4', pods: '110' },
+    });
+    const result = solve({
+      pods: [pod({ cpu: '1' })],
+      nodePools: [],
+      existingNodes: [node('c', true), node('a', false), node('b', true)],
+    });
+    expect(result.existingPlacements.map((p) => p.nodeName)).toEqual(['b']);
   });
 
   it('does not let an uninitialized node’s startup taints repel pods', () => {
