@@ -26,7 +26,11 @@ export interface Settings {
   bootstrap: {
     apiServerUrl: string;
     caCertPem: string;
-    /** A bootstrap token (`<id>.<secret>`); in Azure a Key Vault reference, never a plain setting. */
+    /**
+     * A cluster-wide bootstrap token (`<id>.<secret>`; in Azure a Key Vault reference). No longer put on
+     * nodes: every launch creates its node's own short-lived token (decisions/bootstrap-token.ts). Still
+     * read and validated because the deployments set it; to be dropped with their Key Vault secret.
+     */
     token: string;
   };
   storage: {

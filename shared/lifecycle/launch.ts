@@ -26,6 +26,8 @@ import { recordLaunchFailure } from './launch-outcome.js';
 import { ensureLaunchMonitor, startLaunchMonitor } from './launch-monitor-start.js';
 import { capacityOptions, launchLabels, offeringOfVm, vmBody, type NodeLaunchInputs } from './launch-vm.js';
 import { resolveNodeImage } from './node-image.js';
+import { ensureBootstrapToken } from '../kube/bootstrap-tokens.js';
+import type { NodeOsSku } from '../decisions/node-image.js';
 import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from './nodeclaim-writes.js';
 import { deleteNodeClaim } from './termination.js';
 
@@ -83,7 +85,7 @@ export async function reconcileLaunch(
   const existingVm = await deps.vms.get(vmName);
   const offerings = await catalogOfferings(deps);
   let offering: Offering | undefined;
-  let node: NodeLaunchInputs | undefined;
+  let image: { imageId: string; osSku: NodeOsSku } | undefined;
   if (existingVm) {
     offering = offeringOfVm(existingVm, offerings);
     if (!offering) throw new Error(`VM ${vmName} exists with a size or zone that is not in the SKU catalog`);
@@ -101,13 +103,13 @@ export async function reconcileLaunch(
       return { action: 'failed', reason: 'InsufficientCapacity' };
     }
     offering = selection.offering;
-    const image = await resolveNodeImage(deps, nodeClass, offering);
-    if ('reason' in image) {
-      await blockLaunch(deps, nodeClaim, image.reason, image.message);
-      log.warn('launch blocked', { reason: image.reason, detail: image.message });
-      return { action: 'blocked', ...image };
+    const resolvedImage = await resolveNodeImage(deps, nodeClass, offering);
+    if ('reason' in resolvedImage) {
+      await blockLaunch(deps, nodeClaim, resolvedImage.reason, resolvedImage.message);
+      log.warn('launch blocked', { reason: resolvedImage.reason, detail: resolvedImage.message });
+      return { action: 'blocked', ...resolvedImage };
     }
-    node = { ...image, bootstrapToken: deps.settings.bootstrap.token };
+    image = resolvedImage;
   }
 
   const claimed = await claimLaunch(deps, nodeClaim, offering, nodePool, nodeClass, context.invocationId);
@@ -118,7 +120,14 @@ export async function reconcileLaunch(
   });
 
   let pollerState: string | undefined;
-  if (!existingVm && node) {
+  if (!existingVm && image) {
+    // The node's own token, made before the VM that carries it; the same one when this launch is retried.
+    const bootstrapToken = await ensureBootstrapToken(
+      (await deps.kube()).core,
+      { name, uid: claimed.metadata.uid ?? '' },
+      { now: deps.now(), registrationTimeoutMinutes: deps.settings.lifecycle.registrationTimeoutMinutes },
+    );
+    const node: NodeLaunchInputs = { ...image, bootstrapToken };
     let put: Awaited<ReturnType<typeof deps.vms.beginCreate>>;
     try {
       put = await deps.vms.beginCreate(

@@ -18,6 +18,7 @@ import { getNode, patchNode } from '../kube/nodes.js';
 import type { NodeClaim } from '../models/index.js';
 import { ConditionTypes, WellKnown } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
+import { deleteBootstrapToken } from '../kube/bootstrap-tokens.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from './nodeclaim-writes.js';
@@ -110,6 +111,7 @@ export async function reconcileRegistration(
   const statusWritten =
     write.written && !isConditionTrue(write.before.status?.conditions, ConditionTypes.registered);
   if (statusWritten) recordRegistered(deps, stored);
+  await revokeBootstrapToken(deps, stored);
   log.info('NodeClaim registered', { node: node.metadata.name, nodeWritten, statusWritten });
   return {
     outcome: 'registered',
@@ -145,6 +147,19 @@ async function syncNode(
       if (!isConflict(error) || attempt >= maxNodeWriteAttempts) throw error;
       node = await getNode(core, node.metadata.name);
     }
+  }
+}
+
+/** The node has its own credentials now; its bootstrap token must not outlive the need. */
+async function revokeBootstrapToken(deps: LifecycleDependencies, nodeClaim: NodeClaim): Promise<void> {
+  try {
+    await deleteBootstrapToken((await deps.kube()).core, nodeClaim.metadata.uid ?? '');
+  } catch (error) {
+    // It still expires, and goes with the NodeClaim; a later registration pass does not retry it.
+    deps.log.warn('could not delete the bootstrap token of a registered node', {
+      nodeClaim: nodeClaim.metadata.name,
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 }
 

@@ -44,6 +44,7 @@ const kinds: Record<string, { group: string; resource: string }> = {
   Event: { group: '', resource: 'events' },
   PodDisruptionBudget: { group: 'policy', resource: 'poddisruptionbudgets' },
   Lease: { group: 'coordination.k8s.io', resource: 'leases' },
+  Secret: { group: '', resource: 'secrets' },
 };
 /** The custom-object adapter (shared/kube/custom-objects.ts): its methods and the verb each sends. */
 const adapterVerbs: Record<string, { verb: string; subresource?: string }> = {
@@ -105,13 +106,21 @@ interface RbacObject {
   subjects?: Array<{ kind: string; name: string }>;
 }
 
-const manifests = ['clusterrole.yaml', 'lease-role.yaml', 'bindings.yaml'].flatMap((file) =>
+const manifests = [
+  'clusterrole.yaml',
+  'lease-role.yaml',
+  'bootstrap-token-role.yaml',
+  'bindings.yaml',
+].flatMap((file) =>
   parseAllDocuments(readFileSync(join(root, 'infra', 'k8s', 'functions', file), 'utf8')).map(
     (d) => d.toJS() as RbacObject,
   ),
 );
 const clusterRole = manifests.find((o) => o.kind === 'ClusterRole') as RbacObject;
-const leaseRole = manifests.find((o) => o.kind === 'Role') as RbacObject;
+const leaseRole = manifests.find((o) => o.metadata.name === 'nodeclaim-functions-sweep-lease') as RbacObject;
+const tokenRole = manifests.find(
+  (o) => o.metadata.name === 'nodeclaim-functions-bootstrap-tokens',
+) as RbacObject;
 
 function granted(rules: readonly Rule[]): Set<Permission> {
   const permissions = new Set<Permission>();
@@ -126,7 +135,10 @@ describe("the functions' Kubernetes RBAC", () => {
   const uses = usesInCode();
   const used = new Set(uses.map((u) => u.permission));
   const leaseUses = [...used].filter((p) => p.startsWith('coordination.k8s.io|'));
-  const clusterUses = [...used].filter((p) => !p.startsWith('coordination.k8s.io|'));
+  const secretUses = [...used].filter((p) => p.startsWith('|secrets|'));
+  const clusterUses = [...used].filter(
+    (p) => !p.startsWith('coordination.k8s.io|') && !p.startsWith('|secrets|'),
+  );
 
   it('finds the calls it reasons about (the derivation is not empty)', () => {
     expect(used).toContain('|pods|delete');
@@ -139,6 +151,13 @@ describe("the functions' Kubernetes RBAC", () => {
     const rules = granted(clusterRole.rules ?? []);
     const missing = uses.filter((u) => clusterUses.includes(u.permission) && !rules.has(u.permission));
     expect(missing.map((u) => `${u.permission} (${u.where})`)).toEqual([]);
+  });
+
+  it('bootstrap token Secrets: get, create and delete in kube-system only, exactly what the code does', () => {
+    expect(secretUses.sort()).toEqual(['|secrets|create', '|secrets|delete', '|secrets|get']);
+    expect(tokenRole.metadata.namespace).toBe('kube-system');
+    expect([...granted(tokenRole.rules ?? [])].sort()).toEqual(secretUses.sort());
+    expect(granted(clusterRole.rules ?? []).has('|secrets|get')).toBe(false);
   });
 
   it('the ClusterRole grants nothing the code does not use, and no wildcard', () => {
@@ -159,17 +178,16 @@ describe("the functions' Kubernetes RBAC", () => {
     expect([...granted(rules)].sort()).toEqual([...leaseUses].sort());
   });
 
-  it('binds both roles to the Function App identity placeholder the deploy hook fills in', () => {
+  it('binds every role to the Function App identity placeholder the deploy hook fills in', () => {
     const bindings = manifests.filter((o) => o.kind.endsWith('Binding'));
     expect(bindings.map((b) => b.roleRef?.name).sort()).toEqual(
-      [clusterRole.metadata.name, leaseRole.metadata.name].sort(),
+      [clusterRole.metadata.name, leaseRole.metadata.name, tokenRole.metadata.name].sort(),
     );
     for (const binding of bindings)
       expect(binding.subjects).toEqual([
         expect.objectContaining({ kind: 'User', name: 'FUNCTION_PRINCIPAL_ID' }),
       ]);
-    expect(bindings.find((b) => b.kind === 'RoleBinding')?.metadata.namespace).toBe(
-      DEFAULT_SWEEP_LEASE.namespace,
-    );
+    for (const binding of bindings.filter((b) => b.kind === 'RoleBinding'))
+      expect(binding.metadata.namespace).toBe(DEFAULT_SWEEP_LEASE.namespace);
   });
 });

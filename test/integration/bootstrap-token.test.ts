@@ -1,0 +1,147 @@
+// Per-NodeClaim bootstrap tokens against the real API server and garbage collector: a launch creates
+// one `bootstrap.kubernetes.io/token` Secret for its node, puts exactly that token (and no other) in the
+// VM's AKSNodeConfig, reuses it when the launch is retried, and the token goes with the NodeClaim.
+import { randomUUID } from 'node:crypto';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { parseNodeCustomData } from '../../shared/decisions/aks-node-config.js';
+import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
+import { bootstrapTokenId, storedBootstrapToken } from '../../shared/decisions/bootstrap-token.js';
+import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { isNotFound } from '../../shared/kube/errors.js';
+import { reconcileRegistration } from '../../shared/lifecycle/registration.js';
+import type { NodeClaim } from '../../shared/models/index.js';
+import type { Node } from '../../shared/models/kube.js';
+import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
+import { eventually, startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
+
+let stack: LaunchStack;
+let core: CoreV1Api;
+const nodeClassName = `token-${randomUUID().slice(0, 6)}`;
+
+beforeAll(async () => {
+  stack = await startLaunchStack();
+  const config = new KubeConfig();
+  config.loadFromFile(inject('kubeconfigPath'));
+  core = config.makeApiClient(CoreV1Api);
+  await stack.deps.objects.nodeClasses.create(nodeClass(nodeClassName, 'Ubuntu'));
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function tokenSecret(nodeClaim: NodeClaim) {
+  try {
+    return await core.readNamespacedSecret({
+      name: `bootstrap-token-${bootstrapTokenId(nodeClaim.metadata.uid ?? '')}`,
+      namespace: 'kube-system',
+    });
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+describe('per-NodeClaim bootstrap tokens', () => {
+  test('one token Secret per launch, expiring after the registration timeout, and only it in the custom data', async () => {
+    const before = Date.now();
+    const nodeClaim = await stack.deps.objects.nodeClaims.create({
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
+      metadata: {
+        name: `${nodeClassName}-${randomUUID().slice(0, 4)}`,
+        labels: { [stack.runLabel.key]: stack.runLabel.value },
+      },
+      spec: { nodeClassRef: nodeClassRef(nodeClassName), requirements: exampleRequirements },
+    });
+    const event = {
+      kind: 'NodeClaim' as const,
+      name: nodeClaim.metadata.name,
+      uid: nodeClaim.metadata.uid ?? '',
+      resourceVersion: nodeClaim.metadata.resourceVersion ?? '1',
+      changeType: 'ADDED' as const,
+    };
+    await stack.publish(event);
+    const vmName = vmNameFor(nodeClaim.metadata.name);
+    const put = await eventually(
+      async () => stack.emulator.controls.requests({ kind: 'putVm', vmName, method: 'PUT' })[0],
+      'the VM PUT',
+    );
+
+    const secret = await eventually(() => tokenSecret(nodeClaim), 'the token Secret');
+    expect(secret.type).toBe('bootstrap.kubernetes.io/token');
+    expect(secret.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({
+        kind: 'NodeClaim',
+        name: nodeClaim.metadata.name,
+        uid: nodeClaim.metadata.uid,
+      }),
+    ]);
+    const token = storedBootstrapToken(secret);
+    // REGISTRATION_TIMEOUT_MINUTES defaults to 15: the token lives 20 minutes.
+    const lifetime = (token?.expiresAt?.getTime() ?? 0) - before;
+    expect(lifetime).toBeGreaterThan(19 * 60_000);
+    expect(lifetime).toBeLessThan(21 * 60_000);
+
+    const body = put.body as { properties?: { osProfile?: { customData?: string } } };
+    const config = parseNodeCustomData(decodeCustomData(body.properties?.osProfile?.customData ?? ''));
+    expect(config.bootstrapping_config.tls_bootstrapping_token).toBe(
+      `${token?.tokenId}.${token?.tokenSecret}`,
+    );
+    expect(JSON.stringify(config)).not.toContain('abcdef.0123456789abcdef');
+
+    // A repeated delivery reuses the token: no second Secret, the same value.
+    await stack.publish({ ...event, changeType: 'MODIFIED' });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(storedBootstrapToken((await tokenSecret(nodeClaim)) ?? {})?.tokenSecret).toBe(token?.tokenSecret);
+
+    // The NodeClaim goes (termination deletes the VM and releases it): the garbage collector deletes the token.
+    await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
+    await eventually(
+      async () => ((await tokenSecret(nodeClaim)) === undefined ? true : undefined),
+      'token gone',
+    );
+  });
+
+  test('registration deletes the token: the node has its own credentials now', async () => {
+    const nodeClaim = await stack.deps.objects.nodeClaims.create({
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
+      metadata: {
+        name: `${nodeClassName}-${randomUUID().slice(0, 4)}`,
+        labels: { [stack.runLabel.key]: stack.runLabel.value },
+      },
+      spec: { nodeClassRef: nodeClassRef(nodeClassName), requirements: exampleRequirements },
+    });
+    await stack.publish({
+      kind: 'NodeClaim',
+      name: nodeClaim.metadata.name,
+      uid: nodeClaim.metadata.uid ?? '',
+      resourceVersion: nodeClaim.metadata.resourceVersion ?? '1',
+      changeType: 'ADDED',
+    });
+    const launched = await eventually(async () => {
+      const current = await stack.deps.objects.nodeClaims.get(nodeClaim.metadata.name);
+      return current?.status?.providerID ? current : undefined;
+    }, 'providerID');
+    await eventually(() => tokenSecret(nodeClaim), 'the token Secret');
+    const node = await core.createNode({
+      body: {
+        metadata: { name: vmNameFor(nodeClaim.metadata.name) },
+        spec: {
+          providerID: launched.status?.providerID,
+          taints: [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }],
+        },
+      },
+    });
+    try {
+      const outcome = await reconcileRegistration(stack.deps, launched, [node as Node]);
+      expect(outcome.outcome).toBe('registered');
+      expect(await tokenSecret(nodeClaim)).toBeUndefined();
+    } finally {
+      await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
+      await core.deleteNode({ name: vmNameFor(nodeClaim.metadata.name) }).catch(() => undefined);
+    }
+  });
+});
