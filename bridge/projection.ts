@@ -4,7 +4,7 @@
 // here the same way, and timestamps may be strings or Dates.
 import type { WatchedKind } from '../shared/events/cloud-event.js';
 import type { AKSNodeClass } from '../shared/models/aks-node-class.js';
-import type { NodeClaim, NodePool } from '../shared/models/karpenter.js';
+import { WellKnown, type NodeClaim, type NodePool } from '../shared/models/karpenter.js';
 import type {
   Condition,
   ConditionStatus,
@@ -27,10 +27,14 @@ export function projectNodeClaim(raw: unknown): NodeClaim {
   const spec = record(field(raw, 'spec'));
   const status = record(field(raw, 'status'));
   const nodeClassRef = record(spec['nodeClassRef']);
+  const metadata = projectMeta(field(raw, 'metadata'));
+  // Only the NodePool label: a deletion event names the NodePool whose budget slot it frees.
+  const nodePool = text(record(record(field(raw, 'metadata'))['labels'])[WellKnown.nodePoolLabel]);
+  if (nodePool !== undefined) metadata.labels = { [WellKnown.nodePoolLabel]: nodePool };
   const projected: NodeClaim = {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodeClaim',
-    metadata: projectMeta(field(raw, 'metadata')),
+    metadata,
     spec: {
       nodeClassRef: {
         group: text(nodeClassRef['group']) ?? '',

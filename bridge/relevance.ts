@@ -180,12 +180,14 @@ export function digestOf(kind: WatchedKind, object: WatchedObject): string {
 }
 
 export function change(kind: WatchedKind, object: WatchedObject, changeType: ChangeType): ObjectChange {
+  const nodePool = kind === 'NodeClaim' ? object.metadata.labels?.[WellKnown.nodePoolLabel] : undefined;
   return {
     kind,
     name: object.metadata.name,
     uid: object.metadata.uid ?? '',
     resourceVersion: object.metadata.resourceVersion ?? '',
     changeType,
+    ...(nodePool ? { nodePool } : {}),
   };
 }
 

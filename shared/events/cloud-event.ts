@@ -13,6 +13,11 @@ export interface ObjectChange {
   uid: string;
   resourceVersion: string;
   changeType: ChangeType;
+  /**
+   * A NodeClaim's karpenter.sh/nodepool label. It lets a handler act on the NodePool once the NodeClaim
+   * is gone (a freed disruption budget slot), when there is nothing left to read the label from.
+   */
+  nodePool?: string;
 }
 
 export interface ObjectChangeEvent {
@@ -89,6 +94,9 @@ export function parseObjectChangeEvent(body: unknown): ObjectChangeEvent {
     if (typeof data[field] !== 'string' || data[field] === '') {
       throw new MalformedEventError(`data.${field} must be a non-empty string`);
     }
+  }
+  if (data.nodePool !== undefined && (typeof data.nodePool !== 'string' || data.nodePool === '')) {
+    throw new MalformedEventError('data.nodePool must be a non-empty string when present');
   }
   return value as unknown as ObjectChangeEvent;
 }

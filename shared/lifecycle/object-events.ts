@@ -3,6 +3,7 @@
 import { parseObjectChangeEvent } from '../events/cloud-event.js';
 import type { HandlerContext } from '../runtime/definitions.js';
 import type { LifecycleDependencies } from './dependencies.js';
+import { disruptAfterDeletion } from './disruption/freed-slot.js';
 import { reconcileLaunch } from './launch.js';
 import { registerNodeFromEvent } from './registration.js';
 import { needsTermination, reconcileTermination } from './termination.js';
@@ -15,14 +16,22 @@ export async function handleObjectEvent(
   // A malformed message throws MalformedEventError before anything is read or written; the host retries
   // it and then moves it to the poison queue with this error's message as the reason.
   const event = parseObjectChangeEvent(message);
-  const { kind, name, uid, changeType } = event.data;
+  const { kind, name, uid, changeType, nodePool } = event.data;
   const log = context.log.with({ eventId: event.id, kind, name, uid, changeType });
 
   switch (kind) {
     case 'NodeClaim': {
       const nodeClaim = await deps.objects.nodeClaims.get(name);
       if (!nodeClaim) {
-        log.debug('NodeClaim is gone; nothing to do');
+        if (!nodePool) {
+          log.debug('NodeClaim is gone; nothing to do');
+          return;
+        }
+        const result = await disruptAfterDeletion(deps, context, nodePool);
+        log.info('NodeClaim is gone; its NodePool disrupted into the freed budget', {
+          nodePool,
+          ...(result.status === 'skipped' ? {} : { steps: result.steps }),
+        });
         return;
       }
       if (needsTermination(nodeClaim)) {

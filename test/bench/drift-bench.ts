@@ -6,6 +6,7 @@
 // the Function App's orchestrations in the in-process host, the kubelet simulator; the sweep runs in a
 // loop as the timer would, every SWEEP_INTERVAL_MS.
 import { fileURLToPath } from 'node:url';
+import { startBridge } from '../../bridge/index.js';
 import { startArmEmulator } from '../../local/arm-emulator/index.js';
 import { startAzurite } from '../../local/azurite/launcher.js';
 import { startControlPlane } from '../../local/control-plane/launcher.js';
@@ -27,6 +28,8 @@ const READY_MS = 400;
 const SWEEP_INTERVAL_MS = 250;
 
 const defaultCases: readonly { nodes: number; budget: number }[] = [
+  // One replacement cycle: the unit of the ratio column.
+  { nodes: 1, budget: 1 },
   { nodes: 5, budget: 1 },
   { nodes: 5, budget: 5 },
   { nodes: 10, budget: 1 },
@@ -91,31 +94,53 @@ function nodePoolOf(name: string, replicas: number, budget: number): NodePool {
   };
 }
 
+/**
+ * Sweeps every `intervalMs` in the background (as the timer would) and checks `done` every 100 ms, so the
+ * makespan is not rounded up to the sweep period.
+ */
 async function sweepUntil(
   app: RunningFunctionApp,
   pool: string,
   done: () => Promise<boolean>,
   timeoutMs: number,
+  intervalMs = SWEEP_INTERVAL_MS,
   onSweep?: (started: number) => void,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const context = { orchestrations: app.host.orchestrations, log: silentLogger };
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`${pool}: not done within ${timeoutMs / 1000} s`);
-    const result = await runLifecycleSweep(app.deps, context, {
-      nodeClaimSelector: `karpenter.sh/nodepool=${pool}`,
-    });
-    if (result.status !== 'skipped') {
-      const started = result.steps.find((s) => s.step === 'drift-replacement')?.acted ?? 0;
-      if (started > 0) onSweep?.(started);
+  let stopped = false;
+  const sweeps = (async () => {
+    while (!stopped) {
+      const next = Date.now() + intervalMs;
+      const result = await runLifecycleSweep(app.deps, context, {
+        nodeClaimSelector: `karpenter.sh/nodepool=${pool}`,
+      });
+      if (result.status !== 'skipped') {
+        const started = result.steps.find((s) => s.step === 'drift-replacement')?.acted ?? 0;
+        if (started > 0) onSweep?.(started);
+      }
+      while (!stopped && Date.now() < next) await sleep(Math.min(100, next - Date.now()));
     }
-    await sleep(SWEEP_INTERVAL_MS);
+  })();
+  try {
+    while (!(await done())) {
+      if (Date.now() > deadline) throw new Error(`${pool}: not done within ${timeoutMs / 1000} s`);
+      await sleep(100);
+    }
+  } finally {
+    stopped = true;
+    await sweeps;
   }
 }
 
-async function measure(app: RunningFunctionApp, nodes: number, budget: number): Promise<DriftMeasurement> {
+async function measure(
+  app: RunningFunctionApp,
+  nodes: number,
+  budget: number,
+  options: { sweepIntervalMs?: number; label?: string } = {},
+): Promise<DriftMeasurement> {
   const { objects } = app.deps;
-  const pool = `drift-n${nodes}-b${budget}`;
+  const pool = `drift-n${nodes}-b${budget}${options.label ? `-${options.label}` : ''}`;
   await objects.nodeClasses.create(nodeClassOf(pool));
   await objects.nodePools.create(nodePoolOf(pool, nodes, budget));
   const claims = () => objects.nodeClaims.list({ labelSelector: `karpenter.sh/nodepool=${pool}` });
@@ -132,6 +157,7 @@ async function measure(app: RunningFunctionApp, nodes: number, budget: number): 
   );
 
   await objects.nodeClasses.mergePatch(pool, { spec: { imageFamily: 'AzureLinux' } });
+  // The clock starts at the first sweep after the change, which the loop below runs at once.
   const started = performance.now();
   let peakDisrupting = 0;
   const startsPerSweep: number[] = [];
@@ -154,6 +180,7 @@ async function measure(app: RunningFunctionApp, nodes: number, budget: number): 
       return old.length === 0 && fresh.length === nodes && fresh.every(initialized);
     },
     900_000,
+    options.sweepIntervalMs,
     (n) => startsPerSweep.push(n),
   );
   const makespanS = (performance.now() - started) / 1000;
@@ -166,6 +193,77 @@ async function measure(app: RunningFunctionApp, nodes: number, budget: number): 
   return { nodes, budget, makespanS, peakDisrupting, startsPerSweep };
 }
 
+/** Makespan over ceil(N/B) replacement cycles, one cycle being the makespan of N = 1, B = 1. */
+function waveRatio(row: DriftMeasurement, cycleS: number | undefined): number | undefined {
+  return cycleS ? row.makespanS / (Math.ceil(row.nodes / row.budget) * cycleS) : undefined;
+}
+
+export const WAVE_RATIO_GOAL = 1.05;
+
+/** The sweep period of the waves measurement: the local stack's at speed 1 (the app's default is 15 s). */
+const WAVE_SWEEP_INTERVAL_MS = 5_000;
+
+/** DRIFT_BENCH_WAVES="12x2" (the default) or "off". */
+function wavesFromEnv(): { nodes: number; budget: number } | undefined {
+  const raw = process.env.DRIFT_BENCH_WAVES?.trim() || '12x2';
+  if (raw === 'off') return undefined;
+  const [nodes, budget] = raw.split('x').map(Number);
+  if (!nodes || !budget) throw new Error(`DRIFT_BENCH_WAVES: ${JSON.stringify(raw)} is not NxB or off`);
+  return { nodes, budget };
+}
+
+interface WavesMeasurement {
+  mode: 'timer' | 'events';
+  cycle: DriftMeasurement;
+  row: DriftMeasurement;
+}
+
+/**
+ * One cycle (N=1, B=1) and N under B, both with the sweep every 5 s. 'timer': a freed slot waits for the
+ * next sweep; 'events': the bridge's NodeClaim deletion event starts the next replacement at once.
+ */
+async function measureWaves(
+  app: RunningFunctionApp,
+  waves: { nodes: number; budget: number },
+  mode: WavesMeasurement['mode'],
+): Promise<WavesMeasurement> {
+  const pace = { sweepIntervalMs: WAVE_SWEEP_INTERVAL_MS, label: mode };
+  const cycle = await measure(app, 1, 1, pace);
+  const row = await measure(app, waves.nodes, waves.budget, pace);
+  process.stderr.write(
+    `[drift-bench] waves (${mode}): cycle ${cycle.makespanS.toFixed(1)} s, N=${waves.nodes} B=${waves.budget} ${row.makespanS.toFixed(1)} s\n`,
+  );
+  return { mode, cycle, row };
+}
+
+function wavesTable(rows: readonly WavesMeasurement[]): string {
+  const header = [
+    'freed slot reused',
+    'cycle s',
+    'makespan s',
+    'ceil(N/B) x cycle s',
+    'ratio',
+    'goal',
+    'met',
+  ];
+  const lines = rows.map(({ mode, cycle, row }) => {
+    const ideal = Math.ceil(row.nodes / row.budget) * cycle.makespanS;
+    const ratio = row.makespanS / ideal;
+    return [
+      mode === 'events' ? 'on the deletion event' : 'at the next sweep',
+      cycle.makespanS.toFixed(1),
+      row.makespanS.toFixed(1),
+      ideal.toFixed(1),
+      ratio.toFixed(2),
+      `<= ${WAVE_RATIO_GOAL}`,
+      ratio <= WAVE_RATIO_GOAL ? 'yes' : 'no',
+    ];
+  });
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
+  const format = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i] ?? 0)).join('  ');
+  return [format(header), format(widths.map((w) => '-'.repeat(w))), ...lines.map(format)].join('\n');
+}
+
 function table(rows: readonly DriftMeasurement[]): string {
   const baseline = new Map(rows.filter((r) => r.budget === 1).map((r) => [r.nodes, r.makespanS]));
   const header = [
@@ -176,9 +274,12 @@ function table(rows: readonly DriftMeasurement[]): string {
     'speed-up',
     'peak disrupting',
     'started per sweep',
+    `ratio to ceil(N/B) cycles (goal <= ${WAVE_RATIO_GOAL})`,
   ];
+  const cycleS = rows.find((r) => r.nodes === 1 && r.budget === 1)?.makespanS;
   const lines = rows.map((r) => {
     const base = baseline.get(r.nodes);
+    const ratio = waveRatio(r, cycleS);
     return [
       String(r.nodes),
       String(r.budget),
@@ -187,6 +288,7 @@ function table(rows: readonly DriftMeasurement[]): string {
       base !== undefined ? `${(base / r.makespanS).toFixed(1)}×` : '-',
       String(r.peakDisrupting),
       r.startsPerSweep.join(' '),
+      ratio !== undefined ? ratio.toFixed(2) : '-',
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
@@ -255,6 +357,28 @@ export async function runDriftBench(): Promise<void> {
       `\nDrift replacement makespan (VM creation ${CREATE_MS / 1000} s, boot ${BOOT_MS / 1000} s, Ready ${READY_MS / 1000} s, sweep every ${SWEEP_INTERVAL_MS} ms)\n`,
     );
     process.stdout.write(`${table(rows)}\n`);
+
+    const waves = wavesFromEnv();
+    if (waves) {
+      const without = await measureWaves(app, waves, 'timer');
+      const bridge = await startBridge({
+        queue: {
+          mode: 'connectionString',
+          connectionString: azurite.connectionString,
+          queueName: 'drift-bench-events',
+        },
+        kubernetes: { mode: 'kubeconfig', kubeconfigPath: controlPlane.kubeconfigPath },
+        source: '/bench/event-bridge',
+        shutdownFlushSeconds: 1,
+        logger: silentLogger,
+      });
+      stops.push(() => bridge.stop());
+      const withEvents = await measureWaves(app, waves, 'events');
+      process.stdout.write(
+        `\nWaves: N=${waves.nodes} drifted under budget B=${waves.budget}, sweep every ${WAVE_SWEEP_INTERVAL_MS / 1000} s; one cycle = the makespan of N=1, B=1 in the same setup\n`,
+      );
+      process.stdout.write(`${wavesTable([without, withEvents])}\n`);
+    }
   } finally {
     for (const stop of stops.reverse()) await stop();
   }

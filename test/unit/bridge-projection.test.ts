@@ -98,6 +98,10 @@ describe('projection of watched objects', () => {
 
   it('tolerates missing and malformed fields', () => {
     expect(projectNodeClaim({}).metadata).toEqual({ name: '' });
+    expect(
+      projectNodeClaim({ metadata: { name: 'a', labels: { 'karpenter.sh/nodepool': 'general', team: 'x' } } })
+        .metadata,
+    ).toEqual({ name: 'a', labels: { 'karpenter.sh/nodepool': 'general' } });
     expect(projectNodeClaim({ spec: { nodeClassRef: 'x' } }).spec.nodeClassRef).toEqual({
       group: '',
       kind: '',

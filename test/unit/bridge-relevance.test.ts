@@ -228,6 +228,28 @@ describe('NodeClaims', () => {
     expect(decision.next).toBeUndefined();
   });
 
+  it('names the NodePool of a deleted NodeClaim, whose budget slot the deletion frees', () => {
+    const claim = nodeClaim({ rv: '141' });
+    claim.metadata.labels = { 'karpenter.sh/nodepool': 'general' };
+    const decision = decide({
+      kind: 'NodeClaim',
+      verb: 'delete',
+      object: claim,
+      previous: seenOf('NodeClaim', claim),
+      initialList: false,
+    });
+    expect(decision.changes).toEqual([
+      {
+        kind: 'NodeClaim',
+        name: 'general-abc12',
+        uid: 'uid-1',
+        resourceVersion: '141',
+        changeType: 'DELETED',
+        nodePool: 'general',
+      },
+    ]);
+  });
+
   it('reports the old object as deleted when a name comes back with a new uid', () => {
     const old = nodeClaim({ uid: 'old' });
     const fresh = nodeClaim({ uid: 'new', rv: '300' });
