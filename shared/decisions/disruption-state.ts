@@ -5,7 +5,7 @@
 import { ConditionTypes, WellKnown, type NodeClaim } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
 import type { BudgetNode } from './budgets.js';
-import { isConditionTrue } from './conditions.js';
+import { findCondition, isConditionTrue } from './conditions.js';
 
 export const DisruptionAnnotations = {
   /** On a NodeClaim whose replacement failed: failed attempts so far. */
@@ -30,6 +30,12 @@ export function isNodeNotReady(node: Node): boolean {
 /** DisruptionReason=True: the sweep picked this NodeClaim and a replacement is in flight. */
 export function isMarkedForDisruption(nodeClaim: NodeClaim): boolean {
   return isConditionTrue(nodeClaim.status?.conditions, ConditionTypes.disruptionReason);
+}
+
+/** The reason of a DisruptionReason=True mark (Drifted, Empty, Underutilized), or undefined. */
+export function disruptionReasonOf(nodeClaim: NodeClaim): string | undefined {
+  const mark = findCondition(nodeClaim.status?.conditions, ConditionTypes.disruptionReason);
+  return mark?.status === 'True' ? mark.reason : undefined;
 }
 
 /** Deleting, marked, tainted disrupted, or its Node is NotReady. */

@@ -11,14 +11,17 @@ import {
   type CandidateVerdict,
 } from '../../decisions/consolidation/candidates.js';
 import { consolidateAfterOf } from '../../decisions/consolidation/timing.js';
-import { budgetNodesOf } from '../../decisions/disruption-state.js';
-import type { NodeClaim, NodePool } from '../../models/karpenter.js';
+import { removeCondition } from '../../decisions/conditions.js';
+import { budgetNodesOf, disruptionReasonOf } from '../../decisions/disruption-state.js';
+import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { OrchestrationRuntimeStatus } from '../../runtime/definitions.js';
 import type { StepReport, SweepContext, SweepStep } from '../sweep/steps.js';
 import { publishBudgetBlocked, publishNodeBlocked } from './blocked-events.js';
 import { nodeInputsOf, sweepClusterPods, type ClusterPods } from './cluster-pods.js';
 import { consolidationInstanceId, ConsolidationNames, type ConsolidationCommand } from './consolidation.js';
-import { disruptionSettingsOf } from './replacement.js';
+import { untaintNodeDisrupted } from './node-taints.js';
+import { disruptionSettingsOf, replacementInstanceId } from './replacement.js';
+import { updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
 
 const ACTIVE: readonly OrchestrationRuntimeStatus[] = ['Pending', 'Running', 'ContinuedAsNew', 'Suspended'];
@@ -65,6 +68,7 @@ async function consolidatePool(
   const instanceId = consolidationInstanceId(nodePool.metadata.uid ?? nodePool.metadata.name);
   const existing = await orchestrations.getStatus(instanceId);
   if (existing && ACTIVE.includes(existing.runtimeStatus)) return false;
+  await releaseStaleMarks(context, claims);
 
   const now = deps.now();
   const nodesFor = (c: NodeClaim) => context.view.nodesFor(c);
@@ -101,6 +105,28 @@ async function consolidatePool(
     allowed: budget.allowed,
   });
   return true;
+}
+
+/**
+ * A NodeClaim marked for consolidation but not deleted, with no command or replacement still working on
+ * it (the process stopped between the mark and the delete, or a replacement ended without cleaning up):
+ * untainted and unmarked, so it serves again and counts against no budget. The next decision starts over.
+ */
+async function releaseStaleMarks(context: SweepContext, claims: readonly NodeClaim[]): Promise<void> {
+  const { deps, orchestrations } = context;
+  for (const nodeClaim of claims) {
+    const reason = disruptionReasonOf(nodeClaim);
+    if ((reason !== 'Empty' && reason !== 'Underutilized') || nodeClaim.metadata.deletionTimestamp) continue;
+    const replacement = await orchestrations.getStatus(replacementInstanceId(nodeClaim.metadata.uid ?? ''));
+    if (replacement && ACTIVE.includes(replacement.runtimeStatus)) continue;
+    for (const node of context.view.nodesFor(nodeClaim)) await untaintNodeDisrupted(deps, node);
+    const released = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
+      ...current.status,
+      conditions: removeCondition(current.status?.conditions, ConditionTypes.disruptionReason),
+    }));
+    if (released) context.view.updateNodeClaim(released);
+    deps.log.info('stale consolidation mark released', { nodeClaim: nodeClaim.metadata.name, reason });
+  }
 }
 
 async function publishBlocked(context: SweepContext, verdicts: readonly CandidateVerdict[]): Promise<void> {

@@ -15,8 +15,8 @@ import {
 } from '../../decisions/disruption-candidates.js';
 import {
   budgetNodesOf,
+  disruptionReasonOf,
   isDisrupting,
-  isMarkedForDisruption,
   replacementBackoffOf,
 } from '../../decisions/disruption-state.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
@@ -70,7 +70,9 @@ async function fanOutPool(context: SweepContext, nodePool: NodePool, claims: Nod
   await forEachObject(
     context,
     'drift-replacement',
-    claims.filter((c) => isMarkedForDisruption(c) || c.metadata.deletionTimestamp),
+    // Consolidation tends its own marks (consolidation-step.ts): restarting a drift replacement for a node
+    // marked Empty would launch capacity nobody asked for.
+    claims.filter((c) => disruptionReasonOf(c) === 'Drifted' || c.metadata.deletionTimestamp),
     (c) => c.metadata.name,
     async (nodeClaim) => {
       await tendInFlight(context, poolName, nodeClaim);
