@@ -1,0 +1,297 @@
+// Underutilized consolidation, as upstream Karpenter's multi- and single-node consolidation
+// (disruption/consolidation.go, multinodeconsolidation.go, singlenodeconsolidation.go), over the
+// scheduling simulation: with the candidates removed, do their pods fit on the remaining nodes (delete
+// them) or on the remaining nodes plus exactly one new node that is strictly cheaper than the candidates
+// together (replace them)? Multi-node first (the largest prefix of the candidates, at most 100, found by
+// binary search, that consolidates), then single-node (the first candidate that does). Never m → n.
+import { WellKnown, type CapacityType } from '../../models/karpenter.js';
+import type { NodeSelectorRequirement } from '../../models/kube.js';
+import { solve } from '../scheduling/solve.js';
+import type {
+  ExistingNode,
+  InstanceType,
+  NewNodeClaim,
+  SchedulingInput,
+  SchedulingPod,
+} from '../scheduling/types.js';
+
+/** Upstream's cap on candidates a multi-node search considers. */
+export const MAX_MULTI_NODE_CANDIDATES = 100;
+/** Upstream's minimum number of cheaper spot options before one spot node is replaced by another. */
+export const MIN_SPOT_TO_SPOT_OPTIONS = 15;
+
+export interface UnderutilizedCandidate {
+  /** NodeClaim name. */
+  name: string;
+  /** Node name: the existing node the simulation must not place pods on. */
+  nodeName: string;
+  /** USD/h of the node's offering; Infinity when unknown (then it can be deleted, never replaced). */
+  price: number;
+  capacityType: CapacityType;
+  /** node.kubernetes.io/instance-type. */
+  instanceType: string;
+  /** Its reschedulable pods. */
+  pods: SchedulingPod[];
+  /** Upstream's RescheduleDisruptionCost: 1 + one per pod to move. */
+  disruptionCost: number;
+}
+
+export interface UnderutilizedInput {
+  /** In the order to try them (see orderCandidates). */
+  candidates: readonly UnderutilizedCandidate[];
+  /** Every NodePool (with instance types and prices), the nodes pods may land on, DaemonSets. */
+  cluster: Omit<SchedulingInput, 'pods'>;
+  /** Pods waiting for a node: simulated too, so consolidation does not take the room they need. */
+  pendingPods: readonly SchedulingPod[];
+  /** How many nodes the Underutilized budget lets go now. */
+  allowed: number;
+  spotToSpot: boolean;
+  /** Stop starting new simulations after this (upstream: 1 min multi-node, 3 min single-node). */
+  deadline?: number;
+  now?: () => number;
+}
+
+export interface ConsolidationReplacement {
+  nodePoolName: string;
+  /** The NodeClaim's requirements, instance types cut to those strictly cheaper than the candidates. */
+  requirements: NodeSelectorRequirement[];
+  instanceTypeNames: string[];
+  /** The most the replacement may cost (its worst compatible offering), USD/h. */
+  worstPrice: number;
+}
+
+export type UnderutilizedCommand =
+  | { decision: 'delete'; candidates: UnderutilizedCandidate[]; savings: number }
+  | {
+      decision: 'replace';
+      candidates: UnderutilizedCandidate[];
+      replacement: ConsolidationReplacement;
+      savings: number;
+    };
+
+export type ComputeOutcome = { command: UnderutilizedCommand } | { none: string };
+
+/** Most expensive per disruption first, as upstream: where moving pods saves the most. */
+export function orderCandidates(candidates: readonly UnderutilizedCandidate[]): UnderutilizedCandidate[] {
+  const score = (c: UnderutilizedCandidate) => (Number.isFinite(c.price) ? c.price : 0) / c.disruptionCost;
+  return [...candidates].sort(
+    (a, b) => score(b) - score(a) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
+}
+
+function valuesOf(requirements: readonly NodeSelectorRequirement[], key: string): (value: string) => boolean {
+  const relevant = requirements.filter((r) => r.key === key);
+  return (value) =>
+    relevant.every((r) =>
+      r.operator === 'In'
+        ? (r.values ?? []).includes(value)
+        : r.operator === 'NotIn'
+          ? !(r.values ?? []).includes(value)
+          : r.operator !== 'DoesNotExist',
+    );
+}
+
+/** The most the instance type may cost under the requirements (upstream's WorstLaunchPrice), or undefined. */
+function worstPrice(
+  instanceType: InstanceType,
+  requirements: readonly NodeSelectorRequirement[],
+): number | undefined {
+  const zoneOk = valuesOf(requirements, WellKnown.zoneLabel);
+  const capacityOk = valuesOf(requirements, WellKnown.capacityTypeLabel);
+  const prices = instanceType.offerings
+    .filter((o) => o.available && (o.zone === '' || zoneOk(o.zone)) && capacityOk(o.capacityType))
+    .map((o) => o.price);
+  return prices.length === 0 ? undefined : Math.max(...prices);
+}
+
+function withRequirement(
+  requirements: readonly NodeSelectorRequirement[],
+  key: string,
+  values: string[],
+): NodeSelectorRequirement[] {
+  return [...requirements.filter((r) => r.key !== key), { key, operator: 'In', values }];
+}
+
+/**
+ * The replacement cut to instance types whose worst price is strictly below what the candidates cost
+ * together, cheapest first; undefined when none is. Spot is pinned when spot is allowed, so a spot
+ * shortage cannot fall back to a pricier on-demand node; spot-to-spot needs the setting and, for one
+ * node, at least 15 cheaper options (kept to the 15 cheapest), as upstream, to avoid replacement churn.
+ */
+function cheaperReplacement(
+  newNodeClaim: NewNodeClaim,
+  candidates: readonly UnderutilizedCandidate[],
+  input: UnderutilizedInput,
+): ConsolidationReplacement | { none: string } {
+  const total = candidates.reduce((sum, c) => sum + c.price, 0);
+  if (!Number.isFinite(total)) return { none: 'a candidate has no known price' };
+  const pool = input.cluster.nodePools.find((p) => p.name === newNodeClaim.nodePoolName);
+  if (!pool) return { none: `NodePool ${newNodeClaim.nodePoolName} is not known` };
+  let requirements = newNodeClaim.requirements;
+  const allowsSpot = valuesOf(requirements, WellKnown.capacityTypeLabel)('spot');
+  const allSpot = candidates.every((c) => c.capacityType === 'spot');
+  if (allSpot) {
+    if (!input.spotToSpot) return { none: 'spot-to-spot consolidation is disabled' };
+    if (!allowsSpot) return { none: 'the replacement cannot be spot' };
+  }
+  if (allowsSpot) requirements = withRequirement(requirements, WellKnown.capacityTypeLabel, ['spot']);
+  const byName = new Map(pool.instanceTypes.map((t) => [t.name, t]));
+  let options = newNodeClaim.instanceTypeNames
+    .map((name) => ({
+      name,
+      price: byName.get(name) ? worstPrice(byName.get(name) as InstanceType, requirements) : undefined,
+    }))
+    .filter((o): o is { name: string; price: number } => o.price !== undefined && o.price < total)
+    .sort((a, b) => a.price - b.price || (a.name < b.name ? -1 : 1));
+  if (options.length === 0) return { none: `no replacement is cheaper than $${total.toFixed(4)}/h` };
+  if (allSpot && candidates.length === 1) {
+    if (options.length < MIN_SPOT_TO_SPOT_OPTIONS) {
+      return { none: `only ${options.length} cheaper spot options (${MIN_SPOT_TO_SPOT_OPTIONS} needed)` };
+    }
+    options = options.slice(0, MIN_SPOT_TO_SPOT_OPTIONS);
+  }
+  const names = options.map((o) => o.name);
+  return {
+    nodePoolName: newNodeClaim.nodePoolName,
+    requirements: withRequirement(requirements, WellKnown.instanceTypeLabel, names),
+    instanceTypeNames: names,
+    worstPrice: Math.max(...options.map((o) => o.price)),
+  };
+}
+
+/** Upstream's computeConsolidation for one set of candidates. */
+export function computeConsolidation(
+  candidates: readonly UnderutilizedCandidate[],
+  input: UnderutilizedInput,
+  options: { sameTypeMustBeCheaper?: boolean } = {},
+): ComputeOutcome {
+  const leaving = new Set(candidates.map((c) => c.nodeName));
+  const existingNodes: ExistingNode[] = (input.cluster.existingNodes ?? []).filter(
+    (n) => !leaving.has(n.name),
+  );
+  const moving = candidates.flatMap((c) => c.pods);
+  const movingUids = new Set(moving.map((p) => p.metadata.uid));
+  const result = solve({ ...input.cluster, existingNodes, pods: [...moving, ...input.pendingPods] });
+  const stuck = result.unschedulable.find((u) => movingUids.has(u.pod.uid));
+  if (stuck)
+    return { none: `pod ${stuck.pod.namespace}/${stuck.pod.name} would not schedule: ${stuck.reason}` };
+  const receivers = new Map(existingNodes.map((n) => [n.name, n]));
+  const uninitialized = result.existingPlacements.find(
+    (p) =>
+      movingUids.has(p.pod.uid) &&
+      (p.kind === 'NodeClaim' || receivers.get(p.nodeName)?.initialized === false),
+  );
+  if (uninitialized)
+    return { none: `pod ${uninitialized.pod.name} would need a node that is not initialized yet` };
+  // New NodeClaims only pending pods need are provisioning's business, not this command's.
+  const launches = result.newNodeClaims.filter((nc) => nc.pods.some((p) => movingUids.has(p.uid)));
+  const cost = candidates.reduce((sum, c) => sum + c.price, 0);
+  if (launches.length === 0)
+    return { command: { decision: 'delete', candidates: [...candidates], savings: cost } };
+  if (launches.length > 1) return { none: `the pods would need ${launches.length} new nodes` };
+  const replacement = cheaperReplacement(launches[0] as NewNodeClaim, candidates, input);
+  if ('none' in replacement) return replacement;
+  if (options.sameTypeMustBeCheaper) return withoutSameType(replacement, candidates, input);
+  return {
+    command: {
+      decision: 'replace',
+      candidates: [...candidates],
+      replacement,
+      savings: cost - replacement.worstPrice,
+    },
+  };
+}
+
+/**
+ * Upstream's filterOutSameInstanceType: an option of the same type as some candidate must be cheaper
+ * than the cheapest candidate of that type, or the command only moves pods between identical machines.
+ */
+function withoutSameType(
+  replacement: ConsolidationReplacement,
+  candidates: readonly UnderutilizedCandidate[],
+  input: UnderutilizedInput,
+): ComputeOutcome {
+  const cheapestOfType = new Map<string, number>();
+  for (const c of candidates) {
+    cheapestOfType.set(c.instanceType, Math.min(c.price, cheapestOfType.get(c.instanceType) ?? Infinity));
+  }
+  const limit = Math.min(
+    ...replacement.instanceTypeNames
+      .filter((n) => cheapestOfType.has(n))
+      .map((n) => cheapestOfType.get(n) ?? Infinity),
+  );
+  if (!Number.isFinite(limit))
+    return {
+      command: {
+        decision: 'replace',
+        candidates: [...candidates],
+        replacement,
+        savings: candidates.reduce((s, c) => s + c.price, 0) - replacement.worstPrice,
+      },
+    };
+  const pool = input.cluster.nodePools.find((p) => p.name === replacement.nodePoolName);
+  const kept = replacement.instanceTypeNames.filter((name) => {
+    const type = pool?.instanceTypes.find((t) => t.name === name);
+    const price = type ? worstPrice(type, replacement.requirements) : undefined;
+    return price !== undefined && price < limit;
+  });
+  if (kept.length === 0) return { none: 'only replacements no cheaper than a candidate of the same type' };
+  const narrowed: ConsolidationReplacement = {
+    ...replacement,
+    requirements: withRequirement(replacement.requirements, WellKnown.instanceTypeLabel, kept),
+    instanceTypeNames: kept,
+  };
+  const total = candidates.reduce((sum, c) => sum + c.price, 0);
+  return {
+    command: {
+      decision: 'replace',
+      candidates: [...candidates],
+      replacement: narrowed,
+      savings: total - narrowed.worstPrice,
+    },
+  };
+}
+
+const timeUp = (input: UnderutilizedInput) =>
+  input.deadline !== undefined && (input.now ?? Date.now)() >= input.deadline;
+
+/**
+ * The largest prefix (of at least two) that consolidates, by binary search as upstream. A replacement of
+ * the same instance type as one of the candidates must be cheaper than the cheapest such candidate alone,
+ * or the command would only shuffle pods between identical machines.
+ */
+export function multiNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand | undefined {
+  const pool = input.candidates.slice(
+    0,
+    Math.min(MAX_MULTI_NODE_CANDIDATES, Math.max(0, Math.floor(input.allowed))),
+  );
+  if (pool.length < 2) return undefined;
+  let low = 1;
+  let high = pool.length - 1;
+  let best: UnderutilizedCommand | undefined;
+  while (low <= high && !timeUp(input)) {
+    const mid = Math.floor((low + high) / 2);
+    const outcome = computeConsolidation(pool.slice(0, mid + 1), input, { sameTypeMustBeCheaper: true });
+    if ('command' in outcome) {
+      best = outcome.command;
+      low = mid + 1;
+    } else high = mid - 1;
+  }
+  return best;
+}
+
+/** The first candidate, in order and within the budget, that consolidates on its own. */
+export function singleNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand | undefined {
+  if (input.allowed < 1) return undefined;
+  for (const candidate of input.candidates) {
+    if (timeUp(input)) return undefined;
+    const outcome = computeConsolidation([candidate], input);
+    if ('command' in outcome) return outcome.command;
+  }
+  return undefined;
+}
+
+/** Multi-node before single-node, as upstream. */
+export function underutilizedCommand(input: UnderutilizedInput): UnderutilizedCommand | undefined {
+  return multiNodeConsolidation(input) ?? singleNodeConsolidation(input);
+}

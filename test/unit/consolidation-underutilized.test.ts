@@ -1,0 +1,249 @@
+import { describe, expect, it } from 'vitest';
+import {
+  computeConsolidation,
+  orderCandidates,
+  underutilizedCommand,
+  type UnderutilizedCandidate,
+  type UnderutilizedInput,
+} from '../../shared/decisions/consolidation/underutilized.js';
+import type { ExistingNode, InstanceType, SchedulingPod } from '../../shared/decisions/scheduling/types.js';
+
+const sizes: [string, number, number][] = [
+  ['small', 2, 0.1],
+  ['medium', 4, 0.2],
+  ['large', 8, 0.4],
+];
+
+function instanceType(name: string, cpu: number, price: number, spotCount = 1): InstanceType {
+  return {
+    name,
+    labels: {
+      'node.kubernetes.io/instance-type': name,
+      'kubernetes.io/arch': 'amd64',
+      'kubernetes.io/os': 'linux',
+    },
+    capacity: { cpu: String(cpu), memory: `${cpu * 4}Gi`, pods: '110' },
+    allocatable: { cpu: String(cpu), memory: `${cpu * 4}Gi`, pods: '110' },
+    offerings: [
+      { zone: 'westus2-1', capacityType: 'on-demand', price, available: true },
+      ...Array.from({ length: spotCount }, () => ({
+        zone: 'westus2-1',
+        capacityType: 'spot' as const,
+        price: price / 3,
+        available: true,
+      })),
+    ],
+  };
+}
+
+const types = sizes.map(([n, cpu, price]) => instanceType(n, cpu, price));
+
+function pod(name: string, cpu: string): SchedulingPod {
+  return {
+    metadata: { name, namespace: 'apps', uid: `${name}-uid` },
+    spec: { containers: [{ name: 'app', resources: { requests: { cpu, memory: '100Mi' } } }] },
+  };
+}
+
+function node(
+  name: string,
+  size: string,
+  pods: SchedulingPod[],
+  extra: Partial<ExistingNode> = {},
+): ExistingNode {
+  const type = types.find((t) => t.name === size) as InstanceType;
+  return {
+    name,
+    kind: 'Node',
+    nodePoolName: 'general',
+    labels: { ...type.labels, 'kubernetes.io/hostname': name, 'karpenter.sh/capacity-type': 'on-demand' },
+    allocatable: type.allocatable,
+    pods: pods.map((p) => ({
+      namespace: 'apps',
+      name: p.metadata.name,
+      requests: { cpu: p.spec.containers[0]?.resources?.requests?.cpu ?? '0' },
+    })),
+    initialized: true,
+    ...extra,
+  };
+}
+
+function candidate(
+  n: ExistingNode,
+  pods: SchedulingPod[],
+  extra: Partial<UnderutilizedCandidate> = {},
+): UnderutilizedCandidate {
+  const size = n.labels['node.kubernetes.io/instance-type'] ?? '';
+  return {
+    name: `${n.name}-claim`,
+    nodeName: n.name,
+    price: sizes.find(([s]) => s === size)?.[2] ?? Infinity,
+    capacityType: 'on-demand',
+    instanceType: size,
+    pods,
+    disruptionCost: 1 + pods.length,
+    ...extra,
+  };
+}
+
+function input(
+  existing: ExistingNode[],
+  candidates: UnderutilizedCandidate[],
+  extra: Partial<UnderutilizedInput> = {},
+  capacityTypes = ['on-demand', 'spot'],
+): UnderutilizedInput {
+  return {
+    candidates: orderCandidates(candidates),
+    cluster: {
+      nodePools: [
+        {
+          name: 'general',
+          requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: capacityTypes }],
+          instanceTypes: extra.cluster?.nodePools[0]?.instanceTypes ?? types,
+        },
+      ],
+      existingNodes: existing,
+    },
+    pendingPods: [],
+    allowed: 10,
+    spotToSpot: false,
+    ...extra,
+  };
+}
+
+describe('underutilized consolidation', () => {
+  it('deletes two nodes whose pods fit on the rest (multi-node, N → 0)', () => {
+    const [p1, p2, p3] = [pod('a', '1'), pod('b', '1'), pod('c', '2')];
+    const n1 = node('n1', 'medium', [p1]);
+    const n2 = node('n2', 'medium', [p2]);
+    const n3 = node('n3', 'medium', [p3]);
+    const command = underutilizedCommand(
+      input([n1, n2, n3], [candidate(n1, [p1]), candidate(n2, [p2])], {}, ['on-demand']),
+    );
+    expect(command).toMatchObject({ decision: 'delete', savings: 0.4 });
+    expect(command?.candidates.map((c) => c.name).sort()).toEqual(['n1-claim', 'n2-claim']);
+  });
+
+  it('replaces two half-empty nodes with one strictly cheaper node (N → 1)', () => {
+    const [p1, p2] = [pod('a', '1'), pod('b', '1')];
+    const n1 = node('n1', 'large', [p1]);
+    const n2 = node('n2', 'large', [p2]);
+    const command = underutilizedCommand(
+      input([n1, n2], [candidate(n1, [p1]), candidate(n2, [p2])], {}, ['on-demand']),
+    );
+    expect(command?.decision).toBe('replace');
+    if (command?.decision !== 'replace') return;
+    expect(command.candidates).toHaveLength(2);
+    // Worst price strictly below 0.8 and, as the candidates are large, below one large node (0.4).
+    expect(command.replacement.instanceTypeNames).toEqual(['small', 'medium']);
+    expect(command.replacement.requirements).toContainEqual({
+      key: 'node.kubernetes.io/instance-type',
+      operator: 'In',
+      values: ['small', 'medium'],
+    });
+  });
+
+  it('replaces one oversized node with a cheaper one (single-node)', () => {
+    const p1 = pod('a', '1');
+    const n1 = node('n1', 'large', [p1]);
+    const command = underutilizedCommand(input([n1], [candidate(n1, [p1])], {}, ['on-demand']));
+    expect(command).toMatchObject({
+      decision: 'replace',
+      replacement: { instanceTypeNames: ['small', 'medium'] },
+    });
+  });
+
+  it('keeps a node no cheaper replacement exists for', () => {
+    const p1 = pod('a', '1500m');
+    const n1 = node('n1', 'small', [p1]);
+    expect(computeConsolidation([candidate(n1, [p1])], input([n1], [], {}, ['on-demand']))).toEqual({
+      none: 'no replacement is cheaper than $0.1000/h',
+    });
+  });
+
+  it('never replaces m nodes with n > 1', () => {
+    const [p1, p2] = [pod('a', '7'), pod('b', '7')];
+    const n1 = node('n1', 'large', [p1]);
+    const n2 = node('n2', 'large', [p2]);
+    expect(computeConsolidation([candidate(n1, [p1]), candidate(n2, [p2])], input([n1, n2], []))).toEqual({
+      none: 'the pods would need 2 new nodes',
+    });
+    expect(
+      underutilizedCommand(input([n1, n2], [candidate(n1, [p1]), candidate(n2, [p2])], {}, ['on-demand'])),
+    ).toBeUndefined();
+  });
+
+  it('keeps a node whose pod fits nowhere', () => {
+    const p1 = pod('a', '16');
+    const n1 = node('n1', 'large', [p1]);
+    const outcome = computeConsolidation([candidate(n1, [p1])], input([n1], []));
+    expect('none' in outcome && outcome.none).toMatch(/^pod apps\/a would not schedule/);
+  });
+
+  it('pins spot when the NodePool allows it: an on-demand node may become a cheaper spot node', () => {
+    const p1 = pod('a', '1');
+    const n1 = node('n1', 'medium', [p1]);
+    const command = underutilizedCommand(input([n1], [candidate(n1, [p1])]));
+    expect(command?.decision).toBe('replace');
+    if (command?.decision !== 'replace') return;
+    expect(command.replacement.requirements).toContainEqual({
+      key: 'karpenter.sh/capacity-type',
+      operator: 'In',
+      values: ['spot'],
+    });
+  });
+
+  it('does not replace spot with spot unless enabled, and then needs 15 cheaper options for one node', () => {
+    const p1 = pod('a', '1');
+    const n1 = node('n1', 'large', [p1]);
+    const spot = candidate(n1, [p1], { capacityType: 'spot', price: 0.4 / 3 });
+    expect(computeConsolidation([spot], input([n1], [], {}, ['spot']))).toEqual({
+      none: 'spot-to-spot consolidation is disabled',
+    });
+    expect(computeConsolidation([spot], input([n1], [], { spotToSpot: true }, ['spot']))).toEqual({
+      none: 'only 2 cheaper spot options (15 needed)',
+    });
+    const many = Array.from({ length: 16 }, (_, i) =>
+      instanceType(`type-${String(i).padStart(2, '0')}`, 2, 0.05 + i * 0.001),
+    );
+    const withMany = input([n1], [], { spotToSpot: true }, ['spot']);
+    withMany.cluster.nodePools[0] = {
+      ...(withMany.cluster.nodePools[0] as never),
+      instanceTypes: [...types, ...many],
+    };
+    const outcome = computeConsolidation([spot], withMany);
+    expect(
+      'command' in outcome &&
+        outcome.command.decision === 'replace' &&
+        outcome.command.replacement.instanceTypeNames,
+    ).toHaveLength(15);
+  });
+
+  it('does not move pods onto a node that is not initialized', () => {
+    const p1 = pod('a', '1');
+    const n1 = node('n1', 'medium', [p1]);
+    const fresh = node('fresh', 'medium', [], { initialized: false });
+    const outcome = computeConsolidation([candidate(n1, [p1])], input([n1, fresh], [], {}, ['on-demand']));
+    expect(outcome).toEqual({ none: 'pod a would need a node that is not initialized yet' });
+  });
+
+  it('respects the budget: none when the Underutilized budget allows nothing', () => {
+    const [p1, p2, p3] = [pod('a', '1'), pod('b', '1'), pod('c', '2')];
+    const n1 = node('n1', 'medium', [p1]);
+    const n2 = node('n2', 'medium', [p2]);
+    const n3 = node('n3', 'medium', [p3]);
+    expect(
+      underutilizedCommand(input([n1, n2, n3], [candidate(n1, [p1]), candidate(n2, [p2])], { allowed: 0 })),
+    ).toBeUndefined();
+    const one = underutilizedCommand(
+      input([n1, n2, n3], [candidate(n1, [p1]), candidate(n2, [p2])], { allowed: 1 }, ['on-demand']),
+    );
+    expect(one?.candidates).toHaveLength(1);
+  });
+
+  it('orders candidates by price per disruption cost, most first: an idle $0.20 node before a $0.40 node with two pods', () => {
+    const a = candidate(node('a', 'large', []), [pod('x', '1'), pod('y', '1')]);
+    const b = candidate(node('b', 'medium', []), []);
+    expect(orderCandidates([a, b]).map((c) => c.name)).toEqual(['b-claim', 'a-claim']);
+  });
+});
