@@ -207,10 +207,9 @@ describe('underutilized consolidation', () => {
       instanceType(`type-${String(i).padStart(2, '0')}`, 2, 0.05 + i * 0.001),
     );
     const withMany = input([n1], [], { spotToSpot: true }, ['spot']);
-    withMany.cluster.nodePools[0] = {
-      ...(withMany.cluster.nodePools[0] as never),
-      instanceTypes: [...types, ...many],
-    };
+    const [pool] = withMany.cluster.nodePools;
+    if (!pool) throw new Error('no NodePool');
+    withMany.cluster.nodePools[0] = { ...pool, instanceTypes: [...types, ...many] };
     const outcome = computeConsolidation([spot], withMany);
     expect(
       'command' in outcome &&
