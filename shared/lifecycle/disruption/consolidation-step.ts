@@ -119,10 +119,18 @@ async function releaseStaleMarks(context: SweepContext, claims: readonly NodeCla
     if ((reason !== 'Empty' && reason !== 'Underutilized') || nodeClaim.metadata.deletionTimestamp) continue;
     const replacement = await orchestrations.getStatus(replacementInstanceId(nodeClaim.metadata.uid ?? ''));
     if (replacement && ACTIVE.includes(replacement.runtimeStatus)) continue;
-    for (const node of context.view.nodesFor(nodeClaim)) await untaintNodeDisrupted(deps, node);
-    const released = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
-      ...current.status,
-      conditions: removeCondition(current.status?.conditions, ConditionTypes.disruptionReason),
+    // The sweep's view may lag: only a fresh read can show that the command deleted it meanwhile, and
+    // untainting a node that is being drained would invite pods back onto it.
+    const current = await deps.objects.nodeClaims.get(nodeClaim.metadata.name);
+    if (!current || current.metadata.uid !== nodeClaim.metadata.uid || current.metadata.deletionTimestamp)
+      continue;
+    if (disruptionReasonOf(current) !== reason) continue;
+    for (const node of context.view.nodesFor(current)) await untaintNodeDisrupted(deps, node);
+    const released = await updateNodeClaimStatus(deps.objects, current, (latest) => ({
+      ...latest.status,
+      conditions: latest.metadata.deletionTimestamp
+        ? latest.status?.conditions
+        : removeCondition(latest.status?.conditions, ConditionTypes.disruptionReason),
     }));
     if (released) context.view.updateNodeClaim(released);
     deps.log.info('stale consolidation mark released', { nodeClaim: nodeClaim.metadata.name, reason });
