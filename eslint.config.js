@@ -12,4 +12,9 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // The azd hooks are plain Node scripts.
+    files: ['infra/hooks/**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
 );

@@ -103,8 +103,11 @@ param bridgeServiceAccountName string = 'event-bridge'
 @description('Tags for every resource.')
 param tags object = {}
 
+@description('azd environment name (set by azd up); tags the resource group and the Function App so azd finds them. Empty outside azd.')
+param environmentName string = ''
+
 var suffix = uniqueString(subscription().id, namePrefix, location)
-var allTags = union(tags, { 'nodeclaim-azure/cluster': clusterName })
+var allTags = union(tags, { 'nodeclaim-azure/cluster': clusterName }, empty(environmentName) ? {} : { 'azd-env-name': environmentName })
 var storageAccountName = take('${namePrefix}${suffix}', 24)
 var deploymentContainerName = 'app-package'
 
@@ -243,6 +246,18 @@ module functionApp 'modules/function-app.bicep' = {
     sweepSchedule: sweepSchedule
     registrationTimeoutMinutes: registrationTimeoutMinutes
     clusterInputs: clusterInputs.outputs.settings
+    // azd deploys the `functions` service (azure.yaml) to the app that carries this tag.
+    tags: union(allTags, { 'azd-service-name': 'functions' })
+  }
+}
+
+module registry 'modules/registry.bicep' = {
+  name: 'nodeclaim-registry'
+  scope: appGroup
+  params: {
+    name: take('${namePrefix}acr${suffix}', 50)
+    location: location
+    kubeletPrincipalId: cluster.properties.identityProfile.kubeletidentity.objectId
     tags: allTags
   }
 }
@@ -261,3 +276,15 @@ output bridgeQueueServiceUrl string = storage.outputs.queueEndpoint
 output bridgeQueueName string = storage.outputs.eventsQueueName
 @description('Application Insights component that holds the metric records.')
 output appInsightsName string = monitoring.outputs.appInsightsName
+@description('Container registry the event bridge image is built into (az acr build).')
+output bridgeRegistryName string = registry.outputs.name
+@description('Login server of that registry: the bridge image is <loginServer>/nodeclaim-event-bridge:<tag>.')
+output bridgeRegistryLoginServer string = registry.outputs.loginServer
+@description('kubernetesAuthorization as deployed: KubernetesRBAC means infra/k8s/functions must be applied.')
+output kubernetesAuthorization string = kubernetesAuthorization
+@description('The AKS cluster the app manages, for the deploy hooks.')
+output aksClusterName string = aksClusterName
+@description('Its resource group.')
+output aksClusterResourceGroupName string = aksClusterResourceGroupName
+@description('CLUSTER_NAME, for the bridge ConfigMap.')
+output clusterName string = clusterName

@@ -32,3 +32,33 @@ output "app_insights_name" {
   description = "Application Insights component that holds the metric records."
   value       = azurerm_application_insights.app.name
 }
+
+output "bridge_registry_name" {
+  description = "Container registry the event bridge image is built into (az acr build)."
+  value       = azurerm_container_registry.bridge.name
+}
+
+output "bridge_registry_login_server" {
+  description = "Login server of that registry: the bridge image is <loginServer>/nodeclaim-event-bridge:<tag>."
+  value       = azurerm_container_registry.bridge.login_server
+}
+
+output "kubernetes_authorization" {
+  description = "kubernetes_authorization as deployed: KubernetesRBAC means infra/k8s/functions must be applied."
+  value       = var.kubernetes_authorization
+}
+
+output "aks_cluster_name" {
+  description = "The AKS cluster the app manages, for the deploy hooks."
+  value       = var.aks_cluster_name
+}
+
+output "aks_cluster_resource_group_name" {
+  description = "Its resource group."
+  value       = var.aks_cluster_resource_group_name
+}
+
+output "cluster_name" {
+  description = "CLUSTER_NAME, for the bridge ConfigMap."
+  value       = var.cluster_name
+}

@@ -221,6 +221,7 @@ describe('Terraform', () => {
         'monitoring.tf',
         'outputs.tf',
         'rbac.tf',
+        'registry.tf',
         'storage.tf',
         'variables.tf',
         'versions.tf',
