@@ -5,7 +5,7 @@
 // - synchronous, on the PUT: a RestError with `code` (ARM's error code) and `statusCode`;
 // - asynchronous, from the LRO: a plain Error whose message is
 //   "The long-running operation has failed. <code>. <message>" with no `code` property.
-import type { UnavailableScope } from './offerings.js';
+import type { CapacityType } from '../models/karpenter.js';
 
 export type LaunchFailureReason =
   | 'SKUNotAvailable'
@@ -38,17 +38,53 @@ export interface LaunchFailure {
    */
   retryable: boolean;
   retryAfterSeconds?: number;
-  /** Offerings to avoid, relative to the one that failed (see UnavailableScope), and for how long. */
-  unavailable?: { scope: UnavailableScope; ttlSeconds: number };
+  /** Offerings to avoid, relative to the one that failed, and for how long (see failure-memory.ts). */
+  unavailable?: FailureMemory;
 }
 
-// TTLs. Capacity problems are short-lived and Azure recommends retrying soon, so allocation failures
-// are avoided for 3 minutes: long enough for the next few launches to go elsewhere, short enough not to
-// starve a NodePool whose requirements allow only that size. SKU restrictions and quota change only
-// through an operator's action (a support request, a quota increase), so they are avoided for an hour.
-export const ALLOCATION_FAILURE_TTL_SECONDS = 3 * 60;
-export const SKU_NOT_AVAILABLE_TTL_SECONDS = 60 * 60;
-export const QUOTA_TTL_SECONDS = 60 * 60;
+export type QuotaKind = 'family' | 'regional' | 'lowPriority';
+
+/** The figures a quota error states: "Current Limit: 10, Current Usage: 8, Additional Required: 4". */
+export interface QuotaFigures {
+  limit: number;
+  usage: number;
+  required?: number;
+}
+
+/**
+ * What a failure says about other offerings, relative to the one that failed:
+ * - capacityTypes: only the failed capacity type, or both (a zone out of capacity is out for both);
+ * - where: the failed zone, every offering of the failed placement scope (zonal: every zone; regional:
+ *   the regional offering), or everywhere;
+ * - sizes: the failed size's quota family from its vCPU count up (as the provider), or — when a quota
+ *   error states its figures — exactly the sizes that no longer fit the remaining cores, of the family
+ *   or of every family;
+ * - ttlSeconds per capacity type;
+ * - quota: set for quota blocks, which are forgotten as soon as cores of that quota are freed.
+ */
+export interface FailureMemory {
+  capacityTypes: 'failed' | 'both';
+  where: 'zone' | 'placementScope' | 'everywhere';
+  sizes:
+    'familyAtOrAbove' | { family: 'same' | 'any'; remainingCores: number } | { family: 'any'; minCpu: 1 };
+  ttlSeconds: Record<CapacityType, number>;
+  quota?: QuotaKind;
+}
+
+// TTLs, the provider's (each at least as long):
+// - allocation failures (zonal, regional, overconstrained): a capacity crunch rarely clears in minutes;
+// - SkuNotAvailable: for spot it may be a spot capacity shortage (1 h); for on-demand the size is not
+//   offered to the subscription there (23 h);
+// - family quota: 10 minutes while the limit is above 0 (long enough to walk down the family's sizes
+//   to one that fits), 1 hour when the limit is 0 (no quota for the family at all); forgotten earlier
+//   when this project frees cores of the family;
+// - regional and low-priority quota: the same, for every family.
+export const ALLOCATION_FAILURE_TTL_SECONDS = 60 * 60;
+export const SKU_NOT_AVAILABLE_SPOT_TTL_SECONDS = 60 * 60;
+export const SKU_NOT_AVAILABLE_ON_DEMAND_TTL_SECONDS = 23 * 60 * 60;
+export const LOW_QUOTA_TTL_SECONDS = 10 * 60;
+export const ZERO_QUOTA_TTL_SECONDS = 60 * 60;
+export const LOW_PRIORITY_QUOTA_TTL_SECONDS = 60 * 60;
 /** Used for 429 when Azure sent no Retry-After. */
 export const DEFAULT_THROTTLE_RETRY_SECONDS = 15;
 /** Used for 5xx when Azure sent no Retry-After. */
@@ -62,8 +98,6 @@ export function parseLroFailureMessage(message: string): { code: string; message
   if (!match) return undefined;
   return { code: match[1] as string, message: (match[2] as string).trim() };
 }
-
-type QuotaKind = 'family' | 'regional' | 'lowPriority';
 
 // ARM reports core quota as OperationNotAllowed (older API versions) or QuotaExceeded, with the kind of
 // quota only in the text: "...exceeding approved standardDSv5Family Cores quota", "...Total Regional
@@ -81,9 +115,67 @@ function quotaKind(code: string | undefined, message: string): QuotaKind | undef
   return looksLikeQuota ? 'family' : undefined;
 }
 
+function figure(message: string, label: string): number | undefined {
+  const match = new RegExp(`${label}:\\s*(-?\\d+)`, 'i').exec(message);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The limit, usage and required cores a quota error states; undefined without limit and usage. */
+export function quotaFigures(message: string): QuotaFigures | undefined {
+  const limit = figure(message, 'Current Limit');
+  const usage = figure(message, 'Current Usage');
+  if (limit === undefined || usage === undefined) return undefined;
+  const required = figure(message, 'Additional Required');
+  return { limit, usage, ...(required !== undefined ? { required } : {}) };
+}
+
+const ALLOCATION_TTL = { spot: ALLOCATION_FAILURE_TTL_SECONDS, 'on-demand': ALLOCATION_FAILURE_TTL_SECONDS };
+
+/**
+ * Quota memory. The provider blocks the failed family from the failed size up (every family's spot for
+ * low-priority quota, nothing for regional quota). Deliberate difference: when the message states the
+ * limit and usage, exactly the sizes above the remaining cores are blocked — at least the provider's
+ * sizes, since the failed size did not fit — and for every family on regional and low-priority quota;
+ * and the block is forgotten as soon as this project frees cores of that quota, not only at its TTL.
+ */
+function quotaMemory(kind: QuotaKind, message: string): FailureMemory {
+  const figures = quotaFigures(message);
+  const zeroLimit = figures?.limit === 0 || /Current Limit:\s*0\b/i.test(message);
+  const ttl =
+    kind === 'lowPriority'
+      ? LOW_PRIORITY_QUOTA_TTL_SECONDS
+      : zeroLimit
+        ? ZERO_QUOTA_TTL_SECONDS
+        : LOW_QUOTA_TTL_SECONDS;
+  const family = kind === 'family' ? 'same' : 'any';
+  const sizes: FailureMemory['sizes'] = figures
+    ? { family, remainingCores: figures.limit - figures.usage }
+    : kind === 'family'
+      ? 'familyAtOrAbove'
+      : { family: 'any', minCpu: 1 };
+  return {
+    capacityTypes: 'failed',
+    where: 'everywhere',
+    sizes,
+    ttlSeconds: { spot: ttl, 'on-demand': ttl },
+    quota: kind,
+  };
+}
+
 function withCode(failure: Omit<LaunchFailure, 'azureCode'>, code: string | undefined): LaunchFailure {
   return code === undefined ? failure : { ...failure, azureCode: code };
 }
+
+// ARM's codes for a failure on its side, in the LRO as on the PUT: the same request may succeed later.
+const SERVER_ERROR_CODES: ReadonlySet<string> = new Set([
+  'InternalServerError',
+  'InternalExecutionError',
+  'InternalOperationError',
+  'ServiceUnavailable',
+  'GatewayTimeout',
+  'RetryableError',
+  'OperationPreempted',
+]);
 
 /** Classifies a VM-create failure (synchronous RestError-like or asynchronous LRO Error). */
 export function classifyLaunchError(error: LaunchErrorInput): LaunchFailure {
@@ -91,58 +183,48 @@ export function classifyLaunchError(error: LaunchErrorInput): LaunchFailure {
   const code = error.code ?? lro?.code;
   const message = (lro?.message ?? error.message).trim() || code || 'unknown error';
   const status = error.statusCode;
+  const failure = (reason: LaunchFailureReason, unavailable: FailureMemory): LaunchFailure =>
+    withCode({ reason, message, retryable: false, unavailable }, code);
 
   switch (code) {
     case 'SkuNotAvailable':
-      return withCode(
-        {
-          reason: 'SKUNotAvailable',
-          message,
-          retryable: false,
-          unavailable: { scope: 'offering', ttlSeconds: SKU_NOT_AVAILABLE_TTL_SECONDS },
+      return failure('SKUNotAvailable', {
+        capacityTypes: 'failed',
+        where: 'placementScope',
+        sizes: 'familyAtOrAbove',
+        ttlSeconds: {
+          spot: SKU_NOT_AVAILABLE_SPOT_TTL_SECONDS,
+          'on-demand': SKU_NOT_AVAILABLE_ON_DEMAND_TTL_SECONDS,
         },
-        code,
-      );
+      });
     case 'AllocationFailed':
-      return withCode(
-        {
-          reason: 'AllocationFailure',
-          message,
-          retryable: false,
-          unavailable: { scope: 'vmSize', ttlSeconds: ALLOCATION_FAILURE_TTL_SECONDS },
-        },
-        code,
-      );
+      return failure('AllocationFailure', {
+        capacityTypes: 'both',
+        where: 'placementScope',
+        sizes: 'familyAtOrAbove',
+        ttlSeconds: ALLOCATION_TTL,
+      });
     case 'ZonalAllocationFailed':
-      return withCode(
-        {
-          reason: 'ZonalAllocationFailure',
-          message,
-          retryable: false,
-          unavailable: { scope: 'vmSizeInZone', ttlSeconds: ALLOCATION_FAILURE_TTL_SECONDS },
-        },
-        code,
-      );
+      return failure('ZonalAllocationFailure', {
+        capacityTypes: 'both',
+        where: 'zone',
+        sizes: 'familyAtOrAbove',
+        ttlSeconds: ALLOCATION_TTL,
+      });
     case 'OverconstrainedAllocationRequest':
-      return withCode(
-        {
-          reason: 'OverconstrainedAllocationFailure',
-          message,
-          retryable: false,
-          unavailable: { scope: 'vmSize', ttlSeconds: ALLOCATION_FAILURE_TTL_SECONDS },
-        },
-        code,
-      );
+      return failure('OverconstrainedAllocationFailure', {
+        capacityTypes: 'failed',
+        where: 'placementScope',
+        sizes: 'familyAtOrAbove',
+        ttlSeconds: ALLOCATION_TTL,
+      });
     case 'OverconstrainedZonalAllocationRequest':
-      return withCode(
-        {
-          reason: 'OverconstrainedZonalAllocationFailure',
-          message,
-          retryable: false,
-          unavailable: { scope: 'vmSizeInZone', ttlSeconds: ALLOCATION_FAILURE_TTL_SECONDS },
-        },
-        code,
-      );
+      return failure('OverconstrainedZonalAllocationFailure', {
+        capacityTypes: 'failed',
+        where: 'zone',
+        sizes: 'familyAtOrAbove',
+        ttlSeconds: ALLOCATION_TTL,
+      });
     case 'OSProvisioningTimedOut':
       // Azure gave up waiting for the guest to report ready: the same outcome as our own deadline.
       return withCode({ reason: 'LaunchTimeout', message, retryable: false }, code);
@@ -151,19 +233,7 @@ export function classifyLaunchError(error: LaunchErrorInput): LaunchFailure {
   }
 
   const quota = quotaKind(code, message);
-  if (quota !== undefined) {
-    return withCode(
-      {
-        reason: 'SubscriptionQuotaReached',
-        message,
-        retryable: false,
-        // Family quota binds on-demand cores of one family; regional and low-priority quota bind every
-        // offering of the failed capacity type (on-demand and spot respectively).
-        unavailable: { scope: quota === 'family' ? 'family' : 'capacityType', ttlSeconds: QUOTA_TTL_SECONDS },
-      },
-      code,
-    );
-  }
+  if (quota !== undefined) return failure('SubscriptionQuotaReached', quotaMemory(quota, message));
 
   if (status === 429 || code === 'TooManyRequests') {
     return withCode(
@@ -176,7 +246,9 @@ export function classifyLaunchError(error: LaunchErrorInput): LaunchFailure {
       code,
     );
   }
-  if (status !== undefined && status >= 500) {
+  // A server error is the same failure whether the PUT answered it (a 5xx status) or the LRO reported
+  // it (a server error code in the failure text, which carries no status): both are retried.
+  if ((status !== undefined && status >= 500) || (code !== undefined && SERVER_ERROR_CODES.has(code))) {
     return withCode(
       {
         reason: 'LaunchFailed',

@@ -11,7 +11,11 @@ import {
 } from './node-reservations.js';
 import { describeRequirement, requirementAllows } from './requirements.js';
 import type { HyperVGeneration } from './node-image.js';
+import { isOfferingBlocked, type OfferingBlock } from './offering-blocks.js';
+import { placementScopeOf, REGIONAL_ZONE } from './placement.js';
 import { isNvidiaGpuSize, unsupportedSizeReason } from './sku-support.js';
+
+export { placementScopeOf, REGIONAL_ZONE, type PlacementScope } from './placement.js';
 
 export type Architecture = 'amd64' | 'arm64';
 
@@ -79,16 +83,6 @@ function sameLocation(a: string | undefined, b: string): boolean {
 export function letterFamily(vmSize: string): string {
   const series = vmSize.replace(/^(Standard|Basic)_/i, '');
   return /^[A-Za-z]/.exec(series)?.[0]?.toUpperCase() ?? '';
-}
-
-/** The zone label AKS nodes without an availability zone carry (their fault domain), as in the provider. */
-export const REGIONAL_ZONE = '0';
-
-export type PlacementScope = 'zonal' | 'regional';
-
-/** A zonal offering pins the VM to one availability zone; a regional one lets Azure place it anywhere. */
-export function placementScopeOf(offering: Pick<Offering, 'zoneNumber'>): PlacementScope {
-  return offering.zoneNumber === undefined ? 'regional' : 'zonal';
 }
 
 /**
@@ -281,45 +275,6 @@ export function offeringKey(offering: Pick<Offering, 'capacityType' | 'vmSize' |
   return `${offering.capacityType}/${offering.vmSize}/${offering.zone}`;
 }
 
-/**
- * How broadly a launch failure rules out offerings, relative to the offering that failed:
- * - offering: this capacity type, VM size and zone;
- * - vmSizeInZone: this VM size in this zone, spot and on-demand (zonal capacity for the size);
- * - vmSize: this VM size in every zone, spot and on-demand (regional capacity for the size);
- * - family: this capacity type for every size of the Azure quota family (family core quota);
- * - capacityType: every offering of this capacity type (regional or low-priority core quota).
- */
-export type UnavailableScope = 'offering' | 'vmSizeInZone' | 'vmSize' | 'family' | 'capacityType';
-
-/** The key recorded in the shared unavailable-offerings store for a failure of `offering` at `scope`. */
-export function unavailabilityKey(scope: UnavailableScope, offering: Offering): string {
-  switch (scope) {
-    case 'offering':
-      return offeringKey(offering);
-    case 'vmSizeInZone':
-      return `vmSizeInZone/${offering.vmSize}/${offering.zone}`;
-    case 'vmSize':
-      return `vmSize/${offering.vmSize}`;
-    case 'family':
-      return `family/${offering.capacityType}/${offering.skuFamily}`;
-    case 'capacityType':
-      return `capacityType/${offering.capacityType}`;
-  }
-}
-
-const ALL_SCOPES: readonly UnavailableScope[] = [
-  'offering',
-  'vmSizeInZone',
-  'vmSize',
-  'family',
-  'capacityType',
-];
-
-/** Every key under which `offering` may have been marked unavailable. */
-export function unavailabilityKeysOf(offering: Offering): string[] {
-  return ALL_SCOPES.map((scope) => unavailabilityKey(scope, offering));
-}
-
 export const DEFAULT_OS_DISK_SIZE_GB = 128;
 
 /** What capacity depends on besides the size: the AKSNodeClass's pod limit and disk, the cluster's settings. */
@@ -405,8 +360,8 @@ export interface SelectOfferingInput extends CapacityOptions {
   /** The NodeClaim's spec.resources.requests (cpu, memory, pods, ephemeral-storage, …). */
   requests?: ResourceList;
   offerings: readonly Offering[];
-  /** Keys from offeringKey / unavailabilityKey that are currently ruled out. */
-  unavailable?: ReadonlySet<string>;
+  /** What recent launch failures rule out (the unavailable-offerings table's active blocks). */
+  unavailable?: readonly OfferingBlock[];
 }
 
 export type OfferingSelection = { offering: Offering } | { offering: undefined; reason: string };
@@ -491,7 +446,6 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
   const requests = parseRequests(input.requests ?? {});
   if (typeof requests === 'string')
     return { offering: undefined, reason: `invalid resource requests: ${requests}` };
-  const unavailable = input.unavailable ?? new Set<string>();
   const {
     requirements: _requirements,
     requests: _requests,
@@ -519,7 +473,7 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
       firstFitReason ??= `${offering.vmSize}: ${tooSmallReason}`;
       continue;
     }
-    if (unavailabilityKeysOf(offering).some((key) => unavailable.has(key))) {
+    if (isOfferingBlocked(offering, input.unavailable)) {
       markedUnavailable++;
       continue;
     }

@@ -6,6 +6,7 @@
 // NodeClaim just before its VM is deleted, so a NodeClaim created after the list is never orphaned.
 import { orphanVmCandidates, type OrphanCandidate } from '../decisions/orphan-vms.js';
 import type { LifecycleDependencies } from './dependencies.js';
+import { forgetQuotaFreedBy } from './quota-memory.js';
 import { disruptionSettingsOf } from './disruption/replacement.js';
 
 export interface GarbageCollectionResult {
@@ -32,6 +33,8 @@ export async function collectOrphanVms(deps: LifecycleDependencies): Promise<Gar
   for (const candidate of candidates) {
     if (await deps.objects.nodeClaims.get(candidate.nodeClaim)) continue;
     await deps.vms.beginDelete(candidate.vmName);
+    const vm = vms.find((v) => v.name === candidate.vmName);
+    if (vm) await forgetQuotaFreedBy(deps, vm);
     deleted.push(candidate);
     deps.log.warn('orphan VM deleted: its NodeClaim no longer exists', { ...candidate });
   }

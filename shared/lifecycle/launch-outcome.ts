@@ -3,12 +3,9 @@
 // NodeClaim is deleted, so the reason is visible on the object, in its events, in logs and in metrics.
 import type { VirtualMachine } from '@azure/arm-compute';
 import { isTransient } from '../azure/virtual-machines.js';
-import {
-  capacityFor,
-  unavailabilityKey,
-  type CapacityOptions,
-  type Offering,
-} from '../decisions/offerings.js';
+import { capacityFor, type CapacityOptions, type Offering } from '../decisions/offerings.js';
+import { rememberFailure } from '../decisions/failure-memory.js';
+import { blockKey } from '../decisions/offering-blocks.js';
 import { classifyLaunchError, launchTimeoutFailure, type LaunchFailure } from '../decisions/launch-errors.js';
 import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
 import { ConditionTypes } from '../models/karpenter.js';
@@ -141,13 +138,18 @@ export async function recordLaunchFailure(
     await deps.events.warning(nodeClaimTarget(current), failure.reason, message);
   }
 
-  if (failure.unavailable) {
-    await deps.unavailable.mark({
-      key: unavailabilityKey(failure.unavailable.scope, offering),
-      reason: failure.reason,
-      message,
-      expiresAt: new Date(deps.now().getTime() + failure.unavailable.ttlSeconds * 1000),
-    });
+  const remembered = failure.unavailable ? rememberFailure(failure.unavailable, offering) : undefined;
+  if (remembered) {
+    const expiresAt = new Date(deps.now().getTime() + remembered.ttlSeconds * 1000);
+    for (const block of remembered.blocks) {
+      await deps.unavailable.mark({
+        block,
+        reason: failure.reason,
+        message,
+        expiresAt,
+        ...(remembered.quota ? { quota: remembered.quota } : {}),
+      });
+    }
   }
   const vmState = await deps.vms.beginDelete(input.vmName);
   deps.metrics.increment('karpenter_cloudprovider_errors_total', {
@@ -161,8 +163,8 @@ export async function recordLaunchFailure(
     azureCode: failure.azureCode,
     detail: failure.message,
     offering: `${offering.capacityType}/${offering.vmSize}/${offering.zone}`,
-    unavailableScope: failure.unavailable?.scope,
-    unavailableSeconds: failure.unavailable?.ttlSeconds,
+    unavailable: remembered?.blocks.map(blockKey),
+    unavailableSeconds: remembered?.ttlSeconds,
     vmName: input.vmName,
     vm: vmState,
   });

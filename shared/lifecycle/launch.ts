@@ -95,7 +95,7 @@ export async function reconcileLaunch(
       requirements: nodeClaim.spec.requirements,
       ...(nodeClaim.spec.resources?.requests ? { requests: nodeClaim.spec.resources.requests } : {}),
       offerings,
-      unavailable: new Set(unavailable.map((u) => u.key)),
+      unavailable: unavailable.map((u) => u.block),
       ...capacityOptions(deps.settings, nodeClass),
     });
     if (!selection.offering) {

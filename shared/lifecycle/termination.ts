@@ -16,6 +16,7 @@ import { WellKnown } from '../models/karpenter.js';
 import type { HandlerContext } from '../runtime/definitions.js';
 import { DEFAULT_DISRUPTION_SETTINGS } from '../config/settings.js';
 import type { LifecycleDependencies } from './dependencies.js';
+import { forgetQuotaFreedBy } from './quota-memory.js';
 import type { DrainProgress } from './drain.js';
 import { launchMonitorInstanceId } from './launch-monitor.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
@@ -111,7 +112,10 @@ export async function deleteNodeClaimVm(
   }
   const vm = await deps.vms.get(input.vmName);
   if (!vm) return 'Gone';
-  if (vm.provisioningState !== 'Deleting') await deps.vms.beginDelete(input.vmName);
+  if (vm.provisioningState !== 'Deleting') {
+    await deps.vms.beginDelete(input.vmName);
+    await forgetQuotaFreedBy(deps, vm);
+  }
   return 'Deleting';
 }
 

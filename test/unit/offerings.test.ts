@@ -9,12 +9,11 @@ import {
   offeringsFromSkus,
   placementScopeOf,
   selectOffering,
-  unavailabilityKey,
-  unavailabilityKeysOf,
   type Offering,
   type SkuRecord,
 } from '../../shared/decisions/offerings.js';
 import { unsupportedSizeReason } from '../../shared/decisions/sku-support.js';
+import type { OfferingBlock } from '../../shared/decisions/offering-blocks.js';
 import { skuCatalog } from '../../local/arm-emulator/sku-catalog.js';
 
 interface SkuOptions {
@@ -354,26 +353,6 @@ describe('capacity', () => {
   });
 });
 
-describe('unavailability keys', () => {
-  const failed = offering({ capacityType: 'spot', zone: 'westus2-2', zoneNumber: '2' });
-  it.each([
-    ['offering', 'spot/Standard_D2s_v5/westus2-2'],
-    ['vmSizeInZone', 'vmSizeInZone/Standard_D2s_v5/westus2-2'],
-    ['vmSize', 'vmSize/Standard_D2s_v5'],
-    ['family', 'family/spot/standardDSv5Family'],
-    ['capacityType', 'capacityType/spot'],
-  ] as const)('%s → %s', (scope, key) => {
-    expect(unavailabilityKey(scope, failed)).toBe(key);
-    expect(unavailabilityKeysOf(failed)).toContain(key);
-  });
-
-  it('vmSizeInZone covers both capacity types, offering only one', () => {
-    const onDemand = { ...failed, capacityType: 'on-demand' as const };
-    expect(unavailabilityKeysOf(onDemand)).toContain(unavailabilityKey('vmSizeInZone', failed));
-    expect(unavailabilityKeysOf(onDemand)).not.toContain(unavailabilityKey('offering', failed));
-  });
-});
-
 const r = (
   key: string,
   operator: NodeSelectorRequirement['operator'],
@@ -386,11 +365,16 @@ const r = (
   ...(minValues !== undefined ? { minValues } : {}),
 });
 
+const both = (where: OfferingBlock['where'], sizes: OfferingBlock['sizes']): OfferingBlock[] => [
+  { capacityType: 'spot', where, sizes },
+  { capacityType: 'on-demand', where, sizes },
+];
+
 describe('selectOffering', () => {
   const onDemandOnly = [r('karpenter.sh/capacity-type', 'In', ['on-demand'])];
   const anyCapacity = r('karpenter.sh/capacity-type', 'In', ['spot', 'on-demand']);
 
-  it.each<[string, NodeSelectorRequirement[], Record<string, string>, ReadonlySet<string>, string]>([
+  it.each<[string, NodeSelectorRequirement[], Record<string, string>, readonly OfferingBlock[], string]>([
     [
       'prefers spot for the smallest shape when both are allowed',
       [
@@ -398,21 +382,21 @@ describe('selectOffering', () => {
         r('karpenter.azure.com/sku-memory', 'Gt', ['4096']),
       ],
       {},
-      new Set(),
+      [],
       'spot/Standard_D2s_v5/westus2-1',
     ],
     [
       'smallest first: B2s has the least memory but is on-demand only, still smallest',
       [],
       {},
-      new Set(),
+      [],
       'on-demand/Standard_B2s/westus2-1',
     ],
     [
       'respects on-demand',
       [...onDemandOnly, r('karpenter.azure.com/sku-memory', 'Gt', ['4096'])],
       {},
-      new Set(),
+      [],
       'on-demand/Standard_D2ps_v5/westus2-1',
     ],
     [
@@ -423,7 +407,7 @@ describe('selectOffering', () => {
         r('karpenter.azure.com/sku-memory', 'Gt', ['4096']),
       ],
       {},
-      new Set(),
+      [],
       'on-demand/Standard_D2s_v5/westus2-1',
     ],
     [
@@ -434,7 +418,7 @@ describe('selectOffering', () => {
         r('karpenter.azure.com/sku-memory', 'Gt', ['4096']),
       ],
       {},
-      new Set(),
+      [],
       'on-demand/Standard_D2ps_v5/westus2-3',
     ],
     [
@@ -446,7 +430,7 @@ describe('selectOffering', () => {
         r('karpenter.azure.com/sku-memory', 'Gt', ['4096']),
       ],
       {},
-      new Set(),
+      [],
       'on-demand/Standard_D2s_v5/westus2-2',
     ],
     [
@@ -457,7 +441,7 @@ describe('selectOffering', () => {
         r('karpenter.azure.com/sku-memory', 'Gte', ['16384']),
       ],
       {},
-      new Set(),
+      [],
       'spot/Standard_E2s_v5/westus2-1',
     ],
     [
@@ -471,28 +455,28 @@ describe('selectOffering', () => {
         ]),
       ],
       {},
-      new Set(),
+      [],
       'spot/Standard_E2s_v5/westus2-1',
     ],
     [
       'requests push to a bigger size',
       [anyCapacity, r('kubernetes.io/arch', 'In', ['amd64'])],
       { cpu: '2', memory: '4Gi' },
-      new Set(),
+      [],
       'spot/Standard_D4s_v5/westus2-1',
     ],
     [
       'memory request picks the memory-rich shape',
       [anyCapacity, r('kubernetes.io/arch', 'In', ['amd64'])],
       { cpu: '1', memory: '10Gi' },
-      new Set(),
+      [],
       'spot/Standard_E2s_v5/westus2-1',
     ],
     [
       'a request exactly at allocatable fits',
       [anyCapacity, r('kubernetes.io/arch', 'In', ['amd64'])],
       { cpu: '1900m', memory: '5559910Ki' },
-      new Set(),
+      [],
       'spot/Standard_D2s_v5/westus2-1',
     ],
     [
@@ -503,7 +487,7 @@ describe('selectOffering', () => {
         r('kubernetes.io/arch', 'In', ['amd64']),
       ],
       {},
-      new Set(['spot/Standard_D2s_v5/westus2-1']),
+      [{ capacityType: 'spot', where: { zone: 'westus2-1' }, sizes: { vmSize: 'Standard_D2s_v5' } }],
       'spot/Standard_D2s_v5/westus2-2',
     ],
     [
@@ -515,7 +499,7 @@ describe('selectOffering', () => {
         r('topology.kubernetes.io/zone', 'In', ['westus2-1']),
       ],
       {},
-      new Set(['vmSizeInZone/Standard_D2s_v5/westus2-1']),
+      both({ zone: 'westus2-1' }, { vmSize: 'Standard_D2s_v5' }),
       'spot/Standard_E2s_v5/westus2-1',
     ],
     [
@@ -526,7 +510,7 @@ describe('selectOffering', () => {
         r('kubernetes.io/arch', 'In', ['amd64']),
       ],
       {},
-      new Set(['capacityType/spot']),
+      [{ capacityType: 'spot', where: 'everywhere', sizes: { minCpu: 1 } }],
       'on-demand/Standard_D2s_v5/westus2-1',
     ],
     [
@@ -537,28 +521,34 @@ describe('selectOffering', () => {
         r('kubernetes.io/arch', 'In', ['amd64']),
       ],
       {},
-      new Set(['family/on-demand/standardDSv5Family']),
+      [
+        {
+          capacityType: 'on-demand',
+          where: 'everywhere',
+          sizes: { skuFamily: 'standardDSv5Family', minCpu: 1 },
+        },
+      ],
       'on-demand/Standard_E2s_v5/westus2-1',
     ],
     [
       'a smaller on-demand shape beats a larger spot one',
       [anyCapacity],
       {},
-      new Set(),
+      [],
       'on-demand/Standard_B2s/westus2-1',
     ],
     [
       'on-demand when the requirements do not mention capacity type',
       [r('karpenter.azure.com/sku-memory', 'Gt', ['4096']), r('kubernetes.io/arch', 'In', ['amd64'])],
       {},
-      new Set(),
+      [],
       'on-demand/Standard_D2s_v5/westus2-1',
     ],
     [
       'custom and nodepool labels do not constrain the machine',
       [r('karpenter.sh/nodepool', 'In', ['default']), r('team', 'In', ['a']), ...onDemandOnly],
       {},
-      new Set(),
+      [],
       'on-demand/Standard_B2s/westus2-1',
     ],
   ])('%s', (_name, requirements, requests, unavailable, expectedKey) => {
@@ -592,7 +582,7 @@ describe('selectOffering', () => {
       requirements: [r('kubernetes.io/arch', 'In', ['amd64'])],
       requests: { cpu: '64' },
       offerings,
-      unavailable: new Set(),
+      unavailable: [],
     });
     expect(result.offering).toBeUndefined();
     expect(result).toMatchObject({
@@ -609,7 +599,7 @@ describe('selectOffering', () => {
     const result = selectOffering({
       requirements: [r('node.kubernetes.io/instance-type', 'In', ['Standard_B2s'])],
       offerings,
-      unavailable: new Set(['vmSize/Standard_B2s']),
+      unavailable: both('everywhere', { vmSize: 'Standard_B2s' }),
     });
     expect(result).toEqual({
       offering: undefined,
@@ -665,7 +655,7 @@ describe('selectOffering', () => {
     const result = selectOffering({
       requirements: flexible,
       offerings,
-      unavailable: new Set(['vmSize/Standard_D4s_v5']),
+      unavailable: both('everywhere', { vmSize: 'Standard_D4s_v5' }),
     });
     expect(result).toMatchObject({
       offering: undefined,

@@ -2,18 +2,13 @@
 // simulation's instance types: one per VM size, its labels, capacity and allocatable from offerings.ts,
 // and one priced offering per zone and capacity type.
 import { WellKnown, type CapacityType } from '../../models/karpenter.js';
-import {
-  capacityFor,
-  offeringLabels,
-  unavailabilityKeysOf,
-  type CapacityOptions,
-  type Offering,
-} from '../offerings.js';
+import { capacityFor, offeringLabels, type CapacityOptions, type Offering } from '../offerings.js';
+import { isOfferingBlocked, type OfferingBlock } from '../offering-blocks.js';
 import type { InstanceType } from './types.js';
 
 export interface CatalogInstanceTypeOptions extends CapacityOptions {
-  /** Keys from offeringKey / unavailabilityKey ruled out by recent launch failures. */
-  unavailable?: ReadonlySet<string>;
+  /** What recent launch failures rule out (the unavailable-offerings table's active blocks). */
+  unavailable?: readonly OfferingBlock[];
   /** USD/h for a VM size and capacity type; undefined when unknown (the offering sorts last). */
   priceOf?: (vmSize: string, capacityType: CapacityType) => number | undefined;
 }
@@ -33,12 +28,11 @@ export function instanceTypesFromOfferings(
       instanceType = { name: offering.vmSize, labels, capacity, allocatable, offerings: [] };
       byName.set(offering.vmSize, instanceType);
     }
-    const unavailable = options.unavailable;
     instanceType.offerings.push({
       zone: offering.zone,
       capacityType: offering.capacityType,
       price: options.priceOf?.(offering.vmSize, offering.capacityType) ?? Infinity,
-      available: !unavailable || !unavailabilityKeysOf(offering).some((key) => unavailable.has(key)),
+      available: !isOfferingBlocked(offering, options.unavailable),
     });
   }
   return [...byName.values()];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { capacityFor, offeringsFromSkus, unavailabilityKey } from '../../../shared/decisions/offerings.js';
+import { capacityFor, offeringsFromSkus } from '../../../shared/decisions/offerings.js';
 import { instanceTypesFromOfferings } from '../../../shared/decisions/scheduling/catalog-instance-types.js';
 import { skuCatalog } from '../../../local/arm-emulator/sku-catalog.js';
 
@@ -29,7 +29,11 @@ describe('instanceTypesFromOfferings', () => {
     const d2 = offerings.find((o) => o.vmSize === 'Standard_D2s_v5' && o.capacityType === 'on-demand');
     if (!d2) throw new Error('catalog lacks Standard_D2s_v5');
     const types = instanceTypesFromOfferings(offerings, {
-      unavailable: new Set([unavailabilityKey('vmSizeInZone', d2)]),
+      unavailable: ['on-demand', 'spot'].map((capacityType) => ({
+        capacityType: capacityType as 'on-demand' | 'spot',
+        where: { zone: d2.zone },
+        sizes: { vmSize: d2.vmSize },
+      })),
     });
     const offered = types.find((t) => t.name === 'Standard_D2s_v5')?.offerings ?? [];
     expect(offered.filter((o) => o.zone === d2.zone).every((o) => !o.available)).toBe(true);

@@ -1,0 +1,57 @@
+// The blocks a launch failure leaves in the unavailable-offerings table: the failure's memory
+// (launch-errors.ts, relative to the failed offering) made concrete for the offering that failed.
+import { CAPACITY_TYPES_BOTH } from './offering-blocks.js';
+import type { BlockedSizes, OfferingBlock } from './offering-blocks.js';
+import type { FailureMemory } from './launch-errors.js';
+import type { Offering } from './offerings.js';
+import { placementScopeOf } from './placement.js';
+
+export interface RememberedFailure {
+  blocks: OfferingBlock[];
+  ttlSeconds: number;
+  /** For quota blocks: which freed cores make them stale (see QuotaRelease). */
+  quota?: string;
+}
+
+/** The quota a block stands for, as the unavailable-offerings table records it. */
+export function quotaScopeOf(kind: NonNullable<FailureMemory['quota']>, skuFamily: string): string {
+  return kind === 'family' ? `family:${skuFamily.toLowerCase()}` : kind;
+}
+
+/** The quota scopes whose blocks are stale once a VM of this family and capacity type is deleted. */
+export function quotaScopesFreedBy(vm: {
+  skuFamily: string;
+  capacityType: Offering['capacityType'];
+}): string[] {
+  return vm.capacityType === 'spot' ? ['lowPriority'] : [quotaScopeOf('family', vm.skuFamily), 'regional'];
+}
+
+function sizesFor(memory: FailureMemory, failed: Offering): BlockedSizes {
+  if (memory.sizes === 'familyAtOrAbove') {
+    // The provider's hedge for catalog entries without a family: block the size itself.
+    return failed.skuFamily ? { skuFamily: failed.skuFamily, minCpu: failed.cpu } : { vmSize: failed.vmSize };
+  }
+  if ('minCpu' in memory.sizes) return { minCpu: memory.sizes.minCpu };
+  // Sizes above the remaining cores no longer fit; the failed size never stays allowed, whatever the
+  // message's arithmetic says.
+  const minCpu = Math.min(failed.cpu, Math.max(1, memory.sizes.remainingCores + 1));
+  if (memory.sizes.family === 'any') return { minCpu };
+  return failed.skuFamily ? { skuFamily: failed.skuFamily, minCpu } : { vmSize: failed.vmSize };
+}
+
+/** The blocks and TTL to record after `failed` failed as `memory` describes. */
+export function rememberFailure(memory: FailureMemory, failed: Offering): RememberedFailure {
+  const capacityTypes = memory.capacityTypes === 'both' ? CAPACITY_TYPES_BOTH : [failed.capacityType];
+  const where =
+    memory.where === 'everywhere'
+      ? ('everywhere' as const)
+      : memory.where === 'zone'
+        ? { zone: failed.zone }
+        : { scope: placementScopeOf(failed) };
+  const sizes = sizesFor(memory, failed);
+  return {
+    blocks: capacityTypes.map((capacityType) => ({ capacityType, where, sizes })),
+    ttlSeconds: memory.ttlSeconds[failed.capacityType],
+    ...(memory.quota ? { quota: quotaScopeOf(memory.quota, failed.skuFamily) } : {}),
+  };
+}

@@ -1,0 +1,30 @@
+// Quota blocks are forgotten when this project frees cores of their quota: a deleted VM of a family
+// gives that family (and the region) its cores back, so sizes that no longer fitted may fit again now,
+// not only when the block's TTL ends.
+import type { VirtualMachine } from '@azure/arm-compute';
+import { quotaScopesFreedBy } from '../decisions/failure-memory.js';
+import { catalogOfferings } from './catalog-offerings.js';
+import type { LifecycleDependencies } from './dependencies.js';
+
+export async function forgetQuotaFreedBy(
+  deps: Pick<LifecycleDependencies, 'skus' | 'settings' | 'unavailable' | 'log'>,
+  vm: VirtualMachine,
+): Promise<void> {
+  // Only a VM that was provisioned held cores; one that failed to create frees nothing.
+  if (vm.provisioningState !== 'Succeeded') return;
+  const vmSize = vm.hardwareProfile?.vmSize?.toLowerCase();
+  if (!vmSize) return;
+  const offering = (await catalogOfferings(deps)).find((o) => o.vmSize.toLowerCase() === vmSize);
+  if (!offering?.skuFamily) return;
+  const capacityType = vm.priority === 'Spot' ? 'spot' : 'on-demand';
+  const quotas = quotaScopesFreedBy({ skuFamily: offering.skuFamily, capacityType });
+  const forgotten = await deps.unavailable.forgetQuota(quotas);
+  if (forgotten > 0) {
+    deps.log.info('quota blocks forgotten: a VM of their quota was deleted', {
+      vmName: vm.name,
+      vmSize: offering.vmSize,
+      quotas,
+      forgotten,
+    });
+  }
+}
