@@ -67,7 +67,9 @@ function budgetError(index: number, field: string, detail: string): BudgetError 
 }
 
 function parseNodes(text: string): NodesValue | undefined {
-  if (COUNT.test(text)) return { kind: 'count', count: Number(text) };
+  // Upstream holds a count in an int32 (intstr.FromInt32): a count past 2147483647 wraps, to a negative
+  // limit when it lands there, which allows nothing.
+  if (COUNT.test(text)) return { kind: 'count', count: Number(BigInt.asIntN(32, BigInt(text))) };
   const percent = PERCENT.exec(text);
   if (percent) {
     const value = Number(percent[1]);
@@ -138,9 +140,9 @@ function checkBudget(budget: Budget, index: number): CheckedBudget {
   return { ...(nodes ? { nodes } : {}), ...(window ? { window } : {}), invalid, errors };
 }
 
-// A budget without reasons (or with an empty list) covers every reason: the stricter reading.
+// A budget without reasons covers every reason; one with an empty list covers none, as upstream.
 function appliesTo(budget: Budget, reason: DisruptionReason): boolean {
-  return !budget.reasons || budget.reasons.length === 0 || budget.reasons.includes(reason);
+  return !budget.reasons || budget.reasons.includes(reason);
 }
 
 function limitOf(nodes: NodesValue, total: number): number {
@@ -148,9 +150,9 @@ function limitOf(nodes: NodesValue, total: number): number {
   return nodes.kind === 'count' ? nodes.count : Math.ceil((nodes.percent * total) / 100);
 }
 
+// Absent budgets get the CRD's default (10%); an explicit empty list is kept, and bounds nothing.
 function declaredBudgets(nodePool: NodePool): Budget[] | undefined {
-  const budgets = nodePool.spec.disruption?.budgets;
-  return budgets && budgets.length > 0 ? budgets : undefined;
+  return nodePool.spec.disruption?.budgets;
 }
 
 /** Problems with the NodePool's budgets, for a condition and an event on the NodePool. */
@@ -198,6 +200,15 @@ export function allowedDisruptions(
     }
   });
 
+  // Upstream collects every budget's error before it looks at reasons, and an error allows nothing: an
+  // unusable budget stops disruption for every reason, not only the ones it names.
+  const unusable = budgets.some((budget, index) => checkBudget(budget, index).invalid);
+  if (unusable) {
+    limit = 0;
+    limitingBudget = declared
+      ? budgets.findIndex((budget, index) => checkBudget(budget, index).invalid)
+      : undefined;
+  }
   return {
     allowed: Math.max(0, limit - disrupting),
     total,

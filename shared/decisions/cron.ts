@@ -3,6 +3,8 @@
 // ones upstream Karpenter gets from Go's robfig/cron "standard" parser (which Kubernetes CronJobs also
 // use), with no timezone or seconds-field extensions that upstream would reject.
 
+import { DurationParseError, parseFiniteDuration } from './duration.js';
+
 export class CronParseError extends Error {
   override readonly name = 'CronParseError';
   constructor(
@@ -27,6 +29,8 @@ export interface CronSchedule {
    */
   readonly dayOfMonthUnrestricted: boolean;
   readonly dayOfWeekUnrestricted: boolean;
+  /** `@every <duration>`: fires every this many milliseconds (whole seconds) instead of on the fields. */
+  readonly everyMs?: number;
 }
 
 const MACROS: Readonly<Record<string, string>> = {
@@ -44,8 +48,6 @@ interface FieldSpec {
   min: number;
   max: number;
   names?: Readonly<Record<string, number>>;
-  /** Values outside [min, max] that are aliases (day-of-week 7 is Sunday). */
-  aliases?: Readonly<Record<number, number>>;
 }
 
 const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -56,13 +58,8 @@ const FIELDS: readonly FieldSpec[] = [
   { name: 'hour', min: 0, max: 23 },
   { name: 'day of month', min: 1, max: 31 },
   { name: 'month', min: 1, max: 12, names: Object.fromEntries(MONTH_NAMES.map((n, i) => [n, i + 1])) },
-  {
-    name: 'day of week',
-    min: 0,
-    max: 6,
-    names: Object.fromEntries(DAY_NAMES.map((n, i) => [n, i])),
-    aliases: { 7: 0 },
-  },
+  // 0-6 only: robfig/cron rejects 7 (and so 5-7), which Vixie cron would read as Sunday.
+  { name: 'day of week', min: 0, max: 6, names: Object.fromEntries(DAY_NAMES.map((n, i) => [n, i])) },
 ];
 
 interface ParsedField {
@@ -73,13 +70,13 @@ interface ParsedField {
 function parseValue(expression: string, field: FieldSpec, text: string): number {
   const named = field.names?.[text.toLowerCase()];
   if (named !== undefined) return named;
-  if (!/^\d+$/.test(text)) {
+  // Go's strconv.Atoi, as robfig/cron parses numbers: an optional "+" is accepted.
+  if (!/^\+?\d+$/.test(text)) {
     throw new CronParseError(expression, `${field.name}: ${JSON.stringify(text)} is not a number`);
   }
   const value = Number(text);
-  const upper = field.aliases ? Math.max(field.max, ...Object.keys(field.aliases).map(Number)) : field.max;
-  if (value < field.min || value > upper) {
-    throw new CronParseError(expression, `${field.name}: ${value} is outside ${field.min}-${upper}`);
+  if (value < field.min || value > field.max) {
+    throw new CronParseError(expression, `${field.name}: ${value} is outside ${field.min}-${field.max}`);
   }
   return value;
 }
@@ -87,14 +84,15 @@ function parseValue(expression: string, field: FieldSpec, text: string): number 
 function parseField(expression: string, field: FieldSpec, text: string): ParsedField {
   const values = new Set<number>();
   let unrestricted = false;
-  for (const part of text.split(',')) {
+  // Empty list items ("0,,30") are skipped, as robfig/cron splits with strings.FieldsFunc.
+  for (const part of text.split(',').filter((item) => item !== '')) {
     const [rangeText = '', stepText, ...extra] = part.split('/');
     if (extra.length > 0 || rangeText === '') {
       throw new CronParseError(expression, `${field.name}: malformed ${JSON.stringify(part)}`);
     }
     let step = 1;
     if (stepText !== undefined) {
-      if (!/^\d+$/.test(stepText) || Number(stepText) === 0) {
+      if (!/^\+?\d+$/.test(stepText) || Number(stepText) === 0) {
         throw new CronParseError(
           expression,
           `${field.name}: step ${JSON.stringify(stepText)} must be a positive number`,
@@ -104,12 +102,13 @@ function parseField(expression: string, field: FieldSpec, text: string): ParsedF
     }
     let start: number;
     let end: number;
-    if (rangeText === '*' || rangeText === '?') {
+    const bounds = rangeText.split('-');
+    if (bounds[0] === '*' || bounds[0] === '?') {
+      // robfig/cron reads only what precedes a hyphen here: "*-5" is "*".
       start = field.min;
       end = field.max;
       if (step === 1) unrestricted = true;
     } else {
-      const bounds = rangeText.split('-');
       if (bounds.length > 2) {
         throw new CronParseError(expression, `${field.name}: malformed range ${JSON.stringify(rangeText)}`);
       }
@@ -128,7 +127,7 @@ function parseField(expression: string, field: FieldSpec, text: string): ParsedF
         );
       }
     }
-    for (let v = start; v <= end; v += step) values.add(field.aliases?.[v] ?? v);
+    for (let v = start; v <= end; v += step) values.add(v);
   }
   return { values, unrestricted };
 }
@@ -141,8 +140,10 @@ export function parseCron(expression: string): CronSchedule {
     throw new CronParseError(expression, 'time zones are not supported; schedules are always UTC');
   }
   let body = trimmed;
+  if (trimmed.startsWith('@every ')) return everySchedule(expression, trimmed.slice('@every '.length));
   if (trimmed.startsWith('@')) {
-    const macro = MACROS[trimmed.toLowerCase()];
+    // Case-sensitive, as robfig/cron matches them: "@DAILY" is not a macro.
+    const macro = MACROS[trimmed];
     if (macro === undefined) {
       throw new CronParseError(
         expression,
@@ -178,15 +179,42 @@ export function parseCron(expression: string): CronSchedule {
   };
 }
 
+/**
+ * robfig/cron's constant-delay schedule: a Go duration, at least one second, truncated to whole seconds;
+ * it fires that long after any instant (truncated to the second) it is asked about.
+ */
+function everySchedule(expression: string, durationText: string): CronSchedule {
+  let ms: number;
+  try {
+    ms = parseFiniteDuration(durationText);
+  } catch (error) {
+    if (!(error instanceof DurationParseError)) throw error;
+    throw new CronParseError(expression, `@every: ${error.detail}`);
+  }
+  const everyMs = Math.max(1000, Math.floor(ms / 1000) * 1000);
+  const none = new Set<number>();
+  return {
+    expression,
+    minutes: none,
+    hours: none,
+    daysOfMonth: none,
+    months: none,
+    daysOfWeek: none,
+    dayOfMonthUnrestricted: false,
+    dayOfWeekUnrestricted: false,
+    everyMs,
+  };
+}
+
 function dayMatches(schedule: CronSchedule, date: Date): boolean {
   const dom = schedule.daysOfMonth.has(date.getUTCDate());
   const dow = schedule.daysOfWeek.has(date.getUTCDay());
   return schedule.dayOfMonthUnrestricted || schedule.dayOfWeekUnrestricted ? dom && dow : dom || dow;
 }
 
-// Leap days recur within 8 years (2096 → 2104), so a schedule that has not fired within this
-// horizon never will (e.g. "0 0 30 2 *").
-const SEARCH_HORIZON_YEARS = 9;
+// robfig/cron gives up after five years (and upstream then counts the budget as active), so a schedule
+// that cannot fire ("0 0 30 2 *"), or not within five years ("0 0 29 2 *" from 2097), is active.
+const SEARCH_HORIZON_YEARS = 5;
 const MINUTE_MS = 60_000;
 
 /**
@@ -195,6 +223,7 @@ const MINUTE_MS = 60_000;
  */
 export function nextFireTime(schedule: CronSchedule | string, after: Date): Date | undefined {
   const cron = typeof schedule === 'string' ? parseCron(schedule) : schedule;
+  if (cron.everyMs !== undefined) return new Date(Math.floor(after.getTime() / 1000) * 1000 + cron.everyMs);
   let t = new Date(Math.floor(after.getTime() / MINUTE_MS) * MINUTE_MS + MINUTE_MS);
   const lastYear = t.getUTCFullYear() + SEARCH_HORIZON_YEARS;
   // Each step jumps to the start of the next month, day, hour or minute that could still match,
@@ -217,11 +246,11 @@ export function nextFireTime(schedule: CronSchedule | string, after: Date): Date
 
 /**
  * True when `now` lies in [F, F + durationMs) for the most recent fire time F ≤ now. Equivalently,
- * the schedule fires at some instant in (now − duration, now], which is how it is computed.
+ * the schedule fires at some instant in (now − duration, now], which is how it is computed, as
+ * upstream does; like upstream, a schedule with no fire time within the search horizon is active.
  */
 export function isScheduleActive(schedule: CronSchedule | string, durationMs: number, now: Date): boolean {
   const cron = typeof schedule === 'string' ? parseCron(schedule) : schedule;
-  if (!(durationMs > 0)) return false;
   const next = nextFireTime(cron, new Date(now.getTime() - durationMs));
-  return next !== undefined && next.getTime() <= now.getTime();
+  return next === undefined || next.getTime() <= now.getTime();
 }

@@ -72,7 +72,8 @@ const cases: Case[] = [
 
   // Default budget.
   { name: 'no budgets → 10%', nodes: fleet(20), allowed: 2, total: 20 },
-  { name: 'empty budgets list → 10%', budgets: [], nodes: fleet(3), allowed: 1 },
+  // The CRD's default applies only when budgets are absent; an explicit empty list bounds nothing.
+  { name: 'empty budgets list → unbounded', budgets: [], nodes: fleet(3), allowed: 3 },
 
   // Total counts managed, initialized nodes only; disrupting ones are subtracted.
   {
@@ -160,11 +161,11 @@ const cases: Case[] = [
     limitingBudget: 0,
   },
   {
-    name: 'empty reasons list applies to every reason',
+    name: 'empty reasons list applies to no reason',
     budgets: [{ nodes: '2', reasons: [] }],
     nodes: fleet(10),
     reason: 'Empty',
-    allowed: 2,
+    allowed: 10,
   },
   {
     name: 'reason-specific budget tighter than a general one',
@@ -249,10 +250,10 @@ const cases: Case[] = [
     errorFields: ['spec.disruption.budgets[1].schedule'],
   },
   {
-    name: 'invalid cron in a budget for another reason is reported but does not apply',
+    name: 'invalid cron in a budget for another reason allows 0 for every reason, as upstream',
     budgets: [{ nodes: '50%' }, { nodes: '5', schedule: 'every day', duration: '1h', reasons: ['Empty'] }],
     nodes: fleet(10),
-    allowed: 5,
+    allowed: 0,
     errorFields: ['spec.disruption.budgets[1].schedule'],
   },
   {
@@ -306,7 +307,7 @@ describe('allowedDisruptions', () => {
     if (c.disrupting !== undefined) expect(result.disrupting).toBe(c.disrupting);
     if (c.limitingBudget !== undefined) expect(result.limitingBudget).toBe(c.limitingBudget);
     expect(result.errors.map((e) => e.field)).toEqual(c.errorFields ?? []);
-    expect(result.usingDefaultBudget).toBe(c.budgets === undefined || c.budgets.length === 0);
+    expect(result.usingDefaultBudget).toBe(c.budgets === undefined);
   });
 
   it('reports no limiting budget when only the default applies', () => {

@@ -17,10 +17,16 @@ describe('parseCron', () => {
     expect(c.dayOfWeekUnrestricted).toBe(false);
   });
 
-  it('treats "N/step" as N to the end of the field and 7 as Sunday', () => {
-    const c = parseCron('5/20 * * * 5-7');
+  it('treats "N/step" as N to the end of the field, and reads what robfig/cron reads', () => {
+    const c = parseCron('5/20 * * * 5-6');
     expect([...c.minutes]).toEqual([5, 25, 45]);
-    expect([...c.daysOfWeek].sort()).toEqual([0, 5, 6]);
+    expect([...c.daysOfWeek].sort()).toEqual([5, 6]);
+    // Only what precedes a hyphen after "*" counts; empty list items are skipped; Atoi accepts "+".
+    expect(parseCron('*-5 * * * *').minutes.size).toBe(60);
+    expect([...parseCron('0,,30 * * * *').minutes]).toEqual([0, 30]);
+    expect([...parseCron('+30 * * * *').minutes]).toEqual([30]);
+    expect(parseCron('@every 1h30m').everyMs).toBe(90 * 60_000);
+    expect(parseCron('@every 10ms').everyMs).toBe(1000);
   });
 
   it('marks "*" and "?" as unrestricted but "*/2" as restricted', () => {
@@ -50,13 +56,15 @@ describe('parseCron', () => {
     ['* 24 * * *', 'hour: 24 is outside 0-23'],
     ['* * 0 * *', 'day of month: 0 is outside 1-31'],
     ['* * * 13 *', 'month: 13 is outside 1-12'],
-    ['* * * * 8', 'day of week: 8 is outside 0-7'],
+    ['* * * * 7', 'day of week: 7 is outside 0-6'],
+    ['* * * * 5-7', 'day of week: 7 is outside 0-6'],
     ['*/0 * * * *', 'step "0" must be a positive number'],
     ['10-5 * * * *', 'ends before it starts'],
     ['a * * * *', '"a" is not a number'],
     ['1-2-3 * * * *', 'malformed range'],
     ['1/2/3 * * * *', 'malformed'],
-    ['@every 1h', 'unknown macro'],
+    ['@DAILY', 'unknown macro'],
+    ['@every never', '@every'],
     ['@reboot', 'unknown macro'],
     ['TZ=Europe/Paris 0 0 * * *', 'time zones are not supported'],
     ['not a cron', 'expected 5 fields'],
@@ -83,19 +91,21 @@ describe('nextFireTime', () => {
     ['@yearly', '2025-12-31T23:59:59Z', '2026-01-01T00:00:00.000Z'],
     ['0 0 31 * *', '2025-04-01T00:00:00Z', '2025-05-31T00:00:00.000Z'], // April has no 31st
     ['0 0 29 2 *', '2025-01-01T00:00:00Z', '2028-02-29T00:00:00.000Z'],
-    ['0 0 29 2 *', '2096-03-01T00:00:00Z', '2104-02-29T00:00:00.000Z'], // 2100 is not a leap year
+    ['0 0 29 2 *', '2099-03-01T00:00:00Z', '2104-02-29T00:00:00.000Z'], // 2100 is not a leap year
     // Both day fields restricted: either may match (the 13th OR a Friday).
     ['0 0 13 * 5', '2025-06-01T00:00:00Z', '2025-06-06T00:00:00.000Z'],
     // Day of week restricted, day of month "*": both must match (so any Friday).
     ['0 0 * * FRI', '2025-06-07T00:00:00Z', '2025-06-13T00:00:00.000Z'],
     ['0 0 */10 * MON', '2025-06-01T00:00:00Z', '2025-06-02T00:00:00.000Z'], // "*/10" counts as restricted
-    ['0 0 * * 7', '2025-06-01T00:00:01Z', '2025-06-08T00:00:00.000Z'], // 7 is Sunday
+    ['0 0 * * 0', '2025-06-01T00:00:01Z', '2025-06-08T00:00:00.000Z'],
+    ['@every 1h', '2025-06-01T00:00:01.500Z', '2025-06-01T01:00:01.000Z'],
   ])('%s after %s → %s', (expression, after, expected) => {
     expect(nextFireTime(expression, at(after))?.toISOString()).toBe(expected);
   });
 
-  it('returns undefined for a date that never exists', () => {
+  it("returns undefined for a date that never exists, or not within five years (robfig/cron's horizon)", () => {
     expect(nextFireTime('0 0 30 2 *', at('2025-01-01T00:00:00Z'))).toBeUndefined();
+    expect(nextFireTime('0 0 29 2 *', at('2097-03-01T00:00:00Z'))).toBeUndefined();
   });
 });
 
@@ -126,9 +136,13 @@ describe('isScheduleActive', () => {
     ['@hourly', 2 * HOUR, '2025-06-09T10:00:00Z', true],
     ['@daily', 10 * MIN, '2025-06-09T00:09:59.999Z', true],
     ['@daily', 10 * MIN, '2025-06-09T00:10:00Z', false],
-    // A zero duration is never active; an impossible date is never active.
+    // A zero duration is never active; a schedule that never fires within five years always is, as
+    // upstream reads robfig/cron's "no next time" (the zero time, which is not after now).
     ['* * * * *', 0, '2025-06-09T00:00:00Z', false],
-    ['0 0 30 2 *', 24 * HOUR, '2025-06-09T00:00:00Z', false],
+    ['0 0 30 2 *', 24 * HOUR, '2025-06-09T00:00:00Z', true],
+    ['0 0 30 2 *', 0, '2025-06-09T00:00:00Z', true],
+    ['@every 1h', HOUR, '2025-06-09T00:00:00Z', true],
+    ['@every 2h', HOUR, '2025-06-09T00:00:00Z', false],
   ] as const)('%s for %d ms at %s → %s', (schedule, durationMs, now, active) => {
     expect(isScheduleActive(schedule, durationMs, at(now))).toBe(active);
   });
