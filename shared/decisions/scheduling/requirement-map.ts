@@ -90,6 +90,19 @@ export function mergeRequirements(a: RequirementMap, b: RequirementMap): Map<str
   return merged;
 }
 
+/** `existing` ∩ `incoming`, returning `existing` itself when `incoming` narrows nothing (no copy). */
+export function narrowedBy(existing: RequirementMap, incoming: RequirementMap): RequirementMap {
+  let merged: Map<string, ValueSet> | undefined;
+  for (const [key, set] of incoming) {
+    const current = existing.get(key);
+    const narrowed = current ? intersect(current, set) : set;
+    if (current && sameValueSet(current, narrowed)) continue;
+    merged ??= new Map(existing);
+    merged.set(key, narrowed);
+  }
+  return merged ?? existing;
+}
+
 export function sameRequirements(a: RequirementMap, b: RequirementMap): boolean {
   if (a === b) return true;
   if (a.size !== b.size) return false;

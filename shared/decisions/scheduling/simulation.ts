@@ -12,7 +12,7 @@ import { compareQueued, PodCompiler, type PodVariant, type QueuedPod } from './p
 import {
   incompatibility,
   labelMismatch,
-  mergeRequirements,
+  narrowedBy,
   sameRequirements,
   type RequirementMap,
 } from './requirement-map.js';
@@ -252,7 +252,7 @@ export class Simulation {
       return false;
     let requirements: RequirementMap =
       variant.requirements.size > 0
-        ? mergeRequirements(claim.requirements, variant.requirements)
+        ? narrowedBy(claim.requirements, variant.requirements)
         : claim.requirements;
     if (!this.isUnconstrained(variant)) {
       const narrowed = satisfiable(this.topology.addRequirements(variant, template.taints, requirements));

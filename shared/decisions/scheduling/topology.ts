@@ -19,7 +19,7 @@ import { incompatibility, type RequirementMap } from './requirement-map.js';
 import { compileSelector, selectorKey, type LabelPredicate } from './selectors.js';
 import { untoleratedTaint } from './taints.js';
 import type { PodAffinityTerm, Toleration, TopologySpreadConstraint } from './types.js';
-import { allows, exactly, singleValue, type ValueSet } from './value-set.js';
+import { allows, exactly, sameValueSet, singleValue, type ValueSet } from './value-set.js';
 
 export const HOSTNAME_KEY = 'kubernetes.io/hostname';
 const EXISTS: ValueSet = { complement: true, values: new Set(), allowsAbsent: false };
@@ -330,9 +330,13 @@ export class Topology {
         const nodeDomains = nodeRequirements.get(group.key) ?? EXISTS;
         const domains = group.next(variant.group, podDomains, nodeDomains);
         if (domains === undefined) return { violated: group };
+        const current = (requirements ?? nodeRequirements).get(group.key);
+        const narrowed = current ? intersectDomains(current, domains) : domains;
+        // Most placements do not narrow anything (a NodeClaim's own hostname, an already pinned zone):
+        // copy the requirements only when they change.
+        if (current && sameValueSet(current, narrowed)) continue;
         requirements ??= new Map(nodeRequirements);
-        const current = requirements.get(group.key);
-        requirements.set(group.key, current ? intersectDomains(current, domains) : domains);
+        requirements.set(group.key, narrowed);
       }
     }
     return { requirements: requirements ?? nodeRequirements };
