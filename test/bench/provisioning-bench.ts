@@ -146,7 +146,7 @@ export function measureCase(workload: Workload, count: number): ProvisioningMeas
     },
   ];
   // Warm-up on a small batch so JIT compilation is not charged to the measured solve.
-  solve({ pods: benchPods(workload, 200), nodePools });
+  solve({ pods: benchPods(workload, 1_000), nodePools });
   globalThis.gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const started = performance.now();

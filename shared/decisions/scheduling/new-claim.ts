@@ -105,8 +105,9 @@ export function finalizeClaim(
   strictMinValues: boolean,
 ): FinalizedClaim {
   const requirements = claim.requirements;
+  const prices = claim.template.pricesUnder(requirements);
   const options = claim.instanceTypes
-    .map((it) => ({ it, price: cheapestOffering(it, requirements)?.price ?? Infinity }))
+    .map((it) => ({ it, price: prices.get(it) ?? cheapestOffering(it, requirements)?.price ?? Infinity }))
     .sort((a, b) => a.price - b.price || (a.it.name < b.it.name ? -1 : a.it.name > b.it.name ? 1 : 0))
     .slice(0, maxInstanceTypes);
   const kept = options.map((o) => o.it);

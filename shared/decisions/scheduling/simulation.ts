@@ -268,10 +268,16 @@ export class Simulation {
       sizeSafe && !changed
         ? claim.instanceTypes
         : claim.instanceTypes.filter((it) => {
-            const overhead = template.daemonOverhead.get(it) ?? NO_DAEMONS;
-            if (!sizeSafe && !fitsSum(claim.requests, requests, overhead.requests, it.allocatable))
+            if (
+              !sizeSafe &&
+              !fitsSum(claim.requests, requests, undefined, template.room.get(it) ?? it.allocatable)
+            )
               return false;
-            if (ports.length && portsConflict(overhead.hostPorts, ports)) return false;
+            if (
+              ports.length &&
+              portsConflict((template.daemonOverhead.get(it) ?? NO_DAEMONS).hostPorts, ports)
+            )
+              return false;
             return (
               !changed ||
               (instanceTypeMismatch(it, requirements) === undefined &&
@@ -318,15 +324,22 @@ export class Simulation {
       }
     }
     const ports = variant.group.hostPorts;
-    const fitting = candidates.filter((it) => {
-      if (ports.length && portsConflict((template.daemonOverhead.get(it) ?? NO_DAEMONS).hostPorts, ports))
-        return false;
-      return fitsSum(requests, new Map(), undefined, template.room.get(it) ?? it.allocatable);
-    });
+    const fitsPod = (it: CompiledInstanceType) =>
+      !(ports.length && portsConflict((template.daemonOverhead.get(it) ?? NO_DAEMONS).hostPorts, ports)) &&
+      fitsSum(requests, EMPTY_RESOURCES, undefined, template.room.get(it) ?? it.allocatable);
+    // Identical pods fit the same options of the NodePool: computed once per variant unless topology
+    // narrowed the candidates.
+    const fitting =
+      candidates === base.instanceTypes
+        ? template.fittingFor(variant, () => candidates.filter(fitsPod))
+        : candidates.filter(fitsPod);
     if (fitting.length === 0)
       return `no instance type has room for the pod (${template.shortfall(candidates, requests)})`;
     const limits = template.remaining;
-    const withinLimits = limits ? fitting.filter((it) => withinRemaining(it, limits)) : fitting;
+    const withinLimits =
+      limits && !coversLargest(limits, largestCapacity(fitting))
+        ? fitting.filter((it) => withinRemaining(it, limits))
+        : fitting;
     if (withinLimits.length === 0) {
       return `all instance types exceed the NodePool's limits (${describeRemaining(limits)})`;
     }
@@ -340,7 +353,7 @@ export class Simulation {
     this.topology.register(HOSTNAME_KEY, hostname);
     this.topology.record(variant.group, template.taints, requirements);
     // Karpenter subtracts pessimistically: the largest capacity among the NodeClaim's options.
-    if (limits) subtractLargest(limits, withinLimits);
+    if (limits) subtractLargest(limits, largestCapacity(withinLimits));
     return undefined;
   }
 }
@@ -361,12 +374,30 @@ function withinRemaining(instanceType: CompiledInstanceType, remaining: Resource
   return true;
 }
 
-function subtractLargest(remaining: Resources, options: readonly CompiledInstanceType[]): void {
-  for (const name of [...remaining.keys()]) {
-    let largest = 0;
-    for (const it of options) largest = Math.max(largest, it.capacity.get(name) ?? 0);
-    remaining.set(name, (remaining.get(name) ?? 0) - largest);
+const EMPTY_RESOURCES: Resources = new Map();
+const largestByOptions = new WeakMap<readonly CompiledInstanceType[], Resources>();
+
+/** Per resource, the largest capacity among the options (cached per options list). */
+function largestCapacity(options: readonly CompiledInstanceType[]): Resources {
+  let largest = largestByOptions.get(options);
+  if (largest) return largest;
+  largest = new Map();
+  for (const it of options) {
+    for (const [name, amount] of it.capacity)
+      if (amount > (largest.get(name) ?? 0)) largest.set(name, amount);
   }
+  largestByOptions.set(options, largest);
+  return largest;
+}
+
+function coversLargest(remaining: Resources, largest: Resources): boolean {
+  for (const [name, left] of remaining) if ((largest.get(name) ?? 0) > left) return false;
+  return true;
+}
+
+function subtractLargest(remaining: Resources, largest: Resources): void {
+  for (const name of [...remaining.keys()])
+    remaining.set(name, (remaining.get(name) ?? 0) - (largest.get(name) ?? 0));
 }
 
 function describeRemaining(remaining: Resources | undefined): string {

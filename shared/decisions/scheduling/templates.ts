@@ -44,6 +44,8 @@ export class Template {
   readonly error: string | undefined;
   private readonly repelling = new Map<number, Taint | null>();
   private readonly fits = new Map<number, TemplateFit>();
+  private readonly fitting = new Map<number, CompiledInstanceType[]>();
+  private readonly priceOrders = new Map<string, Map<CompiledInstanceType, number>>();
 
   constructor(
     readonly name: string,
@@ -134,6 +136,37 @@ export class Template {
       .map((r) => `${r.key} ${r.operator} [${(r.values ?? []).join(', ')}]`)
       .join(' and ');
     return `${wanted} (none of ${this.instanceTypes.length} instance types)`;
+  }
+
+  /** The options a variant's pod alone fits, computed once per variant. */
+  fittingFor(variant: PodVariant, compute: () => CompiledInstanceType[]): CompiledInstanceType[] {
+    let fitting = this.fitting.get(variant.id);
+    if (!fitting) {
+      fitting = compute();
+      this.fitting.set(variant.id, fitting);
+    }
+    return fitting;
+  }
+
+  /**
+   * Each option's cheapest available offering price under the zone and capacity-type requirements,
+   * computed once per distinct pair of those requirements (NodeClaims mostly share a few).
+   */
+  pricesUnder(requirements: RequirementMap): Map<CompiledInstanceType, number> {
+    const zones = requirements.get(WellKnown.zoneLabel);
+    const capacityTypes = requirements.get(WellKnown.capacityTypeLabel);
+    const key = JSON.stringify([
+      zones ? toRequirements(WellKnown.zoneLabel, zones) : null,
+      capacityTypes ? toRequirements(WellKnown.capacityTypeLabel, capacityTypes) : null,
+    ]);
+    let prices = this.priceOrders.get(key);
+    if (!prices) {
+      prices = new Map();
+      for (const it of this.instanceTypes)
+        prices.set(it, cheapestOffering(it, requirements)?.price ?? Infinity);
+      this.priceOrders.set(key, prices);
+    }
+    return prices;
   }
 
   /** Why no instance type has room for the requests, naming the resource. */
