@@ -230,13 +230,26 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
         ...controllerManagerArgs(pki),
       ]);
       waits.push(
-        timed('kube-controller-manager', () =>
-          waitUntilHealthy(
+        timed('kube-controller-manager', async () => {
+          await waitUntilHealthy(
             controllerManager,
             { url: `https://127.0.0.1:${controllerManagerPort}/healthz` },
             readyTimeoutMs,
-          ),
-        ),
+          );
+          // Pods cannot be created in a namespace before its `default` ServiceAccount exists (the
+          // ServiceAccount admission refuses them with 403); the controller-manager creates it shortly
+          // after it starts. Ready means a test can create a pod in `default`.
+          await waitUntilHealthy(
+            controllerManager,
+            {
+              url: `${server}/api/v1/namespaces/default/serviceaccounts/default`,
+              ca: caCert,
+              clientCert: adminCert,
+              clientKey: adminKey,
+            },
+            readyTimeoutMs,
+          );
+        }),
       );
     }
     if (crds.length > 0) {

@@ -112,6 +112,46 @@ export async function listConsolidationPods(
   return pods;
 }
 
+export interface RawPage<T> {
+  items: T[];
+  resourceVersion: string | undefined;
+  continueToken: string | undefined;
+}
+
+/** One page of every namespace's pods, with the list's resourceVersion (where a watch resumes from). */
+export async function listPodsPage(
+  clients: KubeClients,
+  continueToken: string | undefined,
+  limit: number,
+): Promise<RawPage<V1Pod>> {
+  const page = await clients.core.listPodForAllNamespaces({
+    limit,
+    ...(continueToken ? { _continue: continueToken } : {}),
+  });
+  return {
+    items: page.items,
+    resourceVersion: page.metadata?.resourceVersion,
+    continueToken: page.metadata?._continue || undefined,
+  };
+}
+
+/** One page of every namespace's PodDisruptionBudgets, with the list's resourceVersion. */
+export async function listPdbsPage(
+  clients: KubeClients,
+  continueToken: string | undefined,
+  limit: number,
+): Promise<RawPage<V1PodDisruptionBudget>> {
+  const page = await clients.config.makeApiClient(PolicyV1Api).listPodDisruptionBudgetForAllNamespaces({
+    limit,
+    ...(continueToken ? { _continue: continueToken } : {}),
+  });
+  return {
+    items: page.items,
+    resourceVersion: page.metadata?.resourceVersion,
+    continueToken: page.metadata?._continue || undefined,
+  };
+}
+
 /** Every PodDisruptionBudget in the cluster, in pages. */
 export async function listPdbLimits(clients: KubeClients): Promise<PdbLimit[]> {
   const policy = clients.config.makeApiClient(PolicyV1Api);

@@ -79,6 +79,41 @@ describe('watching cluster reader', () => {
   });
 });
 
+describe('watching cluster reader: workloads', () => {
+  it('caches pods in their slim form and follows their changes', async () => {
+    const kube = () => Promise.resolve(clients);
+    const watching = watchingClusterReader({ kube, objects });
+    const pod = `${group}-pod`;
+    try {
+      const before = await watching.workloads();
+      expect(before.pods.some((p) => p.name === pod)).toBe(false);
+      await clients.core.createNamespacedPod({
+        namespace: 'default',
+        body: {
+          metadata: { name: pod, labels: { 'test.example/group': group } },
+          spec: {
+            containers: [
+              { name: 'c', image: 'example.invalid/none', resources: { requests: { cpu: '250m' } } },
+            ],
+          },
+        },
+      });
+      const seen = await pollUntilDefined('the pod through the watch', async () =>
+        (await watching.workloads()).pods.find((p) => p.name === pod),
+      );
+      expect(seen).toMatchObject({ namespace: 'default', labels: { 'test.example/group': group } });
+      expect(seen.requests?.['cpu']).toBeCloseTo(0.25, 6);
+      const listed = await listingClusterReader({ kube, objects }).workloads();
+      expect(listed.pods.find((p) => p.name === pod)).toEqual(seen);
+    } finally {
+      watching.stop();
+      await clients.core
+        .deleteNamespacedPod({ namespace: 'default', name: pod, gracePeriodSeconds: 0 })
+        .catch(() => undefined);
+    }
+  });
+});
+
 describe('reflector', () => {
   const nodeClaimSource = (overrideVersion?: string) => ({
     path: objects.nodeClaims.collectionPath,

@@ -4,7 +4,6 @@ import type { ConsolidationNodeInput } from '../../decisions/consolidation/candi
 import { indexPdbs, type PdbLimit } from '../../decisions/consolidation/pdb.js';
 import type { ConsolidationPod } from '../../decisions/consolidation/pods.js';
 import { isDisrupting } from '../../decisions/disruption-state.js';
-import { listConsolidationPods, listPdbLimits } from '../../kube/pods.js';
 import type { NodeClaim } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -38,8 +37,7 @@ export function groupClusterPods(pods: readonly ConsolidationPod[], pdbs: readon
 }
 
 export async function readClusterPods(deps: LifecycleDependencies): Promise<ClusterPods> {
-  const clients = await deps.kube();
-  const [pods, pdbs] = await Promise.all([listConsolidationPods(clients), listPdbLimits(clients)]);
+  const { pods, pdbs } = await deps.cluster.workloads();
   return groupClusterPods(pods, pdbs);
 }
 

@@ -1,7 +1,8 @@
 // How a sweep learns the cluster's state. Two readers with one contract:
 //
 // - `watchingClusterReader` (the default in the Function App and the local stack): one watch-fed cache
-//   per kind, kept in the process between sweeps. A steady cluster costs no reads at all: the watches
+//   per kind (NodeClaims, Nodes, NodePools, AKSNodeClasses, and the pods and PodDisruptionBudgets
+//   consolidation reads), kept in the process between sweeps, each opened the first time it is read. A steady cluster costs no reads at all: the watches
 //   carry only what changed, Nodes are cached in their slim domain form, and the full paginated list
 //   happens once per process, after a 410 Gone, and every 30 minutes as a safety net. The cache is
 //   eventually consistent, as Karpenter's informers are: every write the steps make is guarded by the
@@ -10,12 +11,22 @@
 // - `listingClusterReader`: every kind listed in full, in pages, on every sweep. Its reads see every
 //   write made before them, which is what tests that assert the effect of one sweep right after a
 //   write need.
-import type { KubeConfig, V1Node } from '@kubernetes/client-node';
+import type { KubeConfig, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
+import type { PdbLimit } from '../../decisions/consolidation/pdb.js';
+import type { ConsolidationPod } from '../../decisions/consolidation/pods.js';
 import { isLaunchInFlight } from '../../decisions/launch-in-flight.js';
 import { labelsMatch } from '../../decisions/label-selector.js';
 import type { KubeClients } from '../../kube/client.js';
 import type { CustomObjects, KarpenterObjects } from '../../kube/custom-objects.js';
 import { listNodes, listNodesPage, toDomainNode } from '../../kube/nodes.js';
+import {
+  listConsolidationPods,
+  listPdbLimits,
+  listPdbsPage,
+  listPodsPage,
+  toConsolidationPod,
+  toPdbLimit,
+} from '../../kube/pods.js';
 import { Reflector } from '../../kube/reflector.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
 import type { Node } from '../../models/kube.js';
@@ -27,9 +38,17 @@ export interface ClusterState {
   nodeClasses: readonly AKSNodeClass[];
 }
 
+/** Pods as consolidation reads them, and the PodDisruptionBudgets that guard them. */
+export interface ClusterWorkloads {
+  pods: readonly ConsolidationPod[];
+  pdbs: readonly PdbLimit[];
+}
+
 export interface ClusterReader {
   /** `nodeClaimSelector` narrows the NodeClaims to a label selector (see readClusterSnapshot). */
   read(options?: { nodeClaimSelector?: string }): Promise<ClusterState>;
+  /** Every pod and PodDisruptionBudget (consolidation's input); the watching reader caches them too. */
+  workloads(): Promise<ClusterWorkloads>;
   /**
    * NodeClaims whose VM is still being created, in the whole cluster. The watching reader answers from
    * its NodeClaim cache alone (it opens no other watch for this).
@@ -61,6 +80,11 @@ export function listingClusterReader({ kube, objects }: Sources): ClusterReader 
         objects.nodeClasses.list({ pageSize: LIST_PAGE_SIZE }),
       ]);
       return { nodeClaims, nodes, nodePools, nodeClasses };
+    },
+    async workloads() {
+      const clients = await kube();
+      const [pods, pdbs] = await Promise.all([listConsolidationPods(clients), listPdbLimits(clients)]);
+      return { pods, pdbs };
     },
     async launchesInFlight() {
       return (await objects.nodeClaims.list({ pageSize: LIST_PAGE_SIZE })).filter(isLaunchInFlight).length;
@@ -117,7 +141,31 @@ export function watchingClusterReader(
       kubeConfig,
     },
   });
-  const reflectors = [nodeClaims, nodePools, nodeClasses, nodes];
+  const namespacedKey = (object: { metadata?: { namespace?: string; name?: string } }) =>
+    `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+  const pods = new Reflector<V1Pod, ConsolidationPod>({
+    ...common,
+    keyOf: namespacedKey,
+    name: 'pods',
+    project: toConsolidationPod,
+    source: {
+      path: '/api/v1/pods',
+      listPage: async (token, limit) => listPodsPage(await kube(), token, limit),
+      kubeConfig,
+    },
+  });
+  const pdbs = new Reflector<V1PodDisruptionBudget, PdbLimit>({
+    ...common,
+    keyOf: namespacedKey,
+    name: 'poddisruptionbudgets',
+    project: toPdbLimit,
+    source: {
+      path: '/apis/policy/v1/poddisruptionbudgets',
+      listPage: async (token, limit) => listPdbsPage(await kube(), token, limit),
+      kubeConfig,
+    },
+  });
+  const reflectors = [nodeClaims, nodePools, nodeClasses, nodes, pods, pdbs];
   return {
     async read(readOptions = {}) {
       const [allNodeClaims, nodeList, nodePoolList, nodeClassList] = await Promise.all([
@@ -135,6 +183,10 @@ export function watchingClusterReader(
         nodePools: nodePoolList,
         nodeClasses: nodeClassList,
       };
+    },
+    async workloads() {
+      const [podList, pdbList] = await Promise.all([pods.items(), pdbs.items()]);
+      return { pods: podList, pdbs: pdbList };
     },
     async launchesInFlight() {
       return (await nodeClaims.items()).filter(isLaunchInFlight).length;
