@@ -156,7 +156,11 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
       `--service-account-key-file=${pki.serviceAccountPublicKey}`,
       `--service-account-signing-key-file=${pki.serviceAccountKey}`,
       `--service-cluster-ip-range=${serviceClusterIpRange}`,
-      '--authorization-mode=RBAC',
+      // As on AKS: nodes join with bootstrap tokens, and the Node authorizer and NodeRestriction admission
+      // judge what a node's own credentials may do.
+      '--authorization-mode=Node,RBAC',
+      '--enable-bootstrap-token-auth=true',
+      '--enable-admission-plugins=NodeRestriction',
       // Request-header authentication: without it kube-scheduler, kube-controller-manager and any
       // aggregated API server find no front-proxy CA in kube-system/extension-apiserver-authentication.
       `--requestheader-client-ca-file=${pki.frontProxyCaCert}`,

@@ -24,7 +24,7 @@ import {
 } from '../../shared/decisions/aks-node-config.js';
 import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
 import { parseProviderId, providerIdFor } from '../../shared/decisions/vm-spec.js';
-import { isConflict, isNotFound } from '../../shared/kube/errors.js';
+import { isConflict, isNotFound, statusCodeOf } from '../../shared/kube/errors.js';
 import { silentLogger, type Logger } from '../../shared/observability/logger.js';
 import {
   skuCatalog,
@@ -37,6 +37,8 @@ import { HeartbeatLoop } from './heartbeat-loop.js';
 import { KubeletApi } from './kubelet-api.js';
 import { kubeRest, type KubeRest } from './kube-rest.js';
 import { vmHardware } from './node-resources.js';
+import { apiEndpoint, ensureNodeBootstrapBindings } from './node-bootstrap-rbac.js';
+import { requestAs, tlsBootstrap } from './tls-bootstrap.js';
 import {
   heartbeatStatusPatch,
   readyStatusPatch,
@@ -119,6 +121,8 @@ interface TrackedVm {
   leaseExists: boolean;
   agentReady: boolean;
   registrationAttempts: number;
+  /** The node's client certificate once TLS bootstrap succeeded. */
+  nodeCredential?: { certPem: string; keyPem: string };
   timers: Set<NodeJS.Timeout>;
 }
 
@@ -130,6 +134,8 @@ const defaults = {
   concurrency: 8,
 };
 const maxRegistrationBackoffMs = 30_000;
+/** How long kubelet waits for its CSR to be approved and signed before it starts over. */
+const csrTimeoutMs = 30_000;
 const informerRestartDelayMs = 1_000;
 const maxTaintPatchAttempts = 5;
 
@@ -158,6 +164,10 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
   const rest: KubeRest = await kubeRest(kubeConfig, concurrency + 4);
   const api = new KubeletApi(rest);
   const kubeletVersion = await api.kubeletVersion();
+  // The simulated VMs reach the API server where the admin kubeconfig does: AKSNodeConfig names only the
+  // API server's host (AKS serves on 443), and the local one listens elsewhere.
+  const endpoint = await apiEndpoint(kubeConfig);
+  await ensureNodeBootstrapBindings(rest);
 
   const tracked = new Map<string, TrackedVm>();
   const byNodeName = new Map<string, TrackedVm>();
@@ -314,8 +324,17 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     vm.registrationAttempts += 1;
     let registered: NodeView;
     try {
-      registered = nodeView(await api.createNode(node));
+      // TLS bootstrap with the VM's own token, then the Node is created with the node's certificate.
+      vm.nodeCredential ??= await tlsBootstrap(endpoint, bootstrap.bootstrapToken, vm.nodeName, csrTimeoutMs);
+      registered = nodeView(
+        await requestAs<NodeJson>(endpoint, vm.nodeCredential, 'POST', '/api/v1/nodes', node),
+      );
     } catch (error) {
+      if (statusCodeOf(error) === 401) {
+        log.warn('bootstrap token rejected (unknown, expired or deleted); kubelet keeps retrying', {
+          vm: vm.vmName,
+        });
+      }
       if (!isConflict(error)) {
         // kubelet keeps trying to register for as long as the machine runs.
         if (vm.phase === 'registering') {

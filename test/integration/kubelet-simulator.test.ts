@@ -3,10 +3,11 @@
 // Nothing is mocked: the not-ready taint comes from the API server's admission plugin and is removed by
 // the real node lifecycle controller; the simulator only does what kubelet, an agent DaemonSet and the
 // cloud node lifecycle controller would.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ComputeManagementClient, VirtualMachine } from '@azure/arm-compute';
 import {
+  CertificatesV1Api,
   CoordinationV1Api,
   CoreV1Api,
   KubeConfig,
@@ -19,6 +20,11 @@ import {
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { kubeletReservationFlags, nodeReservations } from '../../shared/decisions/node-reservations.js';
 import { capacityFor } from '../../shared/decisions/offerings.js';
+import {
+  bootstrapTokenId,
+  bootstrapTokenSecret,
+  bootstrapTokenSecretFrom,
+} from '../../shared/decisions/bootstrap-token.js';
 import { exampleNodeConfigInput, nodeCustomData } from '../support/node-config.js';
 import { providerIdFor } from '../../shared/decisions/vm-spec.js';
 import { isNotFound } from '../../shared/kube/errors.js';
@@ -62,9 +68,32 @@ function simulatorOptions(): KubeletSimulatorOptions {
   };
 }
 
-function bootstrapFor(_nodeName: string, taints: Taint[], labels: Record<string, string>): string {
+/** A bootstrap token Secret in kube-system, as a launch makes it (without an owner: no NodeClaim here). */
+async function createToken(expiresAt: Date): Promise<string> {
+  const tokenId = bootstrapTokenId(randomUUID());
+  const tokenSecret = bootstrapTokenSecretFrom(randomBytes(16));
+  const secret = bootstrapTokenSecret({
+    nodeClaim: { name: 'none', uid: 'none' },
+    tokenId,
+    tokenSecret,
+    expiresAt,
+  });
+  const { ownerReferences: _owner, ...metadata } = secret.metadata;
+  await core.createNamespacedSecret({ namespace: 'kube-system', body: { ...secret, metadata } });
+  return `${tokenId}.${tokenSecret}`;
+}
+
+let validToken = '';
+
+function bootstrapFor(
+  _nodeName: string,
+  taints: Taint[],
+  labels: Record<string, string>,
+  bootstrapToken = validToken,
+): string {
   return nodeCustomData(
     exampleNodeConfigInput({
+      bootstrapToken,
       registerWithTaints: taints,
       nodeLabels: labels,
       reservations: kubeletReservationFlags(nodeReservations({ cpu: 4, memoryMiB: 16384 }, { maxPods: 50 })),
@@ -136,6 +165,7 @@ beforeAll(async () => {
     () => undefined,
   );
   stopWatch = () => controller.abort();
+  validToken = await createToken(new Date(Date.now() + 20 * 60_000));
   simulator = await startKubeletSimulator(simulatorOptions());
 });
 
@@ -333,6 +363,53 @@ describe('kubelet simulator', () => {
     expect(await readNode(bareName)).toBeUndefined();
     await compute.virtualMachines.beginDeleteAndWait(resourceGroup, bareName);
     await compute.virtualMachines.beginDeleteAndWait(resourceGroup, witnessName);
+    await pollUntilDefined('the witness Node to go', async () =>
+      (await readNode(witnessName)) ? undefined : true,
+    );
+  });
+
+  it('joined the way kubelet does: its bootstrap token asked for a client certificate, the controller manager approved and signed it', async () => {
+    const tokenId = validToken.split('.')[0];
+    const csrs = await kubeConfig.makeApiClient(CertificatesV1Api).listCertificateSigningRequest();
+    const mine = csrs.items.filter((csr) => csr.spec.username === `system:bootstrap:${tokenId}`);
+    expect(mine.length).toBeGreaterThan(0);
+    for (const csr of mine) {
+      expect(csr.spec.signerName).toBe('kubernetes.io/kube-apiserver-client-kubelet');
+      expect(csr.spec.groups).toContain('system:bootstrappers:nodeclaim-azure');
+      expect(csr.status?.conditions?.map((c) => c.type)).toContain('Approved');
+      expect(csr.status?.certificate).toBeTruthy();
+    }
+  });
+
+  it('cannot join with an expired or a deleted token', async () => {
+    const expired = await createToken(new Date(Date.now() - 60_000));
+    const deleted = await createToken(new Date(Date.now() + 20 * 60_000));
+    await core.deleteNamespacedSecret({
+      name: `bootstrap-token-${deleted.split('.')[0]}`,
+      namespace: 'kube-system',
+    });
+    const names = [`sim-${run}-expired`, `sim-${run}-deleted`];
+    const witnessName = `sim-${run}-witness2`;
+    await compute.virtualMachines.beginCreateOrUpdateAndWait(
+      resourceGroup,
+      names[0] as string,
+      vmParameters(names[0] as string, bootstrapFor(names[0] as string, [], {}, expired)),
+    );
+    await compute.virtualMachines.beginCreateOrUpdateAndWait(
+      resourceGroup,
+      names[1] as string,
+      vmParameters(names[1] as string, bootstrapFor(names[1] as string, [], {}, deleted)),
+    );
+    // A VM with a valid token, created after them: once its Node exists, theirs had their chance too.
+    await compute.virtualMachines.beginCreateOrUpdateAndWait(
+      resourceGroup,
+      witnessName,
+      vmParameters(witnessName, bootstrapFor(witnessName, [], {})),
+    );
+    await pollUntilDefined('the witness Node', () => readNode(witnessName));
+    for (const name of names) expect(await readNode(name)).toBeUndefined();
+    for (const name of [...names, witnessName])
+      await compute.virtualMachines.beginDeleteAndWait(resourceGroup, name);
     await pollUntilDefined('the witness Node to go', async () =>
       (await readNode(witnessName)) ? undefined : true,
     );

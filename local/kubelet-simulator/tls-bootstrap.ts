@@ -1,0 +1,131 @@
+// kubelet's TLS bootstrap, as the simulated node does it: authenticate with the bootstrap token from
+// its AKSNodeConfig (user system:bootstrap:<id>), send a CertificateSigningRequest for
+// system:node:<name> to the kubernetes.io/kube-apiserver-client-kubelet signer, wait until the real
+// kube-controller-manager approved (csrapproving) and signed (csrsigning) it, and from then on act with
+// that certificate, so the API server's Node authorizer and NodeRestriction admission judge the node's
+// own writes. The key and CSR come from the openssl CLI (Node's crypto cannot write a PKCS#10 request).
+import { execFile } from 'node:child_process';
+import { request as httpsRequest } from 'node:https';
+import { promisify } from 'node:util';
+import { KubeRequestError } from './kube-rest.js';
+
+const run = promisify(execFile);
+
+export type Credential = { token: string } | { certPem: string; keyPem: string };
+
+export interface ApiEndpoint {
+  server: URL;
+  caPem: string;
+}
+
+const requestTimeoutMs = 15_000;
+
+/** One JSON request as `credential` (a few per node: no pooling needed). */
+export function requestAs<T>(
+  endpoint: ApiEndpoint,
+  credential: Credential,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise<T>((resolve, reject) => {
+    const req = httpsRequest(
+      new URL(path, endpoint.server),
+      {
+        method,
+        ca: endpoint.caPem,
+        timeout: requestTimeoutMs,
+        ...('certPem' in credential ? { cert: credential.certPem, key: credential.keyPem } : {}),
+        headers: {
+          accept: 'application/json',
+          ...('token' in credential ? { authorization: `Bearer ${credential.token}` } : {}),
+          ...(payload !== undefined
+            ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }
+            : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300) resolve((text === '' ? undefined : JSON.parse(text)) as T);
+          else reject(new KubeRequestError(status, `${method} ${path}: ${status} ${text.slice(0, 300)}`));
+        });
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in ${requestTimeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** A P-256 key and a CSR for system:node:<name> in group system:nodes, as kubelet makes them. */
+async function keyAndCsr(nodeName: string): Promise<{ keyPem: string; csrPem: string }> {
+  const { stdout } = await run('openssl', [
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    '-',
+    '-subj',
+    `/O=system:nodes/CN=system:node:${nodeName}`,
+  ]);
+  const keyPem = /-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----\n/.exec(stdout)?.[0];
+  const csrPem = /-----BEGIN CERTIFICATE REQUEST-----[\s\S]+?-----END CERTIFICATE REQUEST-----\n/.exec(
+    stdout,
+  )?.[0];
+  if (!keyPem || !csrPem) throw new Error('openssl did not print a key and a certificate request');
+  return { keyPem, csrPem };
+}
+
+interface CsrJson {
+  metadata?: { name?: string };
+  status?: { certificate?: string; conditions?: Array<{ type?: string; message?: string }> };
+}
+
+const CSR_PATH = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
+
+/**
+ * The node's client certificate, obtained with its bootstrap token. Rejects with a KubeRequestError 401
+ * when the token is unknown, expired or deleted, and with an Error when the CSR is denied or not signed
+ * within `timeoutMs`.
+ */
+export async function tlsBootstrap(
+  endpoint: ApiEndpoint,
+  bootstrapToken: string,
+  nodeName: string,
+  timeoutMs: number,
+): Promise<{ certPem: string; keyPem: string }> {
+  const credential = { token: bootstrapToken };
+  const { keyPem, csrPem } = await keyAndCsr(nodeName);
+  const created = await requestAs<CsrJson>(endpoint, credential, 'POST', CSR_PATH, {
+    apiVersion: 'certificates.k8s.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { generateName: 'node-csr-' },
+    spec: {
+      request: Buffer.from(csrPem).toString('base64'),
+      signerName: 'kubernetes.io/kube-apiserver-client-kubelet',
+      usages: ['digital signature', 'client auth'],
+    },
+  });
+  const name = created.metadata?.name ?? '';
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const csr = await requestAs<CsrJson>(endpoint, credential, 'GET', `${CSR_PATH}/${name}`);
+    const denied = csr.status?.conditions?.find((c) => c.type === 'Denied' || c.type === 'Failed');
+    if (denied) throw new Error(`CSR ${name} ${denied.type}: ${denied.message ?? ''}`);
+    if (csr.status?.certificate) {
+      return { certPem: Buffer.from(csr.status.certificate, 'base64').toString('utf8'), keyPem };
+    }
+    if (Date.now() > deadline) throw new Error(`CSR ${name} was not approved and signed in ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
