@@ -1,7 +1,7 @@
 // `npm start`: the whole system on this machine without Azure, then the reference scenarios with a live
 // view (or, with --no-demo, the stack alone until Ctrl-C). Everything it starts stops on exit.
 import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import {
 import { startLocalStack, type LocalStack } from './stack/local-stack.js';
 import { defaultDevCaDir, ensureDevCa } from './tls/dev-ca.js';
 import { startLocalMetrics } from './stack/metrics-file.js';
+import { coreToolsSettings } from './stack/core-tools-settings.js';
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -29,7 +30,9 @@ function usage(): string {
     'picture per scenario to results/<timestamp>/.',
     '',
     'Options:',
-    '  --no-demo          start the stack and keep it running until Ctrl-C (kubectl apply your own objects)',
+    '  --no-demo          start the stack and keep it running until Ctrl-C (kubectl apply your own objects);',
+    '                     writes local.settings.json for Functions Core Tools pointing at the stack',
+    '  --no-host          with --no-demo: no in-process function host, for `func start` (Core Tools) instead',
     `  --scenario NAME    play only this scenario (repeatable): ${scenarios.map((s) => s.name).join(', ')}`,
     '  --speed FACTOR     divide every latency by FACTOR (VM creation, polling, sweep, kubelet); default 1',
     '  --results DIR      where to write results (default results/<timestamp>)',
@@ -58,6 +61,7 @@ async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
       'no-demo': { type: 'boolean', default: false },
+      'no-host': { type: 'boolean', default: false },
       scenario: { type: 'string', multiple: true },
       speed: { type: 'string', default: '1' },
       results: { type: 'string' },
@@ -69,6 +73,8 @@ async function main(): Promise<number> {
     console.log(usage());
     return 0;
   }
+  if (values['no-host'] && !values['no-demo'])
+    throw new Error('--no-host needs --no-demo: the scenarios drive the in-process host');
   const speed = Number(values.speed);
   if (!(speed > 0) || !Number.isFinite(speed))
     throw new Error(`--speed must be a positive number, got ${values.speed}`);
@@ -154,6 +160,7 @@ async function main(): Promise<number> {
       ca,
       onActivity: relay.listener,
       signal: cancel.signal,
+      functionHost: !values['no-host'],
     });
   } catch (error) {
     await new Promise<void>((resolve) => logFile.end(resolve));
@@ -175,7 +182,9 @@ async function main(): Promise<number> {
       `  ARM emulator       ${stack.emulator.url}   (CA certificate: ${ca.certPath})`,
       `  emulator admin API ${admin}/faults, /latencies, /vms, /requests`,
       `  Azurite queue      ${stack.queueEndpoint ?? '(shared)'}/${stack.queueName}`,
-      `  function host      in process: every function of functions/index.ts (sweep ${stack.timings.sweepSchedule})`,
+      stack.app
+        ? `  function host      in process: every function of functions/index.ts (sweep ${stack.timings.sweepSchedule})`
+        : '  function host      none (--no-host): run the app with `func start` (Functions Core Tools)',
       `  kubelet simulator  Nodes for VMs in resource group ${stack.resourceGroup}`,
       `  metrics            OpenTelemetry, every 5 s to ${relative(process.cwd(), localMetrics.path)}`,
       '',
@@ -183,6 +192,35 @@ async function main(): Promise<number> {
   );
 
   if (values['no-demo']) {
+    const settings = JSON.stringify(coreToolsSettings(stack.appSettings), null, 2) + '\n';
+    const runSettings = join(resultsDirectory, 'local.settings.json');
+    await writeFile(runSettings, settings);
+    const rootSettings = join(repositoryRoot, 'local.settings.json');
+    let wroteRoot = false;
+    if (values['no-host']) {
+      // An existing local.settings.json is the user's; it is left alone and the stack's is printed beside it.
+      wroteRoot = await writeFile(rootSettings, settings, { flag: 'wx' }).then(
+        () => true,
+        () => false,
+      );
+    }
+    console.log(
+      [
+        `Functions Core Tools settings for this stack: ${relative(process.cwd(), runSettings)}` +
+          (wroteRoot ? ` (also written to ${relative(process.cwd(), rootSettings)})` : ''),
+        ...(values['no-host']
+          ? [
+              wroteRoot
+                ? 'In another terminal: npm run build && func start'
+                : `local.settings.json exists and was left alone; copy the stack's over it, then: npm run build && func start`,
+              '',
+            ]
+          : [
+              '(to run the app in `func start` instead of the in-process host: npm start -- --no-demo --no-host)',
+              '',
+            ]),
+      ].join('\n'),
+    );
     console.log(
       [
         'The stack runs until Ctrl-C. In another terminal:',

@@ -21,6 +21,11 @@ export interface AzuriteOptions {
   log?: Logger;
   /** How long to wait for Azurite to listen. */
   startTimeoutMs?: number;
+  /**
+   * Also start the blob service, which the real Functions host needs (leases, timers, Durable Functions)
+   * when Functions Core Tools runs the app against this stack.
+   */
+  blob?: boolean;
 }
 
 export interface RunningAzurite {
@@ -28,10 +33,11 @@ export interface RunningAzurite {
   connectionString: string;
   queueEndpoint: string;
   tableEndpoint: string;
+  blobEndpoint?: string;
   stop(): Promise<void>;
 }
 
-type AzuriteService = 'queue' | 'table';
+type AzuriteService = 'queue' | 'table' | 'blob';
 
 interface RunningService {
   endpoint: string;
@@ -41,25 +47,33 @@ interface RunningService {
 /** Starts the queue service (triggers, the bridge) and the table service (the unavailable-offerings record). */
 export async function startAzurite(options: AzuriteOptions = {}): Promise<RunningAzurite> {
   const log = options.log ?? silentLogger;
-  const started = await Promise.allSettled([startService('queue', options), startService('table', options)]);
+  const started = await Promise.allSettled([
+    startService('queue', options),
+    startService('table', options),
+    ...(options.blob ? [startService('blob', options)] : []),
+  ]);
   const services = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failure = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
   if (failure) {
     await Promise.all(services.map((service) => service.stop()));
     throw failure.reason;
   }
-  const [queue, table] = services as [RunningService, RunningService];
+  const [queue, table, blob] = services as [RunningService, RunningService, RunningService | undefined];
   const connectionString =
     `DefaultEndpointsProtocol=http;AccountName=${azuriteAccountName};AccountKey=${azuriteAccountKey};` +
-    `QueueEndpoint=${queue.endpoint};TableEndpoint=${table.endpoint};`;
+    `QueueEndpoint=${queue.endpoint};TableEndpoint=${table.endpoint};` +
+    (blob ? `BlobEndpoint=${blob.endpoint};` : '');
   log.info('azurite started', { queueEndpoint: queue.endpoint, tableEndpoint: table.endpoint });
   let stopping: Promise<void> | undefined;
   return {
     connectionString,
     queueEndpoint: queue.endpoint,
     tableEndpoint: table.endpoint,
+    ...(blob ? { blobEndpoint: blob.endpoint } : {}),
     stop: () => {
-      stopping ??= Promise.all([queue.stop(), table.stop()]).then(() => log.info('azurite stopped'));
+      stopping ??= Promise.all(services.map((service) => service.stop())).then(() =>
+        log.info('azurite stopped'),
+      );
       return stopping;
     },
   };
@@ -71,9 +85,9 @@ async function startService(service: AzuriteService, options: AzuriteOptions): P
   // Azurite writes its telemetry and lock files into its working directory even when in memory, so it
   // gets a private one that is removed on stop.
   const workDirectory = await mkdtemp(join(tmpdir(), `azurite-${service}-`));
-  // The queue service reports the port it got for port 0; the table service does not, so it gets a free
-  // port chosen here.
-  const [port] = service === 'table' ? await findFreeLoopbackPorts(1) : [0];
+  // The queue service reports the port it got for port 0; the others may not, so they get a free port
+  // chosen here.
+  const [port] = service === 'queue' ? [0] : await findFreeLoopbackPorts(1);
   const args = [
     entry,
     `--${service}Host`,

@@ -6,6 +6,7 @@ import { findCondition } from '../../shared/decisions/conditions.js';
 import { ConditionTypes, WellKnown, type Node, type NodeClaim } from '../../shared/models/index.js';
 import type { Observed } from '../view/recorder.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
+import { functionAppOf } from '../stack/local-stack.js';
 import {
   exampleNodeClass,
   exampleNodePool,
@@ -33,7 +34,7 @@ export const driftBudget: Scenario = {
 
 async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const { stack, recorder, runId } = context;
-  const objects = stack.app.deps.objects;
+  const objects = functionAppOf(stack).deps.objects;
   const name = `drift-${runId}`;
   const nodeClass = exampleNodeClass(name, runId);
   const nodePool = { ...exampleNodePool(name, runId, name, String(BUDGET)) };

@@ -9,6 +9,7 @@ import type { PollVmCreationInput } from '../../shared/lifecycle/launch-monitor.
 import { ConditionTypes, WellKnown, type NodeClaim } from '../../shared/models/index.js';
 import type { FaultMatch, FaultRuleInput } from '../arm-emulator/index.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
+import { functionAppOf } from '../stack/local-stack.js';
 import {
   deleteNodeClaims,
   exampleNodeClass,
@@ -74,7 +75,7 @@ interface CaseResult {
 
 async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const { stack, recorder, runId } = context;
-  const objects = stack.app.deps.objects;
+  const objects = functionAppOf(stack).deps.objects;
   const controls = stack.emulator.controls;
   const name = `fail-${runId}`;
   const nodeClass = exampleNodeClass(name, runId);

@@ -5,7 +5,7 @@
 // yet. Invariant: no pod binds to a Node before registration synced it and removed the taint.
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import { WellKnown, type Node } from '../../shared/models/index.js';
-import { RUN_LABEL } from '../stack/local-stack.js';
+import { functionAppOf, RUN_LABEL } from '../stack/local-stack.js';
 import type { Observed } from '../view/recorder.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
 import {
@@ -38,7 +38,7 @@ export const registrationRace: Scenario = {
 
 async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const { stack, recorder, runId, namespace } = context;
-  const objects = stack.app.deps.objects;
+  const objects = functionAppOf(stack).deps.objects;
   const name = `race-${runId}`;
   const nodeClass = exampleNodeClass(name, runId);
   const nodePool = exampleNodePool(name, runId, name);

@@ -4,7 +4,7 @@
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
 import { WellKnown } from '../../shared/models/index.js';
-import { AGENT_STARTUP_TAINT, RUN_LABEL, type LocalStack } from '../stack/local-stack.js';
+import { functionAppOf, AGENT_STARTUP_TAINT, RUN_LABEL, type LocalStack } from '../stack/local-stack.js';
 import type { Recorder } from '../view/recorder.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
 
@@ -143,7 +143,7 @@ export async function deleteNodeClaims(
   names: readonly string[],
   timeoutMs: number,
 ): Promise<void> {
-  const objects = context.stack.app.deps.objects;
+  const objects = functionAppOf(context.stack).deps.objects;
   await Promise.all(
     names.map(async (name) => {
       if (context.recorder.nodeClaims.has(name)) await objects.nodeClaims.delete(name);

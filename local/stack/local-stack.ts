@@ -56,6 +56,12 @@ export interface LocalStackOptions {
    * by default.
    */
   stateDirectory?: string;
+  /**
+   * false: no in-process function host, for running the app in Functions Core Tools against this stack
+   * (`func start` with the `appSettings` written to local.settings.json). Azurite then also serves blobs,
+   * which the real host needs. Default true.
+   */
+  functionHost?: boolean;
 }
 
 export interface LocalStack {
@@ -68,7 +74,10 @@ export interface LocalStack {
   caCertPem: string;
   queueEndpoint: string | undefined;
   queueName: string;
-  app: RunningFunctionApp;
+  /** The in-process function host; undefined when started with functionHost: false. */
+  app: RunningFunctionApp | undefined;
+  /** The app settings the functions run with here (what local.settings.json needs for Core Tools). */
+  appSettings: Record<string, string>;
   bridge: BridgeHandle;
   simulator: KubeletSimulator;
   subscriptionId: string;
@@ -77,6 +86,12 @@ export interface LocalStack {
   startTimes: { part: string; ms: number }[];
   /** Stops everything this stack started, in reverse order; safe to call twice. */
   stop(): Promise<void>;
+}
+
+/** The in-process function host of a stack that has one (every scenario needs it). */
+export function functionAppOf(stack: Pick<LocalStack, 'app'>): RunningFunctionApp {
+  if (!stack.app) throw new Error('this stack runs without the in-process function host (--no-host)');
+  return stack.app;
 }
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -140,8 +155,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           (value) => value.stop,
         ),
         timed<RunningAzurite>(
-          'Azurite (queues, tables)',
-          () => startAzurite({ log }),
+          options.functionHost === false ? 'Azurite (queues, tables, blobs)' : 'Azurite (queues, tables)',
+          () => startAzurite({ log, blob: options.functionHost === false }),
           (value) => value.stop,
         ),
       ]);
@@ -192,26 +207,29 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         stop: () => rm(stateDirectory, { recursive: true, force: true }),
       });
     }
-    const app = await timed<RunningFunctionApp>(
-      'function host',
-      () =>
-        startFunctionApp({
-          appSettings,
-          log,
-          sweepSchedule: timings.sweepSchedule,
-          ...(scoped
-            ? {
-                sweepScope: {
-                  nodeClaimSelector: `${RUN_LABEL}=${runId}`,
-                  leaseName: `nodeclaim-azure-sweep-${runId}`,
-                },
-              }
-            : {}),
-          ...(options.onActivity ? { onActivity: options.onActivity } : {}),
-          host: { visibilityTimeoutMs: 1_000, pollIntervalMs: 50, stateDirectory },
-        }),
-      (value) => value.stop,
-    );
+    const app =
+      options.functionHost === false
+        ? undefined
+        : await timed<RunningFunctionApp>(
+            'function host',
+            () =>
+              startFunctionApp({
+                appSettings,
+                log,
+                sweepSchedule: timings.sweepSchedule,
+                ...(scoped
+                  ? {
+                      sweepScope: {
+                        nodeClaimSelector: `${RUN_LABEL}=${runId}`,
+                        leaseName: `nodeclaim-azure-sweep-${runId}`,
+                      },
+                    }
+                  : {}),
+                ...(options.onActivity ? { onActivity: options.onActivity } : {}),
+                host: { visibilityTimeoutMs: 1_000, pollIntervalMs: 50, stateDirectory },
+              }),
+            (value) => value.stop,
+          );
 
     const queueTarget = {
       mode: 'connectionString' as const,
@@ -259,6 +277,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       queueEndpoint,
       queueName,
       app,
+      appSettings,
       bridge,
       simulator,
       subscriptionId: LOCAL_SUBSCRIPTION_ID,
