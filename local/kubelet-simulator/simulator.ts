@@ -33,6 +33,7 @@ import {
   type ResourceSku,
 } from '../arm-emulator/index.js';
 import type { VmChangeEvent } from '../arm-emulator/index.js';
+import { startPodRunner, type PodRunner } from './pod-runner.js';
 import { HeartbeatLoop } from './heartbeat-loop.js';
 import { KubeletApi } from './kubelet-api.js';
 import { kubeRest, type KubeRest } from './kube-rest.js';
@@ -65,6 +66,10 @@ export interface KubeletSimulatorOptions {
   /** From registration to Ready=True. Default 2000. */
   readyDelayMs?: number;
   startupTaintRemoval?: StartupTaintRemoval | undefined;
+  /** From a pod's binding to one of these Nodes to Running and Ready. Default 1000. */
+  podStartDelayMs?: number;
+  /** From a pod's deletion to its containers' exit, capped by its grace period. Default 1000. */
+  podShutdownDelayMs?: number;
   /**
    * Lease renewal period; default 10000 (kubelet's). Not scaled by `speed`: the controller-manager's
    * node-monitor grace period (50 s) runs on real time, so a slowed-down heartbeat would make nodes
@@ -85,6 +90,8 @@ export interface KubeletSimulatorOptions {
 export interface KubeletSimulatorStats {
   /** Nodes with live heartbeats. */
   nodes: number;
+  /** Pods this simulator started (Running and Ready). */
+  podsStarted: number;
   /** API requests made so far, by purpose. */
   requests: Record<string, number>;
 }
@@ -129,6 +136,8 @@ interface TrackedVm {
 const defaults = {
   bootDelayMs: 3_000,
   readyDelayMs: 2_000,
+  podStartDelayMs: 1_000,
+  podShutdownDelayMs: 1_000,
   heartbeatIntervalMs: 10_000,
   statusReportIntervalMs: 300_000,
   concurrency: 8,
@@ -284,6 +293,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       });
     }
     log.info(adopted ? 'adopted existing node' : 'node registered', { node: vm.nodeName, vm: vm.vmName });
+    pods.nodeRunning(vm.nodeName);
   };
 
   const readBootstrap = (vm: EmulatedVm): KubeletRegistration | string => {
@@ -504,6 +514,14 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
   }
 
   await informer.start();
+  const pods: PodRunner = await startPodRunner({
+    kubeConfig,
+    rest,
+    isRunningNode: (nodeName) => byNodeName.get(nodeName)?.phase === 'running',
+    startDelayMs: scaled(options.podStartDelayMs ?? defaults.podStartDelayMs),
+    shutdownDelayMs: scaled(options.podShutdownDelayMs ?? defaults.podShutdownDelayMs),
+    log,
+  });
 
   // Orphans first (a Node of this resource group whose VM no longer exists, e.g. deleted while the
   // simulator was down), then every running VM. Subscribing and listing happen in the same tick, so no
@@ -536,11 +554,12 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       unsubscribe();
       for (const vm of tracked.values()) cancelTimers(vm);
       await heartbeats.stop();
+      await pods.stop();
       await informer.stop();
       await Promise.allSettled([...inFlight]);
       rest.close();
     },
     nodes: () => [...byNodeName.values()].filter((vm) => vm.phase === 'running').map((vm) => vm.nodeName),
-    stats: () => ({ nodes: heartbeats.size(), requests: rest.counts() }),
+    stats: () => ({ nodes: heartbeats.size(), podsStarted: pods.started(), requests: rest.counts() }),
   };
 }

@@ -1,0 +1,269 @@
+// The part of the simulated kubelet that runs pods. A pod bound to one of the simulator's running Nodes
+// starts after a short delay (its containers "pull and start") and reports Running and Ready, as kubelet
+// does through the pod status subresource. A pod being deleted gets SIGTERM: its containers exit after
+// their shutdown time, never later than the pod's grace period, and kubelet then removes the pod with
+// grace period 0 (the final delete a real kubelet makes once the containers are gone).
+//
+// Only pods bound to a Node this simulator keeps alive are touched: the watch asks the API server for
+// bound pods only (`spec.nodeName!=`), and each pod's node is checked against `isRunningNode`.
+import { ListWatch, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { isConflict, isNotFound } from '../../shared/kube/errors.js';
+import type { Logger } from '../../shared/observability/logger.js';
+import type { KubeRest } from './kube-rest.js';
+
+/**
+ * A pod whose containers ignore SIGTERM: it takes its whole grace period to stop, as a process that only
+ * SIGKILL ends would. Used to exercise drains that wait on terminationGracePeriodSeconds.
+ */
+export const IGNORES_SIGTERM_ANNOTATION = 'kubelet-simulator.nodeclaim-azure.io/ignores-sigterm';
+
+export interface PodRunnerOptions {
+  kubeConfig: KubeConfig;
+  rest: KubeRest;
+  /** Whether `nodeName` is a Node this simulator runs (registered and heartbeating). */
+  isRunningNode: (nodeName: string) => boolean;
+  /** From binding to Running and Ready, already divided by speed. */
+  startDelayMs: number;
+  /** From SIGTERM to the containers' exit, already divided by speed; capped by the grace period. */
+  shutdownDelayMs: number;
+  log: Logger;
+}
+
+export interface PodRunner {
+  /** Starts the pods already bound to a Node that just became one of ours (registered or adopted). */
+  nodeRunning(nodeName: string): void;
+  /** Pods this runner started so far. */
+  started(): number;
+  stop(): Promise<void>;
+}
+
+// The API server's JSON as parsed (timestamps are strings), not client-node's model.
+interface PodJson {
+  metadata: {
+    name: string;
+    namespace: string;
+    uid: string;
+    deletionTimestamp?: string;
+    deletionGracePeriodSeconds?: number;
+    annotations?: Record<string, string>;
+  };
+  spec: {
+    nodeName?: string;
+    containers: { name: string; image?: string }[];
+    initContainers?: { name: string; image?: string; restartPolicy?: string }[];
+  };
+  status?: {
+    phase?: string;
+    conditions?: { type: string; status: string }[];
+  };
+}
+
+const restartDelayMs = 1_000;
+
+export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunner> {
+  const { rest, log } = options;
+  /** One pending action per pod UID: a start or a stop timer. */
+  const pending = new Map<string, { action: 'start' | 'stop'; timer: NodeJS.Timeout }>();
+  const inFlight = new Set<Promise<unknown>>();
+  let stopped = false;
+  let startedCount = 0;
+  let nextPodIp = 1;
+
+  const informer = new ListWatch<KubernetesObject>(
+    '/api/v1/pods',
+    new Watch(options.kubeConfig),
+    async () => {
+      const list = await rest.request<{ metadata?: { resourceVersion?: string }; items: PodJson[] }>(
+        'list bound pods',
+        'GET',
+        '/api/v1/pods?fieldSelector=spec.nodeName%21%3D',
+      );
+      return { ...list, items: list.items as unknown as KubernetesObject[] };
+    },
+    false,
+    undefined,
+    'spec.nodeName!=',
+  );
+
+  const background = (what: string, pod: PodJson, work: () => Promise<unknown>): void => {
+    if (stopped) return;
+    const promise = work()
+      .catch((error: unknown) =>
+        log.warn(`${what} failed`, { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, error }),
+      )
+      .finally(() => inFlight.delete(promise));
+    inFlight.add(promise);
+  };
+
+  const schedule = (pod: PodJson, action: 'start' | 'stop', delayMs: number, work: () => Promise<void>) => {
+    const uid = pod.metadata.uid;
+    const existing = pending.get(uid);
+    if (existing?.action === action) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(
+      () => {
+        pending.delete(uid);
+        background(action === 'start' ? 'start pod' : 'stop pod', pod, work);
+      },
+      Math.max(0, delayMs),
+    );
+    pending.set(uid, { action, timer });
+  };
+
+  const onPod = (object: KubernetesObject): void => {
+    if (stopped) return;
+    const pod = object as unknown as PodJson;
+    const nodeName = pod.spec.nodeName;
+    if (nodeName === undefined || !options.isRunningNode(nodeName)) return;
+    if (pod.metadata.deletionTimestamp !== undefined) {
+      schedule(pod, 'stop', stopDelayMs(pod, options.shutdownDelayMs), () => removePod(pod));
+      return;
+    }
+    if (isTerminal(pod) || isRunningAndReady(pod)) return;
+    schedule(pod, 'start', options.startDelayMs, () => startPod(pod, nodeName));
+  };
+
+  const startPod = async (pod: PodJson, nodeName: string): Promise<void> => {
+    const now = new Date().toISOString();
+    const running = { running: { startedAt: now } };
+    const patch = {
+      metadata: { uid: pod.metadata.uid },
+      status: {
+        phase: 'Running',
+        hostIP: '10.224.0.4',
+        podIP: podIp(nextPodIp++),
+        startTime: now,
+        conditions: ['PodReadyToStartContainers', 'Initialized', 'ContainersReady', 'Ready'].map((type) => ({
+          type,
+          status: 'True',
+          lastTransitionTime: now,
+        })),
+        ...(pod.spec.initContainers !== undefined && {
+          initContainerStatuses: pod.spec.initContainers.map((container) => ({
+            name: container.name,
+            image: container.image ?? '',
+            imageID: '',
+            ready: container.restartPolicy === 'Always',
+            restartCount: 0,
+            state:
+              container.restartPolicy === 'Always'
+                ? running
+                : { terminated: { exitCode: 0, reason: 'Completed', startedAt: now, finishedAt: now } },
+          })),
+        }),
+        containerStatuses: pod.spec.containers.map((container) => ({
+          name: container.name,
+          image: container.image ?? '',
+          imageID: '',
+          ready: true,
+          started: true,
+          restartCount: 0,
+          state: running,
+        })),
+      },
+    };
+    try {
+      await rest.request(
+        'start pod',
+        'PATCH',
+        `${podPath(pod)}/status`,
+        patch,
+        'application/strategic-merge-patch+json',
+      );
+      startedCount += 1;
+      log.debug('pod running', { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, node: nodeName });
+    } catch (error) {
+      // Gone, or replaced by a new pod of the same name (the uid precondition): nothing to run.
+      if (isNotFound(error) || isConflict(error)) return;
+      throw error;
+    }
+  };
+
+  const removePod = async (pod: PodJson): Promise<void> => {
+    try {
+      await rest.request('remove terminated pod', 'DELETE', podPath(pod), {
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        gracePeriodSeconds: 0,
+        preconditions: { uid: pod.metadata.uid },
+      });
+      log.debug('pod terminated', { pod: `${pod.metadata.namespace}/${pod.metadata.name}` });
+    } catch (error) {
+      if (isNotFound(error) || isConflict(error)) return;
+      throw error;
+    }
+  };
+
+  informer.on('add', onPod);
+  informer.on('update', onPod);
+  informer.on('delete', (object) => {
+    const uid = (object as unknown as PodJson).metadata.uid;
+    const entry = pending.get(uid);
+    if (entry) clearTimeout(entry.timer);
+    pending.delete(uid);
+  });
+  informer.on('error', (error: unknown) => {
+    if (stopped) return;
+    log.warn('pod watch failed; restarting', { error });
+    setTimeout(() => {
+      if (stopped) return;
+      informer
+        .start()
+        .catch((restartError: unknown) => log.warn('pod watch restart failed', { restartError }));
+    }, restartDelayMs);
+  });
+  await informer.start();
+
+  return {
+    nodeRunning(nodeName) {
+      for (const pod of informer.list()) {
+        if ((pod as unknown as PodJson).spec.nodeName === nodeName) onPod(pod);
+      }
+    },
+    started: () => startedCount,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const entry of pending.values()) clearTimeout(entry.timer);
+      pending.clear();
+      await informer.stop();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+function podPath(pod: PodJson): string {
+  return `/api/v1/namespaces/${encodeURIComponent(pod.metadata.namespace)}/pods/${encodeURIComponent(pod.metadata.name)}`;
+}
+
+/** When the containers exit after SIGTERM: their shutdown time, never past the pod's grace period. */
+export function stopDelayMs(
+  pod: Pick<PodJson, 'metadata'>,
+  shutdownDelayMs: number,
+  now: number = Date.now(),
+): number {
+  const deletionAt = Date.parse(pod.metadata.deletionTimestamp ?? '');
+  const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? 30) * 1000;
+  // deletionTimestamp is the deadline: the API server sets it to the delete time plus the grace period.
+  const requestedAt = Number.isNaN(deletionAt) ? now : deletionAt - graceMs;
+  const ignoresSigterm = pod.metadata.annotations?.[IGNORES_SIGTERM_ANNOTATION] === 'true';
+  const exitAfterMs = ignoresSigterm ? graceMs : Math.min(shutdownDelayMs, graceMs);
+  return requestedAt + exitAfterMs - now;
+}
+
+function isTerminal(pod: PodJson): boolean {
+  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+}
+
+function isRunningAndReady(pod: PodJson): boolean {
+  return (
+    pod.status?.phase === 'Running' &&
+    (pod.status.conditions ?? []).some(
+      (condition) => condition.type === 'Ready' && condition.status === 'True',
+    )
+  );
+}
+
+function podIp(index: number): string {
+  return `10.244.${Math.floor(index / 250) % 250}.${(index % 250) + 2}`;
+}

@@ -1,0 +1,160 @@
+// The kubelet simulator runs pods: against the real control plane and ARM emulator, a pod bound to a
+// simulated Node reports Running and Ready, and a deleted pod goes away once its containers exit, never
+// before they would (a pod that ignores SIGTERM takes its whole grace period).
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { encodeCustomData, renderBootstrap } from '../../shared/decisions/bootstrap.js';
+import { isNotFound } from '../../shared/kube/errors.js';
+import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
+import { startKubeletSimulator, type KubeletSimulator } from '../../local/kubelet-simulator/index.js';
+import { IGNORES_SIGTERM_ANNOTATION } from '../../local/kubelet-simulator/pod-runner.js';
+import { emulatorComputeClient, linuxVmParameters } from '../support/arm-client.js';
+import { pollUntilDefined } from '../support/poll.js';
+
+const run = randomBytes(3).toString('hex');
+const subscriptionId = '00000000-0000-0000-0000-00000000c0de';
+const resourceGroup = `RG-Kubelet-Pods-${run}`;
+const location = 'westus2';
+const namespace = 'default';
+const nodeName = `pods-${run}`;
+
+let emulator: ArmEmulator;
+let core: CoreV1Api;
+let simulator: KubeletSimulator | undefined;
+
+async function readPod(name: string): Promise<V1Pod | undefined> {
+  try {
+    return await core.readNamespacedPod({ name, namespace });
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+function boundPod(name: string, graceSeconds: number, annotations: Record<string, string> = {}): V1Pod {
+  return {
+    metadata: { name, namespace, annotations },
+    spec: {
+      nodeName,
+      terminationGracePeriodSeconds: graceSeconds,
+      initContainers: [{ name: 'setup', image: 'busybox' }],
+      containers: [{ name: 'app', image: 'nginx' }],
+    },
+  };
+}
+
+beforeAll(async () => {
+  emulator = await startArmEmulator({
+    ca: {
+      certPem: await readFile(inject('devCaCertPath'), 'utf8'),
+      keyPem: await readFile(inject('devCaKeyPath'), 'utf8'),
+    },
+    latencies: { createMs: 200, deleteMs: 200, retryAfterSeconds: 1 },
+  });
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(inject('kubeconfigPath'));
+  core = kubeConfig.makeApiClient(CoreV1Api);
+  simulator = await startKubeletSimulator({
+    kubeconfigPath: inject('kubeconfigPath'),
+    emulator,
+    subscriptionId,
+    resourceGroup,
+    bootDelayMs: 200,
+    readyDelayMs: 200,
+    podStartDelayMs: 300,
+    podShutdownDelayMs: 200,
+  });
+  const compute = emulatorComputeClient(emulator, subscriptionId);
+  const customData = encodeCustomData(
+    renderBootstrap({
+      clusterName: 'sim-test',
+      apiServerUrl: 'https://127.0.0.1:6443',
+      caCertPem: '-----BEGIN CERTIFICATE-----\nnot-used-by-the-simulator\n-----END CERTIFICATE-----\n',
+      bootstrapToken: 'abcdef.0123456789abcdef',
+      nodeName,
+      registerWithTaints: [],
+      nodeLabels: {},
+      maxPods: 30,
+    }),
+  );
+  await compute.virtualMachines.beginCreateOrUpdateAndWait(
+    resourceGroup,
+    nodeName,
+    linuxVmParameters({
+      name: nodeName,
+      subscriptionId,
+      resourceGroup,
+      location,
+      zone: '1',
+      vmSize: 'Standard_D2s_v5',
+      tags: {},
+      customData,
+    }),
+  );
+  await pollUntilDefined('the simulated Node', async () =>
+    simulator?.nodes().includes(nodeName) ? true : undefined,
+  );
+});
+
+afterAll(async () => {
+  await core
+    ?.deleteCollectionNamespacedPod({
+      namespace,
+      fieldSelector: `spec.nodeName=${nodeName}`,
+      gracePeriodSeconds: 0,
+    })
+    .catch(() => undefined);
+  await simulator?.stop();
+  await emulator?.stop();
+  await core?.deleteNode({ name: nodeName }).catch(() => undefined);
+});
+
+describe('kubelet simulator pods', () => {
+  it('a pod bound to a simulated Node becomes Running and Ready, its init container completed', async () => {
+    const name = `runs-${run}`;
+    await core.createNamespacedPod({ namespace, body: boundPod(name, 5) });
+    const running = await pollUntilDefined('the pod Running and Ready', async () => {
+      const pod = await readPod(name);
+      const ready = pod?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+      return pod?.status?.phase === 'Running' && ready ? pod : undefined;
+    });
+    expect(running.status?.containerStatuses?.[0]).toMatchObject({ name: 'app', ready: true, started: true });
+    expect(running.status?.initContainerStatuses?.[0]?.state?.terminated?.reason).toBe('Completed');
+    expect(running.status?.podIP).toMatch(/^10\.244\./);
+    expect(simulator?.stats().podsStarted).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a deleted pod goes away once its containers exit after SIGTERM', async () => {
+    const name = `stops-${run}`;
+    await core.createNamespacedPod({ namespace, body: boundPod(name, 30) });
+    await pollUntilDefined('the pod Running', async () =>
+      (await readPod(name))?.status?.phase === 'Running' ? true : undefined,
+    );
+    await core.deleteNamespacedPod({ name, namespace });
+    // Gone well before its 30 s grace period: the simulated containers exit 200 ms after SIGTERM.
+    await pollUntilDefined('the pod removed', async () => ((await readPod(name)) ? undefined : true));
+  });
+
+  it('a pod that ignores SIGTERM is removed only when its grace period is over', async () => {
+    const name = `grace-${run}`;
+    const graceSeconds = 2;
+    await core.createNamespacedPod({
+      namespace,
+      body: boundPod(name, graceSeconds, { [IGNORES_SIGTERM_ANNOTATION]: 'true' }),
+    });
+    await pollUntilDefined('the pod Running', async () =>
+      (await readPod(name))?.status?.phase === 'Running' ? true : undefined,
+    );
+    await core.deleteNamespacedPod({ name, namespace });
+    const terminating = await pollUntilDefined('the deletion timestamp', async () => {
+      const pod = await readPod(name);
+      return pod?.metadata?.deletionTimestamp !== undefined ? pod : undefined;
+    });
+    await pollUntilDefined('the pod removed', async () => ((await readPod(name)) ? undefined : true));
+    // deletionTimestamp is the end of the grace period, in whole seconds: the pod outlived it.
+    const graceEndsAt = new Date(terminating.metadata!.deletionTimestamp!).getTime();
+    expect(Date.now()).toBeGreaterThanOrEqual(graceEndsAt - 1_000);
+  });
+});
