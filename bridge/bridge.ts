@@ -19,7 +19,7 @@ import { QueuePublisher } from './publisher.js';
 import type { QueueSink } from './queue-sink.js';
 import { createQueueSink } from './queue-sink.js';
 import type { InformerVerb, Seen } from './relevance.js';
-import { change, decide, needsWork } from './relevance.js';
+import { change, decide, isProvisionable, needsWork } from './relevance.js';
 import { watchedResources } from './resources.js';
 import type { WatcherStats } from './watcher.js';
 import { ResourceWatcher } from './watcher.js';
@@ -34,6 +34,7 @@ export interface BridgeOptions {
   healthPort?: number;
   healthHost?: string;
   resyncSeconds?: number;
+  podResyncSeconds?: number;
   bufferCapacity?: number;
   sendConcurrency?: number;
   shutdownFlushSeconds?: number;
@@ -90,12 +91,13 @@ export interface BridgeHandle {
   resumeWatches(options?: { expired?: boolean }): void;
 }
 
-const watchedKinds: readonly WatchedKind[] = ['NodeClaim', 'Node', 'NodePool', 'AKSNodeClass'];
+const watchedKinds: readonly WatchedKind[] = ['NodeClaim', 'Node', 'NodePool', 'AKSNodeClass', 'Pod'];
 const resyncedKinds: readonly ('NodeClaim' | 'Node')[] = ['NodeClaim', 'Node'];
 
 export async function startBridge(options: BridgeOptions): Promise<BridgeHandle> {
   const logger = options.logger ?? createLogger({ component: 'event-bridge' });
   const resyncMs = (options.resyncSeconds ?? bridgeDefaults.resyncSeconds) * 1000;
+  const podResyncMs = (options.podResyncSeconds ?? bridgeDefaults.podResyncSeconds) * 1000;
   const capacity = options.bufferCapacity ?? bridgeDefaults.bufferCapacity;
   // Resume reading once the outbox has drained to half, so watches do not flap at the mark.
   const resumeBelow = Math.floor(capacity / 2);
@@ -150,6 +152,7 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
     Node: watcher('Node'),
     NodePool: watcher('NodePool'),
     AKSNodeClass: watcher('AKSNodeClass'),
+    Pod: watcher('Pod'),
   };
 
   function onNotification<K extends WatchedKind>(
@@ -158,7 +161,8 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
     object: WatchedObjects[K],
     initialList: boolean,
   ): void {
-    const key = `${kind}/${object.metadata.name}`;
+    const namespace = kind === 'Pod' ? `${(object as WatchedObjects['Pod']).metadata.namespace}/` : '';
+    const key = `${kind}/${namespace}${object.metadata.name}`;
     const decision = decide({ kind, verb, object, previous: seen.get(key), initialList });
     if (decision.next === undefined) seen.delete(key);
     else seen.set(key, decision.next);
@@ -223,6 +227,18 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
     return announced;
   }
 
+  /**
+   * One provisionable pod, announced again: the provisioning window it opens solves over every
+   * provisionable pod, so one message per period is enough however many are pending.
+   */
+  function resyncPods(): number {
+    if (backpressure || buffer.isFull() || !watchers.Pod.synced) return 0;
+    const pending = watchers.Pod.objects().find(isProvisionable);
+    if (pending === undefined) return 0;
+    enqueue(change('Pod', pending, 'RESYNC'));
+    return 1;
+  }
+
   function ready(): boolean {
     return readiness().ready;
   }
@@ -257,6 +273,8 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
   for (const kind of watchedKinds) watchers[kind].start();
   const resyncTimer = setInterval(resync, resyncMs);
   resyncTimer.unref();
+  const podResyncTimer = setInterval(resyncPods, podResyncMs);
+  podResyncTimer.unref();
   logger.info('event bridge started', {
     queue: options.queue.queueName,
     queueMode: options.queue.mode,
@@ -269,6 +287,7 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
   async function stop(): Promise<void> {
     stopping ??= (async () => {
       clearInterval(resyncTimer);
+      clearInterval(podResyncTimer);
       await Promise.all(watchedKinds.map((kind) => watchers[kind].stop()));
       const drained = await publisher.flush(shutdownFlushMs);
       publisher.stop();
@@ -297,6 +316,7 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
       Node: watchers.Node.dropConnections(),
       NodePool: watchers.NodePool.dropConnections(),
       AKSNodeClass: watchers.AKSNodeClass.dropConnections(),
+      Pod: watchers.Pod.dropConnections(),
     }),
     pauseWatches: () => {
       for (const kind of watchedKinds) watchers[kind].pause();
@@ -321,6 +341,7 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
           Node: watchers.Node.stats(),
           NodePool: watchers.NodePool.stats(),
           AKSNodeClass: watchers.AKSNodeClass.stats(),
+          Pod: watchers.Pod.stats(),
         },
       };
     },

@@ -19,6 +19,11 @@ export interface BridgeConfig {
   healthPort: number;
   /** How often objects that still need work are re-announced. */
   resyncSeconds: number;
+  /**
+   * How often one provisionable pod is re-announced while any is pending, so the provisioning window
+   * reopens as Karpenter's pod controller requeues a provisionable pod every 10 s.
+   */
+  podResyncSeconds: number;
   /** High-water mark of the outbox; above it the bridge stops reading watches until it drains. */
   bufferCapacity: number;
   /** Queue sends in flight at once. */
@@ -35,6 +40,7 @@ export const BridgeEnv = {
   kubeconfig: 'KUBECONFIG',
   healthPort: 'BRIDGE_HEALTH_PORT',
   resyncSeconds: 'BRIDGE_RESYNC_SECONDS',
+  podResyncSeconds: 'BRIDGE_POD_RESYNC_SECONDS',
   source: 'BRIDGE_SOURCE',
   clusterName: 'CLUSTER_NAME',
   bufferCapacity: 'BRIDGE_BUFFER_CAPACITY',
@@ -46,6 +52,7 @@ export const BridgeEnv = {
 export const bridgeDefaults = {
   healthPort: 8080,
   resyncSeconds: 300,
+  podResyncSeconds: 10,
   bufferCapacity: 10_000,
   sendConcurrency: 8,
   shutdownFlushSeconds: 20,
@@ -170,6 +177,7 @@ export function loadBridgeConfig(env: Env = process.env): BridgeConfig {
     source,
     healthPort: integer(BridgeEnv.healthPort, bridgeDefaults.healthPort, 0, 65_535),
     resyncSeconds: integer(BridgeEnv.resyncSeconds, bridgeDefaults.resyncSeconds, 5, 86_400),
+    podResyncSeconds: integer(BridgeEnv.podResyncSeconds, bridgeDefaults.podResyncSeconds, 1, 3_600),
     bufferCapacity: integer(BridgeEnv.bufferCapacity, bridgeDefaults.bufferCapacity, 10, 10_000_000),
     sendConcurrency: integer(BridgeEnv.sendConcurrency, bridgeDefaults.sendConcurrency, 1, 256),
     shutdownFlushSeconds: integer(
@@ -197,6 +205,10 @@ export function bridgeUsage(): string {
       BridgeEnv.resyncSeconds,
       `re-announce objects that still need work (default ${bridgeDefaults.resyncSeconds})`,
     ],
+    [
+      BridgeEnv.podResyncSeconds,
+      `re-announce one provisionable pod while any is pending (default ${bridgeDefaults.podResyncSeconds})`,
+    ],
     [BridgeEnv.source, 'CloudEvent source (default /clusters/<CLUSTER_NAME>/event-bridge)'],
     [BridgeEnv.bufferCapacity, `outbox high-water mark (default ${bridgeDefaults.bufferCapacity})`],
     [BridgeEnv.sendConcurrency, `queue sends in flight (default ${bridgeDefaults.sendConcurrency})`],
@@ -210,7 +222,7 @@ export function bridgeUsage(): string {
   return [
     'Usage: event-bridge [--help]',
     '',
-    'Watches NodeClaims, Nodes, NodePools and AKSNodeClasses and sends one CloudEvents 1.0 JSON message',
+    'Watches NodeClaims, Nodes, NodePools, AKSNodeClasses and pending Pods and sends one CloudEvents 1.0 JSON message',
     'per relevant change to an Azure Storage queue. Configured through the environment:',
     '',
     ...rows.map(([name, meaning]) => `  ${name.padEnd(width)}${meaning}`),

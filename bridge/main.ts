@@ -38,6 +38,7 @@ async function main(argv: readonly string[]): Promise<number> {
     source: config.source,
     healthPort: config.healthPort,
     resyncSeconds: config.resyncSeconds,
+    podResyncSeconds: config.podResyncSeconds,
     bufferCapacity: config.bufferCapacity,
     sendConcurrency: config.sendConcurrency,
     shutdownFlushSeconds: config.shutdownFlushSeconds,

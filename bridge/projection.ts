@@ -14,11 +14,26 @@ import type {
   TaintEffect,
 } from '../shared/models/kube.js';
 
+/**
+ * The fields of a pending Pod that decide whether it is provisionable, and nothing else: at 20,000
+ * pending pods the cache holds these instead of whole pod specs.
+ */
+export interface PodView {
+  metadata: ObjectMeta & { namespace: string };
+  nodeName?: string;
+  nominatedNodeName?: string;
+  /** PodScheduled's status and reason, when the scheduler has written it. */
+  scheduled?: { status: ConditionStatus; reason: string };
+  /** Kinds of the pod's controller owner references (DaemonSet and Node pods are never provisioned). */
+  ownerKinds?: string[];
+}
+
 export interface WatchedObjects {
   NodeClaim: NodeClaim;
   Node: Node;
   NodePool: NodePool;
   AKSNodeClass: AKSNodeClass;
+  Pod: PodView;
 }
 
 export type WatchedObject = WatchedObjects[WatchedKind];
@@ -113,11 +128,36 @@ export function projectAKSNodeClass(raw: unknown): AKSNodeClass {
   };
 }
 
+export function projectPod(raw: unknown): PodView {
+  const metadata = record(field(raw, 'metadata'));
+  const spec = record(field(raw, 'spec'));
+  const status = record(field(raw, 'status'));
+  const nodeName = text(spec['nodeName']) || undefined;
+  const nominatedNodeName = text(status['nominatedNodeName']) || undefined;
+  const scheduled = (Array.isArray(status['conditions']) ? status['conditions'] : [])
+    .map(record)
+    .find((condition) => condition['type'] === 'PodScheduled');
+  const ownerKinds = (Array.isArray(metadata['ownerReferences']) ? metadata['ownerReferences'] : [])
+    .map(record)
+    .filter((owner) => owner['controller'] === true)
+    .map((owner) => text(owner['kind']) ?? '');
+  return {
+    metadata: { ...projectMeta(metadata), namespace: text(metadata['namespace']) ?? '' },
+    ...(nodeName !== undefined && { nodeName }),
+    ...(nominatedNodeName !== undefined && { nominatedNodeName }),
+    ...(scheduled !== undefined && {
+      scheduled: { status: conditionStatus(scheduled['status']), reason: text(scheduled['reason']) ?? '' },
+    }),
+    ...(ownerKinds.length > 0 && { ownerKinds }),
+  };
+}
+
 export const projectors: { [K in WatchedKind]: (raw: unknown) => WatchedObjects[K] } = {
   NodeClaim: projectNodeClaim,
   Node: projectNode,
   NodePool: projectNodePool,
   AKSNodeClass: projectAKSNodeClass,
+  Pod: projectPod,
 };
 
 function projectMeta(raw: unknown): ObjectMeta {

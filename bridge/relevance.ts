@@ -14,7 +14,7 @@ import { AKS_GROUP } from '../shared/models/aks-node-class.js';
 import type { NodeClaim, NodeClassReference, NodePool } from '../shared/models/karpenter.js';
 import { WellKnown } from '../shared/models/karpenter.js';
 import type { Node } from '../shared/models/kube.js';
-import type { WatchedObject, WatchedObjects } from './projection.js';
+import type { PodView, WatchedObject, WatchedObjects } from './projection.js';
 
 export type InformerVerb = 'add' | 'update' | 'delete';
 
@@ -70,7 +70,23 @@ export function needsWork(kind: WatchedKind, object: WatchedObject): boolean {
     case 'NodePool':
     case 'AKSNodeClass':
       return false;
+    case 'Pod':
+      return isProvisionable(object as PodView);
   }
+}
+
+/**
+ * Karpenter's IsProvisionable: the scheduler found no node for the pod (PodScheduled=False, reason
+ * Unschedulable), it is not bound, not nominated for a preemption, and not a DaemonSet or mirror pod.
+ */
+export function isProvisionable(pod: PodView): boolean {
+  return (
+    pod.nodeName === undefined &&
+    pod.nominatedNodeName === undefined &&
+    pod.scheduled?.status === 'False' &&
+    pod.scheduled.reason === 'Unschedulable' &&
+    !(pod.ownerKinds ?? []).some((kind) => kind === 'DaemonSet' || kind === 'Node')
+  );
 }
 
 export function decide(notification: Notification): Decision {
@@ -89,7 +105,22 @@ export function decide(notification: Notification): Decision {
       return decideOwned(notification, true);
     case 'Node':
       return decideNode(notification as Notification<'Node'>);
+    case 'Pod':
+      return decidePod(notification as Notification<'Pod'>);
   }
+}
+
+/**
+ * Pods: a pod is announced when it becomes provisionable (one message per pod, however often the
+ * scheduler retries it); only provisionable pods are remembered. The announcement only wakes the
+ * provisioning window, which then lists every provisionable pod itself.
+ */
+function decidePod(notification: Notification<'Pod'>): Decision {
+  const { verb, object: pod, previous } = notification;
+  if (verb === 'delete' || !isProvisionable(pod)) return { changes: [], next: undefined };
+  const seen: Seen = { uid: pod.metadata.uid ?? '', digest: digestOf('Pod', pod) };
+  if (previous !== undefined && previous.uid === seen.uid) return { changes: [], next: seen };
+  return { changes: [change('Pod', pod, verb === 'add' ? 'ADDED' : 'MODIFIED')], next: seen };
 }
 
 /**
@@ -176,13 +207,17 @@ export function digestOf(kind: WatchedKind, object: WatchedObject): string {
     case 'NodePool':
     case 'AKSNodeClass':
       return JSON.stringify([meta.generation ?? null, meta.deletionTimestamp ?? null]);
+    case 'Pod':
+      return JSON.stringify([isProvisionable(object as PodView)]);
   }
 }
 
 export function change(kind: WatchedKind, object: WatchedObject, changeType: ChangeType): ObjectChange {
   const nodePool = kind === 'NodeClaim' ? object.metadata.labels?.[WellKnown.nodePoolLabel] : undefined;
+  const namespace = kind === 'Pod' ? (object as PodView).metadata.namespace : undefined;
   return {
     kind,
+    ...(namespace !== undefined && { namespace }),
     name: object.metadata.name,
     uid: object.metadata.uid ?? '',
     resourceVersion: object.metadata.resourceVersion ?? '',

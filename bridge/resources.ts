@@ -11,6 +11,8 @@ import type { WatchedResource, ListPage } from './watcher.js';
 /** Objects per list page: keeps a relist of a large cluster from being one huge response. */
 export const LIST_PAGE_SIZE = 500;
 
+export const PENDING_POD_FIELD_SELECTOR = 'spec.nodeName=';
+
 export type WatchedResources = { [K in WatchedKind]: WatchedResource<K> };
 
 export function watchedResources(kubeConfig: KubeConfig): WatchedResources {
@@ -41,6 +43,25 @@ export function watchedResources(kubeConfig: KubeConfig): WatchedResources {
     NodeClaim: customResource('NodeClaim', NodeClaimResource),
     NodePool: customResource('NodePool', NodePoolResource),
     AKSNodeClass: customResource('AKSNodeClass', AKSNodeClassResource),
+    // Pending pods only: the API server filters on `spec.nodeName=`, so neither the list nor the watch
+    // carries the (many more) bound pods, and a pod leaves the cache as soon as it binds.
+    Pod: {
+      kind: 'Pod',
+      path: '/api/v1/pods',
+      fieldSelector: PENDING_POD_FIELD_SELECTOR,
+      listPage: async (continueToken) => {
+        const list = await core.listPodForAllNamespaces({
+          fieldSelector: PENDING_POD_FIELD_SELECTOR,
+          limit: LIST_PAGE_SIZE,
+          ...(continueToken !== undefined && { _continue: continueToken }),
+        });
+        return {
+          items: list.items,
+          resourceVersion: list.metadata?.resourceVersion,
+          continueToken: list.metadata?._continue,
+        };
+      },
+    },
     Node: {
       kind: 'Node',
       path: '/api/v1/nodes',

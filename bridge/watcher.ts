@@ -33,6 +33,8 @@ export interface WatchedResource<K extends WatchedKind> {
   kind: K;
   /** Collection path, e.g. `/apis/karpenter.sh/v1/nodeclaims`. */
   path: string;
+  /** Server-side filter of both the list and the watch, e.g. `spec.nodeName=`. */
+  fieldSelector?: string;
   /** One page of the collection (raw JSON or client models). */
   listPage: (continueToken: string | undefined) => Promise<ListPage>;
 }
@@ -196,7 +198,14 @@ export class ResourceWatcher<K extends WatchedKind> {
         this.#connected = live;
       },
     });
-    this.#informer = new ListWatch<Cached<K>>(options.resource.path, this.#watch, () => this.#list(), false);
+    this.#informer = new ListWatch<Cached<K>>(
+      options.resource.path,
+      this.#watch,
+      () => this.#list(),
+      false,
+      undefined,
+      options.resource.fieldSelector,
+    );
     this.#informer.on('add', (object) => this.#notify('add', object));
     this.#informer.on('update', (object) => this.#notify('update', object));
     this.#informer.on('delete', (object) => this.#notify('delete', object));

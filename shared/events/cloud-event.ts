@@ -4,11 +4,13 @@
 export const CLOUD_EVENT_SPEC_VERSION = '1.0';
 export const EVENT_TYPE_PREFIX = 'com.nodeclaim-azure.kubernetes';
 
-export type WatchedKind = 'NodeClaim' | 'Node' | 'NodePool' | 'AKSNodeClass';
+export type WatchedKind = 'NodeClaim' | 'Node' | 'NodePool' | 'AKSNodeClass' | 'Pod';
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'RESYNC';
 
 export interface ObjectChange {
   kind: WatchedKind;
+  /** Set for namespaced kinds (Pod). */
+  namespace?: string;
   name: string;
   uid: string;
   resourceVersion: string;
@@ -32,7 +34,7 @@ export interface ObjectChangeEvent {
   data: ObjectChange;
 }
 
-const kinds: readonly WatchedKind[] = ['NodeClaim', 'Node', 'NodePool', 'AKSNodeClass'];
+const kinds: readonly WatchedKind[] = ['NodeClaim', 'Node', 'NodePool', 'AKSNodeClass', 'Pod'];
 const changeTypes: readonly ChangeType[] = ['ADDED', 'MODIFIED', 'DELETED', 'RESYNC'];
 
 export function toCloudEvent(
@@ -44,7 +46,10 @@ export function toCloudEvent(
     id: options.id,
     source: options.source,
     type: `${EVENT_TYPE_PREFIX}.${change.kind.toLowerCase()}.${change.changeType.toLowerCase()}`,
-    subject: `${change.kind}/${change.name}`,
+    subject:
+      change.namespace === undefined
+        ? `${change.kind}/${change.name}`
+        : `${change.kind}/${change.namespace}/${change.name}`,
     time: options.time.toISOString(),
     datacontenttype: 'application/json',
     data: change,
@@ -97,6 +102,9 @@ export function parseObjectChangeEvent(body: unknown): ObjectChangeEvent {
   }
   if (data.nodePool !== undefined && (typeof data.nodePool !== 'string' || data.nodePool === '')) {
     throw new MalformedEventError('data.nodePool must be a non-empty string when present');
+  }
+  if (data.kind === 'Pod' && (typeof data.namespace !== 'string' || data.namespace === '')) {
+    throw new MalformedEventError('data.namespace must be a non-empty string for a Pod');
   }
   return value as unknown as ObjectChangeEvent;
 }

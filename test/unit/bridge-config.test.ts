@@ -34,6 +34,7 @@ describe('loadBridgeConfig', () => {
       source: '/clusters/prod-westeurope/event-bridge',
       healthPort: 8080,
       resyncSeconds: 300,
+      podResyncSeconds: 10,
       bufferCapacity: 10_000,
       sendConcurrency: 8,
       shutdownFlushSeconds: 20,

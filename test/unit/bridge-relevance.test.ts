@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Notification, Seen } from '../../bridge/relevance.js';
-import { decide, digestOf, needsWork } from '../../bridge/relevance.js';
+import { decide, digestOf, isProvisionable, needsWork } from '../../bridge/relevance.js';
+import { projectPod, type PodView } from '../../bridge/projection.js';
 import type { AKSNodeClass, Condition, Node, NodeClaim, NodePool } from '../../shared/models/index.js';
 
 const aksRef = { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' };
@@ -542,5 +543,103 @@ describe('NodePools and AKSNodeClasses', () => {
         initialList: false,
       }),
     ).toEqual(['DELETED']);
+  });
+});
+
+describe('Pods', () => {
+  const unschedulable = { status: 'False' as const, reason: 'Unschedulable' };
+  function pod(overrides: Partial<PodView> & { uid?: string } = {}): PodView {
+    const { uid, ...rest } = overrides;
+    return {
+      metadata: { name: 'web-1', namespace: 'shop', uid: uid ?? 'pod-uid-1', resourceVersion: '7' },
+      scheduled: unschedulable,
+      ...rest,
+    };
+  }
+  const podNotification = (
+    object: PodView,
+    verb: Notification['verb'] = 'update',
+    previous?: Seen,
+  ): Notification<'Pod'> => ({ kind: 'Pod', verb, object, previous, initialList: false });
+
+  it.each([
+    ['unschedulable, unbound, not nominated', pod(), true],
+    ['not yet tried by the scheduler', pod({ scheduled: undefined }), false],
+    [
+      'waiting on a scheduling gate',
+      pod({ scheduled: { status: 'False', reason: 'SchedulingGated' } }),
+      false,
+    ],
+    ['bound', pod({ nodeName: 'aks-1' }), false],
+    ['nominated for a preemption', pod({ nominatedNodeName: 'aks-1' }), false],
+    ['a DaemonSet pod', pod({ ownerKinds: ['DaemonSet'] }), false],
+    ['a mirror pod', pod({ ownerKinds: ['Node'] }), false],
+    ['owned by a ReplicaSet', pod({ ownerKinds: ['ReplicaSet'] }), true],
+  ])('a pod %s is provisionable: %s', (_case, object, provisionable) => {
+    expect(isProvisionable(object)).toBe(provisionable);
+    expect(needsWork('Pod', object)).toBe(provisionable);
+  });
+
+  it('announces a pod once when it becomes provisionable, with its namespace, however often it is retried', () => {
+    const first = decide(podNotification(pod({ scheduled: undefined }), 'add'));
+    expect(first).toEqual({ changes: [], next: undefined });
+    const becomes = decide(podNotification(pod()));
+    expect(becomes.changes).toEqual([
+      {
+        kind: 'Pod',
+        namespace: 'shop',
+        name: 'web-1',
+        uid: 'pod-uid-1',
+        resourceVersion: '7',
+        changeType: 'MODIFIED',
+      },
+    ]);
+    const retried = decide(podNotification(pod(), 'update', becomes.next));
+    expect(retried.changes).toEqual([]);
+    expect(retried.next).toEqual(becomes.next);
+  });
+
+  it('forgets a pod that binds or is deleted, and announces a new pod of the same name', () => {
+    const seen: Seen = { uid: 'pod-uid-1', digest: digestOf('Pod', pod()) };
+    expect(decide(podNotification(pod({ nodeName: 'aks-1' }), 'update', seen))).toEqual({
+      changes: [],
+      next: undefined,
+    });
+    expect(decide(podNotification(pod(), 'delete', seen)).changes).toEqual([]);
+    const recreated = decide(podNotification(pod({ uid: 'pod-uid-2' }), 'add', seen));
+    expect(recreated.changes.map((c) => [c.uid, c.changeType])).toEqual([['pod-uid-2', 'ADDED']]);
+  });
+});
+
+describe('projectPod', () => {
+  it('keeps only what decides provisionability', () => {
+    const projected = projectPod({
+      metadata: {
+        name: 'web-1',
+        namespace: 'shop',
+        uid: 'u',
+        resourceVersion: '3',
+        labels: { app: 'web' },
+        ownerReferences: [
+          { kind: 'ReplicaSet', name: 'web-abc', controller: true },
+          { kind: 'ConfigMap', name: 'x' },
+        ],
+      },
+      spec: {
+        nodeName: '',
+        containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '1' } } }],
+      },
+      status: {
+        nominatedNodeName: '',
+        conditions: [
+          { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes' },
+        ],
+      },
+    });
+    expect(projected).toEqual({
+      metadata: { name: 'web-1', namespace: 'shop', uid: 'u', resourceVersion: '3' },
+      scheduled: { status: 'False', reason: 'Unschedulable' },
+      ownerKinds: ['ReplicaSet'],
+    });
   });
 });
