@@ -10,6 +10,7 @@
 // Labels and annotations are left out for the same reason; the timer-triggered sweep is the safety net
 // for anything a handler cares about that is not forwarded here.
 import type { ChangeType, ObjectChange, WatchedKind } from '../shared/events/cloud-event.js';
+import { isProvisionable as isProvisionablePod } from '../shared/decisions/provisionable-pod.js';
 import { AKS_GROUP } from '../shared/models/aks-node-class.js';
 import type { NodeClaim, NodeClassReference, NodePool } from '../shared/models/karpenter.js';
 import { WellKnown } from '../shared/models/karpenter.js';
@@ -75,18 +76,9 @@ export function needsWork(kind: WatchedKind, object: WatchedObject): boolean {
   }
 }
 
-/**
- * Karpenter's IsProvisionable: the scheduler found no node for the pod (PodScheduled=False, reason
- * Unschedulable), it is not bound, not nominated for a preemption, and not a DaemonSet or mirror pod.
- */
+/** Karpenter's IsProvisionable, on the bridge's slim copy of a pending pod. */
 export function isProvisionable(pod: PodView): boolean {
-  return (
-    pod.nodeName === undefined &&
-    pod.nominatedNodeName === undefined &&
-    pod.scheduled?.status === 'False' &&
-    pod.scheduled.reason === 'Unschedulable' &&
-    !(pod.ownerKinds ?? []).some((kind) => kind === 'DaemonSet' || kind === 'Node')
-  );
+  return isProvisionablePod(pod);
 }
 
 export function decide(notification: Notification): Decision {

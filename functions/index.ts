@@ -21,6 +21,8 @@ import { drainNodeClaim } from './drain-nodeclaim.js';
 import { collectOrphanVms } from './collect-orphan-vms.js';
 import { consolidateNodePool } from './consolidate-nodepool.js';
 import { executeConsolidation } from './execute-consolidation.js';
+import { provisioningBatcherFunction } from './provisioning-batcher.js';
+import { provisionPendingPodsFunction } from './provision-pending-pods.js';
 
 export const definitions: readonly FunctionDefinition[] = [
   objectEvents,
@@ -42,6 +44,8 @@ export const definitions: readonly FunctionDefinition[] = [
   collectOrphanVms,
   consolidateNodePool,
   executeConsolidation,
+  provisioningBatcherFunction,
+  provisionPendingPodsFunction,
 ];
 
 startTelemetryInFunctionsHost();

@@ -131,3 +131,10 @@ declare module 'durable-functions/lib/src/history/SubOrchestrationInstanceFailed
     constructor(options: HistoryEventOptions);
   }
 }
+
+declare module 'durable-functions/lib/src/history/EventRaisedEvent.js' {
+  import type { HistoryEventOptions } from 'durable-functions/lib/src/history/HistoryEventOptions.js';
+  export class EventRaisedEvent {
+    constructor(options: HistoryEventOptions);
+  }
+}

@@ -1,6 +1,7 @@
 // An orchestration instance's history as the host stores it (plain JSON, one file per instance), and its
 // conversion into durable-functions' own history event classes for replay. The stored form carries a few
 // host-only fields (retry bookkeeping, which action an event answers) that the replay engine never sees.
+import { EventRaisedEvent } from 'durable-functions/lib/src/history/EventRaisedEvent.js';
 import { ExecutionStartedEvent } from 'durable-functions/lib/src/history/ExecutionStartedEvent.js';
 import { HistoryEventOptions } from 'durable-functions/lib/src/history/HistoryEventOptions.js';
 import { OrchestratorCompletedEvent } from 'durable-functions/lib/src/history/OrchestratorCompletedEvent.js';
@@ -77,9 +78,11 @@ export type StoredEvent =
       timestamp: string;
       taskScheduledId: number;
       failure: FailureDetails;
-    };
+    }
+  /** An external event (raiseEvent); waiters match it by name, and it takes no sequence number. */
+  | { type: 'EventRaised'; timestamp: string; name: string; input?: string };
 
-/** Events that arrive from outside an episode (results, fired timers); the rest are written by episodes. */
+/** Events that arrive from outside an episode (results, fired timers, raised events); the rest are written by episodes. */
 export type InboxEvent = Extract<
   StoredEvent,
   {
@@ -88,7 +91,8 @@ export type InboxEvent = Extract<
       | 'TaskFailed'
       | 'TimerFired'
       | 'SubOrchestrationInstanceCompleted'
-      | 'SubOrchestrationInstanceFailed';
+      | 'SubOrchestrationInstanceFailed'
+      | 'EventRaised';
   }
 >;
 
@@ -198,6 +202,10 @@ export function toLibraryEvent(event: StoredEvent, isPlayed: boolean): unknown {
           taskScheduledId: event.taskScheduledId,
           ...failurePayload(event.failure),
         }),
+      );
+    case 'EventRaised':
+      return new EventRaisedEvent(
+        options(-1, event.timestamp, isPlayed, { name: event.name, input: event.input }),
       );
   }
 }

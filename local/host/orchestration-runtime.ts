@@ -285,7 +285,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
           actionIndex,
         };
       }
-      // An external event takes no sequence number; this host has no raiseEvent, so the wait never ends.
+      // An external event takes no sequence number; client.raiseEvent delivers it.
       case 'externalEvent':
       case 'continueAsNew':
       case 'unsupported':
@@ -491,6 +491,23 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
     getStatus: async (instanceId) => {
       const record = await store.load(instanceId);
       return record === undefined ? undefined : statusOf(record);
+    },
+    raiseEvent: async (instanceId, eventName, data) => {
+      const record = await store.load(instanceId);
+      if (record === undefined || isTerminal(record.runtimeStatus)) {
+        // As the Durable extension answers: an event for no running instance is an error (404 / 410).
+        throw new Error(
+          record === undefined
+            ? `No orchestration instance with ID '${instanceId}'.`
+            : `The orchestration instance '${instanceId}' is ${record.runtimeStatus}.`,
+        );
+      }
+      await deliver(instanceId, record.executionId, {
+        type: 'EventRaised',
+        timestamp: iso(),
+        name: eventName,
+        input: toJson(data),
+      });
     },
     terminate: async (instanceId, reason) => {
       await withLock(instanceId, async () => {

@@ -1,3 +1,5 @@
+import { parseFiniteDuration } from '../decisions/duration.js';
+
 // The one typed, validated view of the app's configuration. An invalid or missing setting stops startup
 // with a message that names the setting and says what it should look like.
 import { networkMode, type NetworkModeName, type NetworkProfile } from '../decisions/network-mode.js';
@@ -63,6 +65,8 @@ export interface Settings {
    * (REQUEST_TIMEOUT_SECONDS, default 30); optional so hand-built settings need not list it.
    */
   requestTimeoutSeconds?: number;
+  /** Provisioning windows; optional so hand-built settings need not list it. */
+  provisioning?: ProvisioningSettings;
 }
 
 export interface ClusterSettings {
@@ -85,6 +89,16 @@ export interface ClusterSettings {
   /** Backend pools of the cluster load balancer the NIC joins (outbound and inbound); may be empty. */
   loadBalancerBackendPoolIds: string[];
 }
+
+/** Karpenter's batcher: a window closes after `idleMs` without a new pending pod, or `maxMs` after it opened. */
+export interface ProvisioningSettings {
+  /** BATCH_IDLE_DURATION, a Go duration ("1s"). */
+  batchIdleMs: number;
+  /** BATCH_MAX_DURATION, a Go duration ("10s"). */
+  batchMaxMs: number;
+}
+
+export const DEFAULT_PROVISIONING_SETTINGS: ProvisioningSettings = { batchIdleMs: 1_000, batchMaxMs: 10_000 };
 
 export interface DisruptionSettings {
   /** How often a replacement orchestration looks at its new NodeClaim. */
@@ -219,10 +233,17 @@ export function loadSettings(env: Env = process.env): Settings {
       consolidationValidationSeconds: reader.number('CONSOLIDATION_VALIDATION_SECONDS', 15, 0, 600),
     },
     requestTimeoutSeconds: reader.number('REQUEST_TIMEOUT_SECONDS', 30, 0.1, 600),
+    provisioning: {
+      batchIdleMs: reader.duration('BATCH_IDLE_DURATION', DEFAULT_PROVISIONING_SETTINGS.batchIdleMs),
+      batchMaxMs: reader.duration('BATCH_MAX_DURATION', DEFAULT_PROVISIONING_SETTINGS.batchMaxMs),
+    },
   };
 
   if (settings.launch.maxPollIntervalSeconds < settings.launch.pollIntervalSeconds) {
     problems.push('LAUNCH_MAX_POLL_INTERVAL_SECONDS must be at least LAUNCH_POLL_INTERVAL_SECONDS');
+  }
+  if (settings.provisioning!.batchMaxMs < settings.provisioning!.batchIdleMs) {
+    problems.push('BATCH_MAX_DURATION must be at least BATCH_IDLE_DURATION');
   }
   if (problems.length > 0) {
     throw new SettingsError(`Invalid settings:\n  - ${problems.join('\n  - ')}`);
@@ -335,6 +356,20 @@ class EnvReader {
     private readonly env: Env,
     private readonly problems: string[],
   ) {}
+
+  /** A Go duration such as "1s" or "500ms", as Karpenter's BATCH_* settings are written; > 0. */
+  duration(name: string, fallbackMs: number): number {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallbackMs;
+    try {
+      const ms = parseFiniteDuration(raw);
+      if (ms > 0) return ms;
+      this.problems.push(`${name} must be a positive duration such as "1s", got ${JSON.stringify(raw)}`);
+    } catch (error) {
+      this.problems.push(`${name} must be a duration such as "1s" or "500ms": ${(error as Error).message}`);
+    }
+    return fallbackMs;
+  }
 
   optional(name: string): string | undefined {
     const value = this.env[name]?.trim();

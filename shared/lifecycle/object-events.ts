@@ -5,6 +5,7 @@ import type { HandlerContext } from '../runtime/definitions.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { disruptAfterDeletion } from './disruption/freed-slot.js';
 import { reconcileLaunch } from './launch.js';
+import { signalProvisioning } from './provisioning/signal.js';
 import { registerNodeFromEvent } from './registration.js';
 import { needsTermination, reconcileTermination } from './termination.js';
 
@@ -46,6 +47,12 @@ export async function handleObjectEvent(
     case 'Node': {
       const result = await registerNodeFromEvent(deps, name);
       log.info('node event reconciled', { ...result });
+      return;
+    }
+    case 'Pod': {
+      // The bridge forwards only pods that became provisionable; the window re-reads every one of them.
+      const outcome = await signalProvisioning(context.orchestrations, deps.settings.provisioning);
+      log.debug('provisioning signalled', { outcome });
       return;
     }
     case 'NodePool':

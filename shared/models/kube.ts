@@ -3,6 +3,8 @@
 
 export interface ObjectMeta {
   name: string;
+  /** Kept on the object for the record when `name` is set too (the server then ignores it). */
+  generateName?: string;
   uid?: string;
   resourceVersion?: string;
   generation?: number;

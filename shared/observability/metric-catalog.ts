@@ -19,7 +19,7 @@ export const metricCatalog = {
   karpenter_nodeclaims_created_total: {
     kind: 'counter',
     description:
-      'NodeClaims created, by nodepool and reason (static replicas, or the disruption reason of a replacement).',
+      'NodeClaims created, by nodepool and reason (provisioning, static replicas, or the disruption reason of a replacement).',
   },
   karpenter_nodeclaims_launch_started_total: {
     kind: 'counter',
@@ -78,6 +78,13 @@ export const metricCatalog = {
     unit: 's',
     description: "Time from the NodeClaim's creation (the launch request) to Registered, per nodepool.",
     buckets: durationBuckets,
+  },
+  karpenter_provisioner_scheduling_duration_seconds: {
+    kind: 'histogram',
+    unit: 's',
+    description:
+      "Duration of one scheduling simulation over the pending pods of a provisioning window (Karpenter's name).",
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
   },
 } as const satisfies Record<string, MetricDefinition>;
 

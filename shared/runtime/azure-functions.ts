@@ -116,6 +116,7 @@ export function durableOrchestrationClient(client: df.DurableClient): Orchestrat
         throw error;
       }
     },
+    raiseEvent: (instanceId, eventName, data) => client.raiseEvent(instanceId, eventName, data),
     terminate: (instanceId, reason) => client.terminate(instanceId, reason),
     async purge(instanceId) {
       await client.purgeInstanceHistory(instanceId);

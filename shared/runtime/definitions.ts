@@ -28,6 +28,11 @@ export interface OrchestrationClient {
   startNew(name: string, options: { instanceId: string; input?: unknown }): Promise<string>;
   /** undefined when no instance with that ID exists. */
   getStatus(instanceId: string): Promise<OrchestrationStatus | undefined>;
+  /**
+   * Delivers an external event to a running instance (waitForExternalEvent). Throws when no instance
+   * with that ID is running.
+   */
+  raiseEvent(instanceId: string, eventName: string, data?: unknown): Promise<void>;
   terminate(instanceId: string, reason: string): Promise<void>;
   /** Removes a finished instance's history. */
   purge(instanceId: string): Promise<void>;

@@ -41,6 +41,7 @@ const benchSettings = {
 const noOrchestrations: OrchestrationClient = {
   startNew: () => Promise.reject(new Error('the bench cluster has no deleted NodeClaims')),
   getStatus: () => Promise.reject(new Error('the bench cluster has no deleted NodeClaims')),
+  raiseEvent: () => Promise.reject(new Error('the bench cluster has no deleted NodeClaims')),
   terminate: () => Promise.reject(new Error('the bench cluster has no deleted NodeClaims')),
   purge: () => Promise.reject(new Error('the bench cluster has no deleted NodeClaims')),
 };

@@ -96,6 +96,7 @@ export async function deleteNodesAndNodeClaims(created: {
 export const orchestrationsMustNotBeUsed: OrchestrationClient = {
   startNew: (name) => Promise.reject(new Error(`unexpected orchestration start: ${name}`)),
   getStatus: (id) => Promise.reject(new Error(`unexpected orchestration status read: ${id}`)),
+  raiseEvent: (id) => Promise.reject(new Error(`unexpected orchestration event: ${id}`)),
   terminate: (id) => Promise.reject(new Error(`unexpected orchestration terminate: ${id}`)),
   purge: (id) => Promise.reject(new Error(`unexpected orchestration purge: ${id}`)),
 };

@@ -1,0 +1,117 @@
+// One provisioning window's work (the activity the batcher calls when a window closes): read the
+// cluster, solve over every provisionable pod, create a NodeClaim for each new NodeClaim of the result,
+// and tell each pod that fits nowhere why. Launch follows through the NodeClaim's own event, as for any
+// other NodeClaim.
+//
+// Idempotent: NodeClaim names derive from the window and the pods (provisioned-nodeclaim.ts), so a
+// replay of this activity, or a second run of the same window, gets AlreadyExists instead of a second
+// NodeClaim; and a later window sees the earlier NodeClaims in flight and places their pods there.
+import { instanceTypesFromOfferings } from '../../decisions/scheduling/catalog-instance-types.js';
+import { solve, type SchedulingResult } from '../../decisions/scheduling/index.js';
+import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
+import { isAlreadyExists } from '../../kube/errors.js';
+import { catalogOfferings } from '../catalog-offerings.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { capacityOptions } from '../launch-vm.js';
+import { readClusterState } from './cluster-state.js';
+import { solveInput } from './solve-input.js';
+
+/** What a window did; the batcher keeps it as its custom status. */
+export interface ProvisioningReport {
+  windowId: string;
+  pods: number;
+  /** NodeClaims this run created (AlreadyExists ones are counted in `alreadyCreated`). */
+  created: string[];
+  alreadyCreated: number;
+  /** Pods placed on existing Nodes or in-flight NodeClaims. */
+  onExisting: number;
+  unschedulable: number;
+  /** Sum of the new NodeClaims' cheapest offering prices, USD/h (Infinity when a price is unknown). */
+  launchPricePerHour: number;
+  solveMs: number;
+}
+
+/** Karpenter's event reasons (KS pkg/controllers/provisioning/scheduling/events.go). */
+export const ProvisioningEvents = {
+  failedScheduling: 'FailedScheduling',
+  nominated: 'Nominated',
+} as const;
+
+export async function provisionPendingPods(
+  deps: LifecycleDependencies,
+  windowId: string,
+): Promise<ProvisioningReport> {
+  const log = deps.log.with({ windowId });
+  const state = await readClusterState(deps);
+  const offerings = await catalogOfferings(deps);
+  const unavailable = new Set((await deps.unavailable.listActive(deps.now())).map((u) => u.key));
+  const input = solveInput(state, {
+    instanceTypesFor: (nodeClass) =>
+      instanceTypesFromOfferings(offerings, { ...capacityOptions(nodeClass), unavailable }),
+  });
+  const started = performance.now();
+  const result = input.pods.length === 0 ? emptyResult() : solve(input);
+  const solveMs = performance.now() - started;
+
+  const nodePools = new Map(state.nodePools.map((p) => [p.metadata.name, p]));
+  const nodeClasses = new Map(state.nodeClasses.map((c) => [c.metadata.name, c]));
+  const created: string[] = [];
+  let alreadyCreated = 0;
+  await Promise.all(
+    result.newNodeClaims.map(async (claim) => {
+      const nodePool = nodePools.get(claim.nodePoolName);
+      if (!nodePool) return;
+      const nodeClass = nodeClasses.get(nodePool.spec.template.spec.nodeClassRef.name);
+      const nodeClaim = provisionedNodeClaim({ windowId, claim, nodePool, nodeClass });
+      try {
+        await deps.objects.nodeClaims.create(nodeClaim);
+        created.push(nodeClaim.metadata.name);
+        deps.metrics.increment('karpenter_nodeclaims_created_total', {
+          nodepool: claim.nodePoolName,
+          reason: 'provisioning',
+        });
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw error;
+        alreadyCreated += 1;
+        return;
+      }
+      await Promise.all(
+        claim.pods.map((pod) =>
+          deps.events.normal(
+            { apiVersion: 'v1', kind: 'Pod', ...pod },
+            ProvisioningEvents.nominated,
+            `Pod should schedule on: nodeclaim/${nodeClaim.metadata.name}`,
+          ),
+        ),
+      );
+    }),
+  );
+  await Promise.all(
+    result.unschedulable.map(({ pod, reason }) =>
+      deps.events.warning(
+        { apiVersion: 'v1', kind: 'Pod', ...pod },
+        ProvisioningEvents.failedScheduling,
+        `Failed to schedule pod, ${reason}`,
+      ),
+    ),
+  );
+
+  const report: ProvisioningReport = {
+    windowId,
+    pods: input.pods.length,
+    created: created.sort(),
+    alreadyCreated,
+    onExisting: result.existingPlacements.length,
+    unschedulable: result.unschedulable.length,
+    launchPricePerHour: result.newNodeClaims.reduce((sum, claim) => sum + claim.cheapestPrice, 0),
+    solveMs: Math.round(solveMs),
+  };
+  log.info('provisioning window solved', { ...report });
+  deps.metrics.observe('karpenter_provisioner_scheduling_duration_seconds', solveMs / 1000, {});
+
+  return report;
+}
+
+function emptyResult(): SchedulingResult {
+  return { newNodeClaims: [], existingPlacements: [], unschedulable: [] };
+}
