@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { encodeCustomData, renderBootstrap } from '../../shared/decisions/bootstrap.js';
+import { kubeletReservationFlags, nodeReservations } from '../../shared/decisions/node-reservations.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
 import { startKubeletSimulator, type KubeletSimulator } from '../../local/kubelet-simulator/index.js';
@@ -76,7 +77,7 @@ beforeAll(async () => {
       nodeName,
       registerWithTaints: [],
       nodeLabels: {},
-      maxPods: 30,
+      reservations: kubeletReservationFlags(nodeReservations({ cpu: 2, memoryMiB: 8192 }, { maxPods: 30 })),
     }),
   );
   await compute.virtualMachines.beginCreateOrUpdateAndWait(

@@ -47,7 +47,7 @@ export async function provisionPendingPods(
   const unavailable = new Set((await deps.unavailable.listActive(deps.now())).map((u) => u.key));
   const input = solveInput(state, {
     instanceTypesFor: (nodeClass) =>
-      instanceTypesFromOfferings(offerings, { ...capacityOptions(nodeClass), unavailable }),
+      instanceTypesFromOfferings(offerings, { ...capacityOptions(deps.settings, nodeClass), unavailable }),
   });
   const started = performance.now();
   const result = input.pods.length === 0 ? emptyResult() : solve(input);
