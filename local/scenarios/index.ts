@@ -2,9 +2,10 @@
 import { driftBudget } from './drift-budget.js';
 import { launchFailure } from './launch-failure.js';
 import { registrationRace } from './registration-race.js';
+import { scaleUp } from './scale-up.js';
 import type { Scenario } from './scenario.js';
 
-export const scenarios: readonly Scenario[] = [registrationRace, launchFailure, driftBudget];
+export const scenarios: readonly Scenario[] = [registrationRace, launchFailure, driftBudget, scaleUp];
 
 /** Scenarios of the issue that cannot be played yet, with the reason (for --help and the summary). */
 export const unavailableScenarios: readonly { name: string; reason: string }[] = [];

@@ -49,6 +49,11 @@ export interface LocalAppSettingsInput {
   replacementBackoffMinutes?: number;
   /** How long a consolidation decision waits before it is checked again and acts. */
   consolidationValidationSeconds?: number;
+  /** Karpenter's batch window, in ms (BATCH_IDLE_DURATION / BATCH_MAX_DURATION). */
+  batchIdleMs?: number;
+  batchMaxMs?: number;
+  /** Label selector of the pods and NodePools this stack provisions for (stacks sharing a cluster). */
+  provisioningSelector?: string;
 }
 
 export function localAppSettings(input: LocalAppSettingsInput): Record<string, string> {
@@ -85,5 +90,8 @@ export function localAppSettings(input: LocalAppSettingsInput): Record<string, s
     settings.REPLACEMENT_BACKOFF_MINUTES = String(input.replacementBackoffMinutes);
   if (input.consolidationValidationSeconds !== undefined)
     settings.CONSOLIDATION_VALIDATION_SECONDS = String(input.consolidationValidationSeconds);
+  if (input.batchIdleMs !== undefined) settings.BATCH_IDLE_DURATION = `${Math.round(input.batchIdleMs)}ms`;
+  if (input.batchMaxMs !== undefined) settings.BATCH_MAX_DURATION = `${Math.round(input.batchMaxMs)}ms`;
+  if (input.provisioningSelector !== undefined) settings.PROVISIONING_SELECTOR = input.provisioningSelector;
   return settings;
 }

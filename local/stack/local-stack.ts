@@ -197,6 +197,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       disruptionPollSeconds: timings.disruptionPollSeconds,
       replacementBackoffMinutes: timings.replacementBackoffMinutes,
       consolidationValidationSeconds: timings.consolidationValidationSeconds,
+      batchIdleMs: 1_000 / timings.speed,
+      batchMaxMs: 10_000 / timings.speed,
+      ...(scoped ? { provisioningSelector: `${RUN_LABEL}=${runId}` } : {}),
     });
     // Orchestration history on disk, as Azure keeps it in the task hub: a host that stops mid-orchestration
     // resumes from it when it starts again with the same directory.

@@ -96,6 +96,11 @@ export interface ProvisioningSettings {
   batchIdleMs: number;
   /** BATCH_MAX_DURATION, a Go duration ("10s"). */
   batchMaxMs: number;
+  /**
+   * PROVISIONING_SELECTOR: a label selector the pods and the NodePools' template labels must match, for
+   * several systems sharing one cluster (the end-to-end tests); unset provisions for every pod.
+   */
+  selector?: string;
 }
 
 export const DEFAULT_PROVISIONING_SETTINGS: ProvisioningSettings = { batchIdleMs: 1_000, batchMaxMs: 10_000 };
@@ -236,6 +241,7 @@ export function loadSettings(env: Env = process.env): Settings {
     provisioning: {
       batchIdleMs: reader.duration('BATCH_IDLE_DURATION', DEFAULT_PROVISIONING_SETTINGS.batchIdleMs),
       batchMaxMs: reader.duration('BATCH_MAX_DURATION', DEFAULT_PROVISIONING_SETTINGS.batchMaxMs),
+      ...optionalSelector(reader.optional('PROVISIONING_SELECTOR')),
     },
   };
 
@@ -315,6 +321,10 @@ function clusterSettings(reader: EnvReader, problems: string[]): ClusterSettings
         return id;
       }),
   };
+}
+
+function optionalSelector(selector: string | undefined): { selector?: string } {
+  return selector ? { selector } : {};
 }
 
 /** A connection string whose account key is empty authenticates nothing (`AccountKey=;`). */

@@ -45,7 +45,9 @@ export async function provisionPendingPods(
   const state = await readClusterState(deps);
   const offerings = await catalogOfferings(deps);
   const unavailable = new Set((await deps.unavailable.listActive(deps.now())).map((u) => u.key));
+  const selector = deps.settings.provisioning?.selector;
   const input = solveInput(state, {
+    ...(selector && { selector }),
     instanceTypesFor: (nodeClass) =>
       instanceTypesFromOfferings(offerings, { ...capacityOptions(deps.settings, nodeClass), unavailable }),
   });

@@ -12,6 +12,7 @@ import type {
   SchedulingPod,
   SchedulingPodSpec,
 } from '../../decisions/scheduling/index.js';
+import { labelsMatch } from '../../decisions/label-selector.js';
 import { tryParseQuantity } from '../../decisions/quantity.js';
 import { AKS_GROUP, type AKSNodeClass } from '../../models/aks-node-class.js';
 import { ConditionTypes, WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
@@ -32,6 +33,8 @@ const EPHEMERAL_TAINT_KEYS = new Set([
 export interface SolveInputOptions {
   /** The instance types an AKSNodeClass can launch (allocatable depends on its maxPods and disk). */
   instanceTypesFor: (nodeClass: AKSNodeClass) => InstanceType[];
+  /** Only pods, and NodePools whose template labels, match this label selector. */
+  selector?: string;
 }
 
 export function solveInput(state: ClusterState, options: SolveInputOptions): SchedulingInput {
@@ -48,6 +51,7 @@ export function solveInput(state: ClusterState, options: SolveInputOptions): Sch
   const nodePools: SchedulingNodePool[] = [];
   for (const nodePool of state.nodePools) {
     if (!isProvisioningNodePool(nodePool)) continue;
+    if (options.selector && !labelsMatch(options.selector, templateLabels(nodePool))) continue;
     const nodeClass = nodeClasses.get(nodePool.spec.template.spec.nodeClassRef.name);
     if (!nodeClass || nodeClass.metadata.deletionTimestamp) continue;
     const instanceTypes = instanceTypesOf(nodeClass);
@@ -84,7 +88,9 @@ export function solveInput(state: ClusterState, options: SolveInputOptions): Sch
   }
 
   return {
-    pods: state.pendingPods.map(schedulingPod),
+    pods: state.pendingPods
+      .filter((pod) => !options.selector || labelsMatch(options.selector, pod.metadata?.labels ?? {}))
+      .map(schedulingPod),
     nodePools,
     existingNodes,
     daemonSets: state.daemonSets.map(daemonSet),
@@ -100,6 +106,10 @@ export function isProvisioningNodePool(nodePool: NodePool): boolean {
     nodePool.spec.replicas === undefined &&
     !nodePool.metadata.deletionTimestamp
   );
+}
+
+function templateLabels(nodePool: NodePool): Record<string, string> {
+  return { ...nodePool.spec.template.metadata?.labels, [WellKnown.nodePoolLabel]: nodePool.metadata.name };
 }
 
 export function schedulingPod(pod: V1Pod): SchedulingPod {
