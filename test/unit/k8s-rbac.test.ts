@@ -45,6 +45,7 @@ const kinds: Record<string, { group: string; resource: string }> = {
   PodDisruptionBudget: { group: 'policy', resource: 'poddisruptionbudgets' },
   Lease: { group: 'coordination.k8s.io', resource: 'leases' },
   Secret: { group: '', resource: 'secrets' },
+  DaemonSet: { group: 'apps', resource: 'daemonsets' },
 };
 /** The custom-object adapter (shared/kube/custom-objects.ts): its methods and the verb each sends. */
 const adapterVerbs: Record<string, { verb: string; subresource?: string }> = {
@@ -72,7 +73,7 @@ function usesInCode(): Use[] {
   for (const file of appFiles) {
     const text = code(file);
     for (const m of text.matchAll(
-      /\b(?:core|api|policy)\.(read|list|create|replace|patch|delete|watch)(Namespaced)?(\w+?)(ForAllNamespaces)?\(/g,
+      /\b(?:core|api|policy|apps)\.(read|list|create|replace|patch|delete|watch)(Namespaced)?(\w+?)(ForAllNamespaces)?\(/g,
     )) {
       const kind = kinds[m[3] as string];
       if (!kind) throw new Error(`${file}: no RBAC mapping for ${m[0]} (add the kind to this test)`);
