@@ -5,13 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { encodeCustomData, renderBootstrap } from '../../shared/decisions/bootstrap.js';
 import { kubeletReservationFlags, nodeReservations } from '../../shared/decisions/node-reservations.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
 import { startKubeletSimulator, type KubeletSimulator } from '../../local/kubelet-simulator/index.js';
 import { IGNORES_SIGTERM_ANNOTATION } from '../../local/kubelet-simulator/pod-runner.js';
 import { emulatorComputeClient, linuxVmParameters } from '../support/arm-client.js';
+import { exampleNodeConfigInput, nodeCustomData } from '../support/node-config.js';
 import { pollUntilDefined } from '../support/poll.js';
 
 const run = randomBytes(3).toString('hex');
@@ -68,13 +68,8 @@ beforeAll(async () => {
     podShutdownDelayMs: 200,
   });
   const compute = emulatorComputeClient(emulator, subscriptionId);
-  const customData = encodeCustomData(
-    renderBootstrap({
-      clusterName: 'sim-test',
-      apiServerUrl: 'https://127.0.0.1:6443',
-      caCertPem: '-----BEGIN CERTIFICATE-----\nnot-used-by-the-simulator\n-----END CERTIFICATE-----\n',
-      bootstrapToken: 'abcdef.0123456789abcdef',
-      nodeName,
+  const customData = nodeCustomData(
+    exampleNodeConfigInput({
       registerWithTaints: [],
       nodeLabels: {},
       reservations: kubeletReservationFlags(nodeReservations({ cpu: 2, memoryMiB: 8192 }, { maxPods: 30 })),
