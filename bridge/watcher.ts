@@ -127,6 +127,8 @@ class SupervisedWatch extends Watch {
     if (!connection.finished) {
       this.#live.add(controller);
       this.hooks.onConnected(true);
+      // Paused while this connection was being opened: pause() could not see it, so close it now.
+      if (this.#gate !== undefined) controller.abort(pauseReason);
     }
     return controller;
   }

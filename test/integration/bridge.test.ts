@@ -643,8 +643,8 @@ describe('bridge/main.ts', () => {
       const port = lines.find((line) => line['message'] === 'event bridge started')?.['healthPort'];
       expect(typeof port).toBe('number');
       await waitUntil(
-        () => lines.filter((line) => line['message'] === 'informer synced').length === 4,
-        'four synced informers',
+        () => lines.filter((line) => line['message'] === 'informer synced').length === 5,
+        'five synced informers',
       );
       let readyStatus = 0;
       for (let i = 0; i < 100 && readyStatus !== 200; i++) {
