@@ -4,6 +4,9 @@
 // them and creates NodeClaims, launch and registration bring the Nodes up, the scheduler binds the pods
 // and the simulated kubelet runs them.
 import type { V1Deployment } from '@kubernetes/client-node';
+import type { Offering } from '../../shared/decisions/offerings.js';
+import { priceOf, staticPriceBook, type PriceBook } from '../../shared/decisions/prices/price-book.js';
+import { catalogOfferings } from '../../shared/lifecycle/catalog-offerings.js';
 import { WellKnown, type NodePool } from '../../shared/models/index.js';
 import { RUN_LABEL } from '../stack/local-stack.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
@@ -104,7 +107,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const nodePool = dynamicNodePool(name, runId);
   await objects.nodeClasses.create(nodeClass);
   await objects.nodePools.create(nodePool);
-  const windowsBefore = metrics.count('provisioner_scheduling_duration_seconds');
+  const windowsBefore = metrics.count('karpenter_provisioner_scheduling_duration_seconds');
 
   const started = Date.now();
   for (const workload of WORKLOADS) {
@@ -129,13 +132,17 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const claimNames = claims.map((c) => c.metadata.name);
   const nodeToClaim = new Map(claims.map((c) => [c.status?.nodeName ?? '', c.metadata.name]));
   const onOurNodes = running.filter((p) => nodeToClaim.has(p.spec?.nodeName ?? ''));
-  const windows = metrics.count('provisioner_scheduling_duration_seconds') - windowsBefore;
+  const windows = metrics.count('karpenter_provisioner_scheduling_duration_seconds') - windowsBefore;
   const firstPending = recorder.history.pods[0]?.at ?? started;
   const sizes = claims.map(
     (c) => c.metadata.labels?.[WellKnown.instanceTypeLabel] ?? instanceTypeOf(recorder, c.status?.nodeName),
   );
   const vcpus = claims.reduce((sum, c) => sum + Number(c.status?.capacity?.cpu ?? 0), 0);
   const requestedCpu = WORKLOADS.reduce((sum, w) => sum + w.replicas * cpuCores(w.cpu), 0);
+  const requestedGiB = WORKLOADS.reduce((sum, w) => sum + w.replicas * gibibytes(w.memory), 0);
+  const book = staticPriceBook(stack.app.deps.settings.azure.location);
+  const launchedPrice = sizes.reduce((sum, size) => sum + (priceOf(book, size, 'on-demand') ?? NaN), 0);
+  const bound = lowerBound(await catalogOfferings(stack.app.deps), book, requestedCpu, requestedGiB);
   const provisioningMs = firstClaimAt - firstPending;
   const bindsPerClaim = new Map<string, number>();
   for (const pod of running) {
@@ -174,7 +181,8 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
     `first pending pod → first NodeClaim: ${(provisioningMs / 1000).toFixed(2)} s (at --speed ${stack.timings.speed}: batch idle ${1000 / stack.timings.speed} ms)`,
     `Deployments → all pods Running: ${((allRunningAt - started) / 1000).toFixed(1)} s`,
     `vCPUs launched: ${vcpus} for ${requestedCpu} requested (lower bound of capacity: ${Math.ceil(requestedCpu)} vCPUs)`,
-    'price per hour: not shown, this build has no price table yet (launch price vs lower bound is reported once prices land)',
+    `price per hour launched: $${launchedPrice.toFixed(3)} (on-demand, shipped price table) against a lower bound of ` +
+      `$${bound.toFixed(3)} (${(launchedPrice / bound).toFixed(2)}×): the requests priced at the catalog's best $/vCPU or $/GiB, whichever is more`,
   ];
 
   await Promise.all(
@@ -198,12 +206,34 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
       firstPendingToNodeClaimMs: provisioningMs,
       allRunningMs: allRunningAt - started,
       vcpusLaunched: vcpus,
+      launchedPricePerHour: Number(launchedPrice.toFixed(4)),
+      lowerBoundPricePerHour: Number(bound.toFixed(4)),
     },
   };
 }
 
 function instanceTypeOf(recorder: ScenarioContext['recorder'], nodeName: string | undefined): string {
   return recorder.nodes.get(nodeName ?? '')?.metadata.labels?.[WellKnown.instanceTypeLabel] ?? '?';
+}
+
+/**
+ * What no packing can beat: the requested vCPUs at the catalog's lowest price per vCPU, or the requested
+ * memory at its lowest price per GiB, whichever is higher (a VM's price pays for both at once).
+ */
+function lowerBound(offerings: readonly Offering[], book: PriceBook, cpu: number, gib: number): number {
+  let perCpu = Infinity;
+  let perGiB = Infinity;
+  for (const offering of offerings) {
+    const price = priceOf(book, offering.vmSize, 'on-demand');
+    if (price === undefined) continue;
+    perCpu = Math.min(perCpu, price / offering.cpu);
+    perGiB = Math.min(perGiB, price / (offering.memoryMiB / 1024));
+  }
+  return Math.max(cpu * perCpu, gib * perGiB);
+}
+
+function gibibytes(text: string): number {
+  return text.endsWith('Gi') ? Number(text.slice(0, -2)) : Number(text.slice(0, -2)) / 1024;
 }
 
 function cpuCores(text: string): number {

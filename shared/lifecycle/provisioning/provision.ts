@@ -7,6 +7,7 @@
 // replay of this activity, or a second run of the same window, gets AlreadyExists instead of a second
 // NodeClaim; and a later window sees the earlier NodeClaims in flight and places their pods there.
 import { instanceTypesFromOfferings } from '../../decisions/scheduling/catalog-instance-types.js';
+import { priceOf, staticPriceBook } from '../../decisions/prices/price-book.js';
 import { solve, type SchedulingResult } from '../../decisions/scheduling/index.js';
 import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
 import { isAlreadyExists } from '../../kube/errors.js';
@@ -44,12 +45,18 @@ export async function provisionPendingPods(
   const log = deps.log.with({ windowId });
   const state = await readClusterState(deps);
   const offerings = await catalogOfferings(deps);
+  // The shipped on-demand table for the region; spot offerings without a price sort last.
+  const prices = staticPriceBook(deps.settings.azure.location);
   const unavailable = new Set((await deps.unavailable.listActive(deps.now())).map((u) => u.key));
   const selector = deps.settings.provisioning?.selector;
   const input = solveInput(state, {
     ...(selector && { selector }),
     instanceTypesFor: (nodeClass) =>
-      instanceTypesFromOfferings(offerings, { ...capacityOptions(deps.settings, nodeClass), unavailable }),
+      instanceTypesFromOfferings(offerings, {
+        ...capacityOptions(deps.settings, nodeClass),
+        unavailable,
+        priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
+      }),
   });
   const started = performance.now();
   const result = input.pods.length === 0 ? emptyResult() : solve(input);
