@@ -47,7 +47,7 @@ export async function provisionPendingPods(
   const offerings = await catalogOfferings(deps);
   // The shipped on-demand table for the region; spot offerings without a price sort last.
   const prices = staticPriceBook(deps.settings.azure.location);
-  const unavailable = new Set((await deps.unavailable.listActive(deps.now())).map((u) => u.key));
+  const unavailable = (await deps.unavailable.listActive(deps.now())).map((u) => u.block);
   const selector = deps.settings.provisioning?.selector;
   const input = solveInput(state, {
     ...(selector && { selector }),
