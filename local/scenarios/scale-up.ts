@@ -21,6 +21,7 @@ import {
   type ScenarioContext,
   type ScenarioOutcome,
 } from './scenario.js';
+import { functionAppOf } from '../stack/local-stack.js';
 
 const WORKLOADS = [
   { name: 'small', replicas: 20, cpu: '250m', memory: '512Mi' },
@@ -100,8 +101,9 @@ function deployment(workload: (typeof WORKLOADS)[number], runId: string): V1Depl
 
 async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const { stack, recorder, runId, namespace } = context;
-  const objects = stack.app.deps.objects;
-  const metrics = stack.app.deps.metrics;
+  const app = functionAppOf(stack);
+  const objects = app.deps.objects;
+  const metrics = app.deps.metrics;
   const name = `scale-${runId}`;
   const nodeClass = exampleNodeClass(name, runId);
   const nodePool = dynamicNodePool(name, runId);
@@ -140,9 +142,9 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const vcpus = claims.reduce((sum, c) => sum + Number(c.status?.capacity?.cpu ?? 0), 0);
   const requestedCpu = WORKLOADS.reduce((sum, w) => sum + w.replicas * cpuCores(w.cpu), 0);
   const requestedGiB = WORKLOADS.reduce((sum, w) => sum + w.replicas * gibibytes(w.memory), 0);
-  const book = staticPriceBook(stack.app.deps.settings.azure.location);
+  const book = staticPriceBook(app.deps.settings.azure.location);
   const launchedPrice = sizes.reduce((sum, size) => sum + (priceOf(book, size, 'on-demand') ?? NaN), 0);
-  const bound = lowerBound(await catalogOfferings(stack.app.deps), book, requestedCpu, requestedGiB);
+  const bound = lowerBound(await catalogOfferings(app.deps), book, requestedCpu, requestedGiB);
   const provisioningMs = firstClaimAt - firstPending;
   const bindsPerClaim = new Map<string, number>();
   for (const pod of running) {
