@@ -5,6 +5,7 @@
 // Lease renewal would pay a TLS handshake with client-certificate authentication. A few hundred nodes
 // renewing every 10 s is tens of requests per second; one pooled agent keeps that cheap. client-node
 // still parses the kubeconfig and runs the Node informer.
+import type { IncomingMessage } from 'node:http';
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 
@@ -84,20 +85,7 @@ export async function kubeRest(config: KubeConfig, maxSockets: number): Promise<
               : {}),
           },
         },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', reject);
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            const status = res.statusCode ?? 0;
-            if (status >= 200 && status < 300) {
-              resolve((text === '' ? undefined : JSON.parse(text)) as T);
-              return;
-            }
-            reject(new KubeRequestError(status, `${method} ${path}: ${status} ${statusMessage(text)}`));
-          });
-        },
+        jsonResponse<T>(method, path, resolve, reject),
       );
       req.on('timeout', () =>
         req.destroy(new Error(`${method} ${path}: no answer in ${requestTimeoutMs} ms`)),
@@ -108,6 +96,29 @@ export async function kubeRest(config: KubeConfig, maxSockets: number): Promise<
   };
 
   return { request, counts: () => ({ ...counts }), close: () => agent.destroy() };
+}
+
+/** The response callback of a JSON request: the parsed body on 2xx, a KubeRequestError otherwise. */
+export function jsonResponse<T>(
+  method: string,
+  path: string,
+  resolve: (value: T) => void,
+  reject: (error: Error) => void,
+): (res: IncomingMessage) => void {
+  return (res) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('error', reject);
+    res.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const status = res.statusCode ?? 0;
+      if (status >= 200 && status < 300) {
+        resolve((text === '' ? undefined : JSON.parse(text)) as T);
+        return;
+      }
+      reject(new KubeRequestError(status, `${method} ${path}: ${status} ${statusMessage(text)}`));
+    });
+  };
 }
 
 function statusMessage(text: string): string {

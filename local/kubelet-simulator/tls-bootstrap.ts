@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { request as httpsRequest } from 'node:https';
 import { promisify } from 'node:util';
-import { KubeRequestError } from './kube-rest.js';
+import { jsonResponse } from './kube-rest.js';
 
 const run = promisify(execFile);
 
@@ -45,17 +45,7 @@ export function requestAs<T>(
             : {}),
         },
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) resolve((text === '' ? undefined : JSON.parse(text)) as T);
-          else reject(new KubeRequestError(status, `${method} ${path}: ${status} ${text.slice(0, 300)}`));
-        });
-      },
+      jsonResponse<T>(method, path, resolve, reject),
     );
     req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in ${requestTimeoutMs} ms`)));
     req.on('error', reject);

@@ -12,7 +12,8 @@ import { isNotFound } from '../../shared/kube/errors.js';
 import { reconcileRegistration } from '../../shared/lifecycle/registration.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';
-import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
+import { nodeClass } from '../support/fixtures.js';
+import { launchNodeClaim } from '../support/launch-nodeclaim.js';
 import { eventually, startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
 
 let stack: LaunchStack;
@@ -46,15 +47,7 @@ async function tokenSecret(nodeClaim: NodeClaim) {
 describe('per-NodeClaim bootstrap tokens', () => {
   test('one token Secret per launch, expiring after the registration timeout, and only it in the custom data', async () => {
     const before = Date.now();
-    const nodeClaim = await stack.deps.objects.nodeClaims.create({
-      apiVersion: 'karpenter.sh/v1',
-      kind: 'NodeClaim',
-      metadata: {
-        name: `${nodeClassName}-${randomUUID().slice(0, 4)}`,
-        labels: { [stack.runLabel.key]: stack.runLabel.value },
-      },
-      spec: { nodeClassRef: nodeClassRef(nodeClassName), requirements: exampleRequirements },
-    });
+    const nodeClaim = await launchNodeClaim(stack, nodeClassName);
     const event = {
       kind: 'NodeClaim' as const,
       name: nodeClaim.metadata.name,
@@ -62,7 +55,6 @@ describe('per-NodeClaim bootstrap tokens', () => {
       resourceVersion: nodeClaim.metadata.resourceVersion ?? '1',
       changeType: 'ADDED' as const,
     };
-    await stack.publish(event);
     const vmName = vmNameFor(nodeClaim.metadata.name);
     const put = await eventually(
       async () => stack.emulator.controls.requests({ kind: 'putVm', vmName, method: 'PUT' })[0],
@@ -105,22 +97,7 @@ describe('per-NodeClaim bootstrap tokens', () => {
   });
 
   test('registration deletes the token: the node has its own credentials now', async () => {
-    const nodeClaim = await stack.deps.objects.nodeClaims.create({
-      apiVersion: 'karpenter.sh/v1',
-      kind: 'NodeClaim',
-      metadata: {
-        name: `${nodeClassName}-${randomUUID().slice(0, 4)}`,
-        labels: { [stack.runLabel.key]: stack.runLabel.value },
-      },
-      spec: { nodeClassRef: nodeClassRef(nodeClassName), requirements: exampleRequirements },
-    });
-    await stack.publish({
-      kind: 'NodeClaim',
-      name: nodeClaim.metadata.name,
-      uid: nodeClaim.metadata.uid ?? '',
-      resourceVersion: nodeClaim.metadata.resourceVersion ?? '1',
-      changeType: 'ADDED',
-    });
+    const nodeClaim = await launchNodeClaim(stack, nodeClassName);
     const launched = await eventually(async () => {
       const current = await stack.deps.objects.nodeClaims.get(nodeClaim.metadata.name);
       return current?.status?.providerID ? current : undefined;

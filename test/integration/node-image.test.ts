@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { AKS_COMMUNITY_GALLERIES } from '../../shared/decisions/node-image.js';
 import type { NodeClaim } from '../../shared/models/index.js';
-import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
+import { nodeClass } from '../support/fixtures.js';
+import { launchNodeClaim } from '../support/launch-nodeclaim.js';
 import { eventually, startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
 
 let stack: LaunchStack;
@@ -24,25 +25,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function launchWith(nodeClassName: string): Promise<NodeClaim> {
-  const nodeClaim = await stack.deps.objects.nodeClaims.create({
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodeClaim',
-    metadata: {
-      name: `${nodeClassName}-${randomUUID().slice(0, 4)}`,
-      labels: { [stack.runLabel.key]: stack.runLabel.value },
-    },
-    spec: { nodeClassRef: nodeClassRef(nodeClassName), requirements: exampleRequirements },
-  });
-  await stack.publish({
-    kind: 'NodeClaim',
-    name: nodeClaim.metadata.name,
-    uid: nodeClaim.metadata.uid ?? '',
-    resourceVersion: nodeClaim.metadata.resourceVersion ?? '1',
-    changeType: 'ADDED',
-  });
-  return nodeClaim;
-}
+const launchWith = (nodeClassName: string): Promise<NodeClaim> => launchNodeClaim(stack, nodeClassName);
 
 describe('node images', () => {
   test('the emulator lists the community gallery versions it publishes, newest last', async () => {
