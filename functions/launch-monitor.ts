@@ -1,4 +1,4 @@
-import { launchMonitorOrchestrator, LaunchMonitorNames } from '../shared/lifecycle/launch-monitor.js';
+import { launchMonitorOrchestrator, LaunchMonitorNames } from '../shared/lifecycle/launch/launch-monitor.js';
 import type { OrchestrationFunctionDefinition } from '../shared/runtime/definitions.js';
 import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';
 

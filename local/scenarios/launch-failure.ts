@@ -5,7 +5,7 @@
 // and the replacement NodeClaim — created as Karpenter's provisioner would — must launch and initialize.
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
-import type { PollVmCreationInput } from '../../shared/lifecycle/launch-monitor.js';
+import type { PollVmCreationInput } from '../../shared/lifecycle/launch/launch-monitor.js';
 import { ConditionTypes, WellKnown, type NodeClaim } from '../../shared/models/index.js';
 import type { FaultMatch, FaultRuleInput } from '../arm-emulator/index.js';
 import type { TimelineMark } from '../view/timeline-svg.js';

@@ -7,7 +7,7 @@ import { planStaticReplicas, staticReplicaNames } from '../decisions/static-repl
 import { isAlreadyExists } from '../kube/errors.js';
 import { WellKnown, type NodeClaim, type NodePool } from '../models/karpenter.js';
 import type { LifecycleDependencies } from './dependencies.js';
-import { reconcileLaunch } from './launch.js';
+import { reconcileLaunch } from './launch/launch.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './disruption/scope.js';
 import { deleteNodeClaim } from './termination.js';
 import { forEachObject, type StepReport, type SweepContext, type SweepStep } from './sweep/steps.js';

@@ -18,7 +18,7 @@ import { DEFAULT_DISRUPTION_SETTINGS } from '../config/settings.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { forgetQuotaFreedBy } from './quota-memory.js';
 import type { DrainProgress } from './drain.js';
-import { launchMonitorInstanceId } from './launch-monitor.js';
+import { launchMonitorInstanceId } from './launch/launch-monitor.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { nodePoolOf } from './registration.js';
 

@@ -19,8 +19,8 @@ import {
   LaunchMonitorNames,
   type LaunchMonitorInput,
   type PollVmCreationInput,
-} from '../../shared/lifecycle/launch-monitor.js';
-import { pollVmCreation } from '../../shared/lifecycle/launch-outcome.js';
+} from '../../shared/lifecycle/launch/launch-monitor.js';
+import { pollVmCreation } from '../../shared/lifecycle/launch/launch-outcome.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { FunctionDefinition } from '../../shared/runtime/definitions.js';
 

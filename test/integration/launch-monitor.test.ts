@@ -12,7 +12,7 @@ import {
   type LaunchMonitorInput,
   type PollVmCreationResult,
   type RecordLaunchFailureInput,
-} from '../../shared/lifecycle/launch-monitor.js';
+} from '../../shared/lifecycle/launch/launch-monitor.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { FunctionDefinition } from '../../shared/runtime/definitions.js';
 

@@ -19,7 +19,7 @@ import {
 } from '../../shared/decisions/aks-node-config.js';
 import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
 import type { Offering } from '../../shared/decisions/offerings.js';
-import { vmBody } from '../../shared/lifecycle/launch-vm.js';
+import { vmBody } from '../../shared/lifecycle/launch/launch-vm.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { nodeClass } from '../support/fixtures.js';
 import { exampleNodeConfigInput } from '../support/node-config.js';

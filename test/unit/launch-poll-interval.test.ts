@@ -4,7 +4,7 @@ import {
   MIN_POLL_INTERVAL_SECONDS,
   nextPollIntervalSeconds,
   RATE_LIMIT_LOW_WATERMARK,
-} from '../../shared/lifecycle/launch-monitor.js';
+} from '../../shared/lifecycle/launch/launch-monitor.js';
 
 describe('nextPollIntervalSeconds', () => {
   test.each([

@@ -26,7 +26,7 @@ import {
   reconcileLaunch,
   TransientLaunchError,
   type LaunchResult,
-} from '../launch.js';
+} from '../launch/launch.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { deleteNodeClaim } from '../termination.js';
 import { nodesOfNodeClaim, taintNodeDisrupted, untaintNodeDisrupted } from './node-taints.js';

@@ -14,7 +14,7 @@
 // Each gone UID is retried on later sweeps until both instances are absent, for a bounded number of runs.
 import type { OrchestrationClient, OrchestrationRuntimeStatus } from '../../runtime/definitions.js';
 import type { Logger } from '../../observability/logger.js';
-import { launchMonitorInstanceId } from '../launch-monitor.js';
+import { launchMonitorInstanceId } from '../launch/launch-monitor.js';
 import { terminationInstanceId } from '../termination.js';
 
 const activeStatuses: readonly OrchestrationRuntimeStatus[] = [

@@ -3,9 +3,9 @@
 // on the NodeClaim through another activity. Deterministic as Durable Functions requires: time comes from
 // currentUtcDateTime, jitter from the instance ID, and every I/O happens in activities.
 import type * as df from 'durable-functions';
-import type { ArmErrorInfo } from '../azure/virtual-machines.js';
-import type { NetworkPlugin, NetworkPluginMode } from '../decisions/node-reservations.js';
-import type { Offering } from '../decisions/offerings.js';
+import type { ArmErrorInfo } from '../../azure/virtual-machines.js';
+import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/node-reservations.js';
+import type { Offering } from '../../decisions/offerings.js';
 
 export const LaunchMonitorNames = {
   orchestration: 'launchMonitor',

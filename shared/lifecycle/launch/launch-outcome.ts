@@ -2,14 +2,18 @@
 // NodeClaim. A failure is written as Launched=False with a stable reason and Azure's message *before* the
 // NodeClaim is deleted, so the reason is visible on the object, in its events, in logs and in metrics.
 import type { VirtualMachine } from '@azure/arm-compute';
-import { isTransient } from '../azure/virtual-machines.js';
-import { capacityFor, type CapacityOptions, type Offering } from '../decisions/offerings.js';
-import { rememberFailure } from '../decisions/failure-memory.js';
-import { blockKey } from '../decisions/offering-blocks.js';
-import { classifyLaunchError, launchTimeoutFailure, type LaunchFailure } from '../decisions/launch-errors.js';
-import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
-import { ConditionTypes } from '../models/karpenter.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import { isTransient } from '../../azure/virtual-machines.js';
+import { capacityFor, type CapacityOptions, type Offering } from '../../decisions/offerings.js';
+import { rememberFailure } from '../../decisions/failure-memory.js';
+import { blockKey } from '../../decisions/offering-blocks.js';
+import {
+  classifyLaunchError,
+  launchTimeoutFailure,
+  type LaunchFailure,
+} from '../../decisions/launch-errors.js';
+import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
+import { ConditionTypes } from '../../models/karpenter.js';
+import type { LifecycleDependencies } from '../dependencies.js';
 import type {
   LaunchMonitorInput,
   MonitoredNodeClaim,
@@ -17,9 +21,9 @@ import type {
   PollVmCreationResult,
   RecordLaunchFailureInput,
 } from './launch-monitor.js';
-import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
-import { deleteNodeClaim } from './termination.js';
-import type { HandlerContext } from '../runtime/definitions.js';
+import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
+import { deleteNodeClaim } from '../termination.js';
+import type { HandlerContext } from '../../runtime/definitions.js';
 
 export async function pollVmCreation(
   deps: Pick<LifecycleDependencies, 'vms' | 'log'>,

@@ -1,13 +1,13 @@
 // Starting the launch monitor for a NodeClaim, once: after a PUT, or later (from launch or the sweep) for
 // a launched NodeClaim whose monitor went missing, ended without writing the outcome, or got stuck.
-import { findCondition } from '../decisions/conditions.js';
-import { launchMonitorHealth, launchMonitorStuckAfterMs } from '../decisions/launch-monitor-health.js';
-import { vmNameFor } from '../decisions/vm-spec.js';
-import type { NodeClaim } from '../models/index.js';
-import { ConditionTypes, WellKnown } from '../models/karpenter.js';
-import type { HandlerContext } from '../runtime/definitions.js';
+import { findCondition } from '../../decisions/conditions.js';
+import { launchMonitorHealth, launchMonitorStuckAfterMs } from '../../decisions/launch-monitor-health.js';
+import { vmNameFor } from '../../decisions/vm-spec.js';
+import type { NodeClaim } from '../../models/index.js';
+import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
+import type { HandlerContext } from '../../runtime/definitions.js';
 import { catalogOfferings } from './catalog-offerings.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import type { LifecycleDependencies } from '../dependencies.js';
 import { offeringOfVm } from './launch-vm.js';
 import { LaunchMonitorNames, launchMonitorInstanceId, type LaunchMonitorInput } from './launch-monitor.js';
 

@@ -1,8 +1,8 @@
 // The region's offerings, derived from the cached Resource SKUs catalog once per catalog refresh rather
 // than on every launch: the SKU adapter returns the same array until its TTL passes, so the derived
 // offerings are kept per array.
-import { offeringsFromSkus, type Offering, type SkuRecord } from '../decisions/offerings.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import { offeringsFromSkus, type Offering, type SkuRecord } from '../../decisions/offerings.js';
+import type { LifecycleDependencies } from '../dependencies.js';
 
 const derived = new WeakMap<readonly SkuRecord[], Offering[]>();
 

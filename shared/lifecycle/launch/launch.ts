@@ -7,29 +7,29 @@
 // it never PUTs again. The resourceVersion-guarded claim only keeps deliveries that read the same
 // version from deciding twice; it cannot order a delivery that is still inside the SDK's retries.
 import { isRestError } from '@azure/core-rest-pipeline';
-import { armErrorInfo } from '../azure/virtual-machines.js';
-import { findCondition } from '../decisions/conditions.js';
-import { isManagedNodeClaim } from '../decisions/ownership.js';
-import { hashAnnotations } from '../decisions/hash.js';
-import { classifyLaunchError } from '../decisions/launch-errors.js';
-import { selectOffering, type Offering } from '../decisions/offerings.js';
-import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
-import { validateRequirements } from '../decisions/requirements.js';
-import { providerIdFor, vmNameFor } from '../decisions/vm-spec.js';
-import { isConflict } from '../kube/errors.js';
-import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
-import { ConditionTypes, WellKnown } from '../models/karpenter.js';
-import type { HandlerContext } from '../runtime/definitions.js';
+import { armErrorInfo } from '../../azure/virtual-machines.js';
+import { findCondition } from '../../decisions/conditions.js';
+import { isManagedNodeClaim } from '../../decisions/ownership.js';
+import { hashAnnotations } from '../../decisions/hash.js';
+import { classifyLaunchError } from '../../decisions/launch-errors.js';
+import { selectOffering, type Offering } from '../../decisions/offerings.js';
+import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
+import { validateRequirements } from '../../decisions/requirements.js';
+import { providerIdFor, vmNameFor } from '../../decisions/vm-spec.js';
+import { isConflict } from '../../kube/errors.js';
+import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
+import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
+import type { HandlerContext } from '../../runtime/definitions.js';
 import { catalogOfferings } from './catalog-offerings.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import type { LifecycleDependencies } from '../dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
 import { ensureLaunchMonitor, startLaunchMonitor } from './launch-monitor-start.js';
 import { capacityOptions, launchLabels, offeringOfVm, vmBody, type NodeLaunchInputs } from './launch-vm.js';
-import { resolveNodeImage } from './node-image.js';
-import { ensureBootstrapToken } from '../kube/bootstrap-tokens.js';
-import type { NodeOsSku } from '../decisions/node-image.js';
-import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from './nodeclaim-writes.js';
-import { deleteNodeClaim } from './termination.js';
+import { resolveNodeImage } from '../node-image.js';
+import { ensureBootstrapToken } from '../../kube/bootstrap-tokens.js';
+import type { NodeOsSku } from '../../decisions/node-image.js';
+import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from '../nodeclaim-writes.js';
+import { deleteNodeClaim } from '../termination.js';
 
 export type LaunchResult =
   | { action: 'skipped'; why: string }
