@@ -1,6 +1,6 @@
 import { DEFAULT_SWEEP_SCHEDULE } from '../shared/config/settings.js';
 import { getDependencies } from '../shared/lifecycle/dependencies.js';
-import { runLifecycleSweep } from '../shared/lifecycle/sweep.js';
+import { runLifecycleSweep } from '../shared/lifecycle/sweep/sweep.js';
 import type { TimerFunctionDefinition } from '../shared/runtime/definitions.js';
 import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';
 

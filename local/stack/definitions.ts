@@ -1,7 +1,7 @@
 // The function definitions a local host runs: the Function App's own, with two local adjustments that
 // change where and how often the lifecycle sweep runs, never what it does.
 import { getDependencies } from '../../shared/lifecycle/dependencies.js';
-import { DEFAULT_SWEEP_LEASE, runLifecycleSweep } from '../../shared/lifecycle/sweep.js';
+import { DEFAULT_SWEEP_LEASE, runLifecycleSweep } from '../../shared/lifecycle/sweep/sweep.js';
 import type {
   ActivityFunctionDefinition,
   FunctionDefinition,

@@ -15,7 +15,7 @@ import { localAppSettings } from '../../local/stack/app-settings.js';
 import { startFunctionApp, type RunningFunctionApp } from '../../local/stack/function-app.js';
 import { isConditionTrue } from '../../shared/decisions/conditions.js';
 import { listNodes } from '../../shared/kube/nodes.js';
-import { runLifecycleSweep } from '../../shared/lifecycle/sweep.js';
+import { runLifecycleSweep } from '../../shared/lifecycle/sweep/sweep.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { isDisrupting } from '../../shared/decisions/disruption-state.js';

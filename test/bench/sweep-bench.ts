@@ -12,7 +12,7 @@ import { kubeClientsFromConfig } from '../../shared/kube/client.js';
 import { karpenterObjects } from '../../shared/kube/custom-objects.js';
 import { kubeEventRecorder } from '../../shared/kube/events.js';
 import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
-import { runSweepSteps, type SweepResult } from '../../shared/lifecycle/sweep.js';
+import { runSweepSteps, type SweepResult } from '../../shared/lifecycle/sweep/sweep.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
 import { listingClusterReader, watchingClusterReader } from '../../shared/lifecycle/sweep/cluster-reader.js';
 import { createMetrics } from '../../shared/observability/metrics.js';

@@ -9,7 +9,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
-import { runSweepSteps } from '../../shared/lifecycle/sweep.js';
+import { runSweepSteps } from '../../shared/lifecycle/sweep/sweep.js';
 import type { NodePool } from '../../shared/models/index.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';

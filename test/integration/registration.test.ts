@@ -20,7 +20,7 @@ import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.
 import { handleObjectEvent } from '../../shared/lifecycle/object-events.js';
 import { reconcileRegistration } from '../../shared/lifecycle/registration.js';
 import { initializationStep, registrationStep } from '../../shared/lifecycle/sweep/steps.js';
-import { runSweepSteps } from '../../shared/lifecycle/sweep.js';
+import { runSweepSteps } from '../../shared/lifecycle/sweep/sweep.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import type { Node, Taint } from '../../shared/models/kube.js';
 import type { Metrics } from '../../shared/observability/metrics.js';

@@ -7,7 +7,7 @@ import { getNode } from '../../shared/kube/nodes.js';
 import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
 import { tryAcquireLease, type LeaseOptions } from '../../shared/lifecycle/sweep/lease.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
-import { runLifecycleSweep, runSweepSteps, type SweepResult } from '../../shared/lifecycle/sweep.js';
+import { runLifecycleSweep, runSweepSteps, type SweepResult } from '../../shared/lifecycle/sweep/sweep.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';
 import type { Metrics } from '../../shared/observability/metrics.js';

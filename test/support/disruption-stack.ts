@@ -7,7 +7,7 @@ import { startKubeletSimulator, type KubeletSimulator } from '../../local/kubele
 import { isConditionTrue } from '../../shared/decisions/conditions.js';
 import { isDisrupting } from '../../shared/decisions/disruption-state.js';
 import { listNodes } from '../../shared/kube/nodes.js';
-import { runLifecycleSweep, type SweepResult } from '../../shared/lifecycle/sweep.js';
+import { runLifecycleSweep, type SweepResult } from '../../shared/lifecycle/sweep/sweep.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
 import type { NodeClaim, NodePool } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';

@@ -4,14 +4,14 @@
 // the whole cluster at once (timeouts now, drift and budgets later).
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { HandlerContext } from '../runtime/definitions.js';
-import type { LifecycleDependencies } from './dependencies.js';
-import { createLeftoverMemory } from './sweep/launch-leftovers.js';
-import { tryAcquireLease, type LeaseOptions } from './sweep/lease.js';
-import { readClusterSnapshot, SweepView } from './sweep/snapshot.js';
-import { lifecycleSteps, type StepReport, type SweepContext, type SweepStep } from './sweep/steps.js';
+import type { HandlerContext } from '../../runtime/definitions.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { createLeftoverMemory } from './launch-leftovers.js';
+import { tryAcquireLease, type LeaseOptions } from './lease.js';
+import { readClusterSnapshot, SweepView } from './snapshot.js';
+import { lifecycleSteps, type StepReport, type SweepContext, type SweepStep } from './steps.js';
 
-export { lifecycleSteps, type StepReport, type SweepContext, type SweepStep } from './sweep/steps.js';
+export { lifecycleSteps, type StepReport, type SweepContext, type SweepStep } from './steps.js';
 
 export const DEFAULT_SWEEP_LEASE: LeaseOptions = {
   name: 'nodeclaim-azure-sweep',
