@@ -11,7 +11,7 @@ import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
 import { launchMonitorInstanceId } from '../../shared/lifecycle/launch/launch-monitor.js';
-import { LAUNCH_GRACE_MS } from '../../shared/lifecycle/sweep/steps.js';
+import { LAUNCH_GRACE_MS } from '../../shared/lifecycle/sweep/steps/launch.js';
 import type { NodeClaim, NodePool } from '../../shared/models/index.js';
 import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
 import { eventually, startLaunchStack, watchNodeClaim, type LaunchStack } from '../support/launch-stack.js';

@@ -15,7 +15,7 @@ import { removeCondition } from '../../decisions/conditions.js';
 import { budgetNodesOf, disruptionReasonOf } from '../../decisions/disruption-state.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { OrchestrationRuntimeStatus } from '../../runtime/definitions.js';
-import type { StepReport, SweepContext, SweepStep } from '../sweep/steps.js';
+import type { StepReport, SweepContext, SweepStep } from '../sweep/step.js';
 import { publishBudgetBlocked, publishNodeBlocked } from './blocked-events.js';
 import { nodeInputsOf, sweepClusterPods, type ClusterPods } from './cluster-pods.js';
 import { consolidationInstanceId, ConsolidationNames, type ConsolidationCommand } from './consolidation.js';

@@ -21,7 +21,7 @@ import {
 } from '../../decisions/disruption-state.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { OrchestrationRuntimeStatus } from '../../runtime/definitions.js';
-import { forEachObject, type StepReport, type SweepContext, type SweepStep } from '../sweep/steps.js';
+import { forEachObject, type StepReport, type SweepContext, type SweepStep } from '../sweep/step.js';
 import { reportBudgetValidity } from './budget-status.js';
 import {
   abandonReplacement,

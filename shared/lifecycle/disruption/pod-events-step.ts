@@ -12,7 +12,7 @@ import { isConflict, isNotFound } from '../../kube/errors.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { writeNodeClaimStatus } from '../nodeclaim-writes.js';
-import { forEachObject, type StepReport, type SweepStep } from '../sweep/steps.js';
+import { forEachObject, type StepReport, type SweepStep } from '../sweep/step.js';
 import { nodeInputsOf, sweepClusterPods } from './cluster-pods.js';
 import { consolidates } from './consolidation-step.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';

@@ -5,7 +5,7 @@
 import { labelsMatch } from '../../decisions/label-selector.js';
 import { AKS_GROUP } from '../../models/aks-node-class.js';
 import { WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
-import type { SweepContext } from '../sweep/steps.js';
+import type { SweepContext } from '../sweep/step.js';
 
 export function managesNodePool(nodePool: NodePool): boolean {
   const ref = nodePool.spec.template.spec.nodeClassRef;

@@ -29,11 +29,12 @@ import { resolveNodeImage } from '../node-image.js';
 import { ensureBootstrapToken } from '../../kube/bootstrap-tokens.js';
 import type { NodeOsSku } from '../../decisions/node-image.js';
 import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from '../nodeclaim-writes.js';
+import { LaunchBlockReasons, type LaunchBlockReason } from './block-reasons.js';
 import { deleteNodeClaim } from '../termination.js';
 
 export type LaunchResult =
   | { action: 'skipped'; why: string }
-  | { action: 'blocked'; reason: string; message: string }
+  | { action: 'blocked'; reason: LaunchBlockReason; message: string }
   | { action: 'failed'; reason: string }
   | { action: 'launched'; vmName: string; providerID: string; offering: Offering; createdVm: boolean };
 
@@ -217,14 +218,15 @@ export async function reconcileLaunch(
 }
 
 type Resolution =
-  { nodePool: NodePool | undefined; nodeClass: AKSNodeClass } | { reason: string; message: string };
+  | { nodePool: NodePool | undefined; nodeClass: AKSNodeClass }
+  | { reason: LaunchBlockReason; message: string };
 
 async function resolveClasses(deps: LifecycleDependencies, nodeClaim: NodeClaim): Promise<Resolution> {
   const ref = nodeClaim.spec.nodeClassRef;
   const nodeClass = await deps.objects.nodeClasses.get(ref.name);
   if (!nodeClass) {
     return {
-      reason: 'NodeClassNotFound',
+      reason: LaunchBlockReasons.nodeClassNotFound,
       message: `AKSNodeClass "${ref.name}" (spec.nodeClassRef.name) does not exist`,
     };
   }
@@ -234,13 +236,14 @@ async function resolveClasses(deps: LifecycleDependencies, nodeClaim: NodeClaim)
     nodePool = await deps.objects.nodePools.get(nodePoolName);
     if (!nodePool) {
       return {
-        reason: 'NodePoolNotFound',
+        reason: LaunchBlockReasons.nodePoolNotFound,
         message: `NodePool "${nodePoolName}" (label ${WellKnown.nodePoolLabel}) does not exist`,
       };
     }
   }
   const problems = validateRequirements(nodeClaim.spec.requirements, 'spec.requirements');
-  if (problems.length > 0) return { reason: 'InvalidRequirements', message: problems.join('; ') };
+  if (problems.length > 0)
+    return { reason: LaunchBlockReasons.invalidRequirements, message: problems.join('; ') };
   return { nodePool, nodeClass };
 }
 
@@ -248,7 +251,7 @@ async function resolveClasses(deps: LifecycleDependencies, nodeClaim: NodeClaim)
 async function blockLaunch(
   deps: LifecycleDependencies,
   nodeClaim: NodeClaim,
-  reason: string,
+  reason: LaunchBlockReason,
   message: string,
 ): Promise<void> {
   const before = findCondition(nodeClaim.status?.conditions, ConditionTypes.launched);

@@ -8,7 +8,7 @@ import type { AKSNodeClass, NodePool } from '../../models/index.js';
 import { reconcileNodeClassStatus } from '../nodeclass-status.js';
 import { reconcileNodePoolStatus } from '../nodepool-status.js';
 import { nodeClaimsOfPool } from '../../decisions/nodepool-status.js';
-import type { StepReport, SweepContext, SweepStep } from './steps.js';
+import type { StepReport, SweepContext, SweepStep } from './step.js';
 
 const isAksNodePool = (nodePool: NodePool): boolean => {
   const ref = nodePool.spec.template.spec.nodeClassRef;

@@ -1,7 +1,8 @@
 // The lifecycle sweep, run by a timer: read every kind once, let each step decide and write what
 // changed, at most one sweep at a time. Events from the bridge do the same work within seconds; the
 // sweep is the safety net that catches whatever an event missed, and the home of the work that is about
-// the whole cluster at once (timeouts now, drift and budgets later).
+// the whole cluster at once (timeouts, drift, disruption budgets, static NodePools). The steps and their
+// order are in steps.ts.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { HandlerContext } from '../../runtime/definitions.js';
@@ -9,9 +10,8 @@ import type { LifecycleDependencies } from '../dependencies.js';
 import { createLeftoverMemory } from './launch-leftovers.js';
 import { tryAcquireLease, type LeaseOptions } from './lease.js';
 import { readClusterSnapshot, SweepView } from './snapshot.js';
-import { lifecycleSteps, type StepReport, type SweepContext, type SweepStep } from './steps.js';
-
-export { lifecycleSteps, type StepReport, type SweepContext, type SweepStep } from './steps.js';
+import type { StepReport, SweepContext, SweepStep } from './step.js';
+import { lifecycleSteps } from './steps.js';
 
 export const DEFAULT_SWEEP_LEASE: LeaseOptions = {
   name: 'nodeclaim-azure-sweep',
