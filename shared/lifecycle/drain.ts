@@ -8,7 +8,8 @@ import { DurationParseError, parseFiniteDuration } from '../decisions/duration.j
 import { isNotFound, statusCodeOf } from '../kube/errors.js';
 import type { NodeClaim } from '../models/karpenter.js';
 import type { LifecycleDependencies } from './dependencies.js';
-import { nodesOfNodeClaim, taintNodeDisrupted } from './disruption/node-taints.js';
+import { nodesOfNodeClaim } from './nodeclaim-nodes.js';
+import { taintNodeDisrupted } from './node-taints.js';
 
 export type DrainProgress =
   { status: 'Drained' } | { status: 'Draining'; waiting: number; blockedByPdb: number; deleted: number };

@@ -10,7 +10,7 @@ import { guardedNodePatch } from '../decisions/node-patch.js';
 import { isNotFound } from '../kube/errors.js';
 import { patchNode } from '../kube/nodes.js';
 import type { Node } from '../models/kube.js';
-import { nodesOfNodeClaim } from './disruption/node-taints.js';
+import { nodesOfNodeClaim } from './nodeclaim-nodes.js';
 import type { NodeClaim } from '../models/index.js';
 import { WellKnown } from '../models/karpenter.js';
 import type { HandlerContext } from '../runtime/definitions.js';

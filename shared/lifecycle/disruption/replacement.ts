@@ -29,7 +29,8 @@ import {
 } from '../launch/launch.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { deleteNodeClaim } from '../termination.js';
-import { nodesOfNodeClaim, taintNodeDisrupted, untaintNodeDisrupted } from './node-taints.js';
+import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
+import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
 
 export const ReplacementNames = {
   orchestration: 'replaceNodeClaim',

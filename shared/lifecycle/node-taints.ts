@@ -1,12 +1,13 @@
-// Adds or removes karpenter.sh/disrupted:NoSchedule on the Nodes of a NodeClaim (found by providerID).
+// Adds or removes karpenter.sh/disrupted:NoSchedule on a Node: termination's drain and a replacement's
+// old node both use it.
 // Each write is guarded by the Node's resourceVersion (see decisions/node-patch.ts); a conflict re-reads
 // and retries, and a Node that is already as wanted costs one read and no write.
-import { guardedNodePatch } from '../../decisions/node-patch.js';
-import { isConflict, isNotFound } from '../../kube/errors.js';
-import { nodesWithProviderID, patchNode, toDomainNode } from '../../kube/nodes.js';
-import { WellKnown, type NodeClaim } from '../../models/karpenter.js';
-import type { Node, Taint } from '../../models/kube.js';
-import type { LifecycleDependencies } from '../dependencies.js';
+import { guardedNodePatch } from '../decisions/node-patch.js';
+import { isConflict, isNotFound } from '../kube/errors.js';
+import { patchNode, toDomainNode } from '../kube/nodes.js';
+import { WellKnown } from '../models/karpenter.js';
+import type { Node, Taint } from '../models/kube.js';
+import type { LifecycleDependencies } from './dependencies.js';
 
 const MAX_ATTEMPTS = 5;
 
@@ -24,13 +25,6 @@ export function taintsWithDisrupted(taints: readonly Taint[] | undefined, now: D
 export function taintsWithoutDisrupted(taints: readonly Taint[] | undefined): Taint[] | undefined {
   const current = taints ?? [];
   return current.some(isDisruptedTaint) ? current.filter((t) => !isDisruptedTaint(t)) : undefined;
-}
-
-/** The Nodes of a NodeClaim (found by providerID); none before it has one. */
-export async function nodesOfNodeClaim(deps: LifecycleDependencies, nodeClaim: NodeClaim): Promise<Node[]> {
-  const providerID = nodeClaim.status?.providerID;
-  if (!providerID) return [];
-  return nodesWithProviderID((await deps.kube()).core, providerID, nodeClaim.status?.nodeName);
 }
 
 /** Applies `change` to one Node's taints until it sticks; returns the Node as stored, or undefined if gone. */

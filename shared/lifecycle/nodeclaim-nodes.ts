@@ -1,0 +1,13 @@
+// The Nodes of a NodeClaim, found by providerID (one GET by status.nodeName when it is set, else a
+// paginated list): what termination, drain and replacement act on.
+import { nodesWithProviderID } from '../kube/nodes.js';
+import type { NodeClaim } from '../models/karpenter.js';
+import type { Node } from '../models/kube.js';
+import type { LifecycleDependencies } from './dependencies.js';
+
+/** The Nodes of a NodeClaim; none before it has a providerID. */
+export async function nodesOfNodeClaim(deps: LifecycleDependencies, nodeClaim: NodeClaim): Promise<Node[]> {
+  const providerID = nodeClaim.status?.providerID;
+  if (!providerID) return [];
+  return nodesWithProviderID((await deps.kube()).core, providerID, nodeClaim.status?.nodeName);
+}
