@@ -1,0 +1,82 @@
+// The cycle check `npm run lint` runs: it must find a cycle (through `import type` and `export from` too)
+// and must not report an acyclic graph or a package import. The fixtures are written to a temporary
+// folder so the repository itself never holds a cycle.
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { findImportCycles, sourceFiles } from '../../scripts/check-import-cycles.js';
+
+let root: string | undefined;
+
+function project(files: Record<string, string>): string {
+  root = mkdtempSync(path.join(tmpdir(), 'import-cycles-'));
+  for (const [name, text] of Object.entries(files)) {
+    const file = path.join(root, name);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  }
+  return root;
+}
+
+const cyclesIn = (files: Record<string, string>): string[][] => {
+  const dir = project(files);
+  return findImportCycles(sourceFiles([dir])).map((cycle) => cycle.map((f) => path.relative(dir, f)));
+};
+
+afterEach(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+  root = undefined;
+});
+
+describe('findImportCycles', () => {
+  it('finds a cycle across folders and names it as a closed path', () => {
+    expect(
+      cyclesIn({
+        'sweep/steps.ts': "import { drift } from '../disruption/drift.js';\nexport const steps = [drift];\n",
+        'disruption/drift.ts':
+          "import { forEach } from '../sweep/helpers.js';\nexport const drift = forEach;\n",
+        'sweep/helpers.ts': "import { steps } from './steps.js';\nexport const forEach = steps;\n",
+        'unrelated.ts': "import { steps } from './sweep/steps.js';\nexport const x = steps;\n",
+      }),
+    ).toEqual([['disruption/drift.ts', 'sweep/helpers.ts', 'sweep/steps.ts', 'disruption/drift.ts']]);
+  });
+
+  it('counts type-only imports, re-exports and dynamic imports', () => {
+    expect(
+      cyclesIn({
+        'a.ts': "import type { B } from './b.js';\nexport type A = B;\n",
+        'b.ts': "export type { A as B } from './a.js';\n",
+      }),
+    ).toHaveLength(1);
+    expect(
+      cyclesIn({
+        'a.ts': "export const load = () => import('./b.js');\n",
+        'b.ts': "import { load } from './a.js';\nexport const b = load;\n",
+      }),
+    ).toHaveLength(1);
+  });
+
+  it('finds a module that imports itself, and resolves folder index files', () => {
+    expect(
+      cyclesIn({ 'self.ts': "import { x } from './self.js';\nexport const y = x;\nexport const x = 1;\n" }),
+    ).toEqual([['self.ts', 'self.ts']]);
+    expect(
+      cyclesIn({
+        'lib/index.ts': "import { a } from '../a.js';\nexport const lib = a;\n",
+        'a.ts': "import { lib } from './lib';\nexport const a = lib;\n",
+      }),
+    ).toHaveLength(1);
+  });
+
+  it('reports nothing for a diamond, a package import or a missing file', () => {
+    expect(
+      cyclesIn({
+        'top.ts': "import './left.js';\nimport './right.js';\n",
+        'left.ts': "import './bottom.js';\nimport 'node:fs';\nimport '@azure/functions';\n",
+        'right.ts': "import './bottom.js';\nimport './missing.js';\n",
+        'bottom.ts': 'export const bottom = 1;\n',
+      }),
+    ).toEqual([]);
+  });
+});
