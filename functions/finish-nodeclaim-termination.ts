@@ -3,7 +3,7 @@ import {
   finishNodeClaimTermination as finish,
   TerminationNames,
   type TerminationInput,
-} from '../shared/lifecycle/termination.js';
+} from '../shared/lifecycle/termination/termination.js';
 import type { ActivityFunctionDefinition } from '../shared/runtime/definitions.js';
 import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';
 

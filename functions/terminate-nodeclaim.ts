@@ -1,4 +1,4 @@
-import { terminationOrchestrator, TerminationNames } from '../shared/lifecycle/termination.js';
+import { terminationOrchestrator, TerminationNames } from '../shared/lifecycle/termination/termination.js';
 import type { OrchestrationFunctionDefinition } from '../shared/runtime/definitions.js';
 import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';
 

@@ -12,7 +12,7 @@ import type { LifecycleDependencies } from './dependencies.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
 import { nodePoolOf } from './registration.js';
-import { deleteNodeClaim } from './termination.js';
+import { deleteNodeClaim } from './termination/termination.js';
 
 export type LivenessOutcome =
   { outcome: 'alive'; nextCheckAt?: Date } | { outcome: 'deleted'; message: string } | { outcome: 'gone' };

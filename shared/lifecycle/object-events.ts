@@ -7,7 +7,7 @@ import { disruptAfterDeletion } from './disruption/freed-slot.js';
 import { reconcileLaunch } from './launch/launch.js';
 import { signalProvisioning } from './provisioning/signal.js';
 import { registerNodeFromEvent } from './registration.js';
-import { needsTermination, reconcileTermination } from './termination.js';
+import { needsTermination, reconcileTermination } from './termination/termination.js';
 
 export async function handleObjectEvent(
   deps: LifecycleDependencies,

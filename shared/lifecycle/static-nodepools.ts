@@ -9,7 +9,7 @@ import { WellKnown, type NodeClaim, type NodePool } from '../models/karpenter.js
 import type { LifecycleDependencies } from './dependencies.js';
 import { reconcileLaunch } from './launch/launch.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './disruption/scope.js';
-import { deleteNodeClaim } from './termination.js';
+import { deleteNodeClaim } from './termination/termination.js';
 import { forEachObject, type StepReport, type SweepContext, type SweepStep } from './sweep/step.js';
 
 type Action = { kind: 'create'; nodePool: NodePool; name: string } | { kind: 'remove'; nodeClaim: NodeClaim };

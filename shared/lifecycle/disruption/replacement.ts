@@ -28,7 +28,7 @@ import {
   type LaunchResult,
 } from '../launch/launch.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
-import { deleteNodeClaim } from '../termination.js';
+import { deleteNodeClaim } from '../termination/termination.js';
 import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
 

@@ -22,7 +22,7 @@ import type {
   RecordLaunchFailureInput,
 } from './launch-monitor.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
-import { deleteNodeClaim } from '../termination.js';
+import { deleteNodeClaim } from '../termination/termination.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 
 export async function pollVmCreation(

@@ -30,7 +30,7 @@ import { ensureBootstrapToken } from '../../kube/bootstrap-tokens.js';
 import type { NodeOsSku } from '../../decisions/node-image.js';
 import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from '../nodeclaim-writes.js';
 import { LaunchBlockReasons, type LaunchBlockReason } from './block-reasons.js';
-import { deleteNodeClaim } from '../termination.js';
+import { deleteNodeClaim } from '../termination/termination.js';
 
 export type LaunchResult =
   | { action: 'skipped'; why: string }

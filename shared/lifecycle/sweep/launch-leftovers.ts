@@ -15,7 +15,7 @@
 import type { OrchestrationClient, OrchestrationRuntimeStatus } from '../../runtime/definitions.js';
 import type { Logger } from '../../observability/logger.js';
 import { launchMonitorInstanceId } from '../launch/launch-monitor.js';
-import { terminationInstanceId } from '../termination.js';
+import { terminationInstanceId } from '../termination/termination.js';
 
 const activeStatuses: readonly OrchestrationRuntimeStatus[] = [
   'Pending',

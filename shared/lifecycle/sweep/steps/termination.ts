@@ -1,5 +1,5 @@
 // Deleted NodeClaims whose termination orchestration is missing (a lost bridge event) get one.
-import { needsTermination, reconcileTermination } from '../../termination.js';
+import { needsTermination, reconcileTermination } from '../../termination/termination.js';
 import { forEachObject, nameOf, type SweepStep } from '../step.js';
 
 export const terminationStep: SweepStep = {

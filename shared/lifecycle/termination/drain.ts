@@ -3,13 +3,13 @@
 // next pass), and once the NodeClaim's terminationGracePeriod has run out delete the pods still there.
 // One call is one pass; the termination orchestration repeats it on a durable timer until 'Drained'.
 import type { V1Pod } from '@kubernetes/client-node';
-import { podDrainAction, type DrainPod } from '../decisions/drain.js';
-import { DurationParseError, parseFiniteDuration } from '../decisions/duration.js';
-import { isNotFound, statusCodeOf } from '../kube/errors.js';
-import type { NodeClaim } from '../models/karpenter.js';
-import type { LifecycleDependencies } from './dependencies.js';
-import { nodesOfNodeClaim } from './nodeclaim-nodes.js';
-import { taintNodeDisrupted } from './node-taints.js';
+import { podDrainAction, type DrainPod } from '../../decisions/drain.js';
+import { DurationParseError, parseFiniteDuration } from '../../decisions/duration.js';
+import { isNotFound, statusCodeOf } from '../../kube/errors.js';
+import type { NodeClaim } from '../../models/karpenter.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
+import { taintNodeDisrupted } from '../node-taints.js';
 
 export type DrainProgress =
   { status: 'Drained' } | { status: 'Draining'; waiting: number; blockedByPdb: number; deleted: number };

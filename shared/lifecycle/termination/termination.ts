@@ -5,22 +5,22 @@
 // Every step is idempotent and a VM that is already gone counts as deleted, so the orchestration can be
 // restarted at any point and still converge.
 import type * as df from 'durable-functions';
-import { vmNameFor } from '../decisions/vm-spec.js';
-import { guardedNodePatch } from '../decisions/node-patch.js';
-import { isNotFound } from '../kube/errors.js';
-import { patchNode } from '../kube/nodes.js';
-import type { Node } from '../models/kube.js';
-import { nodesOfNodeClaim } from './nodeclaim-nodes.js';
-import type { NodeClaim } from '../models/index.js';
-import { WellKnown } from '../models/karpenter.js';
-import type { HandlerContext } from '../runtime/definitions.js';
-import { DEFAULT_DISRUPTION_SETTINGS } from '../config/settings.js';
-import type { LifecycleDependencies } from './dependencies.js';
-import { forgetQuotaFreedBy } from './quota-memory.js';
+import { vmNameFor } from '../../decisions/vm-spec.js';
+import { guardedNodePatch } from '../../decisions/node-patch.js';
+import { isNotFound } from '../../kube/errors.js';
+import { patchNode } from '../../kube/nodes.js';
+import type { Node } from '../../models/kube.js';
+import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
+import type { NodeClaim } from '../../models/index.js';
+import { WellKnown } from '../../models/karpenter.js';
+import type { HandlerContext } from '../../runtime/definitions.js';
+import { DEFAULT_DISRUPTION_SETTINGS } from '../../config/settings.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { forgetQuotaFreedBy } from '../quota-memory.js';
 import type { DrainProgress } from './drain.js';
-import { launchMonitorInstanceId } from './launch/launch-monitor.js';
-import { isManagedNodeClaim } from '../decisions/ownership.js';
-import { nodePoolOf } from './registration.js';
+import { launchMonitorInstanceId } from '../launch/launch-monitor.js';
+import { isManagedNodeClaim } from '../../decisions/ownership.js';
+import { nodePoolOf } from '../registration.js';
 
 export const TerminationNames = {
   orchestration: 'terminateNodeClaim',
