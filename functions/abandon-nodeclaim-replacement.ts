@@ -1,9 +1,6 @@
+import { ReplacementNames } from '../shared/runtime/function-names.js';
 import { getDependencies } from '../shared/lifecycle/dependencies.js';
-import {
-  abandonReplacement,
-  ReplacementNames,
-  type AbandonInput,
-} from '../shared/lifecycle/disruption/replacement.js';
+import { abandonReplacement, type AbandonInput } from '../shared/lifecycle/disruption/replacement.js';
 import type { ActivityFunctionDefinition } from '../shared/runtime/definitions.js';
 import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';
 

@@ -1,6 +1,7 @@
+import { TerminationNames } from '../shared/runtime/function-names.js';
 import { getDependencies } from '../shared/lifecycle/dependencies.js';
 import { drainNodeClaim as drain, type DrainInput } from '../shared/lifecycle/termination/drain.js';
-import { TerminationNames } from '../shared/lifecycle/termination/termination.js';
+
 import type { ActivityFunctionDefinition } from '../shared/runtime/definitions.js';
 import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';
 

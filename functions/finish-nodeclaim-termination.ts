@@ -1,7 +1,7 @@
+import { TerminationNames } from '../shared/runtime/function-names.js';
 import { getDependencies } from '../shared/lifecycle/dependencies.js';
 import {
   finishNodeClaimTermination as finish,
-  TerminationNames,
   type TerminationInput,
 } from '../shared/lifecycle/termination/termination.js';
 import type { ActivityFunctionDefinition } from '../shared/runtime/definitions.js';

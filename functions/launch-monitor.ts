@@ -1,4 +1,5 @@
-import { launchMonitorOrchestrator, LaunchMonitorNames } from '../shared/lifecycle/launch/launch-monitor.js';
+import { LaunchMonitorNames } from '../shared/runtime/function-names.js';
+import { launchMonitorOrchestrator } from '../shared/lifecycle/launch/launch-monitor.js';
 import type { OrchestrationFunctionDefinition } from '../shared/runtime/definitions.js';
 import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';
 

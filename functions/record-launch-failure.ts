@@ -1,8 +1,6 @@
+import { LaunchMonitorNames } from '../shared/runtime/function-names.js';
 import { getDependencies } from '../shared/lifecycle/dependencies.js';
-import {
-  LaunchMonitorNames,
-  type RecordLaunchFailureInput,
-} from '../shared/lifecycle/launch/launch-monitor.js';
+import { type RecordLaunchFailureInput } from '../shared/lifecycle/launch/launch-monitor.js';
 import { recordMonitorFailure } from '../shared/lifecycle/launch/launch-outcome.js';
 import type { ActivityFunctionDefinition } from '../shared/runtime/definitions.js';
 import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';

@@ -1,5 +1,6 @@
+import { LaunchMonitorNames } from '../shared/runtime/function-names.js';
 import { getDependencies } from '../shared/lifecycle/dependencies.js';
-import { LaunchMonitorNames, type LaunchMonitorInput } from '../shared/lifecycle/launch/launch-monitor.js';
+import { type LaunchMonitorInput } from '../shared/lifecycle/launch/launch-monitor.js';
 import { recordLaunchSuccess as record } from '../shared/lifecycle/launch/launch-outcome.js';
 import type { ActivityFunctionDefinition } from '../shared/runtime/definitions.js';
 import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';

@@ -1,4 +1,5 @@
-import { replacementOrchestrator, ReplacementNames } from '../shared/lifecycle/disruption/replacement.js';
+import { ReplacementNames } from '../shared/runtime/function-names.js';
+import { replacementOrchestrator } from '../shared/lifecycle/disruption/replacement.js';
 import type { OrchestrationFunctionDefinition } from '../shared/runtime/definitions.js';
 import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';
 

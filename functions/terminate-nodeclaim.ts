@@ -1,4 +1,5 @@
-import { terminationOrchestrator, TerminationNames } from '../shared/lifecycle/termination/termination.js';
+import { TerminationNames } from '../shared/runtime/function-names.js';
+import { terminationOrchestrator } from '../shared/lifecycle/termination/termination.js';
 import type { OrchestrationFunctionDefinition } from '../shared/runtime/definitions.js';
 import { registerWithAzureFunctions } from '../shared/runtime/azure-functions.js';
 

@@ -16,10 +16,10 @@ import { AKS_COMMUNITY_GALLERIES, communityGalleryImageId } from '../../shared/d
 import { buildVirtualMachine, vmNameFor } from '../../shared/decisions/vm-spec.js';
 import {
   launchMonitorOrchestrator,
-  LaunchMonitorNames,
   type LaunchMonitorInput,
   type PollVmCreationInput,
 } from '../../shared/lifecycle/launch/launch-monitor.js';
+import { LaunchMonitorNames } from '../../shared/runtime/function-names.js';
 import { pollVmCreation } from '../../shared/lifecycle/launch/launch-outcome.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { FunctionDefinition } from '../../shared/runtime/definitions.js';

@@ -8,11 +8,11 @@ import { afterEach, describe, expect, inject, test } from 'vitest';
 import { createLocalHost, createScaledClock, type LocalHost } from '../../local/host/index.js';
 import {
   launchMonitorOrchestrator,
-  LaunchMonitorNames,
   type LaunchMonitorInput,
   type PollVmCreationResult,
   type RecordLaunchFailureInput,
 } from '../../shared/lifecycle/launch/launch-monitor.js';
+import { LaunchMonitorNames } from '../../shared/runtime/function-names.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { FunctionDefinition } from '../../shared/runtime/definitions.js';
 

@@ -28,8 +28,8 @@ import {
   markForDisruption,
   replacementInput,
   replacementInstanceId,
-  ReplacementNames,
 } from './replacement.js';
+import { ReplacementNames } from '../../runtime/function-names.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
 
 const ACTIVE: readonly OrchestrationRuntimeStatus[] = ['Pending', 'Running', 'ContinuedAsNew', 'Suspended'];

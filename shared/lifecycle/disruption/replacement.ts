@@ -20,6 +20,7 @@ import { deterministicNodeClaimName, nodeClaimFromTemplate } from '../../decisio
 import { isAlreadyExists, isConflict } from '../../kube/errors.js';
 import { ConditionTypes, type DisruptionReason, type NodeClaim } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
+import { ReplacementNames } from '../../runtime/function-names.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import {
   LaunchInProgressError,
@@ -31,15 +32,6 @@ import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
-
-export const ReplacementNames = {
-  orchestration: 'replaceNodeClaim',
-  begin: 'beginNodeClaimReplacement',
-  launch: 'launchReplacementNodeClaim',
-  check: 'checkReplacementNodeClaim',
-  complete: 'completeNodeClaimReplacement',
-  abandon: 'abandonNodeClaimReplacement',
-} as const;
 
 export const replacementInstanceId = (oldNodeClaimUid: string): string => `replace-${oldNodeClaimUid}`;
 

@@ -9,7 +9,8 @@ import type { HandlerContext } from '../../runtime/definitions.js';
 import { catalogOfferings } from './catalog-offerings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { offeringOfVm } from './launch-vm.js';
-import { LaunchMonitorNames, launchMonitorInstanceId, type LaunchMonitorInput } from './launch-monitor.js';
+import { LaunchMonitorNames } from '../../runtime/function-names.js';
+import { launchMonitorInstanceId, type LaunchMonitorInput } from './launch-monitor.js';
 
 export async function startLaunchMonitor(
   deps: LifecycleDependencies,

@@ -6,13 +6,7 @@ import type * as df from 'durable-functions';
 import type { ArmErrorInfo } from '../../azure/virtual-machines.js';
 import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/node-reservations.js';
 import type { Offering } from '../../decisions/offerings.js';
-
-export const LaunchMonitorNames = {
-  orchestration: 'launchMonitor',
-  pollVmCreation: 'pollVmCreation',
-  recordLaunchSuccess: 'recordLaunchSuccess',
-  recordLaunchFailure: 'recordLaunchFailure',
-} as const;
+import { LaunchMonitorNames } from '../../runtime/function-names.js';
 
 export interface MonitoredNodeClaim {
   name: string;

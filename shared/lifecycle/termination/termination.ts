@@ -14,6 +14,7 @@ import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import type { NodeClaim } from '../../models/index.js';
 import { WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
+import { TerminationNames } from '../../runtime/function-names.js';
 import { DEFAULT_DISRUPTION_SETTINGS } from '../../config/settings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { forgetQuotaFreedBy } from '../quota-memory.js';
@@ -21,13 +22,6 @@ import type { DrainProgress } from './drain.js';
 import { launchMonitorInstanceId } from '../launch/launch-monitor.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { nodePoolOf } from '../registration.js';
-
-export const TerminationNames = {
-  orchestration: 'terminateNodeClaim',
-  drain: 'drainNodeClaim',
-  deleteVm: 'deleteNodeClaimVm',
-  finish: 'finishNodeClaimTermination',
-} as const;
 
 export interface TerminationInput {
   nodeClaim: { name: string; uid: string };

@@ -1,0 +1,34 @@
+// Every function's name, in one place. The Functions host registers each function under its name,
+// orchestrations call their activities by it, and the lifecycle starts orchestrations by it. The names
+// are recorded in durable histories (an orchestration replays its calls by name), so renaming one
+// strands the instances in flight.
+
+/** The functions triggered from outside the app: a queue and two timers. */
+export const TriggerNames = {
+  objectEvents: 'objectEvents',
+  lifecycleSweep: 'lifecycleSweep',
+  collectOrphanVms: 'collectOrphanVms',
+} as const;
+
+export const LaunchMonitorNames = {
+  orchestration: 'launchMonitor',
+  pollVmCreation: 'pollVmCreation',
+  recordLaunchSuccess: 'recordLaunchSuccess',
+  recordLaunchFailure: 'recordLaunchFailure',
+} as const;
+
+export const TerminationNames = {
+  orchestration: 'terminateNodeClaim',
+  drain: 'drainNodeClaim',
+  deleteVm: 'deleteNodeClaimVm',
+  finish: 'finishNodeClaimTermination',
+} as const;
+
+export const ReplacementNames = {
+  orchestration: 'replaceNodeClaim',
+  begin: 'beginNodeClaimReplacement',
+  launch: 'launchReplacementNodeClaim',
+  check: 'checkReplacementNodeClaim',
+  complete: 'completeNodeClaimReplacement',
+  abandon: 'abandonNodeClaimReplacement',
+} as const;
