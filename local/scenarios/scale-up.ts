@@ -6,7 +6,7 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { Offering } from '../../shared/decisions/offerings.js';
 import { priceOf, staticPriceBook, type PriceBook } from '../../shared/decisions/prices/price-book.js';
-import { catalogOfferings } from '../../shared/lifecycle/catalog-offerings.js';
+import { catalogOfferings } from '../../shared/lifecycle/launch/catalog-offerings.js';
 import { WellKnown, type NodePool } from '../../shared/models/index.js';
 import { RUN_LABEL } from '../stack/local-stack.js';
 import type { TimelineMark } from '../view/timeline-svg.js';

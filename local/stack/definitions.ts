@@ -7,6 +7,7 @@ import type {
   FunctionDefinition,
   TimerFunctionDefinition,
 } from '../../shared/runtime/definitions.js';
+import { TriggerNames } from '../../shared/runtime/function-names.js';
 
 /**
  * Confines the lifecycle sweep to the NodeClaims matching a label selector, under its own Lease. Several
@@ -37,7 +38,7 @@ export interface ActivityCall {
 
 export type ActivityListener = (call: ActivityCall) => void;
 
-const SWEEP_FUNCTION = 'lifecycleSweep';
+const SWEEP_FUNCTION = TriggerNames.lifecycleSweep;
 
 export function localDefinitions(
   base: readonly FunctionDefinition[],

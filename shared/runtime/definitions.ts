@@ -1,6 +1,6 @@
-// The one description of every function in the app. Each module in functions/ exports its definition
-// and registers it; the Azure Functions registration (azure-functions.ts) and the local in-process host
-// (local/host/) both consume these same objects, so nothing is wired twice by hand.
+// The one description of every function in the app. functions/ lists them, grouped by workflow; the Azure
+// Functions registration (azure-functions.ts) and the local in-process host (local/host/) both consume
+// these same objects, so nothing is wired twice by hand.
 import type { InvocationContext, Timer } from '@azure/functions';
 import type { OrchestrationHandler } from 'durable-functions';
 import type { Logger } from '../observability/logger.js';
@@ -83,6 +83,22 @@ export type FunctionDefinition =
   | TimerFunctionDefinition
   | OrchestrationFunctionDefinition
   | ActivityFunctionDefinition;
+
+/**
+ * An activity whose handler takes the input its orchestration passes to `callActivity` under `name`.
+ * Durable Functions hands an activity its input as deserialized JSON; this app's own orchestrators are the
+ * only callers, so the input's type is asserted here, once, instead of in every handler.
+ */
+export function activity<Input>(
+  name: string,
+  handler: (input: Input, context: HandlerContext) => Promise<unknown>,
+): ActivityFunctionDefinition {
+  return { kind: 'activity', name, handler: (input, context) => handler(input as Input, context) };
+}
+
+export function orchestration(name: string, handler: OrchestrationHandler): OrchestrationFunctionDefinition {
+  return { kind: 'orchestration', name, handler };
+}
 
 /** Azure's InvocationContext, re-exported so adapters need not import @azure/functions themselves. */
 export type { InvocationContext };

@@ -32,3 +32,8 @@ export const ReplacementNames = {
   complete: 'completeNodeClaimReplacement',
   abandon: 'abandonNodeClaimReplacement',
 } as const;
+
+export const ConsolidationNames = {
+  orchestration: 'consolidateNodePool',
+  execute: 'executeConsolidation',
+} as const;

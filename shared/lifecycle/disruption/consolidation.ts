@@ -13,6 +13,7 @@ import { toDomainNode } from '../../kube/nodes.js';
 import { WellKnown, type DisruptionReason, type NodeClaim } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
+import { ConsolidationNames } from '../../runtime/function-names.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { providerIdKey } from '../sweep/snapshot.js';
 import { deleteNodeClaim } from '../termination.js';
@@ -20,11 +21,6 @@ import { publishTerminating } from './blocked-events.js';
 import { nodeInputsOf, readClusterPods } from './cluster-pods.js';
 import { taintNodeDisrupted } from './node-taints.js';
 import { markForDisruption } from './replacement.js';
-
-export const ConsolidationNames = {
-  orchestration: 'consolidateNodePool',
-  execute: 'executeConsolidation',
-} as const;
 
 export const consolidationInstanceId = (nodePoolUid: string): string => `consolidate-${nodePoolUid}`;
 

@@ -13,7 +13,7 @@
 //   consolidation (upstream's method order), static NodePools after them (replacements just started are
 //   then already visible as in flight, not missing replicas);
 // - status last: NodePool status counts the nodes the steps above launched, registered or deleted.
-// Orphan VM collection has its own timer (functions/collect-orphan-vms.ts): listing VMs on every sweep
+// Orphan VM collection has its own timer (functions/triggers.ts): listing VMs on every sweep
 // would spend ARM's List VMs quota.
 import { consolidationStep } from '../disruption/consolidation-step.js';
 import { driftStep } from '../disruption/drift-step.js';

@@ -1,0 +1,32 @@
+// The launch workflow after the PUT: the monitor orchestration that polls one VM creation until ARM
+// reports its outcome, and the activities it calls.
+import { getDependencies } from '../shared/lifecycle/dependencies.js';
+import {
+  launchMonitorOrchestrator,
+  type LaunchMonitorInput,
+  type PollVmCreationInput,
+  type RecordLaunchFailureInput,
+} from '../shared/lifecycle/launch/launch-monitor.js';
+import {
+  pollVmCreation,
+  recordLaunchSuccess,
+  recordMonitorFailure,
+} from '../shared/lifecycle/launch/launch-outcome.js';
+import { activity, orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
+import { LaunchMonitorNames } from '../shared/runtime/function-names.js';
+
+export const launchFunctions: readonly FunctionDefinition[] = [
+  orchestration(LaunchMonitorNames.orchestration, launchMonitorOrchestrator),
+  // One poll of a VM's creation LRO (restores the serialized SDK poller).
+  activity(LaunchMonitorNames.pollVmCreation, (input: PollVmCreationInput) =>
+    pollVmCreation(getDependencies(), input),
+  ),
+  // Launched=True, imageID, capacity and allocatable on the NodeClaim.
+  activity(LaunchMonitorNames.recordLaunchSuccess, (input: LaunchMonitorInput) =>
+    recordLaunchSuccess(getDependencies(), input),
+  ),
+  // Launched=False with the classified reason, offering marked unavailable, VM and NodeClaim deleted.
+  activity(LaunchMonitorNames.recordLaunchFailure, (input: RecordLaunchFailureInput, context) =>
+    recordMonitorFailure(getDependencies(), input, context),
+  ),
+];
