@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SWEEP_LEASE } from '../../shared/lifecycle/sweep.js';
+import { DEFAULT_SWEEP_LEASE } from '../../shared/lifecycle/sweep/sweep.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
