@@ -315,11 +315,15 @@ describe('launch', () => {
     expect(blocked.message).toContain(`missing-${suffix}`);
     expect(puts(vmNameFor(nodeClaim.metadata.name))).toHaveLength(0);
     const { core } = await stack.deps.kube();
-    const events = await core.listNamespacedEvent({
-      namespace: 'default',
-      fieldSelector: `involvedObject.name=${nodeClaim.metadata.name}`,
-    });
-    expect(events.items.map((e) => [e.type, e.reason])).toContainEqual(['Warning', 'NodeClassNotFound']);
+    // The launch records the event after the condition, so it may not be stored yet when the condition is.
+    const events = await eventually(async () => {
+      const list = await core.listNamespacedEvent({
+        namespace: 'default',
+        fieldSelector: `involvedObject.name=${nodeClaim.metadata.name}`,
+      });
+      return list.items.length > 0 ? list.items : undefined;
+    }, 'an event about the NodeClaim');
+    expect(events.map((e) => [e.type, e.reason])).toContainEqual(['Warning', 'NodeClassNotFound']);
     await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
   });
 
