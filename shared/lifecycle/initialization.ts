@@ -7,7 +7,7 @@ import { isConditionTrue } from '../decisions/conditions.js';
 import { evaluateInitialization, initializedLabelPatch } from '../decisions/initialization.js';
 import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
 import { matchNodeForClaim } from '../decisions/registration.js';
-import { isConflict } from '../kube/errors.js';
+import { retryOnConflict } from '../kube/retry-on-conflict.js';
 import { getNode, patchNode } from '../kube/nodes.js';
 import type { NodeClaim } from '../models/index.js';
 import { ConditionTypes } from '../models/karpenter.js';
@@ -22,8 +22,6 @@ export type InitializationOutcome =
   | { outcome: 'waiting'; nodeClaim: NodeClaim; reason: string; message: string }
   | { outcome: 'initialized'; nodeClaim: NodeClaim; statusWritten: boolean }
   | { outcome: 'nodeclaim-gone' };
-
-const maxLabelAttempts = 5;
 
 /** Registered, managed, alive, and not yet Initialized=True. */
 export function needsInitialization(nodeClaim: NodeClaim): boolean {
@@ -74,16 +72,12 @@ export async function reconcileInitialization(
 /** Adds karpenter.sh/initialized=true with a guarded patch; a conflict re-reads and retries. */
 async function labelInitialized(deps: LifecycleDependencies, found: Node): Promise<void> {
   const { core } = await deps.kube();
-  let node: Node | undefined = found;
-  for (let attempt = 1; node !== undefined; attempt++) {
-    const operations = initializedLabelPatch(node);
-    if (operations.length === 0) return;
-    try {
-      await patchNode(core, node.metadata.name, operations);
-      return;
-    } catch (error) {
-      if (!isConflict(error) || attempt >= maxLabelAttempts) throw error;
-      node = await getNode(core, node.metadata.name);
-    }
-  }
+  await retryOnConflict(
+    found,
+    async (node) => {
+      const operations = initializedLabelPatch(node);
+      if (operations.length > 0) await patchNode(core, node.metadata.name, operations);
+    },
+    (stale) => getNode(core, stale.metadata.name),
+  );
 }

@@ -3,13 +3,12 @@
 // Each write is guarded by the Node's resourceVersion (see decisions/node-patch.ts); a conflict re-reads
 // and retries, and a Node that is already as wanted costs one read and no write.
 import { guardedNodePatch } from '../decisions/node-patch.js';
-import { isConflict, isNotFound } from '../kube/errors.js';
-import { patchNode, toDomainNode } from '../kube/nodes.js';
+import { isNotFound } from '../kube/errors.js';
+import { getNode, patchNode } from '../kube/nodes.js';
+import { retryOnConflict } from '../kube/retry-on-conflict.js';
 import { WellKnown } from '../models/karpenter.js';
 import type { Node, Taint } from '../models/kube.js';
 import type { LifecycleDependencies } from './dependencies.js';
-
-const MAX_ATTEMPTS = 5;
 
 export const disruptedTaint: Taint = { key: WellKnown.disruptedTaintKey, effect: 'NoSchedule' };
 
@@ -34,27 +33,24 @@ async function updateTaints(
   change: (taints: readonly Taint[] | undefined) => Taint[] | undefined,
 ): Promise<Node | undefined> {
   const { core } = await deps.kube();
-  let current: Node = node;
-  for (let attempt = 1; ; attempt++) {
-    const taints = change(current.spec.taints);
-    if (taints === undefined) return current;
-    try {
-      return await patchNode(
-        core,
-        current.metadata.name,
-        guardedNodePatch(current, { ...current, spec: { ...current.spec, taints } }),
-      );
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      if (!isConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
+  return retryOnConflict(
+    node,
+    async (current) => {
+      const taints = change(current.spec.taints);
+      if (taints === undefined) return current;
       try {
-        current = toDomainNode(await core.readNode({ name: current.metadata.name }));
-      } catch (readError) {
-        if (isNotFound(readError)) return undefined;
-        throw readError;
+        return await patchNode(
+          core,
+          current.metadata.name,
+          guardedNodePatch(current, { ...current, spec: { ...current.spec, taints } }),
+        );
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
       }
-    }
-  }
+    },
+    (stale) => getNode(core, stale.metadata.name),
+  );
 }
 
 export async function taintNodeDisrupted(deps: LifecycleDependencies, node: Node): Promise<Node | undefined> {

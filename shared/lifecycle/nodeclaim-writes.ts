@@ -3,10 +3,8 @@
 // data. Status updates are functions of the current NodeClaim, which makes the retry loop trivial.
 import type { NodeClaim, NodeClaimStatus } from '../models/index.js';
 import { statusChanged } from '../decisions/nodeclaim-status.js';
-import { isConflict } from '../kube/errors.js';
 import type { KarpenterObjects } from '../kube/custom-objects.js';
-
-const maxAttempts = 5;
+import { retryOnConflict } from '../kube/retry-on-conflict.js';
 
 export interface StatusWrite {
   /** The NodeClaim as stored after this call. */
@@ -26,22 +24,20 @@ export async function writeNodeClaimStatus(
   current: NodeClaim,
   update: (nodeClaim: NodeClaim) => NodeClaimStatus,
 ): Promise<StatusWrite | undefined> {
-  let nodeClaim: NodeClaim | undefined = current;
-  for (let attempt = 1; ; attempt++) {
-    if (!nodeClaim || nodeClaim.metadata.uid !== current.metadata.uid) return undefined;
-    const status = update(nodeClaim);
-    if (!statusChanged(nodeClaim.status, status)) return { nodeClaim, before: nodeClaim, written: false };
-    try {
+  return retryOnConflict(
+    current,
+    async (nodeClaim): Promise<StatusWrite | undefined> => {
+      if (nodeClaim.metadata.uid !== current.metadata.uid) return undefined;
+      const status = update(nodeClaim);
+      if (!statusChanged(nodeClaim.status, status)) return { nodeClaim, before: nodeClaim, written: false };
       const stored = await objects.nodeClaims.mergePatchStatus(nodeClaim.metadata.name, {
         metadata: { resourceVersion: nodeClaim.metadata.resourceVersion },
         status,
       });
       return { nodeClaim: stored, before: nodeClaim, written: true };
-    } catch (error) {
-      if (!isConflict(error) || attempt >= maxAttempts) throw error;
-      nodeClaim = await objects.nodeClaims.get(current.metadata.name);
-    }
-  }
+    },
+    () => objects.nodeClaims.get(current.metadata.name),
+  );
 }
 
 /** writeNodeClaimStatus for callers that need only the stored NodeClaim. */

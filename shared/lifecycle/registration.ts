@@ -13,7 +13,7 @@ import {
   RegistrationReasons,
 } from '../decisions/registration.js';
 import { parseProviderId, vmNameFor } from '../decisions/vm-spec.js';
-import { isConflict } from '../kube/errors.js';
+import { retryOnConflict } from '../kube/retry-on-conflict.js';
 import { getNode, patchNode } from '../kube/nodes.js';
 import type { NodeClaim } from '../models/index.js';
 import { ConditionTypes, WellKnown } from '../models/karpenter.js';
@@ -40,8 +40,6 @@ export type RegistrationOutcome =
       unregisteredTaintMissing: boolean;
     }
   | { outcome: 'nodeclaim-gone' };
-
-const maxNodeWriteAttempts = 5;
 
 /** Launched (has a providerID), managed by this system, alive, and not yet Registered=True. */
 export function needsRegistration(nodeClaim: NodeClaim): boolean {
@@ -135,19 +133,17 @@ async function syncNode(
   found: Node,
 ): Promise<{ node: Node; nodeWritten: boolean; unregisteredTaintMissing: boolean } | undefined> {
   const { core } = await deps.kube();
-  let node: Node | undefined = found;
-  for (let attempt = 1; ; attempt++) {
-    if (node === undefined || matchNodeForClaim(nodeClaim, [node]).outcome !== 'found') return undefined;
-    const plan = planNodeRegistration(nodeClaim, node);
-    if (!plan.changed) return { node, nodeWritten: false, unregisteredTaintMissing: false };
-    try {
+  return retryOnConflict(
+    found,
+    async (node) => {
+      if (matchNodeForClaim(nodeClaim, [node]).outcome !== 'found') return undefined;
+      const plan = planNodeRegistration(nodeClaim, node);
+      if (!plan.changed) return { node, nodeWritten: false, unregisteredTaintMissing: false };
       const written = await patchNode(core, node.metadata.name, registrationPatch(node, plan.node));
       return { node: written, nodeWritten: true, unregisteredTaintMissing: plan.unregisteredTaintMissing };
-    } catch (error) {
-      if (!isConflict(error) || attempt >= maxNodeWriteAttempts) throw error;
-      node = await getNode(core, node.metadata.name);
-    }
-  }
+    },
+    (stale) => getNode(core, stale.metadata.name),
+  );
 }
 
 /** The node has its own credentials now; its bootstrap token must not outlive the need. */

@@ -17,7 +17,8 @@ import {
   isMarkedForDisruption,
 } from '../../decisions/disruption-state.js';
 import { deterministicNodeClaimName, nodeClaimFromTemplate } from '../../decisions/nodeclaim-template.js';
-import { isAlreadyExists, isConflict } from '../../kube/errors.js';
+import { isAlreadyExists } from '../../kube/errors.js';
+import { retryOnConflict } from '../../kube/retry-on-conflict.js';
 import { ConditionTypes, type DisruptionReason, type NodeClaim } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import { ReplacementNames } from '../../runtime/function-names.js';
@@ -304,9 +305,10 @@ async function releaseOld(
   old: NodeClaim,
   input: ReplacementInput,
 ): Promise<void> {
-  let current: NodeClaim | undefined = old;
-  for (let attempt = 1; current && isMarkedForDisruption(current); attempt++) {
-    try {
+  await retryOnConflict(
+    old,
+    async (current) => {
+      if (!isMarkedForDisruption(current)) return;
       const annotated: NodeClaim = await deps.objects.nodeClaims.mergePatch(current.metadata.name, {
         metadata: {
           resourceVersion: current.metadata.resourceVersion,
@@ -317,12 +319,9 @@ async function releaseOld(
         ...latest.status,
         conditions: removeCondition(latest.status?.conditions, ConditionTypes.disruptionReason),
       }));
-      return;
-    } catch (error) {
-      if (!isConflict(error) || attempt >= 5) throw error;
-      current = await currentOld(deps, input);
-    }
-  }
+    },
+    () => currentOld(deps, input),
+  );
 }
 
 /** Input for a replacement of `old` started now; the attempt number comes from its recorded failures. */
