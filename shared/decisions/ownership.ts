@@ -1,9 +1,17 @@
-// Which NodeClaims this system manages: those whose nodeClassRef is an AKSNodeClass. Every other
-// NodeClaim belongs to another provider's controller and is never touched.
+// What this system manages: NodeClaims whose nodeClassRef is an AKSNodeClass, and NodePools whose
+// template's nodeClassRef is one. Every other NodeClaim or NodePool belongs to another provider's
+// controller and is never touched.
 import { AKS_GROUP } from '../models/aks-node-class.js';
-import type { NodeClaim } from '../models/karpenter.js';
+import type { NodeClaim, NodeClassReference, NodePool } from '../models/karpenter.js';
+
+export function isAksNodeClassRef(ref: NodeClassReference): boolean {
+  return ref.group === AKS_GROUP && ref.kind === 'AKSNodeClass';
+}
 
 export function isManagedNodeClaim(nodeClaim: Pick<NodeClaim, 'spec'>): boolean {
-  const ref = nodeClaim.spec.nodeClassRef;
-  return ref.group === AKS_GROUP && ref.kind === 'AKSNodeClass';
+  return isAksNodeClassRef(nodeClaim.spec.nodeClassRef);
+}
+
+export function isManagedNodePool(nodePool: Pick<NodePool, 'spec'>): boolean {
+  return isAksNodeClassRef(nodePool.spec.template.spec.nodeClassRef);
 }

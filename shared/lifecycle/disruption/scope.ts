@@ -3,20 +3,15 @@
 // NodePool look empty and create a second set of replicas. So such a sweep takes only the NodePools whose
 // NodeClaims its selector admits.
 import { labelsMatch } from '../../decisions/label-selector.js';
-import { AKS_GROUP } from '../../models/aks-node-class.js';
+import { isManagedNodePool } from '../../decisions/ownership.js';
 import { WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { SweepContext } from '../sweep/step.js';
-
-export function managesNodePool(nodePool: NodePool): boolean {
-  const ref = nodePool.spec.template.spec.nodeClassRef;
-  return ref.group === AKS_GROUP && ref.kind === 'AKSNodeClass';
-}
 
 export function nodePoolsInScope(context: Pick<SweepContext, 'view' | 'nodeClaimSelector'>): NodePool[] {
   const selector = context.nodeClaimSelector;
   return context.view.snapshot.nodePools.filter(
     (pool) =>
-      managesNodePool(pool) &&
+      isManagedNodePool(pool) &&
       !pool.metadata.deletionTimestamp &&
       (!selector ||
         labelsMatch(selector, {
