@@ -8,6 +8,20 @@ import type { Logger } from '../observability/logger.js';
 export type OrchestrationRuntimeStatus =
   'Pending' | 'Running' | 'Completed' | 'ContinuedAsNew' | 'Failed' | 'Terminated' | 'Suspended';
 
+/** Not yet finished: such an instance still owns its work, and a second one with its ID cannot start. */
+const ACTIVE_STATUSES: ReadonlySet<OrchestrationRuntimeStatus> = new Set([
+  'Pending',
+  'Running',
+  'ContinuedAsNew',
+  'Suspended',
+]);
+
+export function isOrchestrationActive(
+  status: Pick<OrchestrationStatus, 'runtimeStatus'> | undefined,
+): boolean {
+  return status !== undefined && ACTIVE_STATUSES.has(status.runtimeStatus);
+}
+
 export interface OrchestrationStatus {
   instanceId: string;
   name: string;

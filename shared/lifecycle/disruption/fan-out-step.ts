@@ -20,7 +20,7 @@ import {
   replacementBackoffOf,
 } from '../../decisions/disruption-state.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
-import type { OrchestrationRuntimeStatus } from '../../runtime/definitions.js';
+import { isOrchestrationActive } from '../../runtime/definitions.js';
 import { forEachObject, type StepReport, type SweepContext, type SweepStep } from '../sweep/step.js';
 import { reportBudgetValidity } from './budget-status.js';
 import {
@@ -31,8 +31,6 @@ import {
 } from './replacement.js';
 import { ReplacementNames } from '../../runtime/function-names.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
-
-const ACTIVE: readonly OrchestrationRuntimeStatus[] = ['Pending', 'Running', 'ContinuedAsNew', 'Suspended'];
 
 export const fanOutStep: SweepStep = {
   name: 'drift-replacement',
@@ -129,7 +127,7 @@ async function startReplacement(
   const instanceId = replacementInstanceId(uid);
   const existing = await orchestrations.getStatus(instanceId);
   // An earlier attempt is still winding down (it has unmarked the node but not returned yet).
-  if (existing && ACTIVE.includes(existing.runtimeStatus)) return false;
+  if (isOrchestrationActive(existing)) return false;
   if (existing) await orchestrations.purge(instanceId);
 
   const detail = driftDetail(nodeClaim);
@@ -156,7 +154,7 @@ async function tendInFlight(context: SweepContext, poolName: string, nodeClaim: 
   const uid = nodeClaim.metadata.uid ?? '';
   const instanceId = replacementInstanceId(uid);
   const status = await orchestrations.getStatus(instanceId);
-  if (status && ACTIVE.includes(status.runtimeStatus)) return;
+  if (isOrchestrationActive(status)) return;
   if (nodeClaim.metadata.deletionTimestamp) {
     if (status) await orchestrations.purge(instanceId);
     return;

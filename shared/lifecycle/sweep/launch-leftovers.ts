@@ -12,17 +12,10 @@
 // - a NodeClaim that disappears is cleaned up by whichever process sweeps next only if that process also
 //   saw it before; after a failover the cleanup of that interval is lost the same way.
 // Each gone UID is retried on later sweeps until both instances are absent, for a bounded number of runs.
-import type { OrchestrationClient, OrchestrationRuntimeStatus } from '../../runtime/definitions.js';
+import { isOrchestrationActive, type OrchestrationClient } from '../../runtime/definitions.js';
 import type { Logger } from '../../observability/logger.js';
 import { launchMonitorInstanceId } from '../launch/launch-monitor.js';
 import { terminationInstanceId } from '../termination/termination.js';
-
-const activeStatuses: readonly OrchestrationRuntimeStatus[] = [
-  'Pending',
-  'Running',
-  'ContinuedAsNew',
-  'Suspended',
-];
 
 /** How many sweeps keep trying to clean up after one gone NodeClaim before giving up on it. */
 export const MAX_CLEANUP_ATTEMPTS = 20;
@@ -65,7 +58,7 @@ export async function cleanUpLeftovers(
   for (const instanceId of [launchMonitorInstanceId(uid), terminationInstanceId(uid)]) {
     const status = await orchestrations.getStatus(instanceId);
     if (status === undefined) continue;
-    if (activeStatuses.includes(status.runtimeStatus)) {
+    if (isOrchestrationActive(status)) {
       // Purged on a later sweep, once it has stopped.
       clean = false;
       if (instanceId === launchMonitorInstanceId(uid)) {

@@ -13,7 +13,7 @@ import type { Node } from '../../models/kube.js';
 import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import type { NodeClaim } from '../../models/index.js';
 import { WellKnown } from '../../models/karpenter.js';
-import type { HandlerContext } from '../../runtime/definitions.js';
+import { isOrchestrationActive, type HandlerContext } from '../../runtime/definitions.js';
 import { TerminationNames } from '../../runtime/function-names.js';
 import { DEFAULT_DISRUPTION_SETTINGS } from '../../config/settings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -52,7 +52,7 @@ export async function reconcileTermination(
   if (!needsTermination(nodeClaim) || !nodeClaim.metadata.uid) return 'not-needed';
   const instanceId = terminationInstanceId(nodeClaim.metadata.uid);
   const existing = await context.orchestrations.getStatus(instanceId);
-  if (existing && ['Pending', 'Running', 'ContinuedAsNew'].includes(existing.runtimeStatus)) return 'running';
+  if (isOrchestrationActive(existing)) return 'running';
   if (existing) await context.orchestrations.purge(instanceId);
   const input: TerminationInput = {
     nodeClaim: { name: nodeClaim.metadata.name, uid: nodeClaim.metadata.uid },
@@ -101,9 +101,7 @@ export async function deleteNodeClaimVm(
 ): Promise<VmDeletionProgress> {
   const monitorId = launchMonitorInstanceId(input.nodeClaim.uid);
   const monitor = await context.orchestrations.getStatus(monitorId);
-  if (monitor && ['Pending', 'Running'].includes(monitor.runtimeStatus)) {
-    await context.orchestrations.terminate(monitorId, 'NodeClaim deleted');
-  }
+  if (isOrchestrationActive(monitor)) await context.orchestrations.terminate(monitorId, 'NodeClaim deleted');
   const vm = await deps.vms.get(input.vmName);
   if (!vm) return 'Gone';
   if (vm.provisioningState !== 'Deleting') {
