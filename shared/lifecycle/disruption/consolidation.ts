@@ -16,10 +16,10 @@ import type { HandlerContext } from '../../runtime/definitions.js';
 import { ConsolidationNames } from '../../runtime/function-names.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { providerIdKey } from '../sweep/snapshot.js';
-import { deleteNodeClaim } from '../termination.js';
+import { deleteNodeClaim } from '../termination/termination.js';
 import { publishTerminating } from './blocked-events.js';
 import { nodeInputsOf, readClusterPods } from './cluster-pods.js';
-import { taintNodeDisrupted } from './node-taints.js';
+import { taintNodeDisrupted } from '../node-taints.js';
 import { markForDisruption } from './replacement.js';
 
 export const consolidationInstanceId = (nodePoolUid: string): string => `consolidate-${nodePoolUid}`;

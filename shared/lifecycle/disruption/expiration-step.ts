@@ -5,7 +5,7 @@ import { expiresAt, isExpired } from '../../decisions/consolidation/timing.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { WellKnown } from '../../models/karpenter.js';
 import { forEachObject, type SweepStep } from '../sweep/step.js';
-import { deleteNodeClaim } from '../termination.js';
+import { deleteNodeClaim } from '../termination/termination.js';
 import { publishTerminating } from './blocked-events.js';
 
 export const expirationStep: SweepStep = {
