@@ -3,9 +3,7 @@
 // community galleries (the images AgentBaker builds, whose provisioning reads the AKSNodeConfig in the
 // custom data). The version is the newest one the gallery publishes, unless the AKSNodeClass pins one.
 // Definition names and galleries follow the Azure provider's image families; pure, no I/O.
-import type { Architecture } from './offerings.js';
-
-export type HyperVGeneration = 'V1' | 'V2';
+import type { Architecture, HyperVGeneration } from './offerings.js';
 
 /** AKS's public community galleries (their "public names", as ARM addresses them). */
 export const AKS_COMMUNITY_GALLERIES = {

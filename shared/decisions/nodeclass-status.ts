@@ -7,9 +7,9 @@
 import type { AKSNodeClass, AKSNodeClassImage } from '../models/index.js';
 import type { Condition } from '../models/kube.js';
 import { setCondition, type ConditionUpdate } from './conditions.js';
-import { imageDefinitionFor, minorVersion, type HyperVGeneration } from './node-image.js';
+import { imageDefinitionFor, minorVersion } from './node-image.js';
 import { rootReadiness } from './nodepool-status.js';
-import type { Architecture } from './offerings.js';
+import type { Architecture, HyperVGeneration } from './offerings.js';
 
 export const NodeClassConditions = {
   imagesReady: 'ImagesReady',

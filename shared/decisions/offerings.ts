@@ -10,7 +10,6 @@ import {
   type ClusterNodeSettings,
 } from './node-reservations.js';
 import { describeRequirement, requirementAllows } from './requirements.js';
-import type { HyperVGeneration } from './node-image.js';
 import { isOfferingBlocked, type OfferingBlock } from './offering-blocks.js';
 import { placementScopeOf, REGIONAL_ZONE } from './placement.js';
 import { isNvidiaGpuSize, unsupportedSizeReason } from './sku-support.js';
@@ -18,6 +17,9 @@ import { isNvidiaGpuSize, unsupportedSizeReason } from './sku-support.js';
 export { placementScopeOf, REGIONAL_ZONE, type PlacementScope } from './placement.js';
 
 export type Architecture = 'amd64' | 'arm64';
+
+/** The Hyper-V generations a VM size can boot (its HyperVGenerations capability). */
+export type HyperVGeneration = 'V1' | 'V2';
 
 export interface Offering {
   /** Azure VM size, e.g. "Standard_D2s_v5"; also the node.kubernetes.io/instance-type label. */
