@@ -230,12 +230,42 @@ export function loadSettings(env: Env = process.env): Settings {
       registrationTimeoutMinutes: reader.number('REGISTRATION_TIMEOUT_MINUTES', 15, 0.05, 240),
     },
     disruption: {
-      replacementPollSeconds: reader.number('REPLACEMENT_POLL_SECONDS', 5, 0.1, 300),
-      replacementTimeoutMinutes: reader.number('REPLACEMENT_TIMEOUT_MINUTES', 30, 0.05, 1440),
-      replacementBackoffMinutes: reader.number('REPLACEMENT_BACKOFF_MINUTES', 5, 0, 1440),
-      drainPollSeconds: reader.number('DRAIN_POLL_SECONDS', 5, 0.1, 300),
-      orphanVmGraceMinutes: reader.number('ORPHAN_VM_GRACE_MINUTES', 10, 0, 1440),
-      consolidationValidationSeconds: reader.number('CONSOLIDATION_VALIDATION_SECONDS', 15, 0, 600),
+      replacementPollSeconds: reader.number(
+        'REPLACEMENT_POLL_SECONDS',
+        DEFAULT_DISRUPTION_SETTINGS.replacementPollSeconds,
+        0.1,
+        300,
+      ),
+      replacementTimeoutMinutes: reader.number(
+        'REPLACEMENT_TIMEOUT_MINUTES',
+        DEFAULT_DISRUPTION_SETTINGS.replacementTimeoutMinutes,
+        0.05,
+        1440,
+      ),
+      replacementBackoffMinutes: reader.number(
+        'REPLACEMENT_BACKOFF_MINUTES',
+        DEFAULT_DISRUPTION_SETTINGS.replacementBackoffMinutes,
+        0,
+        1440,
+      ),
+      drainPollSeconds: reader.number(
+        'DRAIN_POLL_SECONDS',
+        DEFAULT_DISRUPTION_SETTINGS.drainPollSeconds,
+        0.1,
+        300,
+      ),
+      orphanVmGraceMinutes: reader.number(
+        'ORPHAN_VM_GRACE_MINUTES',
+        DEFAULT_DISRUPTION_SETTINGS.orphanVmGraceMinutes,
+        0,
+        1440,
+      ),
+      consolidationValidationSeconds: reader.number(
+        'CONSOLIDATION_VALIDATION_SECONDS',
+        DEFAULT_DISRUPTION_SETTINGS.consolidationValidationSeconds,
+        0,
+        600,
+      ),
     },
     requestTimeoutSeconds: reader.number('REQUEST_TIMEOUT_SECONDS', 30, 0.1, 600),
     provisioning: {
