@@ -141,9 +141,13 @@ describe('launch', () => {
     expect(launched.status?.imageID).toBe(
       '/CommunityGalleries/AKSUbuntu-38d80f77-467a-481f-a8d4-09b6d4220bd2/images/2204gen2containerd/versions/202608.20.0',
     );
-    const monitor = await stack.host.orchestrations.getStatus(
-      launchMonitorInstanceId(nodeClaim.metadata.uid ?? ''),
-    );
+    // The monitor completes once its last activity (which wrote Launched=True) has returned to it.
+    const monitor = await eventually(async () => {
+      const status = await stack.host.orchestrations.getStatus(
+        launchMonitorInstanceId(nodeClaim.metadata.uid ?? ''),
+      );
+      return status?.runtimeStatus === 'Running' ? undefined : status;
+    }, 'the launch monitor to finish');
     expect(monitor?.runtimeStatus).toBe('Completed');
   });
 
