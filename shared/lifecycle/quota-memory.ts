@@ -3,7 +3,7 @@
 // not only when the block's TTL ends.
 import type { VirtualMachine } from '@azure/arm-compute';
 import { quotaScopesFreedBy } from '../decisions/failure-memory.js';
-import { catalogOfferings } from './catalog-offerings.js';
+import { catalogOfferings } from './launch/catalog-offerings.js';
 import type { LifecycleDependencies } from './dependencies.js';
 
 export async function forgetQuotaFreedBy(

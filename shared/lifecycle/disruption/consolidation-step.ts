@@ -20,7 +20,7 @@ import { publishBudgetBlocked, publishNodeBlocked } from './blocked-events.js';
 import { nodeInputsOf, sweepClusterPods, type ClusterPods } from './cluster-pods.js';
 import { consolidationInstanceId, type ConsolidationCommand } from './consolidation.js';
 import { ConsolidationNames } from '../../runtime/function-names.js';
-import { untaintNodeDisrupted } from './node-taints.js';
+import { untaintNodeDisrupted } from '../node-taints.js';
 import { disruptionSettingsOf, replacementInstanceId } from './replacement.js';
 import { updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';

@@ -6,7 +6,7 @@
 import { WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { runSweepSteps, type SweepResult } from '../sweep.js';
+import { runSweepSteps, type SweepResult } from '../sweep/sweep.js';
 import { consolidationStep } from './consolidation-step.js';
 import { fanOutStep } from './fan-out-step.js';
 
