@@ -11,9 +11,9 @@ import { priceOf, staticPriceBook } from '../../decisions/prices/price-book.js';
 import { solve, type SchedulingResult } from '../../decisions/scheduling/index.js';
 import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
 import { isAlreadyExists } from '../../kube/errors.js';
-import { catalogOfferings } from '../catalog-offerings.js';
+import { catalogOfferings } from '../launch/catalog-offerings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { capacityOptions } from '../launch-vm.js';
+import { capacityOptions } from '../launch/launch-vm.js';
 import { readClusterState } from './cluster-state.js';
 import { solveInput } from './solve-input.js';
 
