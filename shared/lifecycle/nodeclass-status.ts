@@ -15,6 +15,19 @@ export interface StatusWrite<T> {
   written: boolean;
 }
 
+/**
+ * Runs a resourceVersion-guarded status write. An object changed or deleted since the sweep read it is
+ * left as read: the next sweep decides from the new version.
+ */
+export async function guardedStatusWrite<T>(read: T, write: () => Promise<T>): Promise<StatusWrite<T>> {
+  try {
+    return { object: await write(), written: true };
+  } catch (error) {
+    if (isConflict(error) || isNotFound(error)) return { object: read, written: false };
+    throw error;
+  }
+}
+
 export async function reconcileNodeClassStatus(
   deps: Pick<LifecycleDependencies, 'objects' | 'images' | 'settings' | 'now'>,
   nodeClass: AKSNodeClass,
@@ -45,15 +58,10 @@ export async function reconcileNodeClassStatus(
   ) {
     return { object: nodeClass, written: false };
   }
-  try {
-    const written = await deps.objects.nodeClasses.mergePatchStatus(nodeClass.metadata.name, {
+  return guardedStatusWrite(nodeClass, () =>
+    deps.objects.nodeClasses.mergePatchStatus(nodeClass.metadata.name, {
       metadata: { resourceVersion: nodeClass.metadata.resourceVersion },
       status: desired,
-    });
-    return { object: written, written: true };
-  } catch (error) {
-    // Changed or deleted since the sweep read it: the next sweep decides from the new version.
-    if (isConflict(error) || isNotFound(error)) return { object: nodeClass, written: false };
-    throw error;
-  }
+    }),
+  );
 }

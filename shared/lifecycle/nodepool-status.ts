@@ -3,11 +3,10 @@
 // NodeClassReady. Writes only when something changed, guarded by the resourceVersion it read.
 import { desiredNodePoolStatus } from '../decisions/nodepool-status.js';
 import { plainEqual } from '../decisions/plain-equal.js';
-import { isConflict, isNotFound } from '../kube/errors.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
 import type { Node } from '../models/kube.js';
 import type { LifecycleDependencies } from './dependencies.js';
-import type { StatusWrite } from './nodeclass-status.js';
+import { guardedStatusWrite, type StatusWrite } from './nodeclass-status.js';
 
 export async function reconcileNodePoolStatus(
   deps: Pick<LifecycleDependencies, 'objects' | 'now'>,
@@ -24,14 +23,10 @@ export async function reconcileNodePoolStatus(
   ) {
     return { object: nodePool, written: false };
   }
-  try {
-    const written = await deps.objects.nodePools.mergePatchStatus(nodePool.metadata.name, {
+  return guardedStatusWrite(nodePool, () =>
+    deps.objects.nodePools.mergePatchStatus(nodePool.metadata.name, {
       metadata: { resourceVersion: nodePool.metadata.resourceVersion },
       status: desired,
-    });
-    return { object: written, written: true };
-  } catch (error) {
-    if (isConflict(error) || isNotFound(error)) return { object: nodePool, written: false };
-    throw error;
-  }
+    }),
+  );
 }
