@@ -73,6 +73,8 @@ export async function runBridgePodsBench(pods = 20_000): Promise<void> {
     const core = kubeConfig.makeApiClient(CoreV1Api);
     const namespace = 'bench-pods';
     await core.createNamespace({ body: { metadata: { name: namespace } } });
+    // No controller-manager here to create the namespace's default ServiceAccount, which pod admission needs.
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'default' } } });
     const started = Date.now();
     let next = 0;
     await Promise.all(
