@@ -136,11 +136,12 @@ export const DEFAULT_GC_SCHEDULE = '0 */5 * * * *';
 export const DEFAULT_SWEEP_SCHEDULE = '*/15 * * * * *';
 
 /**
- * Launch polling defaults, chosen with `npm run bench` (launch polling): 1,000 concurrent launches must
- * stay well inside Compute's 5,000 operation-status GETs per minute while failures still show in seconds.
+ * Launch polling defaults, checked with `npm run bench` (launch polling): a launch polls every 5 s (or
+ * ARM's Retry-After) while few are in flight, and the interval grows with the cluster's launches in
+ * flight so 1,000 of them stay inside Compute's 5,000 operation-status GETs per minute.
  */
 export const LAUNCH_POLL_DEFAULTS = {
-  pollIntervalSeconds: 10,
+  pollIntervalSeconds: 5,
   maxPollIntervalSeconds: 60,
   deadlineMinutes: 15,
 } as const;

@@ -33,19 +33,46 @@ interface PollingMeasurement {
   launches: number;
   createSeconds: number;
   retryAfterSeconds: number;
-  makespanSeconds: number;
+  /** Launches whose LRO fails after `failSeconds`; the others succeed after `createSeconds`. */
+  probes: number;
+  failSeconds: number;
+  /** From the emulator marking a probe's VM Failed to the monitor recording the failure, per probe. */
+  detectionSeconds: number[];
+  durationSeconds: number;
   operationGets: number;
   peakPerMinute: number;
   throttled: number;
 }
 
-async function measure(
-  launches: number,
-  createSeconds: number,
-  retryAfterSeconds: number,
-): Promise<PollingMeasurement> {
+/**
+ * N concurrent launches through real launch monitors: `probes` of them fail with AllocationFailed after
+ * `failSeconds`, the rest succeed after `createSeconds`. Ends when every probe's failure is recorded
+ * (and, with `untilAllDone`, every launch's outcome). The in-flight count the monitors pace by is the
+ * launches without a recorded outcome: the bench has no NodeClaims, whose Launched=Unknown count is
+ * what the Function App reports (ClusterReader.launchesInFlight).
+ */
+async function measure(options: {
+  launches: number;
+  createSeconds: number;
+  retryAfterSeconds: number;
+  probes: number;
+  failSeconds: number;
+  untilAllDone: boolean;
+}): Promise<PollingMeasurement> {
+  const { launches, createSeconds, retryAfterSeconds, probes, failSeconds } = options;
   const emulator = await startArmEmulator({
-    latencies: { createMs: createSeconds * 1000, deleteMs: 100, retryAfterSeconds },
+    latencies: {
+      createMs: createSeconds * 1000,
+      deleteMs: 100,
+      retryAfterSeconds,
+      overrides: [{ vmName: '*-probe-*', createMs: failSeconds * 1000 }],
+    },
+  });
+  emulator.controls.injectFault({ match: { vmName: '*-probe-*' }, effect: { type: 'AllocationFailed' } });
+  const failedAt = new Map<string, number>();
+  const detectedAt = new Map<string, number>();
+  emulator.controls.onVmChange((change) => {
+    if (change.type === 'failed') failedAt.set(change.vm.name, Date.now());
   });
   const credential = {
     getToken: () => Promise.resolve({ token: 'bench', expiresOnTimestamp: Date.now() + 3_600_000 }),
@@ -57,8 +84,12 @@ async function measure(
     caCertPem: emulator.caCertPem,
   });
   const vms = new VirtualMachines(compute, resourceGroup);
-  const deps = { vms, log: silentLogger };
   const done = new Set<string>();
+  const deps = {
+    vms,
+    log: silentLogger,
+    cluster: { launchesInFlight: () => Promise.resolve(launches - done.size) },
+  };
   const definitions: FunctionDefinition[] = [
     { kind: 'orchestration', name: LaunchMonitorNames.orchestration, handler: launchMonitorOrchestrator },
     {
@@ -71,9 +102,10 @@ async function measure(
         kind: 'activity',
         name,
         handler: (input) => {
-          done.add(
-            (input as LaunchMonitorInput).vmName ?? (input as { monitor: LaunchMonitorInput }).monitor.vmName,
-          );
+          const vmName =
+            (input as LaunchMonitorInput).vmName ?? (input as { monitor: LaunchMonitorInput }).monitor.vmName;
+          done.add(vmName);
+          if (name === LaunchMonitorNames.recordLaunchFailure) detectedAt.set(vmName, Date.now());
           return Promise.resolve(null);
         },
       }),
@@ -93,7 +125,11 @@ async function measure(
     if (!offering) throw new Error('no offering in the emulator catalog');
     const started = Date.now();
     const run = randomUUID().slice(0, 6);
-    const names = Array.from({ length: launches }, (_, i) => `bench-${run}-${i}`);
+    const names = Array.from({ length: launches }, (_, i) =>
+      i < probes ? `bench-${run}-probe-${i}` : `bench-${run}-${i}`,
+    );
+    const probeVms = names.slice(0, probes).map(vmNameFor);
+    let startedCount = 0;
     for (let i = 0; i < names.length; i += 50) {
       await Promise.all(
         names.slice(i, i + 50).map(async (nodeClaimName) => {
@@ -120,6 +156,7 @@ async function measure(
           const put = await vms.beginCreate(vmName, body);
           if (!put.created) throw new Error(`VM ${vmName} already exists`);
           const { pollerState } = put;
+          startedCount += 1;
           const input: LaunchMonitorInput = {
             nodeClaim: { name: nodeClaimName, uid: nodeClaimName, nodePool: 'bench' },
             vmName,
@@ -127,6 +164,8 @@ async function measure(
             pollerState,
             startedAt: new Date().toISOString(),
             ...LAUNCH_POLL_DEFAULTS,
+            // What startLaunchMonitor reads from the cluster: the launches started so far.
+            inFlightLaunches: startedCount - done.size,
           };
           await host.orchestrations.startNew(LaunchMonitorNames.orchestration, {
             instanceId: `launch-${nodeClaimName}`,
@@ -135,14 +174,21 @@ async function measure(
         }),
       );
     }
-    while (done.size < launches) await new Promise((resolve) => setTimeout(resolve, 250));
-    const makespanSeconds = (Date.now() - started) / 1000;
+    const finished = () =>
+      options.untilAllDone ? done.size >= launches : probeVms.every((vm) => detectedAt.has(vm));
+    while (!finished()) await new Promise((resolve) => setTimeout(resolve, 250));
+    const durationSeconds = (Date.now() - started) / 1000;
     const gets = emulator.controls.requests({ kind: 'getOperation' });
     return {
       launches,
       createSeconds,
       retryAfterSeconds,
-      makespanSeconds,
+      probes,
+      failSeconds,
+      detectionSeconds: probeVms.map(
+        (vm) => ((detectedAt.get(vm) ?? NaN) - (failedAt.get(vm) ?? NaN)) / 1000,
+      ),
+      durationSeconds,
       operationGets: gets.length,
       peakPerMinute: peakInWindow(
         gets.map((r) => Date.parse(r.time)),
@@ -154,6 +200,20 @@ async function measure(
     await host.stop();
     await emulator.stop();
   }
+}
+
+/**
+ * When the monitor as it was before pacing (first poll after 10 s, each interval 1.5× the last up to
+ * 60 s, no spread) sees a failure Azure reports `failSeconds` after the PUT, with one launch in flight.
+ */
+function previousDetectionSeconds(failSeconds: number): number {
+  let at = 0;
+  let interval = 10;
+  while (at < failSeconds) {
+    at += interval;
+    interval = Math.min(interval * 1.5, 60);
+  }
+  return at - failSeconds;
 }
 
 async function listSkus(compute: ReturnType<typeof createComputeClient>) {
@@ -176,47 +236,66 @@ function peakInWindow(times: number[], windowMs: number): number {
 
 export async function runLaunchPollingBench(): Promise<void> {
   const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-  const cases: [number, number, number][] = [
-    [250, 60, 10],
-    [1_000, 60, 10],
-  ];
+  const failSeconds = 50;
+  const retryAfter = 10;
+  const cases = (process.env['POLLING_BENCH_CASES'] ?? '1,100,1000').split(',').map(Number);
   const rows: PollingMeasurement[] = [];
-  for (const [launches, createSeconds, retryAfter] of cases) {
+  for (const launches of cases) {
     log(
-      `launch polling: ${launches} concurrent VM creations of ${createSeconds} s, Retry-After ${retryAfter} s`,
+      `launch polling: ${launches} in flight, failures reported by ARM after ${failSeconds} s, Retry-After ${retryAfter} s`,
     );
-    rows.push(await measure(launches, createSeconds, retryAfter));
+    rows.push(
+      await measure({
+        launches,
+        createSeconds: 120,
+        retryAfterSeconds: retryAfter,
+        probes: Math.min(launches, 10),
+        failSeconds,
+        untilAllDone: false,
+      }),
+    );
   }
+  const goalSeconds = Math.max(retryAfter, 5);
   const header = [
-    'launches',
-    'LRO s',
+    'in flight',
+    'fails after s',
     'Retry-After s',
-    'makespan s',
+    'detected after s (max)',
+    'goal s',
     'op GETs',
-    'GETs/launch',
     'peak GETs/min',
-    'limit/min',
-    '% of limit',
+    '% of 5,000/min',
     '429s',
   ];
   const lines = rows.map((r) => [
     String(r.launches),
-    String(r.createSeconds),
+    String(r.failSeconds),
     String(r.retryAfterSeconds),
-    r.makespanSeconds.toFixed(1),
+    Math.max(...r.detectionSeconds).toFixed(1),
+    r.launches >= 1_000 ? '-' : `≤ ${goalSeconds}`,
     String(r.operationGets),
-    (r.operationGets / r.launches).toFixed(1),
     String(r.peakPerMinute),
-    String(OPERATION_GET_LIMIT_PER_MINUTE),
     ((r.peakPerMinute / OPERATION_GET_LIMIT_PER_MINUTE) * 100).toFixed(0),
     String(r.throttled),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
   const format = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i] ?? 0)).join('  ');
   process.stdout.write(
-    "\nLaunch monitor polling load (operation-status GETs) beside Compute's per-subscription limit\n",
+    "\nLaunch failure detection and polling load (operation-status GETs) beside Compute's per-subscription limit\n",
   );
   process.stdout.write(
     [format(header), format(widths.map((w) => '-'.repeat(w))), ...lines.map(format)].join('\n') + '\n',
+  );
+  const verdicts = rows.map((r) => {
+    const worst = Math.max(...r.detectionSeconds);
+    if (r.launches >= 1_000) {
+      const share = r.peakPerMinute / OPERATION_GET_LIMIT_PER_MINUTE;
+      const ok = r.throttled === 0 && share < 0.8;
+      return `${r.launches} in flight: zero 429s and peak < 80% of the limit → ${r.throttled} 429s, ${(share * 100).toFixed(0)}% (${ok ? 'met' : 'MISSED'})`;
+    }
+    return `${r.launches} in flight: detection ≤ ${goalSeconds} s → ${worst.toFixed(1)} s (${worst <= goalSeconds ? 'met' : 'MISSED'})`;
+  });
+  process.stdout.write(
+    `${verdicts.join('\n')}\nBefore pacing (first poll after 10 s, ×1.5 growth), one launch in flight saw a failure reported at ${failSeconds} s ${previousDetectionSeconds(failSeconds).toFixed(1)} s late.\n`,
   );
 }

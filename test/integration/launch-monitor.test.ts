@@ -1,6 +1,6 @@
 // The launch monitor orchestration driven by durable-functions' own replay engine (in the in-process
 // host) on a scaled clock, so its timing rules can be checked in seconds: Retry-After is honoured as a
-// floor, backoff without Retry-After, and the deadline ends in LaunchTimeout. The real orchestrator runs;
+// floor, the pace follows the launches in flight, and the deadline ends in LaunchTimeout. The real orchestrator runs;
 // its activities are replaced here by scripted ones, because what is under test is the orchestrator's
 // use of time, which no real VM can be made to exercise for 15 minutes. The real activities run in
 // test/integration/launch.test.ts.
@@ -128,16 +128,27 @@ describe('launch monitor orchestration', () => {
     expect(outcomes.map((o) => o.kind)).toEqual(['success']);
   });
 
-  test('backs off without Retry-After, up to the maximum interval', async () => {
+  test('polls at the minimum while few launches are in flight, and spreads out as the cluster reports more', async () => {
     const { polls } = await runMonitor(
-      (poll) => (poll < 6 ? { status: 'InProgress' } : { status: 'Succeeded' }),
+      (poll) =>
+        poll < 3
+          ? { status: 'InProgress', inFlightLaunches: 1 }
+          : poll < 6
+            ? { status: 'InProgress', inFlightLaunches: 3_000 }
+            : { status: 'Succeeded' },
       (start) => monitorInput(start, { pollIntervalSeconds: 4, maxPollIntervalSeconds: 9 }),
     );
     const gaps = polls.slice(1).map((p, i) => (p.at - (polls[i]?.at ?? 0)) / 1000);
-    // 4 → 6 → 9 → 9 → 9 (each plus jitter): growing, then capped.
-    expect(gaps[0]).toBeGreaterThanOrEqual(6);
-    expect(gaps[1]).toBeGreaterThanOrEqual(9);
-    expect(Math.max(...gaps)).toBeLessThan(9 * 1.25 + 15);
+    // One launch in flight: the minimum, exactly (no growth, no spread), so a failure shows at once.
+    expect(gaps[0]).toBeGreaterThanOrEqual(4);
+    expect(gaps[0]).toBeLessThan(4 + 15);
+    // 3,000 in flight: each waits its share of Compute's 5,000 GETs/min (at 70%), about 51 s, beyond
+    // the maximum (which only applies when ARM says its budget runs low), spread by up to a quarter.
+    const share = (3_000 * 60) / (5_000 * 0.7);
+    for (const gap of gaps.slice(2, 5)) {
+      expect(gap).toBeGreaterThanOrEqual(share);
+      expect(gap).toBeLessThan(share * 1.25 + 15);
+    }
   });
 
   test('a failure reported by ARM is recorded at the first poll that sees it', async () => {

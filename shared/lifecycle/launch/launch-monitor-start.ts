@@ -21,8 +21,12 @@ export async function startLaunchMonitor(
   const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
   const existing = await context.orchestrations.getStatus(instanceId);
   if (existing) return;
+  // The first poll is paced like the rest (launch-poll-pacing.ts): a burst of launches spreads its first
+  // polls instead of sending them all after the minimum interval.
+  const inFlightLaunches = await deps.cluster.launchesInFlight().catch(() => undefined);
+  const paced = inFlightLaunches === undefined ? input : { ...input, inFlightLaunches };
   try {
-    await context.orchestrations.startNew(LaunchMonitorNames.orchestration, { instanceId, input });
+    await context.orchestrations.startNew(LaunchMonitorNames.orchestration, { instanceId, input: paced });
   } catch (error) {
     // Another delivery started it between our check and our start: that is the outcome we wanted.
     if (await context.orchestrations.getStatus(instanceId)) return;

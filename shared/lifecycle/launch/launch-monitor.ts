@@ -1,12 +1,15 @@
 // The launch monitor orchestration: wait on a durable timer, poll the VM's long-running operation once
 // through an activity, repeat until ARM reports an outcome or the deadline passes, then record the outcome
-// on the NodeClaim through another activity. Deterministic as Durable Functions requires: time comes from
-// currentUtcDateTime, jitter from the instance ID, and every I/O happens in activities.
+// on the NodeClaim through another activity. The wait between polls is paced by the cluster's launches in
+// flight (decisions/launch-poll-pacing.ts), which each poll reports. Deterministic as Durable Functions
+// requires: time comes from currentUtcDateTime, spread from the instance ID, and every I/O (the count
+// included) happens in activities.
 import type * as df from 'durable-functions';
 import type { ArmErrorInfo } from '../../azure/virtual-machines.js';
 import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/node-reservations.js';
 import type { Offering } from '../../decisions/offerings.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
+import { nextPollPacing, spreadMs } from '../../decisions/launch-poll-pacing.js';
 
 export interface MonitoredNodeClaim {
   name: string;
@@ -28,9 +31,13 @@ export interface LaunchMonitorInput {
   /** Serialized SDK poller; absent when the VM already existed, and the monitor then polls with GET. */
   pollerState?: string;
   startedAt: string;
+  /** The shortest wait between polls (and before the first), when few launches are in flight. */
   pollIntervalSeconds: number;
+  /** The wait while ARM reports its throttling budget running low. */
   maxPollIntervalSeconds: number;
   deadlineMinutes: number;
+  /** The cluster's launches in flight when this one started, which paces its first poll. */
+  inFlightLaunches?: number;
 }
 
 export interface PollVmCreationInput {
@@ -45,6 +52,8 @@ export type PollVmCreationResult =
       retryAfterSeconds?: number;
       /** The fewest requests ARM said were left in a short throttling window (x-ms-ratelimit-remaining-resource). */
       rateLimitRemaining?: number;
+      /** The cluster's launches in flight now, when the activity could count them. */
+      inFlightLaunches?: number;
     }
   | { status: 'Succeeded' }
   | { status: 'Failed'; error: ArmErrorInfo };
@@ -60,8 +69,6 @@ export type LaunchMonitorOutput =
   | { outcome: 'Failed'; polls: number; code?: string }
   | { outcome: 'TimedOut'; polls: number };
 
-export const MIN_POLL_INTERVAL_SECONDS = 1;
-
 export const launchMonitorInstanceId = (nodeClaimUid: string): string => `launch-${nodeClaimUid}`;
 
 export function* launchMonitorOrchestrator(
@@ -69,12 +76,16 @@ export function* launchMonitorOrchestrator(
 ): Generator<df.Task, LaunchMonitorOutput, unknown> {
   const input = context.df.getInput<LaunchMonitorInput>();
   const deadline = Date.parse(input.startedAt) + input.deadlineMinutes * 60_000;
-  let intervalSeconds = input.pollIntervalSeconds;
+  const limits = { minSeconds: input.pollIntervalSeconds, maxSeconds: input.maxPollIntervalSeconds };
+  let pacing = nextPollPacing({ inFlightLaunches: input.inFlightLaunches ?? 1 }, limits);
+  let inFlightLaunches = input.inFlightLaunches ?? 1;
   let pollerState = input.pollerState;
 
   for (let polls = 1; ; polls++) {
     const now = context.df.currentUtcDateTime.getTime();
-    const waitMs = Math.min(jittered(intervalSeconds * 1000, context.df.instanceId, polls), deadline - now);
+    const intervalMs = pacing.seconds * 1000;
+    const plannedMs = pacing.spread ? spreadMs(intervalMs, context.df.instanceId, polls) : intervalMs;
+    const waitMs = Math.min(plannedMs, deadline - now);
     if (waitMs > 0) yield context.df.createTimer(new Date(now + waitMs));
 
     const pollInput: PollVmCreationInput = { vmName: input.vmName, ...(pollerState ? { pollerState } : {}) };
@@ -102,43 +113,14 @@ export function* launchMonitorOrchestrator(
       return { outcome: 'TimedOut', polls };
     }
     pollerState = poll.pollerState ?? pollerState;
-    intervalSeconds = nextPollIntervalSeconds(intervalSeconds, poll, input.maxPollIntervalSeconds);
+    inFlightLaunches = poll.inFlightLaunches ?? inFlightLaunches;
+    pacing = nextPollPacing(
+      {
+        inFlightLaunches,
+        ...(poll.retryAfterSeconds !== undefined ? { retryAfterSeconds: poll.retryAfterSeconds } : {}),
+        ...(poll.rateLimitRemaining !== undefined ? { rateLimitRemaining: poll.rateLimitRemaining } : {}),
+      },
+      limits,
+    );
   }
-}
-
-/**
- * Below this many requests left in ARM's short throttling window, polls slow down to the maximum
- * interval: launches in flight then yield the operation-status budget before ARM starts refusing it.
- */
-export const RATE_LIMIT_LOW_WATERMARK = 1_500;
-
-/**
- * The wait before the next poll: the previous interval grown by half (polls get sparser as an LRO ages,
- * since most failures come early), never shorter than ARM's Retry-After, at most the maximum interval
- * unless Retry-After asks for more, and the maximum outright while ARM reports its rate limit running low.
- */
-export function nextPollIntervalSeconds(
-  previousSeconds: number,
-  poll: { retryAfterSeconds?: number; rateLimitRemaining?: number },
-  maxSeconds: number,
-): number {
-  const grown = Math.min(previousSeconds * 1.5, maxSeconds);
-  const underPressure =
-    poll.rateLimitRemaining !== undefined && poll.rateLimitRemaining < RATE_LIMIT_LOW_WATERMARK;
-  return Math.max(underPressure ? maxSeconds : grown, poll.retryAfterSeconds ?? 0, MIN_POLL_INTERVAL_SECONDS);
-}
-
-/**
- * Spreads polls of many concurrent launches over the interval plus up to 25% so they do not hit ARM's
- * operation-status limits in lockstep, and never poll sooner than asked (Retry-After is a floor).
- * Derived from the instance ID, so replays compute the same value.
- */
-export function jittered(intervalMs: number, instanceId: string, attempt: number): number {
-  let hash = 2166136261;
-  for (const char of `${instanceId}#${attempt}`) {
-    hash ^= char.charCodeAt(0);
-    hash = Math.imul(hash, 16777619);
-  }
-  const unit = (hash >>> 0) / 0xffffffff;
-  return Math.round(intervalMs * (1 + 0.25 * unit));
 }

@@ -24,8 +24,31 @@ import type {
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
+import type { ClusterReader } from '../sweep/cluster-reader.js';
 
 export async function pollVmCreation(
+  deps: Pick<LifecycleDependencies, 'vms' | 'log'> & { cluster: Pick<ClusterReader, 'launchesInFlight'> },
+  input: PollVmCreationInput,
+): Promise<PollVmCreationResult> {
+  const result = await pollOnce(deps, input);
+  if (result.status !== 'InProgress') return result;
+  const inFlightLaunches = await countLaunchesInFlight(deps);
+  return inFlightLaunches === undefined ? result : { ...result, inFlightLaunches };
+}
+
+/** The pacing input; without it the monitor keeps its last count, so a failed count is only logged. */
+async function countLaunchesInFlight(
+  deps: Pick<LifecycleDependencies, 'log'> & { cluster: Pick<ClusterReader, 'launchesInFlight'> },
+): Promise<number | undefined> {
+  try {
+    return await deps.cluster.launchesInFlight();
+  } catch (error) {
+    deps.log.warn('could not count the launches in flight; polling keeps its last pace', { error });
+    return undefined;
+  }
+}
+
+async function pollOnce(
   deps: Pick<LifecycleDependencies, 'vms' | 'log'>,
   input: PollVmCreationInput,
 ): Promise<PollVmCreationResult> {
