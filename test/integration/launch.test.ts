@@ -405,7 +405,7 @@ describe('launch', () => {
     const writes = () => stack.emulator.controls.requests().filter((r) => r.method === 'PUT').length;
     const before = writes();
     await stack.sendRaw(
-      '{"specversion":"1.0","id":"x","source":"s","type":"t","time":"now","data":{"kind":"Pod"}}',
+      '{"specversion":"1.0","id":"x","source":"s","type":"t","time":"now","data":{"kind":"ConfigMap"}}',
     );
     const poison = new QueueClient(
       stack.settings.storage.connectionString ?? '',
@@ -416,7 +416,7 @@ describe('launch', () => {
       const peeked = await poison.peekMessages();
       return peeked.peekedMessageItems[0];
     }, 'poisoned message');
-    expect(message.messageText).toContain('"kind":"Pod"');
+    expect(message.messageText).toContain('"kind":"ConfigMap"');
     const reasonLogged = stack.logs.some((l) =>
       JSON.stringify(l.record).includes('data.kind must be one of'),
     );
