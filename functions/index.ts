@@ -1,5 +1,6 @@
 // The Function App's entry point (package.json "main"): every function, grouped by workflow, registered
 // with the Functions host from this one table. The local in-process host runs the same `definitions`.
+// How the functions fit together, and where a new one goes: docs/design.md.
 import {
   registerWithAzureFunctions,
   startTelemetryInFunctionsHost,

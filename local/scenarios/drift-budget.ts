@@ -1,4 +1,4 @@
-// drift-budget: the reference failure of DESIGN.md Problem (2). A static NodePool of 10 nodes with a
+// drift-budget: the failure docs/design.md calls "Blocking creation serializes drift". A static NodePool of 10 nodes with a
 // disruption budget of "5" drifts when its AKSNodeClass's imageFamily changes from Ubuntu2204 to
 // AzureLinux. Replacements must fan out up to the budget: 5 in flight at once, never 6, all 10 replaced
 // in two waves; the summary compares the makespan with replacing one node at a time.

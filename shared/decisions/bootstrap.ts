@@ -1,5 +1,5 @@
 // The parts of a node's bootstrap data that do not depend on its format: the taints kubelet registers
-// with (the registration race in DESIGN.md), the labels kubelet may set itself, kubelet flags from the
+// with (the registration race in docs/design.md), the labels kubelet may set itself, kubelet flags from the
 // AKSNodeClass, and the custom data encoding. The format itself is aks-node-config.ts.
 import type { KubeletConfiguration } from '../models/aks-node-class.js';
 import type { NodeClaimSpec } from '../models/karpenter.js';

@@ -1,5 +1,5 @@
 // Disruption budgets: how many more nodes of a NodePool may start being disrupted right now.
-// Mirrors upstream Karpenter's semantics (see DESIGN.md "Semantics to match"). An invalid budget
+// Mirrors upstream Karpenter's semantics (docs/design.md; parity and edges in shared/lifecycle/disruption/README.md). An invalid budget
 // that got past the API server never throws: it allows 0 for the reasons it covers and comes back
 // as an error naming the field, so the sweep can report it on the NodePool and carry on.
 import type { Budget, DisruptionReason, NodePool } from '../models/karpenter.js';

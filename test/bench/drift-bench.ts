@@ -1,7 +1,7 @@
 // Drift replacement makespan, measured: for N drifted nodes of a static NodePool and a budget of B, the
 // time from the AKSNodeClass change (imageFamily Ubuntu2204 → AzureLinux) until every old NodeClaim is
 // gone and N replacements are Initialized. B = 1 is the serialized baseline (one replacement at a time,
-// the reference failure of DESIGN.md Problem (2)). Everything runs for real: the control plane (with
+// the failure docs/design.md calls "Blocking creation serializes drift"). Everything runs for real: the control plane (with
 // kube-controller-manager), Azurite, the ARM emulator through the real SDK with VM creation scaled down,
 // the Function App's orchestrations in the in-process host, the kubelet simulator; the sweep runs in a
 // loop as the timer would, every SWEEP_INTERVAL_MS.

@@ -1,4 +1,4 @@
-// The reference failure of DESIGN.md Problem (2), reproduced end to end: a static NodePool of 10 nodes
+// The failure that blocking VM creation causes (docs/design.md, "Blocking creation serializes drift"), reproduced end to end: a static NodePool of 10 nodes
 // with a disruption budget of "5" drifts (AKSNodeClass imageFamily Ubuntu2204 → AzureLinux); the first
 // sweep starts 5 replacements at once, no more than 5 old nodes are ever disrupting, and all 10 are
 // replaced in two waves. Real control plane (scheduler, controller-manager), Azurite, the ARM emulator

@@ -178,7 +178,7 @@ function aksNodeClass(name: string, resource: CustomResourceName): AKSNodeClass 
   };
 }
 
-describe('the example manifest from issue 2', () => {
+describe('the upstream example manifest (NodePool + AKSNodeClass v1alpha2)', () => {
   const fixturePath = fileURLToPath(new URL('../fixtures/general-purpose.yaml', import.meta.url));
   const documents = parseAllDocuments(readFileSync(fixturePath, 'utf8')).map(
     (document) => document.toJS() as unknown,

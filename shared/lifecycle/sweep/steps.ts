@@ -1,6 +1,7 @@
 // The sweep's steps, in the one order they run. Each step gets the same read-once view of the cluster,
 // decides per object with pure functions (no request for an object that needs nothing), and writes only
-// what changed. A new step is a file that exports a SweepStep (step.ts) and one entry here.
+// what changed. A new step is a file that exports a SweepStep (step.ts) and one entry here (docs/design.md,
+// "Where new code goes").
 //
 // The order matters:
 // - launch first, so a NodeClaim blocked by a class that now exists launches in this sweep, then the
