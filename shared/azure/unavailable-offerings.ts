@@ -42,12 +42,6 @@ export class UnavailableOfferingsStore {
 
   constructor(private readonly table: TableClient) {}
 
-  static fromConnectionString(connectionString: string, tableName: string): UnavailableOfferingsStore {
-    return new UnavailableOfferingsStore(
-      TableClient.fromConnectionString(connectionString, tableName, { allowInsecureConnection: true }),
-    );
-  }
-
   async mark(record: UnavailableOffering): Promise<void> {
     await this.ensureTable();
     const entity: TableEntity<BlockRow> = {

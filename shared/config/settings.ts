@@ -36,7 +36,10 @@ export interface Settings {
     token: string;
   };
   storage: {
-    /** A connection string (Azurite locally), or undefined when the account is reached with an identity. */
+    /**
+     * A connection string (Azurite locally), or undefined when the account is reached with an identity.
+     * Plain HTTP is accepted only for Azurite (loopback or devstoreaccount1; azure/table-client.ts).
+     */
     connectionString?: string;
     /** The account name for identity-based connections (`AzureWebJobsStorage__accountName`). */
     accountName?: string;

@@ -7,6 +7,7 @@ import { getSettings } from '../config/settings.js';
 import { createComputeClient } from '../azure/compute-client.js';
 import { NodeImageVersions } from '../azure/node-image-versions.js';
 import { ResourceSkuCatalog } from '../azure/resource-skus.js';
+import { tableClientFromConnectionString } from '../azure/table-client.js';
 import { UnavailableOfferingsStore } from '../azure/unavailable-offerings.js';
 import { VirtualMachines } from '../azure/virtual-machines.js';
 import { kubeClientProvider, type KubeClients } from '../kube/client.js';
@@ -100,9 +101,7 @@ export function createDependencies(
 function tableClient(settings: Settings, credential: TokenCredential): TableClient {
   const table = settings.unavailableOfferingsTable;
   if (settings.storage.connectionString) {
-    return TableClient.fromConnectionString(settings.storage.connectionString, table, {
-      allowInsecureConnection: true,
-    });
+    return tableClientFromConnectionString(settings.storage.connectionString, table);
   }
   return new TableClient(`https://${settings.storage.accountName}.table.core.windows.net`, table, credential);
 }

@@ -1,10 +1,12 @@
 // The unavailable-offerings record against a real Azurite table service.
-import { TableClient } from '@azure/data-tables';
 import { describe, expect, inject, test } from 'vitest';
+import { tableClientFromConnectionString } from '../../shared/azure/table-client.js';
 import { UnavailableOfferingsStore } from '../../shared/azure/unavailable-offerings.js';
 import { blockKey, type OfferingBlock } from '../../shared/decisions/offering-blocks.js';
 
 const connectionString = inject('azuriteConnectionString');
+const storeAt = (table: string): UnavailableOfferingsStore =>
+  new UnavailableOfferingsStore(tableClientFromConnectionString(connectionString, table));
 
 const zonal: OfferingBlock = {
   capacityType: 'on-demand',
@@ -20,8 +22,8 @@ const familyQuota: OfferingBlock = {
 describe('UnavailableOfferingsStore', () => {
   test('records blocks, hides expired ones, and is shared between store instances', async () => {
     const table = `offerings${Date.now()}`;
-    const writer = UnavailableOfferingsStore.fromConnectionString(connectionString, table);
-    const reader = UnavailableOfferingsStore.fromConnectionString(connectionString, table);
+    const writer = storeAt(table);
+    const reader = storeAt(table);
     const now = new Date('2026-11-30T12:00:00Z');
 
     await writer.mark({
@@ -42,7 +44,7 @@ describe('UnavailableOfferingsStore', () => {
     expect(active[0]?.reason).toBe('ZonalAllocationFailure');
 
     // The expired row was removed while reading.
-    const rows = TableClient.fromConnectionString(connectionString, table, { allowInsecureConnection: true });
+    const rows = tableClientFromConnectionString(connectionString, table);
     const stored: string[] = [];
     for await (const row of rows.listEntities<{ block: string }>()) stored.push(row.block);
     expect(stored.map((b) => blockKey(JSON.parse(b) as OfferingBlock))).toEqual([blockKey(zonal)]);
@@ -62,7 +64,7 @@ describe('UnavailableOfferingsStore', () => {
 
   test('forgets quota blocks when cores of their quota are freed, and only those', async () => {
     const table = `quota${Date.now()}`;
-    const store = UnavailableOfferingsStore.fromConnectionString(connectionString, table);
+    const store = storeAt(table);
     const now = new Date('2026-11-30T12:00:00Z');
     const expiresAt = new Date(now.getTime() + 600_000);
     await store.mark({ block: zonal, reason: 'ZonalAllocationFailure', message: 'zone', expiresAt });

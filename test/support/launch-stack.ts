@@ -4,7 +4,7 @@
 // emulator accepts any token, so the credential returns a fixed one).
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { TableClient } from '@azure/data-tables';
+import { tableClientFromConnectionString } from '../../shared/azure/table-client.js';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
@@ -109,10 +109,9 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
       await queue.sendMessage(JSON.stringify(event));
     },
     async clearUnavailableOfferings() {
-      const table = TableClient.fromConnectionString(
+      const table = tableClientFromConnectionString(
         settings.storage.connectionString ?? '',
         settings.unavailableOfferingsTable,
-        { allowInsecureConnection: true },
       );
       try {
         for await (const row of table.listEntities()) {
