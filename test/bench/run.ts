@@ -4,6 +4,7 @@
 import { runSweepBench } from './sweep-bench.js';
 
 await runSweepBench();
+await (await import('./consolidation-bench.js')).runConsolidationBench();
 await (await import('./drift-bench.js')).runDriftBench();
 await (await import('./launch-polling-bench.js')).runLaunchPollingBench();
 await (await import('./provisioning-bench.js')).runProvisioningBench();
