@@ -1,10 +1,14 @@
 // The consolidation workflow of one NodePool: wait the validation delay, then re-validate the command
-// against fresh state and delete what still qualifies.
+// against fresh state and delete what still qualifies, or replace the candidates with one cheaper node
+// (wait for it, then delete them; put them back in service if it fails).
 import { getDependencies } from '../shared/lifecycle/dependencies.js';
 import {
+  abandonConsolidationReplacement,
+  completeConsolidationReplacement,
   consolidationOrchestrator,
   executeConsolidation,
   type ConsolidationCommand,
+  type ConsolidationReplacementInput,
 } from '../shared/lifecycle/disruption/consolidation.js';
 import { activity, orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { ConsolidationNames } from '../shared/runtime/function-names.js';
@@ -13,5 +17,11 @@ export const consolidationFunctions: readonly FunctionDefinition[] = [
   orchestration(ConsolidationNames.orchestration, consolidationOrchestrator),
   activity(ConsolidationNames.execute, (input: ConsolidationCommand, context) =>
     executeConsolidation(getDependencies(), input, context),
+  ),
+  activity(ConsolidationNames.complete, (input: ConsolidationReplacementInput, context) =>
+    completeConsolidationReplacement(getDependencies(), input, context),
+  ),
+  activity(ConsolidationNames.abandon, (input: ConsolidationReplacementInput) =>
+    abandonConsolidationReplacement(getDependencies(), input),
   ),
 ];

@@ -121,6 +121,8 @@ export interface DisruptionSettings {
   orphanVmGraceMinutes: number;
   /** A consolidation decision is checked again this long after it was made, before it acts. */
   consolidationValidationSeconds: number;
+  /** Replace spot nodes with cheaper spot nodes (upstream's feature gate SpotToSpotConsolidation). */
+  spotToSpotConsolidation: boolean;
 }
 
 export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = {
@@ -130,6 +132,7 @@ export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = {
   drainPollSeconds: 5,
   orphanVmGraceMinutes: 10,
   consolidationValidationSeconds: 15,
+  spotToSpotConsolidation: false,
 };
 
 /** NCRONTAB (with seconds) of orphan VM collection when GC_SCHEDULE is not set: List VMs is 300/min. */
@@ -270,6 +273,7 @@ export function loadSettings(env: Env = process.env): Settings {
         0,
         600,
       ),
+      spotToSpotConsolidation: reader.boolean('SPOT_TO_SPOT_CONSOLIDATION', false),
     },
     requestTimeoutSeconds: reader.number('REQUEST_TIMEOUT_SECONDS', 30, 0.1, 600),
     provisioning: {

@@ -3,6 +3,7 @@
 import { PolicyV1Api, type V1Pod, type V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { LabelSelectorRequirement, PdbLimit } from '../decisions/consolidation/pdb.js';
 import type { ConsolidationPod } from '../decisions/consolidation/pods.js';
+import type { SchedulingPodSpec } from '../decisions/scheduling/types.js';
 import { tryParseQuantity } from '../decisions/quantity.js';
 import type { KubeClients } from './client.js';
 
@@ -62,6 +63,9 @@ export function toConsolidationPod(pod: V1Pod): ConsolidationPod {
     ...(startTime ? { startTime } : {}),
     ...(scheduledAt ? { scheduledAt } : {}),
     ...(requests ? { requests } : {}),
+    // The simulation's pod spec is a subset of v1.PodSpec with the same field names.
+    ...(pod.spec ? { spec: pod.spec as unknown as SchedulingPodSpec } : {}),
+    ...(meta?.creationTimestamp ? { creationTimestamp: new Date(meta.creationTimestamp).toISOString() } : {}),
   };
 }
 

@@ -36,4 +36,6 @@ export const ReplacementNames = {
 export const ConsolidationNames = {
   orchestration: 'consolidateNodePool',
   execute: 'executeConsolidation',
+  complete: 'completeConsolidationReplacement',
+  abandon: 'abandonConsolidationReplacement',
 } as const;

@@ -2,6 +2,7 @@
 // API pods). Which pods must move when a node goes, which pods forbid moving them, and when a pod's
 // karpenter.sh/do-not-disrupt annotation still protects its node: upstream Karpenter's rules.
 import { WellKnown } from '../../models/karpenter.js';
+import type { SchedulingPodSpec } from '../scheduling/types.js';
 import { DurationParseError, parseFiniteDuration } from '../duration.js';
 import { MIRROR_POD_ANNOTATION, podDrainAction, type DrainPod } from '../drain.js';
 
@@ -20,6 +21,9 @@ export interface ConsolidationPod extends DrainPod {
   scheduledAt?: string;
   /** Effective resource requests in base units (cores, bytes, counts). */
   requests?: Readonly<Record<string, number>>;
+  /** What the scheduling simulation reads of the pod's spec (Underutilized consolidation moves it). */
+  spec?: SchedulingPodSpec;
+  creationTimestamp?: string;
 }
 
 export const isOwnedByDaemonSet = (pod: DrainPod): boolean => pod.ownerKinds.includes('DaemonSet');

@@ -5,15 +5,18 @@
 // that yields a command wins: Empty (any policy; as many empty nodes as the Empty budget allows), then
 // Underutilized (policy WhenEmptyOrUnderutilized).
 import { allowedDisruptions } from '../../decisions/budgets.js';
+
 import {
   evaluateCandidates,
   selectEmpty,
+  type Candidate,
   type CandidateVerdict,
 } from '../../decisions/consolidation/candidates.js';
 import { consolidateAfterOf } from '../../decisions/consolidation/timing.js';
+import { orderCandidates, underutilizedCommand } from '../../decisions/consolidation/underutilized.js';
 import { removeCondition } from '../../decisions/conditions.js';
 import { budgetNodesOf, disruptionReasonOf } from '../../decisions/disruption-state.js';
-import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
+import { ConditionTypes, KarpenterDefaults, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { OrchestrationRuntimeStatus } from '../../runtime/definitions.js';
 import type { StepReport, SweepContext, SweepStep } from '../sweep/step.js';
 import { publishBudgetBlocked, publishNodeBlocked } from './blocked-events.js';
@@ -24,6 +27,8 @@ import { untaintNodeDisrupted } from '../node-taints.js';
 import { disruptionSettingsOf, replacementInstanceId } from './replacement.js';
 import { updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
+import { underutilizedInput } from './underutilized-input.js';
+import { providerIdKey } from '../sweep/snapshot.js';
 
 const ACTIVE: readonly OrchestrationRuntimeStatus[] = ['Pending', 'Running', 'ContinuedAsNew', 'Suspended'];
 
@@ -82,30 +87,105 @@ async function consolidatePool(
   await publishBlocked(context, verdicts);
 
   const budgetNodes = budgetNodesOf(claims, nodesFor);
-  const empty = verdicts.filter((v) => v.kind === 'candidate' && v.empty);
-  if (empty.length === 0) return false;
-  const budget = allowedDisruptions(nodePool, 'Empty', budgetNodes, now);
-  const chosen = selectEmpty(verdicts, budget.allowed);
-  if (chosen.length === 0) {
-    await publishBudgetBlocked(deps, nodePool, 'Empty');
-    return false;
-  }
-  const command: ConsolidationCommand = {
-    nodePool: { name: nodePool.metadata.name, uid: nodePool.metadata.uid ?? '' },
-    reason: 'Empty',
-    candidates: chosen.map((c) => ({ name: c.name, uid: c.input.nodeClaim.metadata.uid ?? '' })),
-    decidedAt: now.toISOString(),
-    validationSeconds: disruptionSettingsOf(deps).consolidationValidationSeconds,
-  };
+  const command =
+    (await emptinessCommand(context, nodePool, verdicts, budgetNodes)) ??
+    (await underutilizedCommandFor(context, nodePool, verdicts, budgetNodes, pods));
+  if (!command) return false;
   if (existing) await orchestrations.purge(instanceId);
   await orchestrations.startNew(ConsolidationNames.orchestration, { instanceId, input: command });
   deps.log.info('consolidation decided; validating', {
     nodePool: nodePool.metadata.name,
     reason: command.reason,
+    ...(command.decision ? { decision: command.decision, savings: command.savings } : {}),
     candidates: command.candidates.map((c) => c.name),
-    allowed: budget.allowed,
   });
   return true;
+}
+
+function commandOf(
+  context: SweepContext,
+  nodePool: NodePool,
+  reason: ConsolidationCommand['reason'],
+  chosen: readonly Candidate[],
+): ConsolidationCommand {
+  return {
+    nodePool: { name: nodePool.metadata.name, uid: nodePool.metadata.uid ?? '' },
+    reason,
+    candidates: chosen.map((c) => ({ name: c.name, uid: c.input.nodeClaim.metadata.uid ?? '' })),
+    decidedAt: context.deps.now().toISOString(),
+    validationSeconds: disruptionSettingsOf(context.deps).consolidationValidationSeconds,
+  };
+}
+
+/** Every empty candidate the Empty budget allows; any consolidation policy. */
+async function emptinessCommand(
+  context: SweepContext,
+  nodePool: NodePool,
+  verdicts: readonly CandidateVerdict[],
+  budgetNodes: ReturnType<typeof budgetNodesOf>,
+): Promise<ConsolidationCommand | undefined> {
+  if (!verdicts.some((v) => v.kind === 'candidate' && v.empty)) return undefined;
+  const budget = allowedDisruptions(nodePool, 'Empty', budgetNodes, context.deps.now());
+  const chosen = selectEmpty(verdicts, budget.allowed);
+  if (chosen.length === 0) {
+    await publishBudgetBlocked(context.deps, nodePool, 'Empty');
+    return undefined;
+  }
+  return commandOf(context, nodePool, 'Empty', chosen);
+}
+
+/** Upstream bounds single-node consolidation to 3 minutes; the sweep has less to spare. */
+const UNDERUTILIZED_SEARCH_MS = 30_000;
+
+/** Policy WhenEmptyOrUnderutilized: multi-node, then single-node, within the Underutilized budget. */
+async function underutilizedCommandFor(
+  context: SweepContext,
+  nodePool: NodePool,
+  verdicts: readonly CandidateVerdict[],
+  budgetNodes: ReturnType<typeof budgetNodesOf>,
+  pods: ClusterPods,
+): Promise<ConsolidationCommand | undefined> {
+  const policy = nodePool.spec.disruption?.consolidationPolicy ?? KarpenterDefaults.consolidationPolicy;
+  if (policy !== 'WhenEmptyOrUnderutilized') return undefined;
+  const candidates = verdicts.filter((v): v is Candidate => v.kind === 'candidate');
+  if (candidates.length === 0) return undefined;
+  const { deps } = context;
+  const budget = allowedDisruptions(nodePool, 'Underutilized', budgetNodes, deps.now());
+  if (budget.allowed === 0) {
+    await publishBudgetBlocked(deps, nodePool, 'Underutilized');
+    return undefined;
+  }
+  const claimByProviderId = new Map(
+    context.view
+      .nodeClaims()
+      .flatMap((c) => (c.status?.providerID ? [[providerIdKey(c.status.providerID), c] as const] : [])),
+  );
+  const input = await underutilizedInput(deps, candidates, {
+    nodePool,
+    nodes: context.view.snapshot.nodes.map((node) => {
+      const nodeClaim = node.spec.providerID
+        ? claimByProviderId.get(providerIdKey(node.spec.providerID))
+        : undefined;
+      return { node, ...(nodeClaim ? { nodeClaim } : {}) };
+    }),
+    pods,
+    allowed: budget.allowed,
+    spotToSpot: disruptionSettingsOf(deps).spotToSpotConsolidation,
+    deadline: Date.now() + UNDERUTILIZED_SEARCH_MS,
+  });
+  const decided = underutilizedCommand({ ...input, candidates: orderCandidates(input.candidates) });
+  if (!decided) return undefined;
+  const byName = new Map(candidates.map((c) => [c.name, c]));
+  return {
+    ...commandOf(
+      context,
+      nodePool,
+      'Underutilized',
+      decided.candidates.flatMap((c) => byName.get(c.name) ?? []),
+    ),
+    decision: decided.decision,
+    savings: decided.savings,
+  };
 }
 
 /**

@@ -7,20 +7,32 @@
 import type * as df from 'durable-functions';
 import { allowedDisruptions } from '../../decisions/budgets.js';
 import { evaluateCandidate, type Candidate } from '../../decisions/consolidation/candidates.js';
-import { budgetNodesOf } from '../../decisions/disruption-state.js';
+import { isConditionTrue, removeCondition } from '../../decisions/conditions.js';
+import { computeConsolidation } from '../../decisions/consolidation/underutilized.js';
+import { budgetNodesOf, disruptionReasonOf, replacementBackoffOf } from '../../decisions/disruption-state.js';
 import { isNotFound } from '../../kube/errors.js';
-import { toDomainNode } from '../../kube/nodes.js';
-import { WellKnown, type DisruptionReason, type NodeClaim } from '../../models/karpenter.js';
+import { listNodes, toDomainNode } from '../../kube/nodes.js';
+import { ConditionTypes, WellKnown, type DisruptionReason, type NodeClaim } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
-import { ConsolidationNames } from '../../runtime/function-names.js';
+import { ConsolidationNames, ReplacementNames } from '../../runtime/function-names.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { providerIdKey } from '../sweep/snapshot.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import { publishTerminating } from './blocked-events.js';
-import { nodeInputsOf, readClusterPods } from './cluster-pods.js';
-import { taintNodeDisrupted } from '../node-taints.js';
-import { markForDisruption } from './replacement.js';
+import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
+import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
+import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
+import { nodeInputsOf, readClusterPods, type ClusterPods } from './cluster-pods.js';
+import {
+  disruptionSettingsOf,
+  launchReplacement,
+  markForDisruption,
+  replacementInput,
+  type ReplacementCheck,
+  type ReplacementInput,
+} from './replacement.js';
+import { underutilizedInput } from './underutilized-input.js';
 
 export const consolidationInstanceId = (nodePoolUid: string): string => `consolidate-${nodePoolUid}`;
 
@@ -31,10 +43,23 @@ export interface ConsolidationCommand {
   candidates: { name: string; uid: string }[];
   decidedAt: string;
   validationSeconds: number;
+  /** Underutilized only: delete the candidates, or replace them with one cheaper node first. */
+  decision?: 'delete' | 'replace';
+  /** The decision's savings in USD/h, for the log. */
+  savings?: number;
+}
+
+export interface ConsolidationReplacementInput {
+  replacement: ReplacementInput;
+  candidates: { name: string; uid: string }[];
+  why?: string;
 }
 
 export type ConsolidationOutcome =
   | { outcome: 'Executed'; deleted: string[]; dropped: { name: string; why: string }[] }
+  | { outcome: 'Replacing'; replacement: ReplacementInput; candidates: { name: string; uid: string }[] }
+  | { outcome: 'Replaced'; replacement: string; deleted: string[] }
+  | { outcome: 'Abandoned'; why: string }
   | { outcome: 'Invalid'; why: string };
 
 export function* consolidationOrchestrator(
@@ -44,7 +69,37 @@ export function* consolidationOrchestrator(
   const validateAt = Date.parse(command.decidedAt) + command.validationSeconds * 1000;
   if (context.df.currentUtcDateTime.getTime() < validateAt)
     yield context.df.createTimer(new Date(validateAt));
-  return (yield context.df.callActivity(ConsolidationNames.execute, command)) as ConsolidationOutcome;
+  const outcome = (yield context.df.callActivity(
+    ConsolidationNames.execute,
+    command,
+  )) as ConsolidationOutcome;
+  if (outcome.outcome !== 'Replacing') return outcome;
+
+  // Replace: the candidates are marked and tainted and the cheaper node launched; wait for it as a
+  // drift replacement does, then delete the candidates, or put them back in service if it fails.
+  const input = outcome.replacement;
+  const deadline = Date.parse(input.startedAt) + input.timeoutMinutes * 60_000;
+  let why = '';
+  while (!why) {
+    const now = context.df.currentUtcDateTime.getTime();
+    if (now >= deadline) {
+      why = `the replacement was not Initialized within ${input.timeoutMinutes} minutes`;
+      break;
+    }
+    yield context.df.createTimer(new Date(Math.min(deadline, now + input.pollSeconds * 1000)));
+    let check = (yield context.df.callActivity(ReplacementNames.check, input)) as ReplacementCheck;
+    if (check.status === 'NotLaunched') {
+      check = (yield context.df.callActivity(ReplacementNames.launch, input)) as ReplacementCheck;
+    }
+    if (check.status === 'Initialized') {
+      const done: ConsolidationReplacementInput = { replacement: input, candidates: outcome.candidates };
+      return (yield context.df.callActivity(ConsolidationNames.complete, done)) as ConsolidationOutcome;
+    }
+    if (check.status === 'Failed') why = check.why;
+  }
+  const abandon: ConsolidationReplacementInput = { replacement: input, candidates: outcome.candidates, why };
+  yield context.df.callActivity(ConsolidationNames.abandon, abandon);
+  return { outcome: 'Abandoned', why };
 }
 
 interface PoolState {
@@ -80,7 +135,7 @@ async function readPoolState(deps: LifecycleDependencies, nodePool: string): Pro
 export async function executeConsolidation(
   deps: LifecycleDependencies,
   command: ConsolidationCommand,
-  context: Pick<HandlerContext, 'orchestrations'>,
+  context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
 ): Promise<ConsolidationOutcome> {
   const nodePool = await deps.objects.nodePools.get(command.nodePool.name);
   if (!nodePool || nodePool.metadata.uid !== command.nodePool.uid || nodePool.metadata.deletionTimestamp) {
@@ -125,8 +180,15 @@ export async function executeConsolidation(
     budgetNodesOf(state.nodeClaims, state.nodesFor),
     now,
   );
-  for (const late of valid.splice(budget.allowed))
+  if (command.reason === 'Underutilized') {
+    // The simulation judged these nodes together: all must still qualify, and fit in the budget.
+    if (dropped.length > 0) return invalid(deps, command, `${dropped[0]?.name}: ${dropped[0]?.why}`);
+    if (valid.length > budget.allowed) return invalid(deps, command, 'the budget no longer allows it');
+    return executeUnderutilized(deps, command, valid, pods, context);
+  }
+  for (const late of valid.splice(budget.allowed)) {
     dropped.push({ name: late.name, why: 'the budget no longer allows it' });
+  }
 
   const deleted: string[] = [];
   for (const candidate of valid) {
@@ -139,6 +201,165 @@ export async function executeConsolidation(
     dropped,
   });
   return { outcome: 'Executed', deleted, dropped };
+}
+
+function invalid(
+  deps: LifecycleDependencies,
+  command: ConsolidationCommand,
+  why: string,
+): ConsolidationOutcome {
+  deps.log.info('consolidation no longer valid', {
+    nodePool: command.nodePool.name,
+    reason: command.reason,
+    why,
+  });
+  return { outcome: 'Invalid', why };
+}
+
+/**
+ * Simulates again from fresh state (upstream re-simulates after its 15 s wait too): the pods must still
+ * fit, the same way (delete, or one cheaper replacement). A delete deletes; a replace marks and taints
+ * every candidate and launches the replacement, which the orchestration then waits for.
+ */
+async function executeUnderutilized(
+  deps: LifecycleDependencies,
+  command: ConsolidationCommand,
+  candidates: Candidate[],
+  pods: ClusterPods,
+  context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
+): Promise<ConsolidationOutcome> {
+  const nodePool = await deps.objects.nodePools.get(command.nodePool.name);
+  if (!nodePool) return invalid(deps, command, 'the NodePool is gone');
+  const [allNodes, allClaims] = await Promise.all([
+    listNodes((await deps.kube()).core),
+    deps.objects.nodeClaims.list(),
+  ]);
+  const claimByProviderId = new Map(
+    allClaims.flatMap((c) =>
+      c.status?.providerID ? [[providerIdKey(c.status.providerID), c] as const] : [],
+    ),
+  );
+  const input = await underutilizedInput(deps, candidates, {
+    nodePool,
+    nodes: allNodes.map((node) => {
+      const nodeClaim = node.spec.providerID
+        ? claimByProviderId.get(providerIdKey(node.spec.providerID))
+        : undefined;
+      return { node, ...(nodeClaim ? { nodeClaim } : {}) };
+    }),
+    pods,
+    allowed: candidates.length,
+    spotToSpot: disruptionSettingsOf(deps).spotToSpotConsolidation,
+  });
+  const outcome = computeConsolidation(input.candidates, input, {
+    sameTypeMustBeCheaper: candidates.length > 1,
+  });
+  if ('none' in outcome) return invalid(deps, command, outcome.none);
+  const decided = outcome.command;
+  if (decided.decision !== (command.decision ?? 'delete')) {
+    return invalid(deps, command, `the simulation now says ${decided.decision}`);
+  }
+  if (decided.decision === 'delete') {
+    const deleted: string[] = [];
+    for (const candidate of candidates) {
+      if (await disrupt(deps, candidate, command.reason, context)) deleted.push(candidate.name);
+    }
+    deps.log.info('consolidation executed', {
+      nodePool: command.nodePool.name,
+      reason: command.reason,
+      deleted,
+    });
+    return { outcome: 'Executed', deleted, dropped: [] };
+  }
+  const first = candidates[0] as Candidate;
+  const detail = `replaced by one cheaper node (${decided.replacement.instanceTypeNames.join(', ')})`;
+  for (const candidate of candidates) {
+    const marked = await markForDisruption(deps, candidate.input.nodeClaim, 'Underutilized', detail);
+    if (!marked) return invalid(deps, command, `${candidate.name} is gone`);
+    if (candidate.input.node) await taintNodeDisrupted(deps, candidate.input.node);
+  }
+  const attempt = replacementBackoffOf(first.input.nodeClaim).attempts;
+  const replacement: ReplacementInput = {
+    ...replacementInput(deps, first.input.nodeClaim, command.nodePool.name, 'Underutilized', detail, attempt),
+    requirements: decided.replacement.requirements,
+  };
+  await launchReplacement(deps, replacement, context);
+  deps.log.info('consolidation replacing', {
+    nodePool: command.nodePool.name,
+    candidates: candidates.map((c) => c.name),
+    replacement: replacement.replacementName,
+    instanceTypes: decided.replacement.instanceTypeNames,
+    savings: decided.savings,
+  });
+  return {
+    outcome: 'Replacing',
+    replacement,
+    candidates: candidates.map((c) => ({ name: c.name, uid: c.input.nodeClaim.metadata.uid ?? '' })),
+  };
+}
+
+async function currentCandidate(
+  deps: LifecycleDependencies,
+  candidate: { name: string; uid: string },
+): Promise<NodeClaim | undefined> {
+  const nodeClaim = await deps.objects.nodeClaims.get(candidate.name);
+  return nodeClaim && nodeClaim.metadata.uid === candidate.uid ? nodeClaim : undefined;
+}
+
+/** The replacement is Initialized: delete every candidate; termination drains them. */
+export async function completeConsolidationReplacement(
+  deps: LifecycleDependencies,
+  input: ConsolidationReplacementInput,
+  context: Pick<HandlerContext, 'orchestrations'>,
+): Promise<ConsolidationOutcome> {
+  const deleted: string[] = [];
+  for (const candidate of input.candidates) {
+    const nodeClaim = await currentCandidate(deps, candidate);
+    if (!nodeClaim || nodeClaim.metadata.deletionTimestamp) continue;
+    const nodes = await nodesOfNodeClaim(deps, nodeClaim);
+    if (!(await deleteNodeClaim(deps, nodeClaim, context))) continue;
+    deleted.push(candidate.name);
+    await publishTerminating(deps, nodeClaim, nodes, 'Underutilized');
+    deps.metrics.increment('karpenter_nodeclaims_disrupted_total', {
+      nodepool: input.replacement.old.nodePool,
+      reason: 'underutilized',
+      outcome: 'replaced',
+    });
+  }
+  deps.log.info('consolidation replaced', { replacement: input.replacement.replacementName, deleted });
+  return { outcome: 'Replaced', replacement: input.replacement.replacementName, deleted };
+}
+
+/** The replacement failed: delete it if it never initialized, and put every candidate back in service. */
+export async function abandonConsolidationReplacement(
+  deps: LifecycleDependencies,
+  input: ConsolidationReplacementInput,
+): Promise<void> {
+  const replacement = await deps.objects.nodeClaims.get(input.replacement.replacementName);
+  if (
+    replacement &&
+    !replacement.metadata.deletionTimestamp &&
+    !isConditionTrue(replacement.status?.conditions, ConditionTypes.initialized)
+  ) {
+    await deps.objects.nodeClaims.delete(replacement.metadata.name, {
+      ...(replacement.metadata.uid ? { uid: replacement.metadata.uid } : {}),
+    });
+  }
+  for (const candidate of input.candidates) {
+    const nodeClaim = await currentCandidate(deps, candidate);
+    if (!nodeClaim || nodeClaim.metadata.deletionTimestamp) continue;
+    if (disruptionReasonOf(nodeClaim) !== 'Underutilized') continue;
+    for (const node of await nodesOfNodeClaim(deps, nodeClaim)) await untaintNodeDisrupted(deps, node);
+    await updateNodeClaimStatus(deps.objects, nodeClaim, (latest) => ({
+      ...latest.status,
+      conditions: removeCondition(latest.status?.conditions, ConditionTypes.disruptionReason),
+    }));
+    await deps.events.warning(
+      nodeClaimTarget(nodeClaim),
+      'DisruptionReplacementFailed',
+      `Replacement ${input.replacement.replacementName} failed: ${input.why ?? 'unknown'}; node untainted`,
+    );
+  }
 }
 
 async function disrupt(

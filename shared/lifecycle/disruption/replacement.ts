@@ -9,6 +9,7 @@
 // the fan-out exists for) does not include a queue hop. The bridge's later event finds the NodeClaim
 // launched and does nothing (launch is level-triggered and guarded).
 import type * as df from 'durable-functions';
+import type { NodeSelectorRequirement } from '../../models/kube.js';
 import { DEFAULT_DISRUPTION_SETTINGS, type DisruptionSettings } from '../../config/settings.js';
 import { findCondition, removeCondition, setCondition } from '../../decisions/conditions.js';
 import {
@@ -50,6 +51,11 @@ export interface ReplacementInput {
   pollSeconds: number;
   timeoutMinutes: number;
   backoffMinutes: number;
+  /**
+   * The replacement's requirements instead of the template's: a consolidation replacement is limited to
+   * the instance types cheaper than what it replaces.
+   */
+  requirements?: NodeSelectorRequirement[];
 }
 
 export type ReplacementCheck =
@@ -166,13 +172,16 @@ export async function launchReplacement(
   let replacement = await deps.objects.nodeClaims.get(input.replacementName);
   if (!replacement) {
     try {
+      const fromTemplate = nodeClaimFromTemplate({
+        nodePool,
+        nodeClass,
+        name: input.replacementName,
+        annotations: { [DisruptionAnnotations.replacementOf]: input.old.name },
+      });
       replacement = await deps.objects.nodeClaims.create(
-        nodeClaimFromTemplate({
-          nodePool,
-          nodeClass,
-          name: input.replacementName,
-          annotations: { [DisruptionAnnotations.replacementOf]: input.old.name },
-        }),
+        input.requirements
+          ? { ...fromTemplate, spec: { ...fromTemplate.spec, requirements: input.requirements } }
+          : fromTemplate,
       );
       deps.metrics.increment('karpenter_nodeclaims_created_total', {
         nodepool: input.old.nodePool,

@@ -1,0 +1,112 @@
+// The Underutilized decision's input from what the sweep (or a validating command) read: the candidates
+// with their prices and pods, the NodePool with its instance types (the region's offerings, priced by the
+// price book, minus recently failed offerings), every other Ready node that is not disrupting as a place
+// pods can go, and the pending pods. Conversion only; the deciding is decisions/consolidation/.
+import type { Candidate } from '../../decisions/consolidation/candidates.js';
+import type { ConsolidationPod } from '../../decisions/consolidation/pods.js';
+import type {
+  UnderutilizedCandidate,
+  UnderutilizedInput,
+} from '../../decisions/consolidation/underutilized.js';
+import { isDisrupting, isNodeNotReady } from '../../decisions/disruption-state.js';
+import { isConditionTrue } from '../../decisions/conditions.js';
+import { priceOf, staticPriceBook } from '../../decisions/prices/price-book.js';
+import { instanceTypesFromOfferings } from '../../decisions/scheduling/catalog-instance-types.js';
+import type { ExistingNode, SchedulingNodePool, SchedulingPod } from '../../decisions/scheduling/types.js';
+import {
+  ConditionTypes,
+  WellKnown,
+  type CapacityType,
+  type NodeClaim,
+  type NodePool,
+} from '../../models/karpenter.js';
+import type { Node } from '../../models/kube.js';
+import { catalogOfferings } from '../launch/catalog-offerings.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import type { ClusterPods } from './cluster-pods.js';
+
+export function schedulingPodOf(pod: ConsolidationPod): SchedulingPod {
+  return {
+    metadata: {
+      name: pod.name,
+      namespace: pod.namespace,
+      uid: pod.uid,
+      labels: { ...pod.labels },
+      ...(pod.creationTimestamp ? { creationTimestamp: pod.creationTimestamp } : {}),
+    },
+    spec: pod.spec ?? { containers: [] },
+  };
+}
+
+export interface UnderutilizedContext {
+  nodePool: NodePool;
+  /** Every Node the sweep knows, with the NodeClaim that owns it (undefined for unmanaged nodes). */
+  nodes: readonly { node: Node; nodeClaim?: NodeClaim }[];
+  pods: ClusterPods;
+  allowed: number;
+  spotToSpot: boolean;
+  deadline?: number;
+}
+
+export async function underutilizedInput(
+  deps: LifecycleDependencies,
+  candidates: readonly Candidate[],
+  context: UnderutilizedContext,
+): Promise<UnderutilizedInput> {
+  const prices = staticPriceBook(deps.settings.azure.location);
+  const instanceTypes = instanceTypesFromOfferings(await catalogOfferings(deps), {
+    priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
+  });
+  const template = context.nodePool.spec.template;
+  const pool: SchedulingNodePool = {
+    name: context.nodePool.metadata.name,
+    requirements: template.spec.requirements,
+    labels: { ...template.metadata?.labels, [WellKnown.nodePoolLabel]: context.nodePool.metadata.name },
+    ...(template.spec.taints ? { taints: template.spec.taints } : {}),
+    ...(template.spec.startupTaints ? { startupTaints: template.spec.startupTaints } : {}),
+    instanceTypes,
+  };
+  const existingNodes: ExistingNode[] = context.nodes
+    .filter(({ node, nodeClaim }) => !isNodeNotReady(node) && !(nodeClaim && isDisrupting(nodeClaim, [node])))
+    .map(({ node, nodeClaim }) => ({
+      name: node.metadata.name,
+      kind: 'Node',
+      ...(nodeClaim?.metadata.labels?.[WellKnown.nodePoolLabel]
+        ? { nodePoolName: nodeClaim.metadata.labels[WellKnown.nodePoolLabel] }
+        : {}),
+      labels: node.metadata.labels ?? {},
+      ...(node.spec.taints ? { taints: node.spec.taints } : {}),
+      allocatable: node.status?.allocatable ?? {},
+      pods: (context.pods.byNode.get(node.metadata.name) ?? [])
+        .filter((p) => p.phase !== 'Succeeded' && p.phase !== 'Failed')
+        .map((p) => ({
+          namespace: p.namespace,
+          name: p.name,
+          labels: { ...p.labels },
+          ...(p.spec ? { spec: p.spec } : {}),
+        })),
+      initialized: !nodeClaim || isConditionTrue(nodeClaim.status?.conditions, ConditionTypes.initialized),
+    }));
+  const priced = (c: Candidate): UnderutilizedCandidate => {
+    const labels = c.input.node?.metadata.labels ?? {};
+    const instanceType = labels[WellKnown.instanceTypeLabel] ?? '';
+    const capacityType = (labels[WellKnown.capacityTypeLabel] ?? 'on-demand') as CapacityType;
+    return {
+      name: c.name,
+      nodeName: c.input.node?.metadata.name ?? '',
+      price: priceOf(prices, instanceType, capacityType) ?? Infinity,
+      capacityType,
+      instanceType,
+      pods: c.reschedulable.map(schedulingPodOf),
+      disruptionCost: 1 + c.reschedulable.length,
+    };
+  };
+  return {
+    candidates: candidates.map(priced),
+    cluster: { nodePools: [pool], existingNodes },
+    pendingPods: context.pods.pending.map(schedulingPodOf),
+    allowed: context.allowed,
+    spotToSpot: context.spotToSpot,
+    ...(context.deadline !== undefined ? { deadline: context.deadline } : {}),
+  };
+}
