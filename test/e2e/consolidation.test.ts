@@ -153,6 +153,79 @@ describe('consolidation and expiration', () => {
     expect(protectedClaim?.status?.lastPodEventTime).toBeDefined();
   }, 180_000);
 
+  test('underutilized: of two nodes with one small pod each, one is deleted (its pod fits on the other)', async () => {
+    const pool = `${poolName}-under`;
+    await env.stack.deps.objects.nodePools.create({
+      ...nodePool(),
+      metadata: { name: pool },
+      spec: {
+        ...nodePool().spec,
+        disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '2s' },
+      },
+    });
+    const names = [`${pool}-a`, `${pool}-b`];
+    for (const name of names) {
+      const claim = nodeClaim(name);
+      claim.metadata.labels = { 'karpenter.sh/nodepool': pool };
+      await env.stack.deps.objects.nodeClaims.create(claim);
+    }
+    const launching = env.sweepContinuously([pool], 200);
+    const ready = await eventually(
+      async () => {
+        const claims = await env.nodeClaimsOf(pool);
+        return claims.length === 2 && claims.every((c) => isInitialized(c) && c.status?.nodeName)
+          ? claims
+          : undefined;
+      },
+      'two initialized NodeClaims',
+      60_000,
+    );
+    await launching();
+    for (const claim of ready) {
+      await core.createNamespacedPod({
+        namespace,
+        body: {
+          metadata: { name: `small-${claim.metadata.name}`, namespace, labels: { test: suffix } },
+          spec: {
+            nodeName: claim.status?.nodeName ?? '',
+            terminationGracePeriodSeconds: 0,
+            containers: [
+              {
+                name: 'app',
+                image: 'registry.k8s.io/pause:3.10',
+                resources: { requests: { cpu: '100m', memory: '64Mi' } },
+              },
+            ],
+          },
+        },
+      });
+    }
+    const stop = env.sweepContinuously([pool], 200);
+    let left: NodeClaim[] = [];
+    try {
+      left = await eventually(
+        async () => {
+          const claims = await env.nodeClaimsOf(pool);
+          return claims.length === 1 ? claims : undefined;
+        },
+        'one NodeClaim consolidated away',
+        90_000,
+      );
+    } finally {
+      await stop();
+    }
+    const gone = names.find((n) => n !== left[0]?.metadata.name) ?? '';
+    const events = await core.listNamespacedEvent({
+      namespace: 'default',
+      fieldSelector: `involvedObject.name=${gone}`,
+    });
+    expect(events.items.map((e) => [e.reason, e.message])).toContainEqual([
+      'DisruptionTerminating',
+      'Disrupting NodeClaim: Underutilized',
+    ]);
+    await env.stack.deps.objects.nodePools.delete(pool);
+  }, 180_000);
+
   test('a NodeClaim past its expireAfter is deleted, with no budget', async () => {
     const name = `${poolName}-expiring`;
     // Consolidation off, so only expiration can remove this idle node.
