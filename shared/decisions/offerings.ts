@@ -364,6 +364,11 @@ export interface SelectOfferingInput extends CapacityOptions {
   offerings: readonly Offering[];
   /** What recent launch failures rule out (the unavailable-offerings table's active blocks). */
   unavailable?: readonly OfferingBlock[];
+  /**
+   * The order to try offerings in. Launch passes the price order (prices/offering-order.ts: cheapest
+   * first, spot where allowed, then zonal); without one, compareOfferings' shape order.
+   */
+  order?: (a: Offering, b: Offering) => number;
 }
 
 export type OfferingSelection = { offering: Offering } | { offering: undefined; reason: string };
@@ -437,8 +442,9 @@ export function withDefaultCapacityType(
 }
 
 /**
- * Chooses the first offering in compareOfferings order that satisfies every requirement, fits the
- * requests within allocatable (see capacityFor), and is not marked unavailable under any of its keys.
+ * Chooses the first offering in the given order (compareOfferings when none) that satisfies every
+ * requirement, fits the requests within allocatable (see capacityFor), and is not marked unavailable
+ * under any of its keys.
  * A requirement with minValues additionally needs that many distinct values for its key among the
  * offerings that qualify, as Karpenter checks before launching. The reason for "nothing fits" counts
  * why offerings were excluded, so the NodeClaim condition says what to change.
@@ -453,6 +459,7 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
     requests: _requests,
     offerings: _offerings,
     unavailable: _unavailable,
+    order: _order,
     ...options
   } = input;
 
@@ -462,7 +469,7 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
   let firstFitReason: string | undefined;
   let markedUnavailable = 0;
   const candidates: Offering[] = [];
-  for (const offering of [...input.offerings].sort(compareOfferings)) {
+  for (const offering of [...input.offerings].sort(input.order ?? compareOfferings)) {
     const check = offeringSatisfies(offering, requirements);
     if (!check.satisfied) {
       excludedByRequirements++;

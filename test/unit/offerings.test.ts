@@ -15,6 +15,8 @@ import {
 import { unsupportedSizeReason } from '../../shared/decisions/sku-support.js';
 import type { OfferingBlock } from '../../shared/decisions/offering-blocks.js';
 import { skuCatalog } from '../../local/arm-emulator/sku-catalog.js';
+import { compareOfferingsByPrice } from '../../shared/decisions/prices/offering-order.js';
+import { priceOf, staticPriceBook } from '../../shared/decisions/prices/price-book.js';
 
 interface SkuOptions {
   name: string;
@@ -672,5 +674,114 @@ describe('selectOffering', () => {
       offerings,
     });
     expect(result.offering).toBeUndefined();
+  });
+});
+
+describe('selectOffering in price order', () => {
+  // The shipped westus2 table (D2ps_v5 0.077, D2s_v5 0.096, E2s_v5 0.126, D4s_v5 0.192; no B2s) plus the
+  // spot prices a case gives: what launch passes once prices are known.
+  const byPrice = (spot: Record<string, number> = {}): ((a: Offering, b: Offering) => number) => {
+    const book = staticPriceBook('westus2');
+    const withSpot = { ...book, spot: new Map(Object.entries(spot)) };
+    return compareOfferingsByPrice((o) => priceOf(withSpot, o.vmSize, o.capacityType));
+  };
+  const amd64 = r('kubernetes.io/arch', 'In', ['amd64']);
+  const anyCapacity = r('karpenter.sh/capacity-type', 'In', ['spot', 'on-demand']);
+  const spotOnD2s = { Standard_D2s_v5: 0.02 };
+
+  it.each<[string, NodeSelectorRequirement[], Record<string, number>, readonly OfferingBlock[], string]>([
+    [
+      'the cheapest on-demand offering, whatever its shape or arch',
+      [],
+      {},
+      [],
+      'on-demand/Standard_D2ps_v5/westus2-1',
+    ],
+    [
+      'a size without a known price comes last, though smaller (B2s)',
+      [amd64],
+      {},
+      [],
+      'on-demand/Standard_D2s_v5/westus2-1',
+    ],
+    [
+      'spot where allowed, at its own price',
+      [amd64, anyCapacity],
+      spotOnD2s,
+      [],
+      'spot/Standard_D2s_v5/westus2-1',
+    ],
+    [
+      'spot without a spot price costs what on-demand does, and wins the tie',
+      [amd64, anyCapacity],
+      {},
+      [],
+      'spot/Standard_D2s_v5/westus2-1',
+    ],
+    [
+      'a cheap spot offering never replaces on-demand the NodeClaim asked for',
+      [amd64],
+      { Standard_E2s_v5: 0.01 },
+      [],
+      'on-demand/Standard_D2s_v5/westus2-1',
+    ],
+    [
+      'the cheapest spot size beats a cheaper-looking shape order',
+      [amd64, anyCapacity],
+      { Standard_E2s_v5: 0.01, ...spotOnD2s },
+      [],
+      'spot/Standard_E2s_v5/westus2-1',
+    ],
+    [
+      'blocked offerings are skipped: the next cheapest size',
+      [amd64],
+      {},
+      [{ capacityType: 'on-demand', where: 'everywhere', sizes: { vmSize: 'Standard_D2s_v5' } }],
+      'on-demand/Standard_E2s_v5/westus2-1',
+    ],
+    [
+      'zonal before regional at one price; regional once the zones are blocked',
+      [amd64, r('node.kubernetes.io/instance-type', 'In', ['Standard_D2s_v5'])],
+      {},
+      [{ capacityType: 'on-demand', where: { scope: 'zonal' }, sizes: { vmSize: 'Standard_D2s_v5' } }],
+      'on-demand/Standard_D2s_v5/0',
+    ],
+    [
+      'a size without a price is still chosen when nothing priced qualifies',
+      [r('node.kubernetes.io/instance-type', 'In', ['Standard_B2s'])],
+      {},
+      [],
+      'on-demand/Standard_B2s/westus2-1',
+    ],
+  ])('%s', (_name, requirements, spot, unavailable, expectedKey) => {
+    const result = selectOffering({ requirements, offerings, unavailable, order: byPrice(spot) });
+    expect(result.offering ? offeringKey(result.offering) : result).toBe(expectedKey);
+  });
+
+  it('keeps the reasons and minValues of the shape order', () => {
+    const order = byPrice();
+    const flexible = [r('node.kubernetes.io/instance-type', 'In', ['Standard_D2s_v5', 'Standard_D4s_v5'], 2)];
+    expect(selectOffering({ requirements: flexible, offerings, order }).offering?.vmSize).toBe(
+      'Standard_D2s_v5',
+    );
+    expect(
+      selectOffering({
+        requirements: flexible,
+        offerings,
+        order,
+        unavailable: both('everywhere', { vmSize: 'Standard_D4s_v5' }),
+      }),
+    ).toMatchObject({ offering: undefined, reason: expect.stringContaining('needs minValues 2') });
+    expect(
+      selectOffering({ requirements: [amd64], requests: { cpu: '64' }, offerings, order }),
+    ).toMatchObject({ offering: undefined, reason: expect.stringContaining('too small for the requests') });
+  });
+
+  it('does not depend on the input order', () => {
+    const order = byPrice(spotOnD2s);
+    const requirements = [anyCapacity];
+    expect(selectOffering({ requirements, offerings: [...offerings].reverse(), order }).offering).toEqual(
+      selectOffering({ requirements, offerings, order }).offering,
+    );
   });
 });

@@ -7,7 +7,7 @@ import {
   type RetailPriceItem,
 } from '../../shared/decisions/prices/price-book.js';
 import { compareOfferingsByPrice } from '../../shared/decisions/prices/offering-order.js';
-import type { Offering } from '../../shared/decisions/offerings.js';
+import { placementScopeOf, REGIONAL_ZONE, type Offering } from '../../shared/decisions/offerings.js';
 
 const item = (overrides: Partial<RetailPriceItem>): RetailPriceItem => ({
   armSkuName: 'Standard_D2s_v5',
@@ -69,16 +69,23 @@ describe('price books', () => {
 });
 
 describe('compareOfferingsByPrice', () => {
-  const offering = (vmSize: string, capacityType: 'spot' | 'on-demand', zone: string): Offering => ({
+  // A regional offering carries the zone label REGIONAL_ZONE and no zone number, as offeringsFromSkus
+  // builds it.
+  const offering = (
+    vmSize: string,
+    capacityType: 'spot' | 'on-demand',
+    zoneNumber: string | undefined,
+    cpu = 2,
+  ): Offering => ({
     vmSize,
     family: 'D',
     skuFamily: 'f',
-    cpu: 2,
-    memoryMiB: 8192,
+    cpu,
+    memoryMiB: cpu * 4096,
     arch: 'amd64',
     location: 'westus2',
-    zone,
-    ...(zone ? { zoneNumber: zone.slice(-1) } : {}),
+    zone: zoneNumber === undefined ? REGIONAL_ZONE : `westus2-${zoneNumber}`,
+    ...(zoneNumber === undefined ? {} : { zoneNumber }),
     capacityType,
     premiumIO: true,
     acceleratedNetworking: true,
@@ -90,25 +97,39 @@ describe('compareOfferingsByPrice', () => {
     'b/spot': 0.1,
   };
   const order = compareOfferingsByPrice((o) => prices[`${o.vmSize}/${o.capacityType}`]);
+  const label = (o: Offering): string =>
+    `${o.vmSize}/${o.capacityType}/${placementScopeOf(o) === 'zonal' ? o.zone : 'regional'}`;
 
   it('puts the cheapest first, then spot, then zonal, unknown prices last', () => {
     const offerings = [
-      offering('a', 'on-demand', 'westus2-1'),
-      offering('b', 'spot', 'westus2-1'),
-      offering('b', 'on-demand', ''),
-      offering('b', 'on-demand', 'westus2-2'),
-      offering('a', 'spot', 'westus2-1'),
-      offering('c', 'on-demand', 'westus2-1'),
+      offering('a', 'on-demand', '1'),
+      offering('b', 'spot', '1'),
+      offering('b', 'on-demand', undefined),
+      offering('b', 'on-demand', '2'),
+      offering('a', 'spot', '1'),
+      offering('c', 'on-demand', '1'),
     ];
-    expect(offerings.sort(order).map((o) => `${o.vmSize}/${o.capacityType}/${o.zone || 'regional'}`)).toEqual(
-      [
-        'a/spot/westus2-1',
-        'b/on-demand/westus2-2',
-        'b/on-demand/regional',
-        'b/spot/westus2-1',
-        'a/on-demand/westus2-1',
-        'c/on-demand/westus2-1',
-      ],
-    );
+    expect(offerings.sort(order).map(label)).toEqual([
+      'a/spot/westus2-1',
+      'b/on-demand/westus2-2',
+      'b/on-demand/regional',
+      'b/spot/westus2-1',
+      'a/on-demand/westus2-1',
+      'c/on-demand/westus2-1',
+    ]);
+  });
+
+  it('puts a regional offering after the zonal ones of the same price (its zone label is "0")', () => {
+    const offerings = [offering('b', 'on-demand', undefined), offering('b', 'on-demand', '3')];
+    expect(offerings.sort(order).map(label)).toEqual(['b/on-demand/westus2-3', 'b/on-demand/regional']);
+  });
+
+  it('orders unknown prices smallest machine first, then by name', () => {
+    const offerings = [
+      offering('x-large', 'on-demand', '1', 16),
+      offering('z-small', 'on-demand', '1', 2),
+      offering('y-small', 'on-demand', '1', 2),
+    ];
+    expect(offerings.sort(order).map((o) => o.vmSize)).toEqual(['y-small', 'z-small', 'x-large']);
   });
 });

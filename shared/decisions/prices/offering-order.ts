@@ -1,8 +1,11 @@
-// The order launch should try offerings in once prices are known, as the Azure provider's allocation
+// The order launch tries offerings in once prices are known, as the Azure provider's allocation
 // strategy ranks them (stages/offering_rank.go): lowest price first; at equal price spot before
 // on-demand, then zonal before regional. Unlike the provider, which shuffles ties to spread zones,
-// ties end on size name and zone so the choice is reproducible; unknown prices sort last.
+// ties end on the smaller machine, then size name and zone, so the choice is reproducible. Unknown
+// prices sort last, and among themselves in that same tie order, so a size missing from the price
+// table is still tried smallest first rather than by name.
 import type { Offering } from '../offerings.js';
+import { placementScopeOf } from '../placement.js';
 
 export type OfferingPrice = (offering: Offering) => number | undefined;
 
@@ -14,10 +17,12 @@ export function compareOfferingsByPrice(
     const pb = priceOfOffering(b) ?? Infinity;
     if (pa !== pb) return pa < pb ? -1 : 1;
     if (a.capacityType !== b.capacityType) return a.capacityType === 'spot' ? -1 : 1;
-    const zonalA = a.zone !== '';
-    const zonalB = b.zone !== '';
+    const zonalA = placementScopeOf(a) === 'zonal';
+    const zonalB = placementScopeOf(b) === 'zonal';
     if (zonalA !== zonalB) return zonalA ? -1 : 1;
-    return ordinal(a.vmSize, b.vmSize) || ordinal(a.zone, b.zone);
+    return (
+      a.cpu - b.cpu || a.memoryMiB - b.memoryMiB || ordinal(a.vmSize, b.vmSize) || ordinal(a.zone, b.zone)
+    );
   };
 }
 
