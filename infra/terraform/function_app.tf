@@ -36,6 +36,7 @@ locals {
     AZURE_LOCATION                            = var.location
     AZURE_SUBNET_ID                           = var.node_subnet_id
     ARM_ENDPOINT                              = var.arm_endpoint
+    RETAIL_PRICES_ENDPOINT                    = var.retail_prices_endpoint
     NODE_ADMIN_USERNAME                       = var.node_admin_username
     NODE_SSH_PUBLIC_KEY                       = var.node_ssh_public_key
     KUBE_API_SERVER_URL                       = local.kube_api_server_url

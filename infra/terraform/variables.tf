@@ -122,6 +122,12 @@ variable "arm_endpoint" {
   default     = "https://management.azure.com/"
 }
 
+variable "retail_prices_endpoint" {
+  description = "RETAIL_PRICES_ENDPOINT: Azure Retail Prices API that VM prices are refreshed from every 12 h (public, no credentials)."
+  type        = string
+  default     = "https://prices.azure.com"
+}
+
 variable "events_queue_name" {
   description = "EVENTS_QUEUE_NAME: queue between the event bridge and the functions."
   type        = string

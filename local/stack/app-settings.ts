@@ -67,6 +67,8 @@ export function localAppSettings(input: LocalAppSettingsInput): Record<string, s
     AZURE_LOCATION: input.location ?? 'westus2',
     ARM_ENDPOINT: input.armEndpoint,
     ARM_CA_CERT: input.armCaCertPem,
+    // The ARM emulator also serves the Retail Prices API (/api/retail/prices), under the same CA.
+    RETAIL_PRICES_ENDPOINT: input.armEndpoint,
     AZURE_SUBNET_ID: `/subscriptions/${subscriptionId}/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes`,
     NODE_SSH_PUBLIC_KEY: EMULATOR_SSH_KEY,
     KUBECONFIG: input.kubeconfigPath,

@@ -37,6 +37,13 @@ export interface RetailPricesOptions {
   refreshIntervalMs?: number;
   now?: () => number;
   getJson?: GetJson;
+  /** Told of every failed refresh (the book stays what it was); the process logs it. */
+  onRefreshError?: (error: Error) => void;
+}
+
+/** What the lifecycle reads prices from: the current book, answered at once. */
+export interface PriceCatalog {
+  prices(): PriceBook;
 }
 
 /** Every VM Consumption price item of the region, following NextPageLink. */
@@ -103,7 +110,7 @@ export function httpGetJson(caCertPem?: string): GetJson {
  * when the last successful one is older than the interval (one at a time); `refresh()` waits for it.
  * A failed refresh keeps the previous book and is retried on the next call after a minute.
  */
-export class RetailPriceCatalog {
+export class RetailPriceCatalog implements PriceCatalog {
   private book: PriceBook;
   private refreshedAt: number | undefined;
   private failedAt: number | undefined;
@@ -154,6 +161,7 @@ export class RetailPriceCatalog {
     } catch (error) {
       this.failedAt = this.now();
       this.lastError = error as Error;
+      this.options.onRefreshError?.(this.lastError);
       throw error;
     }
   }

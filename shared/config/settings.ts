@@ -13,8 +13,16 @@ export interface Settings {
     location: string;
     /** ARM endpoint; the ARM emulator's URL locally. */
     armEndpoint: string;
-    /** Extra CA to trust for the ARM endpoint (the local emulator's); unset in Azure. */
+    /**
+     * Extra CA to trust for the ARM endpoint and the Retail Prices endpoint (the local emulator's, which
+     * serves both); unset in Azure.
+     */
     armCaCertPem?: string;
+    /**
+     * Azure Retail Prices API (RETAIL_PRICES_ENDPOINT, default https://prices.azure.com; the ARM
+     * emulator's URL locally); optional so hand-built settings need not list it.
+     */
+    retailPricesEndpoint?: string;
     /** Subnet for node NICs when the AKSNodeClass does not name one. */
     defaultSubnetId: string;
     adminUsername: string;
@@ -191,6 +199,7 @@ export function loadSettings(env: Env = process.env): Settings {
       location: reader.name('AZURE_LOCATION'),
       armEndpoint: reader.url('ARM_ENDPOINT', 'https://management.azure.com'),
       ...(reader.optional('ARM_CA_CERT') ? { armCaCertPem: reader.pem('ARM_CA_CERT') } : {}),
+      retailPricesEndpoint: reader.url('RETAIL_PRICES_ENDPOINT', 'https://prices.azure.com'),
       defaultSubnetId: reader.subnetId('AZURE_SUBNET_ID'),
       adminUsername: reader.optional('NODE_ADMIN_USERNAME') ?? 'azureuser',
       sshPublicKey: reader.required(

@@ -6,6 +6,7 @@ import type { Settings } from '../config/settings.js';
 import { getSettings } from '../config/settings.js';
 import { createComputeClient } from '../azure/compute-client.js';
 import { NodeImageVersions } from '../azure/node-image-versions.js';
+import { RetailPriceCatalog, type PriceCatalog } from '../azure/retail-prices.js';
 import { ResourceSkuCatalog } from '../azure/resource-skus.js';
 import { tableClientFromConnectionString } from '../azure/table-client.js';
 import { UnavailableOfferingsStore } from '../azure/unavailable-offerings.js';
@@ -29,6 +30,11 @@ export interface LifecycleDependencies {
   skus: ResourceSkuCatalog;
   images: NodeImageVersions;
   unavailable: UnavailableOfferingsStore;
+  /**
+   * VM prices of the region: the shipped table until the Retail Prices API answers, refreshed every
+   * 12 h. Provisioning's solve and launch's offering order read the same book.
+   */
+  pricing: PriceCatalog;
   /** Where the sweep reads the cluster's state from (sweep/cluster-reader.ts). */
   cluster: ClusterReader;
 }
@@ -94,6 +100,16 @@ export function createDependencies(
       () => now().getTime(),
     ),
     unavailable: new UnavailableOfferingsStore(tableClient(settings, credential)),
+    pricing: new RetailPriceCatalog({
+      region: settings.azure.location,
+      ...(settings.azure.retailPricesEndpoint ? { endpoint: settings.azure.retailPricesEndpoint } : {}),
+      ...(settings.azure.armCaCertPem ? { caCertPem: settings.azure.armCaCertPem } : {}),
+      now: () => now().getTime(),
+      onRefreshError: (error) =>
+        log.warn('retail prices refresh failed; launch and provisioning keep the prices they had', {
+          error,
+        }),
+    }),
     cluster,
   };
 }

@@ -78,6 +78,7 @@ export function benchDependencies(
     skus: missing as LifecycleDependencies['skus'],
     images: missing as LifecycleDependencies['images'],
     unavailable: missing as LifecycleDependencies['unavailable'],
+    pricing: missing as LifecycleDependencies['pricing'],
     cluster:
       reads === 'list' ? listingClusterReader({ kube, objects }) : watchingClusterReader({ kube, objects }),
   };

@@ -46,6 +46,8 @@ export function testDependencies(options: {
     AZURE_RESOURCE_GROUP: resourceGroup,
     AZURE_LOCATION: 'westus2',
     ARM_ENDPOINT: options.armEndpoint ?? 'https://127.0.0.1:1',
+    // Never the public Retail Prices API from a test; where this answers nothing, prices stay static.
+    RETAIL_PRICES_ENDPOINT: options.armEndpoint ?? 'https://127.0.0.1:1',
     AZURE_SUBNET_ID: `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes`,
     NODE_SSH_PUBLIC_KEY: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHRlc3Q= test',
     BOOTSTRAP_API_SERVER_URL: 'https://127.0.0.1:6443',

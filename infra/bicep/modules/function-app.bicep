@@ -60,6 +60,9 @@ param nodeAdminUsername string = 'azureuser'
 @description('ARM_ENDPOINT: Azure Resource Manager endpoint of this cloud.')
 param armEndpoint string
 
+@description('RETAIL_PRICES_ENDPOINT: Azure Retail Prices API that VM prices are refreshed from every 12 h (public, no credentials).')
+param retailPricesEndpoint string = 'https://prices.azure.com'
+
 @description('KUBE_API_SERVER_URL: API server the functions call with an Entra token.')
 param kubeApiServerUrl string
 
@@ -174,6 +177,7 @@ var appSettings = {
   AZURE_LOCATION: nodeLocation
   AZURE_SUBNET_ID: nodeSubnetId
   ARM_ENDPOINT: armEndpoint
+  RETAIL_PRICES_ENDPOINT: retailPricesEndpoint
   NODE_ADMIN_USERNAME: nodeAdminUsername
   NODE_SSH_PUBLIC_KEY: nodeSshPublicKey
   KUBE_API_SERVER_URL: kubeApiServerUrl

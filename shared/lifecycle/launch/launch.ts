@@ -1,5 +1,5 @@
-// Launch, the first lifecycle phase: for a NodeClaim without a providerID, choose an offering, PUT the VM
-// and return as soon as ARM has accepted it. The launch monitor orchestration takes it from there.
+// Launch, the first lifecycle phase: for a NodeClaim without a providerID, choose the cheapest available
+// offering (spot where allowed, then zonal), PUT the VM and return as soon as ARM has accepted it. The launch monitor orchestration takes it from there.
 // Level-triggered: it reads the NodeClaim and the VM and converges, so duplicate, late and concurrent
 // events are harmless. Exactly one PUT per VM succeeds, whatever ARM and the queue do: the PUT is
 // create-only (`If-None-Match: *`), so a delivery whose PUT was throttled, failed or hung while another
@@ -13,6 +13,8 @@ import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { hashAnnotations } from '../../decisions/hash.js';
 import { classifyLaunchError } from '../../decisions/launch-errors.js';
 import { selectOffering, type Offering } from '../../decisions/offerings.js';
+import { compareOfferingsByPrice } from '../../decisions/prices/offering-order.js';
+import { priceOf } from '../../decisions/prices/price-book.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
 import { validateRequirements } from '../../decisions/requirements.js';
 import { providerIdFor, vmNameFor } from '../../decisions/vm-spec.js';
@@ -92,11 +94,14 @@ export async function reconcileLaunch(
     if (!offering) throw new Error(`VM ${vmName} exists with a size or zone that is not in the SKU catalog`);
   } else {
     const unavailable = await deps.unavailable.listActive(deps.now());
+    // The book provisioning priced this NodeClaim's instance types with, so both agree on the cheapest.
+    const prices = deps.pricing.prices();
     const selection = selectOffering({
       requirements: nodeClaim.spec.requirements,
       ...(nodeClaim.spec.resources?.requests ? { requests: nodeClaim.spec.resources.requests } : {}),
       offerings,
       unavailable: unavailable.map((u) => u.block),
+      order: compareOfferingsByPrice((o) => priceOf(prices, o.vmSize, o.capacityType)),
       ...capacityOptions(deps.settings, nodeClass),
     });
     if (!selection.offering) {
