@@ -151,6 +151,39 @@ describe('launch', () => {
     expect(monitor?.runtimeStatus).toBe('Completed');
   });
 
+  test('launch takes the cheapest offering by the prices read from the Retail Prices API, not the first by shape and name', async () => {
+    // The stack's price catalog reads the ARM emulator's /api/retail/prices (its endpoint and CA come
+    // from the local app settings); the first read starts the refresh.
+    await eventually(
+      () => (stack.deps.pricing.prices().source === 'retail-prices-api' ? true : undefined),
+      'prices refreshed from the emulator',
+    );
+    const prices = stack.deps.pricing.prices();
+    // Same shape (2 vCPUs, 8 GiB): shape order would take D2ds_v5, first by name; D2s_v5 is cheaper.
+    expect(prices.onDemand.get('Standard_D2s_v5')).toBeLessThan(prices.onDemand.get('Standard_D2ds_v5') ?? 0);
+    const nodeClaim = await createNodeClaim({
+      requirements: [
+        ...exampleRequirements,
+        {
+          key: 'node.kubernetes.io/instance-type',
+          operator: 'In',
+          values: ['Standard_D2ds_v5', 'Standard_D2s_v5'],
+        },
+      ],
+    });
+    await announce(nodeClaim);
+    const launched = await eventually(async () => {
+      const current = await get(nodeClaim.metadata.name);
+      return current?.status?.providerID ? current : undefined;
+    }, 'providerID');
+    expect(launched.metadata.labels).toMatchObject({
+      'node.kubernetes.io/instance-type': 'Standard_D2s_v5',
+      'karpenter.sh/capacity-type': 'on-demand',
+      'topology.kubernetes.io/zone': expect.stringMatching(/^westus2-[123]$/),
+    });
+    expect(vmOf(vmNameFor(nodeClaim.metadata.name))?.vmSize).toBe('Standard_D2s_v5');
+  });
+
   test("the launch function returns before the LRO ends, whatever the LRO's latency (100×)", async () => {
     const outcomes: { latencyMs: number; functionMs: number; stateAtReturn: string | undefined }[] = [];
     for (const latencyMs of [300, 30_000]) {
