@@ -5,7 +5,7 @@
 // and the simulated kubelet runs them.
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { Offering } from '../../shared/decisions/offerings.js';
-import { priceOf, staticPriceBook, type PriceBook } from '../../shared/decisions/prices/price-book.js';
+import { priceOf, type PriceBook } from '../../shared/decisions/prices/price-book.js';
 import { catalogOfferings } from '../../shared/lifecycle/launch/catalog-offerings.js';
 import { WellKnown, type NodePool } from '../../shared/models/index.js';
 import { RUN_LABEL } from '../stack/local-stack.js';
@@ -142,7 +142,8 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const vcpus = claims.reduce((sum, c) => sum + Number(c.status?.capacity?.cpu ?? 0), 0);
   const requestedCpu = WORKLOADS.reduce((sum, w) => sum + w.replicas * cpuCores(w.cpu), 0);
   const requestedGiB = WORKLOADS.reduce((sum, w) => sum + w.replicas * gibibytes(w.memory), 0);
-  const book = staticPriceBook(app.deps.settings.azure.location);
+  // The book provisioning and launch priced with (the emulator's Retail Prices API once refreshed).
+  const book = app.deps.pricing.prices();
   const launchedPrice = sizes.reduce((sum, size) => sum + (priceOf(book, size, 'on-demand') ?? NaN), 0);
   const bound = lowerBound(await catalogOfferings(app.deps), book, requestedCpu, requestedGiB);
   const provisioningMs = firstClaimAt - firstPending;
@@ -183,7 +184,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
     `first pending pod → first NodeClaim: ${(provisioningMs / 1000).toFixed(2)} s (at --speed ${stack.timings.speed}: batch idle ${1000 / stack.timings.speed} ms)`,
     `Deployments → all pods Running: ${((allRunningAt - started) / 1000).toFixed(1)} s`,
     `vCPUs launched: ${vcpus} for ${requestedCpu} requested (lower bound of capacity: ${Math.ceil(requestedCpu)} vCPUs)`,
-    `price per hour launched: $${launchedPrice.toFixed(3)} (on-demand, shipped price table) against a lower bound of ` +
+    `price per hour launched: $${launchedPrice.toFixed(3)} (on-demand, ${book.source === 'static' ? 'shipped price table' : `Retail Prices API as of ${book.asOf}`}) against a lower bound of ` +
       `$${bound.toFixed(3)} (${(launchedPrice / bound).toFixed(2)}×): the requests priced at the catalog's best $/vCPU or $/GiB, whichever is more`,
   ];
 

@@ -7,7 +7,7 @@
 // replay of this activity, or a second run of the same window, gets AlreadyExists instead of a second
 // NodeClaim; and a later window sees the earlier NodeClaims in flight and places their pods there.
 import { instanceTypesFromOfferings } from '../../decisions/scheduling/catalog-instance-types.js';
-import { priceOf, staticPriceBook } from '../../decisions/prices/price-book.js';
+import { priceOf } from '../../decisions/prices/price-book.js';
 import { solve, type SchedulingResult } from '../../decisions/scheduling/index.js';
 import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
 import { isAlreadyExists } from '../../kube/errors.js';
@@ -45,8 +45,9 @@ export async function provisionPendingPods(
   const log = deps.log.with({ windowId });
   const state = await readClusterState(deps);
   const offerings = await catalogOfferings(deps);
-  // The shipped on-demand table for the region; spot offerings without a price sort last.
-  const prices = staticPriceBook(deps.settings.azure.location);
+  // The region's current book (the shipped table until the Retail Prices API has answered), the one
+  // launch orders offerings by, so the cheapest instance type listed here is the one launch tries first.
+  const prices = deps.pricing.prices();
   const unavailable = (await deps.unavailable.listActive(deps.now())).map((u) => u.block);
   const selector = deps.settings.provisioning?.selector;
   const input = solveInput(state, {
