@@ -1,5 +1,6 @@
 // Everything the lifecycle handlers do I/O through, built once per process from settings. The local stack
 // and tests build it with an emulator endpoint and a fixed-token credential; Azure uses managed identity.
+// Unit tests of lifecycle phases use the in-memory fake in test/support/fake-lifecycle.ts instead.
 import { TableClient } from '@azure/data-tables';
 import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
 import type { Settings } from '../config/settings.js';

@@ -1,0 +1,328 @@
+// In-memory fakes of LifecycleDependencies and the orchestration client, for fast unit tests of one
+// lifecycle phase or sweep step at a time (as Karpenter tests each sub-reconciler on its own). They keep
+// the contracts the phases rely on and nothing more: custom objects with resourceVersions (a write with a
+// stale one gets 409, as the API server answers), deletion that waits for finalizers, orchestration
+// instances with a runtime status. Anything a test did not fake throws when touched, so a phase that
+// starts doing new I/O fails loudly instead of passing against a silent stub. Behaviour across the real
+// API server, ARM and the Durable engine is covered by the integration tests.
+import { readFileSync } from 'node:fs';
+import type { VirtualMachine } from '@azure/arm-compute';
+import { localClusterSettings } from '../../local/stack/app-settings.js';
+import type { ResourceSkuCatalog } from '../../shared/azure/resource-skus.js';
+import type { VirtualMachines } from '../../shared/azure/virtual-machines.js';
+import { loadSettings, type Settings } from '../../shared/config/settings.js';
+import type { SkuRecord } from '../../shared/decisions/offerings.js';
+import type { CustomObjects, KarpenterObjects } from '../../shared/kube/custom-objects.js';
+import type { EventRecorder, EventTarget } from '../../shared/kube/events.js';
+import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
+import type { ClusterReader, ClusterState } from '../../shared/lifecycle/sweep/cluster-reader.js';
+import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
+import { SweepView } from '../../shared/lifecycle/sweep/snapshot.js';
+import type { SweepContext } from '../../shared/lifecycle/sweep/step.js';
+import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
+import { silentLogger } from '../../shared/observability/logger.js';
+import { createMetrics } from '../../shared/observability/metrics.js';
+import type {
+  OrchestrationClient,
+  OrchestrationRuntimeStatus,
+  OrchestrationStatus,
+} from '../../shared/runtime/definitions.js';
+
+/** An error shaped as the Kubernetes client's (`code` is what shared/kube/errors.ts reads). */
+class FakeApiError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type KubeObject = {
+  metadata: {
+    name: string;
+    uid?: string;
+    resourceVersion?: string;
+    deletionTimestamp?: string;
+    finalizers?: string[];
+  };
+};
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+/** RFC 7386 JSON merge patch: objects merge, null removes, anything else replaces. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return clone(patch);
+  const base: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target)
+      ? { ...(target as Record<string, unknown>) }
+      : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete base[key];
+    else base[key] = mergePatch(base[key], value);
+  }
+  return base;
+}
+
+/** One kind's objects, with the parts of CustomObjects' contract the lifecycle relies on. */
+export class FakeObjects<T extends KubeObject> {
+  private readonly objects = new Map<string, T>();
+  private version = 0;
+  /** Every write, in order: what a test asserts a phase did. */
+  readonly writes: { verb: 'create' | 'patch' | 'patchStatus' | 'delete'; name: string }[] = [];
+
+  constructor(private readonly kind: string) {}
+
+  /** Puts an object as the API server would hold it (a fresh resourceVersion, a uid if it had none). */
+  seed(object: T): T {
+    const stored = clone(object);
+    stored.metadata.uid ??= `uid-${stored.metadata.name}`;
+    stored.metadata.resourceVersion = String(++this.version);
+    this.objects.set(stored.metadata.name, stored);
+    return clone(stored);
+  }
+
+  peek(name: string): T | undefined {
+    const object = this.objects.get(name);
+    return object ? clone(object) : undefined;
+  }
+
+  async get(name: string): Promise<T | undefined> {
+    return this.peek(name);
+  }
+
+  async list(): Promise<T[]> {
+    return [...this.objects.values()].map(clone);
+  }
+
+  async create(object: T): Promise<T> {
+    if (this.objects.has(object.metadata.name)) {
+      throw new FakeApiError(409, `${this.kind} ${object.metadata.name} already exists`);
+    }
+    this.writes.push({ verb: 'create', name: object.metadata.name });
+    return this.seed(object);
+  }
+
+  async mergePatch(name: string, patch: object): Promise<T> {
+    this.writes.push({ verb: 'patch', name });
+    return this.patch(name, patch);
+  }
+
+  async mergePatchStatus(name: string, patch: object): Promise<T> {
+    this.writes.push({ verb: 'patchStatus', name });
+    return this.patch(name, patch);
+  }
+
+  async jsonPatch(): Promise<T> {
+    throw new Error(`FakeObjects(${this.kind}).jsonPatch is not faked`);
+  }
+
+  async delete(name: string, options: { uid?: string } = {}): Promise<boolean> {
+    const current = this.objects.get(name);
+    if (!current) return false;
+    if (options.uid !== undefined && current.metadata.uid !== options.uid) {
+      throw new FakeApiError(409, `${this.kind} ${name}: uid precondition failed`);
+    }
+    this.writes.push({ verb: 'delete', name });
+    if (current.metadata.finalizers?.length) {
+      current.metadata.deletionTimestamp ??= new Date(0).toISOString();
+      current.metadata.resourceVersion = String(++this.version);
+    } else {
+      this.objects.delete(name);
+    }
+    return true;
+  }
+
+  private patch(name: string, patch: object): T {
+    const current = this.objects.get(name);
+    if (!current) throw new FakeApiError(404, `${this.kind} ${name} not found`);
+    const expected = (patch as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion;
+    if (expected !== undefined && expected !== current.metadata.resourceVersion) {
+      throw new FakeApiError(409, `${this.kind} ${name}: the object has been modified`);
+    }
+    const next = mergePatch(current, patch) as T;
+    next.metadata.resourceVersion = String(++this.version);
+    if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) this.objects.delete(name);
+    else this.objects.set(name, next);
+    return clone(next);
+  }
+}
+
+/** Orchestration instances by ID, with the OrchestrationClient's contract (startNew refuses a live ID). */
+export class FakeOrchestrations implements OrchestrationClient {
+  readonly instances = new Map<string, OrchestrationStatus>();
+  readonly started: { name: string; instanceId: string; input: unknown }[] = [];
+  /** startNew calls, including those refused because the instance was live. */
+  startCalls = 0;
+  readonly purged: string[] = [];
+  readonly terminated: string[] = [];
+  /** Runs inside startNew before it stores the instance: lets a test play a concurrent starter. */
+  beforeStart: ((instanceId: string) => void) | undefined;
+
+  /** An instance that exists already (left by an earlier sweep, process or delivery). */
+  seed(instanceId: string, name: string, runtimeStatus: OrchestrationRuntimeStatus, input?: unknown): void {
+    this.instances.set(instanceId, { instanceId, name, runtimeStatus, input, createdTime: new Date(0) });
+  }
+
+  async startNew(name: string, options: { instanceId: string; input?: unknown }): Promise<string> {
+    this.startCalls += 1;
+    this.beforeStart?.(options.instanceId);
+    const existing = this.instances.get(options.instanceId);
+    if (existing && ['Pending', 'Running', 'ContinuedAsNew', 'Suspended'].includes(existing.runtimeStatus)) {
+      throw new Error(`an instance with ID '${options.instanceId}' already exists`);
+    }
+    this.started.push({ name, instanceId: options.instanceId, input: options.input });
+    this.seed(options.instanceId, name, 'Pending', options.input);
+    return options.instanceId;
+  }
+
+  async getStatus(instanceId: string): Promise<OrchestrationStatus | undefined> {
+    return this.instances.get(instanceId);
+  }
+
+  async raiseEvent(instanceId: string): Promise<void> {
+    if (!this.instances.has(instanceId)) throw new Error(`no instance ${instanceId}`);
+  }
+
+  async terminate(instanceId: string): Promise<void> {
+    const instance = this.instances.get(instanceId);
+    if (!instance) throw new Error(`no instance ${instanceId}`);
+    this.terminated.push(instanceId);
+    this.instances.set(instanceId, { ...instance, runtimeStatus: 'Terminated' });
+  }
+
+  async purge(instanceId: string): Promise<void> {
+    this.purged.push(instanceId);
+    this.instances.delete(instanceId);
+  }
+}
+
+export interface RecordedEvent {
+  type: 'Normal' | 'Warning';
+  target: EventTarget;
+  reason: string;
+  message: string;
+}
+
+/** Throws on any use: the parts of the dependencies a test did not fake. */
+function notFaked<T extends object>(what: string): T {
+  return new Proxy({} as T, {
+    get(_target, property) {
+      if (property === 'then') return undefined;
+      throw new Error(`${what}.${String(property)} is not faked in this test`);
+    },
+  });
+}
+
+export const FAKE_NOW = new Date('2026-11-30T12:00:00Z');
+
+export function fakeSettings(): Settings {
+  const subscriptionId = '00000000-0000-0000-0000-000000000001';
+  const resourceGroup = 'MC_test_test_westus2';
+  return loadSettings({
+    ...localClusterSettings(subscriptionId, resourceGroup),
+    KUBECONFIG: '/dev/null',
+    CLUSTER_NAME: 'test',
+    AZURE_SUBSCRIPTION_ID: subscriptionId,
+    AZURE_RESOURCE_GROUP: resourceGroup,
+    AZURE_LOCATION: 'westus2',
+    AZURE_SUBNET_ID: `/subscriptions/${subscriptionId}/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes`,
+    NODE_SSH_PUBLIC_KEY: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHRlc3Q= test',
+    BOOTSTRAP_API_SERVER_URL: 'https://test.hcp.westus2.azmk8s.io:443',
+    BOOTSTRAP_CA_CERT: readFileSync(new URL('../fixtures/aks-node-config/ca.pem', import.meta.url), 'utf8'),
+    BOOTSTRAP_TOKEN: 'abcdef.0123456789abcdef',
+    AzureWebJobsStorage: 'UseDevelopmentStorage=true',
+  });
+}
+
+export interface FakeLifecycle {
+  deps: LifecycleDependencies;
+  nodeClaims: FakeObjects<NodeClaim>;
+  nodePools: FakeObjects<NodePool>;
+  nodeClasses: FakeObjects<AKSNodeClass>;
+  events: RecordedEvent[];
+  /** VMs by name, as `deps.vms.get` answers. */
+  vms: Map<string, VirtualMachine>;
+  /** The Resource SKUs catalog `deps.skus.list` answers. */
+  skus: SkuRecord[];
+  /** What `deps.cluster.launchesInFlight` answers (a function, so a test can make it fail). */
+  launchesInFlight: () => Promise<number>;
+}
+
+export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
+  const now = options.now ?? FAKE_NOW;
+  const nodeClaims = new FakeObjects<NodeClaim>('NodeClaim');
+  const nodePools = new FakeObjects<NodePool>('NodePool');
+  const nodeClasses = new FakeObjects<AKSNodeClass>('AKSNodeClass');
+  const events: RecordedEvent[] = [];
+  const recorder: EventRecorder = {
+    async warning(target, reason, message) {
+      events.push({ type: 'Warning', target, reason, message });
+    },
+    async normal(target, reason, message) {
+      events.push({ type: 'Normal', target, reason, message });
+    },
+  };
+  const fake: FakeLifecycle = {
+    nodeClaims,
+    nodePools,
+    nodeClasses,
+    events,
+    vms: new Map(),
+    skus: [],
+    launchesInFlight: async () => 0,
+    deps: undefined as unknown as LifecycleDependencies,
+  };
+  // The fakes stand in for adapter classes (their private fields make a structural fake impossible),
+  // which is why these few casts are here and nowhere in the code under test.
+  const objects: KarpenterObjects = {
+    nodeClaims: nodeClaims as unknown as CustomObjects<NodeClaim>,
+    nodePools: nodePools as unknown as CustomObjects<NodePool>,
+    nodeClasses: nodeClasses as unknown as CustomObjects<AKSNodeClass>,
+  };
+  const vms = { get: async (name: string) => fake.vms.get(name) } as unknown as VirtualMachines;
+  const skus = { list: async () => fake.skus } as unknown as ResourceSkuCatalog;
+  const cluster: ClusterReader = {
+    launchesInFlight: () => fake.launchesInFlight(),
+    read: () => Promise.reject(new Error('cluster.read is not faked: give the step a SweepView')),
+    workloads: () => Promise.reject(new Error('cluster.workloads is not faked in this test')),
+    stop: () => undefined,
+  };
+  fake.deps = {
+    settings: fakeSettings(),
+    log: silentLogger,
+    metrics: createMetrics(silentLogger),
+    now: () => now,
+    kube: () => Promise.reject(new Error('kube() is not faked in this test')),
+    objects,
+    events: recorder,
+    vms,
+    skus,
+    images: notFaked('images'),
+    unavailable: notFaked('unavailable'),
+    cluster,
+  };
+  return fake;
+}
+
+/** A sweep context over a fixed view of the cluster, as one sweep step sees it. */
+export function fakeSweepContext(
+  fake: FakeLifecycle,
+  orchestrations: FakeOrchestrations,
+  state: Partial<ClusterState> = {},
+): SweepContext {
+  return {
+    deps: fake.deps,
+    view: new SweepView({
+      readAt: fake.deps.now(),
+      nodeClaims: state.nodeClaims ?? [],
+      nodes: state.nodes ?? [],
+      nodePools: state.nodePools ?? [],
+      nodeClasses: state.nodeClasses ?? [],
+    }),
+    orchestrations,
+    log: silentLogger,
+    memory: { leftovers: createLeftoverMemory() },
+    stopping: () => false,
+  };
+}
