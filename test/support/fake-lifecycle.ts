@@ -300,6 +300,7 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     skus,
     images: notFaked('images'),
     unavailable: notFaked('unavailable'),
+    pricing: notFaked('pricing'),
     cluster,
   };
   return fake;
