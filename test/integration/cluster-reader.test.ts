@@ -92,6 +92,9 @@ describe('watching cluster reader: workloads', () => {
         body: {
           metadata: { name: pod, labels: { 'test.example/group': group } },
           spec: {
+            // Held back from the scheduler (and so from provisioning), so nothing changes it while the
+            // test compares what the watch and a list see.
+            schedulingGates: [{ name: 'test.example/hold' }],
             containers: [
               { name: 'c', image: 'example.invalid/none', resources: { requests: { cpu: '250m' } } },
             ],

@@ -11,6 +11,7 @@ import {
   type V1Node,
   type V1Pod,
 } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ensureControlPlaneBinaries } from '../../local/control-plane/build.js';
@@ -195,28 +196,32 @@ describe('local control plane', () => {
       },
       spec: {},
     };
-    const created = await core.createNode({ body: node });
+    await core.createNode({ body: node });
     // No kubelet runs here, so this test plays its part: Node status is only writable through /status.
-    await core.replaceNodeStatus({
-      name: nodeName,
-      body: {
-        ...created,
-        status: {
-          capacity: { cpu: '4', memory: '16Gi', pods: '110' },
-          allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'True',
-              reason: 'KubeletReady',
-              message: 'set by the control-plane test',
-              lastHeartbeatTime: new Date(),
-              lastTransitionTime: new Date(),
-            },
-          ],
+    // A patch, as kubelet writes it, not a replace of the version just read: the node lifecycle
+    // controller may already have written the new Node (its not-ready taint) in between.
+    await core.patchNodeStatus(
+      {
+        name: nodeName,
+        body: {
+          status: {
+            capacity: { cpu: '4', memory: '16Gi', pods: '110' },
+            allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'True',
+                reason: 'KubeletReady',
+                message: 'set by the control-plane test',
+                lastHeartbeatTime: new Date().toISOString(),
+                lastTransitionTime: new Date().toISOString(),
+              },
+            ],
+          },
         },
       },
-    });
+      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+    );
 
     // The ServiceAccount admission plugin refuses Pods until kube-controller-manager made the default account.
     await pollUntilDefined(
