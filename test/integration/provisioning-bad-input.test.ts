@@ -79,9 +79,11 @@ test(
       pool(`full-${run}`, { ...labels, tier: `full-${run}` }, { cpu: '0' }),
     );
     const pods = [
-      pod('ok', {}),
+      // Selects its own NodePool's label, which no Node of the shared cluster has yet: the scheduler
+      // must find it Unschedulable, however many Nodes other test files have made meanwhile.
+      pod('ok', { nodeSelector: labels }),
       pod('unsatisfiable', { nodeSelector: { 'karpenter.azure.com/sku-family': 'Z' } }),
-      pod('huge', {}, '1000'),
+      pod('huge', { nodeSelector: labels }, '1000'),
       pod('limited', { nodeSelector: { tier: `full-${run}` } }),
     ];
     for (const body of pods) await core.createNamespacedPod({ namespace, body });
