@@ -181,7 +181,9 @@ test('killed while its VM PUT is in flight and again while the launch monitor po
     times: 1,
   });
   // A creation long enough that the second kill lands while the launch monitor is still polling.
-  emulator.controls.setLatencies({ overrides: [{ vmName, createMs: 20_000 }] });
+  // A minute: the second host start and the sweep's launch step (10 s grace) can take half of that on a
+  // loaded machine.
+  emulator.controls.setLatencies({ overrides: [{ vmName, createMs: 60_000 }] });
   await startHost();
   await announce(nodeClaim, 'ADDED');
   await eventually(() => (requests('PUT', vmName).length > 0 ? true : undefined), 'the PUT', 60_000);
