@@ -25,7 +25,8 @@ export const launchFunctions: readonly FunctionDefinition[] = [
   activity(LaunchMonitorNames.recordLaunchSuccess, (input: LaunchMonitorInput) =>
     recordLaunchSuccess(getDependencies(), input),
   ),
-  // Launched=False with the classified reason, offering marked unavailable, VM and NodeClaim deleted.
+  // Launched=False with the classified reason, offering marked unavailable, VM and NodeClaim deleted; or,
+  // for a transient failure within the retry bound, the VM deleted and the NodeClaim launched again.
   activity(LaunchMonitorNames.recordLaunchFailure, (input: RecordLaunchFailureInput, context) =>
     recordMonitorFailure(getDependencies(), input, context),
   ),

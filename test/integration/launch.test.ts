@@ -282,6 +282,128 @@ describe('launch', () => {
     },
   );
 
+  /**
+   * Plays the event bridge's part for a relaunch: each version that cleared the providerID of a failed VM
+   * (Launched=Unknown LaunchRetrying) is announced, as the bridge announces every MODIFIED NodeClaim.
+   */
+  function announceRelaunches(name: string): () => void {
+    let stopped = false;
+    const announced = new Set<string>();
+    void (async () => {
+      while (!stopped) {
+        const current = await get(name).catch(() => undefined);
+        const launched = findCondition(current?.status?.conditions, 'Launched');
+        const version = current?.metadata.resourceVersion ?? '';
+        if (
+          current &&
+          !current.status?.providerID &&
+          launched?.reason === 'LaunchRetrying' &&
+          !announced.has(version)
+        ) {
+          announced.add(version);
+          await announce(current, 'MODIFIED');
+        }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    })();
+    return () => {
+      stopped = true;
+    };
+  }
+
+  test('a transient error in the LRO relaunches the same NodeClaim: the failed VM deleted, one more PUT, Launched=True', async () => {
+    const nodeClaim = await createNodeClaim();
+    const vmName = vmNameFor(nodeClaim.metadata.name);
+    stack.emulator.controls.injectFault({
+      match: { vmName },
+      effect: {
+        type: 'asyncError',
+        code: 'InternalExecutionError',
+        message: 'An internal execution error occurred.',
+      },
+      times: 1,
+    });
+    const changes: string[] = [];
+    const off = stack.emulator.controls.onVmChange((change) => {
+      if (change.vm.name === vmName) changes.push(change.type);
+    });
+    const watch = await watchNodeClaim(inject('kubeconfigPath'), nodeClaim.metadata.name);
+    const stopAnnouncing = announceRelaunches(nodeClaim.metadata.name);
+    try {
+      await announce(nodeClaim);
+      const launched = await eventually(
+        async () => {
+          const current = await get(nodeClaim.metadata.name);
+          return findCondition(current?.status?.conditions, 'Launched')?.status === 'True'
+            ? current
+            : undefined;
+        },
+        'Launched=True after the relaunch',
+        45_000,
+      );
+      expect(launched.metadata.uid).toBe(nodeClaim.metadata.uid);
+      expect(launched.metadata.annotations?.['karpenter.azure.com/launch-retries']).toBe('1');
+    } finally {
+      stopAnnouncing();
+      off();
+      watch.stop();
+    }
+    const created = puts(vmName).filter((e) => e.status >= 200 && e.status < 300);
+    expect(created).toHaveLength(2);
+    // The first VM failed and was deleted before the second PUT created the VM again.
+    expect(changes).toEqual(['creating', 'failed', 'deleting', 'deleted', 'creating', 'succeeded']);
+    expect(vmOf(vmName)?.provisioningState).toBe('Succeeded');
+    const retrying = watch.versions
+      .map((v) => findCondition(v.status?.conditions, 'Launched'))
+      .find((c) => c?.reason === 'LaunchRetrying');
+    expect(retrying?.status).toBe('Unknown');
+    expect(retrying?.message).toMatch(/^InternalExecutionError: .*retry 1 of 2$/);
+    expect(
+      watch.versions.some((v) => findCondition(v.status?.conditions, 'Launched')?.status === 'False'),
+    ).toBe(false);
+    const monitor = await eventually(async () => {
+      const status = await stack.host.orchestrations.getStatus(
+        launchMonitorInstanceId(nodeClaim.metadata.uid ?? '', 1),
+      );
+      return status?.runtimeStatus === 'Completed' ? status : undefined;
+    }, 'the relaunch monitor to complete');
+    expect(monitor.runtimeStatus).toBe('Completed');
+  });
+
+  test('a transient error on every attempt ends Launched=False after the bound, with no VM left', async () => {
+    const nodeClaim = await createNodeClaim();
+    const vmName = vmNameFor(nodeClaim.metadata.name);
+    const rule = stack.emulator.controls.injectFault({
+      match: { vmName },
+      effect: { type: 'asyncError', code: 'ServiceUnavailable', message: 'The service is unavailable.' },
+    });
+    const watch = await watchNodeClaim(inject('kubeconfigPath'), nodeClaim.metadata.name);
+    const stopAnnouncing = announceRelaunches(nodeClaim.metadata.name);
+    try {
+      await announce(nodeClaim);
+      await eventually(
+        async () => ((await get(nodeClaim.metadata.name)) ? undefined : true),
+        'NodeClaim deleted',
+        60_000,
+      );
+      await eventually(() => (vmOf(vmName) ? undefined : true), 'VM deleted');
+    } finally {
+      stopAnnouncing();
+      stack.emulator.controls.removeFault(rule.id);
+      watch.stop();
+    }
+    // The first launch and two relaunches, each a new VM after the failed one was deleted.
+    expect(puts(vmName).filter((e) => e.status >= 200 && e.status < 300)).toHaveLength(3);
+    const reasons = watch.versions.map((v) => findCondition(v.status?.conditions, 'Launched'));
+    const retries = reasons
+      .filter((c) => c?.reason === 'LaunchRetrying')
+      .map((c) => /retry \d of \d$/.exec(c?.message ?? '')?.[0]);
+    expect([...new Set(retries)]).toEqual(['retry 1 of 2', 'retry 2 of 2']);
+    const failed = reasons.find((c) => c?.status === 'False');
+    expect(failed).toMatchObject({ reason: 'LaunchFailed' });
+    expect(failed?.message).toMatch(/^ServiceUnavailable: /);
+  });
+
   test('the same event three times, concurrently and out of order, creates one VM', async () => {
     const nodeClaim = await createNodeClaim();
     const vmName = vmNameFor(nodeClaim.metadata.name);

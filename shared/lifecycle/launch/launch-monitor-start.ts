@@ -2,6 +2,7 @@
 // a launched NodeClaim whose monitor went missing, ended without writing the outcome, or got stuck.
 import { findCondition } from '../../decisions/conditions.js';
 import { launchMonitorHealth, launchMonitorStuckAfterMs } from '../../decisions/launch-monitor-health.js';
+import { launchRetriesOf } from '../../decisions/launch-retry.js';
 import { vmNameFor } from '../../decisions/vm-spec.js';
 import type { NodeClaim } from '../../models/index.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
@@ -18,7 +19,7 @@ export async function startLaunchMonitor(
   context: Pick<HandlerContext, 'orchestrations'>,
   input: LaunchMonitorInput,
 ): Promise<void> {
-  const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
+  const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '', input.retries);
   const existing = await context.orchestrations.getStatus(instanceId);
   if (existing) return;
   // The first poll is paced like the rest (launch-poll-pacing.ts): a burst of launches spreads its first
@@ -47,7 +48,8 @@ export async function ensureLaunchMonitor(
   context: Pick<HandlerContext, 'orchestrations'>,
 ): Promise<'healthy' | 'started' | 'terminated' | 'no-vm'> {
   if (hasLaunchOutcome(nodeClaim)) return 'healthy';
-  const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
+  const retries = launchRetriesOf(nodeClaim.metadata.annotations);
+  const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '', retries);
   const health = launchMonitorHealth(
     await context.orchestrations.getStatus(instanceId),
     deps.now(),
@@ -97,6 +99,7 @@ export async function ensureLaunchMonitor(
     pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,
     maxPollIntervalSeconds: deps.settings.launch.maxPollIntervalSeconds,
     deadlineMinutes: deps.settings.launch.deadlineMinutes,
+    ...(retries > 0 ? { retries } : {}),
   });
   return 'started';
 }

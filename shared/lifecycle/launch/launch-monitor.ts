@@ -10,6 +10,7 @@ import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/node-rese
 import type { Offering } from '../../decisions/offerings.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
 import { nextPollPacing, spreadMs } from '../../decisions/launch-poll-pacing.js';
+import { MAX_LAUNCH_RETRIES, type RelaunchProgress } from '../../decisions/launch-retry.js';
 
 export interface MonitoredNodeClaim {
   name: string;
@@ -38,6 +39,8 @@ export interface LaunchMonitorInput {
   deadlineMinutes: number;
   /** The cluster's launches in flight when this one started, which paces its first poll. */
   inFlightLaunches?: number;
+  /** Relaunches of this NodeClaim before this launch (after transient LRO failures); absent = none. */
+  retries?: number;
 }
 
 export interface PollVmCreationInput {
@@ -64,12 +67,24 @@ export interface RecordLaunchFailureInput {
   timedOut: boolean;
 }
 
+/** What the failure activity did: recorded the failure (nothing), or handed the NodeClaim to a relaunch. */
+export type RecordLaunchFailureResult = { relaunch: RelaunchProgress } | null | undefined;
+
 export type LaunchMonitorOutput =
   | { outcome: 'Launched'; polls: number }
+  | { outcome: 'Relaunching'; polls: number; code?: string }
   | { outcome: 'Failed'; polls: number; code?: string }
   | { outcome: 'TimedOut'; polls: number };
 
-export const launchMonitorInstanceId = (nodeClaimUid: string): string => `launch-${nodeClaimUid}`;
+/** The first launch's monitor keeps the plain ID; each relaunch after a transient failure has its own. */
+export const launchMonitorInstanceId = (nodeClaimUid: string, retries = 0): string =>
+  retries === 0 ? `launch-${nodeClaimUid}` : `launch-${nodeClaimUid}-retry-${retries}`;
+
+/** Every monitor a NodeClaim can have had, for those who stop or purge them without reading it. */
+export const launchMonitorInstanceIds = (nodeClaimUid: string): string[] =>
+  Array.from({ length: MAX_LAUNCH_RETRIES + 1 }, (_, retries) =>
+    launchMonitorInstanceId(nodeClaimUid, retries),
+  );
 
 export function* launchMonitorOrchestrator(
   context: df.OrchestrationContext,
@@ -100,8 +115,23 @@ export function* launchMonitorOrchestrator(
     }
     if (poll.status === 'Failed') {
       const failure: RecordLaunchFailureInput = { monitor: input, error: poll.error, timedOut: false };
-      yield context.df.callActivity(LaunchMonitorNames.recordLaunchFailure, failure);
-      return { outcome: 'Failed', polls, ...(poll.error.code ? { code: poll.error.code } : {}) };
+      const code = poll.error.code ? { code: poll.error.code } : {};
+      let recorded = (yield context.df.callActivity(
+        LaunchMonitorNames.recordLaunchFailure,
+        failure,
+      )) as RecordLaunchFailureResult;
+      if (!recorded) return { outcome: 'Failed', polls, ...code };
+      // A transient failure: the activity deletes the VM and is called again until it is gone, then lets
+      // launch launch the NodeClaim again.
+      while (recorded?.relaunch === 'VmDeleting') {
+        const next = context.df.currentUtcDateTime.getTime() + input.pollIntervalSeconds * 1000;
+        yield context.df.createTimer(new Date(next));
+        recorded = (yield context.df.callActivity(
+          LaunchMonitorNames.recordLaunchFailure,
+          failure,
+        )) as RecordLaunchFailureResult;
+      }
+      return { outcome: 'Relaunching', polls, ...code };
     }
     if (context.df.currentUtcDateTime.getTime() >= deadline) {
       const failure: RecordLaunchFailureInput = {

@@ -12,6 +12,8 @@ import {
   type LaunchFailure,
 } from '../../decisions/launch-errors.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
+import { decideLroFailure, MAX_LAUNCH_RETRIES } from '../../decisions/launch-retry.js';
+import { handOffToRelaunch } from './launch-relaunch.js';
 import { ConditionTypes } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import type {
@@ -20,6 +22,7 @@ import type {
   PollVmCreationInput,
   PollVmCreationResult,
   RecordLaunchFailureInput,
+  RecordLaunchFailureResult,
 } from './launch-monitor.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { deleteNodeClaim } from '../termination/termination.js';
@@ -119,22 +122,37 @@ export async function recordLaunchSuccess(
   log.info('VM provisioned', { vmName: input.vmName, imageID });
 }
 
+/**
+ * The monitor's failure: a transient one (the same that a PUT would retry) hands the NodeClaim to a
+ * relaunch, up to MAX_LAUNCH_RETRIES times; any other, or one past the bound, is recorded as the outcome.
+ */
 export async function recordMonitorFailure(
   deps: LifecycleDependencies,
   input: RecordLaunchFailureInput,
   context: Pick<HandlerContext, 'orchestrations'>,
-): Promise<void> {
+): Promise<RecordLaunchFailureResult> {
   const elapsedSeconds = (deps.now().getTime() - Date.parse(input.monitor.startedAt)) / 1000;
+  const failure = input.timedOut ? launchTimeoutFailure(elapsedSeconds) : classifyLaunchError(input.error);
+  const decision = decideLroFailure({
+    failure,
+    timedOut: input.timedOut,
+    retriesSoFar: input.monitor.retries ?? 0,
+    maxRetries: MAX_LAUNCH_RETRIES,
+  });
+  if (decision.action === 'relaunch') {
+    return { relaunch: await handOffToRelaunch(deps, input.monitor, failure, decision.message) };
+  }
   await recordLaunchFailure(
     deps,
     {
       nodeClaim: input.monitor.nodeClaim,
       vmName: input.monitor.vmName,
       offering: input.monitor.offering,
-      failure: input.timedOut ? launchTimeoutFailure(elapsedSeconds) : classifyLaunchError(input.error),
+      failure,
     },
     context,
   );
+  return null;
 }
 
 /**

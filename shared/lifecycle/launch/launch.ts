@@ -12,6 +12,7 @@ import { findCondition } from '../../decisions/conditions.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { hashAnnotations } from '../../decisions/hash.js';
 import { classifyLaunchError } from '../../decisions/launch-errors.js';
+import { launchRetriesOf } from '../../decisions/launch-retry.js';
 import { selectOffering, type Offering } from '../../decisions/offerings.js';
 import { compareOfferingsByPrice } from '../../decisions/prices/offering-order.js';
 import { priceOf } from '../../decisions/prices/price-book.js';
@@ -206,6 +207,7 @@ export async function reconcileLaunch(
     pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,
     maxPollIntervalSeconds: deps.settings.launch.maxPollIntervalSeconds,
     deadlineMinutes: deps.settings.launch.deadlineMinutes,
+    ...retriesOf(launched),
   });
   // Counted once per NodeClaim: by the delivery that wrote its providerID, not by every one that got here.
   if (write.written && !write.before.status?.providerID) {
@@ -340,6 +342,12 @@ async function claimLaunch(
     }
     throw error;
   }
+}
+
+/** The relaunch count that keys the monitor; absent for a first launch, as in monitors started before. */
+function retriesOf(nodeClaim: NodeClaim): { retries?: number } {
+  const retries = launchRetriesOf(nodeClaim.metadata.annotations);
+  return retries > 0 ? { retries } : {};
 }
 
 function poolOf(nodePool: NodePool | undefined): { nodePool?: string } {

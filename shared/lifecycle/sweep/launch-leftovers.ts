@@ -14,7 +14,7 @@
 // Each gone UID is retried on later sweeps until both instances are absent, for a bounded number of runs.
 import { isOrchestrationActive, type OrchestrationClient } from '../../runtime/definitions.js';
 import type { Logger } from '../../observability/logger.js';
-import { launchMonitorInstanceId } from '../launch/launch-monitor.js';
+import { launchMonitorInstanceIds } from '../launch/launch-monitor.js';
 import { terminationInstanceId } from '../termination/termination.js';
 
 /** How many sweeps keep trying to clean up after one gone NodeClaim before giving up on it. */
@@ -55,13 +55,14 @@ export async function cleanUpLeftovers(
   log: Logger,
 ): Promise<LeftoverCleanup> {
   let clean = true;
-  for (const instanceId of [launchMonitorInstanceId(uid), terminationInstanceId(uid)]) {
+  const monitors = new Set(launchMonitorInstanceIds(uid));
+  for (const instanceId of [...monitors, terminationInstanceId(uid)]) {
     const status = await orchestrations.getStatus(instanceId);
     if (status === undefined) continue;
     if (isOrchestrationActive(status)) {
       // Purged on a later sweep, once it has stopped.
       clean = false;
-      if (instanceId === launchMonitorInstanceId(uid)) {
+      if (monitors.has(instanceId)) {
         await orchestrations.terminate(instanceId, 'NodeClaim no longer exists');
         log.info('launch monitor of a gone NodeClaim terminated', { instanceId });
       }

@@ -19,7 +19,7 @@ import { DEFAULT_DISRUPTION_SETTINGS } from '../../config/settings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { forgetQuotaFreedBy } from '../quota-memory.js';
 import type { DrainProgress } from './drain.js';
-import { launchMonitorInstanceId } from '../launch/launch-monitor.js';
+import { launchMonitorInstanceIds } from '../launch/launch-monitor.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { nodePoolOf } from '../registration.js';
 
@@ -99,9 +99,11 @@ export async function deleteNodeClaimVm(
   input: TerminationInput,
   context: Pick<HandlerContext, 'orchestrations'>,
 ): Promise<VmDeletionProgress> {
-  const monitorId = launchMonitorInstanceId(input.nodeClaim.uid);
-  const monitor = await context.orchestrations.getStatus(monitorId);
-  if (isOrchestrationActive(monitor)) await context.orchestrations.terminate(monitorId, 'NodeClaim deleted');
+  for (const monitorId of launchMonitorInstanceIds(input.nodeClaim.uid)) {
+    const monitor = await context.orchestrations.getStatus(monitorId);
+    if (isOrchestrationActive(monitor))
+      await context.orchestrations.terminate(monitorId, 'NodeClaim deleted');
+  }
   const vm = await deps.vms.get(input.vmName);
   if (!vm) return 'Gone';
   if (vm.provisioningState !== 'Deleting') {
