@@ -11,6 +11,7 @@ import {
   type LaunchMonitorInput,
   type PollVmCreationResult,
   type RecordLaunchFailureInput,
+  type RecordLaunchFailureResult,
 } from '../../shared/lifecycle/launch/launch-monitor.js';
 import { LaunchMonitorNames } from '../../shared/runtime/function-names.js';
 import { silentLogger } from '../../shared/observability/logger.js';
@@ -54,6 +55,7 @@ function monitorInput(start: Date, overrides: Partial<LaunchMonitorInput> = {}):
 async function runMonitor(
   script: (poll: number) => PollVmCreationResult,
   input: (start: Date) => LaunchMonitorInput,
+  failureResult: (call: number) => RecordLaunchFailureResult = () => null,
 ) {
   const start = new Date('2026-11-30T10:00:00Z');
   const clock = createScaledClock(factor, { start });
@@ -82,7 +84,7 @@ async function runMonitor(
       name: LaunchMonitorNames.recordLaunchFailure,
       handler: (recordInput) => {
         outcomes.push({ kind: 'failure', at: clock.now(), input: recordInput });
-        return Promise.resolve(null);
+        return Promise.resolve(failureResult(outcomes.filter((o) => o.kind === 'failure').length));
       },
     },
   ];
@@ -168,6 +170,21 @@ describe('launch monitor orchestration', () => {
     expect(failure.error.message).toContain('ZonalAllocationFailed');
     // Recorded right after the poll that saw it, not one interval later.
     expect((outcomes[0]?.at ?? 0) - (polls[2]?.at ?? 0)).toBeLessThan(10_000);
+  });
+
+  test('a transient failure handed to a relaunch calls the activity again, one poll interval apart, until the VM is gone', async () => {
+    const { status, outcomes } = await runMonitor(
+      () => ({
+        status: 'Failed',
+        error: { message: 'The long-running operation has failed. InternalExecutionError. x' },
+      }),
+      (start) => monitorInput(start),
+      (call) => ({ relaunch: call < 3 ? 'VmDeleting' : 'HandedOff' }),
+    );
+    expect(status.output).toEqual({ outcome: 'Relaunching', polls: 1 });
+    expect(outcomes.map((o) => o.kind)).toEqual(['failure', 'failure', 'failure']);
+    const gaps = outcomes.slice(1).map((o, i) => (o.at - (outcomes[i]?.at ?? 0)) / 1000);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(5);
   });
 
   test('the deadline ends the launch as LaunchTimeout', async () => {
