@@ -1,7 +1,7 @@
 // Wires the bridge together: informers → relevance filter → outbox → queue publisher, plus the periodic
 // resync, backpressure between the outbox and the watches, the health endpoint and graceful shutdown.
 import { randomUUID } from 'node:crypto';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, type Watch } from '@kubernetes/client-node';
 import type { ObjectChange, WatchedKind } from '../shared/events/cloud-event.js';
 import { toCloudEvent } from '../shared/events/cloud-event.js';
 import type { Logger } from '../shared/observability/logger.js';
@@ -47,6 +47,11 @@ export interface BridgeOptions {
   logger?: Logger;
   /** Replaces the Storage queue client; for callers that bring their own transport. */
   queueSink?: QueueSink;
+  /**
+   * The Watch each kind's informer opens its connections with (default: the Kubernetes client's own).
+   * Tests pass a double that drops or holds connections as the network or the API server would.
+   */
+  watchFor?: (kind: WatchedKind, kubeConfig: KubeConfig) => Watch;
 }
 
 export interface BridgeStats {
@@ -77,18 +82,6 @@ export interface BridgeHandle {
   healthPort: number | undefined;
   /** Announces every object that still needs work now, as the periodic resync does. Returns how many. */
   resyncNow(): number;
-  /**
-   * Test hook: drops the live watch connections, as a network failure or API-server restart would.
-   * Returns how many connections were dropped per kind.
-   */
-  dropWatchConnections(): Record<WatchedKind, number>;
-  /** Test hook: closes the watches and holds them closed, as backpressure does. */
-  pauseWatches(): void;
-  /**
-   * Test hook: reopens paused watches. With `expired`, they resume from a resource version the API
-   * server has forgotten, so it answers 410 Gone and the informers relist (as after etcd compaction).
-   */
-  resumeWatches(options?: { expired?: boolean }): void;
 }
 
 const watchedKinds: readonly WatchedKind[] = ['NodeClaim', 'Node', 'NodePool', 'AKSNodeClass', 'Pod'];
@@ -145,6 +138,7 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
       resource: resources[kind],
       backoff: watchBackoff,
       logger,
+      ...(options.watchFor ? { watch: options.watchFor(kind, kubeConfig) } : {}),
       onNotification: (verb, object, initialList) => onNotification(kind, verb, object, initialList),
     });
   const watchers: { [K in WatchedKind]: ResourceWatcher<K> } = {
@@ -311,19 +305,6 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
     ready,
     healthPort: healthServer?.port,
     resyncNow: resync,
-    dropWatchConnections: () => ({
-      NodeClaim: watchers.NodeClaim.dropConnections(),
-      Node: watchers.Node.dropConnections(),
-      NodePool: watchers.NodePool.dropConnections(),
-      AKSNodeClass: watchers.AKSNodeClass.dropConnections(),
-      Pod: watchers.Pod.dropConnections(),
-    }),
-    pauseWatches: () => {
-      for (const kind of watchedKinds) watchers[kind].pause();
-    },
-    resumeWatches: (resumeOptions = {}) => {
-      for (const kind of watchedKinds) watchers[kind].resume(resumeOptions);
-    },
     stats: () => {
       const queueStats = publisher.stats();
       return {

@@ -46,6 +46,11 @@ export interface WatcherOptions<K extends WatchedKind> {
   backoff: BackoffPolicy;
   logger: Logger;
   random?: () => number;
+  /**
+   * The Watch that opens the connections (default: the client's own). Tests pass a double that can
+   * drop or hold connections, as a network failure, an API-server restart or etcd compaction would.
+   */
+  watch?: Watch;
 }
 
 export interface WatcherStats {
@@ -66,17 +71,18 @@ const pauseReason = new Error('watch paused for backpressure');
 
 /**
  * A Watch that projects objects before ListWatch caches them, knows its live connections (so they can
- * be paused or dropped on purpose), and holds new connections while paused.
+ * be paused for backpressure), and holds new connections while paused. The connections themselves are
+ * opened by `inner`.
  */
 class SupervisedWatch extends Watch {
   readonly #live = new Set<AbortController>();
   #gate: Promise<void> | undefined;
   #openGate: (() => void) | undefined;
   #closed = false;
-  #expireNext = false;
 
   constructor(
     config: KubeConfig,
+    private readonly inner: Watch,
     private readonly project: (raw: unknown) => unknown,
     private readonly hooks: {
       onFirstWatch: () => void;
@@ -100,12 +106,6 @@ class SupervisedWatch extends Watch {
       idle.abort();
       return idle;
     }
-    if (this.#expireNext) {
-      // Resource version 1 is older than anything the API server still remembers: it answers 410 Gone,
-      // exactly as it does after etcd compaction, and ListWatch has to relist.
-      this.#expireNext = false;
-      queryParams = { ...queryParams, resourceVersion: '1' };
-    }
     // Watch.watch() hands the controller back only once connected, but may call done before that.
     const connection: { controller?: AbortController; finished: boolean } = { finished: false };
     const wrappedDone: DoneCallback = (err) => {
@@ -122,7 +122,7 @@ class SupervisedWatch extends Watch {
         phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED' ? this.project(apiObj) : apiObj;
       callback(phase, projected, watchObj);
     };
-    const controller = await super.watch(path, queryParams, wrappedCallback, wrappedDone);
+    const controller = await this.inner.watch(path, queryParams, wrappedCallback, wrappedDone);
     connection.controller = controller;
     if (!connection.finished) {
       this.#live.add(controller);
@@ -146,21 +146,9 @@ class SupervisedWatch extends Watch {
     open?.();
   }
 
-  /** The next connection resumes from a resource version the API server has forgotten. */
-  expireNextWatch(): void {
-    this.#expireNext = true;
-  }
-
   close(): void {
     this.#closed = true;
     this.resume();
-  }
-
-  /** Drops every live connection as a network failure would. Returns how many were dropped. */
-  dropConnections(reason: Error): number {
-    const live = [...this.#live];
-    for (const controller of live) controller.abort(reason);
-    return live.length;
   }
 
   get paused(): boolean {
@@ -186,20 +174,25 @@ export class ResourceWatcher<K extends WatchedKind> {
     this.kind = options.resource.kind;
     this.#options = options;
     const project = (raw: unknown): Cached<K> => toCached(options.resource.kind, raw);
-    this.#watch = new SupervisedWatch(options.kubeConfig, project, {
-      onFirstWatch: () => {
-        if (!this.#synced) {
-          this.#synced = true;
-          options.logger.info('informer synced', { kind: this.kind, cached: this.#informer.list().length });
-        }
+    this.#watch = new SupervisedWatch(
+      options.kubeConfig,
+      options.watch ?? new Watch(options.kubeConfig),
+      project,
+      {
+        onFirstWatch: () => {
+          if (!this.#synced) {
+            this.#synced = true;
+            options.logger.info('informer synced', { kind: this.kind, cached: this.#informer.list().length });
+          }
+        },
+        onEvent: () => {
+          this.#attempt = 0;
+        },
+        onConnected: (live) => {
+          this.#connected = live;
+        },
       },
-      onEvent: () => {
-        this.#attempt = 0;
-      },
-      onConnected: (live) => {
-        this.#connected = live;
-      },
-    });
+    );
     this.#informer = new ListWatch<Cached<K>>(
       options.resource.path,
       this.#watch,
@@ -231,9 +224,7 @@ export class ResourceWatcher<K extends WatchedKind> {
     this.#watch.pause();
   }
 
-  /** `expired`: resume from a resource version the API server no longer has (a test hook for 410 Gone). */
-  resume(options: { expired?: boolean } = {}): void {
-    if (options.expired === true) this.#watch.expireNextWatch();
+  resume(): void {
     this.#watch.resume();
   }
 
@@ -248,11 +239,6 @@ export class ResourceWatcher<K extends WatchedKind> {
   /** The cached objects, for the periodic resync. */
   objects(): WatchedObjects[K][] {
     return this.#informer.list().map((cached) => cached.view);
-  }
-
-  /** Test hook: drops the live watch connection as a network failure would. */
-  dropConnections(): number {
-    return this.#watch.dropConnections(new Error('watch connection dropped on purpose (test hook)'));
   }
 
   stats(): WatcherStats {

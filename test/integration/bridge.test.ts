@@ -19,6 +19,7 @@ import { parseObjectChangeEvent } from '../../shared/events/cloud-event.js';
 import { NodeClaimResource } from '../../shared/kube/crd-names.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { useAzurite } from '../support/azurite.js';
+import { ControllableWatches } from '../support/controllable-watch.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -143,10 +144,12 @@ describe('event bridge (real kube-apiserver, real Azurite)', () => {
   const queueName = `bridge-${suffix}`;
   let bridge: BridgeHandle;
   let reader: QueueReader;
+  const watches = new ControllableWatches();
 
   beforeAll(async () => {
     reader = new QueueReader(queueName);
     bridge = await startBridge({
+      watchFor: watches.watchFor,
       queue: { mode: 'connectionString', connectionString, queueName },
       kubernetes: { mode: 'kubeConfig', kubeConfig },
       source: '/clusters/integration/event-bridge',
@@ -283,8 +286,8 @@ describe('event bridge (real kube-apiserver, real Azurite)', () => {
   it('keeps working after its watch connections are dropped', async () => {
     await waitUntil(() => bridge.stats().informers.NodeClaim.connected, 'a live NodeClaim watch');
     const restartsBefore = bridge.stats().informers.NodeClaim.restarts;
-    const dropped = bridge.dropWatchConnections();
-    expect(dropped.NodeClaim).toBe(1);
+    expect(watches.of('NodeClaim').drop()).toBe(1);
+    for (const watch of watches.all()) watch.drop();
     await waitUntil(
       () => bridge.stats().informers.NodeClaim.restarts > restartsBefore,
       'the watch to restart',
@@ -305,7 +308,7 @@ describe('event bridge (real kube-apiserver, real Azurite)', () => {
     await reader.waitFor('NodeClaim', changed, 'ADDED');
     await settled(bridge);
 
-    bridge.pauseWatches();
+    for (const watch of watches.all()) watch.hold();
     await waitUntil(() => !bridge.stats().informers.NodeClaim.connected, 'the NodeClaim watch to close');
     const born = `bridge-born-while-away-${suffix}`;
     await custom.deleteClusterCustomObject({ ...NodeClaimResource, name: doomed });
@@ -316,7 +319,7 @@ describe('event bridge (real kube-apiserver, real Azurite)', () => {
       body: [{ op: 'add', path: '/metadata/finalizers', value: ['example.com/hold'] }],
     });
     const { restarts: restartsBefore, lists: listsBefore } = bridge.stats().informers.NodeClaim;
-    bridge.resumeWatches({ expired: true });
+    for (const watch of watches.all()) watch.release({ expired: true });
 
     await reader.waitFor('NodeClaim', doomed, 'DELETED');
     await reader.waitFor('NodeClaim', born, 'ADDED');
