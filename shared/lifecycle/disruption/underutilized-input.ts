@@ -1,7 +1,8 @@
 // The Underutilized decision's input from what the sweep (or a validating command) read: the candidates
 // with their prices and pods, the NodePool with its instance types (the region's offerings, priced by the
-// price book, minus recently failed offerings), every other Ready node that is not disrupting as a place
-// pods can go, and the pending pods. Conversion only; the deciding is decisions/consolidation/.
+// process's price catalog, minus recently failed offerings), every other Ready node that is not
+// disrupting as a place pods can go, and the pending pods. Conversion only; the deciding is
+// decisions/consolidation/.
 import type { Candidate } from '../../decisions/consolidation/candidates.js';
 import type { ConsolidationPod } from '../../decisions/consolidation/pods.js';
 import type {
@@ -10,7 +11,7 @@ import type {
 } from '../../decisions/consolidation/underutilized.js';
 import { isDisrupting, isNodeNotReady } from '../../decisions/disruption-state.js';
 import { isConditionTrue } from '../../decisions/conditions.js';
-import { priceOf, staticPriceBook } from '../../decisions/prices/price-book.js';
+import { priceOf } from '../../decisions/prices/price-book.js';
 import { instanceTypesFromOfferings } from '../../decisions/scheduling/catalog-instance-types.js';
 import type { ExistingNode, SchedulingNodePool, SchedulingPod } from '../../decisions/scheduling/types.js';
 import {
@@ -53,7 +54,8 @@ export async function underutilizedInput(
   candidates: readonly Candidate[],
   context: UnderutilizedContext,
 ): Promise<UnderutilizedInput> {
-  const prices = staticPriceBook(deps.settings.azure.location);
+  // The book launch orders offerings by, so a replacement judged cheaper here is priced as launch sees it.
+  const prices = deps.pricing.prices();
   const instanceTypes = instanceTypesFromOfferings(await catalogOfferings(deps), {
     priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
   });
