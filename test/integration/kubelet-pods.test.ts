@@ -13,6 +13,7 @@ import { IGNORES_SIGTERM_ANNOTATION } from '../../local/kubelet-simulator/pod-ru
 import { emulatorComputeClient, linuxVmParameters } from '../support/arm-client.js';
 import { exampleNodeConfigInput, nodeCustomData } from '../support/node-config.js';
 import { pollUntilDefined } from '../support/poll.js';
+import { createBootstrapToken } from '../support/bootstrap-token.js';
 
 const run = randomBytes(3).toString('hex');
 const subscriptionId = '00000000-0000-0000-0000-00000000c0de';
@@ -70,6 +71,8 @@ beforeAll(async () => {
   const compute = emulatorComputeClient(emulator, subscriptionId);
   const customData = nodeCustomData(
     exampleNodeConfigInput({
+      // The simulator joins as kubelet does, with a bootstrap token the API server knows.
+      bootstrapToken: await createBootstrapToken(core, new Date(Date.now() + 3_600_000)),
       registerWithTaints: [],
       nodeLabels: {},
       reservations: kubeletReservationFlags(nodeReservations({ cpu: 2, memoryMiB: 8192 }, { maxPods: 30 })),
@@ -89,8 +92,12 @@ beforeAll(async () => {
       customData,
     }),
   );
-  await pollUntilDefined('the simulated Node', async () =>
-    simulator?.nodes().includes(nodeName) ? true : undefined,
+  // Joining is a TLS bootstrap (a CSR the real controller-manager approves and signs): seconds when the
+  // machine is idle, longer under a full test run; the deadline only detects a stuck join.
+  await pollUntilDefined(
+    'the simulated Node',
+    async () => (simulator?.nodes().includes(nodeName) ? true : undefined),
+    120_000,
   );
 });
 

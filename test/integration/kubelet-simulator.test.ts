@@ -3,7 +3,7 @@
 // Nothing is mocked: the not-ready taint comes from the API server's admission plugin and is removed by
 // the real node lifecycle controller; the simulator only does what kubelet, an agent DaemonSet and the
 // cloud node lifecycle controller would.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ComputeManagementClient, VirtualMachine } from '@azure/arm-compute';
 import {
@@ -20,11 +20,6 @@ import {
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { kubeletReservationFlags, nodeReservations } from '../../shared/decisions/node-reservations.js';
 import { capacityFor } from '../../shared/decisions/offerings.js';
-import {
-  bootstrapTokenId,
-  bootstrapTokenSecret,
-  bootstrapTokenSecretFrom,
-} from '../../shared/decisions/bootstrap-token.js';
 import { exampleNodeConfigInput, nodeCustomData } from '../support/node-config.js';
 import { providerIdFor } from '../../shared/decisions/vm-spec.js';
 import { isNotFound } from '../../shared/kube/errors.js';
@@ -37,6 +32,7 @@ import {
 } from '../../local/kubelet-simulator/index.js';
 import { emulatorComputeClient, linuxVmParameters } from '../support/arm-client.js';
 import { pollUntilDefined } from '../support/poll.js';
+import { createBootstrapToken } from '../support/bootstrap-token.js';
 
 const run = randomBytes(3).toString('hex');
 const subscriptionId = '00000000-0000-0000-0000-00000000c0de';
@@ -66,21 +62,6 @@ function simulatorOptions(): KubeletSimulatorOptions {
     startupTaintRemoval: { keys: [startupTaintKey], delayMs: 3_000 },
     heartbeatIntervalMs,
   };
-}
-
-/** A bootstrap token Secret in kube-system, as a launch makes it (without an owner: no NodeClaim here). */
-async function createToken(expiresAt: Date): Promise<string> {
-  const tokenId = bootstrapTokenId(randomUUID());
-  const tokenSecret = bootstrapTokenSecretFrom(randomBytes(16));
-  const secret = bootstrapTokenSecret({
-    nodeClaim: { name: 'none', uid: 'none' },
-    tokenId,
-    tokenSecret,
-    expiresAt,
-  });
-  const { ownerReferences: _owner, ...metadata } = secret.metadata;
-  await core.createNamespacedSecret({ namespace: 'kube-system', body: { ...secret, metadata } });
-  return `${tokenId}.${tokenSecret}`;
 }
 
 let validToken = '';
@@ -165,7 +146,7 @@ beforeAll(async () => {
     () => undefined,
   );
   stopWatch = () => controller.abort();
-  validToken = await createToken(new Date(Date.now() + 20 * 60_000));
+  validToken = await createBootstrapToken(core, new Date(Date.now() + 20 * 60_000));
   simulator = await startKubeletSimulator(simulatorOptions());
 });
 
@@ -382,8 +363,8 @@ describe('kubelet simulator', () => {
   });
 
   it('cannot join with an expired or a deleted token', async () => {
-    const expired = await createToken(new Date(Date.now() - 60_000));
-    const deleted = await createToken(new Date(Date.now() + 20 * 60_000));
+    const expired = await createBootstrapToken(core, new Date(Date.now() - 60_000));
+    const deleted = await createBootstrapToken(core, new Date(Date.now() + 20 * 60_000));
     await core.deleteNamespacedSecret({
       name: `bootstrap-token-${deleted.split('.')[0]}`,
       namespace: 'kube-system',

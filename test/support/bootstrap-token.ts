@@ -1,0 +1,24 @@
+// A bootstrap token Secret in kube-system, as a launch makes it but without an owner (no NodeClaim in
+// these tests), for tests that join a simulated node the way kubelet does.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import {
+  bootstrapTokenId,
+  bootstrapTokenSecret,
+  bootstrapTokenSecretFrom,
+} from '../../shared/decisions/bootstrap-token.js';
+
+/** Creates the Secret and returns the token (`<id>.<secret>`) to put in the node's configuration. */
+export async function createBootstrapToken(core: CoreV1Api, expiresAt: Date): Promise<string> {
+  const tokenId = bootstrapTokenId(randomUUID());
+  const tokenSecret = bootstrapTokenSecretFrom(randomBytes(16));
+  const secret = bootstrapTokenSecret({
+    nodeClaim: { name: 'none', uid: 'none' },
+    tokenId,
+    tokenSecret,
+    expiresAt,
+  });
+  const { ownerReferences: _owner, ...metadata } = secret.metadata;
+  await core.createNamespacedSecret({ namespace: 'kube-system', body: { ...secret, metadata } });
+  return `${tokenId}.${tokenSecret}`;
+}
