@@ -1,4 +1,4 @@
-// The Function App killed with SIGKILL mid-launch and mid-termination, with its durable history on disk,
+// The Function App killed with SIGKILL mid-launch, mid-termination and mid-replacement, with its durable history on disk,
 // then started again on the same directory: every NodeClaim ends with exactly one VM PUT that succeeded,
 // one DELETE that started the deletion, and no VM left behind. The host runs in a child process
 // (test/support/host-process.ts) so it can be killed at any line; the ARM emulator stays in this process,
@@ -14,7 +14,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, expect, inject, test } from 'vitest';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
 import type { RequestLogEntry } from '../../local/arm-emulator/request-log.js';
-import { localAppSettings } from '../../local/stack/app-settings.js';
+import { startKubeletSimulator } from '../../local/kubelet-simulator/index.js';
+import { LOCAL_SUBSCRIPTION_ID, localAppSettings } from '../../local/stack/app-settings.js';
 import { RUN_LABEL } from '../../local/stack/local-stack.js';
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
@@ -67,8 +68,7 @@ beforeAll(async () => {
     sweepSchedule: '*/2 * * * * *',
     sweepScope: { nodeClaimSelector: `${RUN_LABEL}=${runId}`, leaseName: `crash-sweep-${suffix}` },
   };
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(inject('kubeconfigPath'));
+  const kubeConfig = kubeConfigOf();
   const clients = kubeClientsFromConfig(kubeConfig);
   objects = karpenterObjects(() => Promise.resolve(clients));
   queue = new QueueClient(inject('azuriteConnectionString'), queueName);
@@ -94,6 +94,12 @@ afterAll(async () => {
   await emulator?.stop();
   if (stateDirectory) await rm(stateDirectory, { recursive: true, force: true });
 });
+
+function kubeConfigOf(): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(inject('kubeconfigPath'));
+  return kubeConfig;
+}
 
 async function startHost(): Promise<void> {
   const child = spawn(process.execPath, ['--import', 'tsx', hostScript], {
@@ -227,3 +233,120 @@ test('killed while its VM PUT is in flight and again while the launch monitor po
   expect(succeeded(requests('PUT', vmName))).toHaveLength(1);
   expect(emulator.controls.vms().filter((vm) => vm.name === vmName)).toHaveLength(0);
 }, 400_000);
+
+test('killed mid-replacement (old node tainted, replacement launching): the replacement completes with one PUT per NodeClaim, one DELETE for the old VM, no VM left behind', async () => {
+  const poolName = `crashdrift-${suffix}`;
+  await objects.nodeClasses.create(nodeClass(poolName, 'Ubuntu2204'));
+  await objects.nodePools.create({
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: poolName },
+    spec: {
+      replicas: 1,
+      disruption: { budgets: [{ nodes: '1' }] },
+      template: {
+        metadata: { labels: { [RUN_LABEL]: runId } },
+        spec: { nodeClassRef: nodeClassRef(poolName), requirements: exampleRequirements },
+      },
+    },
+  });
+  const simulator = await startKubeletSimulator({
+    kubeconfigPath: inject('kubeconfigPath'),
+    emulator,
+    subscriptionId: LOCAL_SUBSCRIPTION_ID,
+    resourceGroup: 'MC_crash_nodes',
+    bootDelayMs: 300,
+    readyDelayMs: 200,
+  });
+  const claimsOfPool = async () =>
+    (await objects.nodeClaims.list()).filter(
+      (c) => c.metadata.labels?.['karpenter.sh/nodepool'] === poolName,
+    );
+  try {
+    emulator.controls.setLatencies({ createMs: 2_000 });
+    await startHost();
+    // The static NodePool's one NodeClaim, launched, registered and initialized by the host.
+    const old = await eventually(
+      async () =>
+        (await claimsOfPool()).find(
+          (c) => findCondition(c.status?.conditions, 'Initialized')?.status === 'True',
+        ),
+      'the first NodeClaim Initialized',
+      120_000,
+    );
+    const oldVm = vmNameFor(old.metadata.name);
+
+    // Drift, with a creation long enough that the kill lands while the replacement is still launching.
+    emulator.controls.setLatencies({ createMs: 30_000 });
+    await objects.nodeClasses.mergePatch(poolName, { spec: { imageFamily: 'AzureLinux' } });
+    const replacement = await eventually(
+      async () =>
+        (await claimsOfPool()).find((c) => c.metadata.uid !== old.metadata.uid && c.status?.providerID),
+      'the replacement launching',
+      120_000,
+    );
+    const replacementVm = vmNameFor(replacement.metadata.name);
+    const { core } = kubeClientsFromConfig(kubeConfigOf());
+    const oldNode = (await core.listNode()).items.find(
+      (n) => n.spec?.providerID?.toLowerCase() === old.status?.providerID?.toLowerCase(),
+    );
+    expect(oldNode?.spec?.taints?.some((t) => t.key === 'karpenter.sh/disrupted')).toBe(true);
+    expect(emulator.controls.vms().find((vm) => vm.name === replacementVm)?.provisioningState).toBe(
+      'Creating',
+    );
+    await killHost();
+
+    emulator.controls.setLatencies({ createMs: 2_000 });
+    await startHost();
+    await eventually(
+      async () => ((await objects.nodeClaims.get(old.metadata.name)) ? undefined : true),
+      'the old NodeClaim gone',
+      180_000,
+    );
+    await eventually(
+      async () => {
+        const current = await objects.nodeClaims.get(replacement.metadata.name);
+        return findCondition(current?.status?.conditions, 'Initialized')?.status === 'True'
+          ? current
+          : undefined;
+      },
+      'the replacement Initialized',
+      60_000,
+    );
+    await eventually(
+      () => (emulator.controls.vms().some((vm) => vm.name === oldVm) ? undefined : true),
+      'the old VM gone',
+      30_000,
+    );
+    console.log(
+      `mid-replacement kill: old ${describeLog([...requests('PUT', oldVm), ...requests('DELETE', oldVm)])}; replacement ${describeLog(requests('PUT', replacementVm))}`,
+    );
+    expect(succeeded(requests('PUT', oldVm))).toHaveLength(1);
+    expect(succeeded(requests('PUT', replacementVm))).toHaveLength(1);
+    expect(requests('DELETE', oldVm).filter((e) => e.status === 202)).toHaveLength(1);
+    expect(requests('DELETE', replacementVm)).toHaveLength(0);
+    // No orphan: the pool's only VM is the replacement's, and exactly one NodeClaim remains.
+    const poolClaims = await claimsOfPool();
+    expect(poolClaims.map((c) => c.metadata.name)).toEqual([replacement.metadata.name]);
+    const vmsOfPool = emulator.controls
+      .vms()
+      .filter((vm) => vm.name === oldVm || vm.name === replacementVm)
+      .map((vm) => vm.name);
+    expect(vmsOfPool).toEqual([replacementVm]);
+  } finally {
+    // Cleaned up while a host runs, so termination removes the VM, the Node and the finalizer.
+    await objects.nodePools.delete(poolName).catch(() => undefined);
+    for (const claim of await claimsOfPool()) {
+      await objects.nodeClaims.delete(claim.metadata.name).catch(() => undefined);
+    }
+    if (host) {
+      await eventually(
+        async () => ((await claimsOfPool()).length === 0 ? true : undefined),
+        'cleanup',
+        60_000,
+      ).catch(() => undefined);
+    }
+    await stopHost();
+    await simulator.stop();
+  }
+}, 600_000);
