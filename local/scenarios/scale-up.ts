@@ -3,18 +3,28 @@
 // marks them Unschedulable, the bridge signals the provisioning batcher, one window solves over all of
 // them and creates NodeClaims, launch and registration bring the Nodes up, the scheduler binds the pods
 // and the simulated kubelet runs them.
-import type { V1Deployment } from '@kubernetes/client-node';
-import type { Offering } from '../../shared/decisions/offerings.js';
-import { priceOf, type PriceBook } from '../../shared/decisions/prices/price-book.js';
 import { catalogOfferings } from '../../shared/lifecycle/launch/catalog-offerings.js';
-import { WellKnown, type NodePool } from '../../shared/models/index.js';
-import { RUN_LABEL } from '../stack/local-stack.js';
+import { WellKnown } from '../../shared/models/index.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
+import {
+  POD_COUNT,
+  WORKLOADS,
+  cpuCores,
+  createDeployments,
+  deleteDeployments,
+  describeWorkloads,
+  dynamicNodePool,
+  gibibytes,
+  hourlyPrice,
+  instanceTypeOf,
+  lowerBound,
+  runningPods,
+  summarize,
+} from './deployment-set.js';
 import {
   deleteNodeClaims,
   exampleNodeClass,
   patience,
-  agentStartupTaint,
   waitFor,
   type Invariant,
   type Scenario,
@@ -23,84 +33,19 @@ import {
 } from './scenario.js';
 import { functionAppOf } from '../stack/local-stack.js';
 
-const WORKLOADS = [
-  { name: 'small', replicas: 20, cpu: '250m', memory: '512Mi' },
-  { name: 'medium', replicas: 20, cpu: '500m', memory: '1Gi' },
-  { name: 'large', replicas: 20, cpu: '1', memory: '2Gi' },
-] as const;
-const POD_COUNT = WORKLOADS.reduce((sum, w) => sum + w.replicas, 0);
-
 export const scaleUp: Scenario = {
   name: 'scale-up',
   title: `scale-up: ${POD_COUNT} pending pods become Running through provisioning`,
   description:
-    `Three Deployments (${WORKLOADS.map((w) => `${w.replicas} × ${w.cpu} CPU / ${w.memory}`).join(', ')}), each ` +
+    `Three Deployments (${describeWorkloads()}), each ` +
     'spread across zones with maxSkew 1, and a dynamic NodePool. The provisioning batcher solves the pending pods in ' +
     'windows (1 s idle / 10 s max, divided by --speed), creates NodeClaims, and every pod ends Running on a Node of the NodePool.',
   usesPods: true,
   play,
 };
 
-function dynamicNodePool(name: string, runId: string): NodePool {
-  return {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: { name, labels: { [RUN_LABEL]: runId } },
-    spec: {
-      disruption: { consolidateAfter: 'Never', budgets: [{ nodes: '10%' }] },
-      limits: { cpu: '200' },
-      template: {
-        metadata: { labels: { [RUN_LABEL]: runId } },
-        spec: {
-          nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name },
-          startupTaints: [agentStartupTaint],
-          expireAfter: 'Never',
-          requirements: [
-            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-            { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
-            { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: ['9'] },
-          ],
-        },
-      },
-    },
-  };
-}
-
-function deployment(workload: (typeof WORKLOADS)[number], runId: string): V1Deployment {
-  const labels = { app: `${workload.name}-${runId}`, [RUN_LABEL]: runId };
-  return {
-    metadata: { name: `${workload.name}-${runId}` },
-    spec: {
-      replicas: workload.replicas,
-      selector: { matchLabels: labels },
-      template: {
-        metadata: { labels },
-        spec: {
-          terminationGracePeriodSeconds: 1,
-          topologySpreadConstraints: [
-            {
-              maxSkew: 1,
-              topologyKey: WellKnown.zoneLabel,
-              whenUnsatisfiable: 'DoNotSchedule',
-              labelSelector: { matchLabels: labels },
-            },
-          ],
-          containers: [
-            {
-              name: 'app',
-              image: 'registry.k8s.io/pause:3.10',
-              resources: { requests: { cpu: workload.cpu, memory: workload.memory } },
-            },
-          ],
-        },
-      },
-    },
-  };
-}
-
 async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
-  const { stack, recorder, runId, namespace } = context;
+  const { stack, recorder, runId } = context;
   const app = functionAppOf(stack);
   const objects = app.deps.objects;
   const metrics = app.deps.metrics;
@@ -112,9 +57,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const windowsBefore = metrics.count('karpenter_provisioner_scheduling_duration_seconds');
 
   const started = Date.now();
-  for (const workload of WORKLOADS) {
-    await context.apps.createNamespacedDeployment({ namespace, body: deployment(workload, runId) });
-  }
+  await createDeployments(context);
   context.note(
     `created ${WORKLOADS.length} Deployments, ${POD_COUNT} pods with a zone spread; no Node can take them`,
   );
@@ -123,11 +66,9 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
     recorder.history.nodeClaims.length > 0 ? recorder.history.nodeClaims[0]!.at : undefined,
   );
   context.note(`first NodeClaim ${((firstClaimAt - started) / 1000).toFixed(1)} s after the Deployments`);
-  const running = await waitFor(context, `all ${POD_COUNT} pods Running`, patience(stack, 10), () => {
-    const pods = [...recorder.pods.values()].filter((p) => !p.metadata.deletionTimestamp);
-    const runningPods = pods.filter((p) => p.status?.phase === 'Running');
-    return runningPods.length >= POD_COUNT ? runningPods : undefined;
-  });
+  const running = await waitFor(context, `all ${POD_COUNT} pods Running`, patience(stack, 10), () =>
+    runningPods(recorder, POD_COUNT),
+  );
   const allRunningAt = Date.now();
 
   const claims = [...recorder.nodeClaims.values()];
@@ -136,15 +77,13 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const onOurNodes = running.filter((p) => nodeToClaim.has(p.spec?.nodeName ?? ''));
   const windows = metrics.count('karpenter_provisioner_scheduling_duration_seconds') - windowsBefore;
   const firstPending = recorder.history.pods[0]?.at ?? started;
-  const sizes = claims.map(
-    (c) => c.metadata.labels?.[WellKnown.instanceTypeLabel] ?? instanceTypeOf(recorder, c.status?.nodeName),
-  );
+  const sizes = claims.map((c) => instanceTypeOf(recorder, c));
   const vcpus = claims.reduce((sum, c) => sum + Number(c.status?.capacity?.cpu ?? 0), 0);
   const requestedCpu = WORKLOADS.reduce((sum, w) => sum + w.replicas * cpuCores(w.cpu), 0);
   const requestedGiB = WORKLOADS.reduce((sum, w) => sum + w.replicas * gibibytes(w.memory), 0);
   // The book provisioning and launch priced with (the emulator's Retail Prices API once refreshed).
   const book = app.deps.pricing.prices();
-  const launchedPrice = sizes.reduce((sum, size) => sum + (priceOf(book, size, 'on-demand') ?? NaN), 0);
+  const launchedPrice = hourlyPrice(book, sizes);
   const bound = lowerBound(await catalogOfferings(app.deps), book, requestedCpu, requestedGiB);
   const provisioningMs = firstClaimAt - firstPending;
   const bindsPerClaim = new Map<string, number>();
@@ -188,13 +127,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
       `$${bound.toFixed(3)} (${(launchedPrice / bound).toFixed(2)}×): the requests priced at the catalog's best $/vCPU or $/GiB, whichever is more`,
   ];
 
-  await Promise.all(
-    WORKLOADS.map((w) =>
-      context.apps
-        .deleteNamespacedDeployment({ namespace, name: `${w.name}-${runId}` })
-        .catch(() => undefined),
-    ),
-  );
+  await deleteDeployments(context);
   await deleteNodeClaims(context, claimNames, patience(stack));
   await objects.nodePools.delete(nodePool.metadata.name);
   await objects.nodeClasses.delete(nodeClass.metadata.name);
@@ -213,38 +146,4 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
       lowerBoundPricePerHour: Number(bound.toFixed(4)),
     },
   };
-}
-
-function instanceTypeOf(recorder: ScenarioContext['recorder'], nodeName: string | undefined): string {
-  return recorder.nodes.get(nodeName ?? '')?.metadata.labels?.[WellKnown.instanceTypeLabel] ?? '?';
-}
-
-/**
- * What no packing can beat: the requested vCPUs at the catalog's lowest price per vCPU, or the requested
- * memory at its lowest price per GiB, whichever is higher (a VM's price pays for both at once).
- */
-function lowerBound(offerings: readonly Offering[], book: PriceBook, cpu: number, gib: number): number {
-  let perCpu = Infinity;
-  let perGiB = Infinity;
-  for (const offering of offerings) {
-    const price = priceOf(book, offering.vmSize, 'on-demand');
-    if (price === undefined) continue;
-    perCpu = Math.min(perCpu, price / offering.cpu);
-    perGiB = Math.min(perGiB, price / (offering.memoryMiB / 1024));
-  }
-  return Math.max(cpu * perCpu, gib * perGiB);
-}
-
-function gibibytes(text: string): number {
-  return text.endsWith('Gi') ? Number(text.slice(0, -2)) : Number(text.slice(0, -2)) / 1024;
-}
-
-function cpuCores(text: string): number {
-  return text.endsWith('m') ? Number(text.slice(0, -1)) / 1000 : Number(text);
-}
-
-function summarize(values: readonly string[]): string {
-  const counts = new Map<string, number>();
-  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return [...counts].map(([value, count]) => `${count} × ${value}`).join(', ');
 }
