@@ -1,11 +1,18 @@
 // The reference scenarios `npm start` plays by default, in order.
+import { consolidation } from './consolidation.js';
 import { driftBudget } from './drift-budget.js';
 import { launchFailure } from './launch-failure.js';
 import { registrationRace } from './registration-race.js';
 import { scaleUp } from './scale-up.js';
 import type { Scenario } from './scenario.js';
 
-export const scenarios: readonly Scenario[] = [registrationRace, launchFailure, driftBudget, scaleUp];
+export const scenarios: readonly Scenario[] = [
+  registrationRace,
+  launchFailure,
+  driftBudget,
+  scaleUp,
+  consolidation,
+];
 
 /** Scenarios of the issue that cannot be played yet, with the reason (for --help and the summary). */
 export const unavailableScenarios: readonly { name: string; reason: string }[] = [];

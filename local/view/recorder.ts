@@ -9,9 +9,15 @@ import type { ActivityCall } from '../stack/definitions.js';
 
 /** The parts of a Pod the scenarios look at. */
 export interface PodView {
-  metadata: { name: string; namespace?: string; resourceVersion?: string; deletionTimestamp?: string };
+  metadata: {
+    name: string;
+    namespace?: string;
+    resourceVersion?: string;
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+  };
   spec?: { nodeName?: string };
-  status?: { phase?: string };
+  status?: { phase?: string; conditions?: { type: string; status: string }[] };
 }
 
 export type WatchedType = 'ADDED' | 'MODIFIED' | 'DELETED';
