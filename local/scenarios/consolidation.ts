@@ -75,7 +75,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   });
   await objects.nodeClasses.create(nodeClass);
   await objects.nodePools.create(nodePool);
-  await createDeployments(context);
+  await createDeployments(context, name);
   context.note(`created ${WORKLOADS.length} Deployments, ${POD_COUNT} pods; budget "0" while they scale up`);
   await waitFor(context, `all ${POD_COUNT} pods Running`, patience(stack, 10), () =>
     runningPods(recorder, POD_COUNT),

@@ -66,7 +66,7 @@ export const workloadLabels = (workload: Workload, runId: string): Record<string
   [RUN_LABEL]: runId,
 });
 
-function deployment(workload: Workload, runId: string): V1Deployment {
+function deployment(workload: Workload, runId: string, nodePool: string): V1Deployment {
   const labels = workloadLabels(workload, runId);
   return {
     metadata: { name: deploymentName(workload, runId) },
@@ -77,6 +77,8 @@ function deployment(workload: Workload, runId: string): V1Deployment {
         metadata: { labels },
         spec: {
           terminationGracePeriodSeconds: 1,
+          // Only the scenario's own NodePool: e2e files share one control plane and play at the same time.
+          nodeSelector: { [WellKnown.nodePoolLabel]: nodePool },
           topologySpreadConstraints: [
             {
               maxSkew: 1,
@@ -98,11 +100,11 @@ function deployment(workload: Workload, runId: string): V1Deployment {
   };
 }
 
-export async function createDeployments(context: ScenarioContext): Promise<void> {
+export async function createDeployments(context: ScenarioContext, nodePool: string): Promise<void> {
   for (const workload of WORKLOADS) {
     await context.apps.createNamespacedDeployment({
       namespace: context.namespace,
-      body: deployment(workload, context.runId),
+      body: deployment(workload, context.runId, nodePool),
     });
   }
 }

@@ -57,7 +57,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const windowsBefore = metrics.count('karpenter_provisioner_scheduling_duration_seconds');
 
   const started = Date.now();
-  await createDeployments(context);
+  await createDeployments(context, name);
   context.note(
     `created ${WORKLOADS.length} Deployments, ${POD_COUNT} pods with a zone spread; no Node can take them`,
   );
