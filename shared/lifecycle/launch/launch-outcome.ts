@@ -14,6 +14,7 @@ import {
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
 import { decideLroFailure, MAX_LAUNCH_RETRIES } from '../../decisions/launch-retry.js';
 import { handOffToRelaunch } from './launch-relaunch.js';
+import { countCreateError } from './create-error-metric.js';
 import { ConditionTypes } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import type {
@@ -197,12 +198,7 @@ export async function recordLaunchFailure(
     }
   }
   const vmState = await deps.vms.beginDelete(input.vmName);
-  deps.metrics.increment('karpenter_cloudprovider_errors_total', {
-    nodepool: input.nodeClaim.nodePool ?? '',
-    method: 'Create',
-    provider: 'azure',
-    error: failure.reason,
-  });
+  countCreateError(deps, input.nodeClaim.nodePool, failure.reason);
   log.warn('launch failed', {
     reason: failure.reason,
     azureCode: failure.azureCode,

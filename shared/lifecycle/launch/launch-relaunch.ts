@@ -21,6 +21,7 @@ import { ConditionTypes } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import type { LaunchMonitorInput } from './launch-monitor.js';
+import { countCreateError } from './create-error-metric.js';
 
 export async function handOffToRelaunch(
   deps: LifecycleDependencies,
@@ -54,12 +55,7 @@ export async function handOffToRelaunch(
     nodeClaim = marked;
     if (before?.reason !== LAUNCH_RETRYING_REASON) {
       await deps.events.warning(nodeClaimTarget(nodeClaim), LAUNCH_RETRYING_REASON, message);
-      deps.metrics.increment('karpenter_cloudprovider_errors_total', {
-        nodepool: monitor.nodeClaim.nodePool ?? '',
-        method: 'Create',
-        provider: 'azure',
-        error: failure.reason,
-      });
+      countCreateError(deps, monitor.nodeClaim.nodePool, failure.reason);
       log.warn('launch failed with a transient error; launching the NodeClaim again', {
         azureCode: failure.azureCode,
         detail: failure.message,

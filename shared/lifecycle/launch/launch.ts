@@ -24,6 +24,7 @@ import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import { catalogOfferings } from './catalog-offerings.js';
+import { countCreateError } from './create-error-metric.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
 import { ensureLaunchMonitor, startLaunchMonitor } from './launch-monitor-start.js';
@@ -275,12 +276,7 @@ async function failWithoutOffering(
   const message = `no offering satisfies the NodeClaim: ${detail}`;
   await setLaunchedFalse(deps, nodeClaim, 'InsufficientCapacity', message);
   await deps.events.warning(nodeClaimTarget(nodeClaim), 'InsufficientCapacity', message);
-  deps.metrics.increment('karpenter_cloudprovider_errors_total', {
-    nodepool: nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel] ?? '',
-    method: 'Create',
-    provider: 'azure',
-    error: 'InsufficientCapacity',
-  });
+  countCreateError(deps, nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel], 'InsufficientCapacity');
   deps.log.warn('no offering fits; deleting NodeClaim', { nodeClaim: nodeClaim.metadata.name, detail });
   await deleteNodeClaim(deps, nodeClaim, context);
 }
