@@ -69,8 +69,8 @@ export interface Settings {
     sweepSchedule: string;
     registrationTimeoutMinutes: number;
   };
-  /** Drift replacement, drain and garbage collection; optional so hand-built settings need not list it. */
-  disruption?: DisruptionSettings;
+  /** Drift replacement, drain, consolidation and garbage collection. */
+  disruption: DisruptionSettings;
   /**
    * How long one ARM or Kubernetes API request may take before it is abandoned and the work retried
    * (REQUEST_TIMEOUT_SECONDS, default 30); optional so hand-built settings need not list it.

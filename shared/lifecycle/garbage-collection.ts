@@ -7,7 +7,6 @@
 import { orphanVmCandidates, type OrphanCandidate } from '../decisions/orphan-vms.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { forgetQuotaFreedBy } from './quota-memory.js';
-import { disruptionSettingsOf } from './disruption/replacement.js';
 
 export interface GarbageCollectionResult {
   vms: number;
@@ -15,7 +14,7 @@ export interface GarbageCollectionResult {
 }
 
 export async function collectOrphanVms(deps: LifecycleDependencies): Promise<GarbageCollectionResult> {
-  const settings = disruptionSettingsOf(deps);
+  const settings = deps.settings.disruption;
   const [vms, nodeClaims] = await Promise.all([deps.vms.list(), deps.objects.nodeClaims.list()]);
   const candidates = orphanVmCandidates({
     vms: vms.map((vm) => ({

@@ -39,3 +39,12 @@ export const ConsolidationNames = {
   complete: 'completeConsolidationReplacement',
   abandon: 'abandonConsolidationReplacement',
 } as const;
+
+export const ProvisioningNames = {
+  orchestration: 'provisioningBatcher',
+  activity: 'provisionPendingPods',
+  /** The singleton's instance ID. */
+  instanceId: 'provisioning-batcher',
+  /** The external event a provisionable pod raises. */
+  podEvent: 'pod-provisionable',
+} as const;

@@ -17,20 +17,18 @@ import { orderCandidates, underutilizedCommand } from '../../decisions/consolida
 import { removeCondition } from '../../decisions/conditions.js';
 import { budgetNodesOf, disruptionReasonOf } from '../../decisions/disruption-state.js';
 import { ConditionTypes, KarpenterDefaults, type NodeClaim, type NodePool } from '../../models/karpenter.js';
-import type { OrchestrationRuntimeStatus } from '../../runtime/definitions.js';
+import { isOrchestrationActive } from '../../runtime/definitions.js';
 import type { StepReport, SweepContext, SweepStep } from '../sweep/step.js';
 import { publishBudgetBlocked, publishNodeBlocked } from './blocked-events.js';
 import { nodeInputsOf, sweepClusterPods, type ClusterPods } from './cluster-pods.js';
 import { consolidationInstanceId, type ConsolidationCommand } from './consolidation.js';
 import { ConsolidationNames } from '../../runtime/function-names.js';
 import { untaintNodeDisrupted } from '../node-taints.js';
-import { disruptionSettingsOf, replacementInstanceId } from './replacement.js';
+import { replacementInstanceId } from './replacement.js';
 import { updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
 import { underutilizedInput } from './underutilized-input.js';
 import { providerIdKey } from '../sweep/snapshot.js';
-
-const ACTIVE: readonly OrchestrationRuntimeStatus[] = ['Pending', 'Running', 'ContinuedAsNew', 'Suspended'];
 
 export function consolidates(nodePool: NodePool): boolean {
   return nodePool.spec.replicas === undefined && consolidateAfterOf(nodePool).enabled;
@@ -73,7 +71,7 @@ async function consolidatePool(
   const { deps, orchestrations } = context;
   const instanceId = consolidationInstanceId(nodePool.metadata.uid ?? nodePool.metadata.name);
   const existing = await orchestrations.getStatus(instanceId);
-  if (existing && ACTIVE.includes(existing.runtimeStatus)) return false;
+  if (isOrchestrationActive(existing)) return false;
   await releaseStaleMarks(context, claims);
 
   const now = deps.now();
@@ -113,7 +111,7 @@ function commandOf(
     reason,
     candidates: chosen.map((c) => ({ name: c.name, uid: c.input.nodeClaim.metadata.uid ?? '' })),
     decidedAt: context.deps.now().toISOString(),
-    validationSeconds: disruptionSettingsOf(context.deps).consolidationValidationSeconds,
+    validationSeconds: context.deps.settings.disruption.consolidationValidationSeconds,
   };
 }
 
@@ -170,7 +168,7 @@ async function underutilizedCommandFor(
     }),
     pods,
     allowed: budget.allowed,
-    spotToSpot: disruptionSettingsOf(deps).spotToSpotConsolidation,
+    spotToSpot: deps.settings.disruption.spotToSpotConsolidation,
     deadline: Date.now() + UNDERUTILIZED_SEARCH_MS,
   });
   const decided = underutilizedCommand({ ...input, candidates: orderCandidates(input.candidates) });
@@ -199,7 +197,7 @@ async function releaseStaleMarks(context: SweepContext, claims: readonly NodeCla
     const reason = disruptionReasonOf(nodeClaim);
     if ((reason !== 'Empty' && reason !== 'Underutilized') || nodeClaim.metadata.deletionTimestamp) continue;
     const replacement = await orchestrations.getStatus(replacementInstanceId(nodeClaim.metadata.uid ?? ''));
-    if (replacement && ACTIVE.includes(replacement.runtimeStatus)) continue;
+    if (isOrchestrationActive(replacement)) continue;
     // The sweep's view may lag: only a fresh read can show that the command deleted it meanwhile, and
     // untainting a node that is being drained would invite pods back onto it.
     const current = await deps.objects.nodeClaims.get(nodeClaim.metadata.name);

@@ -25,7 +25,6 @@ import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
 import { nodeInputsOf, readClusterPods, type ClusterPods } from './cluster-pods.js';
 import {
-  disruptionSettingsOf,
   launchReplacement,
   markForDisruption,
   replacementInput,
@@ -249,7 +248,7 @@ async function executeUnderutilized(
     }),
     pods,
     allowed: candidates.length,
-    spotToSpot: disruptionSettingsOf(deps).spotToSpotConsolidation,
+    spotToSpot: deps.settings.disruption.spotToSpotConsolidation,
   });
   const outcome = computeConsolidation(input.candidates, input, {
     sameTypeMustBeCheaper: candidates.length > 1,

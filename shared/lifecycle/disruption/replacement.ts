@@ -10,7 +10,6 @@
 // launched and does nothing (launch is level-triggered and guarded).
 import type * as df from 'durable-functions';
 import type { NodeSelectorRequirement } from '../../models/kube.js';
-import { DEFAULT_DISRUPTION_SETTINGS, type DisruptionSettings } from '../../config/settings.js';
 import { findCondition, removeCondition, setCondition } from '../../decisions/conditions.js';
 import {
   DisruptionAnnotations,
@@ -36,10 +35,6 @@ import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
 
 export const replacementInstanceId = (oldNodeClaimUid: string): string => `replace-${oldNodeClaimUid}`;
-
-export function disruptionSettingsOf(deps: Pick<LifecycleDependencies, 'settings'>): DisruptionSettings {
-  return deps.settings.disruption ?? DEFAULT_DISRUPTION_SETTINGS;
-}
 
 export interface ReplacementInput {
   old: { name: string; uid: string; nodePool: string };
@@ -342,7 +337,7 @@ export function replacementInput(
   detail: string,
   attempt: number,
 ): ReplacementInput {
-  const settings = disruptionSettingsOf(deps);
+  const settings = deps.settings.disruption;
   const uid = old.metadata.uid ?? '';
   return {
     old: { name: old.metadata.name, uid, nodePool },

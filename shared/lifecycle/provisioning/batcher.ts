@@ -10,16 +10,8 @@
 // a provisionable pod every 10 s, as Karpenter's pod controller requeues one.
 import type * as df from 'durable-functions';
 import { RetryOptions } from 'durable-functions';
+import { ProvisioningNames } from '../../runtime/function-names.js';
 import type { ProvisioningReport } from './provision.js';
-
-export const ProvisioningNames = {
-  orchestration: 'provisioningBatcher',
-  activity: 'provisionPendingPods',
-  /** The singleton's instance ID. */
-  instanceId: 'provisioning-batcher',
-  /** The external event a provisionable pod raises. */
-  podEvent: 'pod-provisionable',
-} as const;
 
 export interface BatcherInput {
   idleMs: number;

@@ -2,7 +2,8 @@
 // pod itself is not passed on: the window lists every provisionable pod when it closes.
 import type { OrchestrationClient } from '../../runtime/definitions.js';
 import { DEFAULT_PROVISIONING_SETTINGS, type ProvisioningSettings } from '../../config/settings.js';
-import { ProvisioningNames, type BatcherInput } from './batcher.js';
+import { ProvisioningNames } from '../../runtime/function-names.js';
+import type { BatcherInput } from './batcher.js';
 
 export type SignalOutcome = 'signalled' | 'started';
 

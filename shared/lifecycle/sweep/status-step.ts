@@ -3,17 +3,12 @@
 // NodePools whose nodeClassRef is not an AKSNodeClass belong to another controller and are left alone.
 // A sweep confined to some NodeClaims (nodeClaimSelector) cannot count a pool's nodes and does not own
 // the cluster's classes, so it writes no status at all.
-import { AKS_GROUP } from '../../models/aks-node-class.js';
-import type { AKSNodeClass, NodePool } from '../../models/index.js';
+import type { AKSNodeClass } from '../../models/index.js';
 import { reconcileNodeClassStatus } from '../nodeclass-status.js';
 import { reconcileNodePoolStatus } from '../nodepool-status.js';
 import { nodeClaimsOfPool } from '../../decisions/nodepool-status.js';
 import type { StepReport, SweepContext, SweepStep } from './step.js';
-
-const isAksNodePool = (nodePool: NodePool): boolean => {
-  const ref = nodePool.spec.template.spec.nodeClassRef;
-  return ref.group === AKS_GROUP && ref.kind === 'AKSNodeClass';
-};
+import { isManagedNodePool } from '../../decisions/ownership.js';
 
 async function counted(
   report: StepReport,
@@ -46,7 +41,7 @@ export const statusStep: SweepStep = {
       });
     }
     const nodeClaims = context.view.nodeClaims();
-    for (const nodePool of context.view.snapshot.nodePools.filter(isAksNodePool)) {
+    for (const nodePool of context.view.snapshot.nodePools.filter(isManagedNodePool)) {
       if (context.stopping()) return report;
       await counted(report, context, `NodePool/${nodePool.metadata.name}`, async () => {
         const result = await reconcileNodePoolStatus(

@@ -15,7 +15,6 @@ import type { NodeClaim } from '../../models/index.js';
 import { WellKnown } from '../../models/karpenter.js';
 import { isOrchestrationActive, type HandlerContext } from '../../runtime/definitions.js';
 import { TerminationNames } from '../../runtime/function-names.js';
-import { DEFAULT_DISRUPTION_SETTINGS } from '../../config/settings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { forgetQuotaFreedBy } from '../quota-memory.js';
 import type { DrainProgress } from './drain.js';
@@ -58,7 +57,7 @@ export async function reconcileTermination(
     nodeClaim: { name: nodeClaim.metadata.name, uid: nodeClaim.metadata.uid },
     vmName: vmNameFor(nodeClaim.metadata.name),
     pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,
-    drainPollSeconds: (deps.settings.disruption ?? DEFAULT_DISRUPTION_SETTINGS).drainPollSeconds,
+    drainPollSeconds: deps.settings.disruption.drainPollSeconds,
   };
   try {
     await context.orchestrations.startNew(TerminationNames.orchestration, { instanceId, input });
