@@ -4,7 +4,7 @@ import { PolicyV1Api, type V1Pod, type V1PodDisruptionBudget } from '@kubernetes
 import type { LabelSelectorRequirement, PdbLimit } from '../decisions/consolidation/pdb.js';
 import type { ConsolidationPod } from '../decisions/consolidation/pods.js';
 import type { SchedulingPodSpec } from '../decisions/scheduling/types.js';
-import { tryParseQuantity } from '../decisions/quantity.js';
+import { podRequests } from '../decisions/scheduling/resources.js';
 import type { KubeClients } from './client.js';
 
 const PAGE_SIZE = 500;
@@ -13,25 +13,15 @@ const iso = (value: Date | string | undefined): string | undefined =>
   value === undefined ? undefined : new Date(value).toISOString();
 
 /**
- * A pod's effective requests in base units (cores, bytes, counts), as the scheduler computes them: the
- * sum over containers, or the largest init container when that is larger, plus the pod overhead.
+ * A pod's effective requests in the simulation's units, as kube-scheduler charges them (sidecars, init containers,
+ * overhead and the pod itself: scheduling/resources.ts); none when a quantity cannot be read (the
+ * simulation reports that pod's error itself).
  */
 function requestsOf(pod: V1Pod): Record<string, number> | undefined {
-  const total: Record<string, number> = {};
-  const add = (into: Record<string, number>, list: Record<string, unknown> | undefined) => {
-    for (const [name, value] of Object.entries(list ?? {})) {
-      const parsed = tryParseQuantity(String(value));
-      if (parsed !== undefined) into[name] = (into[name] ?? 0) + parsed;
-    }
-  };
-  for (const container of pod.spec?.containers ?? []) add(total, container.resources?.requests);
-  for (const init of pod.spec?.initContainers ?? []) {
-    const one: Record<string, number> = {};
-    add(one, init.resources?.requests);
-    for (const [name, value] of Object.entries(one)) total[name] = Math.max(total[name] ?? 0, value);
-  }
-  add(total, pod.spec?.overhead);
-  return Object.keys(total).length > 0 ? total : undefined;
+  if (!pod.spec) return undefined;
+  // The simulation's pod spec is a subset of v1.PodSpec with the same field names.
+  const parsed = podRequests(pod.spec as unknown as SchedulingPodSpec);
+  return 'error' in parsed ? undefined : Object.fromEntries(parsed.resources);
 }
 
 export function toConsolidationPod(pod: V1Pod): ConsolidationPod {

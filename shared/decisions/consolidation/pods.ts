@@ -19,7 +19,10 @@ export interface ConsolidationPod extends DrainPod {
   ready: boolean;
   /** When the PodScheduled condition became True: the pod's bind time. */
   scheduledAt?: string;
-  /** Effective resource requests in base units (cores, bytes, counts). */
+  /**
+   * Effective requests as kube-scheduler charges the pod, in the scheduling simulation's units (cpu in
+   * millicores, the rest in whole base units: scheduling/resources.ts).
+   */
   requests?: Readonly<Record<string, number>>;
   /** What the scheduling simulation reads of the pod's spec (Underutilized consolidation moves it). */
   spec?: SchedulingPodSpec;
