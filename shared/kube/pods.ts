@@ -13,9 +13,9 @@ const iso = (value: Date | string | undefined): string | undefined =>
   value === undefined ? undefined : new Date(value).toISOString();
 
 /**
- * A pod's effective requests in the simulation's units, as kube-scheduler charges them (sidecars, init containers,
- * overhead and the pod itself: scheduling/resources.ts); none when a quantity cannot be read (the
- * simulation reports that pod's error itself).
+ * A pod's effective requests in the simulation's units, as kube-scheduler charges them (sidecars, init
+ * containers, overhead and the pod itself: scheduling/resources.ts); none when a quantity cannot be read
+ * (the simulation reports that pod's error itself).
  */
 function requestsOf(pod: V1Pod): Record<string, number> | undefined {
   if (!pod.spec) return undefined;
