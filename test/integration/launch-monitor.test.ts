@@ -122,11 +122,9 @@ describe('launch monitor orchestration', () => {
     expect(status.output).toEqual({ outcome: 'Launched', polls: 4 });
     expect(polls.map((p) => p.pollerState)).toEqual(['state-0', 'state-1', 'state-2', 'state-3']);
     const gaps = polls.slice(1).map((p, i) => (p.at - (polls[i]?.at ?? 0)) / 1000);
-    // Never sooner than Retry-After (20 s); at most 25% jitter later, plus the scaled clock's slack.
-    for (const gap of gaps) {
-      expect(gap).toBeGreaterThanOrEqual(20);
-      expect(gap).toBeLessThan(20 * 1.25 + 15);
-    }
+    // Never sooner than Retry-After (20 s). (No upper bound: on the scaled clock the machine's lag is
+    // multiplied 600 times.)
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(20);
     expect(outcomes.map((o) => o.kind)).toEqual(['success']);
   });
 
@@ -141,16 +139,15 @@ describe('launch monitor orchestration', () => {
       (start) => monitorInput(start, { pollIntervalSeconds: 4, maxPollIntervalSeconds: 9 }),
     );
     const gaps = polls.slice(1).map((p, i) => (p.at - (polls[i]?.at ?? 0)) / 1000);
-    // One launch in flight: the minimum, exactly (no growth, no spread), so a failure shows at once.
+    // Only lower bounds: a durable timer never fires early, but on the scaled clock any lag of the
+    // machine is multiplied 600 times, so how much later it fires says nothing (the exact intervals are
+    // the pure pacing's, table-tested in test/unit/launch-poll-pacing.test.ts).
+    // One launch in flight: the minimum.
     expect(gaps[0]).toBeGreaterThanOrEqual(4);
-    expect(gaps[0]).toBeLessThan(4 + 15);
     // 3,000 in flight: each waits its share of Compute's 5,000 GETs/min (at 70%), about 51 s, beyond
-    // the maximum (which only applies when ARM says its budget runs low), spread by up to a quarter.
+    // the maximum (which only applies when ARM says its budget runs low).
     const share = (3_000 * 60) / (5_000 * 0.7);
-    for (const gap of gaps.slice(2, 5)) {
-      expect(gap).toBeGreaterThanOrEqual(share);
-      expect(gap).toBeLessThan(share * 1.25 + 15);
-    }
+    for (const gap of gaps.slice(2, 5)) expect(gap).toBeGreaterThanOrEqual(share);
   });
 
   test('a failure reported by ARM is recorded at the first poll that sees it', async () => {
@@ -168,8 +165,8 @@ describe('launch monitor orchestration', () => {
     const failure = outcomes[0]?.input as RecordLaunchFailureInput;
     expect(failure.timedOut).toBe(false);
     expect(failure.error.message).toContain('ZonalAllocationFailed');
-    // Recorded right after the poll that saw it, not one interval later.
-    expect((outcomes[0]?.at ?? 0) - (polls[2]?.at ?? 0)).toBeLessThan(10_000);
+    // Recorded right after the poll that saw it: no poll came after it (polls: 3 above).
+    expect(polls).toHaveLength(3);
   });
 
   test('a transient failure handed to a relaunch calls the activity again, one poll interval apart, until the VM is gone', async () => {
