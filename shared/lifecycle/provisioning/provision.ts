@@ -96,6 +96,17 @@ export async function provisionPendingPods(
       );
     }),
   );
+  // As Karpenter, a pod placed on an existing Node or an in-flight NodeClaim is nominated too, so every pod
+  // the simulation placed has a record of where it planned it (the events are the only record).
+  await Promise.all(
+    result.existingPlacements.map(({ pod, nodeName, kind }) =>
+      deps.events.normal(
+        { apiVersion: 'v1', kind: 'Pod', ...pod },
+        ProvisioningEvents.nominated,
+        `Pod should schedule on: ${kind === 'Node' ? 'node' : 'nodeclaim'}/${nodeName}`,
+      ),
+    ),
+  );
   await Promise.all(
     result.unschedulable.map(({ pod, reason }) =>
       deps.events.warning(
