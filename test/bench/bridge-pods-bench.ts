@@ -17,6 +17,8 @@ import type { MemorySample } from './bridge-process.js';
 
 /** Leaves room for the runtime (≈60 MB) within the bridge Deployment's 384Mi memory limit. */
 const GOAL_MB = 300;
+/** The bridge Deployment's memory limit (infra/k8s/bridge/deployment.yaml): RSS above it is an OOM kill. */
+const LIMIT_MIB = 384;
 
 function realisticPod(index: number): V1Pod {
   const app = `shop-${index % 40}`;
@@ -118,7 +120,9 @@ export async function runBridgePodsBench(pods = 20_000): Promise<void> {
         `  the bridge's own heap: ${heapMb.toFixed(1)} MB (≈${perPodBytes} B per pod) against ≈${(jsonBytesPerPod / 1024).toFixed(1)} KB ` +
         `of JSON per pod from the API server\n` +
         `  goal: bridge process heap ≤ ${GOAL_MB} MB at ${pods.toLocaleString('en-US')} pods (within the Deployment's 384Mi limit) → ` +
-        `${mb(withBridge.heapUsedBytes) <= GOAL_MB ? 'met' : 'MISSED'}\n`,
+        `${mb(withBridge.heapUsedBytes) <= GOAL_MB ? 'met' : 'MISSED'}; ` +
+        `RSS ${mb(withBridge.rssBytes).toFixed(0)} MB against the limit of ${LIMIT_MIB} MiB → ` +
+        `${mb(withBridge.rssBytes) <= LIMIT_MIB ? 'within' : 'OVER'} (this process runs under tsx; the image runs compiled JavaScript)\n`,
     );
   } finally {
     await controlPlane.stop();
