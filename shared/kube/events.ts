@@ -34,6 +34,8 @@ export function kubeEventRecorder(
             apiVersion: target.apiVersion,
             kind: target.kind,
             name: target.name,
+            // The API server rejects an event on a namespaced object whose involvedObject names no namespace.
+            ...(target.namespace ? { namespace: target.namespace } : {}),
             ...(target.uid ? { uid: target.uid } : {}),
           },
           type,
