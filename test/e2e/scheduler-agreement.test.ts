@@ -1,0 +1,364 @@
+// Agreement with the real kube-scheduler: a mixed workload (different requests, a zone spread, a hostname
+// anti-affinity, nodeSelectors on NodePool labels, a toleration for a tainted NodePool) over two NodePools
+// (one plain, one tainted with a label of its own). The provisioning simulation plans NodeClaims through the
+// batcher; the real kube-scheduler then binds the pods to the Nodes that came up. What the simulation
+// planned is read from its record: the `Nominated` event on each pod ("Pod should schedule on:
+// nodeclaim/<name>" or "node/<name>") and the NodeClaim's karpenter.sh/nodepool label.
+//
+// Asserted: every pod the simulation placed on a new NodeClaim was planned on a NodePool the pod may use,
+// and kube-scheduler bound it to a Node of a NodePool the simulation allows for it; the anti-affinity and
+// the zone spread hold on the bound Nodes; no pod stays Pending once the Nodes are Ready. Deadlines are
+// stuck detection only (the stack's patience), never timing assertions.
+import type { V1Pod } from '@kubernetes/client-node';
+import { expect, test } from 'vitest';
+import { catalogOfferings } from '../../shared/lifecycle/launch/catalog-offerings.js';
+import { WellKnown, type NodePool } from '../../shared/models/index.js';
+import { functionAppOf, RUN_LABEL } from '../../local/stack/local-stack.js';
+import {
+  agentStartupTaint,
+  deleteNodeClaims,
+  exampleNodeClass,
+  patience,
+  waitFor,
+  type Scenario,
+  type ScenarioContext,
+  type ScenarioOutcome,
+} from '../../local/scenarios/scenario.js';
+import { expectInvariantsHold, playEndToEnd } from './e2e-stack.js';
+
+const POOL_CLASS_LABEL = 'example.com/pool-class';
+const DEDICATED_TAINT = { key: 'example.com/dedicated', value: 'batch', effect: 'NoSchedule' as const };
+const TOLERATION = { key: DEDICATED_TAINT.key, operator: 'Equal', value: 'batch', effect: 'NoSchedule' };
+
+type PoolRole = 'plain' | 'dedicated';
+
+interface Group {
+  name: string;
+  replicas: number;
+  cpu: string;
+  memory: string;
+  /** The NodePools this group's pods may run on, by hand from their spec (the test's oracle). */
+  allowed: readonly PoolRole[];
+  spec(context: GroupContext): Partial<NonNullable<V1Pod['spec']>>;
+}
+
+interface GroupContext {
+  labels: Record<string, string>;
+  zones: readonly string[];
+  poolName: (role: PoolRole) => string;
+}
+
+const GROUPS: readonly Group[] = [
+  {
+    name: 'spread',
+    replicas: 6,
+    cpu: '250m',
+    memory: '512Mi',
+    allowed: ['plain'],
+    // minDomains: kube-scheduler counts only the zones that have Nodes; with minDomains it treats a missing
+    // zone as holding 0 pods, so the spread holds however the Nodes come up one after another.
+    spec: ({ labels, zones }) => ({
+      topologySpreadConstraints: [
+        {
+          maxSkew: 1,
+          minDomains: zones.length,
+          topologyKey: WellKnown.zoneLabel,
+          whenUnsatisfiable: 'DoNotSchedule',
+          labelSelector: { matchLabels: labels },
+        },
+      ],
+    }),
+  },
+  {
+    name: 'anti',
+    replicas: 3,
+    cpu: '500m',
+    memory: '1Gi',
+    allowed: ['plain'],
+    spec: ({ labels }) => ({
+      affinity: {
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: labels } },
+          ],
+        },
+      },
+    }),
+  },
+  {
+    name: 'dedicated',
+    replicas: 4,
+    cpu: '1',
+    memory: '2Gi',
+    allowed: ['dedicated'],
+    spec: () => ({ nodeSelector: { [POOL_CLASS_LABEL]: 'dedicated' }, tolerations: [TOLERATION] }),
+  },
+  {
+    name: 'tolerant',
+    replicas: 4,
+    cpu: '750m',
+    memory: '1536Mi',
+    allowed: ['plain', 'dedicated'],
+    spec: () => ({ tolerations: [TOLERATION] }),
+  },
+  {
+    name: 'pinned',
+    replicas: 3,
+    cpu: '1500m',
+    memory: '3Gi',
+    allowed: ['plain'],
+    spec: ({ poolName }) => ({ nodeSelector: { [WellKnown.nodePoolLabel]: poolName('plain') } }),
+  },
+];
+const POD_COUNT = GROUPS.reduce((sum, g) => sum + g.replicas, 0);
+
+function nodePool(name: string, runId: string, zones: readonly string[], role: PoolRole): NodePool {
+  const dedicated = role === 'dedicated';
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name, labels: { [RUN_LABEL]: runId } },
+    spec: {
+      disruption: { consolidateAfter: 'Never', budgets: [{ nodes: '10%' }] },
+      limits: { cpu: '100' },
+      template: {
+        metadata: {
+          labels: { [RUN_LABEL]: runId, ...(dedicated ? { [POOL_CLASS_LABEL]: 'dedicated' } : {}) },
+        },
+        spec: {
+          nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name },
+          ...(dedicated ? { taints: [DEDICATED_TAINT] } : {}),
+          startupTaints: [agentStartupTaint],
+          expireAfter: 'Never',
+          requirements: [
+            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+            { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
+            { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: ['5'] },
+            { key: WellKnown.zoneLabel, operator: 'In', values: [...zones] },
+          ],
+        },
+      },
+    },
+  };
+}
+
+function pod(group: Group, index: number, runId: string, context: GroupContext): V1Pod {
+  // The run id in the name: each e2e stack's bridge forwards only the objects whose name carries it.
+  return {
+    metadata: { name: `${group.name}-${index}-${runId}`, labels: context.labels },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      ...group.spec(context),
+      containers: [
+        {
+          name: 'app',
+          image: 'registry.k8s.io/pause:3.10',
+          resources: { requests: { cpu: group.cpu, memory: group.memory } },
+        },
+      ],
+    },
+  };
+}
+
+/** Where the simulation planned each pod: every `Nominated` target, in the order recorded. */
+async function nominations(context: ScenarioContext): Promise<Map<string, string[]>> {
+  const events = await context.core.listNamespacedEvent({
+    namespace: context.namespace,
+    fieldSelector: 'reason=Nominated',
+  });
+  const planned = new Map<string, string[]>();
+  for (const event of events.items) {
+    const target = /^Pod should schedule on: (.+)$/.exec(event.message ?? '')?.[1];
+    const podName = event.involvedObject.name;
+    if (!target || !podName) continue;
+    planned.set(podName, [...(planned.get(podName) ?? []), target]);
+  }
+  return planned;
+}
+
+/** The pods not Running, why kube-scheduler left them, and where the simulation planned them. */
+async function stuckEvidence(context: ScenarioContext, claimNames: readonly string[]): Promise<string> {
+  const pods = await context.core.listNamespacedPod({ namespace: context.namespace });
+  const planned = await nominations(context);
+  const stuck = pods.items
+    .filter((p) => p.status?.phase !== 'Running')
+    .map((p) => {
+      const scheduled = p.status?.conditions?.find((c) => c.type === 'PodScheduled');
+      const name = p.metadata?.name ?? '?';
+      return (
+        `${name} ${p.status?.phase ?? '?'} on ${p.spec?.nodeName ?? '-'} ` +
+        `(${scheduled?.reason ?? ''} ${scheduled?.message ?? ''}) planned ${(planned.get(name) ?? []).join(',') || '-'}`
+      );
+    });
+  return `NodeClaims ${claimNames.join(', ') || 'none'}; not Running: ${stuck.join('; ')}`;
+}
+
+async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
+  const { stack, recorder, runId, namespace } = context;
+  const app = functionAppOf(stack);
+  const objects = app.deps.objects;
+  const offerings = await catalogOfferings(app.deps);
+  // Three zones of the emulated region where the pools' D-family sizes are offered.
+  const zones = [
+    ...new Set(
+      offerings
+        .filter((o) => o.zoneNumber !== undefined && o.vmSize.startsWith('Standard_D'))
+        .map((o) => o.zone),
+    ),
+  ]
+    .sort()
+    .slice(0, 3);
+  const poolNames: Record<PoolRole, string> = {
+    plain: `agree-plain-${runId}`,
+    dedicated: `agree-dedicated-${runId}`,
+  };
+  const nodeClasses = Object.values(poolNames).map((name) => exampleNodeClass(name, runId));
+  const nodePools = (Object.keys(poolNames) as PoolRole[]).map((role) =>
+    nodePool(poolNames[role], runId, zones, role),
+  );
+  for (const nodeClass of nodeClasses) await objects.nodeClasses.create(nodeClass);
+  for (const pool of nodePools) await objects.nodePools.create(pool);
+
+  const groupOf = new Map<string, Group>();
+  for (const group of GROUPS) {
+    const labels = { group: `${group.name}-${runId}`, [RUN_LABEL]: runId };
+    const groupContext: GroupContext = { labels, zones, poolName: (role) => poolNames[role] };
+    for (let index = 0; index < group.replicas; index++) {
+      const body = pod(group, index, runId, groupContext);
+      groupOf.set(body.metadata!.name!, group);
+      await context.core.createNamespacedPod({ namespace, body });
+    }
+  }
+  context.note(`created ${POD_COUNT} pods in ${GROUPS.length} groups over zones ${zones.join(', ')}`);
+
+  const running = await waitFor(context, `all ${POD_COUNT} pods Running`, patience(stack, 10), () => {
+    const pods = [...recorder.pods.values()].filter((p) => groupOf.has(p.metadata.name));
+    const runningPods = pods.filter((p) => p.status?.phase === 'Running');
+    return runningPods.length === POD_COUNT ? runningPods : undefined;
+  }).catch(async (error: unknown) => {
+    throw new Error(`${String(error)}; ${await stuckEvidence(context, [...recorder.nodeClaims.keys()])}`);
+  });
+  const planned = await nominations(context);
+
+  const claims = [...recorder.nodeClaims.values()];
+  const claimPool = new Map(
+    claims.map((c) => [c.metadata.name, c.metadata.labels?.[WellKnown.nodePoolLabel]]),
+  );
+  const roleOfPool = new Map((Object.keys(poolNames) as PoolRole[]).map((role) => [poolNames[role], role]));
+  const nodeLabels = (nodeName: string | undefined) =>
+    recorder.nodes.get(nodeName ?? '')?.metadata.labels ?? {};
+
+  const violations: string[] = [];
+  const placedOnNewClaims: string[] = [];
+  for (const view of running) {
+    const name = view.metadata.name;
+    const group = groupOf.get(name)!;
+    const targets = planned.get(name) ?? [];
+    if (targets.length === 0) violations.push(`${name}: no Nominated event (the simulation never placed it)`);
+    for (const target of targets) {
+      const claimName = target.startsWith('nodeclaim/') ? target.slice('nodeclaim/'.length) : undefined;
+      if (claimName === undefined) continue;
+      const role = roleOfPool.get(claimPool.get(claimName) ?? '');
+      if (role === undefined || !group.allowed.includes(role))
+        violations.push(`${name}: planned on ${target} of NodePool ${claimPool.get(claimName) ?? '?'}`);
+      else placedOnNewClaims.push(name);
+    }
+    const boundPool = nodeLabels(view.spec?.nodeName)[WellKnown.nodePoolLabel] ?? '';
+    const boundRole = roleOfPool.get(boundPool);
+    if (boundRole === undefined || !group.allowed.includes(boundRole))
+      violations.push(`${name}: bound to ${view.spec?.nodeName ?? '?'} of NodePool ${boundPool || '?'}`);
+  }
+
+  // Not asserted (kube-scheduler may pick any Node that fits): how often it chose the very NodeClaim planned.
+  const claimOfNode = new Map(claims.map((c) => [c.status?.nodeName ?? '', c.metadata.name]));
+  const onPlannedClaim = running.filter((view) =>
+    (planned.get(view.metadata.name) ?? []).includes(
+      `nodeclaim/${claimOfNode.get(view.spec?.nodeName ?? '')}`,
+    ),
+  ).length;
+  const podsOf = (groupName: string) =>
+    running.filter((p) => groupOf.get(p.metadata.name)?.name === groupName);
+  const antiNodes = podsOf('anti').map((p) => p.spec?.nodeName ?? '');
+  const zoneCounts = new Map(zones.map((zone) => [zone, 0]));
+  for (const view of podsOf('spread')) {
+    const zone = nodeLabels(view.spec?.nodeName)[WellKnown.zoneLabel] ?? '?';
+    zoneCounts.set(zone, (zoneCounts.get(zone) ?? 0) + 1);
+  }
+  const counts = [...zoneCounts.values()];
+  const skew = Math.max(...counts) - Math.min(...counts);
+  const pending = [...recorder.pods.values()].filter(
+    (p) => groupOf.has(p.metadata.name) && p.status?.phase !== 'Running',
+  );
+  const claimNames = claims.map((c) => c.metadata.name);
+
+  await Promise.all(
+    [...groupOf.keys()].map((name) =>
+      context.core.deleteNamespacedPod({ namespace, name }).catch(() => undefined),
+    ),
+  );
+  await deleteNodeClaims(context, claimNames, patience(stack));
+  for (const pool of nodePools) await objects.nodePools.delete(pool.metadata.name);
+  for (const nodeClass of nodeClasses) await objects.nodeClasses.delete(nodeClass.metadata.name);
+
+  return {
+    invariants: [
+      {
+        name: 'every pod is planned and bound on a NodePool the simulation allows for it',
+        holds: violations.length === 0 && placedOnNewClaims.length > 0,
+        detail:
+          violations.length > 0
+            ? violations.join('; ')
+            : `${new Set(placedOnNewClaims).size}/${POD_COUNT} pods placed on new NodeClaims, all bound within their NodePools`,
+      },
+      {
+        name: 'hostname anti-affinity holds: one anti-affine pod per Node',
+        holds: new Set(antiNodes).size === antiNodes.length,
+        detail: `anti-affine pods on ${antiNodes.join(', ')}`,
+      },
+      {
+        name: 'zone spread holds: maxSkew 1 across the NodePool zones',
+        holds: skew <= 1,
+        detail: [...zoneCounts].map(([zone, count]) => `${zone}: ${count}`).join(', '),
+      },
+      {
+        name: 'no pod stays Pending once the Nodes are Ready',
+        holds: pending.length === 0,
+        detail: `${POD_COUNT - pending.length}/${POD_COUNT} Running`,
+      },
+    ],
+    summary: [
+      `pods: ${POD_COUNT} in ${GROUPS.map((g) => `${g.replicas} ${g.name}`).join(', ')}`,
+      `NodeClaims: ${claims.length} (${nodePools
+        .map(
+          (p) =>
+            `${claims.filter((c) => claimPool.get(c.metadata.name) === p.metadata.name).length} of ${p.metadata.name}`,
+        )
+        .join(', ')})`,
+      `bound to the very NodeClaim the simulation planned: ${onPlannedClaim}/${POD_COUNT}`,
+      `spread pods per zone: ${[...zoneCounts].map(([zone, count]) => `${zone} ${count}`).join(', ')}`,
+    ],
+    marks: [],
+    figures: { pods: POD_COUNT, nodeClaims: claims.length, onPlannedClaim },
+  };
+}
+
+const schedulerAgreement: Scenario = {
+  name: 'scheduler-agreement',
+  title: 'the provisioning simulation agrees with the real kube-scheduler',
+  description:
+    'A mixed workload over a plain and a tainted NodePool: the simulation plans NodeClaims, kube-scheduler binds ' +
+    'every pod to a Node of a NodePool the simulation allows for it, and the constraints hold on the bound Nodes.',
+  usesPods: true,
+  play,
+};
+
+test(
+  'kube-scheduler binds every pod the simulation planned within the NodePools it allowed',
+  { timeout: 400_000 },
+  async () => {
+    const report = await playEndToEnd(schedulerAgreement);
+    expectInvariantsHold(report);
+    expect(report.outcome.figures.nodeClaims).toBeGreaterThan(0);
+  },
+);
