@@ -9,6 +9,7 @@
 // and kube-scheduler bound it to a Node of a NodePool the simulation allows for it; the anti-affinity and
 // the zone spread hold on the bound Nodes; no pod stays Pending once the Nodes are Ready. Deadlines are
 // stuck detection only (the stack's patience), never timing assertions.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Pod } from '@kubernetes/client-node';
 import { expect, test } from 'vitest';
 import { catalogOfferings } from '../../shared/lifecycle/launch/catalog-offerings.js';
@@ -16,10 +17,8 @@ import { WellKnown, type NodePool } from '../../shared/models/index.js';
 import { functionAppOf, RUN_LABEL } from '../../local/stack/local-stack.js';
 import {
   agentStartupTaint,
-  deleteNodeClaims,
   exampleNodeClass,
   patience,
-  waitFor,
   type Scenario,
   type ScenarioContext,
   type ScenarioOutcome,
@@ -144,12 +143,16 @@ function nodePool(name: string, runId: string, zones: readonly string[], role: P
 }
 
 function pod(group: Group, index: number, runId: string, context: GroupContext): V1Pod {
-  // The run id in the name: each e2e stack's bridge forwards only the objects whose name carries it.
+  const spec = group.spec(context);
+  // The run id in the name: each e2e stack's bridge forwards only the objects whose name carries it. And a
+  // nodeSelector on the run's NodePool label: other e2e files share this control plane, and kube-scheduler
+  // would rightly bind a pod to their Nodes, which are no part of this run's plan.
   return {
     metadata: { name: `${group.name}-${index}-${runId}`, labels: context.labels },
     spec: {
       terminationGracePeriodSeconds: 1,
-      ...group.spec(context),
+      ...spec,
+      nodeSelector: { [RUN_LABEL]: runId, ...spec.nodeSelector },
       containers: [
         {
           name: 'app',
@@ -177,6 +180,27 @@ async function nominations(context: ScenarioContext): Promise<Map<string, string
   return planned;
 }
 
+/**
+ * Polls the API server (not the scenario recorder's watches: a stalled watch under load must not read as
+ * stuck pods) until `probe` returns a value; the deadline only detects a stuck system.
+ */
+async function pollApi<T>(
+  context: ScenarioContext,
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | undefined>,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (context.signal.aborted) throw new Error(`cancelled while waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
+    await sleep(1_000);
+  }
+}
+
 /** The pods not Running, why kube-scheduler left them, and where the simulation planned them. */
 async function stuckEvidence(context: ScenarioContext, claimNames: readonly string[]): Promise<string> {
   const pods = await context.core.listNamespacedPod({ namespace: context.namespace });
@@ -195,7 +219,8 @@ async function stuckEvidence(context: ScenarioContext, claimNames: readonly stri
 }
 
 async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
-  const { stack, recorder, runId, namespace } = context;
+  const { stack, runId, namespace } = context;
+  const runSelector = `${RUN_LABEL}=${runId}`;
   const app = functionAppOf(stack);
   const objects = app.deps.objects;
   const offerings = await catalogOfferings(app.deps);
@@ -232,27 +257,37 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   }
   context.note(`created ${POD_COUNT} pods in ${GROUPS.length} groups over zones ${zones.join(', ')}`);
 
-  const running = await waitFor(context, `all ${POD_COUNT} pods Running`, patience(stack, 10), () => {
-    const pods = [...recorder.pods.values()].filter((p) => groupOf.has(p.metadata.name));
-    const runningPods = pods.filter((p) => p.status?.phase === 'Running');
+  const running = await pollApi(context, `all ${POD_COUNT} pods Running`, patience(stack, 10), async () => {
+    const pods = (await context.core.listNamespacedPod({ namespace, labelSelector: runSelector })).items;
+    const runningPods = pods.filter(
+      (p) => groupOf.has(p.metadata?.name ?? '') && p.status?.phase === 'Running',
+    );
     return runningPods.length === POD_COUNT ? runningPods : undefined;
   }).catch(async (error: unknown) => {
-    throw new Error(`${String(error)}; ${await stuckEvidence(context, [...recorder.nodeClaims.keys()])}`);
+    const claimNames = (await objects.nodeClaims.list({ labelSelector: runSelector })).map(
+      (c) => c.metadata.name,
+    );
+    throw new Error(`${String(error)}; ${await stuckEvidence(context, claimNames)}`);
   });
   const planned = await nominations(context);
 
-  const claims = [...recorder.nodeClaims.values()];
+  const claims = await objects.nodeClaims.list({ labelSelector: runSelector });
+  const nodes = new Map(
+    (await context.core.listNode({ labelSelector: runSelector })).items.map((n) => [
+      n.metadata?.name ?? '',
+      n,
+    ]),
+  );
   const claimPool = new Map(
     claims.map((c) => [c.metadata.name, c.metadata.labels?.[WellKnown.nodePoolLabel]]),
   );
   const roleOfPool = new Map((Object.keys(poolNames) as PoolRole[]).map((role) => [poolNames[role], role]));
-  const nodeLabels = (nodeName: string | undefined) =>
-    recorder.nodes.get(nodeName ?? '')?.metadata.labels ?? {};
+  const nodeLabels = (nodeName: string | undefined) => nodes.get(nodeName ?? '')?.metadata?.labels ?? {};
 
   const violations: string[] = [];
   const placedOnNewClaims: string[] = [];
   for (const view of running) {
-    const name = view.metadata.name;
+    const name = view.metadata?.name ?? '';
     const group = groupOf.get(name)!;
     const targets = planned.get(name) ?? [];
     if (targets.length === 0) violations.push(`${name}: no Nominated event (the simulation never placed it)`);
@@ -273,12 +308,12 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   // Not asserted (kube-scheduler may pick any Node that fits): how often it chose the very NodeClaim planned.
   const claimOfNode = new Map(claims.map((c) => [c.status?.nodeName ?? '', c.metadata.name]));
   const onPlannedClaim = running.filter((view) =>
-    (planned.get(view.metadata.name) ?? []).includes(
+    (planned.get(view.metadata?.name ?? '') ?? []).includes(
       `nodeclaim/${claimOfNode.get(view.spec?.nodeName ?? '')}`,
     ),
   ).length;
   const podsOf = (groupName: string) =>
-    running.filter((p) => groupOf.get(p.metadata.name)?.name === groupName);
+    running.filter((p) => groupOf.get(p.metadata?.name ?? '')?.name === groupName);
   const antiNodes = podsOf('anti').map((p) => p.spec?.nodeName ?? '');
   const zoneCounts = new Map(zones.map((zone) => [zone, 0]));
   for (const view of podsOf('spread')) {
@@ -287,9 +322,9 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   }
   const counts = [...zoneCounts.values()];
   const skew = Math.max(...counts) - Math.min(...counts);
-  const pending = [...recorder.pods.values()].filter(
-    (p) => groupOf.has(p.metadata.name) && p.status?.phase !== 'Running',
-  );
+  const pending = (
+    await context.core.listNamespacedPod({ namespace, labelSelector: runSelector })
+  ).items.filter((p) => p.status?.phase !== 'Running');
   const claimNames = claims.map((c) => c.metadata.name);
 
   await Promise.all(
@@ -297,7 +332,10 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
       context.core.deleteNamespacedPod({ namespace, name }).catch(() => undefined),
     ),
   );
-  await deleteNodeClaims(context, claimNames, patience(stack));
+  await Promise.all(claimNames.map((name) => objects.nodeClaims.delete(name)));
+  await pollApi(context, 'the NodeClaims to be terminated', patience(stack), async () =>
+    (await objects.nodeClaims.list({ labelSelector: runSelector })).length === 0 ? true : undefined,
+  );
   for (const pool of nodePools) await objects.nodePools.delete(pool.metadata.name);
   for (const nodeClass of nodeClasses) await objects.nodeClasses.delete(nodeClass.metadata.name);
 
