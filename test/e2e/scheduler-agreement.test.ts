@@ -202,7 +202,11 @@ async function pollApi<T>(
 }
 
 /** The pods not Running, why kube-scheduler left them, and where the simulation planned them. */
-async function stuckEvidence(context: ScenarioContext, claimNames: readonly string[]): Promise<string> {
+async function stuckEvidence(
+  context: ScenarioContext,
+  claimNames: readonly string[],
+  expected: readonly string[],
+): Promise<string> {
   const pods = await context.core.listNamespacedPod({ namespace: context.namespace });
   const planned = await nominations(context);
   const stuck = pods.items
@@ -215,7 +219,15 @@ async function stuckEvidence(context: ScenarioContext, claimNames: readonly stri
         `(${scheduled?.reason ?? ''} ${scheduled?.message ?? ''}) planned ${(planned.get(name) ?? []).join(',') || '-'}`
       );
     });
-  return `NodeClaims ${claimNames.join(', ') || 'none'}; not Running: ${stuck.join('; ')}`;
+  const present = new Set(pods.items.map((p) => p.metadata?.name ?? ''));
+  const gone = expected.filter((name) => !present.has(name));
+  const events = (await context.core.listNamespacedEvent({ namespace: context.namespace })).items
+    .filter((e) => gone.includes(e.involvedObject.name ?? '') && e.reason !== 'Nominated')
+    .map((e) => `${e.involvedObject.name}: ${e.reason} ${e.message ?? ''} (${e.source?.component ?? '?'})`);
+  return (
+    `NodeClaims ${claimNames.join(', ') || 'none'}; not Running: ${stuck.join('; ') || 'none'}; ` +
+    `gone: ${gone.join(', ') || 'none'}; their events: ${events.join('; ') || 'none'}`
+  );
 }
 
 async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
@@ -267,7 +279,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
     const claimNames = (await objects.nodeClaims.list({ labelSelector: runSelector })).map(
       (c) => c.metadata.name,
     );
-    throw new Error(`${String(error)}; ${await stuckEvidence(context, claimNames)}`);
+    throw new Error(`${String(error)}; ${await stuckEvidence(context, claimNames, [...groupOf.keys()])}`);
   });
   const planned = await nominations(context);
 
