@@ -111,8 +111,7 @@ export function durableOrchestrationClient(client: df.DurableClient): Orchestrat
           lastUpdatedTime: status.lastUpdatedTime,
         };
       } catch (error) {
-        // The extension answers an unknown instance with HTTP 404, which the client raises as an error.
-        if (error instanceof Error && error.message.includes('404')) return undefined;
+        if (isUnknownInstanceError(error)) return undefined;
         throw error;
       }
     },
@@ -122,4 +121,16 @@ export function durableOrchestrationClient(client: df.DurableClient): Orchestrat
       await client.purgeInstanceHistory(instanceId);
     },
   };
+}
+
+/**
+ * durable-functions 3 raises the extension's HTTP 404 for an unknown instance as a plain Error with no
+ * status property; its message starts with this sentence (DurableClient.getStatus), whatever the
+ * instance ID, so the ID itself can never make an error look like "not found".
+ */
+const UNKNOWN_INSTANCE_MESSAGE =
+  'DurableClient error: Durable Functions extension replied with HTTP 404 response.';
+
+export function isUnknownInstanceError(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith(UNKNOWN_INSTANCE_MESSAGE);
 }
