@@ -15,7 +15,7 @@ import { listNodes, toDomainNode } from '../../kube/nodes.js';
 import { ConditionTypes, WellKnown, type DisruptionReason, type NodeClaim } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
-import { ConsolidationNames, ReplacementNames } from '../../runtime/function-names.js';
+import { ConsolidationNames } from '../../runtime/function-names.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { providerIdKey } from '../sweep/snapshot.js';
 import { deleteNodeClaim } from '../termination/termination.js';
@@ -25,10 +25,10 @@ import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
 import { nodeInputsOf, readClusterPods, type ClusterPods } from './cluster-pods.js';
 import {
+  awaitReplacementInitialized,
   launchReplacement,
   markForDisruption,
   replacementInput,
-  type ReplacementCheck,
   type ReplacementInput,
 } from './replacement.js';
 import { underutilizedInput } from './underutilized-input.js';
@@ -77,24 +77,10 @@ export function* consolidationOrchestrator(
   // Replace: the candidates are marked and tainted and the cheaper node launched; wait for it as a
   // drift replacement does, then delete the candidates, or put them back in service if it fails.
   const input = outcome.replacement;
-  const deadline = Date.parse(input.startedAt) + input.timeoutMinutes * 60_000;
-  let why = '';
-  while (!why) {
-    const now = context.df.currentUtcDateTime.getTime();
-    if (now >= deadline) {
-      why = `the replacement was not Initialized within ${input.timeoutMinutes} minutes`;
-      break;
-    }
-    yield context.df.createTimer(new Date(Math.min(deadline, now + input.pollSeconds * 1000)));
-    let check = (yield context.df.callActivity(ReplacementNames.check, input)) as ReplacementCheck;
-    if (check.status === 'NotLaunched') {
-      check = (yield context.df.callActivity(ReplacementNames.launch, input)) as ReplacementCheck;
-    }
-    if (check.status === 'Initialized') {
-      const done: ConsolidationReplacementInput = { replacement: input, candidates: outcome.candidates };
-      return (yield context.df.callActivity(ConsolidationNames.complete, done)) as ConsolidationOutcome;
-    }
-    if (check.status === 'Failed') why = check.why;
+  const why = yield* awaitReplacementInitialized(context, input, '');
+  if (why === undefined) {
+    const done: ConsolidationReplacementInput = { replacement: input, candidates: outcome.candidates };
+    return (yield context.df.callActivity(ConsolidationNames.complete, done)) as ConsolidationOutcome;
   }
   const abandon: ConsolidationReplacementInput = { replacement: input, candidates: outcome.candidates, why };
   yield context.df.callActivity(ConsolidationNames.abandon, abandon);

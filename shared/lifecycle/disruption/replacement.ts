@@ -75,6 +75,32 @@ export function replacementNameFor(nodePool: string, oldUid: string, attempt: nu
   return deterministicNodeClaimName(nodePool, `replacement/${oldUid}/${attempt}`);
 }
 
+/**
+ * Polls the replacement until it is Initialized (undefined) or has failed or timed out (why), launching
+ * it again when it has no VM yet. Shared by drift replacement and consolidation's replace, whose
+ * orchestrations yield exactly these tasks in this order (their durable histories depend on it).
+ */
+export function* awaitReplacementInitialized(
+  context: df.OrchestrationContext,
+  input: ReplacementInput,
+  failedAlready: string,
+): Generator<df.Task, string | undefined, unknown> {
+  const deadline = Date.parse(input.startedAt) + input.timeoutMinutes * 60_000;
+  let why = failedAlready;
+  while (!why) {
+    const now = context.df.currentUtcDateTime.getTime();
+    if (now >= deadline) return `the replacement was not Initialized within ${input.timeoutMinutes} minutes`;
+    yield context.df.createTimer(new Date(Math.min(deadline, now + input.pollSeconds * 1000)));
+    let check = (yield context.df.callActivity(ReplacementNames.check, input)) as ReplacementCheck;
+    if (check.status === 'NotLaunched') {
+      check = (yield context.df.callActivity(ReplacementNames.launch, input)) as ReplacementCheck;
+    }
+    if (check.status === 'Initialized') return undefined;
+    if (check.status === 'Failed') why = check.why;
+  }
+  return why;
+}
+
 export function* replacementOrchestrator(
   context: df.OrchestrationContext,
 ): Generator<df.Task, ReplacementOutput, unknown> {
@@ -83,24 +109,14 @@ export function* replacementOrchestrator(
   if (begun === 'gone') return { outcome: 'OldNodeClaimGone' };
 
   const launched = (yield context.df.callActivity(ReplacementNames.launch, input)) as ReplacementCheck;
-  let why = launched.status === 'Failed' ? launched.why : '';
-  const deadline = Date.parse(input.startedAt) + input.timeoutMinutes * 60_000;
-  while (!why) {
-    const now = context.df.currentUtcDateTime.getTime();
-    if (now >= deadline) {
-      why = `the replacement was not Initialized within ${input.timeoutMinutes} minutes`;
-      break;
-    }
-    yield context.df.createTimer(new Date(Math.min(deadline, now + input.pollSeconds * 1000)));
-    let check = (yield context.df.callActivity(ReplacementNames.check, input)) as ReplacementCheck;
-    if (check.status === 'NotLaunched') {
-      check = (yield context.df.callActivity(ReplacementNames.launch, input)) as ReplacementCheck;
-    }
-    if (check.status === 'Initialized') {
-      yield context.df.callActivity(ReplacementNames.complete, input);
-      return { outcome: 'Replaced', replacement: input.replacementName };
-    }
-    if (check.status === 'Failed') why = check.why;
+  const why = yield* awaitReplacementInitialized(
+    context,
+    input,
+    launched.status === 'Failed' ? launched.why : '',
+  );
+  if (why === undefined) {
+    yield context.df.callActivity(ReplacementNames.complete, input);
+    return { outcome: 'Replaced', replacement: input.replacementName };
   }
   const abandon: AbandonInput = { replacement: input, why };
   yield context.df.callActivity(ReplacementNames.abandon, abandon);
