@@ -105,7 +105,8 @@ describe('watching cluster reader: workloads', () => {
         (await watching.workloads()).pods.find((p) => p.name === pod),
       );
       expect(seen).toMatchObject({ namespace: 'default', labels: { 'test.example/group': group } });
-      expect(seen.requests?.['cpu']).toBeCloseTo(0.25, 6);
+      // Requests in the scheduling simulation's units: millicores for cpu.
+      expect(seen.requests?.['cpu']).toBe(250);
       const listed = await listingClusterReader({ kube, objects }).workloads();
       expect(listed.pods.find((p) => p.name === pod)).toEqual(seen);
     } finally {
