@@ -20,9 +20,9 @@ export interface Settings {
     armCaCertPem?: string;
     /**
      * Azure Retail Prices API (RETAIL_PRICES_ENDPOINT, default https://prices.azure.com; the ARM
-     * emulator's URL locally); optional so hand-built settings need not list it.
+     * emulator's URL locally).
      */
-    retailPricesEndpoint?: string;
+    retailPricesEndpoint: string;
     /** Subnet for node NICs when the AKSNodeClass does not name one. */
     defaultSubnetId: string;
     adminUsername: string;
@@ -73,11 +73,11 @@ export interface Settings {
   disruption: DisruptionSettings;
   /**
    * How long one ARM or Kubernetes API request may take before it is abandoned and the work retried
-   * (REQUEST_TIMEOUT_SECONDS, default 30); optional so hand-built settings need not list it.
+   * (REQUEST_TIMEOUT_SECONDS, default 30).
    */
-  requestTimeoutSeconds?: number;
-  /** Provisioning windows; optional so hand-built settings need not list it. */
-  provisioning?: ProvisioningSettings;
+  requestTimeoutSeconds: number;
+  /** Provisioning windows. */
+  provisioning: ProvisioningSettings;
 }
 
 export interface ClusterSettings {
@@ -295,7 +295,7 @@ export function loadSettings(env: Env = process.env): Settings {
   if (settings.launch.maxPollIntervalSeconds < settings.launch.pollIntervalSeconds) {
     problems.push('LAUNCH_MAX_POLL_INTERVAL_SECONDS must be at least LAUNCH_POLL_INTERVAL_SECONDS');
   }
-  if (settings.provisioning!.batchMaxMs < settings.provisioning!.batchIdleMs) {
+  if (settings.provisioning.batchMaxMs < settings.provisioning.batchIdleMs) {
     problems.push('BATCH_MAX_DURATION must be at least BATCH_IDLE_DURATION');
   }
   if (problems.length > 0) {

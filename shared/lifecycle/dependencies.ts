@@ -58,14 +58,13 @@ export function createDependencies(
 ): LifecycleDependencies {
   const credential = options.credential ?? new DefaultAzureCredential();
   const log = options.log ?? createLogger({ component: EVENT_COMPONENT });
-  const requestTimeoutMs =
-    settings.requestTimeoutSeconds !== undefined ? settings.requestTimeoutSeconds * 1000 : undefined;
+  const requestTimeoutMs = settings.requestTimeoutSeconds * 1000;
   const compute = createComputeClient({
     credential,
     subscriptionId: settings.azure.subscriptionId,
     endpoint: settings.azure.armEndpoint,
     ...(settings.azure.armCaCertPem ? { caCertPem: settings.azure.armCaCertPem } : {}),
-    ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+    requestTimeoutMs,
   });
   const kube = kubeClientProvider(settings.kubernetes, credential, requestTimeoutMs);
   const now = options.now ?? (() => new Date());
@@ -103,7 +102,7 @@ export function createDependencies(
     unavailable: new UnavailableOfferingsStore(tableClient(settings, credential)),
     pricing: new RetailPriceCatalog({
       region: settings.azure.location,
-      ...(settings.azure.retailPricesEndpoint ? { endpoint: settings.azure.retailPricesEndpoint } : {}),
+      endpoint: settings.azure.retailPricesEndpoint,
       ...(settings.azure.armCaCertPem ? { caCertPem: settings.azure.armCaCertPem } : {}),
       now: () => now().getTime(),
       onRefreshError: (error) =>

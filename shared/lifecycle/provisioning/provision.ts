@@ -49,7 +49,7 @@ export async function provisionPendingPods(
   // launch orders offerings by, so the cheapest instance type listed here is the one launch tries first.
   const prices = deps.pricing.prices();
   const unavailable = (await deps.unavailable.listActive(deps.now())).map((u) => u.block);
-  const selector = deps.settings.provisioning?.selector;
+  const selector = deps.settings.provisioning.selector;
   const input = solveInput(state, {
     ...(selector && { selector }),
     instanceTypesFor: (nodeClass) =>

@@ -1,7 +1,7 @@
 // A provisionable pod signals the batcher; the first signal after a restart (or ever) starts it. The
 // pod itself is not passed on: the window lists every provisionable pod when it closes.
 import type { OrchestrationClient } from '../../runtime/definitions.js';
-import { DEFAULT_PROVISIONING_SETTINGS, type ProvisioningSettings } from '../../config/settings.js';
+import type { ProvisioningSettings } from '../../config/settings.js';
 import { ProvisioningNames } from '../../runtime/function-names.js';
 import type { BatcherInput } from './batcher.js';
 
@@ -11,7 +11,7 @@ const runningStates = new Set(['Pending', 'Running', 'ContinuedAsNew', 'Suspende
 
 export async function signalProvisioning(
   orchestrations: OrchestrationClient,
-  settings: ProvisioningSettings = DEFAULT_PROVISIONING_SETTINGS,
+  settings: ProvisioningSettings,
 ): Promise<SignalOutcome> {
   const { instanceId, orchestration, podEvent } = ProvisioningNames;
   try {
