@@ -86,22 +86,45 @@ export async function ensureLaunchMonitor(
     await context.orchestrations.purge(instanceId);
   }
   const launched = findCondition(current.status?.conditions, ConditionTypes.launched);
-  const nodePool = current.metadata.labels?.[WellKnown.nodePoolLabel];
-  await startLaunchMonitor(deps, current, context, {
+  await startLaunchMonitor(
+    deps,
+    current,
+    context,
+    launchMonitorInput(deps, current, {
+      vmName,
+      offering,
+      startedAt: launched?.lastTransitionTime ?? deps.now().toISOString(),
+    }),
+  );
+  return 'started';
+}
+
+/**
+ * The monitor's input for a NodeClaim: what the caller knows of this launch, plus what every monitor
+ * takes from the NodeClaim (its pool, its relaunch count) and from the settings (the polling pace).
+ */
+export function launchMonitorInput(
+  deps: Pick<LifecycleDependencies, 'settings'>,
+  nodeClaim: NodeClaim,
+  launch: Omit<
+    LaunchMonitorInput,
+    'nodeClaim' | 'pollIntervalSeconds' | 'maxPollIntervalSeconds' | 'deadlineMinutes' | 'retries'
+  >,
+): LaunchMonitorInput {
+  const nodePool = nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel];
+  const retries = launchRetriesOf(nodeClaim.metadata.annotations);
+  return {
     nodeClaim: {
-      name: current.metadata.name,
-      uid: current.metadata.uid ?? '',
+      name: nodeClaim.metadata.name,
+      uid: nodeClaim.metadata.uid ?? '',
       ...(nodePool ? { nodePool } : {}),
     },
-    vmName,
-    offering,
-    startedAt: launched?.lastTransitionTime ?? deps.now().toISOString(),
+    ...launch,
     pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,
     maxPollIntervalSeconds: deps.settings.launch.maxPollIntervalSeconds,
     deadlineMinutes: deps.settings.launch.deadlineMinutes,
     ...(retries > 0 ? { retries } : {}),
-  });
-  return 'started';
+  };
 }
 
 export function hasLaunchOutcome(nodeClaim: NodeClaim): boolean {

@@ -12,7 +12,6 @@ import { findCondition } from '../../decisions/conditions.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { hashAnnotations } from '../../decisions/hash.js';
 import { classifyLaunchError } from '../../decisions/launch-errors.js';
-import { launchRetriesOf } from '../../decisions/launch-retry.js';
 import { selectOffering, type Offering } from '../../decisions/offerings.js';
 import { compareOfferingsByPrice } from '../../decisions/prices/offering-order.js';
 import { priceOf } from '../../decisions/prices/price-book.js';
@@ -27,7 +26,7 @@ import { catalogOfferings } from './catalog-offerings.js';
 import { countCreateError } from './create-error-metric.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
-import { ensureLaunchMonitor, startLaunchMonitor } from './launch-monitor-start.js';
+import { ensureLaunchMonitor, launchMonitorInput, startLaunchMonitor } from './launch-monitor-start.js';
 import { capacityOptions, launchLabels, offeringOfVm, vmBody, type NodeLaunchInputs } from './launch-vm.js';
 import { resolveNodeImage } from '../node-image.js';
 import { ensureBootstrapToken } from '../../kube/bootstrap-tokens.js';
@@ -198,18 +197,18 @@ export async function reconcileLaunch(
     return { action: 'skipped', why: 'NodeClaim deleted during launch' };
   }
 
-  await startLaunchMonitor(deps, launched, context, {
-    nodeClaim: { name, uid: launched.metadata.uid ?? '', ...poolOf(nodePool) },
-    vmName,
-    offering,
-    ...capacityOptions(deps.settings, nodeClass),
-    ...(pollerState ? { pollerState } : {}),
-    startedAt: deps.now().toISOString(),
-    pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,
-    maxPollIntervalSeconds: deps.settings.launch.maxPollIntervalSeconds,
-    deadlineMinutes: deps.settings.launch.deadlineMinutes,
-    ...retriesOf(launched),
-  });
+  await startLaunchMonitor(
+    deps,
+    launched,
+    context,
+    launchMonitorInput(deps, launched, {
+      vmName,
+      offering,
+      ...capacityOptions(deps.settings, nodeClass),
+      ...(pollerState ? { pollerState } : {}),
+      startedAt: deps.now().toISOString(),
+    }),
+  );
   // Counted once per NodeClaim: by the delivery that wrote its providerID, not by every one that got here.
   if (write.written && !write.before.status?.providerID) {
     deps.metrics.increment('karpenter_nodeclaims_launch_started_total', {
@@ -341,11 +340,6 @@ async function claimLaunch(
 }
 
 /** The relaunch count that keys the monitor; absent for a first launch, as in monitors started before. */
-function retriesOf(nodeClaim: NodeClaim): { retries?: number } {
-  const retries = launchRetriesOf(nodeClaim.metadata.annotations);
-  return retries > 0 ? { retries } : {};
-}
-
 function poolOf(nodePool: NodePool | undefined): { nodePool?: string } {
   return nodePool ? { nodePool: nodePool.metadata.name } : {};
 }
