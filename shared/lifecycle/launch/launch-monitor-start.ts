@@ -1,6 +1,7 @@
 // Starting the launch monitor for a NodeClaim, once: after a PUT, or later (from launch or the sweep) for
 // a launched NodeClaim whose monitor went missing, ended without writing the outcome, or got stuck.
 import { findCondition } from '../../decisions/conditions.js';
+import { hasLaunchOutcome } from '../../decisions/launch-in-flight.js';
 import { launchMonitorHealth, launchMonitorStuckAfterMs } from '../../decisions/launch-monitor-health.js';
 import { launchRetriesOf } from '../../decisions/launch-retry.js';
 import { vmNameFor } from '../../decisions/vm-spec.js';
@@ -125,9 +126,4 @@ export function launchMonitorInput(
     deadlineMinutes: deps.settings.launch.deadlineMinutes,
     ...(retries > 0 ? { retries } : {}),
   };
-}
-
-export function hasLaunchOutcome(nodeClaim: NodeClaim): boolean {
-  const launched = findCondition(nodeClaim.status?.conditions, ConditionTypes.launched);
-  return launched?.status === 'True' || launched?.status === 'False';
 }

@@ -1,8 +1,9 @@
 // Launched NodeClaims whose outcome is still unknown: each needs a live launch monitor, or a new one that
 // reads the outcome from ARM (see ensureLaunchMonitor). One status read per such NodeClaim per sweep.
+import { isLaunchInFlight } from '../../../decisions/launch-in-flight.js';
 import { isManagedNodeClaim } from '../../../decisions/ownership.js';
 import type { NodeClaim } from '../../../models/index.js';
-import { ensureLaunchMonitor, hasLaunchOutcome } from '../../launch/launch-monitor-start.js';
+import { ensureLaunchMonitor } from '../../launch/launch-monitor-start.js';
 import { forEachObject, nameOf, type SweepStep } from '../step.js';
 
 export const launchMonitorStep: SweepStep = {
@@ -24,9 +25,6 @@ export const launchMonitorStep: SweepStep = {
 
 function awaitsLaunchOutcome(nodeClaim: NodeClaim): boolean {
   return (
-    isManagedNodeClaim(nodeClaim) &&
-    !nodeClaim.metadata.deletionTimestamp &&
-    Boolean(nodeClaim.status?.providerID) &&
-    !hasLaunchOutcome(nodeClaim)
+    isManagedNodeClaim(nodeClaim) && !nodeClaim.metadata.deletionTimestamp && isLaunchInFlight(nodeClaim)
   );
 }
