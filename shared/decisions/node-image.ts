@@ -16,7 +16,6 @@ export type NodeOsSku = 'Ubuntu2204' | 'Ubuntu2404' | 'AzureLinux2' | 'AzureLinu
 
 interface ImageDefinitions {
   gallery: string;
-  osSku: NodeOsSku;
   /** The definition per architecture and generation; a missing entry is a combination AKS does not build. */
   amd64: { V2: string; V1: string };
   arm64: { V2: string };
@@ -25,25 +24,21 @@ interface ImageDefinitions {
 const DEFINITIONS: Readonly<Record<NodeOsSku, ImageDefinitions>> = {
   Ubuntu2204: {
     gallery: AKS_COMMUNITY_GALLERIES.ubuntu,
-    osSku: 'Ubuntu2204',
     amd64: { V2: '2204gen2containerd', V1: '2204containerd' },
     arm64: { V2: '2204gen2arm64containerd' },
   },
   Ubuntu2404: {
     gallery: AKS_COMMUNITY_GALLERIES.ubuntu,
-    osSku: 'Ubuntu2404',
     amd64: { V2: '2404gen2containerd', V1: '2404containerd' },
     arm64: { V2: '2404gen2arm64containerd' },
   },
   AzureLinux2: {
     gallery: AKS_COMMUNITY_GALLERIES.azureLinux,
-    osSku: 'AzureLinux2',
     amd64: { V2: 'V2gen2', V1: 'V2' },
     arm64: { V2: 'V2gen2arm64' },
   },
   AzureLinux3: {
     gallery: AKS_COMMUNITY_GALLERIES.azureLinux,
-    osSku: 'AzureLinux3',
     amd64: { V2: 'V3gen2', V1: 'V3' },
     arm64: { V2: 'V3gen2arm64' },
   },
