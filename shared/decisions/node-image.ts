@@ -147,13 +147,3 @@ export function newestImageVersion(versions: readonly GalleryImageVersion[]): st
 export function communityGalleryImageId(gallery: string, definition: string, version: string): string {
   return `/CommunityGalleries/${gallery}/images/${definition}/versions/${version}`;
 }
-
-const COMMUNITY_IMAGE_ID = /^\/CommunityGalleries\/([^/]+)\/images\/([^/]+)\/versions\/([^/]+)$/i;
-
-export function parseCommunityGalleryImageId(
-  id: string,
-): { gallery: string; definition: string; version: string } | undefined {
-  const match = COMMUNITY_IMAGE_ID.exec(id);
-  if (!match) return undefined;
-  return { gallery: match[1] as string, definition: match[2] as string, version: match[3] as string };
-}
