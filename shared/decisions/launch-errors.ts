@@ -140,7 +140,8 @@ const ALLOCATION_TTL = { spot: ALLOCATION_FAILURE_TTL_SECONDS, 'on-demand': ALLO
  */
 function quotaMemory(kind: QuotaKind, message: string): FailureMemory {
   const figures = quotaFigures(message);
-  const zeroLimit = figures?.limit === 0 || /Current Limit:\s*0\b/i.test(message);
+  // The limit alone (without the usage, so without figures) still tells a missing quota from a low one.
+  const zeroLimit = figure(message, 'Current Limit') === 0;
   const ttl =
     kind === 'lowPriority'
       ? LOW_PRIORITY_QUOTA_TTL_SECONDS
