@@ -9,7 +9,7 @@ import {
   vmVisibleMemoryKiB,
   type ClusterNodeSettings,
 } from './node-reservations.js';
-import { describeRequirement, requirementAllows } from './requirements.js';
+import { describeRequirement, normalizedKey, requirementAllows } from './requirements.js';
 import { isOfferingBlocked, type OfferingBlock } from './offering-blocks.js';
 import { placementScopeOf, REGIONAL_ZONE } from './placement.js';
 import { isNvidiaGpuSize, unsupportedSizeReason } from './sku-support.js';
@@ -229,15 +229,6 @@ export const OFFERING_LABEL_KEYS: ReadonlySet<string> = new Set([
   SKU_GPU_MANUFACTURER_LABEL,
 ]);
 
-/** Deprecated beta keys Karpenter still accepts in requirements, mapped to the keys they stand for. */
-const NORMALIZED_KEYS: Readonly<Record<string, string>> = {
-  'beta.kubernetes.io/arch': WellKnown.archLabel,
-  'beta.kubernetes.io/os': WellKnown.osLabel,
-  'beta.kubernetes.io/instance-type': WellKnown.instanceTypeLabel,
-  'failure-domain.beta.kubernetes.io/zone': WellKnown.zoneLabel,
-  'failure-domain.beta.kubernetes.io/region': WellKnown.regionLabel,
-};
-
 /** Label domain of provider-defined SKU properties; keys here that offerings do not model count as absent. */
 const PROVIDER_DOMAIN = 'karpenter.azure.com/';
 
@@ -257,7 +248,7 @@ export function offeringSatisfies(
 ): { satisfied: true } | { satisfied: false; key: string; reason: string } {
   const labels = offeringLabels(offering);
   for (const requirement of requirements) {
-    const key = NORMALIZED_KEYS[requirement.key] ?? requirement.key;
+    const key = normalizedKey(requirement.key);
     const defined = OFFERING_LABEL_KEYS.has(key);
     if (!defined && !key.startsWith(PROVIDER_DOMAIN)) continue;
     const value = defined && Object.hasOwn(labels, key) ? labels[key] : undefined;
@@ -491,7 +482,7 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
 
   for (const requirement of requirements) {
     if (requirement.minValues === undefined) continue;
-    const key = NORMALIZED_KEYS[requirement.key] ?? requirement.key;
+    const key = normalizedKey(requirement.key);
     if (!OFFERING_LABEL_KEYS.has(key)) continue;
     const distinct = new Set(candidates.map((o) => offeringLabels(o)[key]).filter((v) => v !== undefined));
     if (distinct.size < requirement.minValues) {

@@ -4,6 +4,21 @@
 // `sku-cpu Gt 2` plus `sku-cpu Lt 9` means 3..8. NotIn and DoesNotExist are satisfied by an absent
 // label (as in Kubernetes node affinity); In, Exists and the numeric operators need the label present.
 import type { NodeSelectorRequirement, RequirementOperator } from '../models/kube.js';
+import { WellKnown } from '../models/karpenter.js';
+
+/** Deprecated beta keys Karpenter still accepts in requirements, mapped to the keys they stand for. */
+const NORMALIZED_KEYS: Readonly<Record<string, string>> = {
+  'beta.kubernetes.io/arch': WellKnown.archLabel,
+  'beta.kubernetes.io/os': WellKnown.osLabel,
+  'beta.kubernetes.io/instance-type': WellKnown.instanceTypeLabel,
+  'failure-domain.beta.kubernetes.io/zone': WellKnown.zoneLabel,
+  'failure-domain.beta.kubernetes.io/region': WellKnown.regionLabel,
+};
+
+/** The key a requirement stands for: a deprecated beta key's current name, any other key unchanged. */
+export function normalizedKey(key: string): string {
+  return NORMALIZED_KEYS[key] ?? key;
+}
 
 export type RequirementCheck = { satisfied: true } | { satisfied: false; key: string; reason: string };
 

@@ -1,6 +1,7 @@
 // Requirements as one value set per key, and the two questions the simulation asks of them: do a
 // pod's requirements fit a NodePool's (Karpenter's Compatible), and does a node's label map satisfy them.
 import type { NodeSelectorRequirement } from '../../models/kube.js';
+import { normalizedKey } from '../requirements.js';
 import { WellKnown } from '../../models/karpenter.js';
 import {
   ANY_VALUE,
@@ -18,19 +19,6 @@ import {
 export type RequirementMap = ReadonlyMap<string, ValueSet>;
 
 export const EMPTY_REQUIREMENTS: RequirementMap = new Map();
-
-/** Deprecated beta keys Karpenter still accepts, mapped to the keys they stand for. */
-const NORMALIZED_KEYS: Readonly<Record<string, string>> = {
-  'beta.kubernetes.io/arch': WellKnown.archLabel,
-  'beta.kubernetes.io/os': WellKnown.osLabel,
-  'beta.kubernetes.io/instance-type': WellKnown.instanceTypeLabel,
-  'failure-domain.beta.kubernetes.io/zone': WellKnown.zoneLabel,
-  'failure-domain.beta.kubernetes.io/region': WellKnown.regionLabel,
-};
-
-export function normalizedKey(key: string): string {
-  return NORMALIZED_KEYS[key] ?? key;
-}
 
 /**
  * Labels whose values the provider supplies (KS pkg/apis/v1/labels.go WellKnownLabels plus the Azure
