@@ -263,6 +263,11 @@ export function classifyLaunchError(error: LaunchErrorInput): LaunchFailure {
   return withCode({ reason: 'LaunchFailed', message, retryable: false }, code);
 }
 
+/** The failure for conditions, events and logs: ARM's code (when one was found), then its message. */
+export function describeLaunchFailure(failure: Pick<LaunchFailure, 'azureCode' | 'message'>): string {
+  return failure.azureCode ? `${failure.azureCode}: ${failure.message}` : failure.message;
+}
+
 /** The failure recorded when the LRO has not finished by the launch deadline. */
 export function launchTimeoutFailure(elapsedSeconds: number): LaunchFailure {
   return {

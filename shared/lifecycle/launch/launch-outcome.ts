@@ -8,6 +8,7 @@ import { rememberFailure } from '../../decisions/failure-memory.js';
 import { blockKey } from '../../decisions/offering-blocks.js';
 import {
   classifyLaunchError,
+  describeLaunchFailure,
   launchTimeoutFailure,
   type LaunchFailure,
 } from '../../decisions/launch-errors.js';
@@ -168,7 +169,7 @@ export async function recordLaunchFailure(
 ): Promise<void> {
   const { failure, offering } = input;
   const log = deps.log.with({ nodeClaim: input.nodeClaim.name, nodeClaimUid: input.nodeClaim.uid });
-  const message = failure.azureCode ? `${failure.azureCode}: ${failure.message}` : failure.message;
+  const message = describeLaunchFailure(failure);
 
   const nodeClaim = await deps.objects.nodeClaims.get(input.nodeClaim.name);
   const current = nodeClaim && nodeClaim.metadata.uid === input.nodeClaim.uid ? nodeClaim : undefined;
