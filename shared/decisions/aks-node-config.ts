@@ -11,7 +11,8 @@ import type { KubeletConfiguration } from '../models/aks-node-class.js';
 import type { Taint } from '../models/kube.js';
 import { formatTaint, kubeletConfigFlags, parseTaint } from './bootstrap.js';
 import { agentBakerNetworkPlugin, networkLabels, type NetworkModeName } from './network-mode.js';
-import { atLeast, minorVersion, type NodeOsSku } from './node-image.js';
+import { atLeast, minorVersion } from './kubernetes-version.js';
+import type { NodeOsSku } from './node-image.js';
 import type { KubeletReservationFlags } from './node-reservations.js';
 
 export const AKS_NODE_CONFIG_VERSION = 'v1';

@@ -3,6 +3,7 @@
 // community galleries (the images AgentBaker builds, whose provisioning reads the AKSNodeConfig in the
 // custom data). The version is the newest one the gallery publishes, unless the AKSNodeClass pins one.
 // Definition names and galleries follow the Azure provider's image families; pure, no I/O.
+import { atLeast, minorVersion } from './kubernetes-version.js';
 import type { Architecture, HyperVGeneration } from './offerings.js';
 
 /** AKS's public community galleries (their "public names", as ARM addresses them). */
@@ -62,18 +63,6 @@ export interface ImageDefinitionChoice {
 }
 
 export type ImageDefinitionResult = ImageDefinitionChoice | { problem: string };
-
-/** [major, minor] of a Kubernetes version, or undefined when it is not one. */
-export function minorVersion(kubernetesVersion: string): [number, number] | undefined {
-  const match = /^v?(\d+)\.(\d+)(\.\d+)?([-+].*)?$/.exec(kubernetesVersion.trim());
-  if (!match) return undefined;
-  return [Number(match[1]), Number(match[2])];
-}
-
-/** Whether `version` is at least major.minor. */
-export function atLeast(version: readonly [number, number], major: number, minor: number): boolean {
-  return version[0] > major || (version[0] === major && version[1] >= minor);
-}
 
 /**
  * The OS an image family means for a Kubernetes version: "Ubuntu" follows AKS's default (24.04 from

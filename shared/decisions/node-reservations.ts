@@ -3,6 +3,7 @@
 // kube-reserved CPU and memory, the hard eviction threshold, and the pod limit. One pure source for both
 // the figures the scheduler plans with (capacityFor) and the kubelet flags the node enforces
 // (kubeletReservationFlags), so they cannot disagree.
+import { atLeast, minorVersion } from './kubernetes-version.js';
 
 /** The share of a size's nominal memory the guest kernel does not see (the Azure provider's 7.5%). */
 export const VM_MEMORY_OVERHEAD_FRACTION = 0.075;
@@ -22,11 +23,8 @@ export type ReservationFormula = '1.29+' | 'pre-1.29';
  * is "1.29+": every version AKS still supports is 1.29 or newer.
  */
 export function reservationFormulaFor(kubernetesVersion: string | undefined): ReservationFormula {
-  const match = /^v?(\d+)\.(\d+)/.exec(kubernetesVersion?.trim() ?? '');
-  if (!match) return '1.29+';
-  const major = Number(match[1]);
-  const minor = Number(match[2]);
-  return major < 1 || (major === 1 && minor < 29) ? 'pre-1.29' : '1.29+';
+  const version = minorVersion(kubernetesVersion ?? '');
+  return version && !atLeast(version, 1, 29) ? 'pre-1.29' : '1.29+';
 }
 
 /** AKS's network plugins as the managed cluster's networkProfile names them. */

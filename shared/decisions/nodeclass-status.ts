@@ -7,7 +7,8 @@
 import type { AKSNodeClass, AKSNodeClassImage } from '../models/index.js';
 import type { Condition } from '../models/kube.js';
 import { setCondition, type ConditionUpdate } from './conditions.js';
-import { imageDefinitionFor, minorVersion } from './node-image.js';
+import { minorVersion } from './kubernetes-version.js';
+import { imageDefinitionFor } from './node-image.js';
 import { rootReadiness } from './nodepool-status.js';
 import type { Architecture, HyperVGeneration } from './offerings.js';
 
