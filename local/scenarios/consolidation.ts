@@ -137,9 +137,13 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   );
   // The sweep notices a pod leaving at its next pass (lastPodEventTime is that sweep's start): wait a few
   // sweeps past the scale-down, then until every node is Consolidatable and the emptied ones have a pod
-  // event from after the scale-down began.
-  const noticedAfter = scaledDownAt + 3 * stack.timings.sweepPeriodSeconds * 1_000;
-  await waitFor(context, 'every node Consolidatable after the scale-down', patience(stack), () => {
+  // event from after the scale-down began. By design that takes a sweep to notice, consolidateAfter, and
+  // a sweep to set the condition (three sweeps at least).
+  const sweepMs = stack.timings.sweepPeriodSeconds * 1_000;
+  const noticedAfter = scaledDownAt + 3 * sweepMs;
+  const consolidatableMs = consolidateAfterSeconds * 1_000 + 3 * sweepMs;
+  const consolidatable = patience(stack, 6, consolidatableMs);
+  await waitFor(context, 'every node Consolidatable after the scale-down', consolidatable, () => {
     if (Date.now() < noticedAfter) return undefined;
     const judged = ofPool().every(
       (c) =>
@@ -164,7 +168,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
       stack.timings.consolidationValidationSeconds +
       3 * stack.timings.sweepPeriodSeconds) *
     1_000;
-  await waitFor(context, 'consolidation to settle', patience(stack, 30), () => {
+  await waitFor(context, 'consolidation to settle', patience(stack, 30, quietMs), () => {
     const claims = ofPool();
     const last = recorder.history.nodeClaims.at(-1)?.at ?? 0;
     const pods = [...recorder.pods.values()];
