@@ -3,13 +3,11 @@
 // system:node:<name> to the kubernetes.io/kube-apiserver-client-kubelet signer, wait until the real
 // kube-controller-manager approved (csrapproving) and signed (csrsigning) it, and from then on act with
 // that certificate, so the API server's Node authorizer and NodeRestriction admission judge the node's
-// own writes. The key and CSR come from the openssl CLI (Node's crypto cannot write a PKCS#10 request).
-import { execFile } from 'node:child_process';
+// own writes. The key and CSR come from the openssl CLI (Node's crypto cannot write a PKCS#10 request),
+// through the dev CA's one openssl invocation.
 import { request as httpsRequest } from 'node:https';
-import { promisify } from 'node:util';
+import { keyAndCertificateRequest } from '../tls/dev-ca.js';
 import { jsonResponse } from './kube-rest.js';
-
-const run = promisify(execFile);
 
 export type Credential = { token: string } | { certPem: string; keyPem: string };
 
@@ -53,29 +51,6 @@ export function requestAs<T>(
   });
 }
 
-/** A P-256 key and a CSR for system:node:<name> in group system:nodes, as kubelet makes them. */
-async function keyAndCsr(nodeName: string): Promise<{ keyPem: string; csrPem: string }> {
-  const { stdout } = await run('openssl', [
-    'req',
-    '-new',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    '-',
-    '-subj',
-    `/O=system:nodes/CN=system:node:${nodeName}`,
-  ]);
-  const keyPem = /-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----\n/.exec(stdout)?.[0];
-  const csrPem = /-----BEGIN CERTIFICATE REQUEST-----[\s\S]+?-----END CERTIFICATE REQUEST-----\n/.exec(
-    stdout,
-  )?.[0];
-  if (!keyPem || !csrPem) throw new Error('openssl did not print a key and a certificate request');
-  return { keyPem, csrPem };
-}
-
 interface CsrJson {
   metadata?: { name?: string };
   status?: { certificate?: string; conditions?: Array<{ type?: string; message?: string }> };
@@ -95,7 +70,8 @@ export async function tlsBootstrap(
   timeoutMs: number,
 ): Promise<{ certPem: string; keyPem: string }> {
   const credential = { token: bootstrapToken };
-  const { keyPem, csrPem } = await keyAndCsr(nodeName);
+  // kubelet's key and request: a P-256 key, system:node:<name> in group system:nodes.
+  const { keyPem, csrPem } = await keyAndCertificateRequest(`/O=system:nodes/CN=system:node:${nodeName}`);
   const created = await requestAs<CsrJson>(endpoint, credential, 'POST', CSR_PATH, {
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',

@@ -47,9 +47,11 @@ function opensslBinary(): string {
   return process.env.OPENSSL_BIN ?? 'openssl';
 }
 
-async function openssl(args: string[]): Promise<void> {
+/** Runs openssl and returns what it printed. */
+async function openssl(args: string[]): Promise<string> {
   try {
-    await execFileAsync(opensslBinary(), args, { timeout: 30_000 });
+    const { stdout } = await execFileAsync(opensslBinary(), args, { timeout: 30_000 });
+    return stdout;
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr ?? '';
     throw new Error(`openssl ${args[0] ?? ''} failed: ${stderr.trim() || String(error)}`, { cause: error });
@@ -124,6 +126,32 @@ async function readPair(certPath: string, keyPath: string): Promise<PemKeyPair |
   return { certPem, keyPem };
 }
 
+/**
+ * A new P-256 key and a PKCS#10 certificate request for `subject` (openssl's /O=…/CN=… form), both PEM:
+ * what the server certificates here and the simulated kubelet's TLS bootstrap sign.
+ */
+export async function keyAndCertificateRequest(subject: string): Promise<{ keyPem: string; csrPem: string }> {
+  const printed = await openssl([
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    '-',
+    '-subj',
+    subject,
+  ]);
+  const keyPem = /-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----\n/.exec(printed)?.[0];
+  const csrPem = /-----BEGIN CERTIFICATE REQUEST-----[\s\S]+?-----END CERTIFICATE REQUEST-----\n/.exec(
+    printed,
+  )?.[0];
+  if (!keyPem || !csrPem) throw new Error('openssl did not print a key and a certificate request');
+  return { keyPem, csrPem };
+}
+
 /** Issues a server certificate for `hosts` (IP addresses and DNS names), signed by `ca`. */
 export async function issueServerCertificate(ca: PemKeyPair, hosts: string[]): Promise<PemKeyPair> {
   if (hosts.length === 0) throw new Error('issueServerCertificate needs at least one host');
@@ -131,7 +159,6 @@ export async function issueServerCertificate(ca: PemKeyPair, hosts: string[]): P
   try {
     const caCert = join(work, 'ca.crt');
     const caKey = join(work, 'ca.key');
-    const key = join(work, 'server.key');
     const csr = join(work, 'server.csr');
     const cert = join(work, 'server.crt');
     const extensions = join(work, 'server.ext');
@@ -148,21 +175,8 @@ export async function issueServerCertificate(ca: PemKeyPair, hosts: string[]): P
         '',
       ].join('\n'),
     );
-    await openssl([
-      'req',
-      '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      csr,
-      '-subj',
-      `/CN=${hosts[0]}`,
-    ]);
+    const request = await keyAndCertificateRequest(`/CN=${hosts[0]}`);
+    await writeFile(csr, request.csrPem);
     await openssl([
       'x509',
       '-req',
@@ -182,7 +196,7 @@ export async function issueServerCertificate(ca: PemKeyPair, hosts: string[]): P
       '-out',
       cert,
     ]);
-    return { certPem: await readFile(cert, 'utf8'), keyPem: await readFile(key, 'utf8') };
+    return { certPem: await readFile(cert, 'utf8'), keyPem: request.keyPem };
   } finally {
     await rm(work, { recursive: true, force: true });
   }
