@@ -27,8 +27,10 @@ import {
 } from './deployment-set.js';
 import { disruptionCounts } from './drift-budget.js';
 import {
+  claimsOfPool,
+  createNodeClassAndPool,
   deleteNodeClaims,
-  exampleNodeClass,
+  deleteNodePoolAndClass,
   patience,
   waitFor,
   type Invariant,
@@ -64,7 +66,6 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const app = functionAppOf(stack);
   const objects = app.deps.objects;
   const name = `consolidate-${runId}`;
-  const nodeClass = exampleNodeClass(name, runId);
   const consolidateAfterSeconds = Math.max(1, Math.round(30 / stack.timings.speed));
   // Budget "0" holds consolidation back (pod events are still tracked) until the scale-down is done and
   // every node has been idle for consolidateAfter, so all are judged in the same sweep.
@@ -73,15 +74,13 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
     consolidateAfter: `${consolidateAfterSeconds}s`,
     budgets: [{ nodes: '0' }],
   });
-  await objects.nodeClasses.create(nodeClass);
-  await objects.nodePools.create(nodePool);
+  await createNodeClassAndPool(context, nodePool);
   await createDeployments(context, name);
   context.note(`created ${WORKLOADS.length} Deployments, ${POD_COUNT} pods; budget "0" while they scale up`);
   await waitFor(context, `all ${POD_COUNT} pods Running`, patience(stack, 10), () =>
     runningPods(recorder, POD_COUNT),
   );
-  const ofPool = (): NodeClaim[] =>
-    [...recorder.nodeClaims.values()].filter((c) => c.metadata.labels?.[WellKnown.nodePoolLabel] === name);
+  const ofPool = () => claimsOfPool(recorder, name);
   const before = ofPool();
   const book = app.deps.pricing.prices();
   const sizesBefore = before.map((c) => instanceTypeOf(recorder, c));
@@ -258,8 +257,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
     after.map((c) => c.metadata.name),
     patience(stack),
   );
-  await objects.nodePools.delete(name);
-  await objects.nodeClasses.delete(name);
+  await deleteNodePoolAndClass(context, nodePool);
   return {
     invariants,
     summary,

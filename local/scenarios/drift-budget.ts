@@ -8,7 +8,8 @@ import type { Observed } from '../view/recorder.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
 import { functionAppOf } from '../stack/local-stack.js';
 import {
-  exampleNodeClass,
+  claimsOfPool,
+  createNodeClassAndPool,
   exampleNodePool,
   patience,
   waitFor,
@@ -36,15 +37,12 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const { stack, recorder, runId } = context;
   const objects = functionAppOf(stack).deps.objects;
   const name = `drift-${runId}`;
-  const nodeClass = exampleNodeClass(name, runId);
   const nodePool = { ...exampleNodePool(name, runId, name, String(BUDGET)) };
   nodePool.spec = { ...nodePool.spec, replicas: REPLICAS };
-  await objects.nodeClasses.create(nodeClass);
-  await objects.nodePools.create(nodePool);
+  await createNodeClassAndPool(context, nodePool);
   context.note(`static NodePool ${name}: replicas ${REPLICAS}, budget "${BUDGET}", imageFamily Ubuntu2204`);
 
-  const ofPool = (): NodeClaim[] =>
-    [...recorder.nodeClaims.values()].filter((c) => c.metadata.labels?.[WellKnown.nodePoolLabel] === name);
+  const ofPool = () => claimsOfPool(recorder, name);
   const original = await waitFor(context, `${REPLICAS} initialized nodes`, patience(stack, 4), () => {
     const claims = ofPool();
     return claims.length === REPLICAS && claims.every(initialized)

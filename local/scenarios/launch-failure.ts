@@ -12,7 +12,8 @@ import type { TimelineMark } from '../view/timeline-svg.js';
 import { functionAppOf } from '../stack/local-stack.js';
 import {
   deleteNodeClaims,
-  exampleNodeClass,
+  createNodeClassAndPool,
+  deleteNodePoolAndClass,
   exampleNodePool,
   nodeClaimFor,
   patience,
@@ -78,10 +79,8 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const objects = functionAppOf(stack).deps.objects;
   const controls = stack.emulator.controls;
   const name = `fail-${runId}`;
-  const nodeClass = exampleNodeClass(name, runId);
   const nodePool = exampleNodePool(name, runId, name);
-  await objects.nodeClasses.create(nodeClass);
-  await objects.nodePools.create(nodePool);
+  await createNodeClassAndPool(context, nodePool);
   const persistentFaults: string[] = [];
 
   const runCase = async (failure: FailureCase): Promise<CaseResult> => {
@@ -201,8 +200,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
     results.map((r) => r.replacement),
     patience(stack),
   );
-  await objects.nodePools.delete(nodePool.metadata.name);
-  await objects.nodeClasses.delete(nodeClass.metadata.name);
+  await deleteNodePoolAndClass(context, nodePool);
   return {
     invariants,
     summary,

@@ -10,7 +10,8 @@ import type { Observed } from '../view/recorder.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
 import {
   deleteNodeClaims,
-  exampleNodeClass,
+  createNodeClassAndPool,
+  deleteNodePoolAndClass,
   exampleNodePool,
   nodeClaimFor,
   patience,
@@ -40,10 +41,8 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const { stack, recorder, runId, namespace } = context;
   const objects = functionAppOf(stack).deps.objects;
   const name = `race-${runId}`;
-  const nodeClass = exampleNodeClass(name, runId);
   const nodePool = exampleNodePool(name, runId, name);
-  await objects.nodeClasses.create(nodeClass);
-  await objects.nodePools.create(nodePool);
+  await createNodeClassAndPool(context, nodePool);
 
   // The workloads exist first, so they are waiting when the first Node appears.
   await context.apps.createNamespacedDaemonSet({
@@ -137,8 +136,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   ];
 
   await deleteNodeClaims(context, names, patience(stack));
-  await objects.nodePools.delete(nodePool.metadata.name);
-  await objects.nodeClasses.delete(nodeClass.metadata.name);
+  await deleteNodePoolAndClass(context, nodePool);
   return { invariants, summary, marks, figures: { makespanMs, binds: binds.length } };
 }
 

@@ -23,7 +23,8 @@ import {
 } from './deployment-set.js';
 import {
   deleteNodeClaims,
-  exampleNodeClass,
+  createNodeClassAndPool,
+  deleteNodePoolAndClass,
   patience,
   waitFor,
   type Invariant,
@@ -47,13 +48,10 @@ export const scaleUp: Scenario = {
 async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const { stack, recorder, runId } = context;
   const app = functionAppOf(stack);
-  const objects = app.deps.objects;
   const metrics = app.deps.metrics;
   const name = `scale-${runId}`;
-  const nodeClass = exampleNodeClass(name, runId);
   const nodePool = dynamicNodePool(name, runId);
-  await objects.nodeClasses.create(nodeClass);
-  await objects.nodePools.create(nodePool);
+  await createNodeClassAndPool(context, nodePool);
   const windowsBefore = metrics.count('karpenter_provisioner_scheduling_duration_seconds');
 
   const started = Date.now();
@@ -129,8 +127,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
 
   await deleteDeployments(context);
   await deleteNodeClaims(context, claimNames, patience(stack));
-  await objects.nodePools.delete(nodePool.metadata.name);
-  await objects.nodeClasses.delete(nodeClass.metadata.name);
+  await deleteNodePoolAndClass(context, nodePool);
   return {
     invariants,
     summary,

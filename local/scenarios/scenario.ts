@@ -92,6 +92,32 @@ export function exampleNodePool(name: string, runId: string, nodeClassName: stri
   };
 }
 
+/**
+ * Creates the scenario's NodePool and the example AKSNodeClass it refers to (each scenario names the two
+ * alike), the class first so the pool is never without it.
+ */
+export async function createNodeClassAndPool(context: ScenarioContext, nodePool: NodePool): Promise<void> {
+  const objects = functionAppOf(context.stack).deps.objects;
+  await objects.nodeClasses.create(
+    exampleNodeClass(nodePool.spec.template.spec.nodeClassRef.name, context.runId),
+  );
+  await objects.nodePools.create(nodePool);
+}
+
+/** Deletes what createNodeClassAndPool created: the NodePool, then its AKSNodeClass. */
+export async function deleteNodePoolAndClass(context: ScenarioContext, nodePool: NodePool): Promise<void> {
+  const objects = functionAppOf(context.stack).deps.objects;
+  await objects.nodePools.delete(nodePool.metadata.name);
+  await objects.nodeClasses.delete(nodePool.spec.template.spec.nodeClassRef.name);
+}
+
+/** The NodeClaims of one NodePool the recorder currently holds. */
+export function claimsOfPool(recorder: Recorder, nodePoolName: string): NodeClaim[] {
+  return [...recorder.nodeClaims.values()].filter(
+    (c) => c.metadata.labels?.[WellKnown.nodePoolLabel] === nodePoolName,
+  );
+}
+
 /** A NodeClaim as Karpenter's provisioner would create it from the NodePool's template. */
 export function nodeClaimFor(
   nodePool: NodePool,
