@@ -7,7 +7,7 @@ import { priceOf, type PriceBook } from '../../shared/decisions/prices/price-boo
 import { WellKnown, type NodeClaim, type NodePool } from '../../shared/models/index.js';
 import { RUN_LABEL } from '../stack/local-stack.js';
 import type { PodView, Recorder } from '../view/recorder.js';
-import { agentStartupTaint, type ScenarioContext } from './scenario.js';
+import { agentStartupTaint, onDemandDFamily, type ScenarioContext } from './scenario.js';
 
 export interface Workload {
   name: string;
@@ -49,12 +49,7 @@ export function dynamicNodePool(
           nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name },
           startupTaints: [agentStartupTaint],
           expireAfter: 'Never',
-          requirements: [
-            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-            { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
-            { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: ['9'] },
-          ],
+          requirements: onDemandDFamily(9),
         },
       },
     },

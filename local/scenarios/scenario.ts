@@ -53,13 +53,18 @@ export function kubeApis(kubeconfigPath: string): { core: CoreV1Api; apps: AppsV
   return { core: config.makeApiClient(CoreV1Api), apps: config.makeApiClient(AppsV1Api) };
 }
 
+/** NodePool requirements for on-demand amd64 D-family sizes of fewer than `cpuBelow` vCPUs. */
+export function onDemandDFamily(cpuBelow: number): NodePool['spec']['template']['spec']['requirements'] {
+  return [
+    { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+    { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+    { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
+    { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: [String(cpuBelow)] },
+  ];
+}
+
 /** The requirements of the example NodePool (test/fixtures/general-purpose.yaml). */
-export const exampleRequirements: NodePool['spec']['template']['spec']['requirements'] = [
-  { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-  { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-  { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
-  { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: ['3'] },
-];
+export const exampleRequirements = onDemandDFamily(3);
 
 export const agentStartupTaint = { key: AGENT_STARTUP_TAINT, value: 'true', effect: 'NoExecute' as const };
 

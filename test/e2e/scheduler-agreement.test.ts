@@ -18,6 +18,7 @@ import { functionAppOf, RUN_LABEL } from '../../local/stack/local-stack.js';
 import {
   agentStartupTaint,
   exampleNodeClass,
+  onDemandDFamily,
   patience,
   type Scenario,
   type ScenarioContext,
@@ -130,10 +131,7 @@ function nodePool(name: string, runId: string, zones: readonly string[], role: P
           startupTaints: [agentStartupTaint],
           expireAfter: 'Never',
           requirements: [
-            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-            { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
-            { key: 'karpenter.azure.com/sku-cpu', operator: 'Lt', values: ['5'] },
+            ...onDemandDFamily(5),
             { key: WellKnown.zoneLabel, operator: 'In', values: [...zones] },
           ],
         },
