@@ -1,6 +1,6 @@
-// The four collections the bridge watches, with their watch paths and paginated list calls. The
-// custom resources' coordinates come from shared/kube/crd-names.ts.
-import type { KubeConfig } from '@kubernetes/client-node';
+// The five collections the bridge watches (pending Pods among them), with their watch paths and paginated
+// list calls. The custom resources' coordinates come from shared/kube/crd-names.ts.
+import type { KubeConfig, V1ListMeta } from '@kubernetes/client-node';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { WatchedKind } from '../shared/events/cloud-event.js';
 import type { CustomResourceName } from '../shared/kube/crd-names.js';
@@ -55,11 +55,7 @@ export function watchedResources(kubeConfig: KubeConfig): WatchedResources {
           limit: LIST_PAGE_SIZE,
           ...(continueToken !== undefined && { _continue: continueToken }),
         });
-        return {
-          items: list.items,
-          resourceVersion: list.metadata?.resourceVersion,
-          continueToken: list.metadata?._continue,
-        };
+        return typedPageOf(list);
       },
     },
     Node: {
@@ -70,16 +66,22 @@ export function watchedResources(kubeConfig: KubeConfig): WatchedResources {
           limit: LIST_PAGE_SIZE,
           ...(continueToken !== undefined && { _continue: continueToken }),
         });
-        return {
-          items: list.items,
-          resourceVersion: list.metadata?.resourceVersion,
-          continueToken: list.metadata?._continue,
-        };
+        return typedPageOf(list);
       },
     },
   };
 }
 
+/** A page of a core list, as client-node's models carry it (`_continue` for the API's `continue`). */
+function typedPageOf(list: { items: unknown[]; metadata?: V1ListMeta }): ListPage {
+  return {
+    items: list.items,
+    resourceVersion: list.metadata?.resourceVersion,
+    continueToken: list.metadata?._continue,
+  };
+}
+
+/** A page of a custom-resource list, which client-node returns as plain JSON. */
 function pageOf(list: unknown): ListPage {
   const body = typeof list === 'object' && list !== null ? (list as Record<string, unknown>) : {};
   const metadata =
