@@ -5,6 +5,7 @@ import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Node } from '@k
 import type { Node, OwnerReference, Taint } from '../models/kube.js';
 import type { JsonPatchOperation } from '../decisions/node-patch.js';
 import { isNotFound } from './errors.js';
+import { pageOf, type ReflectorPage } from './reflector.js';
 
 const jsonPatch = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
 
@@ -100,13 +101,8 @@ export async function listNodesPage(
   core: CoreV1Api,
   continueToken: string | undefined,
   limit: number,
-): Promise<{ items: V1Node[]; resourceVersion: string | undefined; continueToken: string | undefined }> {
-  const page = await core.listNode({ limit, ...(continueToken ? { _continue: continueToken } : {}) });
-  return {
-    items: page.items,
-    resourceVersion: page.metadata?.resourceVersion,
-    continueToken: page.metadata?._continue || undefined,
-  };
+): Promise<ReflectorPage<V1Node>> {
+  return pageOf(await core.listNode({ limit, ...(continueToken ? { _continue: continueToken } : {}) }));
 }
 
 /**

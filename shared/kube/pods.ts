@@ -6,6 +6,7 @@ import type { ConsolidationPod } from '../decisions/consolidation/pods.js';
 import type { SchedulingPodSpec } from '../decisions/scheduling/types.js';
 import { podRequests } from '../decisions/scheduling/resources.js';
 import type { KubeClients } from './client.js';
+import { pageOf, type ReflectorPage } from './reflector.js';
 
 const PAGE_SIZE = 500;
 
@@ -106,27 +107,18 @@ export async function listConsolidationPods(
   return pods;
 }
 
-export interface RawPage<T> {
-  items: T[];
-  resourceVersion: string | undefined;
-  continueToken: string | undefined;
-}
-
 /** One page of every namespace's pods, with the list's resourceVersion (where a watch resumes from). */
 export async function listPodsPage(
   clients: KubeClients,
   continueToken: string | undefined,
   limit: number,
-): Promise<RawPage<V1Pod>> {
-  const page = await clients.core.listPodForAllNamespaces({
-    limit,
-    ...(continueToken ? { _continue: continueToken } : {}),
-  });
-  return {
-    items: page.items,
-    resourceVersion: page.metadata?.resourceVersion,
-    continueToken: page.metadata?._continue || undefined,
-  };
+): Promise<ReflectorPage<V1Pod>> {
+  return pageOf(
+    await clients.core.listPodForAllNamespaces({
+      limit,
+      ...(continueToken ? { _continue: continueToken } : {}),
+    }),
+  );
 }
 
 /** One page of every namespace's PodDisruptionBudgets, with the list's resourceVersion. */
@@ -134,30 +126,24 @@ export async function listPdbsPage(
   clients: KubeClients,
   continueToken: string | undefined,
   limit: number,
-): Promise<RawPage<V1PodDisruptionBudget>> {
-  const page = await clients.config.makeApiClient(PolicyV1Api).listPodDisruptionBudgetForAllNamespaces({
-    limit,
-    ...(continueToken ? { _continue: continueToken } : {}),
-  });
-  return {
-    items: page.items,
-    resourceVersion: page.metadata?.resourceVersion,
-    continueToken: page.metadata?._continue || undefined,
-  };
+): Promise<ReflectorPage<V1PodDisruptionBudget>> {
+  const policy = clients.config.makeApiClient(PolicyV1Api);
+  return pageOf(
+    await policy.listPodDisruptionBudgetForAllNamespaces({
+      limit,
+      ...(continueToken ? { _continue: continueToken } : {}),
+    }),
+  );
 }
 
 /** Every PodDisruptionBudget in the cluster, in pages. */
 export async function listPdbLimits(clients: KubeClients): Promise<PdbLimit[]> {
-  const policy = clients.config.makeApiClient(PolicyV1Api);
   const pdbs: PdbLimit[] = [];
   let token: string | undefined;
   do {
-    const page = await policy.listPodDisruptionBudgetForAllNamespaces({
-      limit: PAGE_SIZE,
-      ...(token ? { _continue: token } : {}),
-    });
+    const page = await listPdbsPage(clients, token, PAGE_SIZE);
     for (const item of page.items) pdbs.push(toPdbLimit(item));
-    token = page.metadata?._continue || undefined;
+    token = page.continueToken;
   } while (token);
   return pdbs;
 }

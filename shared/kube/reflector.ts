@@ -16,6 +16,18 @@ export interface ReflectorPage<Raw> {
   continueToken: string | undefined;
 }
 
+/** A page of a Kubernetes list response: its items, where a watch resumes from, where the next page starts. */
+export function pageOf<Raw>(list: {
+  items: Raw[];
+  metadata?: { resourceVersion?: string; _continue?: string };
+}): ReflectorPage<Raw> {
+  return {
+    items: list.items,
+    resourceVersion: list.metadata?.resourceVersion,
+    continueToken: list.metadata?._continue || undefined,
+  };
+}
+
 export interface ReflectorSource<Raw> {
   /** Collection path for the watch, e.g. `/api/v1/nodes`. */
   path: string;
