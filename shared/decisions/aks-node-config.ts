@@ -113,6 +113,11 @@ const TLS_CIPHER_SUITES = [
   'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305',
 ].join(',');
 
+// Sorted by key, so the same node always gets the same document.
+function sortedByKey(map: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /**
  * kubelet flags the AKS images expect (the provider's base set, adjusted per Kubernetes version), plus
  * this node's taints, cluster DNS, reservations (the same figures launch planned allocatable with) and
@@ -163,11 +168,7 @@ export function aksKubeletFlags(input: NodeConfigInput): Record<string, string> 
   }
   for (const [name, value] of Object.entries(input.reservations)) flags[`--${name}`] = value;
   for (const [name, value] of kubeletConfigFlags(input.kubeletConfig)) flags[`--${name}`] = value;
-  return Object.fromEntries(
-    Object.keys(flags)
-      .sort()
-      .map((key) => [key, flags[key] as string]),
-  );
+  return sortedByKey(flags);
 }
 
 /** kubernetes.azure.com/cluster: the node resource group, as AKS writes it (azure-cns selects on it). */
@@ -194,11 +195,7 @@ export function aksNodeLabels(input: NodeConfigInput): Record<string, string> {
       kubernetesMinor: version,
     }),
   };
-  return Object.fromEntries(
-    Object.keys(labels)
-      .sort()
-      .map((key) => [key, labels[key] as string]),
-  );
+  return sortedByKey(labels);
 }
 
 /** The AKSNodeConfig document for one node. */
