@@ -16,6 +16,7 @@ import {
 import { LaunchMonitorNames } from '../../shared/runtime/function-names.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { FunctionDefinition } from '../../shared/runtime/definitions.js';
+import { d2sV5Offering } from '../support/offering.js';
 
 const factor = 600;
 let host: LocalHost | undefined;
@@ -29,20 +30,7 @@ function monitorInput(start: Date, overrides: Partial<LaunchMonitorInput> = {}):
   return {
     nodeClaim: { name: 'nc', uid: 'uid-1', nodePool: 'pool' },
     vmName: 'aks-nc',
-    offering: {
-      vmSize: 'Standard_D2s_v5',
-      family: 'D',
-      skuFamily: 'standardDSv5Family',
-      cpu: 2,
-      memoryMiB: 8192,
-      arch: 'amd64',
-      location: 'westus2',
-      zone: 'westus2-1',
-      zoneNumber: '1',
-      capacityType: 'on-demand',
-      premiumIO: true,
-      acceleratedNetworking: true,
-    },
+    offering: d2sV5Offering(),
     pollerState: 'state-0',
     startedAt: start.toISOString(),
     pollIntervalSeconds: 5,

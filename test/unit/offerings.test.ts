@@ -17,6 +17,7 @@ import type { OfferingBlock } from '../../shared/decisions/offering-blocks.js';
 import { skuCatalog } from '../../local/arm-emulator/sku-catalog.js';
 import { compareOfferingsByPrice } from '../../shared/decisions/prices/offering-order.js';
 import { priceOf, staticPriceBook } from '../../shared/decisions/prices/price-book.js';
+import { d2sV5Offering } from '../support/offering.js';
 
 interface SkuOptions {
   name: string;
@@ -50,24 +51,6 @@ function sku(options: SkuOptions): SkuRecord {
     locationInfo: [{ location, zones: options.zones ?? ['1', '2', '3'] }],
     capabilities,
     restrictions: options.restrictions ?? [],
-  };
-}
-
-function offering(overrides: Partial<Offering> = {}): Offering {
-  return {
-    vmSize: 'Standard_D2s_v5',
-    family: 'D',
-    skuFamily: 'standardDSv5Family',
-    cpu: 2,
-    memoryMiB: 8192,
-    arch: 'amd64',
-    location: 'westus2',
-    zone: 'westus2-1',
-    zoneNumber: '1',
-    capacityType: 'on-demand',
-    premiumIO: true,
-    acceleratedNetworking: true,
-    ...overrides,
   };
 }
 
@@ -325,7 +308,7 @@ describe('offeringsFromSkus', () => {
 
 describe('offeringLabels', () => {
   it('produces the well-known labels', () => {
-    expect(offeringLabels(offering({ capacityType: 'spot' }))).toEqual({
+    expect(offeringLabels(d2sV5Offering({ capacityType: 'spot' }))).toEqual({
       'node.kubernetes.io/instance-type': 'Standard_D2s_v5',
       'topology.kubernetes.io/zone': 'westus2-1',
       'topology.kubernetes.io/region': 'westus2',
@@ -344,11 +327,13 @@ describe('offeringLabels', () => {
 
 describe('capacity', () => {
   it('reports capacity and allocatable with AKS defaults (Azure CNI Overlay: 250 pods, 1.29+ reservations)', () => {
-    expect(capacityFor(offering({ cpu: 2, memoryMiB: 8192 }))).toEqual({
+    expect(capacityFor(d2sV5Offering({ cpu: 2, memoryMiB: 8192 }))).toEqual({
       capacity: { cpu: '2', memory: '7759462Ki', pods: '250', 'ephemeral-storage': '128Gi' },
       allocatable: { cpu: '1900m', memory: '5559910Ki', pods: '250', 'ephemeral-storage': '117964Mi' },
     });
-    expect(capacityFor(offering({ cpu: 4, memoryMiB: 16384 }), { maxPods: 30, osDiskSizeGB: 64 })).toEqual({
+    expect(
+      capacityFor(d2sV5Offering({ cpu: 4, memoryMiB: 16384 }), { maxPods: 30, osDiskSizeGB: 64 }),
+    ).toEqual({
       capacity: { cpu: '4', memory: '15518924Ki', pods: '30', 'ephemeral-storage': '64Gi' },
       allocatable: { cpu: '3860m', memory: '14750924Ki', pods: '30', 'ephemeral-storage': '58982Mi' },
     });

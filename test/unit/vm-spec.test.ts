@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { VirtualMachine } from '@azure/arm-compute';
-import type { Offering } from '../../shared/decisions/offerings.js';
+import { d2sV5Offering } from '../support/offering.js';
 import {
   MAX_VM_NAME_LENGTH,
   VmTags,
@@ -80,20 +80,7 @@ describe('provider IDs', () => {
   });
 });
 
-const offering: Offering = {
-  vmSize: 'Standard_D2s_v5',
-  family: 'D',
-  skuFamily: 'standardDSv5Family',
-  cpu: 2,
-  memoryMiB: 8192,
-  arch: 'amd64',
-  location: 'westus2',
-  zone: 'westus2-2',
-  zoneNumber: '2',
-  capacityType: 'on-demand',
-  premiumIO: true,
-  acceleratedNetworking: true,
-};
+const offering = d2sV5Offering({ zone: 'westus2-2', zoneNumber: '2' });
 
 const imageId =
   '/CommunityGalleries/AKSUbuntu-38d80f77-467a-481f-a8d4-09b6d4220bd2/images/2404gen2containerd/versions/202608.20.0';

@@ -5,6 +5,7 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import type { SkuRecord } from '../../../shared/decisions/offerings.js';
 import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
+import { d2sV5Offering } from '../../support/offering.js';
 import {
   ensureLaunchMonitor,
   startLaunchMonitor,
@@ -67,20 +68,7 @@ function launching(launched?: 'True' | 'False'): NodeClaim {
 const input: LaunchMonitorInput = {
   nodeClaim: { name: 'general-a', uid: 'uid-general-a' },
   vmName: vmNameFor('general-a'),
-  offering: {
-    vmSize: 'Standard_D2s_v5',
-    family: 'D',
-    skuFamily: 'standardDSv5Family',
-    cpu: 2,
-    memoryMiB: 8192,
-    arch: 'amd64',
-    location: 'westus2',
-    zone: 'westus2-1',
-    zoneNumber: '1',
-    capacityType: 'on-demand',
-    premiumIO: true,
-    acceleratedNetworking: false,
-  },
+  offering: d2sV5Offering({ acceleratedNetworking: false }),
   startedAt: '2026-11-30T11:58:00Z',
   pollIntervalSeconds: 5,
   maxPollIntervalSeconds: 30,
