@@ -22,9 +22,9 @@ import { vmNameFor } from '../../shared/decisions/vm-spec.js';
 import { toCloudEvent } from '../../shared/events/cloud-event.js';
 import { kubeClientsFromConfig } from '../../shared/kube/client.js';
 import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custom-objects.js';
-import type { NodeClaim, NodePool } from '../../shared/models/index.js';
+import type { NodeClaim } from '../../shared/models/index.js';
 import type { HostProcessConfig } from '../support/host-process.js';
-import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
+import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { eventually } from '../support/launch-stack.js';
 
 const hostScript = fileURLToPath(new URL('../support/host-process.ts', import.meta.url));
@@ -74,16 +74,7 @@ beforeAll(async () => {
   queue = new QueueClient(inject('azuriteConnectionString'), queueName);
   await queue.createIfNotExists();
   await objects.nodeClasses.create(nodeClass(nodePoolName, 'Ubuntu2204'));
-  const nodePool: NodePool = {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: { name: nodePoolName },
-    spec: {
-      disruption: { budgets: [{ nodes: '5' }] },
-      template: { spec: { nodeClassRef: nodeClassRef(nodePoolName), requirements: exampleRequirements } },
-    },
-  };
-  await objects.nodePools.create(nodePool);
+  await objects.nodePools.create(nodePool(nodePoolName, nodePoolName, { budgets: [{ nodes: '5' }] }));
 });
 
 afterEach(async () => {

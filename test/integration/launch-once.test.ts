@@ -9,8 +9,8 @@ import type { FaultEffect } from '../../local/arm-emulator/faults.js';
 import type { RequestLogEntry } from '../../local/arm-emulator/request-log.js';
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
-import type { NodeClaim, NodePool } from '../../shared/models/index.js';
-import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
+import type { NodeClaim } from '../../shared/models/index.js';
+import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { eventually, startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
 
 /** Each ARM request is abandoned after this long, so a hung PUT fails like a dropped connection. */
@@ -28,18 +28,9 @@ beforeAll(async () => {
     maxDequeueCount: 20,
   });
   await stack.deps.objects.nodeClasses.create(nodeClass(nodeClassName, 'Ubuntu2204'));
-  const nodePool: NodePool = {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: { name: nodePoolName },
-    spec: {
-      disruption: { budgets: [{ nodes: '5' }] },
-      template: {
-        spec: { nodeClassRef: nodeClassRef(nodeClassName), requirements: exampleRequirements },
-      },
-    },
-  };
-  await stack.deps.objects.nodePools.create(nodePool);
+  await stack.deps.objects.nodePools.create(
+    nodePool(nodePoolName, nodeClassName, { budgets: [{ nodes: '5' }] }),
+  );
 });
 
 afterAll(async () => {

@@ -12,8 +12,8 @@ import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
 import { launchMonitorInstanceId } from '../../shared/lifecycle/launch/launch-monitor.js';
 import { LAUNCH_GRACE_MS } from '../../shared/lifecycle/sweep/steps/launch.js';
-import type { NodeClaim, NodePool } from '../../shared/models/index.js';
-import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
+import type { NodeClaim } from '../../shared/models/index.js';
+import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { eventually, startLaunchStack, watchNodeClaim, type LaunchStack } from '../support/launch-stack.js';
 
 let stack: LaunchStack;
@@ -24,22 +24,12 @@ const nodeClassName = `launch-${suffix}`;
 beforeAll(async () => {
   stack = await startLaunchStack();
   await stack.deps.objects.nodeClasses.create(nodeClass(nodeClassName, 'Ubuntu2204'));
-  const nodePool: NodePool = {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: { name: nodePoolName },
-    spec: {
-      disruption: { budgets: [{ nodes: '5' }] },
-      template: {
-        metadata: { labels: { 'kubernetes.azure.com/ebpf-dataplane': 'cilium' } },
-        spec: {
-          nodeClassRef: nodeClassRef(nodeClassName),
-          requirements: exampleRequirements,
-        },
-      },
-    },
-  };
-  await stack.deps.objects.nodePools.create(nodePool);
+  await stack.deps.objects.nodePools.create(
+    nodePool(nodePoolName, nodeClassName, {
+      budgets: [{ nodes: '5' }],
+      labels: { 'kubernetes.azure.com/ebpf-dataplane': 'cilium' },
+    }),
+  );
 });
 
 afterEach(async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { reconcileNodeClassStatus } from '../../shared/lifecycle/nodeclass-status.js';
 import { reconcileNodePoolStatus } from '../../shared/lifecycle/nodepool-status.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
-import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
+import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
 
 let stack: LaunchStack;
@@ -17,15 +17,7 @@ const poolName = `status-${suffix}`;
 beforeAll(async () => {
   stack = await startLaunchStack();
   await stack.deps.objects.nodeClasses.create(nodeClass(className, 'Ubuntu2204'));
-  const nodePool: NodePool = {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: { name: poolName },
-    spec: {
-      template: { spec: { nodeClassRef: nodeClassRef(className), requirements: exampleRequirements } },
-    },
-  };
-  await stack.deps.objects.nodePools.create(nodePool);
+  await stack.deps.objects.nodePools.create(nodePool(poolName, className));
 });
 
 afterAll(async () => {

@@ -10,9 +10,8 @@ import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
 import { runSweepSteps } from '../../shared/lifecycle/sweep/sweep.js';
-import type { NodePool } from '../../shared/models/index.js';
 import { silentLogger } from '../../shared/observability/logger.js';
-import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
+import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { eventually, startLaunchStack, watchNodeClaim, type LaunchStack } from '../support/launch-stack.js';
 
 let stack: LaunchStack;
@@ -23,17 +22,7 @@ const runLabel = 'test.example/timeout-run';
 beforeAll(async () => {
   stack = await startLaunchStack();
   await stack.deps.objects.nodeClasses.create(nodeClass(name, 'Ubuntu2204'));
-  const nodePool: NodePool = {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: { name },
-    spec: {
-      template: {
-        spec: { nodeClassRef: nodeClassRef(name), requirements: exampleRequirements },
-      },
-    },
-  };
-  await stack.deps.objects.nodePools.create(nodePool);
+  await stack.deps.objects.nodePools.create(nodePool(name, name));
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 // The Karpenter objects tests create on the shared control plane, built one way.
 import { exampleRequirements } from '../../local/scenarios/scenario.js';
-import type { AKSNodeClass, NodeClassReference } from '../../shared/models/index.js';
+import type { AKSNodeClass, Budget, NodeClassReference, NodePool } from '../../shared/models/index.js';
 
 /** Small on-demand amd64 D-series VMs: the example NodePool's requirements (test/fixtures/general-purpose.yaml). */
 export { exampleRequirements };
@@ -16,4 +16,25 @@ export function nodeClass(name: string, imageFamily: AKSNodeClass['spec']['image
 
 export function nodeClassRef(name: string): NodeClassReference {
   return { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name };
+}
+
+/** A NodePool of the example requirements on one AKSNodeClass; budgets and template labels only when given. */
+export function nodePool(
+  name: string,
+  nodeClassName: string,
+  options: { budgets?: Budget[]; labels?: Record<string, string> } = {},
+): NodePool {
+  const { budgets, labels } = options;
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name },
+    spec: {
+      ...(budgets && { disruption: { budgets } }),
+      template: {
+        ...(labels && { metadata: { labels } }),
+        spec: { nodeClassRef: nodeClassRef(nodeClassName), requirements: exampleRequirements },
+      },
+    },
+  };
 }
