@@ -8,10 +8,11 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
   type V1Node,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { ensureControlPlaneBinaries } from '../../local/control-plane/build.js';
