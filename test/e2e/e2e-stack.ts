@@ -2,7 +2,6 @@
 // control plane and Azurite. Each test file starts the rest of the stack (ARM emulator, Function App in the
 // in-process host, event bridge, kubelet simulator) scoped to its own objects, so files running in
 // parallel do not act on each other's NodeClaims. Nothing is mocked.
-import { readFile } from 'node:fs/promises';
 import { expect, inject } from 'vitest';
 import {
   createActivityRelay,
@@ -12,15 +11,13 @@ import {
 } from '../../local/scenarios/index.js';
 import { startLocalStack, type LocalStack } from '../../local/stack/local-stack.js';
 import { createLogger } from '../../shared/observability/logger.js';
+import { devCa } from '../support/dev-ca.js';
 
 /** Fast enough for a test, slow enough that the phases stay distinct on a busy two-core machine. */
 export const E2E_SPEED = 8;
 
 export async function playEndToEnd(scenario: Scenario): Promise<ScenarioReport> {
-  const ca = {
-    certPem: await readFile(inject('devCaCertPath'), 'utf8'),
-    keyPem: await readFile(inject('devCaKeyPath'), 'utf8'),
-  };
+  const ca = await devCa();
   const relay = createActivityRelay();
   const log = createLogger({
     component: 'e2e',

@@ -5,7 +5,7 @@
 // so its request log spans every host. Real control plane, Azurite, ARM emulator.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ import type { NodeClaim } from '../../shared/models/index.js';
 import type { HostProcessConfig } from '../support/host-process.js';
 import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { eventually } from '../support/launch-stack.js';
+import { devCa } from '../support/dev-ca.js';
 
 const hostScript = fileURLToPath(new URL('../support/host-process.ts', import.meta.url));
 const suffix = randomUUID().slice(0, 6);
@@ -40,10 +41,7 @@ let config: HostProcessConfig;
 let host: ChildProcess | undefined;
 
 beforeAll(async () => {
-  const ca = {
-    certPem: await readFile(inject('devCaCertPath'), 'utf8'),
-    keyPem: await readFile(inject('devCaKeyPath'), 'utf8'),
-  };
+  const ca = await devCa();
   emulator = await startArmEmulator({
     ca,
     latencies: { createMs: 4_000, deleteMs: 2_000, retryAfterSeconds: 1 },

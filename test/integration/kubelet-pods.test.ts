@@ -2,7 +2,6 @@
 // simulated Node reports Running and Ready, and a deleted pod goes away once its containers exit, never
 // before they would (a pod that ignores SIGTERM takes its whole grace period).
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { kubeletReservationFlags, nodeReservations } from '../../shared/decisions/node-reservations.js';
@@ -14,6 +13,7 @@ import { emulatorComputeClient, linuxVmParameters } from '../support/arm-client.
 import { exampleNodeConfigInput, nodeCustomData } from '../support/node-config.js';
 import { pollUntilDefined } from '../support/poll.js';
 import { createBootstrapToken } from '../support/bootstrap-token.js';
+import { devCa } from '../support/dev-ca.js';
 
 const run = randomBytes(3).toString('hex');
 const subscriptionId = '00000000-0000-0000-0000-00000000c0de';
@@ -49,10 +49,7 @@ function boundPod(name: string, graceSeconds: number, annotations: Record<string
 
 beforeAll(async () => {
   emulator = await startArmEmulator({
-    ca: {
-      certPem: await readFile(inject('devCaCertPath'), 'utf8'),
-      keyPem: await readFile(inject('devCaKeyPath'), 'utf8'),
-    },
+    ca: await devCa(),
     latencies: { createMs: 200, deleteMs: 200, retryAfterSeconds: 1 },
   });
   const kubeConfig = new KubeConfig();

@@ -4,7 +4,6 @@
 // the real node lifecycle controller; the simulator only does what kubelet, an agent DaemonSet and the
 // cloud node lifecycle controller would.
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { ComputeManagementClient, VirtualMachine } from '@azure/arm-compute';
 import {
   CertificatesV1Api,
@@ -33,6 +32,7 @@ import {
 import { emulatorComputeClient, linuxVmParameters } from '../support/arm-client.js';
 import { pollUntilDefined } from '../support/poll.js';
 import { createBootstrapToken } from '../support/bootstrap-token.js';
+import { devCa } from '../support/dev-ca.js';
 
 const run = randomBytes(3).toString('hex');
 const subscriptionId = '00000000-0000-0000-0000-00000000c0de';
@@ -120,10 +120,7 @@ const readyStatus = (node: V1Node | undefined): string | undefined =>
   node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
 
 beforeAll(async () => {
-  const ca = {
-    certPem: await readFile(inject('devCaCertPath'), 'utf8'),
-    keyPem: await readFile(inject('devCaKeyPath'), 'utf8'),
-  };
+  const ca = await devCa();
   emulator = await startArmEmulator({
     ca,
     latencies: { createMs: 300, deleteMs: 300, retryAfterSeconds: 1 },

@@ -3,7 +3,6 @@
 // running in the in-process host. Nothing is mocked; only Azure authentication is not emulated (the
 // emulator accepts any token, so the credential returns a fixed one).
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { tableClientFromConnectionString } from '../../shared/azure/table-client.js';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { inject } from 'vitest';
@@ -17,6 +16,7 @@ import { toCloudEvent, type ObjectChange } from '../../shared/events/cloud-event
 import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { createLogger, type LogLevel } from '../../shared/observability/logger.js';
+import { devCa } from './dev-ca.js';
 
 export { fixedTokenCredential } from '../../local/stack/function-app.js';
 
@@ -50,10 +50,7 @@ export interface LaunchStackOptions {
 }
 
 export async function startLaunchStack(options: LaunchStackOptions = {}): Promise<LaunchStack> {
-  const ca = {
-    certPem: await readFile(inject('devCaCertPath'), 'utf8'),
-    keyPem: await readFile(inject('devCaKeyPath'), 'utf8'),
-  };
+  const ca = await devCa();
   const emulator = await startArmEmulator({
     ca,
     latencies: { createMs: 1_500, deleteMs: 300, retryAfterSeconds: 1, ...options.latencies },
