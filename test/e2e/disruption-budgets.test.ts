@@ -1,8 +1,7 @@
 // Disruption budgets, drain and failed replacements end to end: each case drifts a static NodePool and
 // looks at what the sweep starts and what the cluster does. Real control plane (its disruption controller
 // computes the PodDisruptionBudget's status), Azurite, ARM emulator through the real SDK, kubelet
-// simulator. The simulator runs no containers, so the one pod the drain case needs is marked Running and
-// Ready by this test, standing in for the kubelet.
+// simulator, which also runs the one pod the drain case needs (Running and Ready, as kubelet reports it).
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, KubeConfig, PatchStrategy, PolicyV1Api, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
@@ -117,8 +116,8 @@ function dailyCronStarted(minutesAgo: number): string {
 }
 
 /**
- * A Running, Ready pod on `nodeName` behind a PodDisruptionBudget that allows no disruption, once the
- * disruption controller has computed the budget's status.
+ * A pod on `nodeName` behind a PodDisruptionBudget that allows no disruption, once the simulator runs it
+ * (Running and Ready) and the disruption controller has computed the budget's status.
  */
 async function guardedPod(nodeName: string, podName: string): Promise<void> {
   const labels = { app: podName };
@@ -133,20 +132,6 @@ async function guardedPod(nodeName: string, podName: string): Promise<void> {
       },
     },
   });
-  // Stand-in for the kubelet: the pod runs and is Ready, so the PDB counts it as healthy.
-  await core.patchNamespacedPodStatus(
-    {
-      name: podName,
-      namespace: 'default',
-      body: {
-        status: {
-          phase: 'Running',
-          conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: new Date() }],
-        },
-      },
-    },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-  );
   await policy.createNamespacedPodDisruptionBudget({
     namespace: 'default',
     // An integer minAvailable needs no controller behind the pod (maxUnavailable would).
