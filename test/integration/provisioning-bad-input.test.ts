@@ -98,20 +98,23 @@ test(
       return unschedulable.length === pods.length ? true : undefined;
     });
 
-    const report = await provisionPendingPods(
-      {
-        ...stack.deps,
-        settings: {
-          ...stack.deps.settings,
-          provisioning: {
-            batchIdleMs: 1000,
-            batchMaxMs: 10_000,
-            selector: `${stack.runLabel.key}=${stack.runLabel.value}`,
+    /** One provisioning window over this file's pods, always the same window name. */
+    const provisionWindow = () =>
+      provisionPendingPods(
+        {
+          ...stack.deps,
+          settings: {
+            ...stack.deps.settings,
+            provisioning: {
+              batchIdleMs: 1000,
+              batchMaxMs: 10_000,
+              selector: `${stack.runLabel.key}=${stack.runLabel.value}`,
+            },
           },
         },
-      },
-      `bad-${run}`,
-    );
+        `bad-${run}`,
+      );
+    const report = await provisionWindow();
     expect(report).toMatchObject({ pods: 4, unschedulable: 3 });
     expect(report.created).toHaveLength(1);
     const claim = await stack.deps.objects.nodeClaims.get(report.created[0]!);
@@ -136,20 +139,7 @@ test(
     expect(byName.get(`limited-${run}`)).toMatch(/limit/);
 
     // A second run of the same window creates nothing new: the names are the same, AlreadyExists is success.
-    const again = await provisionPendingPods(
-      {
-        ...stack.deps,
-        settings: {
-          ...stack.deps.settings,
-          provisioning: {
-            batchIdleMs: 1000,
-            batchMaxMs: 10_000,
-            selector: `${stack.runLabel.key}=${stack.runLabel.value}`,
-          },
-        },
-      },
-      `bad-${run}`,
-    );
+    const again = await provisionWindow();
     expect(again.created).toEqual([]);
   },
 );
