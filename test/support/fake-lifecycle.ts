@@ -216,7 +216,7 @@ function notFaked<T extends object>(what: string): T {
 
 export const FAKE_NOW = new Date('2026-11-30T12:00:00Z');
 
-export function fakeSettings(): Settings {
+function fakeSettings(): Settings {
   const subscriptionId = '00000000-0000-0000-0000-000000000001';
   const resourceGroup = 'MC_test_test_westus2';
   return loadSettings({

@@ -10,9 +10,9 @@ import { encodeCustomData } from '../../shared/decisions/bootstrap.js';
 import type { NetworkModeName } from '../../shared/decisions/network-mode.js';
 import { kubeletReservationFlags, nodeReservations } from '../../shared/decisions/node-reservations.js';
 
-export const TEST_CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2\n-----END CERTIFICATE-----\n';
+const TEST_CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2\n-----END CERTIFICATE-----\n';
 
-export function exampleCluster(networkMode: NetworkModeName = 'cilium-overlay'): ClusterNodeInputs {
+function exampleCluster(networkMode: NetworkModeName = 'cilium-overlay'): ClusterNodeInputs {
   return {
     subscriptionId: '00000000-0000-0000-0000-000000000001',
     tenantId: '00000000-0000-0000-0000-0000000000aa',
