@@ -91,6 +91,11 @@ function generate(count: number, seed: number): OracleCase[] {
   });
 }
 
+/** Ten Drifted nodes at `now` under one budget of zero nodes that holds for `duration` after each `schedule`. */
+function zeroBudgetDuring(schedule: string, duration: string, now: string): OracleCase {
+  return { budgets: [{ nodes: '0', schedule, duration }], reason: 'Drifted', numNodes: 10, now };
+}
+
 /** The issue's cases, each reaching a cluster one way or another. */
 const knownCases: OracleCase[] = [
   // An invalid schedule in a budget for another reason.
@@ -101,68 +106,23 @@ const knownCases: OracleCase[] = [
     now: '2026-06-01T12:00:00Z',
   },
   // Day of week 7 and 5-7.
-  {
-    budgets: [{ nodes: '0', schedule: '0 0 * * 7', duration: '24h' }],
-    reason: 'Drifted',
-    numNodes: 10,
-    now: '2026-11-29T12:00:00Z',
-  },
-  {
-    budgets: [{ nodes: '0', schedule: '0 0 * * 5-7', duration: '24h' }],
-    reason: 'Drifted',
-    numNodes: 10,
-    now: '2026-11-29T12:00:00Z',
-  },
+  zeroBudgetDuring('0 0 * * 7', '24h', '2026-11-29T12:00:00Z'),
+  zeroBudgetDuring('0 0 * * 5-7', '24h', '2026-11-29T12:00:00Z'),
   // Schedules that never fire within five years.
-  {
-    budgets: [{ nodes: '0', schedule: '0 0 30 2 *', duration: '1h' }],
-    reason: 'Drifted',
-    numNodes: 10,
-    now: '2026-06-01T12:00:00Z',
-  },
-  {
-    budgets: [{ nodes: '0', schedule: '0 0 29 2 *', duration: '1h' }],
-    reason: 'Drifted',
-    numNodes: 10,
-    now: '2097-06-01T12:00:00Z',
-  },
+  zeroBudgetDuring('0 0 30 2 *', '1h', '2026-06-01T12:00:00Z'),
+  zeroBudgetDuring('0 0 29 2 *', '1h', '2097-06-01T12:00:00Z'),
   // Accepted by robfig/cron's parser.
-  {
-    budgets: [{ nodes: '0', schedule: '*-5 * * * *', duration: '1h' }],
-    reason: 'Drifted',
-    numNodes: 10,
-    now: '2026-06-01T12:00:00Z',
-  },
-  {
-    budgets: [{ nodes: '0', schedule: '0,,30 * * * *', duration: '10m' }],
-    reason: 'Drifted',
-    numNodes: 10,
-    now: '2026-06-01T12:05:00Z',
-  },
-  {
-    budgets: [{ nodes: '0', schedule: '+30 * * * *', duration: '10m' }],
-    reason: 'Drifted',
-    numNodes: 10,
-    now: '2026-06-01T12:35:00Z',
-  },
+  zeroBudgetDuring('*-5 * * * *', '1h', '2026-06-01T12:00:00Z'),
+  zeroBudgetDuring('0,,30 * * * *', '10m', '2026-06-01T12:05:00Z'),
+  zeroBudgetDuring('+30 * * * *', '10m', '2026-06-01T12:35:00Z'),
   // Empty lists.
   { budgets: [], reason: 'Drifted', numNodes: 10, now: '2026-06-01T12:00:00Z' },
   { budgets: [{ nodes: '0', reasons: [] }], reason: 'Drifted', numNodes: 10, now: '2026-06-01T12:00:00Z' },
   // Node counts above int32.
   { budgets: [{ nodes: '3000000000' }], reason: 'Drifted', numNodes: 10, now: '2026-06-01T12:00:00Z' },
   // Macros.
-  {
-    budgets: [{ nodes: '0', schedule: '@DAILY', duration: '1h' }],
-    reason: 'Drifted',
-    numNodes: 10,
-    now: '2026-06-01T00:30:00Z',
-  },
-  {
-    budgets: [{ nodes: '0', schedule: '@every 1h', duration: '1h' }],
-    reason: 'Drifted',
-    numNodes: 10,
-    now: '2026-06-01T00:30:00Z',
-  },
+  zeroBudgetDuring('@DAILY', '1h', '2026-06-01T00:30:00Z'),
+  zeroBudgetDuring('@every 1h', '1h', '2026-06-01T00:30:00Z'),
 ];
 
 function ours(c: OracleCase): number {
