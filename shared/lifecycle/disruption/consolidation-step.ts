@@ -27,8 +27,7 @@ import { untaintNodeDisrupted } from '../node-taints.js';
 import { replacementInstanceId } from './replacement.js';
 import { updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
-import { underutilizedInput } from './underutilized-input.js';
-import { providerIdKey } from '../sweep/snapshot.js';
+import { nodesWithNodeClaims, underutilizedInput } from './underutilized-input.js';
 
 export function consolidates(nodePool: NodePool): boolean {
   return nodePool.spec.replicas === undefined && consolidateAfterOf(nodePool).enabled;
@@ -153,19 +152,9 @@ async function underutilizedCommandFor(
     await publishBudgetBlocked(deps, nodePool, 'Underutilized');
     return undefined;
   }
-  const claimByProviderId = new Map(
-    context.view
-      .nodeClaims()
-      .flatMap((c) => (c.status?.providerID ? [[providerIdKey(c.status.providerID), c] as const] : [])),
-  );
   const input = await underutilizedInput(deps, candidates, {
     nodePool,
-    nodes: context.view.snapshot.nodes.map((node) => {
-      const nodeClaim = node.spec.providerID
-        ? claimByProviderId.get(providerIdKey(node.spec.providerID))
-        : undefined;
-      return { node, ...(nodeClaim ? { nodeClaim } : {}) };
-    }),
+    nodes: nodesWithNodeClaims(context.view),
     pods,
     allowed: budget.allowed,
     spotToSpot: deps.settings.disruption.spotToSpotConsolidation,

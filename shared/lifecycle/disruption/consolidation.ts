@@ -12,12 +12,17 @@ import { computeConsolidation } from '../../decisions/consolidation/underutilize
 import { budgetNodesOf, disruptionReasonOf, replacementBackoffOf } from '../../decisions/disruption-state.js';
 import { isNotFound } from '../../kube/errors.js';
 import { listNodes, toDomainNode } from '../../kube/nodes.js';
-import { ConditionTypes, WellKnown, type DisruptionReason, type NodeClaim } from '../../models/karpenter.js';
-import type { Node } from '../../models/kube.js';
+import {
+  ConditionTypes,
+  WellKnown,
+  type DisruptionReason,
+  type NodeClaim,
+  type NodePool,
+} from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import { ConsolidationNames } from '../../runtime/function-names.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { providerIdKey } from '../sweep/snapshot.js';
+import { SweepView } from '../sweep/snapshot.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import { publishTerminating } from './blocked-events.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
@@ -31,7 +36,8 @@ import {
   replacementInput,
   type ReplacementInput,
 } from './replacement.js';
-import { underutilizedInput } from './underutilized-input.js';
+import { nodeClaimsByPool } from './scope.js';
+import { nodesWithNodeClaims, underutilizedInput } from './underutilized-input.js';
 
 export const consolidationInstanceId = (nodePoolUid: string): string => `consolidate-${nodePoolUid}`;
 
@@ -87,29 +93,25 @@ export function* consolidationOrchestrator(
   return { outcome: 'Abandoned', why };
 }
 
-interface PoolState {
-  nodeClaims: NodeClaim[];
-  nodesFor: (nodeClaim: NodeClaim) => Node[];
-}
-
-async function readPoolState(deps: LifecycleDependencies, nodePool: string): Promise<PoolState> {
-  const selector = `${WellKnown.nodePoolLabel}=${nodePool}`;
+/**
+ * Fresh NodeClaims and Nodes (the sweep's read is seconds old by now), indexed as the sweep's are. Empty
+ * needs only the NodePool's own; Underutilized simulates against every node in the cluster, so it reads
+ * them all once and takes the NodePool's from that.
+ */
+async function readFreshView(
+  deps: LifecycleDependencies,
+  nodePool: NodePool,
+  reason: ConsolidationCommand['reason'],
+): Promise<SweepView> {
   const { core } = await deps.kube();
-  const [nodeClaims, nodeList] = await Promise.all([
-    deps.objects.nodeClaims.list({ labelSelector: selector }),
-    core.listNode({ labelSelector: selector }),
+  const readAt = deps.now();
+  const whole = reason === 'Underutilized';
+  const poolOnly = { labelSelector: `${WellKnown.nodePoolLabel}=${nodePool.metadata.name}` };
+  const [nodeClaims, nodes] = await Promise.all([
+    deps.objects.nodeClaims.list(whole ? {} : poolOnly),
+    whole ? listNodes(core) : core.listNode(poolOnly).then((list) => list.items.map(toDomainNode)),
   ]);
-  const byProviderId = new Map<string, Node[]>();
-  for (const node of nodeList.items.map(toDomainNode)) {
-    if (!node.spec.providerID) continue;
-    const key = providerIdKey(node.spec.providerID);
-    byProviderId.set(key, [...(byProviderId.get(key) ?? []), node]);
-  }
-  return {
-    nodeClaims,
-    nodesFor: (c) =>
-      c.status?.providerID ? (byProviderId.get(providerIdKey(c.status.providerID)) ?? []) : [],
-  };
+  return new SweepView({ readAt, nodeClaims, nodes, nodePools: [nodePool], nodeClasses: [] });
 }
 
 /**
@@ -126,15 +128,17 @@ export async function executeConsolidation(
   if (!nodePool || nodePool.metadata.uid !== command.nodePool.uid || nodePool.metadata.deletionTimestamp) {
     return { outcome: 'Invalid', why: `NodePool ${command.nodePool.name} is gone` };
   }
-  const [state, pods] = await Promise.all([
-    readPoolState(deps, command.nodePool.name),
+  const [view, pods] = await Promise.all([
+    readFreshView(deps, nodePool, command.reason),
     readClusterPods(deps),
   ]);
   const now = deps.now();
+  const poolClaims = nodeClaimsByPool(view.nodeClaims()).get(command.nodePool.name) ?? [];
+  const nodesFor = (c: NodeClaim) => view.nodesFor(c);
   const wanted = new Map(command.candidates.map((c) => [c.uid, c.name]));
   const inputs = nodeInputsOf(
-    state.nodeClaims.filter((c) => wanted.has(c.metadata.uid ?? '')),
-    state.nodesFor,
+    poolClaims.filter((c) => wanted.has(c.metadata.uid ?? '')),
+    nodesFor,
     pods,
   );
   const candidateContext = { nodePool, pdbs: pods.pdbs, nominatedNodes: pods.nominatedNodes, now };
@@ -159,17 +163,12 @@ export async function executeConsolidation(
   for (const [uid, name] of wanted) {
     if (!inputs.some((i) => i.nodeClaim.metadata.uid === uid)) dropped.push({ name, why: 'gone' });
   }
-  const budget = allowedDisruptions(
-    nodePool,
-    command.reason,
-    budgetNodesOf(state.nodeClaims, state.nodesFor),
-    now,
-  );
+  const budget = allowedDisruptions(nodePool, command.reason, budgetNodesOf(poolClaims, nodesFor), now);
   if (command.reason === 'Underutilized') {
     // The simulation judged these nodes together: all must still qualify, and fit in the budget.
     if (dropped.length > 0) return invalid(deps, command, `${dropped[0]?.name}: ${dropped[0]?.why}`);
     if (valid.length > budget.allowed) return invalid(deps, command, 'the budget no longer allows it');
-    return executeUnderutilized(deps, command, valid, pods, context);
+    return executeUnderutilized(deps, command, { nodePool, view, pods }, valid, context);
   }
   for (const late of valid.splice(budget.allowed)) {
     dropped.push({ name: late.name, why: 'the budget no longer allows it' });
@@ -209,30 +208,14 @@ function invalid(
 async function executeUnderutilized(
   deps: LifecycleDependencies,
   command: ConsolidationCommand,
+  fresh: { nodePool: NodePool; view: SweepView; pods: ClusterPods },
   candidates: Candidate[],
-  pods: ClusterPods,
   context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
 ): Promise<ConsolidationOutcome> {
-  const nodePool = await deps.objects.nodePools.get(command.nodePool.name);
-  if (!nodePool) return invalid(deps, command, 'the NodePool is gone');
-  const [allNodes, allClaims] = await Promise.all([
-    listNodes((await deps.kube()).core),
-    deps.objects.nodeClaims.list(),
-  ]);
-  const claimByProviderId = new Map(
-    allClaims.flatMap((c) =>
-      c.status?.providerID ? [[providerIdKey(c.status.providerID), c] as const] : [],
-    ),
-  );
   const input = await underutilizedInput(deps, candidates, {
-    nodePool,
-    nodes: allNodes.map((node) => {
-      const nodeClaim = node.spec.providerID
-        ? claimByProviderId.get(providerIdKey(node.spec.providerID))
-        : undefined;
-      return { node, ...(nodeClaim ? { nodeClaim } : {}) };
-    }),
-    pods,
+    nodePool: fresh.nodePool,
+    nodes: nodesWithNodeClaims(fresh.view),
+    pods: fresh.pods,
     allowed: candidates.length,
     spotToSpot: deps.settings.disruption.spotToSpotConsolidation,
   });

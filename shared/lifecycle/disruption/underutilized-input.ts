@@ -24,6 +24,7 @@ import {
 import type { Node } from '../../models/kube.js';
 import { catalogOfferings } from '../launch/catalog-offerings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
+import { providerIdKey, type SweepView } from '../sweep/snapshot.js';
 import type { ClusterPods } from './cluster-pods.js';
 
 export function schedulingPodOf(pod: ConsolidationPod): SchedulingPod {
@@ -47,6 +48,21 @@ export interface UnderutilizedContext {
   allowed: number;
   spotToSpot: boolean;
   deadline?: number;
+}
+
+/** Every Node of the view with the NodeClaim that owns it (matched by providerID), as the context wants. */
+export function nodesWithNodeClaims(view: SweepView): UnderutilizedContext['nodes'] {
+  const claimByProviderId = new Map(
+    view
+      .nodeClaims()
+      .flatMap((c) => (c.status?.providerID ? [[providerIdKey(c.status.providerID), c] as const] : [])),
+  );
+  return view.snapshot.nodes.map((node) => {
+    const nodeClaim = node.spec.providerID
+      ? claimByProviderId.get(providerIdKey(node.spec.providerID))
+      : undefined;
+    return { node, ...(nodeClaim ? { nodeClaim } : {}) };
+  });
 }
 
 export async function underutilizedInput(
