@@ -5,28 +5,9 @@
 import { desiredNodeClassStatus, imageLookups } from '../decisions/nodeclass-status.js';
 import { communityGalleryImageId, newestImageVersion } from '../decisions/node-image.js';
 import { plainEqual } from '../decisions/plain-equal.js';
-import { isConflict, isNotFound } from '../kube/errors.js';
 import type { AKSNodeClass } from '../models/index.js';
 import type { LifecycleDependencies } from './dependencies.js';
-
-export interface StatusWrite<T> {
-  /** The object as it is now: the written version, or the one read when nothing was written. */
-  object: T;
-  written: boolean;
-}
-
-/**
- * Runs a resourceVersion-guarded status write. An object changed or deleted since the sweep read it is
- * left as read: the next sweep decides from the new version.
- */
-export async function guardedStatusWrite<T>(read: T, write: () => Promise<T>): Promise<StatusWrite<T>> {
-  try {
-    return { object: await write(), written: true };
-  } catch (error) {
-    if (isConflict(error) || isNotFound(error)) return { object: read, written: false };
-    throw error;
-  }
-}
+import { writeStatus, type StatusWrite } from './status-write.js';
 
 export async function reconcileNodeClassStatus(
   deps: Pick<LifecycleDependencies, 'objects' | 'images' | 'settings' | 'now'>,
@@ -58,10 +39,7 @@ export async function reconcileNodeClassStatus(
   ) {
     return { object: nodeClass, written: false };
   }
-  return guardedStatusWrite(nodeClass, () =>
-    deps.objects.nodeClasses.mergePatchStatus(nodeClass.metadata.name, {
-      metadata: { resourceVersion: nodeClass.metadata.resourceVersion },
-      status: desired,
-    }),
+  return writeStatus(nodeClass, desired, (name, patch) =>
+    deps.objects.nodeClasses.mergePatchStatus(name, patch),
   );
 }

@@ -6,7 +6,7 @@ import { plainEqual } from '../decisions/plain-equal.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
 import type { Node } from '../models/kube.js';
 import type { LifecycleDependencies } from './dependencies.js';
-import { guardedStatusWrite, type StatusWrite } from './nodeclass-status.js';
+import { writeStatus, type StatusWrite } from './status-write.js';
 
 export async function reconcileNodePoolStatus(
   deps: Pick<LifecycleDependencies, 'objects' | 'now'>,
@@ -23,10 +23,7 @@ export async function reconcileNodePoolStatus(
   ) {
     return { object: nodePool, written: false };
   }
-  return guardedStatusWrite(nodePool, () =>
-    deps.objects.nodePools.mergePatchStatus(nodePool.metadata.name, {
-      metadata: { resourceVersion: nodePool.metadata.resourceVersion },
-      status: desired,
-    }),
+  return writeStatus(nodePool, desired, (name, patch) =>
+    deps.objects.nodePools.mergePatchStatus(name, patch),
   );
 }
