@@ -7,43 +7,35 @@ import type { AKSNodeClass } from '../../models/index.js';
 import { reconcileNodeClassStatus } from '../nodeclass-status.js';
 import { reconcileNodePoolStatus } from '../nodepool-status.js';
 import { nodeClaimsOfPool } from '../../decisions/nodepool-status.js';
-import type { StepReport, SweepContext, SweepStep } from './step.js';
+import { forEachObject, type StepReport, type SweepStep } from './step.js';
 import { isManagedNodePool } from '../../decisions/ownership.js';
-
-async function counted(
-  report: StepReport,
-  context: SweepContext,
-  object: string,
-  work: () => Promise<boolean>,
-): Promise<void> {
-  report.examined += 1;
-  try {
-    if (await work()) report.acted += 1;
-  } catch (error) {
-    report.failed += 1;
-    context.log.warn('sweep step failed for one object', { step: report.step, object, error });
-  }
-}
 
 export const statusStep: SweepStep = {
   name: 'status',
   async run(context) {
     const report: StepReport = { step: 'status', examined: 0, acted: 0, failed: 0 };
     if (context.nodeClaimSelector) return report;
-    const classes = new Map<string, AKSNodeClass>();
-    for (const nodeClass of context.view.snapshot.nodeClasses) {
-      if (context.stopping()) return report;
-      classes.set(nodeClass.metadata.name, nodeClass);
-      await counted(report, context, `AKSNodeClass/${nodeClass.metadata.name}`, async () => {
+    const { nodeClasses, nodePools } = context.view.snapshot;
+    const classes = new Map<string, AKSNodeClass>(nodeClasses.map((c) => [c.metadata.name, c]));
+    const classReport = await forEachObject(
+      context,
+      'status',
+      nodeClasses,
+      (c) => `AKSNodeClass/${c.metadata.name}`,
+      async (nodeClass) => {
         const result = await reconcileNodeClassStatus(context.deps, nodeClass);
         classes.set(nodeClass.metadata.name, result.object);
         return result.written;
-      });
-    }
+      },
+    );
+    if (context.stopping()) return classReport;
     const nodeClaims = context.view.nodeClaims();
-    for (const nodePool of context.view.snapshot.nodePools.filter(isManagedNodePool)) {
-      if (context.stopping()) return report;
-      await counted(report, context, `NodePool/${nodePool.metadata.name}`, async () => {
+    const poolReport = await forEachObject(
+      context,
+      'status',
+      nodePools.filter(isManagedNodePool),
+      (p) => `NodePool/${p.metadata.name}`,
+      async (nodePool) => {
         const result = await reconcileNodePoolStatus(
           context.deps,
           nodePool,
@@ -51,8 +43,13 @@ export const statusStep: SweepStep = {
           classes.get(nodePool.spec.template.spec.nodeClassRef.name),
         );
         return result.written;
-      });
-    }
-    return report;
+      },
+    );
+    return {
+      step: 'status',
+      examined: classReport.examined + poolReport.examined,
+      acted: classReport.acted + poolReport.acted,
+      failed: classReport.failed + poolReport.failed,
+    };
   },
 };
