@@ -6,6 +6,7 @@ import { findCondition, setCondition } from '../../decisions/conditions.js';
 import { isConflict } from '../../kube/errors.js';
 import type { NodePool } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
+import { nodePoolTarget } from './blocked-events.js';
 
 export const VALIDATION_CONDITION = 'ValidationSucceeded';
 export const INVALID_BUDGET_REASON = 'InvalidDisruptionBudget';
@@ -40,16 +41,7 @@ export async function reportBudgetValidity(
   }
   const previous = findCondition(before, VALIDATION_CONDITION);
   if (update.status === 'False' && previous?.message !== update.message) {
-    await deps.events.warning(
-      {
-        apiVersion: 'karpenter.sh/v1',
-        kind: 'NodePool',
-        name: nodePool.metadata.name,
-        ...(nodePool.metadata.uid ? { uid: nodePool.metadata.uid } : {}),
-      },
-      INVALID_BUDGET_REASON,
-      update.message,
-    );
+    await deps.events.warning(nodePoolTarget(nodePool), INVALID_BUDGET_REASON, update.message);
     deps.log.warn('invalid disruption budget', { nodePool: nodePool.metadata.name, detail: update.message });
   }
   return true;
