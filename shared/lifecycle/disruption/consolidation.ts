@@ -7,7 +7,7 @@
 import type * as df from 'durable-functions';
 import { allowedDisruptions } from '../../decisions/budgets.js';
 import { evaluateCandidate, type Candidate } from '../../decisions/consolidation/candidates.js';
-import { isConditionTrue, removeCondition } from '../../decisions/conditions.js';
+import { removeCondition } from '../../decisions/conditions.js';
 import { computeConsolidation } from '../../decisions/consolidation/underutilized.js';
 import { budgetNodesOf, disruptionReasonOf, replacementBackoffOf } from '../../decisions/disruption-state.js';
 import { isNotFound } from '../../kube/errors.js';
@@ -31,6 +31,7 @@ import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
 import { nodeInputsOf, readClusterPods, type ClusterPods } from './cluster-pods.js';
 import {
   awaitReplacementInitialized,
+  deleteUninitializedReplacement,
   launchReplacement,
   markForDisruption,
   replacementInput,
@@ -303,16 +304,7 @@ export async function abandonConsolidationReplacement(
   deps: LifecycleDependencies,
   input: ConsolidationReplacementInput,
 ): Promise<void> {
-  const replacement = await deps.objects.nodeClaims.get(input.replacement.replacementName);
-  if (
-    replacement &&
-    !replacement.metadata.deletionTimestamp &&
-    !isConditionTrue(replacement.status?.conditions, ConditionTypes.initialized)
-  ) {
-    await deps.objects.nodeClaims.delete(replacement.metadata.name, {
-      ...(replacement.metadata.uid ? { uid: replacement.metadata.uid } : {}),
-    });
-  }
+  await deleteUninitializedReplacement(deps, input.replacement.replacementName);
   for (const candidate of input.candidates) {
     const nodeClaim = await currentCandidate(deps, candidate);
     if (!nodeClaim || nodeClaim.metadata.deletionTimestamp) continue;

@@ -281,6 +281,21 @@ export async function completeReplacement(
   });
 }
 
+/** Deletes a failed replacement NodeClaim, unless it initialized after all: then it is a working node. */
+export async function deleteUninitializedReplacement(
+  deps: LifecycleDependencies,
+  replacementName: string,
+): Promise<void> {
+  const replacement = await deps.objects.nodeClaims.get(replacementName);
+  if (
+    replacement &&
+    !replacement.metadata.deletionTimestamp &&
+    findCondition(replacement.status?.conditions, ConditionTypes.initialized)?.status !== 'True'
+  ) {
+    await deps.objects.nodeClaims.delete(replacementName, { uid: replacement.metadata.uid });
+  }
+}
+
 /**
  * Puts the old node back in service: deletes a replacement that never initialized, untaints the old Node,
  * clears DisruptionReason and records the attempt with a backoff. Also used by the sweep for an
@@ -288,14 +303,7 @@ export async function completeReplacement(
  */
 export async function abandonReplacement(deps: LifecycleDependencies, abandon: AbandonInput): Promise<void> {
   const input = abandon.replacement;
-  const replacement = await deps.objects.nodeClaims.get(input.replacementName);
-  if (
-    replacement &&
-    !replacement.metadata.deletionTimestamp &&
-    findCondition(replacement.status?.conditions, ConditionTypes.initialized)?.status !== 'True'
-  ) {
-    await deps.objects.nodeClaims.delete(input.replacementName, { uid: replacement.metadata.uid });
-  }
+  await deleteUninitializedReplacement(deps, input.replacementName);
   const old = await currentOld(deps, input);
   // Unmarked means this attempt was already released; deleting means the node is going anyway, and
   // untainting it would invite pods onto a node that is being drained.
