@@ -52,7 +52,7 @@ interface CheckedBudget {
   nodes?: NodesValue;
   /** Undefined when the budget is always active. */
   window?: { schedule: CronSchedule; durationMs: number };
-  /** True when any field is unusable: the budget then allows 0 for the reasons it covers. */
+  /** True when any field is unusable: the NodePool's budgets then allow nothing, for any reason. */
   invalid: boolean;
   errors: BudgetError[];
 }
@@ -177,37 +177,34 @@ export function allowedDisruptions(
 
   const declared = declaredBudgets(nodePool);
   const budgets = declared ?? [DEFAULT_BUDGET];
-  const errors: BudgetError[] = [];
+  const checked = budgets.map((budget, index) => checkBudget(budget, index));
+  const errors = checked.flatMap((c) => c.errors);
   // An inactive or non-applying budget is unbounded; nothing can disrupt more than the whole pool.
   let limit = total;
   let limitingBudget: number | undefined;
 
-  budgets.forEach((budget, index) => {
-    const checked = checkBudget(budget, index);
-    errors.push(...checked.errors);
-    if (!appliesTo(budget, reason)) return;
-    let budgetLimit: number;
-    if (checked.invalid || !checked.nodes) {
-      budgetLimit = 0;
-    } else if (checked.window && !isScheduleActive(checked.window.schedule, checked.window.durationMs, now)) {
-      return;
-    } else {
-      budgetLimit = limitOf(checked.nodes, total);
-    }
-    if (budgetLimit < limit || (budgetLimit === limit && limitingBudget === undefined)) {
-      limit = budgetLimit;
-      limitingBudget = declared ? index : undefined;
-    }
-  });
-
   // Upstream collects every budget's error before it looks at reasons, and an error allows nothing: an
   // unusable budget stops disruption for every reason, not only the ones it names.
-  const unusable = budgets.some((budget, index) => checkBudget(budget, index).invalid);
-  if (unusable) {
+  const firstUnusable = checked.findIndex((c) => c.invalid);
+  if (firstUnusable >= 0) {
     limit = 0;
-    limitingBudget = declared
-      ? budgets.findIndex((budget, index) => checkBudget(budget, index).invalid)
-      : undefined;
+    limitingBudget = declared ? firstUnusable : undefined;
+  } else {
+    checked.forEach((check, index) => {
+      if (!appliesTo(budgets[index] as Budget, reason)) return;
+      let budgetLimit: number;
+      if (!check.nodes) {
+        budgetLimit = 0;
+      } else if (check.window && !isScheduleActive(check.window.schedule, check.window.durationMs, now)) {
+        return;
+      } else {
+        budgetLimit = limitOf(check.nodes, total);
+      }
+      if (budgetLimit < limit || (budgetLimit === limit && limitingBudget === undefined)) {
+        limit = budgetLimit;
+        limitingBudget = declared ? index : undefined;
+      }
+    });
   }
   return {
     allowed: Math.max(0, limit - disrupting),
