@@ -11,7 +11,7 @@ import type { WatchedResource, ListPage } from './watcher.js';
 /** Objects per list page: keeps a relist of a large cluster from being one huge response. */
 export const LIST_PAGE_SIZE = 500;
 
-export const PENDING_POD_FIELD_SELECTOR = 'spec.nodeName=';
+const PENDING_POD_FIELD_SELECTOR = 'spec.nodeName=';
 
 export type WatchedResources = { [K in WatchedKind]: WatchedResource<K> };
 

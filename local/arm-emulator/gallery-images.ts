@@ -39,7 +39,7 @@ const VERSIONS: readonly [string, string][] = [
   ['202608.20.0', '2026-08-20T00:00:00Z'],
 ];
 
-export const knownGalleryImageVersions: readonly GalleryImageVersionRecord[] = DEFINITIONS.flatMap(
+const knownGalleryImageVersions: readonly GalleryImageVersionRecord[] = DEFINITIONS.flatMap(
   ([gallery, definition]) =>
     VERSIONS.map(([version, publishedDate]) => ({ gallery, definition, version, publishedDate })),
 );

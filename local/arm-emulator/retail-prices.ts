@@ -49,7 +49,7 @@ function round(price: number): number {
 }
 
 /** Every price item of the catalog: on-demand, spot, low priority and Windows, per size and region. */
-export function retailPriceItems(catalog: readonly ResourceSku[]): RetailPriceItem[] {
+function retailPriceItems(catalog: readonly ResourceSku[]): RetailPriceItem[] {
   const items: RetailPriceItem[] = [];
   for (const sku of catalog) {
     const meter = sku.name.replace(/^Standard_/, '').replace(/_/g, ' ');

@@ -57,7 +57,7 @@ export interface KubeletReservations {
 }
 
 /** kubelet's defaults: no kube-reserved, --max-pods=110, memory.available<100Mi. */
-export const kubeletDefaults: KubeletReservations = {
+const kubeletDefaults: KubeletReservations = {
   maxPods: defaultMaxPods,
   kubeReservedMilliCpu: 0,
   kubeReservedMemoryMi: 0,

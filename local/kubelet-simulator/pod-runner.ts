@@ -237,7 +237,7 @@ function podPath(pod: PodJson): string {
 }
 
 /** When the containers exit after SIGTERM: their shutdown time, never past the pod's grace period. */
-export function stopDelayMs(
+function stopDelayMs(
   pod: Pick<PodJson, 'metadata'>,
   shutdownDelayMs: number,
   now: number = Date.now(),

@@ -280,11 +280,7 @@ const POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
  * Nodes whose pods the scale-down can remove entirely: fewest pods first, as long as each Deployment
  * loses no more pods there than its scale-down removes; at most half the nodes.
  */
-export function nodesToEmpty(
-  claims: readonly NodeClaim[],
-  pods: readonly PodView[],
-  runId: string,
-): Set<string> {
+function nodesToEmpty(claims: readonly NodeClaim[], pods: readonly PodView[], runId: string): Set<string> {
   const nodes = claims
     .map((c) => c.status?.nodeName ?? '')
     .filter((n) => n !== '')
@@ -326,7 +322,7 @@ interface Fate {
  * What became of each node: kept, deleted for a reason (the last DisruptionReason it carried), or
  * replaced (a NodeClaim that was not there before appeared while it was disrupting); and the replacements.
  */
-export function fatesOf(
+function fatesOf(
   history: readonly Observed<NodeClaim>[],
   before: readonly NodeClaim[],
   after: readonly NodeClaim[],
@@ -371,7 +367,7 @@ export function fatesOf(
  * Replays the pod versions in order and reports each moment a Deployment had fewer available pods
  * (Running, Ready, not terminating) than its PDB's minAvailable, from `from` (the scale-down done) on.
  */
-export function pdbBreaches(pods: readonly Observed<PodView>[], from: number, runId: string): string[] {
+function pdbBreaches(pods: readonly Observed<PodView>[], from: number, runId: string): string[] {
   const current = new Map<string, PodView>();
   const breaches: string[] = [];
   for (const { type, object, at } of pods) {

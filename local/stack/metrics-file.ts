@@ -18,7 +18,7 @@ export interface MetricPoint {
   value: number | { count: number; sum: number; min?: number; max?: number };
 }
 
-export function metricPoints(resourceMetrics: ResourceMetrics): MetricPoint[] {
+function metricPoints(resourceMetrics: ResourceMetrics): MetricPoint[] {
   const points: MetricPoint[] = [];
   for (const scope of resourceMetrics.scopeMetrics) {
     for (const metric of scope.metrics) {
