@@ -12,23 +12,13 @@ import type {
   SchedulingPod,
   SchedulingPodSpec,
 } from '../../decisions/scheduling/index.js';
+import { KnownEphemeralTaintKeys } from '../../decisions/initialization.js';
 import { labelsMatch } from '../../decisions/label-selector.js';
 import { tryParseQuantity } from '../../decisions/quantity.js';
 import { AKS_GROUP, type AKSNodeClass } from '../../models/aks-node-class.js';
 import { ConditionTypes, WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { Node, ResourceList, Taint } from '../../models/kube.js';
 import type { ClusterState } from './cluster-state.js';
-
-/**
- * Taints a node carries only until it is up: Karpenter ignores them on managed nodes that are not yet
- * initialized (KS statenode.go), so pods waiting for a new node are not provisioned a second time.
- */
-const EPHEMERAL_TAINT_KEYS = new Set([
-  'node.kubernetes.io/not-ready',
-  'node.kubernetes.io/unreachable',
-  'node.cloudprovider.kubernetes.io/uninitialized',
-  WellKnown.unregisteredTaintKey,
-]);
 
 export interface SolveInputOptions {
   /** The instance types an AKSNodeClass can launch (allocatable depends on its maxPods and disk). */
@@ -259,10 +249,14 @@ function largestCapacity(options: readonly InstanceType[]): ResourceList {
   return Object.fromEntries([...largest].map(([name, value]) => [name, String(value)]));
 }
 
+/**
+ * Karpenter ignores the taints a node carries only until it is up on managed nodes that are not yet
+ * initialized (KS statenode.go), so pods waiting for a new node are not provisioned a second time.
+ */
 function withoutEphemeral(taints: readonly Taint[], startupTaints: readonly Taint[]): Taint[] {
   return taints.filter(
     (t) =>
-      !EPHEMERAL_TAINT_KEYS.has(t.key) &&
+      !KnownEphemeralTaintKeys.includes(t.key) &&
       !startupTaints.some(
         (s) => s.key === t.key && s.effect === t.effect && (s.value ?? '') === (t.value ?? ''),
       ),
