@@ -14,8 +14,9 @@ import type {
 } from '../../decisions/scheduling/index.js';
 import { KnownEphemeralTaintKeys } from '../../decisions/initialization.js';
 import { labelsMatch } from '../../decisions/label-selector.js';
+import { isManagedNodePool } from '../../decisions/ownership.js';
 import { tryParseQuantity } from '../../decisions/quantity.js';
-import { AKS_GROUP, type AKSNodeClass } from '../../models/aks-node-class.js';
+import type { AKSNodeClass } from '../../models/aks-node-class.js';
 import { ConditionTypes, WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { Node, ResourceList, Taint } from '../../models/kube.js';
 import type { ClusterState } from './cluster-state.js';
@@ -88,11 +89,9 @@ export function solveInput(state: ClusterState, options: SolveInputOptions): Sch
 }
 
 /** NodePools Karpenter provisions for: ours (AKSNodeClass), dynamic (no replicas), not being deleted. */
-export function isProvisioningNodePool(nodePool: NodePool): boolean {
-  const ref = nodePool.spec.template.spec.nodeClassRef;
+function isProvisioningNodePool(nodePool: NodePool): boolean {
   return (
-    ref.group === AKS_GROUP &&
-    ref.kind === 'AKSNodeClass' &&
+    isManagedNodePool(nodePool) &&
     nodePool.spec.replicas === undefined &&
     !nodePool.metadata.deletionTimestamp
   );
