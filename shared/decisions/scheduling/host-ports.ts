@@ -16,7 +16,3 @@ export function portsConflict(used: readonly HostPort[], wanted: readonly HostPo
   for (const port of wanted) if (used.some((u) => conflict(u, port))) return port;
   return undefined;
 }
-
-export function describePort(port: HostPort): string {
-  return `${port.ip}:${port.port}/${port.protocol}`;
-}

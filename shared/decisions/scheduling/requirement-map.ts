@@ -4,7 +4,6 @@ import type { NodeSelectorRequirement } from '../../models/kube.js';
 import { normalizedKey } from '../requirements.js';
 import { WellKnown } from '../../models/karpenter.js';
 import {
-  ANY_VALUE,
   allows,
   describeValueSet,
   exactly,
@@ -17,8 +16,6 @@ import {
 } from './value-set.js';
 
 export type RequirementMap = ReadonlyMap<string, ValueSet>;
-
-export const EMPTY_REQUIREMENTS: RequirementMap = new Map();
 
 /**
  * Labels whose values the provider supplies (KS pkg/apis/v1/labels.go WellKnownLabels plus the Azure
@@ -134,8 +131,4 @@ export function labelMismatch(
     }
   }
   return undefined;
-}
-
-export function valueSetFor(requirements: RequirementMap, key: string): ValueSet {
-  return requirements.get(key) ?? ANY_VALUE;
 }

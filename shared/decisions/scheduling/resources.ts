@@ -69,12 +69,6 @@ export function shortfall(requests: Resources, available: Resources): string | u
   return undefined;
 }
 
-export function subtractFloor(a: Resources, b: Resources): Resources {
-  const result = new Map(a);
-  for (const [name, amount] of b) result.set(name, Math.max(0, (result.get(name) ?? 0) - amount));
-  return result;
-}
-
 export function formatAmount(name: string, amount: number): string {
   if (name === 'cpu') return formatMilliCpu(amount);
   if (name === 'memory' || name === 'ephemeral-storage' || name.startsWith('hugepages-')) {
