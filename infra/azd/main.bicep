@@ -30,10 +30,6 @@ param nodeSshPublicKey string
 @description('base64 cluster CA (certificate-authority-data).')
 param kubeCaCert string
 
-@description('Bootstrap token <id>.<secret>.')
-@secure()
-param bootstrapToken string
-
 @description('E-mail for alerts; empty for none.')
 param alertEmail string = ''
 
@@ -59,7 +55,6 @@ module app '../bicep/main.bicep' = {
     attachNsgToNic: attachNsgToNic
     nodeSshPublicKey: nodeSshPublicKey
     kubeCaCert: kubeCaCert
-    bootstrapToken: bootstrapToken
     alertEmail: alertEmail
   }
 }

@@ -12,5 +12,4 @@ param nodeSecurityGroupName = readEnvironmentVariable('NODE_SECURITY_GROUP_NAME'
 param attachNsgToNic = bool(readEnvironmentVariable('ATTACH_NSG_TO_NIC', 'false'))
 param nodeSshPublicKey = readEnvironmentVariable('NODE_SSH_PUBLIC_KEY')
 param kubeCaCert = readEnvironmentVariable('KUBE_CA_CERT')
-param bootstrapToken = readEnvironmentVariable('BOOTSTRAP_TOKEN')
 param alertEmail = readEnvironmentVariable('ALERT_EMAIL', '')

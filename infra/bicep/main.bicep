@@ -2,7 +2,6 @@
 //   modules/function-identity.bicep  the app's user-assigned managed identity
 //   modules/bridge-identity.bicep    the event bridge's identity + federated credential (Workload ID)
 //   modules/storage.bicep            storage account (shared keys off), events queue, offerings table
-//   modules/key-vault.bicep          the bootstrap token as a secret
 //   modules/monitoring.bicep         Log Analytics, Application Insights, workbook, alert rules
 //   modules/function-app.bicep       Flex Consumption plan + Function App (Node.js 22) + app settings
 //   modules/rbac.bicep               every role of both identities, at the narrowest scope
@@ -61,10 +60,6 @@ param bootstrapApiServerUrl string = ''
 
 @description('BOOTSTRAP_CA_CERT: base64 of the CA nodes trust; empty uses KUBE_CA_CERT.')
 param bootstrapCaCert string = ''
-
-@description('Bootstrap token "<6 chars>.<16 chars>" of a bootstrap-token Secret in kube-system. Stored in Key Vault only.')
-@secure()
-param bootstrapToken string
 
 @description('AzureRBAC: the app identity gets "Azure Kubernetes Service RBAC Cluster Admin". KubernetesRBAC: bind it with the roles in infra/k8s/functions (narrower; azd up applies them).')
 @allowed(['AzureRBAC', 'KubernetesRBAC'])
@@ -160,17 +155,6 @@ module storage 'modules/storage.bicep' = {
   }
 }
 
-module keyVault 'modules/key-vault.bicep' = {
-  name: 'nodeclaim-key-vault'
-  scope: appGroup
-  params: {
-    name: '${namePrefix}-kv-${take(suffix, 8)}'
-    location: location
-    bootstrapToken: bootstrapToken
-    tags: allTags
-  }
-}
-
 module monitoring 'modules/monitoring.bicep' = {
   name: 'nodeclaim-monitoring'
   scope: appGroup
@@ -188,7 +172,6 @@ module rbac 'modules/rbac.bicep' = {
     appResourceGroupName: appGroup.name
     storageAccountName: storage.outputs.name
     eventsQueueName: storage.outputs.eventsQueueName
-    keyVaultName: keyVault.outputs.name
     appInsightsName: monitoring.outputs.appInsightsName
     functionPrincipalId: functionIdentity.outputs.principalId
     bridgePrincipalId: bridgeIdentity.outputs.principalId
@@ -239,7 +222,6 @@ module functionApp 'modules/function-app.bicep' = {
     kubeCaCert: kubeCaCert
     bootstrapApiServerUrl: empty(bootstrapApiServerUrl) ? kubeUrl : bootstrapApiServerUrl
     bootstrapCaCert: empty(bootstrapCaCert) ? kubeCaCert : bootstrapCaCert
-    bootstrapTokenSecretUri: keyVault.outputs.bootstrapTokenSecretUri
     eventsQueueName: storage.outputs.eventsQueueName
     unavailableOfferingsTableName: unavailableOfferingsTableName
     durableTaskHubName: durableTaskHubName

@@ -1,7 +1,5 @@
 // Example parameters: copy, fill in, deploy with
-//   BOOTSTRAP_TOKEN=abcdef.0123456789abcdef az deployment sub create -l westus2 \
-//     -f infra/bicep/main.bicep -p infra/bicep/main.bicepparam
-// The bootstrap token is read from the environment so it never lands in a file or an app setting.
+//   az deployment sub create -l westus2 -f infra/bicep/main.bicep -p infra/bicep/main.bicepparam
 using 'main.bicep'
 
 param location = 'westus2'
@@ -16,7 +14,6 @@ param nodeSecurityGroupName = 'aks-agentpool-12345678-nsg'
 param attachNsgToNic = true
 // base64 of the cluster CA: kubectl config view --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}'
 param kubeCaCert = readEnvironmentVariable('KUBE_CA_CERT')
-param bootstrapToken = readEnvironmentVariable('BOOTSTRAP_TOKEN')
 param kubernetesAuthorization = 'KubernetesRBAC'
 param alertEmail = 'oncall@example.com'
 param tags = {

@@ -15,10 +15,6 @@ const hint =
   'Run: azd env set AKS_CLUSTER_NAME <cluster>; azd env set AKS_CLUSTER_RESOURCE_GROUP <resource group>';
 const clusterName = required('AKS_CLUSTER_NAME', hint);
 const clusterGroup = required('AKS_CLUSTER_RESOURCE_GROUP', hint);
-required(
-  'BOOTSTRAP_TOKEN',
-  'Create a bootstrap token Secret in kube-system (README.md, "Deploy to Azure") and run: azd env set BOOTSTRAP_TOKEN <id>.<secret>',
-);
 
 const cluster = JSON.parse(run('az', ['aks', 'show', '-g', clusterGroup, '-n', clusterName, '-o', 'json']));
 if (!cluster.aadProfile?.managed)

@@ -1,7 +1,6 @@
 # The Function App on a Flex Consumption plan, Node.js 22, running as its user-assigned identity.
 # App settings are exactly the ones shared/config/settings.ts reads (plus the host's own): storage is an
-# identity-based connection (AzureWebJobsStorage__*), the bootstrap token a Key Vault reference, and
-# telemetry goes to Application Insights with Entra authentication. No setting holds a secret.
+# identity-based connection (AzureWebJobsStorage__*), and telemetry goes to Application Insights with Entra authentication. No setting holds a secret.
 
 resource "azurerm_user_assigned_identity" "function" {
   name                = "${var.name_prefix}-func-id"
@@ -44,7 +43,6 @@ locals {
     KUBE_TOKEN_SCOPE                          = "6dae42f8-4368-4678-94ff-3960e28e3630/.default"
     BOOTSTRAP_API_SERVER_URL                  = var.bootstrap_api_server_url != "" ? var.bootstrap_api_server_url : local.kube_api_server_url
     BOOTSTRAP_CA_CERT                         = var.bootstrap_ca_cert != "" ? var.bootstrap_ca_cert : var.kube_ca_cert
-    BOOTSTRAP_TOKEN                           = "@Microsoft.KeyVault(SecretUri=${local.bootstrap_token_secret_uri})"
     QUEUE_CONNECTION                          = "AzureWebJobsStorage"
     EVENTS_QUEUE_NAME                         = azurerm_storage_queue.events.name
     UNAVAILABLE_OFFERINGS_TABLE               = azurerm_storage_table.unavailable_offerings.name
@@ -102,10 +100,9 @@ resource "azurerm_function_app_flex_consumption" "app" {
     ignore_changes = [app_settings]
   }
 
-  # Roles first, so the first instance can read its storage, secret and cluster.
+  # Roles first, so the first instance can read its storage and cluster.
   depends_on = [
     azurerm_role_assignment.function_storage,
-    azurerm_role_assignment.function_secrets,
     azurerm_role_assignment.function_telemetry,
     azurerm_role_assignment.function_vm_operator,
     azurerm_role_assignment.function_compute_catalog_reader,
@@ -113,13 +110,12 @@ resource "azurerm_function_app_flex_consumption" "app" {
   ]
 }
 
-# Two gaps of the pinned azurerm version, closed through the ARM API directly:
-#
-# 1. Whatever storage_authentication_type says, the provider writes an AzureWebJobsStorage connection
-#    string with an empty account key (hashicorp/terraform-provider-azurerm#29693). The host prefers that
-#    setting over the identity-based AzureWebJobsStorage__* ones and fails to reach its storage. A PUT of
-#    the appsettings resource replaces the whole set, so it removes that key; it runs again whenever the
-#    Function App resource changes (replace_triggered_by), because every provider update writes it back.
+# A gap of the pinned azurerm version, closed through the ARM API directly: whatever
+# storage_authentication_type says, the provider writes an AzureWebJobsStorage connection string with an
+# empty account key. The host prefers that setting over the identity-based AzureWebJobsStorage__* ones
+# and fails to reach its storage. A PUT of the appsettings resource replaces the whole set, so it removes
+# that key; it runs again whenever the Function App resource changes (replace_triggered_by), because
+# every provider update writes it back.
 resource "azapi_resource_action" "app_settings" {
   type        = "Microsoft.Web/sites/config@2024-04-01"
   resource_id = "${azurerm_function_app_flex_consumption.app.id}/config/appsettings"
@@ -128,23 +124,6 @@ resource "azapi_resource_action" "app_settings" {
     properties = merge(local.app_settings, {
       APPLICATIONINSIGHTS_CONNECTION_STRING = azurerm_application_insights.app.connection_string
     })
-  }
-
-  lifecycle {
-    replace_triggered_by = [azurerm_function_app_flex_consumption.app]
-  }
-}
-
-# 2. The resource has no argument for the identity that resolves Key Vault references
-#    (key_vault_reference_identity_id exists only on the other function app resources), so
-#    BOOTSTRAP_TOKEN would be resolved with a system-assigned identity the app does not have.
-resource "azapi_update_resource" "key_vault_reference_identity" {
-  type        = "Microsoft.Web/sites@2024-04-01"
-  resource_id = azurerm_function_app_flex_consumption.app.id
-  body = {
-    properties = {
-      keyVaultReferenceIdentity = azurerm_user_assigned_identity.function.id
-    }
   }
 
   lifecycle {

@@ -1,5 +1,5 @@
 # The app's resource group, the existing cluster, and the names every other file uses.
-# Split by concern like the Bicep modules: storage.tf, key_vault.tf, monitoring.tf, bridge_identity.tf,
+# Split by concern like the Bicep modules: storage.tf, monitoring.tf, bridge_identity.tf,
 # function_app.tf (with the app identity and settings) and rbac.tf.
 
 data "azurerm_subscription" "current" {}

@@ -1,6 +1,6 @@
 # Every permission of the two identities, each at the narrowest scope that works:
-#   Function App identity: storage data (host, Durable Functions, queue, table), the bootstrap-token
-#     secret, telemetry publishing, VMs + their NICs and disks in the node resource group, the Resource
+#   Function App identity: storage data (host, Durable Functions, queue, table), telemetry
+#     publishing, VMs + their NICs and disks in the node resource group, the Resource
 #     SKU catalog and async-operation status (subscription-wide reads), joining the node subnet, and the
 #     Kubernetes API (Azure RBAC role, or a the Kubernetes roles in infra/k8s/functions).
 #   Bridge identity: send messages to the events queue, nothing else.
@@ -89,13 +89,6 @@ resource "azurerm_role_assignment" "bridge_queue_sender" {
   scope              = local.events_queue_id
   role_definition_id = "${local.role_definition_prefix}${local.built_in_roles["Storage Queue Data Message Sender"]}"
   principal_id       = azurerm_user_assigned_identity.bridge.principal_id
-  principal_type     = "ServicePrincipal"
-}
-
-resource "azurerm_role_assignment" "function_secrets" {
-  scope              = azurerm_key_vault.app.id
-  role_definition_id = "${local.role_definition_prefix}${local.built_in_roles["Key Vault Secrets User"]}"
-  principal_id       = azurerm_user_assigned_identity.function.principal_id
   principal_type     = "ServicePrincipal"
 }
 

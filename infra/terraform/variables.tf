@@ -83,23 +83,6 @@ variable "bootstrap_ca_cert" {
   default     = ""
 }
 
-variable "bootstrap_token" {
-  description = "Bootstrap token \"<6 chars>.<16 chars>\" of a bootstrap-token Secret in kube-system. Written to Key Vault only (write-only, never in the state); pass it as TF_VAR_bootstrap_token."
-  type        = string
-  sensitive   = true
-  ephemeral   = true
-  validation {
-    condition     = can(regex("^[a-z0-9]{6}\\.[a-z0-9]{16}$", var.bootstrap_token))
-    error_message = "bootstrap_token must look like \"abcdef.0123456789abcdef\"."
-  }
-}
-
-variable "bootstrap_token_version" {
-  description = "Increase to write a new bootstrap_token to Key Vault (write-only values are not compared with the state)."
-  type        = number
-  default     = 1
-}
-
 variable "kubernetes_authorization" {
   description = "AzureRBAC: the app identity gets \"Azure Kubernetes Service RBAC Cluster Admin\". KubernetesRBAC: bind it with the roles in infra/k8s/functions (narrower; azd up applies them)."
   type        = string
@@ -186,12 +169,6 @@ variable "bridge_service_account_name" {
   description = "Name of the event bridge ServiceAccount (infra/k8s/bridge/serviceaccount.yaml)."
   type        = string
   default     = "event-bridge"
-}
-
-variable "enable_purge_protection" {
-  description = "Key Vault purge protection (cannot be turned off again)."
-  type        = bool
-  default     = true
 }
 
 variable "tags" {

@@ -1,12 +1,10 @@
 terraform {
-  # 1.11 for write-only arguments: the bootstrap token goes to Key Vault without entering the state.
   required_version = ">= 1.11"
 
   required_providers {
     azurerm = {
       source = "hashicorp/azurerm"
-      # 4.x: azurerm_function_app_flex_consumption, storage resources by storage_account_id,
-      # Key Vault rbac_authorization_enabled and value_wo.
+      # 4.x: azurerm_function_app_flex_consumption, storage resources by storage_account_id.
       # Pinned: test/unit/infra-terraform-schema.test.ts checks every argument against this version's
       # documented schema (test/fixtures/terraform-provider-schemas.json).
       version = "4.81.0"

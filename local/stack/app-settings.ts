@@ -74,7 +74,6 @@ export function localAppSettings(input: LocalAppSettingsInput): Record<string, s
     KUBECONFIG: input.kubeconfigPath,
     BOOTSTRAP_API_SERVER_URL: 'https://127.0.0.1:6443',
     BOOTSTRAP_CA_CERT: input.bootstrapCaCertPem,
-    BOOTSTRAP_TOKEN: 'abcdef.0123456789abcdef',
     AzureWebJobsStorage: input.storageConnectionString,
     EVENTS_QUEUE_NAME: input.queueName,
     UNAVAILABLE_OFFERINGS_TABLE: input.unavailableOfferingsTable,

@@ -36,12 +36,6 @@ export interface Settings {
   bootstrap: {
     apiServerUrl: string;
     caCertPem: string;
-    /**
-     * A cluster-wide bootstrap token (`<id>.<secret>`; in Azure a Key Vault reference). No longer put on
-     * nodes: every launch creates its node's own short-lived token (decisions/bootstrap-token.ts). Still
-     * read and validated because the deployments set it; to be dropped with their Key Vault secret.
-     */
-    token: string;
   };
   storage: {
     /**
@@ -212,7 +206,6 @@ export function loadSettings(env: Env = process.env): Settings {
     bootstrap: {
       apiServerUrl: reader.url('BOOTSTRAP_API_SERVER_URL'),
       caCertPem: reader.pem('BOOTSTRAP_CA_CERT'),
-      token: reader.bootstrapToken('BOOTSTRAP_TOKEN'),
     },
     storage: storageSettings(reader, problems),
     queues: {
@@ -491,14 +484,6 @@ class EnvReader {
       name,
       /^\/subscriptions\/[^/]+\/resourceGroups\/[^/]+\/providers\/Microsoft\.Network\/virtualNetworks\/[^/]+\/subnets\/[^/]+$/i,
       'a subnet resource ID (/subscriptions/…/resourceGroups/…/providers/Microsoft.Network/virtualNetworks/…/subnets/…)',
-    );
-  }
-
-  bootstrapToken(name: string): string {
-    return this.matching(
-      name,
-      /^[a-z0-9]{6}\.[a-z0-9]{16}$/,
-      'a Kubernetes bootstrap token "<6 chars>.<16 chars>"',
     );
   }
 

@@ -52,7 +52,6 @@ export function testDependencies(options: {
     NODE_SSH_PUBLIC_KEY: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHRlc3Q= test',
     BOOTSTRAP_API_SERVER_URL: 'https://127.0.0.1:6443',
     BOOTSTRAP_CA_CERT: readFileSync(options.caCertPath, 'utf8'),
-    BOOTSTRAP_TOKEN: 'abcdef.0123456789abcdef',
     AzureWebJobsStorage: options.storageConnectionString ?? 'UseDevelopmentStorage=true',
     LAUNCH_POLL_INTERVAL_SECONDS: '1',
   });

@@ -230,7 +230,6 @@ function fakeSettings(): Settings {
     NODE_SSH_PUBLIC_KEY: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHRlc3Q= test',
     BOOTSTRAP_API_SERVER_URL: 'https://test.hcp.westus2.azmk8s.io:443',
     BOOTSTRAP_CA_CERT: readFileSync(new URL('../fixtures/aks-node-config/ca.pem', import.meta.url), 'utf8'),
-    BOOTSTRAP_TOKEN: 'abcdef.0123456789abcdef',
     AzureWebJobsStorage: 'UseDevelopmentStorage=true',
   });
 }

@@ -41,7 +41,6 @@ function settingsFor(network: Record<string, string>) {
     NODE_SSH_PUBLIC_KEY: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHRlc3Q= test',
     BOOTSTRAP_API_SERVER_URL: 'https://prod-dns-abc.hcp.westus2.azmk8s.io:443',
     BOOTSTRAP_CA_CERT: readFileSync(join(fixtures, 'ca.pem'), 'utf8'),
-    BOOTSTRAP_TOKEN: 'abcdef.0123456789abcdef',
     AzureWebJobsStorage: 'UseDevelopmentStorage=true',
   });
 }

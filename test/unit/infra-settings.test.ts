@@ -195,9 +195,9 @@ describe('infrastructure app settings', () => {
     // The check below is only as good as this: an infra that forgets a setting must show up as missing.
     const all = new Set(bicep.keys());
     expect(missingSettings(all)).toEqual([]);
-    all.delete('BOOTSTRAP_TOKEN');
+    all.delete('BOOTSTRAP_CA_CERT');
     all.delete('KUBE_CA_CERT');
-    expect(missingSettings(all)).toEqual(['BOOTSTRAP_TOKEN', 'KUBE_CA_CERT']);
+    expect(missingSettings(all)).toEqual(['BOOTSTRAP_CA_CERT', 'KUBE_CA_CERT']);
     expect(missingSettings(new Set())).toContain('AzureWebJobsStorage or AzureWebJobsStorage__accountName');
     expect(missingSettings(new Set())).toContain('KUBECONFIG or KUBE_API_SERVER_URL');
   });
@@ -256,12 +256,12 @@ describe('infrastructure app settings', () => {
     }
   });
 
-  it('no setting holds a secret; the bootstrap token is a Key Vault reference', () => {
+  it('no setting holds a secret, nor a cluster-wide bootstrap token (every node gets its own)', () => {
     expect(secretsIn(new Map([['PROBE', 'DefaultEndpointsProtocol=https;AccountKey=abc']]))).toHaveLength(2);
     expect(secretsIn(bicep)).toEqual([]);
     expect(secretsIn(terraform)).toEqual([]);
-    expect(bicep.get('BOOTSTRAP_TOKEN')).toMatch(/^'@Microsoft\.KeyVault\(SecretUri=\$\{[^}]+\}\)'$/);
-    expect(terraform.get('BOOTSTRAP_TOKEN')).toMatch(/^@Microsoft\.KeyVault\(SecretUri=\$\{[^}]+\}\)$/);
+    expect(bicep.has('BOOTSTRAP_TOKEN')).toBe(false);
+    expect(terraform.has('BOOTSTRAP_TOKEN')).toBe(false);
   });
 
   it('no key or connection string is read anywhere in the templates, and shared keys are off', () => {

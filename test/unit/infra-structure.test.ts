@@ -143,12 +143,11 @@ describe('Bicep', () => {
     const names = new Set(declared.map((p) => p.name));
     expect(set.filter((p) => !names.has(p as string))).toEqual([]);
     expect(declared.filter((p) => p.required && !set.includes(p.name)).map((p) => p.name)).toEqual([]);
-    expect(read('infra/bicep/main.bicepparam')).toMatch(/param bootstrapToken = readEnvironmentVariable\(/);
   });
 
-  it('the bootstrap token parameter is @secure()', () => {
-    for (const file of ['infra/bicep/main.bicep', 'infra/bicep/modules/key-vault.bicep']) {
-      expect(read(file), file).toMatch(/@secure\(\)\s*\nparam bootstrapToken string/);
+  it('no parameter takes a cluster-wide bootstrap token: every launch creates its node its own', () => {
+    for (const file of ['infra/bicep/main.bicep', 'infra/bicep/main.bicepparam', 'infra/azd/main.bicep']) {
+      expect(read(file), file).not.toMatch(/bootstrapToken/);
     }
   });
 });
@@ -216,7 +215,6 @@ describe('Terraform', () => {
         'aks_cluster_inputs.tf',
         'bridge_identity.tf',
         'function_app.tf',
-        'key_vault.tf',
         'main.tf',
         'monitoring.tf',
         'outputs.tf',
@@ -255,14 +253,14 @@ describe('Terraform', () => {
     }
   });
 
-  it('terraform.tfvars.example sets only declared variables and, with the two from the environment, every required one', async () => {
+  it('terraform.tfvars.example sets only declared variables and, with the one from the environment, every required one', async () => {
     const files = await terraformConfig();
     const variables = Object.assign({}, ...files.map((f) => (f.variable as Hcl | undefined) ?? {})) as Hcl;
     const example = (await parseHcl(
       'terraform.tfvars',
       read('infra/terraform/terraform.tfvars.example'),
     )) as Hcl;
-    const set = new Set([...Object.keys(example), 'bootstrap_token', 'kube_ca_cert']);
+    const set = new Set([...Object.keys(example), 'kube_ca_cert']);
     expect(Object.keys(example).filter((name) => !(name in variables))).toEqual([]);
     const required = Object.entries(variables)
       .filter(([, blocks]) => !('default' in ((blocks as Hcl[])[0] as Hcl)))
@@ -270,12 +268,8 @@ describe('Terraform', () => {
     expect(required.filter((name) => !set.has(name))).toEqual([]);
   });
 
-  it('the bootstrap token is ephemeral and written write-only', () => {
-    expect(read('infra/terraform/variables.tf')).toMatch(
-      /variable "bootstrap_token" \{[^}]*ephemeral\s*=\s*true/,
-    );
-    expect(read('infra/terraform/key_vault.tf')).toMatch(/value_wo\s*=\s*var\.bootstrap_token/);
-    expect(read('infra/terraform/key_vault.tf')).not.toMatch(/\bvalue\s*=\s*var\.bootstrap_token/);
+  it('no variable takes a cluster-wide bootstrap token', () => {
+    expect(read('infra/terraform/variables.tf')).not.toMatch(/variable "bootstrap_token"/);
   });
 });
 

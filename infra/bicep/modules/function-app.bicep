@@ -1,7 +1,7 @@
 // The Function App on a Flex Consumption plan, Node.js 22, running as its user-assigned identity.
 // App settings are exactly the ones shared/config/settings.ts reads (plus the host's own): storage is an
-// identity-based connection (AzureWebJobsStorage__*), the bootstrap token a Key Vault reference, and
-// telemetry goes to Application Insights with Entra authentication. No setting holds a secret.
+// identity-based connection (AzureWebJobsStorage__*), and telemetry goes to Application Insights with
+// Entra authentication. No setting holds a secret.
 
 @description('Function App name (globally unique host name).')
 param name string
@@ -78,9 +78,6 @@ param bootstrapApiServerUrl string
 @description('BOOTSTRAP_CA_CERT: base64 of the CA certificate (PEM) nodes trust for that API server.')
 param bootstrapCaCert string
 
-@description('Key Vault secret URI (without version) of the bootstrap token.')
-param bootstrapTokenSecretUri string
-
 @description('EVENTS_QUEUE_NAME: queue the event bridge sends to.')
 param eventsQueueName string
 
@@ -130,8 +127,6 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
-    // Key Vault references resolve with this identity, not a system-assigned one.
-    keyVaultReferenceIdentity: identityId
     virtualNetworkSubnetId: empty(virtualNetworkSubnetId) ? null : virtualNetworkSubnetId
     siteConfig: {
       minTlsVersion: '1.2'
@@ -185,7 +180,6 @@ var appSettings = {
   KUBE_TOKEN_SCOPE: kubeTokenScope
   BOOTSTRAP_API_SERVER_URL: bootstrapApiServerUrl
   BOOTSTRAP_CA_CERT: bootstrapCaCert
-  BOOTSTRAP_TOKEN: '@Microsoft.KeyVault(SecretUri=${bootstrapTokenSecretUri})'
   QUEUE_CONNECTION: 'AzureWebJobsStorage'
   EVENTS_QUEUE_NAME: eventsQueueName
   UNAVAILABLE_OFFERINGS_TABLE: unavailableOfferingsTableName

@@ -1,5 +1,5 @@
 // The Function App's user-assigned managed identity. It exists before the app, so every role it needs
-// (storage, Key Vault, Compute, the cluster) can be granted before the first instance starts.
+// (storage, Compute, the cluster) can be granted before the first instance starts.
 
 @description('Name of the user-assigned managed identity.')
 param name string

@@ -1,6 +1,6 @@
 // Every permission of the two identities, each at the narrowest scope that works:
-//   Function App identity: storage data (host, Durable Functions, queue, table), the bootstrap-token
-//     secret, telemetry publishing, VMs + their NICs and disks in the node resource group, the Resource
+//   Function App identity: storage data (host, Durable Functions, queue, table), telemetry
+//     publishing, VMs + their NICs and disks in the node resource group, the Resource
 //     SKU catalog and async-operation status (subscription-wide reads), joining the node subnet, and the
 //     Kubernetes API (Azure RBAC role, or a the Kubernetes roles in infra/k8s/functions).
 //   Bridge identity: send messages to the events queue, nothing else.
@@ -8,7 +8,7 @@
 // Contributor (which can also run commands on, and reset passwords of, every VM in the group).
 targetScope = 'subscription'
 
-@description('Resource group of the app (storage, Key Vault, Application Insights).')
+@description('Resource group of the app (storage, Application Insights).')
 param appResourceGroupName string
 
 @description('Storage account of the app.')
@@ -16,9 +16,6 @@ param storageAccountName string
 
 @description('Events queue the bridge sends to.')
 param eventsQueueName string
-
-@description('Key Vault that holds the bootstrap token.')
-param keyVaultName string
 
 @description('Application Insights component the app sends telemetry to.')
 param appInsightsName string
@@ -133,7 +130,6 @@ module appRoles 'rbac/app-resource-roles.bicep' = {
   params: {
     storageAccountName: storageAccountName
     eventsQueueName: eventsQueueName
-    keyVaultName: keyVaultName
     appInsightsName: appInsightsName
     functionPrincipalId: functionPrincipalId
     bridgePrincipalId: bridgePrincipalId

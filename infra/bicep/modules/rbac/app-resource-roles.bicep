@@ -6,9 +6,6 @@ param storageAccountName string
 @description('Events queue the bridge sends to.')
 param eventsQueueName string
 
-@description('Key Vault that holds the bootstrap token.')
-param keyVaultName string
-
 @description('Application Insights component.')
 param appInsightsName string
 
@@ -25,7 +22,6 @@ var roles = {
   storageQueueDataContributor: builtInRoles['Storage Queue Data Contributor']
   storageQueueDataMessageSender: builtInRoles['Storage Queue Data Message Sender']
   storageTableDataContributor: builtInRoles['Storage Table Data Contributor']
-  keyVaultSecretsUser: builtInRoles['Key Vault Secrets User']
   monitoringMetricsPublisher: builtInRoles['Monitoring Metrics Publisher']
 }
 
@@ -39,10 +35,6 @@ resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
       name: eventsQueueName
     }
   }
-}
-
-resource vault 'Microsoft.KeyVault/vaults@2023-07-01' existing = {
-  name: keyVaultName
 }
 
 resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
@@ -79,16 +71,6 @@ resource bridgeSender 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
       roles.storageQueueDataMessageSender
     )
     principalId: bridgePrincipalId
-    principalType: 'ServicePrincipal'
-  }
-}
-
-resource functionSecrets 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(vault.id, functionPrincipalId, roles.keyVaultSecretsUser)
-  scope: vault
-  properties: {
-    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.keyVaultSecretsUser)
-    principalId: functionPrincipalId
     principalType: 'ServicePrincipal'
   }
 }
