@@ -34,11 +34,16 @@ export async function readClusterState(
   const [nodes, nodeClaims] = await Promise.all([listNodes(clients.core), deps.objects.nodeClaims.list()]);
   const apps = clients.config.makeApiClient(AppsV1Api);
   const [bound, pending, nodePools, nodeClasses, daemonSets] = await Promise.all([
-    listPods(deps, 'spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed'),
-    listPods(deps, 'spec.nodeName='),
+    listAll((page) =>
+      clients.core.listPodForAllNamespaces({
+        fieldSelector: 'spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed',
+        ...page,
+      }),
+    ),
+    listAll((page) => clients.core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=', ...page })),
     deps.objects.nodePools.list(),
     deps.objects.nodeClasses.list(),
-    listDaemonSets(apps),
+    listAll((page) => apps.listDaemonSetForAllNamespaces(page)),
   ]);
   const boundPods = new Map<string, V1Pod[]>();
   for (const pod of bound) {
@@ -68,30 +73,17 @@ export function provisionabilityOf(pod: V1Pod): Parameters<typeof isProvisionabl
   };
 }
 
-async function listPods(deps: Pick<LifecycleDependencies, 'kube'>, fieldSelector: string): Promise<V1Pod[]> {
-  const { core } = await deps.kube();
-  const pods: V1Pod[] = [];
+/** Every item of a list, read PAGE_SIZE at a time so a large cluster never arrives as one response. */
+async function listAll<T>(
+  list: (page: { limit: number; _continue?: string }) => Promise<{
+    items: T[];
+    metadata?: { _continue?: string };
+  }>,
+): Promise<T[]> {
+  const items: T[] = [];
   let token: string | undefined;
   do {
-    const page = await core.listPodForAllNamespaces({
-      fieldSelector,
-      limit: PAGE_SIZE,
-      ...(token ? { _continue: token } : {}),
-    });
-    pods.push(...page.items);
-    token = page.metadata?._continue || undefined;
-  } while (token);
-  return pods;
-}
-
-async function listDaemonSets(apps: AppsV1Api): Promise<V1DaemonSet[]> {
-  const items: V1DaemonSet[] = [];
-  let token: string | undefined;
-  do {
-    const page = await apps.listDaemonSetForAllNamespaces({
-      limit: PAGE_SIZE,
-      ...(token ? { _continue: token } : {}),
-    });
+    const page = await list({ limit: PAGE_SIZE, ...(token ? { _continue: token } : {}) });
     items.push(...page.items);
     token = page.metadata?._continue || undefined;
   } while (token);
