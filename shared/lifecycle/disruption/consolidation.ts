@@ -174,9 +174,19 @@ export async function executeConsolidation(
   for (const late of valid.splice(budget.allowed)) {
     dropped.push({ name: late.name, why: 'the budget no longer allows it' });
   }
+  return disruptAll(deps, command, valid, dropped, context);
+}
 
+/** Marks, taints and deletes each candidate: the command's Executed outcome. */
+async function disruptAll(
+  deps: LifecycleDependencies,
+  command: ConsolidationCommand,
+  candidates: readonly Candidate[],
+  dropped: { name: string; why: string }[],
+  context: Pick<HandlerContext, 'orchestrations'>,
+): Promise<ConsolidationOutcome> {
   const deleted: string[] = [];
-  for (const candidate of valid) {
+  for (const candidate of candidates) {
     if (await disrupt(deps, candidate, command.reason, context)) deleted.push(candidate.name);
   }
   deps.log.info('consolidation executed', {
@@ -228,18 +238,7 @@ async function executeUnderutilized(
   if (decided.decision !== (command.decision ?? 'delete')) {
     return invalid(deps, command, `the simulation now says ${decided.decision}`);
   }
-  if (decided.decision === 'delete') {
-    const deleted: string[] = [];
-    for (const candidate of candidates) {
-      if (await disrupt(deps, candidate, command.reason, context)) deleted.push(candidate.name);
-    }
-    deps.log.info('consolidation executed', {
-      nodePool: command.nodePool.name,
-      reason: command.reason,
-      deleted,
-    });
-    return { outcome: 'Executed', deleted, dropped: [] };
-  }
+  if (decided.decision === 'delete') return disruptAll(deps, command, candidates, [], context);
   const first = candidates[0] as Candidate;
   const detail = `replaced by one cheaper node (${decided.replacement.instanceTypeNames.join(', ')})`;
   for (const candidate of candidates) {
