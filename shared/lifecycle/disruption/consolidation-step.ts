@@ -29,23 +29,38 @@ import { updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
 import { nodesWithNodeClaims, underutilizedInput } from './underutilized-input.js';
 
-export function consolidates(nodePool: NodePool): boolean {
+function consolidates(nodePool: NodePool): boolean {
   return nodePool.spec.replicas === undefined && consolidateAfterOf(nodePool).enabled;
+}
+
+/**
+ * The in-scope NodePools that consolidate, each with its NodeClaims, and the sweep's pods (read only when
+ * some NodePool consolidates); undefined when none does.
+ */
+export async function consolidatingPools(
+  context: SweepContext,
+): Promise<{ pools: { nodePool: NodePool; claims: NodeClaim[] }[]; pods: ClusterPods } | undefined> {
+  const pools = nodePoolsInScope(context).filter(consolidates);
+  if (pools.length === 0) return undefined;
+  const pods = await sweepClusterPods(context.deps, context.view);
+  const byPool = nodeClaimsByPool(context.view.nodeClaims());
+  return {
+    pools: pools.map((nodePool) => ({ nodePool, claims: byPool.get(nodePool.metadata.name) ?? [] })),
+    pods,
+  };
 }
 
 export const consolidationStep: SweepStep = {
   name: 'consolidation',
   async run(context) {
     const report: StepReport = { step: 'consolidation', examined: 0, acted: 0, failed: 0 };
-    const pools = nodePoolsInScope(context).filter(consolidates);
-    if (pools.length === 0) return report;
-    const pods = await sweepClusterPods(context.deps, context.view);
-    const byPool = nodeClaimsByPool(context.view.nodeClaims());
-    for (const nodePool of pools) {
+    const scope = await consolidatingPools(context);
+    if (!scope) return report;
+    for (const { nodePool, claims } of scope.pools) {
       if (context.stopping()) break;
       report.examined += 1;
       try {
-        if (await consolidatePool(context, nodePool, byPool.get(nodePool.metadata.name) ?? [], pods)) {
+        if (await consolidatePool(context, nodePool, claims, scope.pods)) {
           report.acted += 1;
         }
       } catch (error) {

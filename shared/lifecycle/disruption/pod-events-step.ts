@@ -13,24 +13,21 @@ import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karp
 import type { LifecycleDependencies } from '../dependencies.js';
 import { writeNodeClaimStatus } from '../nodeclaim-writes.js';
 import { forEachObject, type StepReport, type SweepStep } from '../sweep/step.js';
-import { nodeInputsOf, sweepClusterPods } from './cluster-pods.js';
-import { consolidates } from './consolidation-step.js';
-import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
+import { nodeInputsOf } from './cluster-pods.js';
+import { consolidatingPools } from './consolidation-step.js';
 
 export const podEventsStep: SweepStep = {
   name: 'pod-events',
   async run(context) {
     const report: StepReport = { step: 'pod-events', examined: 0, acted: 0, failed: 0 };
-    const pools = nodePoolsInScope(context).filter(consolidates);
-    if (pools.length === 0) return report;
-    const pods = await sweepClusterPods(context.deps, context.view);
-    const byPool = nodeClaimsByPool(context.view.nodeClaims());
+    const scope = await consolidatingPools(context);
+    if (!scope) return report;
     const now = context.deps.now();
-    const work = pools.flatMap((nodePool) =>
+    const work = scope.pools.flatMap(({ nodePool, claims }) =>
       nodeInputsOf(
-        (byPool.get(nodePool.metadata.name) ?? []).filter((c) => !c.metadata.deletionTimestamp),
+        claims.filter((c) => !c.metadata.deletionTimestamp),
         (c) => context.view.nodesFor(c),
-        pods,
+        scope.pods,
       ).map((input) => ({ nodePool, input })),
     );
     const result = await forEachObject(
