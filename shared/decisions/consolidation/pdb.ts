@@ -26,7 +26,7 @@ export interface PdbLimit {
   unhealthyPodEvictionPolicy?: string;
 }
 
-export function selectorMatches(selector: StructuredLabelSelector, labels: Readonly<Record<string, string>>) {
+function selectorMatches(selector: StructuredLabelSelector, labels: Readonly<Record<string, string>>) {
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     if (labels[key] !== value) return false;
   }
@@ -60,10 +60,7 @@ export function indexPdbs(pdbs: readonly PdbLimit[]): Map<string, PdbLimit[]> {
   return byNamespace;
 }
 
-export function pdbsCovering(
-  pod: ConsolidationPod,
-  byNamespace: ReadonlyMap<string, PdbLimit[]>,
-): PdbLimit[] {
+function pdbsCovering(pod: ConsolidationPod, byNamespace: ReadonlyMap<string, PdbLimit[]>): PdbLimit[] {
   return (byNamespace.get(pod.namespace) ?? []).filter(
     (pdb) => pdb.selector !== undefined && selectorMatches(pdb.selector, pod.labels),
   );

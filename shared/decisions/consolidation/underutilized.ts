@@ -260,7 +260,7 @@ const timeUp = (input: UnderutilizedInput) =>
  * the same instance type as one of the candidates must be cheaper than the cheapest such candidate alone,
  * or the command would only shuffle pods between identical machines.
  */
-export function multiNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand | undefined {
+function multiNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand | undefined {
   const pool = input.candidates.slice(
     0,
     Math.min(MAX_MULTI_NODE_CANDIDATES, Math.max(0, Math.floor(input.allowed))),
@@ -281,7 +281,7 @@ export function multiNodeConsolidation(input: UnderutilizedInput): Underutilized
 }
 
 /** The first candidate, in order and within the budget, that consolidates on its own. */
-export function singleNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand | undefined {
+function singleNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand | undefined {
   if (input.allowed < 1) return undefined;
   for (const candidate of input.candidates) {
     if (timeUp(input)) return undefined;

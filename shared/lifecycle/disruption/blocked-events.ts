@@ -32,7 +32,7 @@ function firstInWindow(key: string, now: number, windowMs: number): boolean {
   return true;
 }
 
-export function nodeTarget(node: Node): EventTarget {
+function nodeTarget(node: Node): EventTarget {
   return {
     apiVersion: 'v1',
     kind: 'Node',

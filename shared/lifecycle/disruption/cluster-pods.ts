@@ -19,7 +19,7 @@ export interface ClusterPods {
   pdbs: ReadonlyMap<string, PdbLimit[]>;
 }
 
-export function groupClusterPods(pods: readonly ConsolidationPod[], pdbs: readonly PdbLimit[]): ClusterPods {
+function groupClusterPods(pods: readonly ConsolidationPod[], pdbs: readonly PdbLimit[]): ClusterPods {
   const byNode = new Map<string, ConsolidationPod[]>();
   const pending: ConsolidationPod[] = [];
   const nominatedNodes = new Set<string>();

@@ -27,7 +27,7 @@ import type { LifecycleDependencies } from '../dependencies.js';
 import { providerIdKey, type SweepView } from '../sweep/snapshot.js';
 import type { ClusterPods } from './cluster-pods.js';
 
-export function schedulingPodOf(pod: ConsolidationPod): SchedulingPod {
+function schedulingPodOf(pod: ConsolidationPod): SchedulingPod {
   return {
     metadata: {
       name: pod.name,
