@@ -8,7 +8,7 @@
 // NodeClaim; and a later window sees the earlier NodeClaims in flight and places their pods there.
 import { instanceTypesFromOfferings } from '../../decisions/scheduling/catalog-instance-types.js';
 import { priceOf } from '../../decisions/prices/price-book.js';
-import { solve, type SchedulingResult } from '../../decisions/scheduling/index.js';
+import { solve, type PodReference, type SchedulingResult } from '../../decisions/scheduling/index.js';
 import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
 import { isAlreadyExists } from '../../kube/errors.js';
 import { catalogOfferings } from '../launch/catalog-offerings.js';
@@ -63,6 +63,12 @@ export async function provisionPendingPods(
   const result = input.pods.length === 0 ? emptyResult() : solve(input);
   const solveMs = performance.now() - started;
 
+  const nominate = (pod: PodReference, target: string) =>
+    deps.events.normal(
+      { apiVersion: 'v1', kind: 'Pod', ...pod },
+      ProvisioningEvents.nominated,
+      `Pod should schedule on: ${target}`,
+    );
   const nodePools = new Map(state.nodePools.map((p) => [p.metadata.name, p]));
   const nodeClasses = new Map(state.nodeClasses.map((c) => [c.metadata.name, c]));
   const created: string[] = [];
@@ -85,26 +91,14 @@ export async function provisionPendingPods(
         alreadyCreated += 1;
         return;
       }
-      await Promise.all(
-        claim.pods.map((pod) =>
-          deps.events.normal(
-            { apiVersion: 'v1', kind: 'Pod', ...pod },
-            ProvisioningEvents.nominated,
-            `Pod should schedule on: nodeclaim/${nodeClaim.metadata.name}`,
-          ),
-        ),
-      );
+      await Promise.all(claim.pods.map((pod) => nominate(pod, `nodeclaim/${nodeClaim.metadata.name}`)));
     }),
   );
   // As Karpenter, a pod placed on an existing Node or an in-flight NodeClaim is nominated too, so every pod
   // the simulation placed has a record of where it planned it (the events are the only record).
   await Promise.all(
     result.existingPlacements.map(({ pod, nodeName, kind }) =>
-      deps.events.normal(
-        { apiVersion: 'v1', kind: 'Pod', ...pod },
-        ProvisioningEvents.nominated,
-        `Pod should schedule on: ${kind === 'Node' ? 'node' : 'nodeclaim'}/${nodeName}`,
-      ),
+      nominate(pod, `${kind === 'Node' ? 'node' : 'nodeclaim'}/${nodeName}`),
     ),
   );
   await Promise.all(
