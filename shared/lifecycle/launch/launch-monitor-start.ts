@@ -10,7 +10,7 @@ import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import { catalogOfferings } from './catalog-offerings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { offeringOfVm } from './launch-vm.js';
+import { capacityOptions, offeringOfVm } from './launch-vm.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
 import { launchMonitorInstanceId, type LaunchMonitorInput } from './launch-monitor.js';
 
@@ -87,6 +87,9 @@ export async function ensureLaunchMonitor(
     await context.orchestrations.purge(instanceId);
   }
   const launched = findCondition(current.status?.conditions, ConditionTypes.launched);
+  // The capacity the outcome records (max pods, OS disk, network plugin) comes from the NodeClass as the
+  // launch saw it; without the class, the outcome falls back to what the VM size alone says.
+  const nodeClass = await deps.objects.nodeClasses.get(current.spec.nodeClassRef.name);
   await startLaunchMonitor(
     deps,
     current,
@@ -94,6 +97,7 @@ export async function ensureLaunchMonitor(
     launchMonitorInput(deps, current, {
       vmName,
       offering,
+      ...(nodeClass ? capacityOptions(deps.settings, nodeClass) : {}),
       startedAt: launched?.lastTransitionTime ?? deps.now().toISOString(),
     }),
   );

@@ -156,6 +156,21 @@ describe('ensureLaunchMonitor', () => {
     expect(started.startedAt).toBe('2026-11-30T11:58:00Z');
   });
 
+  test('a restarted monitor records the capacity the NodeClass gave the launch (max pods, OS disk)', async () => {
+    fake.nodeClasses.seed({
+      apiVersion: 'karpenter.azure.com/v1beta1',
+      kind: 'AKSNodeClass',
+      metadata: { name: 'default' },
+      spec: { maxPods: 42, osDiskSizeGB: 64 },
+    });
+    const nodeClaim = fake.nodeClaims.seed(launching());
+
+    expect(await ensureLaunchMonitor(fake.deps, nodeClaim, { orchestrations })).toBe('started');
+
+    const started = orchestrations.started[0]?.input as LaunchMonitorInput;
+    expect(started).toMatchObject({ maxPods: 42, osDiskSizeGB: 64 });
+  });
+
   test('a monitor that ended without writing the outcome is purged and replaced', async () => {
     const nodeClaim = fake.nodeClaims.seed(launching());
     orchestrations.seed(instanceId, LaunchMonitorNames.orchestration, 'Failed');
