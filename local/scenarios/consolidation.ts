@@ -142,16 +142,27 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const noticedAfter = scaledDownAt + 3 * sweepMs;
   const consolidatableMs = consolidateAfterSeconds * 1_000 + 3 * sweepMs;
   const consolidatable = patience(stack, 6, consolidatableMs);
-  await waitFor(context, 'every node Consolidatable after the scale-down', consolidatable, () => {
-    if (Date.now() < noticedAfter) return undefined;
-    const judged = ofPool().every(
-      (c) =>
-        (!emptyAtStart.has(c.metadata.name) ||
-          (Date.parse(c.status?.lastPodEventTime ?? '') || 0) >= scaleDownStartedAt) &&
-        isConditionTrue(c.status?.conditions, CONSOLIDATABLE_CONDITION),
-    );
-    return judged ? true : undefined;
-  });
+  const judged = (c: NodeClaim) =>
+    (!emptyAtStart.has(c.metadata.name) ||
+      (Date.parse(c.status?.lastPodEventTime ?? '') || 0) >= scaleDownStartedAt) &&
+    isConditionTrue(c.status?.conditions, CONSOLIDATABLE_CONDITION);
+  await waitFor(
+    context,
+    'every node Consolidatable after the scale-down',
+    consolidatable,
+    () => (Date.now() >= noticedAfter && ofPool().every(judged) ? true : undefined),
+    () =>
+      `scale-down began ${new Date(scaleDownStartedAt).toISOString()}; not yet: ` +
+      ofPool()
+        .filter((c) => !judged(c))
+        .map(
+          (c) =>
+            `${c.metadata.name} (${emptyAtStart.has(c.metadata.name) ? 'emptied' : `${podsOn(c.status?.nodeName)} pods`}, ` +
+            `lastPodEventTime ${c.status?.lastPodEventTime ?? 'unset'}, Consolidatable ` +
+            `${c.status?.conditions?.find((k) => k.type === CONSOLIDATABLE_CONDITION)?.status ?? 'absent'})`,
+        )
+        .join('; '),
+  );
   await objects.nodePools.mergePatch(name, {
     spec: { disruption: { budgets: [{ nodes: String(BUDGET) }] } },
   });

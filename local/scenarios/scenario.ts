@@ -156,14 +156,20 @@ export async function waitFor<T>(
   what: string,
   timeoutMs: number,
   probe: () => T | undefined,
+  /** What is still missing, for the timeout's message: a stuck wait should say where it is stuck. */
+  missing?: () => string,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
     if (value !== undefined) return value;
     if (context.signal.aborted) throw new Error(`cancelled while waiting for ${what}`);
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const detail = missing?.();
+      throw new Error(
+        `timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${detail ? ` (${detail})` : ''}`,
+      );
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
