@@ -43,7 +43,6 @@ locals {
     KUBE_TOKEN_SCOPE                          = "6dae42f8-4368-4678-94ff-3960e28e3630/.default"
     BOOTSTRAP_API_SERVER_URL                  = var.bootstrap_api_server_url != "" ? var.bootstrap_api_server_url : local.kube_api_server_url
     BOOTSTRAP_CA_CERT                         = var.bootstrap_ca_cert != "" ? var.bootstrap_ca_cert : var.kube_ca_cert
-    QUEUE_CONNECTION                          = "AzureWebJobsStorage"
     EVENTS_QUEUE_NAME                         = azurerm_storage_queue.events.name
     UNAVAILABLE_OFFERINGS_TABLE               = azurerm_storage_table.unavailable_offerings.name
     SWEEP_SCHEDULE                            = var.sweep_schedule

@@ -47,8 +47,6 @@ export interface Settings {
     accountName?: string;
   };
   queues: {
-    /** App-setting prefix of the Storage connection used by queue triggers (identity-based in Azure). */
-    connection: string;
     events: string;
   };
   /** Storage table that records offerings that recently failed, shared by every instance. */
@@ -209,7 +207,6 @@ export function loadSettings(env: Env = process.env): Settings {
     },
     storage: storageSettings(reader, problems),
     queues: {
-      connection: reader.optional('QUEUE_CONNECTION') ?? 'AzureWebJobsStorage',
       events: reader.queueName('EVENTS_QUEUE_NAME', 'nodeclaim-events'),
     },
     unavailableOfferingsTable: reader.tableName('UNAVAILABLE_OFFERINGS_TABLE', 'unavailableofferings'),

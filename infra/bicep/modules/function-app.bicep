@@ -180,7 +180,6 @@ var appSettings = {
   KUBE_TOKEN_SCOPE: kubeTokenScope
   BOOTSTRAP_API_SERVER_URL: bootstrapApiServerUrl
   BOOTSTRAP_CA_CERT: bootstrapCaCert
-  QUEUE_CONNECTION: 'AzureWebJobsStorage'
   EVENTS_QUEUE_NAME: eventsQueueName
   UNAVAILABLE_OFFERINGS_TABLE: unavailableOfferingsTableName
   SWEEP_SCHEDULE: sweepSchedule
