@@ -53,6 +53,12 @@ export interface ReflectorOptions<Raw, Cached> {
   watchTimeoutSeconds?: number;
   now?: () => number;
   onError?: (error: unknown) => void;
+  /**
+   * Called for every change a watch event makes to the cache, with the cached form before and after
+   * (undefined for an added or a removed object). A relist replaces the cache without calling it: a list
+   * says what is, not what happened.
+   */
+  onChange?: (previous: Cached | undefined, next: Cached | undefined) => void;
 }
 
 export interface ReflectorStats {
@@ -188,14 +194,23 @@ export class Reflector<Raw, Cached> {
     const version = event.object?.metadata?.resourceVersion;
     switch (event.type) {
       case 'ADDED':
-      case 'MODIFIED':
-        this.objects.set(this.options.keyOf(raw), this.options.project(raw));
+      case 'MODIFIED': {
+        const key = this.options.keyOf(raw);
+        const next = this.options.project(raw);
+        const previous = this.objects.get(key);
+        this.objects.set(key, next);
         this.stats.events += 1;
+        this.options.onChange?.(previous, next);
         break;
-      case 'DELETED':
-        this.objects.delete(this.options.keyOf(raw));
+      }
+      case 'DELETED': {
+        const key = this.options.keyOf(raw);
+        const previous = this.objects.get(key);
+        this.objects.delete(key);
         this.stats.events += 1;
+        this.options.onChange?.(previous ?? this.options.project(raw), undefined);
         break;
+      }
       case 'ERROR':
         // The server reports an expired resourceVersion as an ERROR event carrying a 410 Status.
         if (event.object?.code === 410) this.resourceVersion = undefined;

@@ -118,6 +118,46 @@ describe('watching cluster reader: workloads', () => {
   });
 });
 
+describe('watching cluster reader: pod events', () => {
+  it('stamps a pod event on the Node a pod binds to, and again when it is removed', async () => {
+    const kube = () => Promise.resolve(clients);
+    const watching = watchingClusterReader({ kube, objects });
+    const pod = `${group}-bound`;
+    // A Node name no kubelet serves: nothing but this test changes the pod.
+    const nodeName = `${group}-no-such-node`;
+    try {
+      expect((await watching.workloads()).podEventTimes.has(nodeName)).toBe(false);
+      const beforeBind = Date.now();
+      await clients.core.createNamespacedPod({
+        namespace: 'default',
+        body: {
+          metadata: { name: pod, labels: { 'test.example/group': group } },
+          spec: { nodeName, containers: [{ name: 'c', image: 'example.invalid/none' }] },
+        },
+      });
+      const bound = await pollUntilDefined('the bind as a pod event', async () =>
+        (await watching.workloads()).podEventTimes.get(nodeName),
+      );
+      expect(bound).toBeGreaterThanOrEqual(beforeBind);
+      // The listing reader has no watch and so no event times: the sweep's digest is its only source.
+      expect((await listingClusterReader({ kube, objects }).workloads()).podEventTimes.size).toBe(0);
+
+      await clients.core.deleteNamespacedPod({ namespace: 'default', name: pod, gracePeriodSeconds: 0 });
+      const removed = await pollUntilDefined('the removal as a pod event', async () => {
+        const read = await watching.workloads();
+        const at = read.podEventTimes.get(nodeName);
+        return !read.pods.some((p) => p.name === pod) && at !== undefined && at > bound ? at : undefined;
+      });
+      expect(removed).toBeGreaterThan(bound);
+    } finally {
+      watching.stop();
+      await clients.core
+        .deleteNamespacedPod({ namespace: 'default', name: pod, gracePeriodSeconds: 0 })
+        .catch(() => undefined);
+    }
+  });
+});
+
 describe('reflector', () => {
   const nodeClaimSource = (overrideVersion?: string) => ({
     path: objects.nodeClaims.collectionPath,

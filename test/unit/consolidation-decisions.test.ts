@@ -7,7 +7,7 @@ import {
   type ConsolidationNodeInput,
 } from '../../shared/decisions/consolidation/candidates.js';
 import { indexPdbs, type PdbLimit } from '../../shared/decisions/consolidation/pdb.js';
-import { nextPodEvent, podSetDigest } from '../../shared/decisions/consolidation/pod-events.js';
+import { nextPodEvent, podEventNode, podSetDigest } from '../../shared/decisions/consolidation/pod-events.js';
 import { isReschedulable, type ConsolidationPod } from '../../shared/decisions/consolidation/pods.js';
 import {
   consolidatableAt,
@@ -423,6 +423,54 @@ describe('pod events', () => {
     expect(podSetDigest([{ ...web, deletionTimestamp: ago(-30) }])).not.toBe(base);
     expect(podSetDigest([{ ...web, phase: 'Succeeded' }])).not.toBe(base);
     expect(podSetDigest([web, pod('ds', { ownerKinds: ['DaemonSet'] })])).toBe(base);
+  });
+  it('a pod event the watch saw counts even when the pod set looks unchanged (a pod came and went)', () => {
+    const digest = podSetDigest([]);
+    expect(
+      nextPodEvent({
+        recordedDigest: digest,
+        lastPodEventTime: undefined,
+        pods: [],
+        observedEventAt: Date.parse(ago(5)),
+        now: NOW,
+      }),
+    ).toEqual({ digest, lastPodEventTime: ago(5), changed: true });
+  });
+  it('the newest of the watch and the digest wins; an older watch time changes nothing', () => {
+    const digest = podSetDigest([web, pod('web-2')]);
+    const departed = { recordedDigest: digest, lastPodEventTime: ago(50), pods: [web], now: NOW };
+    expect(nextPodEvent({ ...departed, observedEventAt: Date.parse(ago(10)) }).lastPodEventTime).toBe(
+      NOW.toISOString(),
+    );
+    const same = podSetDigest([web]);
+    expect(
+      nextPodEvent({
+        recordedDigest: same,
+        lastPodEventTime: ago(50),
+        pods: [web],
+        observedEventAt: Date.parse(ago(60)),
+        now: NOW,
+      }),
+    ).toEqual({ digest: same, lastPodEventTime: ago(50), changed: false });
+  });
+  it('podEventNode: binding, going terminal, starting to terminate, forced removal; not DaemonSet pods', () => {
+    const pending = pod('p', { nodeName: undefined });
+    delete pending.nodeName;
+    const running = pod('p');
+    expect(podEventNode(pending, running)).toBe('n1');
+    expect(podEventNode(undefined, running)).toBe('n1');
+    expect(podEventNode(undefined, pending)).toBeUndefined();
+    expect(podEventNode(running, { ...running, ready: false })).toBeUndefined();
+    expect(podEventNode(running, { ...running, phase: 'Succeeded' })).toBe('n1');
+    const terminating = { ...running, deletionTimestamp: ago(0) };
+    expect(podEventNode(running, terminating)).toBe('n1');
+    expect(podEventNode(terminating, { ...terminating, ready: false })).toBeUndefined();
+    expect(podEventNode(terminating, undefined)).toBeUndefined();
+    expect(podEventNode(running, undefined)).toBe('n1');
+    expect(podEventNode(pending, undefined)).toBeUndefined();
+    const daemon = pod('ds', { ownerKinds: ['DaemonSet'] });
+    expect(podEventNode(undefined, daemon)).toBeUndefined();
+    expect(podEventNode(daemon, undefined)).toBeUndefined();
   });
   it('isReschedulable', () => {
     expect(isReschedulable(web)).toBe(true);

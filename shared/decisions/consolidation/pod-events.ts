@@ -1,12 +1,15 @@
-// How the last pod event on a node is known without a pod watch. Upstream Karpenter watches pods and
-// stamps status.lastPodEventTime when a pod binds, goes terminal or starts terminating. Here the sweep
-// (which lists pods anyway for consolidation) compares each node's set of pods with the digest it
-// recorded on the NodeClaim last time: when the set changed, a pod arrived, left, finished or started
-// terminating since then, and the event time is the sweep's own time: a departure leaves no timestamp
-// behind, so the time is at most one sweep period later than the event, and consolidation can only start
-// later than upstream, never earlier. A node seen for the first time gets its digest recorded and its
-// newest bind time (exact for arrivals; departures before the first look are not guessed; a pod without
-// a bind time counts as arriving at the sweep's time).
+// How the last pod event on a node is known. Upstream Karpenter watches pods and stamps
+// status.lastPodEventTime when a pod binds, goes terminal or starts terminating. Here two sources feed it:
+// - the sweep's pod cache is watch-fed, and every change it applies is judged by podEventNode: a pod
+//   event is stamped at the time the watch delivered it, as upstream. That memory lives in the process
+//   (a restart starts it empty), so
+// - the sweep also compares each node's set of pods with the digest it recorded on the NodeClaim last
+//   time: when the set changed, a pod arrived, left, finished or started terminating since then, and the
+//   event time is the sweep's own time (at most one sweep period after the real one). A node seen for the
+//   first time gets its digest recorded and its newest bind time (exact for arrivals; departures before
+//   the first look are not guessed; a pod without a bind time counts as arriving at the sweep's time).
+// The newest of the two wins. Only the digest alone would miss pods that came and went between two
+// sweeps (the set looks unchanged), and the node could then be consolidated earlier than upstream would.
 import { createHash } from 'node:crypto';
 import { isOwnedByDaemonSet, isTerminal, isTerminating, type ConsolidationPod } from './pods.js';
 
@@ -21,11 +24,37 @@ export function podSetDigest(pods: readonly ConsolidationPod[]): string {
   return createHash('sha256').update(entries.join(',')).digest('hex').slice(0, 16);
 }
 
+/**
+ * The Node a change of one pod is a pod event on, or undefined when it is none: the pod was bound, went
+ * terminal, started terminating, or was removed while bound and still active (a forced deletion skips
+ * terminating). DaemonSet pods make no pod events, as upstream. `previous` is undefined for a new pod,
+ * `next` for a removed one.
+ */
+export function podEventNode(
+  previous: ConsolidationPod | undefined,
+  next: ConsolidationPod | undefined,
+): string | undefined {
+  const pod = next ?? previous;
+  if (!pod || isOwnedByDaemonSet(pod)) return undefined;
+  if (!next) {
+    return previous?.nodeName && !isTerminal(previous) && !isTerminating(previous)
+      ? previous.nodeName
+      : undefined;
+  }
+  if (!next.nodeName) return undefined;
+  const bound = !previous?.nodeName;
+  const wentTerminal = isTerminal(next) && !(previous && isTerminal(previous));
+  const startedTerminating = isTerminating(next) && !(previous && isTerminating(previous));
+  return bound || wentTerminal || startedTerminating ? next.nodeName : undefined;
+}
+
 export interface PodEventInput {
   /** The digest recorded on the NodeClaim; undefined when none was recorded yet. */
   recordedDigest: string | undefined;
   lastPodEventTime: string | undefined;
   pods: readonly ConsolidationPod[];
+  /** When the pod watch last saw a pod event on the node (ms since the epoch), if it saw one. */
+  observedEventAt?: number | undefined;
   now: Date;
 }
 
@@ -37,6 +66,15 @@ export interface PodEventUpdate {
 }
 
 export function nextPodEvent(input: PodEventInput): PodEventUpdate {
+  const fromDigest = digestPodEvent(input);
+  const observed = input.observedEventAt;
+  const recorded = Date.parse(fromDigest.lastPodEventTime ?? '');
+  if (observed === undefined || !Number.isFinite(observed)) return fromDigest;
+  if (Number.isFinite(recorded) && observed <= recorded) return fromDigest;
+  return { ...fromDigest, lastPodEventTime: new Date(observed).toISOString(), changed: true };
+}
+
+function digestPodEvent(input: PodEventInput): PodEventUpdate {
   const digest = podSetDigest(input.pods);
   if (input.recordedDigest === digest) {
     return { digest, lastPodEventTime: input.lastPodEventTime, changed: false };

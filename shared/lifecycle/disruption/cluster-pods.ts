@@ -7,6 +7,7 @@ import { isDisrupting } from '../../decisions/disruption-state.js';
 import type { NodeClaim } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import type { LifecycleDependencies } from '../dependencies.js';
+import type { ClusterWorkloads } from '../sweep/cluster-reader.js';
 import type { SweepView } from '../sweep/snapshot.js';
 
 export interface ClusterPods {
@@ -17,9 +18,11 @@ export interface ClusterPods {
   /** Nodes a pending pod is nominated to (status.nominatedNodeName). */
   nominatedNodes: ReadonlySet<string>;
   pdbs: ReadonlyMap<string, PdbLimit[]>;
+  /** When the pod watch last saw a pod event on each Node, by Node name (ClusterWorkloads). */
+  podEventTimes: ReadonlyMap<string, number>;
 }
 
-function groupClusterPods(pods: readonly ConsolidationPod[], pdbs: readonly PdbLimit[]): ClusterPods {
+function groupClusterPods({ pods, pdbs, podEventTimes }: ClusterWorkloads): ClusterPods {
   const byNode = new Map<string, ConsolidationPod[]>();
   const pending: ConsolidationPod[] = [];
   const nominatedNodes = new Set<string>();
@@ -33,12 +36,11 @@ function groupClusterPods(pods: readonly ConsolidationPod[], pdbs: readonly PdbL
     if (list) list.push(pod);
     else byNode.set(pod.nodeName, [pod]);
   }
-  return { byNode, pending, nominatedNodes, pdbs: indexPdbs(pdbs) };
+  return { byNode, pending, nominatedNodes, pdbs: indexPdbs(pdbs), podEventTimes };
 }
 
 export async function readClusterPods(deps: LifecycleDependencies): Promise<ClusterPods> {
-  const { pods, pdbs } = await deps.cluster.workloads();
-  return groupClusterPods(pods, pdbs);
+  return groupClusterPods(await deps.cluster.workloads());
 }
 
 const perSweep = new WeakMap<SweepView, Promise<ClusterPods>>();

@@ -1,6 +1,6 @@
 // Per NodeClaim of a NodePool that consolidates (the others have no use for the time, and skipping them
-// saves the writes): record the last pod event (decisions/consolidation/
-// pod-events.ts explains how it is known without a pod watch) in status.lastPodEventTime, and keep the
+// saves the writes): record the last pod event (decisions/consolidation/pod-events.ts explains how it is
+// known, from the pod watch and from a digest of each node's pods) in status.lastPodEventTime, keep the
 // Consolidatable condition true exactly while consolidateAfter has passed since then, as upstream.
 // Writes happen only on change: status first, then the digest annotation, so a crash between the two
 // makes the next sweep record the event again (later), never lose it.
@@ -28,15 +28,19 @@ export const podEventsStep: SweepStep = {
         claims.filter((c) => !c.metadata.deletionTimestamp),
         (c) => context.view.nodesFor(c),
         scope.pods,
-      ).map((input) => ({ nodePool, input })),
+      ).map((input) => ({
+        nodePool,
+        input,
+        observedEventAt: input.node ? scope.pods.podEventTimes.get(input.node.metadata.name) : undefined,
+      })),
     );
     const result = await forEachObject(
       context,
       'pod-events',
       work,
       ({ input }) => input.nodeClaim.metadata.name,
-      async ({ nodePool, input }) => {
-        const written = await recordPodEvents(context.deps, nodePool, input, now);
+      async ({ nodePool, input, observedEventAt }) => {
+        const written = await recordPodEvents(context.deps, nodePool, input, observedEventAt, now);
         if (written) context.view.updateNodeClaim(written);
         return written !== undefined;
       },
@@ -50,6 +54,7 @@ async function recordPodEvents(
   deps: LifecycleDependencies,
   nodePool: NodePool,
   input: ConsolidationNodeInput,
+  observedEventAt: number | undefined,
   now: Date,
 ): Promise<NodeClaim | undefined> {
   const { nodeClaim, node } = input;
@@ -62,6 +67,7 @@ async function recordPodEvents(
           recordedDigest: recorded,
           lastPodEventTime: nodeClaim.status?.lastPodEventTime,
           pods: input.pods,
+          observedEventAt,
           now,
         })
       : undefined;
@@ -85,7 +91,8 @@ async function recordPodEvents(
   }));
   if (!write) return undefined;
   let stored = write.nodeClaim;
-  if (update?.changed) {
+  // The digest is written only when the pod set changed: an event the watch saw changes the time alone.
+  if (update && update.digest !== recorded) {
     try {
       stored = await deps.objects.nodeClaims.mergePatch(stored.metadata.name, {
         metadata: {

@@ -14,6 +14,7 @@
 import type { KubeConfig, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { PdbLimit } from '../../decisions/consolidation/pdb.js';
 import type { ConsolidationPod } from '../../decisions/consolidation/pods.js';
+import { podEventNode } from '../../decisions/consolidation/pod-events.js';
 import { isLaunchInFlight } from '../../decisions/launch-in-flight.js';
 import { labelsMatch } from '../../decisions/label-selector.js';
 import type { KubeClients } from '../../kube/client.js';
@@ -42,6 +43,11 @@ export interface ClusterState {
 export interface ClusterWorkloads {
   pods: readonly ConsolidationPod[];
   pdbs: readonly PdbLimit[];
+  /**
+   * When the pod watch last saw a pod event (decisions/consolidation/pod-events.ts) on each Node, by Node
+   * name, in ms since the epoch; empty for a reader without a pod watch.
+   */
+  podEventTimes: ReadonlyMap<string, number>;
 }
 
 export interface ClusterReader {
@@ -60,6 +66,7 @@ export interface ClusterReader {
 
 export const LIST_PAGE_SIZE = 500;
 export const FULL_RESYNC_MS = 30 * 60_000;
+const POD_EVENT_RETENTION_MS = 60 * 60_000;
 
 interface Sources {
   kube: () => Promise<KubeClients>;
@@ -84,7 +91,7 @@ export function listingClusterReader({ kube, objects }: Sources): ClusterReader 
     async workloads() {
       const clients = await kube();
       const [pods, pdbs] = await Promise.all([listConsolidationPods(clients), listPdbLimits(clients)]);
-      return { pods, pdbs };
+      return { pods, pdbs, podEventTimes: new Map() };
     },
     async launchesInFlight() {
       return (await objects.nodeClaims.list({ pageSize: LIST_PAGE_SIZE })).filter(isLaunchInFlight).length;
@@ -143,11 +150,13 @@ export function watchingClusterReader(
   });
   const namespacedKey = (object: { metadata?: { namespace?: string; name?: string } }) =>
     `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
+  const podEventTimes = new PodEventTimes();
   const pods = new Reflector<V1Pod, ConsolidationPod>({
     ...common,
     keyOf: namespacedKey,
     name: 'pods',
     project: toConsolidationPod,
+    onChange: (previous, next) => podEventTimes.record(podEventNode(previous, next)),
     source: {
       path: '/api/v1/pods',
       listPage: async (token, limit) => listPodsPage(await kube(), token, limit),
@@ -186,7 +195,7 @@ export function watchingClusterReader(
     },
     async workloads() {
       const [podList, pdbList] = await Promise.all([pods.items(), pdbs.items()]);
-      return { pods: podList, pdbs: pdbList };
+      return { pods: podList, pdbs: pdbList, podEventTimes: podEventTimes.current() };
     },
     async launchesInFlight() {
       return (await nodeClaims.items()).filter(isLaunchInFlight).length;
@@ -195,4 +204,28 @@ export function watchingClusterReader(
       for (const reflector of reflectors) reflector.stop();
     },
   };
+}
+
+/**
+ * Pod event times by Node name, as the watch delivered them. An entry is needed only until a sweep has
+ * written it onto the NodeClaim (status.lastPodEventTime), so entries older than a retention far above
+ * any sweep period are dropped: the memory stays bounded by the Nodes with recent pod events.
+ */
+class PodEventTimes {
+  private readonly times = new Map<string, number>();
+
+  constructor(
+    private readonly retentionMs = POD_EVENT_RETENTION_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  record(nodeName: string | undefined): void {
+    if (nodeName) this.times.set(nodeName, this.now());
+  }
+
+  current(): ReadonlyMap<string, number> {
+    const oldest = this.now() - this.retentionMs;
+    for (const [nodeName, at] of this.times) if (at < oldest) this.times.delete(nodeName);
+    return new Map(this.times);
+  }
 }
