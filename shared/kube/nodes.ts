@@ -4,6 +4,7 @@
 import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import type { Node, OwnerReference, Taint } from '../models/kube.js';
 import type { JsonPatchOperation } from '../decisions/node-patch.js';
+import { parseProviderId } from '../decisions/vm-spec.js';
 import { isNotFound } from './errors.js';
 import { pageOf, type ReflectorPage } from './reflector.js';
 
@@ -118,8 +119,11 @@ export async function patchNode(
 }
 
 /**
- * The Nodes whose spec.providerID is `providerID` (ARM IDs compare case-insensitively): one GET when the
- * NodeClaim already knows its Node's name, else a paginated list (providerID has no field selector).
+ * The Nodes whose spec.providerID is `providerID` (ARM IDs compare case-insensitively), by GET alone: a
+ * VM's Node is named after it (the VM's computer name is its name, decisions/vm-spec.ts, and kubelet
+ * registers under the host name in lower case), so an Azure providerID names its Node. The NodeClaim's
+ * status.nodeName, when known, is tried first. Only a providerID that names no VM falls back to a
+ * paginated list (providerID has no field selector), which would cost a whole cluster's Nodes per call.
  */
 export async function nodesWithProviderID(
   core: CoreV1Api,
@@ -127,9 +131,12 @@ export async function nodesWithProviderID(
   knownNodeName?: string,
 ): Promise<Node[]> {
   const wanted = providerID.toLowerCase();
-  if (knownNodeName) {
-    const node = await getNode(core, knownNodeName);
+  const vmNodeName = parseProviderId(providerID)?.vmName.toLowerCase();
+  for (const name of new Set([knownNodeName, vmNodeName])) {
+    if (!name) continue;
+    const node = await getNode(core, name);
     if (node?.spec.providerID?.toLowerCase() === wanted) return [node];
   }
+  if (vmNodeName) return [];
   return (await listNodes(core)).filter((n) => n.spec.providerID?.toLowerCase() === wanted);
 }

@@ -1,5 +1,5 @@
-// The Nodes of a NodeClaim, found by providerID (one GET by status.nodeName when it is set, else a
-// paginated list): what termination, drain and replacement act on.
+// The Nodes of a NodeClaim, found by providerID (a GET by status.nodeName, then by the VM's name, which
+// is its Node's name): what termination, drain and replacement act on.
 import { nodesWithProviderID } from '../kube/nodes.js';
 import type { NodeClaim } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
