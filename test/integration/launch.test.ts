@@ -446,7 +446,12 @@ describe('launch', () => {
           : undefined;
       }, 'Launched=True after the sweep');
       expect(launched.status?.capacity?.cpu).toBe('2');
-      expect((await stack.host.orchestrations.getStatus(instanceId))?.runtimeStatus).toBe('Completed');
+      // The restarted monitor completes once its last activity (which wrote Launched=True) has returned.
+      const monitor = await eventually(async () => {
+        const status = await stack.host.orchestrations.getStatus(instanceId);
+        return status?.runtimeStatus === 'Running' ? undefined : status;
+      }, 'the restarted monitor to finish');
+      expect(monitor?.runtimeStatus).toBe('Completed');
       expect(puts(vmName)).toHaveLength(1);
       stack.emulator.controls.setLatencies({ createMs: 1_500 });
     },
