@@ -136,12 +136,25 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
     const replacement = `${claimName}-r`;
     await objects.nodeClaims.create(nodeClaimFor(nodePool, replacement));
     context.note(`${claimName} removed; created replacement ${replacement}`);
-    const initialized = await waitFor(context, `${replacement} to be Initialized`, patience(stack), () => {
-      const current = recorder.nodeClaims.get(replacement);
-      return findCondition(current?.status?.conditions, ConditionTypes.initialized)?.status === 'True'
-        ? current
-        : undefined;
-    });
+    const initialized = await waitFor(
+      context,
+      `${replacement} to be Initialized`,
+      patience(stack),
+      () => {
+        const current = recorder.nodeClaims.get(replacement);
+        return findCondition(current?.status?.conditions, ConditionTypes.initialized)?.status === 'True'
+          ? current
+          : undefined;
+      },
+      () => {
+        const current = recorder.nodeClaims.get(replacement);
+        if (!current) return `${replacement} is gone`;
+        const conditions = (current.status?.conditions ?? [])
+          .map((c) => `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ''}`)
+          .join(', ');
+        return `${replacement}: ${conditions || 'no conditions'}; providerID ${current.status?.providerID ?? 'unset'}`;
+      },
+    );
     const replacementOffering = offeringOf(initialized);
     return {
       name: claimName,
