@@ -31,7 +31,7 @@ export interface NodeRegistrationPlan {
 
 // ARM resource IDs are case-insensitive and different components (cloud-node-manager, our launch code)
 // do not agree on the casing of the resource group, so provider IDs are compared without case.
-function sameProviderID(a: string, b: string): boolean {
+export function sameProviderID(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
 }
 

@@ -4,6 +4,7 @@
 import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Node } from '@kubernetes/client-node';
 import type { Node, OwnerReference, Taint } from '../models/kube.js';
 import type { JsonPatchOperation } from '../decisions/node-patch.js';
+import { findNodesForClaim, sameProviderID } from '../decisions/registration.js';
 import { parseProviderId } from '../decisions/vm-spec.js';
 import { isNotFound } from './errors.js';
 import { pageOf, type ReflectorPage } from './reflector.js';
@@ -130,13 +131,12 @@ export async function nodesWithProviderID(
   providerID: string,
   knownNodeName?: string,
 ): Promise<Node[]> {
-  const wanted = providerID.toLowerCase();
   const vmNodeName = parseProviderId(providerID)?.vmName.toLowerCase();
   for (const name of new Set([knownNodeName, vmNodeName])) {
     if (!name) continue;
     const node = await getNode(core, name);
-    if (node?.spec.providerID?.toLowerCase() === wanted) return [node];
+    if (node?.spec.providerID && sameProviderID(node.spec.providerID, providerID)) return [node];
   }
   if (vmNodeName) return [];
-  return (await listNodes(core)).filter((n) => n.spec.providerID?.toLowerCase() === wanted);
+  return findNodesForClaim(await listNodes(core), providerID);
 }
