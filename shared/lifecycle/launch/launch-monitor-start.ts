@@ -5,7 +5,8 @@ import { hasLaunchOutcome } from '../../decisions/launch-in-flight.js';
 import { launchMonitorHealth, launchMonitorStuckAfterMs } from '../../decisions/launch-monitor-health.js';
 import { launchRetriesOf } from '../../decisions/launch-retry.js';
 import { vmNameFor } from '../../decisions/vm-spec.js';
-import type { NodeClaim } from '../../models/index.js';
+import type { AKSNodeClass, NodeClaim } from '../../models/index.js';
+import type { CapacityOptions } from '../../decisions/offerings.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import { catalogOfferings } from './catalog-offerings.js';
@@ -87,17 +88,14 @@ export async function ensureLaunchMonitor(
     await context.orchestrations.purge(instanceId);
   }
   const launched = findCondition(current.status?.conditions, ConditionTypes.launched);
-  // The capacity the outcome records (max pods, OS disk, network plugin) comes from the NodeClass as the
-  // launch saw it; without the class, the outcome falls back to what the VM size alone says.
   const nodeClass = await deps.objects.nodeClasses.get(current.spec.nodeClassRef.name);
   await startLaunchMonitor(
     deps,
     current,
     context,
-    launchMonitorInput(deps, current, {
+    launchMonitorInput(deps, current, nodeClass, {
       vmName,
       offering,
-      ...(nodeClass ? capacityOptions(deps.settings, nodeClass) : {}),
       startedAt: launched?.lastTransitionTime ?? deps.now().toISOString(),
     }),
   );
@@ -106,14 +104,22 @@ export async function ensureLaunchMonitor(
 
 /**
  * The monitor's input for a NodeClaim: what the caller knows of this launch, plus what every monitor
- * takes from the NodeClaim (its pool, its relaunch count) and from the settings (the polling pace).
+ * takes from the NodeClaim (its pool, its relaunch count), from its NodeClass (the capacity the outcome
+ * records: max pods, OS disk, network plugin; without the class, what the VM size alone says) and from
+ * the settings (the polling pace).
  */
 export function launchMonitorInput(
   deps: Pick<LifecycleDependencies, 'settings'>,
   nodeClaim: NodeClaim,
+  nodeClass: AKSNodeClass | undefined,
   launch: Omit<
     LaunchMonitorInput,
-    'nodeClaim' | 'pollIntervalSeconds' | 'maxPollIntervalSeconds' | 'deadlineMinutes' | 'retries'
+    | 'nodeClaim'
+    | 'pollIntervalSeconds'
+    | 'maxPollIntervalSeconds'
+    | 'deadlineMinutes'
+    | 'retries'
+    | keyof CapacityOptions
   >,
 ): LaunchMonitorInput {
   const nodePool = nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel];
@@ -125,6 +131,7 @@ export function launchMonitorInput(
       ...(nodePool ? { nodePool } : {}),
     },
     ...launch,
+    ...(nodeClass ? capacityOptions(deps.settings, nodeClass) : {}),
     pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,
     maxPollIntervalSeconds: deps.settings.launch.maxPollIntervalSeconds,
     deadlineMinutes: deps.settings.launch.deadlineMinutes,

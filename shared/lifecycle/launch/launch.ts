@@ -201,10 +201,9 @@ export async function reconcileLaunch(
     deps,
     launched,
     context,
-    launchMonitorInput(deps, launched, {
+    launchMonitorInput(deps, launched, nodeClass, {
       vmName,
       offering,
-      ...capacityOptions(deps.settings, nodeClass),
       ...(pollerState ? { pollerState } : {}),
       startedAt: deps.now().toISOString(),
     }),
