@@ -66,6 +66,17 @@ async function createNodeClaim(overrides: Partial<NodeClaim['spec']> = {}, nodeC
   return created;
 }
 
+/**
+ * The monitor's status once it has left Running: it completes once its last activity (the one that wrote
+ * Launched=True) has returned to it, a moment after that write is visible.
+ */
+function monitorFinished(instanceId: string) {
+  return eventually(async () => {
+    const status = await stack.host.orchestrations.getStatus(instanceId);
+    return status?.runtimeStatus === 'Running' ? undefined : status;
+  }, `launch monitor ${instanceId} to finish`);
+}
+
 async function announce(nodeClaim: NodeClaim, changeType: 'ADDED' | 'MODIFIED' | 'RESYNC' = 'ADDED') {
   await stack.publish({
     kind: 'NodeClaim',
@@ -131,13 +142,7 @@ describe('launch', () => {
     expect(launched.status?.imageID).toBe(
       '/CommunityGalleries/AKSUbuntu-38d80f77-467a-481f-a8d4-09b6d4220bd2/images/2204gen2containerd/versions/202608.20.0',
     );
-    // The monitor completes once its last activity (which wrote Launched=True) has returned to it.
-    const monitor = await eventually(async () => {
-      const status = await stack.host.orchestrations.getStatus(
-        launchMonitorInstanceId(nodeClaim.metadata.uid ?? ''),
-      );
-      return status?.runtimeStatus === 'Running' ? undefined : status;
-    }, 'the launch monitor to finish');
+    const monitor = await monitorFinished(launchMonitorInstanceId(nodeClaim.metadata.uid ?? ''));
     expect(monitor?.runtimeStatus).toBe('Completed');
   });
 
@@ -446,11 +451,7 @@ describe('launch', () => {
           : undefined;
       }, 'Launched=True after the sweep');
       expect(launched.status?.capacity?.cpu).toBe('2');
-      // The restarted monitor completes once its last activity (which wrote Launched=True) has returned.
-      const monitor = await eventually(async () => {
-        const status = await stack.host.orchestrations.getStatus(instanceId);
-        return status?.runtimeStatus === 'Running' ? undefined : status;
-      }, 'the restarted monitor to finish');
+      const monitor = await monitorFinished(instanceId);
       expect(monitor?.runtimeStatus).toBe('Completed');
       expect(puts(vmName)).toHaveLength(1);
       stack.emulator.controls.setLatencies({ createMs: 1_500 });
