@@ -19,6 +19,9 @@ import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
 
+/** openssl req arguments for a new, unencrypted P-256 key: the CA's and every certificate request's. */
+const NEW_P256_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+
 export interface PemKeyPair {
   certPem: string;
   keyPem: string;
@@ -86,11 +89,7 @@ export async function ensureDevCa(dir: string): Promise<DevCa> {
     await openssl([
       'req',
       '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
+      ...NEW_P256_KEY,
       '-keyout',
       join(staging, 'ca.key'),
       '-out',
@@ -131,19 +130,7 @@ async function readPair(certPath: string, keyPath: string): Promise<PemKeyPair |
  * what the server certificates here and the simulated kubelet's TLS bootstrap sign.
  */
 export async function keyAndCertificateRequest(subject: string): Promise<{ keyPem: string; csrPem: string }> {
-  const printed = await openssl([
-    'req',
-    '-new',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    '-',
-    '-subj',
-    subject,
-  ]);
+  const printed = await openssl(['req', '-new', ...NEW_P256_KEY, '-keyout', '-', '-subj', subject]);
   const keyPem = /-----BEGIN PRIVATE KEY-----[\s\S]+?-----END PRIVATE KEY-----\n/.exec(printed)?.[0];
   const csrPem = /-----BEGIN CERTIFICATE REQUEST-----[\s\S]+?-----END CERTIFICATE REQUEST-----\n/.exec(
     printed,
