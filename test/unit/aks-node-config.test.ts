@@ -18,8 +18,8 @@ import {
   type AksNodeConfig,
 } from '../../shared/decisions/aks-node-config.js';
 import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
-import type { Offering } from '../../shared/decisions/offerings.js';
 import { vmBody } from '../../shared/lifecycle/launch/launch-vm.js';
+import { d2sV5Offering } from '../support/offering.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { nodeClass } from '../support/fixtures.js';
 import { exampleNodeConfigInput } from '../support/node-config.js';
@@ -45,21 +45,12 @@ function settingsFor(network: Record<string, string>) {
   });
 }
 
-const offering: Offering = {
+const offering = d2sV5Offering({
   vmSize: 'Standard_D4s_v5',
-  family: 'D',
-  skuFamily: 'standardDSv5Family',
   cpu: 4,
   memoryMiB: 16384,
-  arch: 'amd64',
-  location: 'westus2',
-  zone: 'westus2-1',
-  zoneNumber: '1',
-  capacityType: 'on-demand',
-  premiumIO: true,
-  acceleratedNetworking: true,
   hyperVGenerations: ['V1', 'V2'],
-};
+});
 
 const nodeClaim: NodeClaim = {
   apiVersion: 'karpenter.sh/v1',
