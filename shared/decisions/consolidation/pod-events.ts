@@ -68,9 +68,9 @@ export interface PodEventUpdate {
 export function nextPodEvent(input: PodEventInput): PodEventUpdate {
   const fromDigest = digestPodEvent(input);
   const observed = input.observedEventAt;
-  const recorded = Date.parse(fromDigest.lastPodEventTime ?? '');
   if (observed === undefined || !Number.isFinite(observed)) return fromDigest;
-  if (Number.isFinite(recorded) && observed <= recorded) return fromDigest;
+  const fromDigestAt = Date.parse(fromDigest.lastPodEventTime ?? '');
+  if (Number.isFinite(fromDigestAt) && observed <= fromDigestAt) return fromDigest;
   return { ...fromDigest, lastPodEventTime: new Date(observed).toISOString(), changed: true };
 }
 
