@@ -4,6 +4,7 @@
 // the figures the scheduler plans with (capacityFor) and the kubelet flags the node enforces
 // (kubeletReservationFlags), so they cannot disagree.
 import { atLeast, minorVersion } from './kubernetes-version.js';
+import type { NetworkPlugin, NetworkPluginMode } from './network-mode.js';
 
 /** The share of a size's nominal memory the guest kernel does not see (the Azure provider's 7.5%). */
 export const VM_MEMORY_OVERHEAD_FRACTION = 0.075;
@@ -27,29 +28,23 @@ export function reservationFormulaFor(kubernetesVersion: string | undefined): Re
   return version && !atLeast(version, 1, 29) ? 'pre-1.29' : '1.29+';
 }
 
-/** AKS's network plugins as the managed cluster's networkProfile names them. */
-export type NetworkPlugin = 'azure' | 'kubenet' | 'none';
-/** networkProfile.networkPluginMode: "overlay" (Azure CNI Overlay) or unset (node-subnet). */
-export type NetworkPluginMode = 'overlay' | undefined;
-
 /** The cluster-wide facts reservations depend on; undefined fields take AKS's defaults. */
 export interface ClusterNodeSettings {
   kubernetesVersion?: string;
   /** AKS's default for new clusters is Azure CNI Overlay (azure + overlay). */
   networkPlugin?: NetworkPlugin;
+  /** "overlay" (Azure CNI Overlay) or empty (node-subnet), as networkProfile.networkPluginMode. */
   networkPluginMode?: NetworkPluginMode;
 }
 
 /**
  * AKS's default max pods per node: 250 with Azure CNI Overlay or with no AKS-managed CNI ("none"), 30
- * with Azure CNI node-subnet (every pod takes a VNet address from the node's subnet), 110 with kubenet.
+ * with Azure CNI node-subnet (every pod takes a VNet address from the node's subnet). Kubenet (110) is
+ * not a supported network mode (network-mode.ts), so it has no branch here.
  */
 export function defaultMaxPods(settings: ClusterNodeSettings): number {
-  const plugin = settings.networkPlugin ?? 'azure';
-  const mode = settings.networkPlugin === undefined ? 'overlay' : settings.networkPluginMode;
-  if (plugin === 'none') return 250;
-  if (plugin === 'azure') return mode === 'overlay' ? 250 : 30;
-  return 110;
+  if (settings.networkPlugin === undefined || settings.networkPlugin === 'none') return 250;
+  return settings.networkPluginMode === 'overlay' ? 250 : 30;
 }
 
 /** The node's pod limit: the AKSNodeClass's maxPods when set, else the network plugin's default. */

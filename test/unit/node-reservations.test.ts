@@ -69,7 +69,7 @@ describe('max pods', () => {
     [{}, 250],
     [{ networkPlugin: 'azure', networkPluginMode: 'overlay' }, 250],
     [{ networkPlugin: 'azure' }, 30],
-    [{ networkPlugin: 'kubenet' }, 110],
+    [{ networkPlugin: 'azure', networkPluginMode: '' }, 30],
     [{ networkPlugin: 'none' }, 250],
   ] as const)('network plugin %o defaults to %i', (settings, pods) => {
     expect(defaultMaxPods(settings)).toBe(pods);
@@ -139,13 +139,13 @@ describe('kubelet flags', () => {
     const flags = kubeletReservationFlags(
       nodeReservations(
         { cpu: 2, memoryMiB: 8192 },
-        { kubernetesVersion: '1.28.3', networkPlugin: 'kubenet' },
+        { kubernetesVersion: '1.28.3', networkPlugin: 'azure', networkPluginMode: '' },
       ),
     );
     expect(flags).toEqual({
       'kube-reserved': 'cpu=100m,memory=1843Mi',
       'eviction-hard': 'memory.available<750Mi,nodefs.available<10%,nodefs.inodesFree<5%',
-      'max-pods': '110',
+      'max-pods': '30',
     });
   });
 });

@@ -6,7 +6,7 @@
 // included) happens in activities.
 import type * as df from 'durable-functions';
 import type { ArmErrorInfo } from '../../azure/virtual-machines.js';
-import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/node-reservations.js';
+import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/network-mode.js';
 import type { Offering } from '../../decisions/offerings.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
 import { nextPollPacing, spreadMs } from '../../decisions/launch-poll-pacing.js';

@@ -135,7 +135,7 @@ function clusterNodeSettings(settings: Settings): ClusterNodeSettings {
   return {
     kubernetesVersion: cluster.kubernetesVersion,
     networkPlugin: cluster.network.plugin,
-    networkPluginMode: cluster.network.pluginMode === 'overlay' ? 'overlay' : undefined,
+    networkPluginMode: cluster.network.pluginMode,
   };
 }
 
