@@ -16,13 +16,19 @@ import { devCa } from '../support/dev-ca.js';
 /** Fast enough for a test, slow enough that the phases stay distinct on a busy two-core machine. */
 export const E2E_SPEED = 8;
 
+/** How many of the stack's last log lines a failed scenario prints, so CI output shows where it stuck. */
+const LOG_LINES_ON_FAILURE = 150;
+
 export async function playEndToEnd(scenario: Scenario): Promise<ScenarioReport> {
   const ca = await devCa();
   const relay = createActivityRelay();
+  const recent: string[] = [];
   const log = createLogger({
     component: 'e2e',
     sink: (_level, line) => {
       if (process.env.TEST_LOGS) process.stderr.write(line + '\n');
+      recent.push(line);
+      if (recent.length > LOG_LINES_ON_FAILURE) recent.shift();
     },
   });
   let stack: LocalStack | undefined;
@@ -40,10 +46,18 @@ export async function playEndToEnd(scenario: Scenario): Promise<ScenarioReport> 
     });
     const report = await playScenario(scenario, stack, { relay });
     console.log(report.summaryText);
+    if (!report.passed) printRecentLog(recent);
     return report;
+  } catch (error) {
+    printRecentLog(recent);
+    throw error;
   } finally {
     await stack?.stop();
   }
+}
+
+function printRecentLog(lines: readonly string[]): void {
+  console.log(`the stack's last ${lines.length} log lines (info and above):\n${lines.join('\n')}`);
 }
 
 /** Each invariant as its own expectation, so a failure names the invariant and its evidence. */
