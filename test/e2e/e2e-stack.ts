@@ -16,19 +16,23 @@ import { devCa } from '../support/dev-ca.js';
 /** Fast enough for a test, slow enough that the phases stay distinct on a busy two-core machine. */
 export const E2E_SPEED = 8;
 
-/** How many of the stack's last log lines a failed scenario prints, so CI output shows where it stuck. */
-const LOG_LINES_ON_FAILURE = 150;
+/**
+ * What a failed scenario prints of the stack's log, so a CI log shows where it stuck: every warning and
+ * error of the run (up to a bound) and the last lines of any level.
+ */
+const WARNINGS_ON_FAILURE = 200;
+const LAST_LINES_ON_FAILURE = 150;
 
 export async function playEndToEnd(scenario: Scenario): Promise<ScenarioReport> {
   const ca = await devCa();
   const relay = createActivityRelay();
-  const recent: string[] = [];
+  const recent: RecentLog = { warnings: [], last: [] };
   const log = createLogger({
     component: 'e2e',
-    sink: (_level, line) => {
+    sink: (level, line) => {
       if (process.env.TEST_LOGS) process.stderr.write(line + '\n');
-      recent.push(line);
-      if (recent.length > LOG_LINES_ON_FAILURE) recent.shift();
+      if (level === 'warn' || level === 'error') keepLast(recent.warnings, line, WARNINGS_ON_FAILURE);
+      keepLast(recent.last, line, LAST_LINES_ON_FAILURE);
     },
   });
   let stack: LocalStack | undefined;
@@ -56,8 +60,25 @@ export async function playEndToEnd(scenario: Scenario): Promise<ScenarioReport> 
   }
 }
 
-function printRecentLog(lines: readonly string[]): void {
-  console.log(`the stack's last ${lines.length} log lines (info and above):\n${lines.join('\n')}`);
+interface RecentLog {
+  warnings: string[];
+  last: string[];
+}
+
+function keepLast(lines: string[], line: string, bound: number): void {
+  lines.push(line);
+  if (lines.length > bound) lines.shift();
+}
+
+function printRecentLog({ warnings, last }: RecentLog): void {
+  console.log(
+    [
+      `the stack's warnings and errors (the last ${warnings.length}):`,
+      ...warnings,
+      `the stack's last ${last.length} log lines (info and above):`,
+      ...last,
+    ].join('\n'),
+  );
 }
 
 /** Each invariant as its own expectation, so a failure names the invariant and its evidence. */
