@@ -178,7 +178,9 @@ function dispatch(
     case 'putVm':
       return deps.service.putVm(route.address, body, context, { ifNoneMatch });
     case 'getVm':
-      return deps.service.getVm(route.address);
+      return deps.service.getVm(route.address, {
+        instanceView: url.searchParams.get('$expand')?.toLowerCase() === 'instanceview',
+      });
     case 'deleteVm':
       return deps.service.deleteVm(route.address, context);
     case 'getOperation':

@@ -117,10 +117,10 @@ export class ComputeService {
     };
   }
 
-  getVm(address: VmAddress): ServiceResponse {
+  getVm(address: VmAddress, options: { instanceView?: boolean } = {}): ServiceResponse {
     const vm = this.deps.store.get(address.subscriptionId, address.resourceGroup, address.name);
     if (!vm) throw resourceNotFound(vmResourceType, address.name, address.resourceGroup);
-    return { status: 200, body: renderVm(vm), headers: {} };
+    return { status: 200, body: renderVm(vm, options), headers: {} };
   }
 
   deleteVm(address: VmAddress, context: RequestContext): ServiceResponse {
@@ -148,7 +148,7 @@ export class ComputeService {
   }
 
   listVms(subscriptionId: string, resourceGroup: string | undefined): unknown[] {
-    return this.deps.store.list(subscriptionId, resourceGroup).map(renderVm);
+    return this.deps.store.list(subscriptionId, resourceGroup).map((vm) => renderVm(vm));
   }
 
   getOperation(

@@ -59,7 +59,38 @@ function renderNetworkProfile(vm: StoredVm, networkProfile: unknown): JsonObject
   return profile;
 }
 
-export function renderVm(vm: StoredVm): JsonObject {
+/**
+ * What `$expand=instanceView` adds: the provisioning state as a status, with the failed operation's code
+ * in it (`ProvisioningState/failed/<code>`) and its message, as Compute reports a VM whose creation
+ * failed; and the power state once the VM runs.
+ */
+function renderInstanceView(vm: StoredVm): JsonObject {
+  const time = vm.timeCreated;
+  const statuses: JsonObject[] = [];
+  if (vm.provisioningState === 'Failed') {
+    statuses.push({
+      code: `ProvisioningState/failed/${vm.failure?.code ?? 'InternalOperationError'}`,
+      level: 'Error',
+      displayStatus: 'Provisioning failed',
+      message: vm.failure?.message ?? 'The operation failed.',
+      time,
+    });
+  } else {
+    const state = vm.provisioningState.toLowerCase();
+    statuses.push({
+      code: `ProvisioningState/${state}`,
+      level: 'Info',
+      displayStatus: `Provisioning ${state}`,
+      time,
+    });
+  }
+  if (vm.provisioningState === 'Succeeded') {
+    statuses.push({ code: 'PowerState/running', level: 'Info', displayStatus: 'VM running' });
+  }
+  return { computerName: vm.spec.computerName, statuses };
+}
+
+export function renderVm(vm: StoredVm, options: { instanceView?: boolean } = {}): JsonObject {
   const given = vm.spec.properties;
   const properties: JsonObject = {
     ...clone(given),
@@ -76,6 +107,7 @@ export function renderVm(vm: StoredVm): JsonObject {
     timeCreated: vm.timeCreated,
   };
   if (vm.spec.evictionPolicy !== undefined) properties.evictionPolicy = vm.spec.evictionPolicy;
+  if (options.instanceView) properties.instanceView = renderInstanceView(vm);
   return {
     name: vm.name,
     id: vm.id,

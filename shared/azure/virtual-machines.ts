@@ -25,9 +25,14 @@ export class VirtualMachines {
     private readonly resourceGroup: string,
   ) {}
 
-  async get(name: string): Promise<VirtualMachine | undefined> {
+  /** The VM, or undefined when it does not exist; `instanceView` adds its statuses (one request still). */
+  async get(name: string, options: { instanceView?: boolean } = {}): Promise<VirtualMachine | undefined> {
     try {
-      return await this.client.virtualMachines.get(this.resourceGroup, name);
+      return await this.client.virtualMachines.get(
+        this.resourceGroup,
+        name,
+        options.instanceView ? { expand: 'instanceView' } : undefined,
+      );
     } catch (error) {
       if (isRestError(error) && error.statusCode === 404) return undefined;
       throw error;

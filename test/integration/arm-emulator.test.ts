@@ -229,12 +229,27 @@ describe('ARM emulator through the real @azure/arm-compute client', () => {
       provisioningState: 'Failed',
       failure: { code: 'ZonalAllocationFailed' },
     });
+    // The VM itself tells why, in its instance view, as Compute does; a plain GET has no instance view.
+    const viewed = await client.virtualMachines.get(resourceGroup, 'vm-alloc-1', { expand: 'instanceView' });
+    expect(viewed.instanceView?.statuses).toContainEqual(
+      expect.objectContaining({
+        code: 'ProvisioningState/failed/ZonalAllocationFailed',
+        level: 'Error',
+        message: expect.stringContaining('sufficient capacity for the requested VM size in this zone'),
+      }),
+    );
+    expect((await client.virtualMachines.get(resourceGroup, 'vm-alloc-1')).instanceView).toBeUndefined();
 
     // The rule was one-shot: the next launch succeeds.
     const next = await client.virtualMachines
       .createOrUpdate(resourceGroup, 'vm-alloc-2', vmParameters('vm-alloc-2'))
       .pollUntilDone();
     expect(next.provisioningState).toBe('Succeeded');
+    const running = await client.virtualMachines.get(resourceGroup, 'vm-alloc-2', { expand: 'instanceView' });
+    expect(running.instanceView?.statuses?.map((status) => status.code)).toEqual([
+      'ProvisioningState/succeeded',
+      'PowerState/running',
+    ]);
   });
 
   it('answers a family quota fault synchronously on the PUT with 409 OperationNotAllowed', async () => {

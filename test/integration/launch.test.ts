@@ -458,6 +458,53 @@ describe('launch', () => {
     },
   );
 
+  test("a monitor restarted after the VM failed reads Azure's reason from the VM: the failure is classified and its offering avoided", async () => {
+    stack.emulator.controls.setLatencies({ createMs: 3_000 });
+    const nodeClaim = await createNodeClaim();
+    const vmName = vmNameFor(nodeClaim.metadata.name);
+    const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
+    stack.emulator.controls.injectFault({
+      match: { vmName },
+      effect: { type: 'ZonalAllocationFailed' },
+      times: 1,
+    });
+    const watch = await watchNodeClaim(inject('kubeconfigPath'), nodeClaim.metadata.name);
+    try {
+      await announce(nodeClaim);
+      await eventually(async () => (await get(nodeClaim.metadata.name))?.status?.providerID, 'providerID');
+      await eventually(() => stack.host.orchestrations.getStatus(instanceId), 'monitor started');
+      // The monitor and its poller are gone: the restarted one can only GET the VM.
+      await stack.host.orchestrations.terminate(instanceId, 'test: the monitor died');
+      await eventually(
+        async () =>
+          (await stack.host.orchestrations.getStatus(instanceId))?.runtimeStatus === 'Terminated'
+            ? true
+            : undefined,
+        'monitor terminated',
+      );
+      await stack.host.orchestrations.purge(instanceId);
+      await eventually(() => (vmOf(vmName)?.provisioningState === 'Failed' ? true : undefined), 'VM failed');
+      await stack.host.triggerTimer('lifecycleSweep');
+      await eventually(
+        async () => ((await get(nodeClaim.metadata.name)) ? undefined : true),
+        'NodeClaim deleted',
+      );
+    } finally {
+      watch.stop();
+      stack.emulator.controls.setLatencies({ createMs: 1_500 });
+    }
+    const failed = watch.versions.find(
+      (v) => findCondition(v.status?.conditions, 'Launched')?.status === 'False',
+    );
+    const launched = findCondition(failed?.status?.conditions, 'Launched');
+    expect(launched?.reason).toBe('ZonalAllocationFailure');
+    expect(launched?.message).toContain('sufficient capacity for the requested VM size in this zone');
+    const zone = failed?.metadata.labels?.['topology.kubernetes.io/zone'] ?? '';
+    const blocks = await stack.deps.unavailable.listActive(new Date());
+    expect(blocks.map((b) => [b.reason, b.block.where])).toContainEqual(['ZonalAllocationFailure', { zone }]);
+    expect(puts(vmName)).toHaveLength(1);
+  });
+
   test('a missing AKSNodeClass blocks the launch visibly, without a VM', async () => {
     const nodeClaim = await createNodeClaim({}, `missing-${suffix}`);
     await announce(nodeClaim);

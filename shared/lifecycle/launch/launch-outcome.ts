@@ -5,6 +5,7 @@ import type { VirtualMachine } from '@azure/arm-compute';
 import { isTransient } from '../../azure/virtual-machines.js';
 import { capacityFor, type CapacityOptions, type Offering } from '../../decisions/offerings.js';
 import { rememberFailure } from '../../decisions/failure-memory.js';
+import { provisioningFailureOf } from '../../decisions/vm-provisioning-failure.js';
 import { blockKey } from '../../decisions/offering-blocks.js';
 import {
   classifyLaunchError,
@@ -59,7 +60,7 @@ async function pollOnce(
 ): Promise<PollVmCreationResult> {
   try {
     if (input.pollerState) return await deps.vms.pollCreation(input.pollerState);
-    return pollByGet(await deps.vms.get(input.vmName), input.vmName);
+    return pollByGet(await deps.vms.get(input.vmName, { instanceView: true }), input.vmName);
   } catch (error) {
     // Throttled or a server error while polling: not an outcome; poll again after ARM's Retry-After.
     if (isTransient(error)) {
@@ -75,14 +76,25 @@ async function pollOnce(
   }
 }
 
-/** Without a poller (the VM already existed when launch ran), the VM's provisioningState is the outcome. */
+/**
+ * Without a poller (the VM already existed when launch ran), the VM's provisioningState is the outcome,
+ * and a failure's code and message come from its instance view, so it is classified as the LRO's would be.
+ */
 function pollByGet(vm: VirtualMachine | undefined, vmName: string): PollVmCreationResult {
   if (!vm) return { status: 'Failed', error: { code: 'NotFound', message: `VM ${vmName} no longer exists` } };
   switch (vm.provisioningState) {
     case 'Succeeded':
       return { status: 'Succeeded' };
-    case 'Failed':
-      return { status: 'Failed', error: { message: `VM ${vmName} provisioning failed` } };
+    case 'Failed': {
+      const failure = provisioningFailureOf(vm.instanceView?.statuses);
+      return {
+        status: 'Failed',
+        error: {
+          ...(failure?.code ? { code: failure.code } : {}),
+          message: failure?.message ?? `VM ${vmName} provisioning failed`,
+        },
+      };
+    }
     default:
       return { status: 'InProgress' };
   }
