@@ -77,6 +77,21 @@ function monitorFinished(instanceId: string) {
   }, `launch monitor ${instanceId} to finish`);
 }
 
+/** Launches the NodeClaim, then terminates its launch monitor once it runs, as a host crash would end it. */
+async function launchThenKillMonitor(nodeClaim: NodeClaim, instanceId: string) {
+  await announce(nodeClaim);
+  await eventually(async () => (await get(nodeClaim.metadata.name))?.status?.providerID, 'providerID');
+  await eventually(() => stack.host.orchestrations.getStatus(instanceId), 'monitor started');
+  await stack.host.orchestrations.terminate(instanceId, 'test: the monitor died');
+  await eventually(
+    async () =>
+      (await stack.host.orchestrations.getStatus(instanceId))?.runtimeStatus === 'Terminated'
+        ? true
+        : undefined,
+    'monitor terminated',
+  );
+}
+
 async function announce(nodeClaim: NodeClaim, changeType: 'ADDED' | 'MODIFIED' | 'RESYNC' = 'ADDED') {
   await stack.publish({
     kind: 'NodeClaim',
@@ -426,17 +441,7 @@ describe('launch', () => {
       const nodeClaim = await createNodeClaim();
       const vmName = vmNameFor(nodeClaim.metadata.name);
       const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
-      await announce(nodeClaim);
-      await eventually(async () => (await get(nodeClaim.metadata.name))?.status?.providerID, 'providerID');
-      await eventually(() => stack.host.orchestrations.getStatus(instanceId), 'monitor started');
-      await stack.host.orchestrations.terminate(instanceId, 'test: the monitor died');
-      await eventually(
-        async () =>
-          (await stack.host.orchestrations.getStatus(instanceId))?.runtimeStatus === 'Terminated'
-            ? true
-            : undefined,
-        'monitor terminated',
-      );
+      await launchThenKillMonitor(nodeClaim, instanceId);
       if (lose) await stack.host.orchestrations.purge(instanceId);
       await eventually(
         () => (vmOf(vmName)?.provisioningState === 'Succeeded' ? true : undefined),
@@ -470,18 +475,8 @@ describe('launch', () => {
     });
     const watch = await watchNodeClaim(inject('kubeconfigPath'), nodeClaim.metadata.name);
     try {
-      await announce(nodeClaim);
-      await eventually(async () => (await get(nodeClaim.metadata.name))?.status?.providerID, 'providerID');
-      await eventually(() => stack.host.orchestrations.getStatus(instanceId), 'monitor started');
       // The monitor and its poller are gone: the restarted one can only GET the VM.
-      await stack.host.orchestrations.terminate(instanceId, 'test: the monitor died');
-      await eventually(
-        async () =>
-          (await stack.host.orchestrations.getStatus(instanceId))?.runtimeStatus === 'Terminated'
-            ? true
-            : undefined,
-        'monitor terminated',
-      );
+      await launchThenKillMonitor(nodeClaim, instanceId);
       await stack.host.orchestrations.purge(instanceId);
       await eventually(() => (vmOf(vmName)?.provisioningState === 'Failed' ? true : undefined), 'VM failed');
       await stack.host.triggerTimer('lifecycleSweep');
