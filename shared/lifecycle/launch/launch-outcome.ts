@@ -60,7 +60,7 @@ async function pollOnce(
 ): Promise<PollVmCreationResult> {
   try {
     if (input.pollerState) return await deps.vms.pollCreation(input.pollerState);
-    return pollByGet(await deps.vms.get(input.vmName, { instanceView: true }), input.vmName);
+    return await pollByGet(deps.vms, input.vmName);
   } catch (error) {
     // Throttled or a server error while polling: not an outcome; poll again after ARM's Retry-After.
     if (isTransient(error)) {
@@ -77,16 +77,20 @@ async function pollOnce(
 }
 
 /**
- * Without a poller (the VM already existed when launch ran), the VM's provisioningState is the outcome,
- * and a failure's code and message come from its instance view, so it is classified as the LRO's would be.
+ * Without a poller (the VM already existed when launch ran), the VM's provisioningState is the outcome.
+ * Only a failed VM is read again, with its instance view: that names the failed operation's code and
+ * message, which the plain GET does not, so the failure is classified as the LRO's would be. Polls of a
+ * VM still being created stay plain GETs.
  */
-function pollByGet(vm: VirtualMachine | undefined, vmName: string): PollVmCreationResult {
+async function pollByGet(vms: LifecycleDependencies['vms'], vmName: string): Promise<PollVmCreationResult> {
+  const vm = await vms.get(vmName);
   if (!vm) return { status: 'Failed', error: { code: 'NotFound', message: `VM ${vmName} no longer exists` } };
   switch (vm.provisioningState) {
     case 'Succeeded':
       return { status: 'Succeeded' };
     case 'Failed': {
-      const failure = provisioningFailureOf(vm.instanceView?.statuses);
+      const viewed = await vms.get(vmName, { instanceView: true });
+      const failure = provisioningFailureOf(viewed?.instanceView?.statuses);
       return {
         status: 'Failed',
         error: {
