@@ -174,10 +174,7 @@ function pod(group: Group, index: number, runId: string, context: GroupContext):
 
 /** Where the simulation planned each pod: every `Nominated` target, in the order recorded. */
 async function nominations(context: ScenarioContext): Promise<Map<string, string[]>> {
-  const events = await context.core.listNamespacedEvent({
-    namespace: context.namespace,
-    fieldSelector: 'reason=Nominated',
-  });
+  const events = await eventsOfReason(context, 'Nominated');
   const planned = new Map<string, string[]>();
   for (const event of events.items) {
     const target = /^Pod should schedule on: (.+)$/.exec(event.message ?? '')?.[1];
@@ -190,11 +187,15 @@ async function nominations(context: ScenarioContext): Promise<Map<string, string
 
 /** The pods kube-scheduler once found no Node for (its FailedScheduling events): provisioning's to place. */
 async function unschedulablePods(context: ScenarioContext): Promise<Set<string>> {
-  const events = await context.core.listNamespacedEvent({
-    namespace: context.namespace,
-    fieldSelector: 'reason=FailedScheduling',
-  });
+  const events = await eventsOfReason(context, 'FailedScheduling');
   return new Set(events.items.map((event) => event.involvedObject.name ?? ''));
+}
+
+function eventsOfReason(context: ScenarioContext, reason: string) {
+  return context.core.listNamespacedEvent({
+    namespace: context.namespace,
+    fieldSelector: `reason=${reason}`,
+  });
 }
 
 /**
