@@ -90,6 +90,13 @@ export function handleAdmin(
       }
     }
   }
+  const holdMatch = /^\/admin\/holds\/([^/]+)$/.exec(path);
+  if (holdMatch && (method === 'PUT' || method === 'DELETE')) {
+    const vmName = decodeURIComponent(holdMatch[1] ?? '');
+    if (method === 'PUT') controls.holdProvisioning(vmName);
+    else controls.releaseProvisioning(vmName);
+    return { status: 204, headers: {} };
+  }
   if (path === '/admin/throttling' && method === 'PUT') {
     if (!isObject(body)) return badRequest('the body must be a JSON object');
     controls.setThrottling(body as ThrottlingOptions);

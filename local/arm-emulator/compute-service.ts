@@ -23,6 +23,7 @@ import {
 import type { AsyncFaultEffect, FaultRegistry, LaunchFacts, SyncFaultEffect } from './faults.js';
 import { createLatencyFor, deleteLatencyFor, type Latencies } from './latencies.js';
 import { renderOperation, type AsyncOperation, type OperationStore } from './operations.js';
+import type { ProvisioningHolds } from './provisioning-holds.js';
 import { findSku, isKnownSize, placementRestriction, skuVcpus, type ResourceSku } from './sku-catalog.js';
 import { parseVmSpec, validateVmName, type VmSpec } from './vm-spec.js';
 import type { StoredVm, VmStore } from './vm-store.js';
@@ -52,6 +53,7 @@ export interface ComputeServiceDeps {
   faults: FaultRegistry;
   catalog: () => readonly ResourceSku[];
   latencies: () => Latencies;
+  holds: ProvisioningHolds;
 }
 
 const vmResourceType = 'Microsoft.Compute/virtualMachines';
@@ -237,7 +239,7 @@ export class ComputeService {
     const asyncFault = this.deps.faults.takeAsync(facts);
     const operation = this.deps.operations.start(vm.subscriptionId, vm.spec.location, kind, vm.id);
     vm.pendingOperationId = operation.id;
-    this.schedule(createLatencyFor(this.deps.latencies(), vm.name), () => {
+    const finish = () => {
       if (vm.pendingOperationId !== operation.id) return;
       vm.pendingOperationId = undefined;
       if (asyncFault) {
@@ -251,7 +253,10 @@ export class ComputeService {
         this.deps.operations.finish(operation.id);
         this.deps.store.emit('succeeded', vm);
       }
-    });
+    };
+    this.schedule(createLatencyFor(this.deps.latencies(), vm.name), () =>
+      this.deps.holds.finishWhenReleased(vm.name, finish),
+    );
     return operation;
   }
 

@@ -15,12 +15,18 @@ export interface EmulatorControls {
   /** Merges a change into the latencies and returns the result (overrides are replaced if given). */
   setLatencies(change: Partial<Latencies>): Latencies;
   latencies(): Latencies;
+  /**
+   * Keeps VMs whose name matches the glob Creating (or Updating) past their latency, whatever the
+   * machine's speed, until `releaseProvisioning` with the same glob; then their creations end.
+   */
+  holdProvisioning(vmName: string): void;
+  releaseProvisioning(vmName: string): void;
   /** Reconfigures the token buckets (and refills them). */
   setThrottling(options: ThrottlingOptions): void;
   requests(filter?: RequestFilter): RequestLogEntry[];
   vms(): EmulatedVm[];
   /** Called when a VM starts creating, succeeds, fails, starts deleting, or is gone. Returns an unsubscribe. */
   onVmChange(listener: VmChangeListener): () => void;
-  /** Forgets VMs, operations, faults, the request log and bucket levels; restores the initial latencies and throttling. */
+  /** Forgets VMs, operations, faults, holds, the request log and bucket levels; restores the initial latencies and throttling. */
   reset(): void;
 }

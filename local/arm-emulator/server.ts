@@ -12,6 +12,7 @@ import type { EmulatorControls } from './controls.js';
 import { FaultRegistry } from './faults.js';
 import { defaultLatencies, mergeLatencies, type Latencies } from './latencies.js';
 import { OperationStore } from './operations.js';
+import { ProvisioningHolds } from './provisioning-holds.js';
 import { RequestLog } from './request-log.js';
 import { handleRetailPrices } from './retail-prices.js';
 import { skuCatalog, type ResourceSku } from './sku-catalog.js';
@@ -94,6 +95,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
   const store = new VmStore();
   const operations = new OperationStore();
   const faults = new FaultRegistry();
+  const holds = new ProvisioningHolds();
   const requestLog = new RequestLog();
   const initialThrottling: ThrottlingOptions = {
     scale: options.throttling?.scale ?? 1,
@@ -107,6 +109,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     faults,
     catalog: () => catalog,
     latencies: () => latencies,
+    holds,
   });
 
   const controls: EmulatorControls = {
@@ -119,12 +122,15 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
       return latencies;
     },
     latencies: () => latencies,
+    holdProvisioning: (vmName) => holds.hold(vmName),
+    releaseProvisioning: (vmName) => holds.release(vmName),
     setThrottling: (throttling) => throttler.configure(throttling),
     requests: (filter) => requestLog.query(filter),
     vms: () => store.all().map(toEmulatedVm),
     onVmChange: (listener) => store.onChange(listener),
     reset: () => {
       service.cancelTimers();
+      holds.clear();
       store.clear();
       operations.clear();
       faults.clear();

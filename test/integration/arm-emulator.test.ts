@@ -545,6 +545,25 @@ describe('ARM emulator through the real @azure/arm-compute client', () => {
     expect((error as Error).message).toContain('OperationPreempted');
   });
 
+  it('holds a creation past its latency until released, in code and over the admin API', async () => {
+    emulator.controls.setLatencies({ overrides: [{ vmName: 'vm-held-*', createMs: 10 }] });
+    emulator.controls.holdProvisioning('vm-held-*');
+    expect((await raw('PUT', '/admin/holds/vm-held-b')).status).toBe(204);
+    const creations = ['vm-held-a', 'vm-held-b'].map((name) =>
+      client.virtualMachines.createOrUpdate(resourceGroup, name, vmParameters(name)).pollUntilDone(),
+    );
+    // Well past the 10 ms latency, both creations still run.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const state = (name: string) => emulator.controls.vms().find((vm) => vm.name === name)?.provisioningState;
+    expect([state('vm-held-a'), state('vm-held-b')]).toEqual(['Creating', 'Creating']);
+    emulator.controls.releaseProvisioning('vm-held-*');
+    // vm-held-b is still held by its own hold; vm-held-a ends at once.
+    expect([state('vm-held-a'), state('vm-held-b')]).toEqual(['Succeeded', 'Creating']);
+    expect((await raw('DELETE', '/admin/holds/vm-held-b')).status).toBe(204);
+    const [a, b] = await Promise.all(creations);
+    expect([a?.provisioningState, b?.provisioningState]).toEqual(['Succeeded', 'Succeeded']);
+  });
+
   it('lists VMs of a resource group across nextLink pages and deletes a missing VM idempotently', async () => {
     emulator.controls.setLatencies({ overrides: [{ vmName: 'vm-list-*', createMs: 10 }] });
     for (const name of ['vm-list-a', 'vm-list-b', 'vm-list-c']) {

@@ -78,18 +78,36 @@ function monitorFinished(instanceId: string) {
 }
 
 /** Launches the NodeClaim, then terminates its launch monitor once it runs, as a host crash would end it. */
+/**
+ * Runs `act` while the VM's creation is held in the emulator, so it is still running whatever the
+ * machine's speed; then lets the creation end.
+ */
+async function whileCreating<T>(vmName: string, act: () => Promise<T>): Promise<T> {
+  stack.emulator.controls.holdProvisioning(vmName);
+  try {
+    return await act();
+  } finally {
+    stack.emulator.controls.releaseProvisioning(vmName);
+  }
+}
+
+/** Launches the NodeClaim and terminates its monitor before the VM's creation ends, so it never sees the outcome. */
 async function launchThenKillMonitor(nodeClaim: NodeClaim, instanceId: string) {
-  await announce(nodeClaim);
-  await eventually(async () => (await get(nodeClaim.metadata.name))?.status?.providerID, 'providerID');
-  await eventually(() => stack.host.orchestrations.getStatus(instanceId), 'monitor started');
-  await stack.host.orchestrations.terminate(instanceId, 'test: the monitor died');
-  await eventually(
-    async () =>
-      (await stack.host.orchestrations.getStatus(instanceId))?.runtimeStatus === 'Terminated'
-        ? true
-        : undefined,
-    'monitor terminated',
-  );
+  const vmName = vmNameFor(nodeClaim.metadata.name);
+  await whileCreating(vmName, async () => {
+    await announce(nodeClaim);
+    await eventually(async () => (await get(nodeClaim.metadata.name))?.status?.providerID, 'providerID');
+    await eventually(() => stack.host.orchestrations.getStatus(instanceId), 'monitor started');
+    await stack.host.orchestrations.terminate(instanceId, 'test: the monitor died');
+    await eventually(
+      async () =>
+        (await stack.host.orchestrations.getStatus(instanceId))?.runtimeStatus === 'Terminated'
+          ? true
+          : undefined,
+      'monitor terminated',
+    );
+    expect(vmOf(vmName)?.provisioningState).toBe('Creating');
+  });
 }
 
 async function announce(nodeClaim: NodeClaim, changeType: 'ADDED' | 'MODIFIED' | 'RESYNC' = 'ADDED') {
@@ -108,17 +126,18 @@ const vmOf = (vmName: string) => stack.emulator.controls.vms().find((vm) => vm.n
 
 describe('launch', () => {
   test('one VM PUT with the registration taint; providerID set while the LRO still runs; then Launched=True', async () => {
-    stack.emulator.controls.setLatencies({ createMs: 4_000 });
     const nodeClaim = await createNodeClaim();
     const vmName = vmNameFor(nodeClaim.metadata.name);
-    await announce(nodeClaim);
-
-    const withProvider = await eventually(async () => {
-      const current = await get(nodeClaim.metadata.name);
-      return current?.status?.providerID ? current : undefined;
-    }, 'providerID');
-    // The VM is still being created when the NodeClaim already has its providerID.
-    expect(vmOf(vmName)?.provisioningState).toBe('Creating');
+    const withProvider = await whileCreating(vmName, async () => {
+      await announce(nodeClaim);
+      const current = await eventually(async () => {
+        const read = await get(nodeClaim.metadata.name);
+        return read?.status?.providerID ? read : undefined;
+      }, 'providerID');
+      // The VM is still being created when the NodeClaim already has its providerID.
+      expect(vmOf(vmName)?.provisioningState).toBe('Creating');
+      return current;
+    });
     expect(withProvider.status?.providerID).toBe(
       `azure:///subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/mc_test_nodes/providers/Microsoft.Compute/virtualMachines/${vmName}`,
     );
@@ -437,7 +456,6 @@ describe('launch', () => {
   ])(
     'a launch monitor that was $how is restarted by the sweep, which reads the outcome from ARM',
     async ({ lose }) => {
-      stack.emulator.controls.setLatencies({ createMs: 3_000 });
       const nodeClaim = await createNodeClaim();
       const vmName = vmNameFor(nodeClaim.metadata.name);
       const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
@@ -459,12 +477,10 @@ describe('launch', () => {
       const monitor = await monitorFinished(instanceId);
       expect(monitor?.runtimeStatus).toBe('Completed');
       expect(puts(vmName)).toHaveLength(1);
-      stack.emulator.controls.setLatencies({ createMs: 1_500 });
     },
   );
 
   test("a monitor restarted after the VM failed reads Azure's reason from the VM: the failure is classified and its offering avoided", async () => {
-    stack.emulator.controls.setLatencies({ createMs: 3_000 });
     const nodeClaim = await createNodeClaim();
     const vmName = vmNameFor(nodeClaim.metadata.name);
     const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
@@ -486,7 +502,6 @@ describe('launch', () => {
       );
     } finally {
       watch.stop();
-      stack.emulator.controls.setLatencies({ createMs: 1_500 });
     }
     const failed = watch.versions.find(
       (v) => findCondition(v.status?.conditions, 'Launched')?.status === 'False',
@@ -575,21 +590,21 @@ describe('launch', () => {
   });
 
   test('a NodeClaim deleted while its VM is being created ends with no VM left', async () => {
-    stack.emulator.controls.setLatencies({ createMs: 5_000 });
     const nodeClaim = await createNodeClaim();
     const vmName = vmNameFor(nodeClaim.metadata.name);
-    await announce(nodeClaim);
-    await eventually(async () => (await get(nodeClaim.metadata.name))?.status?.providerID, 'providerID');
-    expect(vmOf(vmName)?.provisioningState).toBe('Creating');
-    await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
-    await announce(nodeClaim, 'MODIFIED');
-    await eventually(
-      async () => ((await get(nodeClaim.metadata.name)) ? undefined : true),
-      'NodeClaim gone',
-      45_000,
-    );
+    await whileCreating(vmName, async () => {
+      await announce(nodeClaim);
+      await eventually(async () => (await get(nodeClaim.metadata.name))?.status?.providerID, 'providerID');
+      expect(vmOf(vmName)?.provisioningState).toBe('Creating');
+      await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
+      await announce(nodeClaim, 'MODIFIED');
+      await eventually(
+        async () => ((await get(nodeClaim.metadata.name)) ? undefined : true),
+        'NodeClaim gone',
+        45_000,
+      );
+    });
     expect(vmOf(vmName)).toBeUndefined();
-    stack.emulator.controls.setLatencies({ createMs: 1_500 });
   });
 
   test('a malformed message goes to the poison queue with the reason, with no side effects', async () => {
