@@ -253,7 +253,10 @@ describe('drain', () => {
 describe('drain deadline', () => {
   test('after terminationGracePeriod a pod the PDB still protects is deleted and the node terminates', async () => {
     const name = `tgp-${suffix}`;
-    const [old] = await readyPool(name, 1, [{ nodes: '1' }], '4s');
+    // Long enough that the drain's first pass (after the termination starts and a poll) comes well
+    // within it on a loaded machine: that pass must find the PDB refusing.
+    const gracePeriodSeconds = 15;
+    const [old] = await readyPool(name, 1, [{ nodes: '1' }], `${gracePeriodSeconds}s`);
     if (!old?.status?.nodeName) throw new Error('no node');
     const podName = `deadline-${suffix}`;
     await guardedPod(old.status.nodeName, podName);
@@ -281,7 +284,7 @@ describe('drain deadline', () => {
       expect(passes.some((l) => l.record.deleted === 1)).toBe(true);
       const firstDelete = passes.find((l) => l.record.deleted === 1);
       expect(Date.parse(String(firstDelete?.record.time))).toBeGreaterThanOrEqual(
-        Date.parse(deleting.metadata.deletionTimestamp ?? '') + 4_000,
+        Date.parse(deleting.metadata.deletionTimestamp ?? '') + gracePeriodSeconds * 1000,
       );
       await expect(core.readNamespacedPod({ name: podName, namespace: 'default' })).rejects.toMatchObject({
         code: 404,

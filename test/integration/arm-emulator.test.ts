@@ -27,6 +27,7 @@ import {
   linuxVmParameters,
   type ComputeClientOptions,
 } from '../support/arm-client.js';
+import { eventually } from '../support/launch-stack.js';
 
 const subscriptionId = '00000000-0000-0000-0000-000000000001';
 const resourceGroup = 'rg-emulator-test';
@@ -552,8 +553,10 @@ describe('ARM emulator through the real @azure/arm-compute client', () => {
     const creations = ['vm-held-a', 'vm-held-b'].map((name) =>
       client.virtualMachines.createOrUpdate(resourceGroup, name, vmParameters(name)).pollUntilDone(),
     );
-    // Well past the 10 ms latency, both creations still run.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Both PUTs taken; a timer set now fires after their 10 ms latencies (same process): past them,
+    // both creations still run.
+    await eventually(() => (emulator.controls.vms().length === 2 ? true : undefined), 'both PUTs taken');
+    await new Promise((resolve) => setTimeout(resolve, 50));
     const state = (name: string) => emulator.controls.vms().find((vm) => vm.name === name)?.provisioningState;
     expect([state('vm-held-a'), state('vm-held-b')]).toEqual(['Creating', 'Creating']);
     emulator.controls.releaseProvisioning('vm-held-*');

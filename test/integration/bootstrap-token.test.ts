@@ -85,7 +85,7 @@ describe('per-NodeClaim bootstrap tokens', () => {
 
     // A repeated delivery reuses the token: no second Secret, the same value.
     await stack.publish({ ...event, changeType: 'MODIFIED' });
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await stack.host.waitForIdle();
     expect(storedBootstrapToken((await tokenSecret(nodeClaim)) ?? {})?.tokenSecret).toBe(token?.tokenSecret);
 
     // The NodeClaim goes (termination deletes the VM and releases it): the garbage collector deletes the token.

@@ -175,10 +175,9 @@ test('killed while its VM PUT is in flight and again while the launch monitor po
     effect: { type: 'hang', requestKind: 'putVm', seconds: 5 },
     times: 1,
   });
-  // A creation long enough that the second kill lands while the launch monitor is still polling.
-  // A minute: the second host start and the sweep's launch step (10 s grace) can take half of that on a
-  // loaded machine.
-  emulator.controls.setLatencies({ overrides: [{ vmName, createMs: 60_000 }] });
+  // The creation is held until the second kill, so that kill lands while the launch monitor still
+  // polls, however long the host starts and the sweep's launch step (10 s grace) take.
+  emulator.controls.holdProvisioning(vmName);
   await startHost();
   await announce(nodeClaim, 'ADDED');
   await eventually(() => (requests('PUT', vmName).length > 0 ? true : undefined), 'the PUT', 60_000);
@@ -194,6 +193,7 @@ test('killed while its VM PUT is in flight and again while the launch monitor po
   // Killed again while the launch monitor's history is on disk and the VM is still being created.
   expect(emulator.controls.vms().find((vm) => vm.name === vmName)?.provisioningState).toBe('Creating');
   await killHost();
+  emulator.controls.releaseProvisioning(vmName);
   await startHost();
   await launchedTrue(nodeClaim.metadata.name);
   console.log(`mid-launch kills: ARM saw ${describeLog(requests('PUT', vmName))}`);
@@ -265,8 +265,9 @@ test('killed mid-replacement (old node tainted, replacement launching): the repl
     );
     const oldVm = vmNameFor(old.metadata.name);
 
-    // Drift, with a creation long enough that the kill lands while the replacement is still launching.
-    emulator.controls.setLatencies({ createMs: 30_000 });
+    // Drift, with the replacement's creation held so the kill lands while it is still launching.
+    const replacements = `*${poolName}*`;
+    emulator.controls.holdProvisioning(replacements);
     await objects.nodeClasses.mergePatch(poolName, { spec: { imageFamily: 'AzureLinux' } });
     const replacement = await eventually(
       async () =>
@@ -285,7 +286,7 @@ test('killed mid-replacement (old node tainted, replacement launching): the repl
     );
     await killHost();
 
-    emulator.controls.setLatencies({ createMs: 2_000 });
+    emulator.controls.releaseProvisioning(replacements);
     await startHost();
     await eventually(
       async () => ((await objects.nodeClaims.get(old.metadata.name)) ? undefined : true),

@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import * as df from 'durable-functions';
 import type { OrchestrationContext } from 'durable-functions';
 import { describe, expect, it } from 'vitest';
-import { createScaledClock, type HostEvent, type LocalHost } from '../../local/host/index.js';
+import {
+  createScaledClock,
+  systemClock,
+  type Clock,
+  type HostEvent,
+  type LocalHost,
+} from '../../local/host/index.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { FunctionDefinition } from '../../shared/runtime/definitions.js';
 import { useAzurite } from '../support/azurite.js';
@@ -15,7 +21,10 @@ import { nextHostEvent, useLocalHosts } from '../support/local-hosts.js';
 const connectionString = useAzurite();
 const createHost = useLocalHosts(connectionString);
 
-function startHost(definitions: FunctionDefinition[], extra: { stateDirectory?: string } = {}): LocalHost {
+function startHost(
+  definitions: FunctionDefinition[],
+  extra: { stateDirectory?: string; clock?: Clock } = {},
+): LocalHost {
   return createHost({
     definitions,
     // One real second is ten clock minutes: durable timers of minutes fire in tens of milliseconds.
@@ -248,7 +257,8 @@ describe('orchestrations through the replay engine', () => {
         name: 'RecordThenWait',
         handler: function* (context: OrchestrationContext) {
           const first = (yield context.df.callActivity('Record', 'first')) as string;
-          // An hour on a clock scaled 600× is six real seconds: long enough to stop the host meanwhile.
+          // An hour: on the first host's real clock it cannot fire before that host stops; on the second
+          // host's clock, scaled 600×, it fires six real seconds after the first host set it.
           yield context.df.createTimer(new Date(context.df.currentUtcDateTime.getTime() + 3600_000));
           const second = (yield context.df.callActivity('Record', 'second')) as string;
           return [first, second];
@@ -256,7 +266,7 @@ describe('orchestrations through the replay engine', () => {
       },
     ];
     try {
-      const first = startHost(definitions, { stateDirectory });
+      const first = startHost(definitions, { stateDirectory, clock: systemClock });
       await first.start();
       await first.orchestrations.startNew('RecordThenWait', { instanceId: 'restart-1' });
       await first.waitForIdle();

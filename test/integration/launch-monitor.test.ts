@@ -5,7 +5,7 @@
 // use of time, which no real VM can be made to exercise for 15 minutes. The real activities run in
 // test/integration/launch.test.ts.
 import { afterEach, describe, expect, inject, test } from 'vitest';
-import { createLocalHost, createScaledClock, type LocalHost } from '../../local/host/index.js';
+import { createLocalHost, createScaledClock, type Clock, type LocalHost } from '../../local/host/index.js';
 import {
   launchMonitorOrchestrator,
   type LaunchMonitorInput,
@@ -35,7 +35,9 @@ function monitorInput(start: Date, overrides: Partial<LaunchMonitorInput> = {}):
     startedAt: start.toISOString(),
     pollIntervalSeconds: 5,
     maxPollIntervalSeconds: 30,
-    deadlineMinutes: 15,
+    // Weeks on the scaled clock (real minutes): only the deadline test may reach it. At 600×, a
+    // 15-minute deadline is 1.5 real seconds, which a loaded machine's lag alone can use up.
+    deadlineMinutes: 30_000,
     ...overrides,
   };
 }
@@ -46,7 +48,16 @@ async function runMonitor(
   failureResult: (call: number) => RecordLaunchFailureResult = () => null,
 ) {
   const start = new Date('2026-11-30T10:00:00Z');
-  const clock = createScaledClock(factor, { start });
+  const scaled = createScaledClock(factor, { start });
+  // Every durable timer the orchestration sets, by when it is due.
+  const timersDueAt: number[] = [];
+  const clock: Clock = {
+    now: scaled.now,
+    setTimer: (at, callback) => {
+      timersDueAt.push(at);
+      return scaled.setTimer(at, callback);
+    },
+  };
   const polls: { at: number; pollerState: string | undefined }[] = [];
   const outcomes: { kind: 'success' | 'failure'; at: number; input: unknown }[] = [];
   const definitions: FunctionDefinition[] = [
@@ -90,7 +101,7 @@ async function runMonitor(
   for (let i = 0; i < 600; i++) {
     const status = await host.orchestrations.getStatus('launch-uid-1');
     if (status && ['Completed', 'Failed', 'Terminated'].includes(status.runtimeStatus)) {
-      return { status, polls, outcomes, start: start.getTime() };
+      return { status, polls, outcomes, timersDueAt, start: start.getTime() };
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -173,15 +184,23 @@ describe('launch monitor orchestration', () => {
   });
 
   test('the deadline ends the launch as LaunchTimeout', async () => {
-    const { status, outcomes, start } = await runMonitor(
+    const { status, outcomes, polls, timersDueAt, start } = await runMonitor(
       () => ({ status: 'InProgress', retryAfterSeconds: 60 }),
       (begin) => monitorInput(begin, { deadlineMinutes: 15 }),
     );
-    expect(status.output).toMatchObject({ outcome: 'TimedOut' });
+    expect(status.output).toMatchObject({ outcome: 'TimedOut', polls: polls.length });
     const failure = outcomes[0]?.input as RecordLaunchFailureInput;
     expect(failure.timedOut).toBe(true);
-    const elapsedMinutes = ((outcomes[0]?.at ?? 0) - start) / 60_000;
-    expect(elapsedMinutes).toBeGreaterThanOrEqual(15);
-    expect(elapsedMinutes).toBeLessThan(16);
+    // Not early, and promptly: no wait reaches past the deadline (the last is cut short to end there), at
+    // most one poll starts after it (none if the poll before already ended past it), and the timeout is
+    // recorded right after the last poll. How soon after, in clock minutes, is the machine's lag
+    // multiplied 600 times, so it is not a measure.
+    const deadline = start + 15 * 60_000;
+    expect(outcomes.map((o) => o.kind)).toEqual(['failure']);
+    expect(outcomes[0]?.at).toBeGreaterThanOrEqual(deadline);
+    expect(timersDueAt.length).toBeGreaterThan(0);
+    expect(Math.max(...timersDueAt)).toBeLessThanOrEqual(deadline);
+    expect(polls.filter((p) => p.at >= deadline).length).toBeLessThanOrEqual(1);
+    expect(outcomes[0]?.at).toBeGreaterThanOrEqual(polls.at(-1)?.at ?? Number.POSITIVE_INFINITY);
   });
 });

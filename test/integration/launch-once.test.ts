@@ -91,9 +91,10 @@ describe('one successful VM PUT per NodeClaim', () => {
   test('a throttled PUT while a second delivery launches: 429, 201, 412 (the second delivery created it; the first adopts it)', async () => {
     const nodeClaim = await createNodeClaim();
     const vmName = vmNameFor(nodeClaim.metadata.name);
+    // Delivery B must PUT while A waits: a Retry-After far longer than a delivery takes on a loaded machine.
     stack.emulator.controls.injectFault({
       match: { vmName },
-      effect: { type: 'throttle', requestKind: 'putVm', retryAfterSeconds: 3 },
+      effect: { type: 'throttle', requestKind: 'putVm', retryAfterSeconds: 12 },
       times: 1,
     });
     // Delivery A (ADDED) claims the NodeClaim and PUTs; the SDK waits out Retry-After.

@@ -267,10 +267,6 @@ describe('launch', () => {
       const nodeClaim = await createNodeClaim();
       const vmName = vmNameFor(nodeClaim.metadata.name);
       const rule = stack.emulator.controls.injectFault({ match: { vmName }, effect, times: 1 });
-      let failedAt = 0;
-      const off = stack.emulator.controls.onVmChange((change) => {
-        if (change.vm.name === vmName && change.type === 'failed') failedAt = Date.now();
-      });
       // The NodeClaim lives only until termination has removed its VM, so every version is recorded.
       const watch = await watchNodeClaim(inject('kubeconfigPath'), nodeClaim.metadata.name);
       try {
@@ -281,7 +277,6 @@ describe('launch', () => {
         );
         await eventually(() => (vmOf(vmName) ? undefined : true), 'VM deleted');
       } finally {
-        off();
         watch.stop();
       }
       expect(rule.id).toBeTruthy();
@@ -293,11 +288,8 @@ describe('launch', () => {
       const launched = findCondition(failed.status?.conditions, 'Launched');
       expect(launched?.reason).toBe(reason);
       expect(launched?.message.length).toBeGreaterThan(10);
-      if (failedAt > 0) {
-        // Asynchronous failures: the reason is on the NodeClaim within one poll interval (Retry-After, 1 s
-        // here) of ARM reporting the failure, plus the time for two API writes.
-        expect((watch.seenAt[index] ?? 0) - failedAt).toBeLessThan(1_000 + 1_500);
-      }
+      // That the reason is written at the first poll after Azure reports the failure is checked by what
+      // happened, not by the clock: in launch-monitor.test.ts and the launch-failure scenario.
       const offering = `${failed.metadata.labels?.['node.kubernetes.io/instance-type']}/${failed.metadata.labels?.['topology.kubernetes.io/zone']}`;
 
       const next = await createNodeClaim();

@@ -223,7 +223,8 @@ describe('lifecycle sweep', () => {
     const lease: LeaseOptions = {
       name: `sweep-expiry-${suffix}`,
       namespace: 'kube-system',
-      durationSeconds: 5,
+      // Long enough that the successor's early attempt surely comes within it.
+      durationSeconds: 30,
     };
     leases.push(lease.name);
     const clients = await deps.kube();
@@ -233,7 +234,7 @@ describe('lifecycle sweep', () => {
     const early = await tryAcquireLease(clients, lease, 'successor', deps.now);
     expect(early).toEqual({ held: undefined, holder: 'crashed' });
 
-    const later = () => new Date(Date.now() + 6_000);
+    const later = () => new Date(Date.now() + 31_000);
     const successor = await tryAcquireLease(clients, lease, 'successor', later);
     expect(successor.held).toBeDefined();
     expect(await crashed.held?.renew()).toBe(false);
