@@ -17,6 +17,7 @@ import {
   startDisruptionStack,
   type DisruptionStack,
 } from '../support/disruption-stack.js';
+import { printStackLogOnFailure } from '../support/stack-log-on-failure.js';
 
 vi.hoisted(() => {
   process.env.SWEEP_SCHEDULE = '0 0 0 1 1 *';
@@ -27,6 +28,7 @@ const poolName = `consolidate-${suffix}`;
 const className = `consolidate-${suffix}`;
 const namespace = 'default';
 let env: DisruptionStack;
+printStackLogOnFailure(() => env.stack);
 let core: CoreV1Api;
 
 function nodePool(): NodePool {
@@ -90,6 +92,20 @@ afterAll(async () => {
   await env?.stop();
 });
 
+async function setConsolidateAfter(pool: string, consolidateAfter: string) {
+  await env.stack.deps.objects.nodePools.mergePatch(pool, { spec: { disruption: { consolidateAfter } } });
+}
+
+/** What a wait that timed out saw last: each NodeClaim with its conditions and whether it is deleting. */
+function describeClaims(claims: NodeClaim[]): string {
+  return claims
+    .map((c) => {
+      const conditions = (c.status?.conditions ?? []).map((k) => `${k.type}=${k.status}`).join(' ');
+      return `${c.metadata.name} [${conditions}]${c.metadata.deletionTimestamp ? ' deleting' : ''}`;
+    })
+    .join('; ');
+}
+
 const nodeNameOf = (claims: NodeClaim[], name: string) =>
   claims.find((c) => c.metadata.name === name)?.status?.nodeName;
 
@@ -97,7 +113,9 @@ describe('consolidation and expiration', () => {
   test('empty nodes go one at a time (Empty budget 1); an occupied node and a do-not-disrupt node stay', async () => {
     const names = ['busy', 'protected', 'empty-a', 'empty-b'].map((n) => `${poolName}-${n}`);
     const [busy, protectedName, emptyA, emptyB] = names as [string, string, string, string];
-    // Occupy two nodes before consolidation may judge them: no sweep runs until they have pods.
+    // Occupy two nodes before consolidation may judge them: the sweep that launches them would otherwise
+    // find the first to join empty while the other still boots.
+    await setConsolidateAfter(poolName, 'Never');
     for (const name of [busy, protectedName]) await env.stack.deps.objects.nodeClaims.create(nodeClaim(name));
     const stopLaunching = env.sweepContinuously([poolName], 200);
     const first = await eventually(
@@ -115,6 +133,7 @@ describe('consolidation and expiration', () => {
     await bindPod(`keep-${suffix}`, nodeNameOf(first, protectedName) ?? '', {
       'karpenter.sh/do-not-disrupt': 'true',
     });
+    await setConsolidateAfter(poolName, '2s');
     for (const name of [emptyA, emptyB]) await env.stack.deps.objects.nodeClaims.create(nodeClaim(name));
 
     let maxDisrupting = 0;
@@ -126,7 +145,8 @@ describe('consolidation and expiration', () => {
           const empties = claims.filter((c) => c.metadata.name === emptyA || c.metadata.name === emptyB);
           maxDisrupting = Math.max(maxDisrupting, disruptingNow(empties, nodes).length);
           const left = claims.map((c) => c.metadata.name).sort();
-          return left.length === 2 && left.join() === [busy, protectedName].sort().join() ? true : undefined;
+          if (left.join() !== [busy, protectedName].sort().join()) throw new Error(describeClaims(claims));
+          return true;
         },
         'both empty NodeClaims consolidated away',
         90_000,
@@ -160,7 +180,8 @@ describe('consolidation and expiration', () => {
       metadata: { name: pool },
       spec: {
         ...nodePool().spec,
-        disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '2s' },
+        // Not before both nodes have their pod: the first to join would be consolidated as Empty.
+        disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: 'Never' },
       },
     });
     const names = [`${pool}-a`, `${pool}-b`];
@@ -200,13 +221,15 @@ describe('consolidation and expiration', () => {
         },
       });
     }
+    await setConsolidateAfter(pool, '2s');
     const stop = env.sweepContinuously([pool], 200);
     let left: NodeClaim[] = [];
     try {
       left = await eventually(
         async () => {
           const claims = await env.nodeClaimsOf(pool);
-          return claims.length === 1 ? claims : undefined;
+          if (claims.length !== 1) throw new Error(describeClaims(claims));
+          return claims;
         },
         'one NodeClaim consolidated away',
         90_000,
@@ -229,9 +252,7 @@ describe('consolidation and expiration', () => {
   test('a NodeClaim past its expireAfter is deleted, with no budget', async () => {
     const name = `${poolName}-expiring`;
     // Consolidation off, so only expiration can remove this idle node.
-    await env.stack.deps.objects.nodePools.mergePatch(poolName, {
-      spec: { disruption: { consolidateAfter: 'Never' } },
-    });
+    await setConsolidateAfter(poolName, 'Never');
     await env.stack.deps.objects.nodeClaims.create(nodeClaim(name, '8s'));
     const stop = env.sweepContinuously([poolName], 200);
     try {

@@ -18,6 +18,7 @@ import {
   staticNodePool,
   type DisruptionStack,
 } from '../support/disruption-stack.js';
+import { printStackLogOnFailure } from '../support/stack-log-on-failure.js';
 
 vi.hoisted(() => {
   process.env.SWEEP_SCHEDULE = '0 0 0 1 1 *';
@@ -25,6 +26,7 @@ vi.hoisted(() => {
 
 const suffix = randomUUID().slice(0, 6);
 let env: DisruptionStack;
+printStackLogOnFailure(() => env.stack);
 let core: CoreV1Api;
 let policy: PolicyV1Api;
 const pools: string[] = [];

@@ -11,6 +11,7 @@ import { WellKnown, type NodeClaim, type NodePool } from '../../shared/models/in
 import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
 import { eventually } from '../support/launch-stack.js';
 import { isInitialized, startDisruptionStack, type DisruptionStack } from '../support/disruption-stack.js';
+import { printStackLogOnFailure } from '../support/stack-log-on-failure.js';
 
 vi.hoisted(() => {
   process.env.SWEEP_SCHEDULE = '0 0 0 1 1 *';
@@ -23,6 +24,7 @@ const namespace = 'default';
 const REPLICAS = 3;
 const MIN_AVAILABLE = 2;
 let env: DisruptionStack;
+printStackLogOnFailure(() => env.stack);
 let core: CoreV1Api;
 let apps: AppsV1Api;
 let policy: PolicyV1Api;

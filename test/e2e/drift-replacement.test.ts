@@ -15,6 +15,7 @@ import {
   staticNodePool,
   type DisruptionStack,
 } from '../support/disruption-stack.js';
+import { printStackLogOnFailure } from '../support/stack-log-on-failure.js';
 
 // The app's own timer would sweep the whole shared cluster every 15 s; this file sweeps by itself.
 vi.hoisted(() => {
@@ -25,6 +26,7 @@ const suffix = randomUUID().slice(0, 6);
 const poolName = `drift-${suffix}`;
 const className = `drift-${suffix}`;
 let env: DisruptionStack;
+printStackLogOnFailure(() => env.stack);
 
 beforeAll(async () => {
   env = await startDisruptionStack({
