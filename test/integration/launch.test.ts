@@ -15,6 +15,7 @@ import { LAUNCH_GRACE_MS } from '../../shared/lifecycle/sweep/steps/launch.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { eventually, startLaunchStack, watchNodeClaim, type LaunchStack } from '../support/launch-stack.js';
+import { nextHostEvent } from '../support/local-hosts.js';
 
 let stack: LaunchStack;
 const suffix = randomUUID().slice(0, 6);
@@ -77,7 +78,6 @@ function monitorFinished(instanceId: string) {
   }, `launch monitor ${instanceId} to finish`);
 }
 
-/** Launches the NodeClaim, then terminates its launch monitor once it runs, as a host crash would end it. */
 /**
  * Runs `act` while the VM's creation is held in the emulator, so it is still running whatever the
  * machine's speed; then lets the creation end.
@@ -91,21 +91,29 @@ async function whileCreating<T>(vmName: string, act: () => Promise<T>): Promise<
   }
 }
 
-/** Launches the NodeClaim and terminates its monitor before the VM's creation ends, so it never sees the outcome. */
-async function launchThenKillMonitor(nodeClaim: NodeClaim, instanceId: string) {
+/**
+ * Launches the NodeClaim and terminates its monitor, as a host crash would end it, before the VM's creation
+ * ends: the monitor never sees the outcome. With `loseHistory`, its history is purged too. A sweep on its
+ * schedule may restart the monitor at any moment after that, so the termination is taken from the host's
+ * event, not from a status read that a restart could already have changed.
+ */
+async function launchThenKillMonitor(
+  nodeClaim: NodeClaim,
+  instanceId: string,
+  { loseHistory = false }: { loseHistory?: boolean } = {},
+) {
   const vmName = vmNameFor(nodeClaim.metadata.name);
   await whileCreating(vmName, async () => {
     await announce(nodeClaim);
     await eventually(async () => (await get(nodeClaim.metadata.name))?.status?.providerID, 'providerID');
     await eventually(() => stack.host.orchestrations.getStatus(instanceId), 'monitor started');
-    await stack.host.orchestrations.terminate(instanceId, 'test: the monitor died');
-    await eventually(
-      async () =>
-        (await stack.host.orchestrations.getStatus(instanceId))?.runtimeStatus === 'Terminated'
-          ? true
-          : undefined,
-      'monitor terminated',
+    const terminated = nextHostEvent(
+      stack.host,
+      (event) => event.type === 'orchestration.terminated' && event.instanceId === instanceId,
     );
+    await stack.host.orchestrations.terminate(instanceId, 'test: the monitor died');
+    await terminated;
+    if (loseHistory) await stack.host.orchestrations.purge(instanceId);
     expect(vmOf(vmName)?.provisioningState).toBe('Creating');
   });
 }
@@ -451,13 +459,12 @@ describe('launch', () => {
       const nodeClaim = await createNodeClaim();
       const vmName = vmNameFor(nodeClaim.metadata.name);
       const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
-      await launchThenKillMonitor(nodeClaim, instanceId);
-      if (lose) await stack.host.orchestrations.purge(instanceId);
+      await launchThenKillMonitor(nodeClaim, instanceId, { loseHistory: lose });
       await eventually(
         () => (vmOf(vmName)?.provisioningState === 'Succeeded' ? true : undefined),
         'VM created',
       );
-      // Nothing else writes the outcome now: only the sweep notices that the monitor is gone.
+      // Nothing else writes the outcome now: only a sweep notices that the monitor is gone.
       await stack.host.triggerTimer('lifecycleSweep');
       const launched = await eventually(async () => {
         const current = await get(nodeClaim.metadata.name);
@@ -482,17 +489,23 @@ describe('launch', () => {
       times: 1,
     });
     const watch = await watchNodeClaim(inject('kubeconfigPath'), nodeClaim.metadata.name);
+    // Recorded as it happens: a sweep on its schedule may act on the failure, and delete the VM, before a
+    // read of the VM's state would see it.
+    let vmFailed = false;
+    const off = stack.emulator.controls.onVmChange((change) => {
+      if (change.vm.name === vmName && change.type === 'failed') vmFailed = true;
+    });
     try {
       // The monitor and its poller are gone: the restarted one can only GET the VM.
-      await launchThenKillMonitor(nodeClaim, instanceId);
-      await stack.host.orchestrations.purge(instanceId);
-      await eventually(() => (vmOf(vmName)?.provisioningState === 'Failed' ? true : undefined), 'VM failed');
+      await launchThenKillMonitor(nodeClaim, instanceId, { loseHistory: true });
+      await eventually(() => (vmFailed ? true : undefined), 'VM failed');
       await stack.host.triggerTimer('lifecycleSweep');
       await eventually(
         async () => ((await get(nodeClaim.metadata.name)) ? undefined : true),
         'NodeClaim deleted',
       );
     } finally {
+      off();
       watch.stop();
     }
     const failed = watch.versions.find(
