@@ -1,5 +1,8 @@
 // What a failed test prints of its stack's log, so a CI log shows where it stuck: every warning and error
-// of the run (up to a bound) and the last lines at info and above.
+// of the run (up to a bound) and the last lines at info and above. With STACK_LOG_DIR set, the whole log
+// (debug included) of each failed test is also written there, one JSON line per entry.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import type { LaunchStack } from './launch-stack.js';
 
@@ -17,6 +20,11 @@ export function printStackLogOnFailure(stackOf: () => LaunchStack | undefined): 
       // The stack never started: its own error says why.
     }
     const lines = (entries: typeof logs) => entries.map((entry) => JSON.stringify(entry.record));
+    const directory = process.env.STACK_LOG_DIR;
+    if (directory) {
+      const file = join(directory, `${context.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 80)}.jsonl`);
+      writeFileSync(file, lines(logs).join('\n') + '\n');
+    }
     const warnings = logs
       .filter((l) => l.level === 'warn' || l.level === 'error')
       .slice(-WARNINGS_ON_FAILURE);
