@@ -9,6 +9,7 @@ import { CONSOLIDATABLE_CONDITION } from '../../shared/decisions/consolidation/t
 import { isConditionTrue } from '../../shared/decisions/conditions.js';
 import { resetEventDedupe } from '../../shared/lifecycle/disruption/blocked-events.js';
 import type { NodeClaim, NodePool } from '../../shared/models/index.js';
+import type { Node } from '../../shared/models/kube.js';
 import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
 import { eventually } from '../support/launch-stack.js';
 import {
@@ -96,12 +97,23 @@ async function setConsolidateAfter(pool: string, consolidateAfter: string) {
   await env.stack.deps.objects.nodePools.mergePatch(pool, { spec: { disruption: { consolidateAfter } } });
 }
 
-/** What a wait that timed out saw last: each NodeClaim with its conditions and whether it is deleting. */
-function describeClaims(claims: NodeClaim[]): string {
+/**
+ * What a wait that timed out saw last: each NodeClaim with its conditions, whether it is deleting, and its
+ * Node's readiness and taints (a NotReady or tainted Node counts against the budget).
+ */
+function describeClaims(claims: readonly NodeClaim[], nodes: readonly Node[]): string {
   return claims
     .map((c) => {
       const conditions = (c.status?.conditions ?? []).map((k) => `${k.type}=${k.status}`).join(' ');
-      return `${c.metadata.name} [${conditions}]${c.metadata.deletionTimestamp ? ' deleting' : ''}`;
+      const node = nodes.find(
+        (n) => c.status?.providerID && n.spec.providerID?.toLowerCase() === c.status.providerID.toLowerCase(),
+      );
+      const ready = node?.status?.conditions?.find((k) => k.type === 'Ready');
+      const taints = (node?.spec.taints ?? []).map((t) => t.key).join(',');
+      const nodeText = node
+        ? `node ${node.metadata.name} Ready=${ready?.status ?? '?'}${taints ? ` taints ${taints}` : ''}`
+        : 'no node';
+      return `${c.metadata.name} [${conditions}]${c.metadata.deletionTimestamp ? ' deleting' : ''} ${nodeText}`;
     })
     .join('; ');
 }
@@ -145,7 +157,8 @@ describe('consolidation and expiration', () => {
           const empties = claims.filter((c) => c.metadata.name === emptyA || c.metadata.name === emptyB);
           maxDisrupting = Math.max(maxDisrupting, disruptingNow(empties, nodes).length);
           const left = claims.map((c) => c.metadata.name).sort();
-          if (left.join() !== [busy, protectedName].sort().join()) throw new Error(describeClaims(claims));
+          if (left.join() !== [busy, protectedName].sort().join())
+            throw new Error(describeClaims(claims, nodes));
           return true;
         },
         'both empty NodeClaims consolidated away',
@@ -228,7 +241,7 @@ describe('consolidation and expiration', () => {
       left = await eventually(
         async () => {
           const claims = await env.nodeClaimsOf(pool);
-          if (claims.length !== 1) throw new Error(describeClaims(claims));
+          if (claims.length !== 1) throw new Error(describeClaims(claims, await env.nodes()));
           return claims;
         },
         'one NodeClaim consolidated away',
