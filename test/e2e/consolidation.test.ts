@@ -125,9 +125,7 @@ describe('consolidation and expiration', () => {
   test('empty nodes go one at a time (Empty budget 1); an occupied node and a do-not-disrupt node stay', async () => {
     const names = ['busy', 'protected', 'empty-a', 'empty-b'].map((n) => `${poolName}-${n}`);
     const [busy, protectedName, emptyA, emptyB] = names as [string, string, string, string];
-    // Occupy two nodes before consolidation may judge them: the sweep that launches them would otherwise
-    // find the first to join empty while the other still boots.
-    await setConsolidateAfter(poolName, 'Never');
+    // Occupy two nodes before consolidation may judge them: no sweep runs until they have pods.
     for (const name of [busy, protectedName]) await env.stack.deps.objects.nodeClaims.create(nodeClaim(name));
     const stopLaunching = env.sweepContinuously([poolName], 200);
     const first = await eventually(
@@ -145,7 +143,6 @@ describe('consolidation and expiration', () => {
     await bindPod(`keep-${suffix}`, nodeNameOf(first, protectedName) ?? '', {
       'karpenter.sh/do-not-disrupt': 'true',
     });
-    await setConsolidateAfter(poolName, '2s');
     for (const name of [emptyA, emptyB]) await env.stack.deps.objects.nodeClaims.create(nodeClaim(name));
 
     let maxDisrupting = 0;
@@ -193,8 +190,7 @@ describe('consolidation and expiration', () => {
       metadata: { name: pool },
       spec: {
         ...nodePool().spec,
-        // Not before both nodes have their pod: the first to join would be consolidated as Empty.
-        disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: 'Never' },
+        disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '2s' },
       },
     });
     const names = [`${pool}-a`, `${pool}-b`];
@@ -234,7 +230,6 @@ describe('consolidation and expiration', () => {
         },
       });
     }
-    await setConsolidateAfter(pool, '2s');
     const stop = env.sweepContinuously([pool], 200);
     let left: NodeClaim[] = [];
     try {
