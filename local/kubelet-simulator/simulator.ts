@@ -397,8 +397,12 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
             break;
           } catch (error) {
             if (isNotFound(error)) return;
-            if (!isConflict(error) || attempt >= maxTaintPatchAttempts) throw error;
-            // Someone (registration, the node lifecycle controller) wrote the Node since it was read.
+            // Someone (registration, the node lifecycle controller) wrote the Node since it was read: 409
+            // from the resourceVersion guard, or 422 when the patch's own operations no longer apply to
+            // the stored Node (a `remove` of a taint list that is already gone), which the API server
+            // checks first. Either way the cached Node was stale: read it again.
+            const stale = isConflict(error) || statusCodeOf(error) === 422;
+            if (!stale || attempt >= maxTaintPatchAttempts) throw error;
             const fresh = await api.readNode(vm.nodeName);
             node = fresh ? nodeView(fresh) : undefined;
           }
