@@ -98,24 +98,42 @@ async function setConsolidateAfter(pool: string, consolidateAfter: string) {
 }
 
 /**
- * What a wait that timed out saw last: each NodeClaim with its conditions, whether it is deleting, and its
- * Node's readiness and taints (a NotReady or tainted Node counts against the budget).
+ * What a wait that timed out saw last: each NodeClaim with its conditions, whether it is deleting, its
+ * Node's readiness and taints (a NotReady or tainted Node counts against the budget) and the pods bound to
+ * it (any pod, even another test's, makes a node not empty).
  */
-function describeClaims(claims: readonly NodeClaim[], nodes: readonly Node[]): string {
-  return claims
-    .map((c) => {
-      const conditions = (c.status?.conditions ?? []).map((k) => `${k.type}=${k.status}`).join(' ');
-      const node = nodes.find(
-        (n) => c.status?.providerID && n.spec.providerID?.toLowerCase() === c.status.providerID.toLowerCase(),
-      );
-      const ready = node?.status?.conditions?.find((k) => k.type === 'Ready');
-      const taints = (node?.spec.taints ?? []).map((t) => t.key).join(',');
-      const nodeText = node
-        ? `node ${node.metadata.name} Ready=${ready?.status ?? '?'}${taints ? ` taints ${taints}` : ''}`
-        : 'no node';
-      return `${c.metadata.name} [${conditions}]${c.metadata.deletionTimestamp ? ' deleting' : ''} ${nodeText}`;
-    })
-    .join('; ');
+async function describeClaims(claims: readonly NodeClaim[], nodes: readonly Node[]): Promise<string> {
+  const described: string[] = [];
+  for (const c of claims) {
+    const conditions = (c.status?.conditions ?? []).map((k) => `${k.type}=${k.status}`).join(' ');
+    const node = nodes.find(
+      (n) => c.status?.providerID && n.spec.providerID?.toLowerCase() === c.status.providerID.toLowerCase(),
+    );
+    const ready = node?.status?.conditions?.find((k) => k.type === 'Ready');
+    const taints = (node?.spec.taints ?? []).map((t) => t.key).join(',');
+    const pods = node
+      ? (await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node.metadata.name}` })).items
+          .map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`)
+          .join(',')
+      : '';
+    const nodeText = node
+      ? `node ${node.metadata.name} Ready=${ready?.status ?? '?'}${taints ? ` taints ${taints}` : ''} pods [${pods}]`
+      : 'no node';
+    described.push(
+      `${c.metadata.name} [${conditions}]${c.metadata.deletionTimestamp ? ' deleting' : ''} ${nodeText}`,
+    );
+  }
+  return described.join('; ');
+}
+
+/** Rethrows a timed-out wait with what the pool looks like now (read once, not on every poll). */
+function withWhatWasSeen(pool: string) {
+  return async (error: unknown): Promise<never> => {
+    const described = await describeClaims(await env.nodeClaimsOf(pool), await env.nodes()).catch(
+      (reason: unknown) => `(could not describe: ${String(reason)})`,
+    );
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; now: ${described}`);
+  };
 }
 
 const nodeNameOf = (claims: NodeClaim[], name: string) =>
@@ -154,13 +172,11 @@ describe('consolidation and expiration', () => {
           const empties = claims.filter((c) => c.metadata.name === emptyA || c.metadata.name === emptyB);
           maxDisrupting = Math.max(maxDisrupting, disruptingNow(empties, nodes).length);
           const left = claims.map((c) => c.metadata.name).sort();
-          if (left.join() !== [busy, protectedName].sort().join())
-            throw new Error(describeClaims(claims, nodes));
-          return true;
+          return left.join() === [busy, protectedName].sort().join() ? true : undefined;
         },
         'both empty NodeClaims consolidated away',
         90_000,
-      );
+      ).catch(withWhatWasSeen(poolName));
     } finally {
       await stop();
     }
@@ -236,12 +252,11 @@ describe('consolidation and expiration', () => {
       left = await eventually(
         async () => {
           const claims = await env.nodeClaimsOf(pool);
-          if (claims.length !== 1) throw new Error(describeClaims(claims, await env.nodes()));
-          return claims;
+          return claims.length === 1 ? claims : undefined;
         },
         'one NodeClaim consolidated away',
         90_000,
-      );
+      ).catch(withWhatWasSeen(pool));
     } finally {
       await stop();
     }
