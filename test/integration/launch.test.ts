@@ -147,7 +147,7 @@ describe('launch', () => {
       return current;
     });
     expect(withProvider.status?.providerID).toBe(
-      `azure:///subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/mc_test_nodes/providers/Microsoft.Compute/virtualMachines/${vmName}`,
+      `azure:///subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/${stack.settings.azure.resourceGroup.toLowerCase()}/providers/Microsoft.Compute/virtualMachines/${vmName}`,
     );
     expect(findCondition(withProvider.status?.conditions, 'Launched')).toMatchObject({
       status: 'Unknown',

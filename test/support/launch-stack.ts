@@ -56,10 +56,14 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
     latencies: { createMs: 1_500, deleteMs: 300, retryAfterSeconds: 1, ...options.latencies },
   });
   const queueName = `events-${randomUUID().slice(0, 8)}`;
+  const runId = randomUUID().slice(0, 8);
   const env: Record<string, string> = {
     ...localAppSettings({
       clusterName: 'test',
-      resourceGroup: 'MC_test_nodes',
+      // A resource group of its own, as each cluster has in Azure: a kubelet simulator deletes the Nodes of
+      // its resource group whose VM it does not know (orphans), and must never take another test file's
+      // Nodes for those.
+      resourceGroup: `MC_test_${runId}`,
       kubeconfigPath: inject('kubeconfigPath'),
       armEndpoint: emulator.url,
       armCaCertPem: emulator.caCertPem,
@@ -81,7 +85,6 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
       if (process.env.TEST_LOGS) process.stderr.write(line + '\n');
     },
   });
-  const runId = randomUUID().slice(0, 8);
   const app = await startFunctionApp({
     appSettings: env,
     log,
