@@ -19,19 +19,15 @@ export class ProvisioningHolds {
   /** Ends a hold; the creations it kept past their latency end now. */
   release(vmNameGlob: string): void {
     this.globs.delete(vmNameGlob);
-    const ready = this.parked.filter((p) => !this.isHeld(p.vmName));
-    this.parked = this.parked.filter((p) => this.isHeld(p.vmName));
-    for (const p of ready) p.finish();
+    const parked = this.parked;
+    this.parked = [];
+    for (const p of parked) this.finishWhenReleased(p.vmName, p.finish);
   }
 
   /** Runs `finish` now, or later when the VM is no longer held. */
   finishWhenReleased(vmName: string, finish: () => void): void {
     if (this.isHeld(vmName)) this.parked.push({ vmName, finish });
     else finish();
-  }
-
-  held(): string[] {
-    return [...this.globs];
   }
 
   clear(): void {
