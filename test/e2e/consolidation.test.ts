@@ -15,6 +15,7 @@ import { eventually } from '../support/launch-stack.js';
 import {
   disruptingNow,
   isInitialized,
+  nodesOfClaim,
   startDisruptionStack,
   type DisruptionStack,
 } from '../support/disruption-stack.js';
@@ -106,9 +107,7 @@ async function describeClaims(claims: readonly NodeClaim[], nodes: readonly Node
   const described: string[] = [];
   for (const c of claims) {
     const conditions = (c.status?.conditions ?? []).map((k) => `${k.type}=${k.status}`).join(' ');
-    const node = nodes.find(
-      (n) => c.status?.providerID && n.spec.providerID?.toLowerCase() === c.status.providerID.toLowerCase(),
-    );
+    const node = nodesOfClaim(c, nodes)[0];
     const ready = node?.status?.conditions?.find((k) => k.type === 'Ready');
     const taints = (node?.spec.taints ?? []).map((t) => t.key).join(',');
     const pods = node
