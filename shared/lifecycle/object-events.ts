@@ -6,7 +6,7 @@ import type { LifecycleDependencies } from './dependencies.js';
 import { disruptAfterDeletion } from './disruption/freed-slot.js';
 import { reconcileLaunch } from './launch/launch.js';
 import { signalProvisioning } from './provisioning/signal.js';
-import { registerNodeFromEvent } from './registration.js';
+import { describeNodeEventOutcome, registerNodeFromEvent } from './registration.js';
 import { needsTermination, reconcileTermination } from './termination/termination.js';
 
 export async function handleObjectEvent(
@@ -46,7 +46,7 @@ export async function handleObjectEvent(
     }
     case 'Node': {
       const result = await registerNodeFromEvent(deps, name);
-      log.info('node event reconciled', { ...result });
+      log.info('node event reconciled', describeNodeEventOutcome(result));
       return;
     }
     case 'Pod': {

@@ -180,6 +180,41 @@ function recordRegistered(deps: LifecycleDependencies, nodeClaim: NodeClaim): vo
 export type NodeEventOutcome =
   { outcome: 'ignored'; why: string } | { outcome: 'no-nodeclaim'; providerID: string } | RegistrationOutcome;
 
+/**
+ * A node event's outcome for a log line: names and flags. The outcomes carry whole NodeClaims and Nodes
+ * (managedFields, every label and condition), kilobytes a line that say nothing the names do not.
+ */
+export function describeNodeEventOutcome(
+  result: NodeEventOutcome,
+): Record<string, string | boolean | string[]> {
+  switch (result.outcome) {
+    case 'registered':
+      return {
+        outcome: result.outcome,
+        nodeClaim: result.nodeClaim.metadata.name,
+        node: result.nodeName,
+        nodeWritten: result.nodeWritten,
+        statusWritten: result.statusWritten,
+        unregisteredTaintMissing: result.unregisteredTaintMissing,
+      };
+    case 'node-not-found':
+      return { outcome: result.outcome, nodeClaim: result.nodeClaim.metadata.name };
+    case 'multiple-nodes':
+      return {
+        outcome: result.outcome,
+        nodeClaim: result.nodeClaim.metadata.name,
+        nodeNames: result.nodeNames,
+      };
+    case 'ignored':
+    case 'skipped':
+      return { outcome: result.outcome, why: result.why };
+    case 'no-nodeclaim':
+      return { outcome: result.outcome, providerID: result.providerID };
+    case 'nodeclaim-gone':
+      return { outcome: result.outcome };
+  }
+}
+
 // VM names are the NodeClaim's name behind a fixed prefix unless it had to be sanitized or hashed;
 // vmNameFor of a one-letter name reveals the prefix without duplicating it here.
 const vmNamePrefix = vmNameFor('a').slice(0, -1);
