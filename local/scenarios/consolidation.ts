@@ -31,6 +31,7 @@ import {
   createNodeClassAndPool,
   deleteNodeClaims,
   deleteNodePoolAndClass,
+  nodeClaimsWithNodeNames,
   patience,
   waitFor,
   type Invariant,
@@ -81,7 +82,13 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
     runningPods(recorder, POD_COUNT),
   );
   const ofPool = () => claimsOfPool(recorder, name);
-  const before = ofPool();
+  const before = await nodeClaimsWithNodeNames(context, ofPool);
+  const podsOn = (nodeName: string | undefined) =>
+    [...recorder.pods.values()].filter((p) => p.spec?.nodeName === nodeName).length;
+  // kube-scheduler need not fill every node provisioning planned: a node can be empty before the scale-down.
+  const occupiedBefore = new Set(
+    before.filter((c) => podsOn(c.status?.nodeName) > 0).map((c) => c.metadata.name),
+  );
   const book = app.deps.pricing.prices();
   const sizesBefore = before.map((c) => instanceTypeOf(recorder, c));
   const priceBefore = hourlyPrice(book, sizesBefore);
@@ -129,21 +136,21 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
     return pods.length === PODS_AFTER && pods.every(isAvailable) ? true : undefined;
   });
   const scaledDownAt = Date.now();
-  const podsOn = (nodeName: string | undefined) =>
-    [...recorder.pods.values()].filter((p) => p.spec?.nodeName === nodeName).length;
   const emptyAtStart = new Set(
     before.filter((c) => podsOn(c.status?.nodeName) === 0).map((c) => c.metadata.name),
   );
+  const emptiedByScaleDown = new Set([...emptyAtStart].filter((n) => occupiedBefore.has(n)));
   // The sweep notices a pod leaving at its next pass (lastPodEventTime is that sweep's start): wait a few
-  // sweeps past the scale-down, then until every node is Consolidatable and the emptied ones have a pod
-  // event from after the scale-down began. By design that takes a sweep to notice, consolidateAfter, and
-  // a sweep to set the condition (three sweeps at least).
+  // sweeps past the scale-down, then until every node is Consolidatable and the ones the scale-down
+  // emptied have a pod event from after it began (a node that was empty before has none to have). By
+  // design that takes a sweep to notice, consolidateAfter, and a sweep to set the condition (three
+  // sweeps at least).
   const sweepMs = stack.timings.sweepPeriodSeconds * 1_000;
   const noticedAfter = scaledDownAt + 3 * sweepMs;
   const consolidatableMs = consolidateAfterSeconds * 1_000 + 3 * sweepMs;
   const consolidatable = patience(stack, 6, consolidatableMs);
   const judged = (c: NodeClaim) =>
-    (!emptyAtStart.has(c.metadata.name) ||
+    (!emptiedByScaleDown.has(c.metadata.name) ||
       (Date.parse(c.status?.lastPodEventTime ?? '') || 0) >= scaleDownStartedAt) &&
     isConditionTrue(c.status?.conditions, CONSOLIDATABLE_CONDITION);
   await waitFor(
@@ -157,7 +164,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
         .filter((c) => !judged(c))
         .map(
           (c) =>
-            `${c.metadata.name} (${emptyAtStart.has(c.metadata.name) ? 'emptied' : `${podsOn(c.status?.nodeName)} pods`}, ` +
+            `${c.metadata.name} (${emptiedByScaleDown.has(c.metadata.name) ? 'emptied' : `${podsOn(c.status?.nodeName)} pods`}, ` +
             `lastPodEventTime ${c.status?.lastPodEventTime ?? 'unset'}, Consolidatable ` +
             `${c.status?.conditions?.find((k) => k.type === CONSOLIDATABLE_CONDITION)?.status ?? 'absent'})`,
         )

@@ -25,6 +25,7 @@ import {
   deleteNodeClaims,
   createNodeClassAndPool,
   deleteNodePoolAndClass,
+  nodeClaimsWithNodeNames,
   patience,
   waitFor,
   type Invariant,
@@ -69,7 +70,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   );
   const allRunningAt = Date.now();
 
-  const claims = [...recorder.nodeClaims.values()];
+  const claims = await nodeClaimsWithNodeNames(context, () => [...recorder.nodeClaims.values()]);
   const claimNames = claims.map((c) => c.metadata.name);
   const nodeToClaim = new Map(claims.map((c) => [c.status?.nodeName ?? '', c.metadata.name]));
   const onOurNodes = running.filter((p) => nodeToClaim.has(p.spec?.nodeName ?? ''));

@@ -116,6 +116,32 @@ export async function deleteNodePoolAndClass(context: ScenarioContext, nodePool:
   await objects.nodeClasses.delete(nodePool.spec.template.spec.nodeClassRef.name);
 }
 
+/**
+ * Waits until every NodeClaim `of()` returns carries its Node's name, and returns them. Registration
+ * untaints the Node before it writes the NodeClaim's status.nodeName, and kube-scheduler binds pods in
+ * between (the recorder may see that write later still): a NodeClaim read at "all pods Running" can lack
+ * it, and its pods would then be counted on no NodeClaim.
+ */
+export async function nodeClaimsWithNodeNames(
+  context: ScenarioContext,
+  of: () => NodeClaim[],
+): Promise<NodeClaim[]> {
+  return waitFor(
+    context,
+    'every NodeClaim with its Node name',
+    patience(context.stack),
+    () => {
+      const claims = of();
+      return claims.every((c) => c.status?.nodeName) ? claims : undefined;
+    },
+    () =>
+      `without one: ${of()
+        .filter((c) => !c.status?.nodeName)
+        .map((c) => c.metadata.name)
+        .join(', ')}`,
+  );
+}
+
 /** The NodeClaims of one NodePool the recorder currently holds. */
 export function claimsOfPool(recorder: Recorder, nodePoolName: string): NodeClaim[] {
   return [...recorder.nodeClaims.values()].filter(
