@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { CONSOLIDATABLE_CONDITION } from '../../shared/decisions/consolidation/timing.js';
 import { isConditionTrue } from '../../shared/decisions/conditions.js';
+import { findNodesForClaim } from '../../shared/decisions/registration.js';
 import { resetEventDedupe } from '../../shared/lifecycle/disruption/blocked-events.js';
 import type { NodeClaim, NodePool } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';
@@ -15,7 +16,6 @@ import { eventually } from '../support/launch-stack.js';
 import {
   disruptingNow,
   isInitialized,
-  nodesOfClaim,
   startDisruptionStack,
   type DisruptionStack,
 } from '../support/disruption-stack.js';
@@ -107,7 +107,7 @@ async function describeClaims(claims: readonly NodeClaim[], nodes: readonly Node
   const described: string[] = [];
   for (const c of claims) {
     const conditions = (c.status?.conditions ?? []).map((k) => `${k.type}=${k.status}`).join(' ');
-    const node = nodesOfClaim(c, nodes)[0];
+    const node = findNodesForClaim(nodes, c.status?.providerID ?? '')[0];
     const ready = node?.status?.conditions?.find((k) => k.type === 'Ready');
     const taints = (node?.spec.taints ?? []).map((t) => t.key).join(',');
     const pods = node
@@ -142,7 +142,9 @@ describe('consolidation and expiration', () => {
   test('empty nodes go one at a time (Empty budget 1); an occupied node and a do-not-disrupt node stay', async () => {
     const names = ['busy', 'protected', 'empty-a', 'empty-b'].map((n) => `${poolName}-${n}`);
     const [busy, protectedName, emptyA, emptyB] = names as [string, string, string, string];
-    // Occupy two nodes before consolidation may judge them: no sweep runs until they have pods.
+    // Occupy two nodes before consolidation may judge them: the sweeps that launch them stop as soon as
+    // both are initialized, and the pods are bound right after (consolidateAfter, 2s, counts from each
+    // node's initialization).
     for (const name of [busy, protectedName]) await env.stack.deps.objects.nodeClaims.create(nodeClaim(name));
     const stopLaunching = env.sweepContinuously([poolName], 200);
     const first = await eventually(

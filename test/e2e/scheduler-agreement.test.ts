@@ -24,6 +24,7 @@ import { expect, test } from 'vitest';
 import { catalogOfferings } from '../../shared/lifecycle/launch/catalog-offerings.js';
 import { describeTaint, untoleratedTaint } from '../../shared/decisions/scheduling/taints.js';
 import type { SchedulingPodSpec } from '../../shared/decisions/scheduling/types.js';
+import { isAlreadyExists } from '../../shared/kube/errors.js';
 import { WellKnown, type NodePool } from '../../shared/models/index.js';
 import { functionAppOf, RUN_LABEL } from '../../local/stack/local-stack.js';
 import {
@@ -282,7 +283,7 @@ async function recreateStaleTaintEvictions(
       .createNamespacedPod({ namespace: context.namespace, body: bodies.get(name)! })
       .catch((error: unknown) => {
         // The deleted pod may still be in the API server's way for a moment; the next poll tries again.
-        if ((error as { code?: number }).code === 409) return undefined;
+        if (isAlreadyExists(error)) return undefined;
         throw error;
       });
     if (!again) continue;

@@ -6,10 +6,10 @@ import { inject } from 'vitest';
 import { startKubeletSimulator, type KubeletSimulator } from '../../local/kubelet-simulator/index.js';
 import { isConditionTrue } from '../../shared/decisions/conditions.js';
 import { isDisrupting } from '../../shared/decisions/disruption-state.js';
+import { findNodesForClaim } from '../../shared/decisions/registration.js';
 import { listNodes } from '../../shared/kube/nodes.js';
 import { runLifecycleSweep, type SweepResult } from '../../shared/lifecycle/sweep/sweep.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
-import { providerIdKey } from '../../shared/lifecycle/sweep/snapshot.js';
 import type { NodeClaim, NodePool } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';
 import { exampleRequirements, nodeClassRef } from './fixtures.js';
@@ -118,16 +118,9 @@ export function staticNodePool(
 export const isInitialized = (nodeClaim: NodeClaim): boolean =>
   isConditionTrue(nodeClaim.status?.conditions, 'Initialized');
 
-/** The Nodes of `nodes` whose providerID is the NodeClaim's (compared as the sweep does); none before it has one. */
-export function nodesOfClaim(claim: NodeClaim, nodes: readonly Node[]): Node[] {
-  const providerID = claim.status?.providerID;
-  if (!providerID) return [];
-  return nodes.filter(
-    (n) => n.spec.providerID && providerIdKey(n.spec.providerID) === providerIdKey(providerID),
-  );
-}
-
 /** NodeClaims of `claims` that count against a budget right now (marked, tainted, NotReady, deleting). */
 export function disruptingNow(claims: readonly NodeClaim[], nodes: readonly Node[]): NodeClaim[] {
-  return claims.filter((c) => isInitialized(c) && isDisrupting(c, nodesOfClaim(c, nodes)));
+  return claims.filter(
+    (c) => isInitialized(c) && isDisrupting(c, findNodesForClaim(nodes, c.status?.providerID ?? '')),
+  );
 }
