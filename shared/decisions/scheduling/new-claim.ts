@@ -3,7 +3,7 @@
 import { WellKnown } from '../../models/karpenter.js';
 import type { NodeSelectorRequirement } from '../../models/kube.js';
 import { NO_DAEMONS } from './daemonsets.js';
-import type { HostPort } from './pods.js';
+import type { HostPort, PodVariant } from './pods.js';
 import { cheapestOffering, offeringAllowed, type CompiledInstanceType } from './instance-types.js';
 import { firstMinValuesShortfall } from './min-values.js';
 import { isWellKnownLabel, type RequirementMap } from './requirement-map.js';
@@ -13,9 +13,18 @@ import { HOSTNAME_KEY } from './topology.js';
 import type { NewNodeClaim, PodReference } from './types.js';
 import { ANY_VALUE, singleValue, toRequirements } from './value-set.js';
 
+/** A pod on a NodeClaim with what placed it there, so the cost packer can move it later. */
+export interface ClaimMember {
+  readonly ref: PodReference;
+  readonly requests: Resources;
+  /** The relaxation level the pod was placed at: its requirements, tolerations, host ports. */
+  readonly variant: PodVariant;
+}
+
 export class NewClaim {
   readonly requests: Resources = new Map();
   readonly pods: PodReference[] = [];
+  readonly members: ClaimMember[] = [];
   readonly hostPorts: HostPort[] = [];
   /** Variants without topology constraints this claim turned down: it only gets fuller, so for good. */
   readonly rejected = new Set<number>();
@@ -34,15 +43,11 @@ export class NewClaim {
     readonly index: number,
   ) {}
 
-  add(
-    pod: PodReference,
-    requests: Resources,
-    requirements: RequirementMap,
-    instanceTypes: CompiledInstanceType[],
-    ports: readonly HostPort[],
-  ): void {
-    this.pods.push(pod);
-    addInto(this.requests, requests);
+  add(member: ClaimMember, requirements: RequirementMap, instanceTypes: CompiledInstanceType[]): void {
+    this.pods.push(member.ref);
+    this.members.push(member);
+    addInto(this.requests, member.requests);
+    const ports = member.variant.group.hostPorts;
     this.requirements = requirements;
     // Options only ever shrink, so an equally long list is the same list: keep it and its bounds.
     if (instanceTypes.length !== this.instanceTypes.length) this.instanceTypes = instanceTypes;

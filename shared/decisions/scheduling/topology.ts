@@ -299,6 +299,16 @@ export class Topology {
   }
 
   /**
+   * Whether any topology group (a spread, an affinity or an anti-affinity, the pod's own or another's)
+   * counts pods of this group: moving such a pod between NodeClaims could change another pod's answer.
+   */
+  countedByAny(group: PodGroup): boolean {
+    for (const topologyGroup of this.groups.values()) if (topologyGroup.selects(group)) return true;
+    for (const topologyGroup of this.inverse.values()) if (topologyGroup.selects(group)) return true;
+    return false;
+  }
+
+  /**
    * How the variant's topology constraints behave as the solve goes on:
    * - none: no constraint (its own, or other pods' anti-affinity selecting it);
    * - monotone: only anti-affinity and hostname spreads. Their counts only grow and a target's domains
