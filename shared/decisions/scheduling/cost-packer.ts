@@ -40,11 +40,18 @@ export interface PackingContext {
   readonly strictMinValues: boolean;
   /** Per NodePool template, what its limits had left before the solve opened any NodeClaim. */
   readonly limitsBefore: ReadonlyMap<Template, Resources | undefined>;
-  /** Whether the pod may move between new NodeClaims without changing any other answer. */
-  readonly isMovable: (member: ClaimMember) => boolean;
+  /** Where the pod on this NodeClaim may move without changing any other answer (see Mobility). */
+  readonly mobility: (member: ClaimMember, claim: NewClaim) => Mobility;
   /** A hostname placeholder and creation index for a NodeClaim the packer opens. */
   readonly nextHostname: () => { hostname: string; index: number };
 }
+
+/**
+ * free: to any NodeClaim of its NodePool whose requirements imply the pod's; domain: only to one whose
+ * requirements are the same as its own NodeClaim's (same zone and every other pinned topology domain);
+ * fixed: stays.
+ */
+export type Mobility = 'free' | 'domain' | 'fixed';
 
 /** How many bin types step 2 tries per pod set: the best by estimated price. */
 const BIN_TYPES_TRIED = 4;
@@ -59,13 +66,17 @@ interface Bin {
   readonly compatible: readonly CompiledInstanceType[];
   readonly members: ClaimMember[];
   readonly requests: Resources;
+  /** requirementsKey of the requirements. */
+  readonly key: string;
 }
 
 /** Movable pods of one NodePool with one requirement set, grouped by identical requests. */
 interface Pool {
   readonly template: Template;
-  /** The placement variant's requirements (what a target NodeClaim's requirements must imply). */
-  readonly podRequirements: RequirementMap;
+  /** Free pods: the placement variant's requirements, which a target's requirements must imply. */
+  readonly podRequirements: RequirementMap | undefined;
+  /** Domain pods: the requirements key (hostname aside) a target must have. */
+  readonly claimKey: string | undefined;
   /** The template's requirements narrowed by the pods', without a hostname: a fresh bin's. */
   readonly requirements: RequirementMap;
   readonly compatible: readonly CompiledInstanceType[];
@@ -82,7 +93,8 @@ interface Shape {
 
 /** The first fit's NodeClaims, or a cheaper plan for the same pods that passes every check. */
 export function repackForCost(claims: readonly NewClaim[], context: PackingContext): readonly NewClaim[] {
-  if (!claims.some((claim) => claim.members.some(context.isMovable))) return claims;
+  if (!claims.some((claim) => claim.members.some((m) => context.mobility(m, claim) !== 'fixed')))
+    return claims;
   const packer = new CostPacker(context);
   const bins = packer.plan(claims);
   if (bins === undefined) return claims;
@@ -113,8 +125,9 @@ class CostPacker {
     for (const claim of claims) {
       const staying: ClaimMember[] = [];
       for (const member of claim.members) {
-        if (!this.context.isMovable(member)) staying.push(member);
-        else if (!this.poolFor(pools, claim.template, member)) return undefined;
+        const mobility = this.context.mobility(member, claim);
+        if (mobility === 'fixed') staying.push(member);
+        else if (!this.poolFor(pools, claim, member, mobility)) return undefined;
       }
       if (staying.length === 0) continue;
       const bin = this.bin(claim.template, claim.hostname, claim.index, claim.requirements);
@@ -158,18 +171,32 @@ class CostPacker {
   }
 
   /** Adds the movable pod to its pool; false if the template turns its requirements down. */
-  private poolFor(pools: Map<string, Pool>, template: Template, member: ClaimMember): boolean {
-    const key = `${template.name}\u0000${requirementsKey(member.variant.requirements)}`;
+  private poolFor(
+    pools: Map<string, Pool>,
+    claim: NewClaim,
+    member: ClaimMember,
+    mobility: Exclude<Mobility, 'fixed'>,
+  ): boolean {
+    const template = claim.template;
+    const requirementsOfPool = mobility === 'free' ? member.variant.requirements : claim.requirements;
+    const key = `${template.name}\u0000${mobility}\u0000${requirementsKey(requirementsOfPool)}`;
     let pool = pools.get(key);
     if (!pool) {
-      const base = template.compatibleWith(member.variant);
-      // Cannot happen for a pod the first fit placed under this template; keep the first fit then.
-      if ('reason' in base) return false;
+      let requirements: RequirementMap;
+      if (mobility === 'free') {
+        const base = template.compatibleWith(member.variant);
+        // Cannot happen for a pod the first fit placed under this template; keep the first fit then.
+        if ('reason' in base) return false;
+        requirements = base.requirements;
+      } else {
+        requirements = new Map([...claim.requirements].filter(([key]) => key !== HOSTNAME_KEY));
+      }
       pool = {
         template,
-        podRequirements: member.variant.requirements,
-        requirements: base.requirements,
-        compatible: this.compatible(template, base.requirements),
+        podRequirements: mobility === 'free' ? member.variant.requirements : undefined,
+        claimKey: mobility === 'domain' ? requirementsKey(claim.requirements) : undefined,
+        requirements,
+        compatible: this.compatible(template, requirements),
         shapes: [],
       };
       pools.set(key, pool);
@@ -191,6 +218,7 @@ class CostPacker {
       compatible: this.compatible(template, requirements),
       members: [],
       requests: new Map(),
+      key: requirementsKey(requirements),
     };
   }
 
@@ -224,7 +252,7 @@ class CostPacker {
     if (!cheapest) return;
     const room = bin.template.room.get(cheapest) ?? cheapest.allocatable;
     for (const pool of pools) {
-      if (pool.template !== bin.template || !implies(bin.requirements, pool.podRequirements)) continue;
+      if (!accepts(pool, bin)) continue;
       for (const shape of pool.shapes) {
         while (shape.next < shape.members.length && fitsSum(bin.requests, shape.requests, undefined, room)) {
           this.addTo(bin, shape.members[shape.next++] as ClaimMember);
@@ -390,6 +418,12 @@ function totalOf(members: readonly ClaimMember[]): Resources {
   const total: Resources = new Map();
   for (const member of members) addInto(total, member.requests);
   return total;
+}
+
+function accepts(pool: Pool, bin: Bin): boolean {
+  if (pool.template !== bin.template) return false;
+  if (pool.claimKey !== undefined) return pool.claimKey === bin.key;
+  return pool.podRequirements !== undefined && implies(bin.requirements, pool.podRequirements);
 }
 
 /** Whether a NodeClaim with `existing` requirements already meets `wanted` (narrowing nothing). */

@@ -7,9 +7,9 @@ import { portsConflict } from './host-ports.js';
 import { cheapestOffering, instanceTypeMismatch, type CompiledInstanceType } from './instance-types.js';
 import { describeRemaining, largestCapacity, optionsWithinLimits, subtractLargest } from './limits.js';
 import { firstMinValuesShortfall } from './min-values.js';
-import { NewClaim, finalizeClaim } from './new-claim.js';
+import { NewClaim, finalizeClaim, type ClaimMember } from './new-claim.js';
 import { ClaimQueue } from './claim-queue.js';
-import { repackForCost } from './cost-packer.js';
+import { repackForCost, type Mobility } from './cost-packer.js';
 import { compareQueued, PodCompiler, type PodVariant, type QueuedPod } from './pods.js';
 import {
   incompatibility,
@@ -29,7 +29,7 @@ import type {
   SchedulingResult,
   UnschedulablePod,
 } from './types.js';
-import { exactly, isUnsatisfiable, toRequirements, type ValueSet } from './value-set.js';
+import { exactly, isUnsatisfiable, singleValue, toRequirements, type ValueSet } from './value-set.js';
 
 export const MAX_INSTANCE_TYPES = 600;
 
@@ -48,6 +48,7 @@ export class Simulation {
   /** Per topology-free variant: existing nodes before this index rejected it for good. */
   private readonly nodeCursor = new Map<number, number>();
   private readonly constraintKinds = new Map<number, 'none' | 'monotone' | 'dynamic'>();
+  private readonly dependingKeys = new Map<number, ReadonlySet<string>>();
   private claimCount = 0;
   /** Per template, its limits' remainder before this solve: the cost packer charges its plan again. */
   private readonly limitsBefore: Map<Template, Resources | undefined>;
@@ -118,10 +119,7 @@ export class Simulation {
     const packed = repackForCost(this.claims.inCreationOrder(), {
       strictMinValues: this.strictMinValues,
       limitsBefore: this.limitsBefore,
-      isMovable: (member) =>
-        member.variant.group.hostPorts.length === 0 &&
-        this.isUnconstrained(member.variant) &&
-        !this.topology.countedByAny(member.variant.group),
+      mobility: (member, claim) => this.mobility(member, claim),
       nextHostname: () => ({ hostname: this.hostnameOf(this.claimCount), index: this.claimCount++ }),
     });
     for (const claim of packed) {
@@ -303,6 +301,25 @@ export class Simulation {
     claim.add({ ref: pod.ref, requests, variant }, requirements, remaining);
     this.topology.record(variant.group, template.taints, requirements);
     return true;
+  }
+
+  /**
+   * Where the cost packer may move a pod: anywhere in its NodePool when no topology key depends on it;
+   * only among NodeClaims with the same requirements when every key that does is pinned to one domain
+   * on its NodeClaim and is not the hostname (a move then changes no domain's count); else nowhere.
+   * A pod with host ports stays, so no port answer changes either.
+   */
+  private mobility(member: ClaimMember, claim: NewClaim): Mobility {
+    if (member.variant.group.hostPorts.length > 0) return 'fixed';
+    let keys = this.dependingKeys.get(member.variant.id);
+    if (!keys)
+      this.dependingKeys.set(member.variant.id, (keys = this.topology.keysDependingOn(member.variant)));
+    if (keys.size === 0) return 'free';
+    for (const key of keys) {
+      const set = claim.requirements.get(key);
+      if (key === HOSTNAME_KEY || set === undefined || singleValue(set) === undefined) return 'fixed';
+    }
+    return 'domain';
   }
 
   private hostnameOf(index: number): string {

@@ -299,13 +299,17 @@ export class Topology {
   }
 
   /**
-   * Whether any topology group (a spread, an affinity or an anti-affinity, the pod's own or another's)
-   * counts pods of this group: moving such a pod between NodeClaims could change another pod's answer.
+   * The topology keys whose domain counts could change if the pod moved: those of every group that
+   * constrains it (its own spreads and affinities, other pods' anti-affinity) or counts it (a spread or
+   * affinity of any pod that selects it). Empty when no topology answer depends on where it runs.
    */
-  countedByAny(group: PodGroup): boolean {
-    for (const topologyGroup of this.groups.values()) if (topologyGroup.selects(group)) return true;
-    for (const topologyGroup of this.inverse.values()) if (topologyGroup.selects(group)) return true;
-    return false;
+  keysDependingOn(variant: PodVariant): ReadonlySet<string> {
+    const keys = new Set<string>();
+    for (const group of [...this.ownedBy(variant), ...this.inverseSelectingGroup(variant.group)])
+      keys.add(group.key);
+    for (const groups of [this.groups, this.inverse])
+      for (const group of groups.values()) if (group.selects(variant.group)) keys.add(group.key);
+    return keys;
   }
 
   /**
