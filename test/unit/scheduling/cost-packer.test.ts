@@ -139,6 +139,34 @@ function countsOf(input: SchedulingInput, result: SchedulingResult, app: string)
 
 const selector = (app: string) => ({ matchLabels: { app } });
 
+/** `count` mixed pods labelled app=`app` with a required (anti-)affinity to their own app over `key`. */
+const affineOver = (kind: 'podAffinity' | 'podAntiAffinity', key: string, app: string, count: number) =>
+  mixed(
+    count,
+    {
+      affinity: {
+        [kind]: {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            { topologyKey: key, labelSelector: selector(app) },
+          ],
+        },
+      },
+    },
+    { app },
+  );
+
+/** `count` mixed pods labelled app=`app` with a DoNotSchedule spread of maxSkew 1 over `key`. */
+const spreadOver = (key: string, app: string, count: number) =>
+  mixed(
+    count,
+    {
+      topologySpreadConstraints: [
+        { maxSkew: 1, topologyKey: key, whenUnsatisfiable: 'DoNotSchedule', labelSelector: selector(app) },
+      ],
+    },
+    { app },
+  );
+
 interface Row {
   family: string;
   input: () => SchedulingInput;
@@ -216,23 +244,7 @@ const rows: Row[] = [
     family: 'zone topology spread (maxSkew 1) beside unconstrained pods',
     firstFitPrice: 2.16,
     input: () => ({
-      pods: [
-        ...mixed(
-          13,
-          {
-            topologySpreadConstraints: [
-              {
-                maxSkew: 1,
-                topologyKey: ZONE,
-                whenUnsatisfiable: 'DoNotSchedule',
-                labelSelector: selector('web'),
-              },
-            ],
-          },
-          { app: 'web' },
-        ),
-        ...mixed(20),
-      ],
+      pods: [...spreadOver(ZONE, 'web', 13), ...mixed(20)],
       nodePools: [nodePool('default', { instanceTypes: CATALOG })],
     }),
     rule: (input, result) => {
@@ -250,22 +262,7 @@ const rows: Row[] = [
     family: 'hostname anti-affinity',
     firstFitPrice: 1.6,
     input: () => ({
-      pods: [
-        ...mixed(
-          6,
-          {
-            affinity: {
-              podAntiAffinity: {
-                requiredDuringSchedulingIgnoredDuringExecution: [
-                  { topologyKey: HOST, labelSelector: selector('db') },
-                ],
-              },
-            },
-          },
-          { app: 'db' },
-        ),
-        ...mixed(30),
-      ],
+      pods: [...affineOver('podAntiAffinity', HOST, 'db', 6), ...mixed(30)],
       nodePools: [nodePool('default', { instanceTypes: CATALOG })],
     }),
     rule: (input, result) =>
@@ -277,23 +274,7 @@ const rows: Row[] = [
     family: 'hostname topology spread (maxSkew 1)',
     firstFitPrice: 1.6,
     input: () => ({
-      pods: [
-        ...mixed(
-          6,
-          {
-            topologySpreadConstraints: [
-              {
-                maxSkew: 1,
-                topologyKey: HOST,
-                whenUnsatisfiable: 'DoNotSchedule',
-                labelSelector: selector('api'),
-              },
-            ],
-          },
-          { app: 'api' },
-        ),
-        ...mixed(30),
-      ],
+      pods: [...spreadOver(HOST, 'api', 6), ...mixed(30)],
       nodePools: [nodePool('default', { instanceTypes: CATALOG })],
     }),
     rule: (input, result) => {
@@ -305,22 +286,7 @@ const rows: Row[] = [
     family: 'zonal pod affinity',
     firstFitPrice: 1.44,
     input: () => ({
-      pods: [
-        ...mixed(
-          16,
-          {
-            affinity: {
-              podAffinity: {
-                requiredDuringSchedulingIgnoredDuringExecution: [
-                  { topologyKey: ZONE, labelSelector: selector('cache') },
-                ],
-              },
-            },
-          },
-          { app: 'cache' },
-        ),
-        ...mixed(20),
-      ],
+      pods: [...affineOver('podAffinity', ZONE, 'cache', 16), ...mixed(20)],
       nodePools: [nodePool('default', { instanceTypes: CATALOG })],
     }),
     rule: (input, result) => {
