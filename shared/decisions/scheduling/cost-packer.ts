@@ -38,6 +38,8 @@ import { exactly, toRequirements } from './value-set.js';
 
 export interface PackingContext {
   readonly strictMinValues: boolean;
+  /** Keep the first fit unless the cheaper plan needs no more NodeClaims than it. */
+  readonly noMoreNodeClaims: boolean;
   /** Per NodePool template, what its limits had left before the solve opened any NodeClaim. */
   readonly limitsBefore: ReadonlyMap<Template, Resources | undefined>;
   /** Where the pod on this NodeClaim may move without changing any other answer (see Mobility). */
@@ -100,6 +102,7 @@ export function repackForCost(claims: readonly NewClaim[], context: PackingConte
   if (bins === undefined) return claims;
   const repacked = packer.build(bins);
   if (repacked === undefined) return claims;
+  if (context.noMoreNodeClaims && repacked.length > claims.length) return claims;
   const before = claims.reduce((sum, claim) => sum + launchPrice(claim), 0);
   const after = repacked.reduce((sum, claim) => sum + launchPrice(claim), 0);
   return after < before - 1e-9 ? repacked : claims;

@@ -116,12 +116,18 @@ export class Simulation {
       this.unschedulable.push({ pod: pod.ref, reason: lastReason.get(pod) ?? 'not scheduled' });
 
     const newNodeClaims: NewNodeClaim[] = [];
-    const packed = repackForCost(this.claims.inCreationOrder(), {
-      strictMinValues: this.strictMinValues,
-      limitsBefore: this.limitsBefore,
-      mobility: (member, claim) => this.mobility(member, claim),
-      nextHostname: () => ({ hostname: this.hostnameOf(this.claimCount), index: this.claimCount++ }),
-    });
+    const packing = this.input.options?.packing ?? 'Cost';
+    const firstFit = this.claims.inCreationOrder();
+    const packed =
+      packing === 'FirstFit'
+        ? firstFit
+        : repackForCost(firstFit, {
+            strictMinValues: this.strictMinValues,
+            noMoreNodeClaims: packing === 'CostWithoutMoreNodeClaims',
+            limitsBefore: this.limitsBefore,
+            mobility: (member, claim) => this.mobility(member, claim),
+            nextHostname: () => ({ hostname: this.hostnameOf(this.claimCount), index: this.claimCount++ }),
+          });
     for (const claim of packed) {
       const finalized = finalizeClaim(claim, this.maxInstanceTypes, this.strictMinValues);
       if ('claim' in finalized) newNodeClaims.push(finalized.claim);

@@ -26,7 +26,9 @@
 //   minValues, limits charged with each NodeClaim's largest option, `nodes` counting NodeClaims) and is
 //   cheaper. So a solve launches less than upstream's for the same pods: different NodeClaims (often
 //   more, smaller ones, each on the cheapest size per vCPU or GiB), never a different NodePool, never a
-//   pod moved off existing or in-flight capacity, never a pod with hostname topology moved at all;
+//   pod moved off existing or in-flight capacity, never a pod with hostname topology moved at all.
+//   Option `packing`: CostWithoutMoreNodeClaims keeps a cheaper plan only if it needs no more new
+//   NodeClaims (a consolidation command can replace with one at most), FirstFit is upstream's placement;
 // - bad input (an unreadable quantity, requirement or spec) makes that pod unschedulable with the
 //   reason instead of failing the whole solve, and an unreadable NodePool is reported for every pod;
 // - a pod whose constraints cannot change during the solve (none, or only anti-affinity and hostname
