@@ -155,13 +155,24 @@ class CostPacker {
     for (const [template, limits] of this.context.limitsBefore)
       remaining.set(template, limits && new Map(limits));
     const claims: NewClaim[] = [];
+    // Bins with the same options and requests (and no host ports) fit the same options: one list each.
+    const fitting = new Map<readonly CompiledInstanceType[], Map<string, CompiledInstanceType[]>>();
+    const fittingOptions = (bin: Bin, ports: readonly HostPort[]) => {
+      if (ports.length) return bin.compatible.filter((it) => holds(bin.template, it, bin.requests, ports));
+      let byRequests = fitting.get(bin.compatible);
+      if (!byRequests) fitting.set(bin.compatible, (byRequests = new Map()));
+      const key = resourcesKey(bin.requests);
+      let options = byRequests.get(key);
+      if (!options) {
+        options = bin.compatible.filter((it) => holds(bin.template, it, bin.requests, ports));
+        byRequests.set(key, options);
+      }
+      return options;
+    };
     for (const bin of bins) {
       const ports = bin.members.flatMap((m) => m.variant.group.hostPorts);
       const limits = remaining.get(bin.template);
-      const options = optionsWithinLimits(
-        bin.compatible.filter((it) => holds(bin.template, it, bin.requests, ports)),
-        limits,
-      );
+      const options = optionsWithinLimits(fittingOptions(bin, ports), limits);
       if (options.length === 0) return undefined;
       if (this.context.strictMinValues && firstMinValuesShortfall(options, bin.requirements) !== undefined)
         return undefined;
