@@ -123,6 +123,7 @@ export class Simulation {
         ? firstFit
         : repackForCost(firstFit, {
             strictMinValues: this.strictMinValues,
+            maxInstanceTypes: this.maxInstanceTypes,
             noMoreNodeClaims: packing === 'CostWithoutMoreNodeClaims',
             limitsBefore: this.limitsBefore,
             mobility: (member, claim) => this.mobility(member, claim),
