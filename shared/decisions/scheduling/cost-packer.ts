@@ -4,19 +4,24 @@
 // far from the catalog's best. This pass re-packs the pods whose place no other decision depends on and
 // keeps the result only when it is cheaper, so it never costs more than the first fit.
 //
-// A pod may move ("movable") when its placement variant has no topology constraint, no topology group
-// of any pod counts it, and it uses no host port: then which new NodeClaim holds it changes no spread,
-// affinity or port answer. Everything else stays where the first fit put it ("fixed"), and so do pods
-// placed on existing nodes and in-flight NodeClaims (existing capacity first is untouched). Movable pods
-// only move between NodeClaims of the NodePool that took them (weights are untouched) and only to a
-// NodeClaim whose requirements already imply theirs.
+// Which pods may move (Mobility, decided by the simulation from its topology groups):
+// - free: no topology group (its own, or any other pod's spread, affinity or anti-affinity) constrains
+//   or counts it and it uses no host port: it may go to any new NodeClaim of the NodePool that took it
+//   whose requirements already imply its own;
+// - domain: every topology key that constrains or counts it is pinned to one value on its NodeClaim
+//   and none is the hostname (zone spreads, zonal affinity): it may go only to a NodeClaim with the
+//   same requirements, so every domain count stays as the first fit left it;
+// - fixed: the rest (hostname anti-affinity and spreads, host ports) stays where the first fit put it.
+// Pods on existing nodes and in-flight NodeClaims are not touched (existing capacity first), and no
+// pod changes NodePool (weights are kept).
 //
 // The pass, per NodePool and requirement set:
 // 1. a NodeClaim holding fixed pods keeps them and drops its movable ones, which may make it a smaller,
 //    cheaper size; movable pods then fill the room its cheapest size leaves, largest first, for free;
-// 2. the rest are packed first-fit-decreasing into bins of one instance type, trying the types with the
-//    best estimated price for the pods' total demand in every resource; each bin then takes the
-//    cheapest type that holds what it got, so the last, partly filled bin is sized down;
+// 2. the rest are packed into bins of one instance type, first-fit-decreasing and also bin by bin in
+//    the pods' own mix of shapes, trying the types with the best estimated price for the pods' total
+//    demand in every resource; each bin then takes the cheapest type that holds what it got, so the
+//    last, partly filled bin is sized down; the cheapest of these trials wins;
 // 3. the new plan is checked as the first fit checks a NodeClaim it opens: options that fit the pods,
 //    DaemonSets and host ports, NodePool limits charged with each NodeClaim's largest option in order
 //    (the `nodes` limit counts NodeClaims as before), minValues under Strict, also among the options
