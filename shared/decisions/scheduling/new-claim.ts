@@ -111,11 +111,12 @@ export function finalizeClaim(
 ): FinalizedClaim {
   const requirements = claim.requirements;
   const prices = claim.template.pricesUnder(requirements);
-  const options = claim.instanceTypes
-    .map((it) => ({ it, price: prices.get(it) ?? cheapestOffering(it, requirements)?.price ?? Infinity }))
-    .sort((a, b) => a.price - b.price || (a.it.name < b.it.name ? -1 : a.it.name > b.it.name ? 1 : 0))
-    .slice(0, maxInstanceTypes);
-  const kept = options.map((o) => o.it);
+  const { options, kept, offeredCapacityTypes } = cheapestOptions(
+    claim.instanceTypes,
+    prices,
+    requirements,
+    maxInstanceTypes,
+  );
   if (strictMinValues) {
     const shortfall = firstMinValuesShortfall(kept, requirements);
     if (shortfall !== undefined) {
@@ -125,15 +126,7 @@ export function finalizeClaim(
     }
   }
 
-  const zones = requirements.get(WellKnown.zoneLabel) ?? ANY_VALUE;
   const capacityTypes = requirements.get(WellKnown.capacityTypeLabel) ?? ANY_VALUE;
-  const offeredCapacityTypes = new Set<string>();
-  for (const it of kept) {
-    for (const offering of it.offerings) {
-      if (offeringAllowed(offering, zones, capacityTypes)) offeredCapacityTypes.add(offering.capacityType);
-    }
-  }
-
   const written: NodeSelectorRequirement[] = [];
   const labels: Record<string, string> = { ...claim.template.labels };
   for (const [key, set] of requirements) {
@@ -154,7 +147,7 @@ export function finalizeClaim(
   written.push({
     key: WellKnown.capacityTypeLabel,
     operator: 'In',
-    values: [...offeredCapacityTypes].sort(),
+    values: [...offeredCapacityTypes],
     ...(capacityMin !== undefined ? { minValues: capacityMin } : {}),
   });
 
@@ -171,6 +164,55 @@ export function finalizeClaim(
       cheapestPrice: options[0]?.price ?? Infinity,
     },
   };
+}
+
+interface PricedOption {
+  readonly it: CompiledInstanceType;
+  readonly price: number;
+}
+
+interface OrderedOptions {
+  /** Cheapest first (ties by name), cut at the maximum. */
+  readonly options: readonly PricedOption[];
+  readonly kept: readonly CompiledInstanceType[];
+  /** Capacity types with an available offering among the kept options, sorted. */
+  readonly offeredCapacityTypes: readonly string[];
+}
+
+const orderedOptions = new WeakMap<
+  readonly CompiledInstanceType[],
+  { prices: ReadonlyMap<CompiledInstanceType, number>; max: number; ordered: OrderedOptions }
+>();
+
+/**
+ * The options ordered and cut for the NodeClaim. NodeClaims often share one options list (the cost
+ * packer gives bins of equal content the same list), and the price table stands for the zone and
+ * capacity-type requirements (Template.pricesUnder), so the work is done once per list and table.
+ */
+function cheapestOptions(
+  instanceTypes: readonly CompiledInstanceType[],
+  prices: ReadonlyMap<CompiledInstanceType, number>,
+  requirements: RequirementMap,
+  max: number,
+): OrderedOptions {
+  const cached = orderedOptions.get(instanceTypes);
+  if (cached && cached.prices === prices && cached.max === max) return cached.ordered;
+  const options = instanceTypes
+    .map((it) => ({ it, price: prices.get(it) ?? cheapestOffering(it, requirements)?.price ?? Infinity }))
+    .sort((a, b) => a.price - b.price || (a.it.name < b.it.name ? -1 : a.it.name > b.it.name ? 1 : 0))
+    .slice(0, max);
+  const kept = options.map((o) => o.it);
+  const zones = requirements.get(WellKnown.zoneLabel) ?? ANY_VALUE;
+  const capacityTypes = requirements.get(WellKnown.capacityTypeLabel) ?? ANY_VALUE;
+  const offered = new Set<string>();
+  for (const it of kept) {
+    for (const offering of it.offerings) {
+      if (offeringAllowed(offering, zones, capacityTypes)) offered.add(offering.capacityType);
+    }
+  }
+  const ordered = { options, kept, offeredCapacityTypes: [...offered].sort() };
+  orderedOptions.set(instanceTypes, { prices, max, ordered });
+  return ordered;
 }
 
 function smallestDaemonOverhead(claim: NewClaim, kept: readonly CompiledInstanceType[]): Resources {
