@@ -7,6 +7,7 @@ import { priceOf, type PriceBook } from '../../shared/decisions/prices/price-boo
 import { WellKnown, type NodeClaim, type NodePool } from '../../shared/models/index.js';
 import { RUN_LABEL } from '../stack/local-stack.js';
 import type { PodView, Recorder } from '../view/recorder.js';
+import { priceLowerBound, type PricedSize } from './price-lower-bound.js';
 import { agentStartupTaint, onDemandDFamily, type ScenarioContext } from './scenario.js';
 
 export interface Workload {
@@ -136,24 +137,24 @@ export function hourlyPrice(book: PriceBook, sizes: readonly string[]): number {
 }
 
 /**
- * What no packing can beat: the requested vCPUs at the catalog's lowest price per vCPU, or the requested
- * memory at its lowest price per GiB, whichever is higher (a VM's price pays for both at once).
+ * What no packing can beat (price-lower-bound.ts): the requested vCPUs at the catalog's lowest price per
+ * vCPU, or the requested memory at its lowest price per GiB, whichever is higher, and no less than the
+ * cheapest `nodes` nodes that hold the requests between them (when hostname constraints force that many).
  */
 export function lowerBound(
   offerings: readonly Offering[],
   book: PriceBook,
-  cpu: number,
-  gib: number,
+  demand: { cpu: number; gib: number; nodes: number },
 ): number {
-  let perCpu = Infinity;
-  let perGiB = Infinity;
+  const sizes: PricedSize[] = [];
+  const seen = new Set<string>();
   for (const offering of offerings) {
     const price = priceOf(book, offering.vmSize, 'on-demand');
-    if (price === undefined) continue;
-    perCpu = Math.min(perCpu, price / offering.cpu);
-    perGiB = Math.min(perGiB, price / (offering.memoryMiB / 1024));
+    if (price === undefined || seen.has(offering.vmSize)) continue;
+    seen.add(offering.vmSize);
+    sizes.push({ price, cpu: offering.cpu, memoryGiB: offering.memoryMiB / 1024 });
   }
-  return Math.max(cpu * perCpu, gib * perGiB);
+  return priceLowerBound(sizes, { cpu: demand.cpu, memoryGiB: demand.gib, nodes: demand.nodes });
 }
 
 export function gibibytes(text: string): number {

@@ -83,7 +83,12 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   // The book provisioning and launch priced with (the emulator's Retail Prices API once refreshed).
   const book = app.deps.pricing.prices();
   const launchedPrice = hourlyPrice(book, sizes);
-  const bound = lowerBound(await catalogOfferings(app.deps), book, requestedCpu, requestedGiB);
+  // No hostname anti-affinity or spread: the pods force no number of nodes beyond what their requests need.
+  const bound = lowerBound(await catalogOfferings(app.deps), book, {
+    cpu: requestedCpu,
+    gib: requestedGiB,
+    nodes: 0,
+  });
   const provisioningMs = firstClaimAt - firstPending;
   const bindsPerClaim = new Map<string, number>();
   for (const pod of running) {

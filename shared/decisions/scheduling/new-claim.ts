@@ -3,7 +3,7 @@
 import { WellKnown } from '../../models/karpenter.js';
 import type { NodeSelectorRequirement } from '../../models/kube.js';
 import { NO_DAEMONS } from './daemonsets.js';
-import type { HostPort } from './pods.js';
+import type { HostPort, PodVariant } from './pods.js';
 import { cheapestOffering, offeringAllowed, type CompiledInstanceType } from './instance-types.js';
 import { firstMinValuesShortfall } from './min-values.js';
 import { isWellKnownLabel, type RequirementMap } from './requirement-map.js';
@@ -13,9 +13,18 @@ import { HOSTNAME_KEY } from './topology.js';
 import type { NewNodeClaim, PodReference } from './types.js';
 import { ANY_VALUE, singleValue, toRequirements } from './value-set.js';
 
+/** A pod on a NodeClaim with what placed it there, so the cost packer can move it later. */
+export interface ClaimMember {
+  readonly ref: PodReference;
+  readonly requests: Resources;
+  /** The relaxation level the pod was placed at: its requirements, tolerations, host ports. */
+  readonly variant: PodVariant;
+}
+
 export class NewClaim {
   readonly requests: Resources = new Map();
   readonly pods: PodReference[] = [];
+  readonly members: ClaimMember[] = [];
   readonly hostPorts: HostPort[] = [];
   /** Variants without topology constraints this claim turned down: it only gets fuller, so for good. */
   readonly rejected = new Set<number>();
@@ -34,15 +43,11 @@ export class NewClaim {
     readonly index: number,
   ) {}
 
-  add(
-    pod: PodReference,
-    requests: Resources,
-    requirements: RequirementMap,
-    instanceTypes: CompiledInstanceType[],
-    ports: readonly HostPort[],
-  ): void {
-    this.pods.push(pod);
-    addInto(this.requests, requests);
+  add(member: ClaimMember, requirements: RequirementMap, instanceTypes: CompiledInstanceType[]): void {
+    this.pods.push(member.ref);
+    this.members.push(member);
+    addInto(this.requests, member.requests);
+    const ports = member.variant.group.hostPorts;
     this.requirements = requirements;
     // Options only ever shrink, so an equally long list is the same list: keep it and its bounds.
     if (instanceTypes.length !== this.instanceTypes.length) this.instanceTypes = instanceTypes;
@@ -106,11 +111,12 @@ export function finalizeClaim(
 ): FinalizedClaim {
   const requirements = claim.requirements;
   const prices = claim.template.pricesUnder(requirements);
-  const options = claim.instanceTypes
-    .map((it) => ({ it, price: prices.get(it) ?? cheapestOffering(it, requirements)?.price ?? Infinity }))
-    .sort((a, b) => a.price - b.price || (a.it.name < b.it.name ? -1 : a.it.name > b.it.name ? 1 : 0))
-    .slice(0, maxInstanceTypes);
-  const kept = options.map((o) => o.it);
+  const { options, kept, offeredCapacityTypes } = cheapestOptions(
+    claim.instanceTypes,
+    prices,
+    requirements,
+    maxInstanceTypes,
+  );
   if (strictMinValues) {
     const shortfall = firstMinValuesShortfall(kept, requirements);
     if (shortfall !== undefined) {
@@ -120,15 +126,7 @@ export function finalizeClaim(
     }
   }
 
-  const zones = requirements.get(WellKnown.zoneLabel) ?? ANY_VALUE;
   const capacityTypes = requirements.get(WellKnown.capacityTypeLabel) ?? ANY_VALUE;
-  const offeredCapacityTypes = new Set<string>();
-  for (const it of kept) {
-    for (const offering of it.offerings) {
-      if (offeringAllowed(offering, zones, capacityTypes)) offeredCapacityTypes.add(offering.capacityType);
-    }
-  }
-
   const written: NodeSelectorRequirement[] = [];
   const labels: Record<string, string> = { ...claim.template.labels };
   for (const [key, set] of requirements) {
@@ -149,7 +147,7 @@ export function finalizeClaim(
   written.push({
     key: WellKnown.capacityTypeLabel,
     operator: 'In',
-    values: [...offeredCapacityTypes].sort(),
+    values: [...offeredCapacityTypes],
     ...(capacityMin !== undefined ? { minValues: capacityMin } : {}),
   });
 
@@ -166,6 +164,55 @@ export function finalizeClaim(
       cheapestPrice: options[0]?.price ?? Infinity,
     },
   };
+}
+
+interface PricedOption {
+  readonly it: CompiledInstanceType;
+  readonly price: number;
+}
+
+interface OrderedOptions {
+  /** Cheapest first (ties by name), cut at the maximum. */
+  readonly options: readonly PricedOption[];
+  readonly kept: readonly CompiledInstanceType[];
+  /** Capacity types with an available offering among the kept options, sorted. */
+  readonly offeredCapacityTypes: readonly string[];
+}
+
+const orderedOptions = new WeakMap<
+  readonly CompiledInstanceType[],
+  { prices: ReadonlyMap<CompiledInstanceType, number>; max: number; ordered: OrderedOptions }
+>();
+
+/**
+ * The options ordered and cut for the NodeClaim. NodeClaims often share one options list (the cost
+ * packer gives bins of equal content the same list), and the price table stands for the zone and
+ * capacity-type requirements (Template.pricesUnder), so the work is done once per list and table.
+ */
+function cheapestOptions(
+  instanceTypes: readonly CompiledInstanceType[],
+  prices: ReadonlyMap<CompiledInstanceType, number>,
+  requirements: RequirementMap,
+  max: number,
+): OrderedOptions {
+  const cached = orderedOptions.get(instanceTypes);
+  if (cached && cached.prices === prices && cached.max === max) return cached.ordered;
+  const options = instanceTypes
+    .map((it) => ({ it, price: prices.get(it) ?? cheapestOffering(it, requirements)?.price ?? Infinity }))
+    .sort((a, b) => a.price - b.price || (a.it.name < b.it.name ? -1 : a.it.name > b.it.name ? 1 : 0))
+    .slice(0, max);
+  const kept = options.map((o) => o.it);
+  const zones = requirements.get(WellKnown.zoneLabel) ?? ANY_VALUE;
+  const capacityTypes = requirements.get(WellKnown.capacityTypeLabel) ?? ANY_VALUE;
+  const offered = new Set<string>();
+  for (const it of kept) {
+    for (const offering of it.offerings) {
+      if (offeringAllowed(offering, zones, capacityTypes)) offered.add(offering.capacityType);
+    }
+  }
+  const ordered = { options, kept, offeredCapacityTypes: [...offered].sort() };
+  orderedOptions.set(instanceTypes, { prices, max, ordered });
+  return ordered;
 }
 
 function smallestDaemonOverhead(claim: NewClaim, kept: readonly CompiledInstanceType[]): Resources {

@@ -5,9 +5,11 @@ import { compileDaemonSets, NO_DAEMONS, type CompiledDaemonSet } from './daemons
 import { compileExistingNode, type SimulatedNode } from './existing-nodes.js';
 import { portsConflict } from './host-ports.js';
 import { cheapestOffering, instanceTypeMismatch, type CompiledInstanceType } from './instance-types.js';
+import { describeRemaining, largestCapacity, optionsWithinLimits, subtractLargest } from './limits.js';
 import { firstMinValuesShortfall } from './min-values.js';
-import { NewClaim, finalizeClaim } from './new-claim.js';
+import { NewClaim, finalizeClaim, type ClaimMember } from './new-claim.js';
 import { ClaimQueue } from './claim-queue.js';
+import { repackForCost, type Mobility } from './cost-packer.js';
 import { compareQueued, PodCompiler, type PodVariant, type QueuedPod } from './pods.js';
 import {
   incompatibility,
@@ -16,7 +18,7 @@ import {
   sameRequirements,
   type RequirementMap,
 } from './requirement-map.js';
-import { addInto, fitsSum, formatAmount, type Resources } from './resources.js';
+import { addInto, fitsSum, type Resources } from './resources.js';
 import { compareTemplates, compileTemplate, type Template } from './templates.js';
 import { describeTaint, untoleratedTaint } from './taints.js';
 import { domainUniverse, HOSTNAME_KEY, Topology, type TopologyResult } from './topology.js';
@@ -27,7 +29,7 @@ import type {
   SchedulingResult,
   UnschedulablePod,
 } from './types.js';
-import { exactly, isUnsatisfiable, toRequirements, type ValueSet } from './value-set.js';
+import { exactly, isUnsatisfiable, singleValue, toRequirements, type ValueSet } from './value-set.js';
 
 export const MAX_INSTANCE_TYPES = 600;
 
@@ -46,7 +48,10 @@ export class Simulation {
   /** Per topology-free variant: existing nodes before this index rejected it for good. */
   private readonly nodeCursor = new Map<number, number>();
   private readonly constraintKinds = new Map<number, 'none' | 'monotone' | 'dynamic'>();
+  private readonly dependingKeys = new Map<number, ReadonlySet<string>>();
   private claimCount = 0;
+  /** Per template, its limits' remainder before this solve: the cost packer charges its plan again. */
+  private readonly limitsBefore: Map<Template, Resources | undefined>;
 
   constructor(private readonly input: SchedulingInput) {
     const cache = new Map<object, CompiledInstanceType | string>();
@@ -54,6 +59,7 @@ export class Simulation {
     this.templates = input.nodePools
       .map((np) => compileTemplate(np, cache, this.daemonSets))
       .sort(compareTemplates);
+    this.limitsBefore = new Map(this.templates.map((t) => [t, t.remaining && new Map(t.remaining)]));
     // Karpenter tries initialized nodes first, then by name (scheduler.go): the lowest index that fits wins.
     this.nodes = [...(input.existingNodes ?? [])]
       .sort(compareExistingNodes)
@@ -110,7 +116,20 @@ export class Simulation {
       this.unschedulable.push({ pod: pod.ref, reason: lastReason.get(pod) ?? 'not scheduled' });
 
     const newNodeClaims: NewNodeClaim[] = [];
-    for (const claim of this.claims.inCreationOrder()) {
+    const packing = this.input.options?.packing ?? 'Cost';
+    const firstFit = this.claims.inCreationOrder();
+    const packed =
+      packing === 'FirstFit'
+        ? firstFit
+        : repackForCost(firstFit, {
+            strictMinValues: this.strictMinValues,
+            maxInstanceTypes: this.maxInstanceTypes,
+            noMoreNodeClaims: packing === 'CostWithoutMoreNodeClaims',
+            limitsBefore: this.limitsBefore,
+            mobility: (member, claim) => this.mobility(member, claim),
+            nextHostname: () => ({ hostname: this.hostnameOf(this.claimCount), index: this.claimCount++ }),
+          });
+    for (const claim of packed) {
       const finalized = finalizeClaim(claim, this.maxInstanceTypes, this.strictMinValues);
       if ('claim' in finalized) newNodeClaims.push(finalized.claim);
       else for (const pod of claim.pods) this.unschedulable.push({ pod, reason: finalized.reason });
@@ -286,9 +305,32 @@ export class Simulation {
           });
     if (remaining.length === 0) return false;
     if (this.strictMinValues && firstMinValuesShortfall(remaining, requirements) !== undefined) return false;
-    claim.add(pod.ref, requests, requirements, remaining, ports);
+    claim.add({ ref: pod.ref, requests, variant }, requirements, remaining);
     this.topology.record(variant.group, template.taints, requirements);
     return true;
+  }
+
+  /**
+   * Where the cost packer may move a pod: anywhere in its NodePool when no topology key depends on it;
+   * only among NodeClaims with the same requirements when every key that does is pinned to one domain
+   * on its NodeClaim and is not the hostname (a move then changes no domain's count); else nowhere.
+   * A pod with host ports stays, so no port answer changes either.
+   */
+  private mobility(member: ClaimMember, claim: NewClaim): Mobility {
+    if (member.variant.group.hostPorts.length > 0) return 'fixed';
+    let keys = this.dependingKeys.get(member.variant.id);
+    if (!keys)
+      this.dependingKeys.set(member.variant.id, (keys = this.topology.keysDependingOn(member.variant)));
+    if (keys.size === 0) return 'free';
+    for (const key of keys) {
+      const set = claim.requirements.get(key);
+      if (key === HOSTNAME_KEY || set === undefined || singleValue(set) === undefined) return 'fixed';
+    }
+    return 'domain';
+  }
+
+  private hostnameOf(index: number): string {
+    return `hostname-placeholder-${String(index).padStart(4, '0')}`;
   }
 
   /** Opens a NodeClaim from the template for the pod, or says why the template cannot take it. */
@@ -304,7 +346,7 @@ export class Simulation {
     const base = template.compatibleWith(variant);
     if ('reason' in base) return base.reason;
 
-    const hostname = `hostname-placeholder-${String(this.claimCount).padStart(4, '0')}`;
+    const hostname = this.hostnameOf(this.claimCount);
     let requirements: RequirementMap = new Map([...base.requirements, [HOSTNAME_KEY, exactly(hostname)]]);
     let candidates = base.instanceTypes;
     if (!this.isUnconstrained(variant)) {
@@ -336,10 +378,7 @@ export class Simulation {
     if (fitting.length === 0)
       return `no instance type has room for the pod (${template.shortfall(candidates, requests)})`;
     const limits = template.remaining;
-    const withinLimits =
-      limits && !coversLargest(limits, largestCapacity(fitting))
-        ? fitting.filter((it) => withinRemaining(it, limits))
-        : fitting;
+    const withinLimits = optionsWithinLimits(fitting, limits);
     if (withinLimits.length === 0) {
       return `all instance types exceed the NodePool's limits (${describeRemaining(limits)})`;
     }
@@ -348,7 +387,7 @@ export class Simulation {
       if (shortfall !== undefined) return shortfall;
     }
     const claim = new NewClaim(template, hostname, requirements, withinLimits, this.claimCount++);
-    claim.add(pod.ref, requests, requirements, withinLimits, ports);
+    claim.add({ ref: pod.ref, requests, variant }, requirements, withinLimits);
     this.claims.push(claim);
     this.topology.register(HOSTNAME_KEY, hostname);
     this.topology.record(variant.group, template.taints, requirements);
@@ -369,43 +408,7 @@ function satisfiable(result: TopologyResult): RequirementMap | undefined {
   return result.requirements;
 }
 
-function withinRemaining(instanceType: CompiledInstanceType, remaining: Resources): boolean {
-  for (const [name, left] of remaining) if ((instanceType.capacity.get(name) ?? 0) > left) return false;
-  return true;
-}
-
 const EMPTY_RESOURCES: Resources = new Map();
-const largestByOptions = new WeakMap<readonly CompiledInstanceType[], Resources>();
-
-/** Per resource, the largest capacity among the options (cached per options list). */
-function largestCapacity(options: readonly CompiledInstanceType[]): Resources {
-  let largest = largestByOptions.get(options);
-  if (largest) return largest;
-  largest = new Map();
-  for (const it of options) {
-    for (const [name, amount] of it.capacity)
-      if (amount > (largest.get(name) ?? 0)) largest.set(name, amount);
-  }
-  largestByOptions.set(options, largest);
-  return largest;
-}
-
-function coversLargest(remaining: Resources, largest: Resources): boolean {
-  for (const [name, left] of remaining) if ((largest.get(name) ?? 0) > left) return false;
-  return true;
-}
-
-function subtractLargest(remaining: Resources, largest: Resources): void {
-  for (const name of [...remaining.keys()])
-    remaining.set(name, (remaining.get(name) ?? 0) - (largest.get(name) ?? 0));
-}
-
-function describeRemaining(remaining: Resources | undefined): string {
-  if (!remaining) return 'none';
-  return [...remaining]
-    .map(([name, left]) => `${name} ${left <= 0 ? '0' : formatAmount(name, left)} left`)
-    .join(', ');
-}
 
 function describeDomains(requirements: RequirementMap): string {
   const keys = [WellKnown.zoneLabel, WellKnown.capacityTypeLabel];

@@ -18,6 +18,17 @@
 //   cheapest available compatible offering and cut at maxInstanceTypes (600) (new-claim.ts).
 //
 // Differences, on purpose:
+// - cost-aware packing (cost-packer.ts): after the first fit above, the pods no topology answer or host
+//   port depends on are re-packed among the new NodeClaims of the NodePool that took them (those
+//   constrained only by zone-like keys only among NodeClaims with the same requirements, so the same
+//   zone), into the sizes with the best price for their total demand, the last NodeClaim sized down.
+//   The plan is kept only when it passes the first fit's checks (fit with DaemonSets, requirements,
+//   minValues, limits charged with each NodeClaim's largest option, `nodes` counting NodeClaims) and is
+//   cheaper. So a solve launches less than upstream's for the same pods: different NodeClaims (often
+//   more, smaller ones, each on the cheapest size per vCPU or GiB), never a different NodePool, never a
+//   pod moved off existing or in-flight capacity, never a pod with hostname topology moved at all.
+//   Option `packing`: CostWithoutMoreNodeClaims keeps a cheaper plan only if it needs no more new
+//   NodeClaims (a consolidation command can replace with one at most), FirstFit is upstream's placement;
 // - bad input (an unreadable quantity, requirement or spec) makes that pod unschedulable with the
 //   reason instead of failing the whole solve, and an unreadable NodePool is reported for every pod;
 // - a pod whose constraints cannot change during the solve (none, or only anti-affinity and hostname

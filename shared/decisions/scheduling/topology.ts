@@ -299,6 +299,20 @@ export class Topology {
   }
 
   /**
+   * The topology keys whose domain counts could change if the pod moved: those of every group that
+   * constrains it (its own spreads and affinities, other pods' anti-affinity) or counts it (a spread or
+   * affinity of any pod that selects it). Empty when no topology answer depends on where it runs.
+   */
+  keysDependingOn(variant: PodVariant): ReadonlySet<string> {
+    const keys = new Set<string>();
+    for (const group of [...this.ownedBy(variant), ...this.inverseSelectingGroup(variant.group)])
+      keys.add(group.key);
+    for (const groups of [this.groups, this.inverse])
+      for (const group of groups.values()) if (group.selects(variant.group)) keys.add(group.key);
+    return keys;
+  }
+
+  /**
    * How the variant's topology constraints behave as the solve goes on:
    * - none: no constraint (its own, or other pods' anti-affinity selecting it);
    * - monotone: only anti-affinity and hostname spreads. Their counts only grow and a target's domains

@@ -226,6 +226,13 @@ export interface SchedulingOptions {
   preferencePolicy?: 'Respect' | 'Ignore';
   /** Strict (default) fails a NodeClaim that cannot meet minValues; BestEffort lowers minValues. */
   minValuesPolicy?: 'Strict' | 'BestEffort';
+  /**
+   * Cost (default): the pods Karpenter's first fit placed are re-packed when that is cheaper
+   * (cost-packer.ts). CostWithoutMoreNodeClaims: only into a plan with no more new NodeClaims than the
+   * first fit's, for a caller that can act on one new NodeClaim at most (a consolidation command).
+   * FirstFit: Karpenter's placement as it is.
+   */
+  packing?: 'Cost' | 'CostWithoutMoreNodeClaims' | 'FirstFit';
 }
 
 // ---------------------------------------------------------------------------------------------------
