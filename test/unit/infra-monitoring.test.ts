@@ -165,3 +165,42 @@ describe('alert rules', () => {
     }
   });
 });
+
+describe('Grafana dashboard', () => {
+  const dashboard = JSON.parse(read('infra/monitoring/grafana-dashboard.json')) as {
+    panels: { title: string; targets: { expr: string }[] }[];
+  };
+  const exprs = dashboard.panels.flatMap((panel) =>
+    panel.targets.map((t) => ({ title: panel.title, expr: t.expr })),
+  );
+
+  it("has Karpenter's standard panels", () => {
+    const titles = dashboard.panels.map((p) => p.title).join('\n');
+    for (const concept of [
+      'Nodes by NodePool',
+      'NodePool CPU usage',
+      'Nodes created',
+      'Nodes terminated',
+      'disrupted',
+      'Disruption decisions',
+      'Spot',
+    ])
+      expect(titles).toContain(concept);
+  });
+
+  it('queries only metrics the code emits, with labels those metrics carry', () => {
+    for (const { title, expr } of exprs) {
+      const selectors = [
+        ...expr.matchAll(/\b((?:karpenter|operator)_[a-z0-9_]+?)(?:_bucket)?(\{[^}]*\})?(?=[\s)[,]|$)/g),
+      ];
+      expect(selectors.length, title).toBeGreaterThan(0);
+      for (const [, name, labels] of selectors) {
+        const definition = metricCatalog[name as keyof typeof metricCatalog] as
+          { labels: readonly string[] } | undefined;
+        expect(definition, `${title}: ${name}`).toBeDefined();
+        for (const [, label] of (labels ?? '').matchAll(/([a-z_]+)\s*(?:=~|!=|=)/g))
+          expect(definition?.labels, `${title}: ${name}{${label}}`).toContain(label);
+      }
+    }
+  });
+});
