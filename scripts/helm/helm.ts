@@ -2,7 +2,8 @@
 // cache beside the control plane, outside the repository, as local/control-plane/build.ts builds its
 // binaries: no Helm install is needed to lint, render or install the chart in CI and the tests.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +26,7 @@ export function helmCacheDirectory(): string {
 export async function ensureHelm(log: (line: string) => void = () => undefined): Promise<string> {
   const directory = helmCacheDirectory();
   const binary = path.join(directory, 'helm');
-  if (await exists(binary)) return binary;
+  if (existsSync(binary)) return binary;
   log(`helm: building ${HELM_VERSION} from helm.sh/helm/v3 (once; cached in ${directory})`);
   await mkdir(directory, { recursive: true });
   const gobin = await mkdtemp(path.join(tmpdir(), 'helm-build-'));
@@ -64,14 +65,5 @@ export async function runHelm(
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr ?? '';
     throw new Error(`helm ${args.join(' ')} failed: ${stderr.trim() || String(error)}`, { cause: error });
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch {
-    return false;
   }
 }

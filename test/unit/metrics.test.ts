@@ -18,17 +18,21 @@ const log = createLogger({ component: 'test', sink: (_level, line) => lines.push
 
 describe('metrics', () => {
   let provider: MeterProvider | undefined;
+  /** Metrics recorded through a real MeterProvider into an in-memory exporter, flushed on demand. */
+  const inMemoryMetrics = (temporality: AggregationTemporality) => {
+    const exporter = new InMemoryMetricExporter(temporality);
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
+    provider = new MeterProvider({ readers: [reader] });
+    const meter = provider.getMeter('test');
+    return { exporter, reader, metrics: createMetrics(log, () => meter) };
+  };
   afterEach(async () => {
     await provider?.shutdown();
     lines.length = 0;
   });
 
   it('records counters and histograms as OpenTelemetry instruments with Karpenter labels', async () => {
-    const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
-    provider = new MeterProvider({ readers: [reader] });
-    const meter = provider.getMeter('test');
-    const metrics = createMetrics(log, () => meter);
+    const { exporter, reader, metrics } = inMemoryMetrics(AggregationTemporality.CUMULATIVE);
 
     metrics.increment('karpenter_nodeclaims_created_total', { nodepool: 'general' });
     metrics.increment('karpenter_nodeclaims_created_total', { nodepool: 'general' });
@@ -68,11 +72,7 @@ describe('metrics', () => {
   // With delta temporality, which the Azure Monitor exporter selects for gauges; a cumulative reader of
   // the OpenTelemetry JS SDK keeps reporting every attribute set it has seen.
   it('reports gauges as the last set of series, dropping series no longer set', async () => {
-    const exporter = new InMemoryMetricExporter(AggregationTemporality.DELTA);
-    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
-    provider = new MeterProvider({ readers: [reader] });
-    const meter = provider.getMeter('test');
-    const metrics = createMetrics(log, () => meter);
+    const { exporter, reader, metrics } = inMemoryMetrics(AggregationTemporality.DELTA);
     const series = (nodepool: string, value: number) => ({
       labels: { nodepool, resource_type: 'cpu' },
       value,
