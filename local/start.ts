@@ -5,6 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { SETTING_ALIASES } from '../shared/config/settings.js';
 import { createLogger } from '../shared/observability/logger.js';
 import {
   createActivityRelay,
@@ -37,6 +38,13 @@ function usage(): string {
     '  --speed FACTOR     divide every latency by FACTOR (VM creation, polling, sweep, kubelet); default 1',
     '  --results DIR      where to write results (default results/<timestamp>)',
     '  --help             this text',
+    '',
+    "App settings (docs/settings.md) use upstream Karpenter's and the Azure provider's names; the names",
+    'this app used before are still read as aliases:',
+    ...Object.entries(SETTING_ALIASES).map(
+      ([name, aliases]) => `  ${name.padEnd(26)} alias ${aliases.join(', ')}`,
+    ),
+    `  ${'FEATURE_GATES'.padEnd(26)} SpotToSpotConsolidation=true; alias SPOT_TO_SPOT_CONSOLIDATION=true`,
     '',
     'Scenarios:',
     ...scenarios.flatMap((s) => [`  ${s.name}`, ...wrap(s.description, 74).map((line) => `      ${line}`)]),

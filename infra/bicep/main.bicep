@@ -80,6 +80,12 @@ param durableTaskHubName string = 'nodeclaims'
 @description('Upper bound on Function App instances.')
 param maximumInstanceCount int = 40
 
+@description('Always-ready instances of the event queue trigger (no cold start for the first pending pod after an idle spell; docs/cost.md). 0 turns it off.')
+param alwaysReadyQueueInstances int = 1
+
+@description('Always-ready instances of the Durable Functions group (launch monitor, provisioning batcher, replacement, termination). 0 turns it off.')
+param alwaysReadyDurableInstances int = 1
+
 @description('SWEEP_SCHEDULE: NCRONTAB (with seconds) of the lifecycle sweep.')
 param sweepSchedule string = '*/15 * * * * *'
 
@@ -209,6 +215,8 @@ module functionApp 'modules/function-app.bicep' = {
     deploymentContainerUrl: storage.outputs.deploymentContainerUrl
     appInsightsConnectionString: monitoring.outputs.appInsightsConnectionString
     maximumInstanceCount: maximumInstanceCount
+    alwaysReadyQueueInstances: alwaysReadyQueueInstances
+    alwaysReadyDurableInstances: alwaysReadyDurableInstances
     virtualNetworkSubnetId: functionSubnetId
     clusterName: clusterName
     nodeSubscriptionId: subscription().subscriptionId

@@ -1,8 +1,11 @@
-// azd postprovision: what the cluster needs once the Azure resources exist. Applies the CRDs, the
-// functions' RBAC (bound to the app identity) when kubernetesAuthorization is KubernetesRBAC, builds the
-// event bridge image in the new registry (az acr build: no local Docker) and deploys the bridge with this
-// deployment's identity, queue and cluster name. Idempotent: every step is an apply.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// azd postprovision: what the cluster needs once the Azure resources exist, from the Helm chart
+// (charts/nodeclaim-azure): the CRDs, the functions' RBAC bound to the app identity (when
+// kubernetesAuthorization is KubernetesRBAC), the node bootstrap bindings, and the event bridge with this
+// deployment's identity, queue and cluster name. The bridge image is built in the new registry (az acr
+// build: no local Docker); the chart is packaged and pushed to the same registry as an OCI artifact and
+// installed from there, as a user installs it. Idempotent: `helm upgrade --install`.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterKubeconfig, output, required, run, say } from './azd-tools.mjs';
 
@@ -11,30 +14,13 @@ const hint = 'It is an output of the deployment; run azd provision first.';
 const clusterName = required('aksClusterName', hint);
 const clusterGroup = required('aksClusterResourceGroupName', hint);
 const kubeconfig = clusterKubeconfig(clusterGroup, clusterName);
-const kubectl = (args, input) =>
-  run('kubectl', ['--kubeconfig', kubeconfig, ...args], input === undefined ? {} : { input });
-
-say('1/4 CRDs (NodePool, NodeClaim, AKSNodeClass)');
-process.stdout.write(
-  kubectl(['apply', '--server-side', '--force-conflicts', '-f', join(root, 'infra/k8s/crds')]),
-);
-
-if (output('kubernetesAuthorization') === 'KubernetesRBAC') {
-  const principal = required('functionPrincipalId', hint);
-  say(`2/4 the functions' ClusterRole and sweep Lease Role, bound to the app identity ${principal}`);
-  const manifests = kubectl(['kustomize', join(root, 'infra/k8s/functions')]).replaceAll(
-    'FUNCTION_PRINCIPAL_ID',
-    principal,
-  );
-  process.stdout.write(kubectl(['apply', '-f', '-'], manifests));
-} else {
-  say('2/4 functions RBAC: granted in Azure (kubernetesAuthorization AzureRBAC), nothing to apply');
-}
+const chartDirectory = join(root, 'charts/nodeclaim-azure');
+const chartVersion = /^version:\s*(\S+)/m.exec(readFileSync(join(chartDirectory, 'Chart.yaml'), 'utf8'))?.[1];
 
 const registry = required('bridgeRegistryName', hint);
 const loginServer = required('bridgeRegistryLoginServer', hint);
 const tag = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').toLowerCase();
-say(`3/4 event bridge image ${loginServer}/nodeclaim-event-bridge:${tag}, built by ACR`);
+say(`1/2 event bridge image ${loginServer}/nodeclaim-event-bridge:${tag}, built by ACR`);
 run('az', [
   'acr',
   'build',
@@ -47,51 +33,62 @@ run('az', [
   root,
 ]);
 
-say(
-  '4/4 event bridge (namespace, ServiceAccount with the bridge identity, read-only ClusterRole, ConfigMap, Deployment)',
+say(`2/2 chart nodeclaim-azure ${chartVersion} pushed to oci://${loginServer}/helm and installed from there`);
+// The registry accepts the Azure CLI login's token; helm keeps it in its own registry config.
+const accessToken = run(
+  'az',
+  ['acr', 'login', '--name', registry, '--expose-token', '--output', 'tsv', '--query', 'accessToken'],
+  { quiet: true },
+).trim();
+run(
+  'helm',
+  [
+    'registry',
+    'login',
+    loginServer,
+    '--username',
+    '00000000-0000-0000-0000-000000000000',
+    '--password-stdin',
+  ],
+  {
+    input: accessToken,
+  },
 );
-const overlay = join(root, '.package', 'bridge-overlay');
-mkdirSync(overlay, { recursive: true });
-writeFileSync(
-  join(overlay, 'kustomization.yaml'),
-  JSON.stringify(
-    {
-      apiVersion: 'kustomize.config.k8s.io/v1beta1',
-      kind: 'Kustomization',
-      resources: ['../../infra/k8s/bridge'],
-      images: [
-        { name: 'nodeclaim-event-bridge', newName: `${loginServer}/nodeclaim-event-bridge`, newTag: tag },
-      ],
-      patches: [
-        {
-          target: { kind: 'ConfigMap', name: 'event-bridge-settings' },
-          patch: JSON.stringify([
-            { op: 'replace', path: '/data/CLUSTER_NAME', value: required('clusterName', hint) },
-            {
-              op: 'replace',
-              path: '/data/BRIDGE_QUEUE_SERVICE_URL',
-              value: required('bridgeQueueServiceUrl', hint),
-            },
-            { op: 'replace', path: '/data/BRIDGE_QUEUE_NAME', value: required('bridgeQueueName', hint) },
-          ]),
-        },
-        {
-          target: { kind: 'ServiceAccount', name: 'event-bridge' },
-          patch: JSON.stringify([
-            {
-              op: 'replace',
-              path: '/metadata/annotations/azure.workload.identity~1client-id',
-              value: required('bridgeIdentityClientId', hint),
-            },
-          ]),
-        },
-      ],
-    },
-    null,
-    2,
-  ),
+const packaged = mkdtempSync(join(tmpdir(), 'nodeclaim-chart-'));
+run('helm', ['package', chartDirectory, '--destination', packaged]);
+run('helm', ['push', join(packaged, `nodeclaim-azure-${chartVersion}.tgz`), `oci://${loginServer}/helm`]);
+const kubernetesRbac = output('kubernetesAuthorization') === 'KubernetesRBAC';
+process.stdout.write(
+  run('helm', [
+    'upgrade',
+    '--install',
+    'nodeclaim-azure',
+    `oci://${loginServer}/helm/nodeclaim-azure`,
+    '--version',
+    chartVersion,
+    '--kubeconfig',
+    kubeconfig,
+    '--namespace',
+    // The namespace the bridge identity's federated credential trusts (bridgeServiceAccountNamespace).
+    'nodeclaim-system',
+    '--create-namespace',
+    '--set',
+    `settings.clusterName=${required('clusterName', hint)}`,
+    '--set',
+    `settings.queueServiceUrl=${required('bridgeQueueServiceUrl', hint)}`,
+    '--set',
+    `settings.queueName=${required('bridgeQueueName', hint)}`,
+    '--set',
+    `serviceAccount.annotations.azure\\.workload\\.identity/client-id=${required('bridgeIdentityClientId', hint)}`,
+    '--set',
+    `controller.image.repository=${loginServer}/nodeclaim-event-bridge`,
+    '--set',
+    `controller.image.tag=${tag}`,
+    '--set',
+    `functions.kubernetesRbac=${kubernetesRbac}`,
+    ...(kubernetesRbac ? ['--set', `functions.principalId=${required('functionPrincipalId', hint)}`] : []),
+  ]),
 );
-process.stdout.write(kubectl(['apply', '-k', overlay]));
 say(
-  `done. Apply your NodePools and AKSNodeClasses; watch with: kubectl get nodepools,aksnodeclasses,nodeclaims`,
+  `done. Apply your NodePools and AKSNodeClasses; watch with: kubectl get nodepools,aksnodeclasses,nodeclaims -o wide`,
 );

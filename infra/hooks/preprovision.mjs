@@ -7,7 +7,8 @@ import { clusterKubeconfig, fail, output, required, requireTools, run, say } fro
 
 requireTools([
   ['az', ['version'], 'Azure CLI: reads the cluster, builds the bridge image in ACR'],
-  ['kubectl', ['version', '--client'], 'applies the CRDs, RBAC and the bridge'],
+  ['kubectl', ['version', '--client'], 'reads the cluster'],
+  ['helm', ['version'], 'installs the chart (CRDs, RBAC, the bridge) from the registry'],
   ['kubelogin', ['--version'], 'AKS-managed Entra ID login for kubectl (az aks install-cli)'],
 ]);
 

@@ -31,14 +31,14 @@ locals {
     DURABLE_TASK_HUB                          = var.durable_task_hub_name
     CLUSTER_NAME                              = var.cluster_name
     AZURE_SUBSCRIPTION_ID                     = data.azurerm_subscription.current.subscription_id
-    AZURE_RESOURCE_GROUP                      = var.node_resource_group_name
-    AZURE_LOCATION                            = var.location
-    AZURE_SUBNET_ID                           = var.node_subnet_id
+    AZURE_NODE_RESOURCE_GROUP                 = var.node_resource_group_name
+    LOCATION                                  = var.location
+    VNET_SUBNET_ID                            = var.node_subnet_id
     ARM_ENDPOINT                              = var.arm_endpoint
     RETAIL_PRICES_ENDPOINT                    = var.retail_prices_endpoint
     NODE_ADMIN_USERNAME                       = var.node_admin_username
-    NODE_SSH_PUBLIC_KEY                       = var.node_ssh_public_key
-    KUBE_API_SERVER_URL                       = local.kube_api_server_url
+    SSH_PUBLIC_KEY                            = var.node_ssh_public_key
+    CLUSTER_ENDPOINT                          = local.kube_api_server_url
     KUBE_CA_CERT                              = var.kube_ca_cert
     KUBE_TOKEN_SCOPE                          = "6dae42f8-4368-4678-94ff-3960e28e3630/.default"
     BOOTSTRAP_API_SERVER_URL                  = var.bootstrap_api_server_url != "" ? var.bootstrap_api_server_url : local.kube_api_server_url
@@ -83,6 +83,23 @@ resource "azurerm_function_app_flex_consumption" "app" {
   runtime_version        = "22"
   maximum_instance_count = var.maximum_instance_count
   instance_memory_in_mb  = var.instance_memory_in_mb
+
+  # Flex scales the queue trigger on its own ("function:<name>") and every durable function as one group;
+  # an always-ready instance of each takes the first event without a cold start (docs/cost.md).
+  dynamic "always_ready" {
+    for_each = var.always_ready_queue_instances > 0 ? [1] : []
+    content {
+      name           = "function:objectEvents"
+      instance_count = var.always_ready_queue_instances
+    }
+  }
+  dynamic "always_ready" {
+    for_each = var.always_ready_durable_instances > 0 ? [1] : []
+    content {
+      name           = "durable"
+      instance_count = var.always_ready_durable_instances
+    }
+  }
 
   virtual_network_subnet_id = var.function_subnet_id != "" ? var.function_subnet_id : null
 

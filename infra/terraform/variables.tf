@@ -135,6 +135,26 @@ variable "maximum_instance_count" {
   default     = 40
 }
 
+variable "always_ready_queue_instances" {
+  description = "Always-ready instances of the event queue trigger (no cold start for the first pending pod after an idle spell; docs/cost.md). 0 turns it off."
+  type        = number
+  default     = 1
+  validation {
+    condition     = var.always_ready_queue_instances >= 0 && var.always_ready_queue_instances <= 20
+    error_message = "always_ready_queue_instances must be from 0 to 20."
+  }
+}
+
+variable "always_ready_durable_instances" {
+  description = "Always-ready instances of the Durable Functions group (launch monitor, provisioning batcher, replacement, termination). 0 turns it off."
+  type        = number
+  default     = 1
+  validation {
+    condition     = var.always_ready_durable_instances >= 0 && var.always_ready_durable_instances <= 20
+    error_message = "always_ready_durable_instances must be from 0 to 20."
+  }
+}
+
 variable "instance_memory_in_mb" {
   description = "Function App instance memory in MB (512, 2048 or 4096)."
   type        = number

@@ -6,7 +6,9 @@
 // Prices: on-demand from the project's shipped static table (the emulator is "Azure" here, so a refresh
 // returns the same numbers unless a test changes them); spot at a fifth of on-demand, an emulator
 // choice in the range Azure's spot discounts fall in. Each size also gets a Windows item and a
-// "Low Priority" item, so clients must filter as they would against the real API.
+// "Low Priority" item, so clients must filter as they would against the real API. Every region also
+// has the Functions Flex Consumption meters (the cost command reads them), at the public list prices of
+// the Flex Consumption plan in USD: execution time per GiB-second, executions per 10.
 import { staticOnDemandPrices } from '../../shared/decisions/prices/static-prices.js';
 import type { ServiceResponse } from './compute-service.js';
 import type { ResourceSku } from './sku-catalog.js';
@@ -25,10 +27,10 @@ export interface RetailPriceItem {
   skuId: string;
   productName: string;
   skuName: string;
-  serviceName: 'Virtual Machines';
+  serviceName: 'Virtual Machines' | 'Functions';
   serviceId: string;
   serviceFamily: 'Compute';
-  unitOfMeasure: '1 Hour';
+  unitOfMeasure: '1 Hour' | '1 GiB Second' | '10';
   type: 'Consumption';
   isPrimaryMeterRegion: boolean;
   armSkuName: string;
@@ -87,7 +89,42 @@ function retailPriceItems(catalog: readonly ResourceSku[]): RetailPriceItem[] {
       );
     }
   }
+  for (const region of new Set(catalog.flatMap((sku) => sku.locations))) items.push(...flexItems(region));
   return items;
+}
+
+/** Flex Consumption's meters: [meter name, unit, USD per unit]. */
+export const FLEX_CONSUMPTION_METERS: readonly (readonly [string, '1 GiB Second' | '10', number])[] = [
+  ['On Demand Execution Time', '1 GiB Second', 0.000026],
+  ['On Demand Total Executions', '10', 0.000004],
+  ['Always Ready Baseline', '1 GiB Second', 0.000004],
+  ['Always Ready Execution Time', '1 GiB Second', 0.000016],
+  ['Always Ready Total Executions', '10', 0.000004],
+];
+
+function flexItems(region: string): RetailPriceItem[] {
+  return FLEX_CONSUMPTION_METERS.map(([meterName, unitOfMeasure, price]) => ({
+    currencyCode: 'USD',
+    tierMinimumUnits: 0,
+    retailPrice: price,
+    unitPrice: price,
+    armRegionName: region,
+    location: region,
+    effectiveStartDate: '2026-01-01T00:00:00Z',
+    meterId: `${region}-flex-${meterName.toLowerCase().replace(/ /g, '-')}`,
+    meterName,
+    productId: 'DZH317F1HKN0',
+    skuId: 'DZH317F1HKN0/0001',
+    productName: 'Functions Flex Consumption',
+    skuName: 'Flex Consumption',
+    serviceName: 'Functions',
+    serviceId: 'DZH3184WBNNX',
+    serviceFamily: 'Compute',
+    unitOfMeasure,
+    type: 'Consumption',
+    isPrimaryMeterRegion: true,
+    armSkuName: '',
+  }));
 }
 
 type FilterClause = { field: string; value: string };

@@ -53,7 +53,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const name = `scale-${runId}`;
   const nodePool = dynamicNodePool(name, runId);
   await createNodeClassAndPool(context, nodePool);
-  const windowsBefore = metrics.count('karpenter_provisioner_scheduling_duration_seconds');
+  const windowsBefore = metrics.count('karpenter_scheduler_scheduling_duration_seconds');
 
   const started = Date.now();
   await createDeployments(context, name);
@@ -74,7 +74,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const claimNames = claims.map((c) => c.metadata.name);
   const nodeToClaim = new Map(claims.map((c) => [c.status?.nodeName ?? '', c.metadata.name]));
   const onOurNodes = running.filter((p) => nodeToClaim.has(p.spec?.nodeName ?? ''));
-  const windows = metrics.count('karpenter_provisioner_scheduling_duration_seconds') - windowsBefore;
+  const windows = metrics.count('karpenter_scheduler_scheduling_duration_seconds') - windowsBefore;
   const firstPending = recorder.history.pods[0]?.at ?? started;
   const sizes = claims.map((c) => instanceTypeOf(recorder, c));
   const vcpus = claims.reduce((sum, c) => sum + Number(c.status?.capacity?.cpu ?? 0), 0);

@@ -47,19 +47,31 @@ export interface PriceCatalog {
 }
 
 /** Every VM Consumption price item of the region, following NextPageLink. */
-export async function fetchRetailPriceItems(
+export function fetchRetailPriceItems(
   endpoint: string,
   region: string,
   getJson: GetJson,
 ): Promise<RetailPriceItem[]> {
-  const filter = `serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and armRegionName eq '${region}'`;
+  return fetchRetailPrices(
+    endpoint,
+    `serviceName eq 'Virtual Machines' and priceType eq 'Consumption' and armRegionName eq '${region}'`,
+    getJson,
+  );
+}
+
+/** Every price item an OData `$filter` selects, following NextPageLink. */
+export async function fetchRetailPrices(
+  endpoint: string,
+  filter: string,
+  getJson: GetJson,
+): Promise<RetailPriceItem[]> {
   const first = new URL('/api/retail/prices', endpoint);
   first.searchParams.set('api-version', API_VERSION);
   first.searchParams.set('$filter', filter);
   const items: RetailPriceItem[] = [];
   let next: string | null | undefined = first.toString();
   for (let page = 0; next; page++) {
-    if (page >= MAX_PAGES) throw new Error(`retail prices: more than ${MAX_PAGES} pages for ${region}`);
+    if (page >= MAX_PAGES) throw new Error(`retail prices: more than ${MAX_PAGES} pages for ${filter}`);
     const body = (await getJson(next)) as RetailPricesPage;
     if (!body || !Array.isArray(body.Items)) throw new Error('retail prices: the answer has no Items list');
     items.push(...body.Items);

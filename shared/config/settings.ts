@@ -142,6 +142,34 @@ export const DEFAULT_GC_SCHEDULE = '0 */5 * * * *';
 export const DEFAULT_SWEEP_SCHEDULE = '*/15 * * * * *';
 
 /**
+ * Upstream's and the Azure provider's setting names, each with the names this app used before, which are
+ * still read (documented aliases). The upstream name wins; both set to different values is an error.
+ * CLUSTER_ENDPOINT is the Azure provider's API server endpoint for new nodes; the app runs outside the
+ * cluster and reaches the same endpoint, so it is also the app's API server unless KUBE_API_SERVER_URL
+ * (or, for nodes, BOOTSTRAP_API_SERVER_URL) names another.
+ */
+export const SETTING_ALIASES = {
+  VNET_SUBNET_ID: ['AZURE_SUBNET_ID'],
+  AZURE_NODE_RESOURCE_GROUP: ['AZURE_RESOURCE_GROUP'],
+  LOCATION: ['AZURE_LOCATION'],
+  SSH_PUBLIC_KEY: ['NODE_SSH_PUBLIC_KEY'],
+  CLUSTER_ENDPOINT: ['KUBE_API_SERVER_URL'],
+} as const satisfies Record<string, readonly string[]>;
+
+/**
+ * Karpenter's feature gates (FEATURE_GATES="SpotToSpotConsolidation=true,NodeRepair=false"): the ones this
+ * app implements, and upstream's others, which may only be set to false here.
+ */
+export const IMPLEMENTED_FEATURE_GATES = ['SpotToSpotConsolidation'] as const;
+const UNIMPLEMENTED_FEATURE_GATES = [
+  'NodeRepair',
+  'ReservedCapacity',
+  'NodeOverlay',
+  'StaticCapacity',
+] as const;
+export type FeatureGate = (typeof IMPLEMENTED_FEATURE_GATES)[number];
+
+/**
  * Launch polling defaults, checked with `npm run bench` (launch polling): a launch polls every 5 s (or
  * ARM's Retry-After) while few are in flight, and the interval grows with the cluster's launches in
  * flight so 1,000 of them stay inside Compute's 5,000 operation-status GETs per minute.
@@ -164,21 +192,21 @@ export function loadSettings(env: Env = process.env): Settings {
   const reader = new EnvReader(env, problems);
 
   const kubeconfigPath = reader.optional('KUBECONFIG');
-  const apiServerUrl = reader.optional('KUBE_API_SERVER_URL');
+  const apiServerUrl = reader.optional('CLUSTER_ENDPOINT');
   let kubernetes: Settings['kubernetes'];
   if (kubeconfigPath) {
     kubernetes = { mode: 'kubeconfig', kubeconfigPath };
   } else if (apiServerUrl) {
     kubernetes = {
       mode: 'entra',
-      apiServerUrl: reader.url('KUBE_API_SERVER_URL'),
+      apiServerUrl: reader.url('CLUSTER_ENDPOINT'),
       caCertPem: reader.pem('KUBE_CA_CERT'),
       // The AKS AAD server application; the managed identity needs an Azure RBAC role on the cluster.
       tokenScope: reader.optional('KUBE_TOKEN_SCOPE') ?? '6dae42f8-4368-4678-94ff-3960e28e3630/.default',
     };
   } else {
     problems.push(
-      'KUBECONFIG or KUBE_API_SERVER_URL must be set (a kubeconfig path, or the API server URL + KUBE_CA_CERT)',
+      'KUBECONFIG or CLUSTER_ENDPOINT (alias KUBE_API_SERVER_URL) must be set (a kubeconfig path, or the API server URL + KUBE_CA_CERT)',
     );
     kubernetes = { mode: 'kubeconfig', kubeconfigPath: '' };
   }
@@ -187,22 +215,22 @@ export function loadSettings(env: Env = process.env): Settings {
     clusterName: reader.name('CLUSTER_NAME'),
     azure: {
       subscriptionId: reader.guid('AZURE_SUBSCRIPTION_ID'),
-      resourceGroup: reader.name('AZURE_RESOURCE_GROUP'),
-      location: reader.name('AZURE_LOCATION'),
+      resourceGroup: reader.name('AZURE_NODE_RESOURCE_GROUP'),
+      location: reader.name('LOCATION'),
       armEndpoint: reader.url('ARM_ENDPOINT', 'https://management.azure.com'),
       ...(reader.optional('ARM_CA_CERT') ? { armCaCertPem: reader.pem('ARM_CA_CERT') } : {}),
       retailPricesEndpoint: reader.url('RETAIL_PRICES_ENDPOINT', 'https://prices.azure.com'),
-      defaultSubnetId: reader.subnetId('AZURE_SUBNET_ID'),
+      defaultSubnetId: reader.subnetId('VNET_SUBNET_ID'),
       adminUsername: reader.optional('NODE_ADMIN_USERNAME') ?? 'azureuser',
-      sshPublicKey: reader.required(
-        'NODE_SSH_PUBLIC_KEY',
-        'an OpenSSH public key such as "ssh-ed25519 AAAA..."',
-      ),
+      sshPublicKey: reader.required('SSH_PUBLIC_KEY', 'an OpenSSH public key such as "ssh-ed25519 AAAA..."'),
     },
     kubernetes,
     cluster: clusterSettings(reader, problems),
     bootstrap: {
-      apiServerUrl: reader.url('BOOTSTRAP_API_SERVER_URL'),
+      // Nodes join through CLUSTER_ENDPOINT, as the Azure provider's do, unless this names another.
+      apiServerUrl: reader.optional('BOOTSTRAP_API_SERVER_URL')
+        ? reader.url('BOOTSTRAP_API_SERVER_URL')
+        : reader.url('CLUSTER_ENDPOINT'),
       caCertPem: reader.pem('BOOTSTRAP_CA_CERT'),
     },
     storage: storageSettings(reader, problems),
@@ -272,7 +300,7 @@ export function loadSettings(env: Env = process.env): Settings {
         0,
         600,
       ),
-      spotToSpotConsolidation: reader.boolean('SPOT_TO_SPOT_CONSOLIDATION', false),
+      spotToSpotConsolidation: spotToSpotConsolidation(reader, problems),
     },
     requestTimeoutSeconds: reader.number('REQUEST_TIMEOUT_SECONDS', 30, 0.1, 600),
     provisioning: {
@@ -360,6 +388,23 @@ function clusterSettings(reader: EnvReader, problems: string[]): ClusterSettings
   };
 }
 
+/**
+ * FEATURE_GATES=SpotToSpotConsolidation=true (upstream's way), or SPOT_TO_SPOT_CONSOLIDATION (this app's
+ * former setting, still read); both set must agree.
+ */
+function spotToSpotConsolidation(reader: EnvReader, problems: string[]): boolean {
+  const gates = reader.featureGates('FEATURE_GATES');
+  const legacy = reader.optional('SPOT_TO_SPOT_CONSOLIDATION');
+  const fromLegacy = legacy === undefined ? undefined : reader.boolean('SPOT_TO_SPOT_CONSOLIDATION', false);
+  const fromGate = gates.get('SpotToSpotConsolidation');
+  if (fromGate !== undefined && fromLegacy !== undefined && fromGate !== fromLegacy) {
+    problems.push(
+      `FEATURE_GATES says SpotToSpotConsolidation=${fromGate} but its alias SPOT_TO_SPOT_CONSOLIDATION is ${legacy}: set one`,
+    );
+  }
+  return fromGate ?? fromLegacy ?? false;
+}
+
 function optionalSelector(selector: string | undefined): { selector?: string } {
   return selector ? { selector } : {};
 }
@@ -399,6 +444,8 @@ export function setSettings(settings: Settings | undefined): void {
 }
 
 class EnvReader {
+  private readonly reportedConflicts = new Set<string>();
+
   constructor(
     private readonly env: Env,
     private readonly problems: string[],
@@ -418,15 +465,61 @@ class EnvReader {
     return fallbackMs;
   }
 
+  /** The setting's value, under its name or, if that is unset, under one of its aliases. */
   optional(name: string): string | undefined {
-    const value = this.env[name]?.trim();
-    return value ? value : undefined;
+    return this.lookup(name)?.value;
+  }
+
+  private lookup(name: string): { value: string; from: string } | undefined {
+    const names = [name, ...((SETTING_ALIASES as Record<string, readonly string[]>)[name] ?? [])];
+    const found = names.flatMap((from) => {
+      const value = this.env[from]?.trim();
+      return value ? [{ value, from }] : [];
+    });
+    const [first] = found;
+    const disagreeing = found.find((f) => f.value !== first?.value);
+    if (first && disagreeing && !this.reportedConflicts.has(name)) {
+      this.reportedConflicts.add(name);
+      this.problems.push(
+        `${first.from} and its alias ${disagreeing.from} are set to different values: set one`,
+      );
+    }
+    return first;
+  }
+
+  /** What a problem with the setting calls it: the name it was given under. */
+  private label(name: string): string {
+    return this.lookup(name)?.from ?? name;
+  }
+
+  /** Karpenter's FEATURE_GATES: "Gate=true,Other=false"; a gate this app lacks may only be false. */
+  featureGates(name: string): Map<FeatureGate, boolean> {
+    const gates = new Map<FeatureGate, boolean>();
+    for (const entry of (this.optional(name) ?? '').split(',').map((e) => e.trim())) {
+      if (entry === '') continue;
+      const [gate = '', raw = '', ...rest] = entry.split('=').map((p) => p.trim());
+      const value = raw.toLowerCase();
+      if (rest.length > 0 || (value !== 'true' && value !== 'false')) {
+        this.problems.push(`${name} has ${JSON.stringify(entry)}: expected Gate=true or Gate=false`);
+      } else if ((IMPLEMENTED_FEATURE_GATES as readonly string[]).includes(gate)) {
+        gates.set(gate as FeatureGate, value === 'true');
+      } else if ((UNIMPLEMENTED_FEATURE_GATES as readonly string[]).includes(gate)) {
+        if (value === 'true') this.problems.push(`${name}: ${gate} is not implemented by this app`);
+      } else {
+        this.problems.push(
+          `${name} has unknown gate ${JSON.stringify(gate)}: known are ${[...IMPLEMENTED_FEATURE_GATES, ...UNIMPLEMENTED_FEATURE_GATES].join(', ')}`,
+        );
+      }
+    }
+    return gates;
   }
 
   required(name: string, what: string, fallback?: string): string {
     const value = this.optional(name) ?? fallback;
     if (value === undefined) {
-      this.problems.push(`${name} is missing: set it to ${what}`);
+      const aliases = (SETTING_ALIASES as Record<string, readonly string[]>)[name] ?? [];
+      const alias = aliases.length > 0 ? ` (alias ${aliases.join(', ')})` : '';
+      this.problems.push(`${name} is missing${alias}: set it to ${what}`);
       return '';
     }
     return value;
@@ -446,7 +539,7 @@ class EnvReader {
   matching(name: string, pattern: RegExp, what: string, fallback?: string): string {
     const value = this.required(name, what, fallback);
     if (value && !pattern.test(value))
-      this.problems.push(`${name} is ${JSON.stringify(value)}: expected ${what}`);
+      this.problems.push(`${this.label(name)} is ${JSON.stringify(value)}: expected ${what}`);
     return value;
   }
 

@@ -3,7 +3,7 @@
 // Initialized=True; until then keep Initialized=Unknown with the reason, so `kubectl get nodeclaims`
 // says what the node is waiting for. The label goes first: it is what tooling selects on, and a crash
 // between the writes is repaired by the next pass (the label patch is then empty).
-import { isConditionTrue } from '../decisions/conditions.js';
+import { findCondition, isConditionTrue } from '../decisions/conditions.js';
 import { evaluateInitialization, initializedLabelPatch } from '../decisions/initialization.js';
 import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
 import { matchNodeForClaim } from '../decisions/registration.js';
@@ -12,10 +12,10 @@ import { getNode, patchNode } from '../kube/nodes.js';
 import type { NodeClaim } from '../models/index.js';
 import { ConditionTypes } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
+import { recordNodeClaimTransition } from '../observability/nodeclaim-status-metrics.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { updateNodeClaimStatus, writeNodeClaimStatus } from './nodeclaim-writes.js';
-import { nodePoolOf } from './registration.js';
 
 export type InitializationOutcome =
   | { outcome: 'skipped'; why: string }
@@ -63,7 +63,14 @@ export async function reconcileInitialization(
   const statusWritten =
     write.written && !isConditionTrue(write.before.status?.conditions, ConditionTypes.initialized);
   if (statusWritten) {
-    deps.metrics.increment('karpenter_nodeclaims_initialized_total', { nodepool: nodePoolOf(stored) });
+    recordNodeClaimTransition(deps.metrics, stored, {
+      type: ConditionTypes.initialized,
+      status: 'True',
+      reason: findCondition(stored.status?.conditions, ConditionTypes.initialized)?.reason ?? '',
+      previousStatus: 'Unknown',
+      previousSince: undefined,
+      at: deps.now(),
+    });
     deps.log.info('NodeClaim initialized', { nodeClaim: stored.metadata.name, node: node.metadata.name });
   }
   return { outcome: 'initialized', nodeClaim: stored, statusWritten };

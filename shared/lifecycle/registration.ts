@@ -19,6 +19,7 @@ import type { NodeClaim } from '../models/index.js';
 import { ConditionTypes, WellKnown } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
 import { deleteBootstrapToken } from '../kube/bootstrap-tokens.js';
+import { recordNodeClaimTransition } from '../observability/nodeclaim-status-metrics.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from './nodeclaim-writes.js';
@@ -160,21 +161,19 @@ async function revokeBootstrapToken(deps: LifecycleDependencies, nodeClaim: Node
 }
 
 function recordRegistered(deps: LifecycleDependencies, nodeClaim: NodeClaim): void {
-  const dimensions = { nodepool: nodePoolOf(nodeClaim) };
-  deps.metrics.increment('karpenter_nodeclaims_registered_total', dimensions);
-  deps.metrics.increment('karpenter_nodes_created_total', dimensions);
+  deps.metrics.increment('karpenter_nodes_created_total', { nodepool: nodePoolOf(nodeClaim) });
   const registered = findCondition(nodeClaim.status?.conditions, ConditionTypes.registered);
-  const start = Date.parse(nodeClaim.metadata.creationTimestamp ?? '');
-  const end = Date.parse(registered?.lastTransitionTime ?? '');
-  // From the NodeClaim's creation (the launch request) to the Registered transition: the whole wait a
+  const at = Date.parse(registered?.lastTransitionTime ?? '');
+  // Registered was Unknown from the NodeClaim's creation (the launch request) to now: the whole wait a
   // pending pod sees, so a slow image pull or bootstrap shows up here and not only in VM creation time.
-  if (Number.isFinite(start) && Number.isFinite(end)) {
-    deps.metrics.observe(
-      'karpenter_nodeclaims_registration_duration_seconds',
-      Math.max(0, (end - start) / 1000),
-      dimensions,
-    );
-  }
+  recordNodeClaimTransition(deps.metrics, nodeClaim, {
+    type: ConditionTypes.registered,
+    status: 'True',
+    reason: registered?.reason ?? ConditionTypes.registered,
+    previousStatus: 'Unknown',
+    previousSince: undefined,
+    at: Number.isFinite(at) ? new Date(at) : deps.now(),
+  });
 }
 
 export type NodeEventOutcome =

@@ -267,14 +267,29 @@ describe('registration', () => {
     expect(
       events.items.filter((e) => e.reason === 'UnregisteredTaintMissing' && e.type === 'Warning'),
     ).toHaveLength(1);
-    expect(metrics.count('karpenter_nodeclaims_registered_total', { nodepool: pool })).toBe(1);
-    expect(metrics.count('karpenter_nodeclaims_registration_duration_seconds', { nodepool: pool })).toBe(1);
+    expect(
+      metrics.count('operator_nodeclaim_status_condition_transitions_total', {
+        type: 'Registered',
+        karpenter_sh_nodepool: pool,
+      }),
+    ).toBe(1);
+    expect(
+      metrics.count('operator_nodeclaim_status_condition_transition_seconds', {
+        type: 'Registered',
+        karpenter_sh_nodepool: pool,
+      }),
+    ).toBe(1);
 
     // A second pass finds nothing to do: no new write, event or metric. (The Node's resourceVersion is not
     // the measure: the real node lifecycle controller may taint this kubelet-less Node at any moment.)
     const acted = await sweep();
     expect(acted).toEqual({ registration: 0, initialization: 0 });
-    expect(metrics.count('karpenter_nodeclaims_registered_total', { nodepool: pool })).toBe(1);
+    expect(
+      metrics.count('operator_nodeclaim_status_condition_transitions_total', {
+        type: 'Registered',
+        karpenter_sh_nodepool: pool,
+      }),
+    ).toBe(1);
     const eventsAfter = await core.listNamespacedEvent({
       namespace: 'default',
       fieldSelector: `involvedObject.name=${name}`,
@@ -384,6 +399,11 @@ describe('initialization', () => {
     expect((await getNode(core, nodeName))?.metadata.labels?.['karpenter.sh/initialized']).toBe('true');
     // The startup taint was not put back by a later registration pass.
     expect(taintKeys(await getNode(core, nodeName))).toEqual([]);
-    expect(metrics.count('karpenter_nodeclaims_initialized_total', { nodepool: pool })).toBe(1);
+    expect(
+      metrics.count('operator_nodeclaim_status_condition_transitions_total', {
+        type: 'Initialized',
+        karpenter_sh_nodepool: pool,
+      }),
+    ).toBe(1);
   });
 });

@@ -172,12 +172,18 @@ describe('lifecycle sweep', () => {
       expect((await getNode(core, vmNameOf(name)))?.metadata.labels?.['other.example/owner']).toBe('them');
     }
     // Each transition was made, and counted, exactly once although two sweeps attempted it.
-    expect(metrics.count('karpenter_nodeclaims_registered_total', { nodepool: `pool-two-${suffix}` })).toBe(
-      size,
-    );
-    expect(metrics.count('karpenter_nodeclaims_initialized_total', { nodepool: `pool-two-${suffix}` })).toBe(
-      size,
-    );
+    expect(
+      metrics.count('operator_nodeclaim_status_condition_transitions_total', {
+        type: 'Registered',
+        karpenter_sh_nodepool: `pool-two-${suffix}`,
+      }),
+    ).toBe(size);
+    expect(
+      metrics.count('operator_nodeclaim_status_condition_transitions_total', {
+        type: 'Initialized',
+        karpenter_sh_nodepool: `pool-two-${suffix}`,
+      }),
+    ).toBe(size);
 
     // A sweep over a settled group writes nothing.
     const versions = await Promise.all(racing.map((n) => deps.objects.nodeClaims.get(n)));

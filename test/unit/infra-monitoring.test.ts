@@ -40,8 +40,9 @@ function workbookQueries(workbook: unknown): WorkbookQuery[] {
 /** Metric names a query refers to: quoted karpenter_* literals, and `"metric":"<prefix>` text filters. */
 function referencedMetrics(query: string): { exact: string[]; prefixes: string[] } {
   return {
-    // Label values such as 'registration_timeout' are snake_case too; metric names all start with karpenter_.
-    exact: [...query.matchAll(/'(karpenter_[a-z0-9_]+)'/g)].map((m) => m[1] as string),
+    // Label values such as 'registration_timeout' are snake_case too; metric names start with karpenter_
+    // or (operatorpkg's status metrics) operator_.
+    exact: [...query.matchAll(/'((?:karpenter|operator)_[a-z0-9_]+)'/g)].map((m) => m[1] as string),
     prefixes: [...query.matchAll(/"metric":"([a-z0-9_]*)/g)].map((m) => m[1] as string),
   };
 }
@@ -62,8 +63,8 @@ describe('launch-funnel workbook', () => {
   const queries = workbookQueries(workbook);
 
   it('reads the metric names from metrics.ts and would reject an unknown one', () => {
-    expect(known).toContain('karpenter_nodeclaims_launched_total');
-    expect(known).toContain('karpenter_nodeclaims_registration_duration_seconds');
+    expect(known).toContain('operator_nodeclaim_status_condition_transitions_total');
+    expect(known).toContain('operator_nodeclaim_status_condition_transition_seconds');
     expect(unknownMetrics(`where name == 'karpenter_nodeclaims_lanched_total'`, known)).toEqual([
       'karpenter_nodeclaims_lanched_total',
     ]);
@@ -91,16 +92,16 @@ describe('launch-funnel workbook', () => {
     const all = queries.map((q) => q.query).join('\n');
     const funnel = [
       'karpenter_nodeclaims_launch_started_total',
-      'karpenter_nodeclaims_launched_total',
-      'karpenter_nodeclaims_registered_total',
-      'karpenter_nodeclaims_initialized_total',
+      'operator_nodeclaim_status_condition_transitions_total',
       'karpenter_cloudprovider_errors_total',
       'karpenter_nodeclaims_disrupted_total',
       'karpenter_nodeclaims_instance_creation_duration_seconds',
-      'karpenter_nodeclaims_registration_duration_seconds',
+      'operator_nodeclaim_status_condition_transition_seconds',
     ];
     for (const metric of funnel) expect(known, metric).toContain(metric);
     expect(funnel.filter((metric) => !all.includes(`'${metric}'`))).toEqual([]);
+    // Launched, Registered and Initialized are transitions of one metric, told apart by type.
+    for (const type of ['Launched', 'Registered', 'Initialized']) expect(all).toContain(`type == '${type}'`);
     expect(all).toMatch(/by nodepool, error/);
     expect(all).toContain("reason == 'registration_timeout'");
     expect(all).toMatch(/percentile\(value, 99\)/);
@@ -161,6 +162,45 @@ describe('alert rules', () => {
       const query = read(`infra/monitoring/alerts/${file}`);
       const lastLine = query.trim().split('\n').slice(-3).join('\n');
       expect(lastLine, file).toContain(dimension);
+    }
+  });
+});
+
+describe('Grafana dashboard', () => {
+  const dashboard = JSON.parse(read('infra/monitoring/grafana-dashboard.json')) as {
+    panels: { title: string; targets: { expr: string }[] }[];
+  };
+  const exprs = dashboard.panels.flatMap((panel) =>
+    panel.targets.map((t) => ({ title: panel.title, expr: t.expr })),
+  );
+
+  it("has Karpenter's standard panels", () => {
+    const titles = dashboard.panels.map((p) => p.title).join('\n');
+    for (const concept of [
+      'Nodes by NodePool',
+      'NodePool CPU usage',
+      'Nodes created',
+      'Nodes terminated',
+      'disrupted',
+      'Disruption decisions',
+      'Spot',
+    ])
+      expect(titles).toContain(concept);
+  });
+
+  it('queries only metrics the code emits, with labels those metrics carry', () => {
+    for (const { title, expr } of exprs) {
+      const selectors = [
+        ...expr.matchAll(/\b((?:karpenter|operator)_[a-z0-9_]+?)(?:_bucket)?(\{[^}]*\})?(?=[\s)[,]|$)/g),
+      ];
+      expect(selectors.length, title).toBeGreaterThan(0);
+      for (const [, name, labels] of selectors) {
+        const definition = metricCatalog[name as keyof typeof metricCatalog] as
+          { labels: readonly string[] } | undefined;
+        expect(definition, `${title}: ${name}`).toBeDefined();
+        for (const [, label] of (labels ?? '').matchAll(/([a-z_]+)\s*(?:=~|!=|=)/g))
+          expect(definition?.labels, `${title}: ${name}{${label}}`).toContain(label);
+      }
     }
   });
 });

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseHcl } from '@cdktf/hcl2json';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadSettings, SettingsError } from '../../shared/config/settings.js';
+import { loadSettings, SETTING_ALIASES, SettingsError } from '../../shared/config/settings.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -88,7 +88,7 @@ function terraformAppSettings(files: Hcl[]): AppSettings {
  * The settings loadSettings reports missing when only `provided` are set. Present settings get a
  * placeholder value, so format complaints are ignored and only absence counts; "A or B must be set"
  * is satisfied by either. Repeats until stable, because one setting can make another required
- * (KUBE_API_SERVER_URL needs KUBE_CA_CERT).
+ * (CLUSTER_ENDPOINT needs KUBE_CA_CERT).
  */
 function missingSettings(provided: ReadonlySet<string>): string[] {
   const env: Record<string, string> = {};
@@ -199,7 +199,7 @@ describe('infrastructure app settings', () => {
     all.delete('KUBE_CA_CERT');
     expect(missingSettings(all)).toEqual(['BOOTSTRAP_CA_CERT', 'KUBE_CA_CERT']);
     expect(missingSettings(new Set())).toContain('AzureWebJobsStorage or AzureWebJobsStorage__accountName');
-    expect(missingSettings(new Set())).toContain('KUBECONFIG or KUBE_API_SERVER_URL');
+    expect(missingSettings(new Set())).toContain('KUBECONFIG or CLUSTER_ENDPOINT');
   });
 
   it('Bicep sets every setting loadSettings requires', () => {
@@ -212,7 +212,7 @@ describe('infrastructure app settings', () => {
 
   it('both use the identity-based variants: API server + Entra token, storage account name', () => {
     for (const settings of [bicep, terraform]) {
-      expect(settings.has('KUBE_API_SERVER_URL')).toBe(true);
+      expect(settings.has('CLUSTER_ENDPOINT')).toBe(true);
       expect(settings.has('KUBECONFIG')).toBe(false);
       expect(settings.has('AzureWebJobsStorage__accountName')).toBe(true);
       expect(settings.has('AzureWebJobsStorage')).toBe(false);
@@ -243,11 +243,21 @@ describe('infrastructure app settings', () => {
 
   it('every setting they set is one the app, the host or the SDKs read (no typos)', () => {
     const known = namesTheAppReads();
-    expect(known).toContain('AZURE_SUBNET_ID');
+    expect(known).toContain('VNET_SUBNET_ID');
     const unknown = (settings: AppSettings): string[] =>
       [...settings.keys()].filter((name) => !known.has(name) && !platformSettings.has(name));
     expect(unknown(bicep)).toEqual([]);
     expect(unknown(terraform)).toEqual([]);
+  });
+
+  it("both write upstream's and the Azure provider's names, never the aliases kept for older settings", () => {
+    const aliases = Object.values(SETTING_ALIASES).flat();
+    expect(aliases).toContain('AZURE_SUBNET_ID');
+    for (const settings of [bicep, terraform]) {
+      expect(aliases.filter((alias) => settings.has(alias))).toEqual([]);
+      for (const name of Object.keys(SETTING_ALIASES)) expect(settings.has(name), name).toBe(true);
+      expect(settings.has('SPOT_TO_SPOT_CONSOLIDATION')).toBe(false);
+    }
   });
 
   it('no setting Flex Consumption rejects', () => {

@@ -29,6 +29,16 @@ param appInsightsConnectionString string
 @maxValue(1000)
 param maximumInstanceCount int = 40
 
+@description('Always-ready instances for the event queue trigger (objectEvents): a pending pod after an idle spell is then launched without waiting for a cold start. 0 turns it off.')
+@minValue(0)
+@maxValue(20)
+param alwaysReadyQueueInstances int = 1
+
+@description('Always-ready instances for the Durable Functions group (orchestrations and activities: launch monitor, provisioning batcher, replacement, termination). 0 turns it off.')
+@minValue(0)
+@maxValue(20)
+param alwaysReadyDurableInstances int = 1
+
 @description('Instance memory in MB.')
 @allowed([512, 2048, 4096])
 param instanceMemoryMB int = 2048
@@ -42,16 +52,16 @@ param clusterName string
 @description('AZURE_SUBSCRIPTION_ID: subscription of the node resource group.')
 param nodeSubscriptionId string
 
-@description('AZURE_RESOURCE_GROUP: the resource group nodes are created in (the AKS node resource group).')
+@description('AZURE_NODE_RESOURCE_GROUP (the Azure provider\'s name; alias AZURE_RESOURCE_GROUP): the resource group nodes are created in (the AKS node resource group).')
 param nodeResourceGroupName string
 
-@description('AZURE_LOCATION: region of the nodes.')
+@description('LOCATION (alias AZURE_LOCATION): region of the nodes.')
 param nodeLocation string
 
-@description('AZURE_SUBNET_ID: subnet for node NICs when the AKSNodeClass names none.')
+@description('VNET_SUBNET_ID (alias AZURE_SUBNET_ID): subnet for node NICs when the AKSNodeClass names none.')
 param nodeSubnetId string
 
-@description('NODE_SSH_PUBLIC_KEY: OpenSSH public key installed for the node admin user.')
+@description('SSH_PUBLIC_KEY (alias NODE_SSH_PUBLIC_KEY): OpenSSH public key installed for the node admin user.')
 param nodeSshPublicKey string
 
 @description('NODE_ADMIN_USERNAME: admin user of the node VMs.')
@@ -63,7 +73,7 @@ param armEndpoint string
 @description('RETAIL_PRICES_ENDPOINT: Azure Retail Prices API that VM prices are refreshed from every 12 h (public, no credentials).')
 param retailPricesEndpoint string = 'https://prices.azure.com'
 
-@description('KUBE_API_SERVER_URL: API server the functions call with an Entra token.')
+@description('CLUSTER_ENDPOINT (alias KUBE_API_SERVER_URL): API server the functions call with an Entra token.')
 param kubeApiServerUrl string
 
 @description('KUBE_CA_CERT: base64 of the cluster CA certificate (PEM).')
@@ -98,6 +108,16 @@ param clusterInputs object
 
 @description('Tags for every resource.')
 param tags object = {}
+
+// One entry per group that has always-ready instances (an entry with 0 instances is not allowed).
+var alwaysReadyQueue = [for i in range(0, min(alwaysReadyQueueInstances, 1)): {
+  name: 'function:objectEvents'
+  instanceCount: alwaysReadyQueueInstances
+}]
+var alwaysReadyDurable = [for i in range(0, min(alwaysReadyDurableInstances, 1)): {
+  name: 'durable'
+  instanceCount: alwaysReadyDurableInstances
+}]
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   name: '${name}-plan'
@@ -146,6 +166,10 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
       scaleAndConcurrency: {
         maximumInstanceCount: maximumInstanceCount
         instanceMemoryMB: instanceMemoryMB
+        // Flex scales the queue trigger on its own ("function:<name>") and every durable function as one
+        // group; an always-ready instance of each takes the first event without a cold start. The timer
+        // triggers get none: a sweep that starts a few seconds late is no worse (docs/cost.md).
+        alwaysReady: concat(alwaysReadyQueue, alwaysReadyDurable)
       }
       // Flex Consumption takes the runtime here; FUNCTIONS_WORKER_RUNTIME is not an allowed app setting.
       runtime: {
@@ -168,14 +192,14 @@ var appSettings = {
   DURABLE_TASK_HUB: durableTaskHubName
   CLUSTER_NAME: clusterName
   AZURE_SUBSCRIPTION_ID: nodeSubscriptionId
-  AZURE_RESOURCE_GROUP: nodeResourceGroupName
-  AZURE_LOCATION: nodeLocation
-  AZURE_SUBNET_ID: nodeSubnetId
+  AZURE_NODE_RESOURCE_GROUP: nodeResourceGroupName
+  LOCATION: nodeLocation
+  VNET_SUBNET_ID: nodeSubnetId
   ARM_ENDPOINT: armEndpoint
   RETAIL_PRICES_ENDPOINT: retailPricesEndpoint
   NODE_ADMIN_USERNAME: nodeAdminUsername
-  NODE_SSH_PUBLIC_KEY: nodeSshPublicKey
-  KUBE_API_SERVER_URL: kubeApiServerUrl
+  SSH_PUBLIC_KEY: nodeSshPublicKey
+  CLUSTER_ENDPOINT: kubeApiServerUrl
   KUBE_CA_CERT: kubeCaCert
   KUBE_TOKEN_SCOPE: kubeTokenScope
   BOOTSTRAP_API_SERVER_URL: bootstrapApiServerUrl

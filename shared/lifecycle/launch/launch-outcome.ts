@@ -18,6 +18,7 @@ import { decideLroFailure, MAX_LAUNCH_RETRIES } from '../../decisions/launch-ret
 import { handOffToRelaunch } from './launch-relaunch.js';
 import { countCreateError } from './create-error-metric.js';
 import { ConditionTypes } from '../../models/karpenter.js';
+import { recordNodeClaimTransition } from '../../observability/nodeclaim-status-metrics.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import type {
   LaunchMonitorInput,
@@ -119,7 +120,7 @@ export async function recordLaunchSuccess(
   }
   const { capacity, allocatable } = capacityFor(input.offering, capacityOptionsOf(input));
   const imageID = vm ? imageIdOf(vm) : undefined;
-  await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
+  const written = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
     ...current.status,
     ...(imageID ? { imageID } : {}),
     capacity,
@@ -131,7 +132,14 @@ export async function recordLaunchSuccess(
     ),
   }));
   const pool = { nodepool: input.nodeClaim.nodePool ?? '' };
-  deps.metrics.increment('karpenter_nodeclaims_launched_total', pool);
+  recordNodeClaimTransition(deps.metrics, written ?? nodeClaim, {
+    type: ConditionTypes.launched,
+    status: 'True',
+    reason: 'Launched',
+    previousStatus: 'Unknown',
+    previousSince: undefined,
+    at: deps.now(),
+  });
   deps.metrics.observe(
     'karpenter_nodeclaims_instance_creation_duration_seconds',
     (deps.now().getTime() - Date.parse(input.startedAt)) / 1000,

@@ -122,7 +122,7 @@ export async function provisionPendingPods(
     solveMs: Math.round(solveMs),
   };
   log.info('provisioning window solved', { ...report });
-  deps.metrics.observe('karpenter_provisioner_scheduling_duration_seconds', solveMs / 1000, {});
+  deps.metrics.observe('karpenter_scheduler_scheduling_duration_seconds', solveMs / 1000, {});
 
   return report;
 }

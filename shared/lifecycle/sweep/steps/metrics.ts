@@ -1,0 +1,38 @@
+// The sweep step that publishes Karpenter's state gauges from the view the sweep already holds (no extra
+// reads): NodePool usage and limits, Node allocatable, NodeClaim condition counts, and build info. Last in
+// the list, so the gauges describe the cluster after this sweep's writes. A sweep confined to some
+// NodeClaims (nodeClaimSelector) sees only part of the cluster and publishes nothing, as it writes no
+// NodePool status.
+import { clusterGauges } from '../../../decisions/cluster-gauges.js';
+import { buildInfoLabels } from '../../../observability/build-info.js';
+import { providerIdKey } from '../snapshot.js';
+import type { SweepStep } from '../step.js';
+
+export const metricsStep: SweepStep = {
+  name: 'metrics',
+  async run(context) {
+    const report = { step: 'metrics', examined: 0, acted: 0, failed: 0 };
+    if (context.nodeClaimSelector) return report;
+    const { nodePools, nodes } = context.view.snapshot;
+    const nodeClaims = context.view.nodeClaims();
+    const claimed = new Set(
+      nodeClaims.flatMap((c) => (c.status?.providerID ? [providerIdKey(c.status.providerID)] : [])),
+    );
+    const gauges = clusterGauges({
+      nodePools,
+      nodeClaims,
+      nodes,
+      isManaged: (node) => Boolean(node.spec.providerID && claimed.has(providerIdKey(node.spec.providerID))),
+    });
+    const { metrics } = context.deps;
+    metrics.setGauge('karpenter_build_info', [{ labels: buildInfoLabels(), value: 1 }]);
+    metrics.setGauge('karpenter_nodepools_usage', gauges.karpenter_nodepools_usage);
+    metrics.setGauge('karpenter_nodepools_limit', gauges.karpenter_nodepools_limit);
+    metrics.setGauge('karpenter_nodes_allocatable', gauges.karpenter_nodes_allocatable);
+    metrics.setGauge(
+      'operator_nodeclaim_status_condition_count',
+      gauges.operator_nodeclaim_status_condition_count,
+    );
+    return { ...report, examined: nodePools.length + nodes.length + nodeClaims.length };
+  },
+};

@@ -1,0 +1,205 @@
+// `npm run cost` (also the last part of `npm run bench`): the Function App's monthly cost on Flex
+// Consumption at idle and at 1,000 nodes, from the plan's billing rules (shared/decisions/flex-cost.ts)
+// and prices read through the project's Retail Prices client, beside a self-hosted Karpenter's controller
+// as its share of a node. Prices come from the ARM emulator's Retail Prices API (a copy of the public
+// list prices) unless RETAIL_PRICES_ENDPOINT names the real one (https://prices.azure.com). Every input
+// of the workload is printed with the table; they are estimates of this app's behaviour, named below.
+import { pathToFileURL } from 'node:url';
+import { startArmEmulator } from '../../local/arm-emulator/index.js';
+import { fetchRetailPriceItems, fetchRetailPrices, httpGetJson } from '../../shared/azure/retail-prices.js';
+import { DEFAULT_GC_SCHEDULE, DEFAULT_SWEEP_SCHEDULE } from '../../shared/config/settings.js';
+import {
+  flexMonthlyCost,
+  flexPricesFrom,
+  selfHostedMonthlyCost,
+  SECONDS_PER_MONTH,
+  type ExecutionClass,
+  type FlexCost,
+  type FlexPrices,
+} from '../../shared/decisions/flex-cost.js';
+import { refreshedPriceBook } from '../../shared/decisions/prices/price-book.js';
+
+const REGION = process.env['COST_REGION'] ?? 'eastus';
+const INSTANCE_MEMORY_GIB = 2; // instanceMemoryMB 2048, the Bicep and Terraform default
+const SYSTEM_NODE = 'Standard_D4as_v5'; // a typical AKS system node, where Karpenter's controller runs
+
+/** Seconds between runs of an NCRONTAB "*\/N * * * * *" (seconds) or "0 *\/N * * * *" (minutes). */
+function periodSeconds(schedule: string): number {
+  const [seconds = '', minutes = ''] = schedule.split(' ');
+  const every = (field: string) => Number(/^\*\/(\d+)$/.exec(field)?.[1] ?? NaN);
+  if (seconds.startsWith('*/')) return every(seconds);
+  if (minutes.startsWith('*/')) return every(minutes) * 60;
+  throw new Error(`cannot read a period from ${schedule}`);
+}
+
+interface Scenario {
+  name: string;
+  executions: ExecutionClass[];
+}
+
+/**
+ * The app's executions a month. Timers run on demand (Flex gives each timer function its own scale
+ * group; none is always ready). At 1,000 nodes every node is replaced once a week (drift, expiry or
+ * consolidation: 1,000 × 730/168 launches a month), each launch costing about 12 queue messages (the
+ * NodeClaim's and the Node's changes the bridge forwards: created, launched, registered, initialized,
+ * deleted) and 60 durable executions (the launch monitor's polls and replays over a ~90 s VM creation,
+ * the replacement and termination orchestrations), and 2,000 provisioning windows a month take 5 durable
+ * executions each. A settled cluster sends nothing else: the bridge forwards only changes a handler acts
+ * on (bridge/relevance.ts), so Node heartbeats cost nothing.
+ */
+function scenarios(sweepSeconds: number): Scenario[] {
+  const perMonth = (periodS: number) => SECONDS_PER_MONTH / periodS;
+  const gc = periodSeconds(DEFAULT_GC_SCHEDULE);
+  const launches = (1000 * 730) / 168;
+  return [
+    {
+      name: 'idle',
+      executions: [
+        {
+          name: `sweep every ${sweepSeconds} s`,
+          perMonth: perMonth(sweepSeconds),
+          seconds: 0.05,
+          alwaysReady: false,
+        },
+        {
+          name: `orphan VM collection every ${gc / 60} min`,
+          perMonth: perMonth(gc),
+          seconds: 0.5,
+          alwaysReady: false,
+        },
+      ],
+    },
+    {
+      name: '1,000 nodes',
+      executions: [
+        {
+          name: `sweep every ${sweepSeconds} s`,
+          perMonth: perMonth(sweepSeconds),
+          seconds: 0.5,
+          alwaysReady: false,
+        },
+        {
+          name: `orphan VM collection every ${gc / 60} min`,
+          perMonth: perMonth(gc),
+          seconds: 3,
+          alwaysReady: false,
+        },
+        { name: 'queue messages (12 per launch)', perMonth: launches * 12, seconds: 0.2, alwaysReady: true },
+        {
+          name: 'durable executions (60 per launch, 5 per window)',
+          perMonth: launches * 60 + 2000 * 5,
+          seconds: 0.3,
+          alwaysReady: true,
+        },
+      ],
+    },
+  ];
+}
+
+function usd(value: number): string {
+  return `${value < 0 ? '−' : ''}$${Math.abs(value).toFixed(2)}`;
+}
+
+/** A unit price without binary-float noise (0.39999999999999997 → 0.4). */
+function price(value: number): string {
+  return String(Number(value.toPrecision(6)));
+}
+
+function printCost(title: string, cost: FlexCost): void {
+  console.log(`  ${title}: ${usd(cost.totalUsd)} / month`);
+  for (const line of cost.lines)
+    console.log(`    ${line.item.padEnd(66)} ${line.quantity.padEnd(32)} ${usd(line.usd)}`);
+}
+
+export async function runCostBench(): Promise<void> {
+  const external = process.env['RETAIL_PRICES_ENDPOINT'];
+  const emulator = external ? undefined : await startArmEmulator();
+  try {
+    const endpoint = external ?? emulator?.url ?? '';
+    const getJson = httpGetJson(emulator?.caCertPem);
+    const items = await fetchRetailPrices(
+      endpoint,
+      `serviceName eq 'Functions' and armRegionName eq '${REGION}'`,
+      getJson,
+    );
+    const prices = flexPricesFrom(items);
+    if ('missing' in prices)
+      throw new Error(`Retail Prices has no Flex Consumption meter ${prices.missing.join(', ')}`);
+    const book = refreshedPriceBook(
+      REGION,
+      await fetchRetailPriceItems(endpoint, REGION, getJson),
+      new Date().toISOString(),
+    );
+    const nodePrice = book?.onDemand.get(SYSTEM_NODE);
+    if (nodePrice === undefined)
+      throw new Error(`Retail Prices has no on-demand price for ${SYSTEM_NODE} in ${REGION}`);
+
+    console.log(
+      `\n== cost: Flex Consumption (${REGION}, prices from ${external ?? "the ARM emulator's Retail Prices API"})`,
+    );
+    printPrices(prices);
+    const sweep = periodSeconds(DEFAULT_SWEEP_SCHEDULE);
+    for (const scenario of scenarios(sweep)) {
+      console.log(`\n ${scenario.name}, instance memory ${INSTANCE_MEMORY_GIB} GiB:`);
+      printCost(
+        'always ready 1 queue + 1 durable (default)',
+        flexMonthlyCost(
+          {
+            instanceMemoryGib: INSTANCE_MEMORY_GIB,
+            alwaysReadyInstances: 2,
+            executions: scenario.executions,
+          },
+          prices,
+        ),
+      );
+      printCost(
+        'no always ready (cold start on the first event)',
+        flexMonthlyCost(
+          {
+            instanceMemoryGib: INSTANCE_MEMORY_GIB,
+            alwaysReadyInstances: 0,
+            executions: scenario.executions.map((e) => ({ ...e, alwaysReady: false })),
+          },
+          prices,
+        ),
+      );
+    }
+    console.log('\n sweep period at idle, default always ready:');
+    for (const seconds of [5, 15, 30, 60]) {
+      const idle = scenarios(seconds)[0];
+      const cost = flexMonthlyCost(
+        {
+          instanceMemoryGib: INSTANCE_MEMORY_GIB,
+          alwaysReadyInstances: 2,
+          executions: idle?.executions ?? [],
+        },
+        prices,
+      );
+      console.log(`    every ${String(seconds).padStart(2)} s: ${usd(cost.totalUsd)} / month`);
+    }
+    console.log('');
+    printCost(
+      "self-hosted Karpenter (its chart's default requests, whatever the cluster size)",
+      selfHostedMonthlyCost({
+        replicas: 2,
+        vcpuPerReplica: 1,
+        gibPerReplica: 1,
+        node: { name: `${SYSTEM_NODE} at ${usd(nodePrice)}/h`, usdPerHour: nodePrice, vcpus: 4, gib: 16 },
+      }),
+    );
+  } finally {
+    await emulator?.stop();
+  }
+}
+
+function printPrices(prices: FlexPrices): void {
+  console.log(
+    [
+      `  prices (USD): on demand ${price(prices.onDemandPerGibSecond)}/GiB-s and ${price(prices.onDemandPerExecution * 1e6)}/M runs;`,
+      `  always ready ${price(prices.alwaysReadyBaselinePerGibSecond)}/GiB-s baseline, ${price(prices.alwaysReadyPerGibSecond)}/GiB-s busy, ${price(prices.alwaysReadyPerExecution * 1e6)}/M runs;`,
+      '  every run billed at least 1 s; a month is 730 h; on-demand free grant 100,000 GiB-s and 250,000 runs',
+    ].join('\n'),
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runCostBench();
