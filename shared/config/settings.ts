@@ -3,6 +3,7 @@ import { parseFiniteDuration } from '../decisions/duration.js';
 // The one typed, validated view of the app's configuration. An invalid or missing setting stops startup
 // with a message that names the setting and says what it should look like.
 import { networkMode, type NetworkModeName, type NetworkProfile } from '../decisions/network-mode.js';
+import { parseFeatureGates, type FeatureGates } from './feature-gates.js';
 
 export interface Settings {
   clusterName: string;
@@ -70,6 +71,8 @@ export interface Settings {
   requestTimeoutSeconds: number;
   /** Provisioning windows. */
   provisioning: ProvisioningSettings;
+  /** FEATURE_GATES, upstream's names and defaults (feature-gates.ts). */
+  featureGates: FeatureGates;
 }
 
 export interface ClusterSettings {
@@ -162,6 +165,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function loadSettings(env: Env = process.env): Settings {
   const problems: string[] = [];
   const reader = new EnvReader(env, problems);
+  const featureGates = parseFeatureGates(reader.optional('FEATURE_GATES'));
+  problems.push(...featureGates.problems);
 
   const kubeconfigPath = reader.optional('KUBECONFIG');
   const apiServerUrl = reader.optional('KUBE_API_SERVER_URL');
@@ -280,6 +285,7 @@ export function loadSettings(env: Env = process.env): Settings {
       batchMaxMs: reader.duration('BATCH_MAX_DURATION', DEFAULT_PROVISIONING_SETTINGS.batchMaxMs),
       ...optionalSelector(reader.optional('PROVISIONING_SELECTOR')),
     },
+    featureGates: featureGates.gates,
   };
 
   if (settings.launch.maxPollIntervalSeconds < settings.launch.pollIntervalSeconds) {

@@ -13,7 +13,8 @@
 //   the fan-out (a node that drifted in this sweep can be replaced in the same sweep), drift before
 //   consolidation (upstream's method order), static NodePools after them (replacements just started are
 //   then already visible as in flight, not missing replicas);
-// - status last: NodePool status counts the nodes the steps above launched, registered or deleted.
+// - status last: NodePool status counts the nodes the steps above launched, registered or deleted;
+//   NodeOverlay status after it, since it reads nothing the others write.
 // Orphan VM collection has its own timer (functions/triggers.ts): listing VMs on every sweep
 // would spend ARM's List VMs quota.
 import { consolidationStep } from '../disruption/consolidation-step.js';
@@ -29,6 +30,7 @@ import { launchLeftoversStep } from './steps/launch-leftovers.js';
 import { launchMonitorStep } from './steps/launch-monitor.js';
 import { launchStep } from './steps/launch.js';
 import { livenessStep } from './steps/liveness.js';
+import { nodeOverlayStatusStep } from './steps/node-overlay-status.js';
 import { registrationStep } from './steps/registration.js';
 import { terminationStep } from './steps/termination.js';
 
@@ -47,4 +49,5 @@ export const lifecycleSteps: readonly SweepStep[] = [
   consolidationStep,
   staticNodePoolsStep,
   statusStep,
+  nodeOverlayStatusStep,
 ];
