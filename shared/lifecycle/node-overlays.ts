@@ -46,7 +46,8 @@ export async function currentNodeOverlays(
   nodePools?: readonly NodePool[],
 ): Promise<OverlayEvaluation | undefined> {
   if (!deps.settings.featureGates.NodeOverlay) return undefined;
-  const overlays = await nodeOverlayObjects(deps).list();
+  const nodeOverlays = nodeOverlayObjects(deps);
+  const overlays = await nodeOverlays.list();
   if (overlays.length === 0) return undefined;
   return evaluate(deps, overlays, nodePools);
 }
@@ -61,8 +62,8 @@ export async function reconcileNodeOverlayStatuses(
   nodePools: readonly NodePool[],
 ): Promise<{ examined: number; written: number }> {
   if (!deps.settings.featureGates.NodeOverlay) return { examined: 0, written: 0 };
-  const objects = nodeOverlayObjects(deps);
-  const overlays = await objects.list();
+  const nodeOverlays = nodeOverlayObjects(deps);
+  const overlays = await nodeOverlays.list();
   if (overlays.length === 0) return { examined: 0, written: 0 };
   const evaluation = await evaluate(deps, overlays, nodePools);
   let written = 0;
@@ -73,7 +74,7 @@ export async function reconcileNodeOverlayStatuses(
     const conditions = nodeOverlayConditions(current, outcome, overlay.metadata.generation, deps.now());
     if (plainEqual(current, conditions)) continue;
     const result = await writeStatus(overlay, { conditions }, (name, patch) =>
-      objects.mergePatchStatus(name, patch),
+      nodeOverlays.mergePatchStatus(name, patch),
     );
     if (result.written) written += 1;
   }
