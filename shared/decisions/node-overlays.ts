@@ -271,12 +271,17 @@ export function overlaidOfferingPrice(
 
 /** A known price adjusted; an unknown one (undefined or Infinity) only replaced by an absolute price. */
 function priceAfter(change: string, price: number | undefined): number | undefined {
-  if (price === undefined || !Number.isFinite(price)) return PRICE_PATTERN.test(change) ? Number(change) : price;
+  if (price === undefined || !Number.isFinite(price))
+    return PRICE_PATTERN.test(change) ? Number(change) : price;
   return adjustedPrice(price, change);
 }
 
 /** The extended resources overlays add to an instance type of a NodePool (empty when none). */
-export function overlaidCapacity(evaluation: OverlayEvaluation, nodePool: string, vmSize: string): ResourceList {
+export function overlaidCapacity(
+  evaluation: OverlayEvaluation,
+  nodePool: string,
+  vmSize: string,
+): ResourceList {
   return { ...findUpdate(evaluation, nodePool, vmSize)?.capacity?.resources };
 }
 
