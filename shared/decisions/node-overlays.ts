@@ -125,6 +125,11 @@ export function adjustedPrice(price: number, change: string): number {
 
 const offeringKey = (zone: string, capacityType: string): string => `${zone}/${capacityType}`;
 
+interface LabelledOffering {
+  offering: Offering;
+  labels: Record<string, string>;
+}
+
 interface OverlayTarget {
   nodePool: string;
   vmSize: string;
@@ -136,17 +141,13 @@ interface OverlayTarget {
 function targetsOf(
   requirements: readonly NodeSelectorRequirement[],
   nodePools: readonly OverlayNodePool[],
-  offerings: readonly Offering[],
+  offerings: readonly LabelledOffering[],
 ): OverlayTarget[] {
   const targets: OverlayTarget[] = [];
   for (const nodePool of nodePools) {
     const byVmSize = new Map<string, OverlayTarget>();
-    for (const offering of offerings) {
-      const labels = {
-        ...offeringLabels(offering),
-        ...nodePool.labels,
-        [WellKnown.nodePoolLabel]: nodePool.name,
-      };
+    for (const { offering, labels: own } of offerings) {
+      const labels = { ...own, ...nodePool.labels, [WellKnown.nodePoolLabel]: nodePool.name };
       if (!labelsSatisfy(labels, requirements).satisfied) continue;
       let target = byVmSize.get(offering.vmSize);
       if (!target) {
@@ -231,6 +232,7 @@ export function evaluateNodeOverlays(
   offerings: readonly Offering[],
 ): OverlayEvaluation {
   const evaluation: OverlayEvaluation = { outcomes: new Map(), updates: new Map() };
+  const labelled = offerings.map((offering) => ({ offering, labels: offeringLabels(offering) }));
   for (const overlay of orderByWeight(overlays)) {
     const problems = nodeOverlayProblems(overlay);
     if (problems.length > 0) {
@@ -241,7 +243,7 @@ export function evaluateNodeOverlays(
       });
       continue;
     }
-    const targets = targetsOf(overlay.spec.requirements, nodePools, offerings);
+    const targets = targetsOf(overlay.spec.requirements, nodePools, labelled);
     if (conflicts(evaluation, overlay, targets)) {
       evaluation.outcomes.set(overlay.metadata.name, {
         valid: false,

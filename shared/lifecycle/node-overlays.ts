@@ -10,6 +10,7 @@ import { isManagedNodePool } from '../decisions/ownership.js';
 import { plainEqual } from '../decisions/plain-equal.js';
 import { NodeOverlayResource } from '../kube/crd-names.js';
 import { CustomObjects } from '../kube/custom-objects.js';
+import type { Offering } from '../decisions/offerings.js';
 import type { NodePool } from '../models/karpenter.js';
 import type { NodeOverlay } from '../models/node-overlay.js';
 import type { LifecycleDependencies } from './dependencies.js';
@@ -22,19 +23,31 @@ export function nodeOverlayObjects(deps: Pick<LifecycleDependencies, 'kube'>): C
   return new CustomObjects<NodeOverlay>(deps.kube, NodeOverlayResource);
 }
 
+/**
+ * The last evaluation per catalog array (the SKU adapter returns the same array until its TTL passes), kept
+ * while the overlays' specs and the NodePools' names and labels are the same: a launch then costs one list
+ * of overlays, not a pass over every NodePool × offering.
+ */
+const lastEvaluation = new WeakMap<readonly Offering[], { key: string; evaluation: OverlayEvaluation }>();
+
 async function evaluate(
   deps: OverlayDependencies,
   overlays: readonly NodeOverlay[],
   nodePools: readonly NodePool[] | undefined,
 ): Promise<OverlayEvaluation> {
-  return evaluateNodeOverlays(
-    overlays,
-    (nodePools ?? (await deps.objects.nodePools.list())).filter(isManagedNodePool).map((nodePool) => ({
+  const pools = (nodePools ?? (await deps.objects.nodePools.list()))
+    .filter(isManagedNodePool)
+    .map((nodePool) => ({
       name: nodePool.metadata.name,
       labels: { ...nodePool.spec.template.metadata?.labels },
-    })),
-    await catalogOfferings(deps),
-  );
+    }));
+  const offerings = await catalogOfferings(deps);
+  const key = JSON.stringify([overlays.map((o) => [o.metadata.name, o.spec]), pools]);
+  const cached = lastEvaluation.get(offerings);
+  if (cached?.key === key) return cached.evaluation;
+  const evaluation = evaluateNodeOverlays(overlays, pools, offerings);
+  lastEvaluation.set(offerings, { key, evaluation });
+  return evaluation;
 }
 
 /**
