@@ -1,7 +1,10 @@
 // NodeOverlay status: each overlay's ValidationSucceeded and Ready, judged against every NodePool the
 // sweep read (node-overlays.ts). Like the NodePool status step, a sweep confined to some NodeClaims does
-// not own the cluster's objects and writes nothing.
+// not own the cluster's objects and writes nothing. A written status means an overlay is new or changed
+// (its generation is on the conditions), which may let pending pods fit that did not: the provisioning
+// batcher is signalled, as a pod event would, since no pod changed to signal it.
 import { reconcileNodeOverlayStatuses } from '../../node-overlays.js';
+import { signalProvisioning } from '../../provisioning/signal.js';
 import type { StepReport, SweepStep } from '../step.js';
 
 export const nodeOverlayStatusStep: SweepStep = {
@@ -11,6 +14,9 @@ export const nodeOverlayStatusStep: SweepStep = {
     if (context.nodeClaimSelector) return report;
     try {
       const result = await reconcileNodeOverlayStatuses(context.deps, context.view.snapshot.nodePools);
+      if (result.written > 0) {
+        await signalProvisioning(context.orchestrations, context.deps.settings.provisioning);
+      }
       return { ...report, examined: result.examined, acted: result.written };
     } catch (error) {
       context.log.warn('sweep step failed', { step: report.step, error });
