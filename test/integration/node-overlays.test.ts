@@ -9,12 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { nodeOverlayObjects, reconcileNodeOverlayStatuses } from '../../shared/lifecycle/node-overlays.js';
-import { provisionPendingPods } from '../../shared/lifecycle/provisioning/provision.js';
 import type { NodeClaim, NodePool } from '../../shared/models/karpenter.js';
 import type { NodeOverlay, NodeOverlaySpec } from '../../shared/models/node-overlay.js';
 import { nodeClass, nodeClassRef } from '../support/fixtures.js';
 import { eventually, startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
 import { pollUntilDefined } from '../support/poll.js';
+import { provisionRunWindow } from '../support/provision-window.js';
 
 const run = randomBytes(3).toString('hex');
 const namespace = 'default';
@@ -72,21 +72,7 @@ async function pendingPod(name: string, requests: Record<string, string>, limits
 }
 
 /** One provisioning window over this file's pods. */
-const provisionWindow = (windowId: string) =>
-  provisionPendingPods(
-    {
-      ...stack.deps,
-      settings: {
-        ...stack.deps.settings,
-        provisioning: {
-          batchIdleMs: 1000,
-          batchMaxMs: 10_000,
-          selector: `${stack.runLabel.key}=${stack.runLabel.value}`,
-        },
-      },
-    },
-    `${windowId}-${run}`,
-  );
+const provisionWindow = (windowId: string) => provisionRunWindow(stack, `${windowId}-${run}`);
 
 /** Launches a NodeClaim through the host, as its ADDED event would, and returns it once it has a VM. */
 async function launched(name: string): Promise<NodeClaim> {
