@@ -70,6 +70,8 @@ export interface Settings {
   requestTimeoutSeconds: number;
   /** Provisioning windows. */
   provisioning: ProvisioningSettings;
+  /** FEATURE_GATES as upstream spells them; every gate this app implements, off unless set. */
+  featureGates: Readonly<Record<FeatureGate, boolean>>;
 }
 
 export interface ClusterSettings {
@@ -160,12 +162,12 @@ export const SETTING_ALIASES = {
  * Karpenter's feature gates (FEATURE_GATES="SpotToSpotConsolidation=true,NodeRepair=false"): the ones this
  * app implements, and upstream's others, which may only be set to false here.
  */
-export const IMPLEMENTED_FEATURE_GATES = ['SpotToSpotConsolidation'] as const;
+export const IMPLEMENTED_FEATURE_GATES = ['SpotToSpotConsolidation', 'NodeOverlay'] as const;
 const UNIMPLEMENTED_FEATURE_GATES = [
   'NodeRepair',
   'ReservedCapacity',
-  'NodeOverlay',
   'StaticCapacity',
+  'CapacityBuffer',
 ] as const;
 export type FeatureGate = (typeof IMPLEMENTED_FEATURE_GATES)[number];
 
@@ -190,6 +192,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function loadSettings(env: Env = process.env): Settings {
   const problems: string[] = [];
   const reader = new EnvReader(env, problems);
+  const gates = reader.featureGates('FEATURE_GATES');
+  const spotToSpot = spotToSpotConsolidation(gates, reader, problems);
 
   const kubeconfigPath = reader.optional('KUBECONFIG');
   const apiServerUrl = reader.optional('CLUSTER_ENDPOINT');
@@ -300,13 +304,17 @@ export function loadSettings(env: Env = process.env): Settings {
         0,
         600,
       ),
-      spotToSpotConsolidation: spotToSpotConsolidation(reader, problems),
+      spotToSpotConsolidation: spotToSpot,
     },
     requestTimeoutSeconds: reader.number('REQUEST_TIMEOUT_SECONDS', 30, 0.1, 600),
     provisioning: {
       batchIdleMs: reader.duration('BATCH_IDLE_DURATION', DEFAULT_PROVISIONING_SETTINGS.batchIdleMs),
       batchMaxMs: reader.duration('BATCH_MAX_DURATION', DEFAULT_PROVISIONING_SETTINGS.batchMaxMs),
       ...optionalSelector(reader.optional('PROVISIONING_SELECTOR')),
+    },
+    featureGates: {
+      SpotToSpotConsolidation: spotToSpot,
+      NodeOverlay: gates.get('NodeOverlay') ?? false,
     },
   };
 
@@ -392,8 +400,11 @@ function clusterSettings(reader: EnvReader, problems: string[]): ClusterSettings
  * FEATURE_GATES=SpotToSpotConsolidation=true (upstream's way), or SPOT_TO_SPOT_CONSOLIDATION (this app's
  * former setting, still read); both set must agree.
  */
-function spotToSpotConsolidation(reader: EnvReader, problems: string[]): boolean {
-  const gates = reader.featureGates('FEATURE_GATES');
+function spotToSpotConsolidation(
+  gates: ReadonlyMap<FeatureGate, boolean>,
+  reader: EnvReader,
+  problems: string[],
+): boolean {
   const legacy = reader.optional('SPOT_TO_SPOT_CONSOLIDATION');
   const fromLegacy = legacy === undefined ? undefined : reader.boolean('SPOT_TO_SPOT_CONSOLIDATION', false);
   const fromGate = gates.get('SpotToSpotConsolidation');

@@ -360,6 +360,11 @@ export interface SelectOfferingInput extends CapacityOptions {
    * first, spot where allowed, then zonal); without one, compareOfferings' shape order.
    */
   order?: (a: Offering, b: Offering) => number;
+  /**
+   * Extended resources an offering provides beyond NVIDIA GPUs (what NodeOverlays add to its capacity);
+   * without it, a request for any other extended resource fits no offering.
+   */
+  extendedCapacity?: (offering: Offering) => ResourceList;
 }
 
 export type OfferingSelection = { offering: Offering } | { offering: undefined; reason: string };
@@ -370,8 +375,8 @@ interface ParsedRequests {
   pods: number;
   ephemeralBytes: number;
   nvidiaGpus: number;
-  /** Requested resources no offering provides (extended resources other than NVIDIA GPUs). */
-  unsupported: string[];
+  /** Requested extended resources other than NVIDIA GPUs, in milli-units (only overlays provide them). */
+  extended: Map<string, number>;
 }
 
 function parseRequests(requests: ResourceList): ParsedRequests | string {
@@ -381,7 +386,7 @@ function parseRequests(requests: ResourceList): ParsedRequests | string {
     pods: 0,
     ephemeralBytes: 0,
     nvidiaGpus: 0,
-    unsupported: [],
+    extended: new Map(),
   };
   for (const [name, quantity] of Object.entries(requests)) {
     try {
@@ -390,7 +395,7 @@ function parseRequests(requests: ResourceList): ParsedRequests | string {
       else if (name === 'pods') parsed.pods = parseWholeQuantity(quantity);
       else if (name === 'ephemeral-storage') parsed.ephemeralBytes = parseWholeQuantity(quantity);
       else if (name === NVIDIA_GPU_RESOURCE) parsed.nvidiaGpus = parseWholeQuantity(quantity);
-      else if (parseMilliQuantity(quantity) > 0) parsed.unsupported.push(name);
+      else if (parseMilliQuantity(quantity) > 0) parsed.extended.set(name, parseMilliQuantity(quantity));
     } catch (error) {
       return `request ${name}: ${(error as Error).message}`;
     }
@@ -400,8 +405,20 @@ function parseRequests(requests: ResourceList): ParsedRequests | string {
 
 const MIB = 1024 * 1024;
 
-function fits(offering: Offering, requests: ParsedRequests, options: CapacityOptions): string | undefined {
-  if (requests.unsupported.length > 0) return `no offering provides ${requests.unsupported.join(', ')}`;
+function fits(
+  offering: Offering,
+  requests: ParsedRequests,
+  options: CapacityOptions,
+  extendedCapacity: SelectOfferingInput['extendedCapacity'],
+): string | undefined {
+  if (requests.extended.size > 0) {
+    const provided = extendedCapacity?.(offering) ?? {};
+    const missing = [...requests.extended].filter(([name, milli]) => {
+      const quantity = provided[name];
+      return quantity === undefined || parseMilliQuantity(quantity) < milli;
+    });
+    if (missing.length > 0) return `no offering provides ${missing.map(([name]) => name).join(', ')}`;
+  }
   const { allocatable } = capacityFor(offering, options);
   const milliCpu = parseMilliQuantity(allocatable.cpu ?? '0');
   const memoryBytes = parseWholeQuantity(allocatable.memory ?? '0');
@@ -451,6 +468,7 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
     offerings: _offerings,
     unavailable: _unavailable,
     order: _order,
+    extendedCapacity,
     ...options
   } = input;
 
@@ -467,7 +485,7 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
       firstRequirementReason ??= check.reason;
       continue;
     }
-    const tooSmallReason = fits(offering, requests, options);
+    const tooSmallReason = fits(offering, requests, options, extendedCapacity);
     if (tooSmallReason !== undefined) {
       tooSmall++;
       firstFitReason ??= `${offering.vmSize}: ${tooSmallReason}`;

@@ -2,6 +2,7 @@
 // (`{ group, version, plural }`) and for building `apiVersion` strings. Must match infra/k8s/crds/.
 import { AKS_GROUP, AKS_STORAGE_VERSION } from '../models/aks-node-class.js';
 import { KARPENTER_GROUP, KARPENTER_VERSION } from '../models/karpenter.js';
+import { NODE_OVERLAY_VERSION } from '../models/node-overlay.js';
 
 export interface CustomResourceName {
   readonly group: string;
@@ -42,3 +43,11 @@ export const AKSNodeClassV1Alpha2Resource = {
 export function apiVersionOf(resource: Pick<CustomResourceName, 'group' | 'version'>): string {
   return `${resource.group}/${resource.version}`;
 }
+
+/** karpenter.sh/v1alpha1 NodeOverlay (infra/k8s/crds/karpenter.sh_nodeoverlays.yaml). */
+export const NodeOverlayResource = {
+  group: KARPENTER_GROUP,
+  version: NODE_OVERLAY_VERSION,
+  plural: 'nodeoverlays',
+  kind: 'NodeOverlay',
+} as const satisfies CustomResourceName;

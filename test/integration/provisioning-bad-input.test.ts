@@ -6,11 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
-import { provisionPendingPods } from '../../shared/lifecycle/provisioning/provision.js';
 import type { NodePool } from '../../shared/models/karpenter.js';
 import { nodeClass, nodeClassRef } from '../support/fixtures.js';
 import { startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
 import { pollUntilDefined } from '../support/poll.js';
+import { provisionRunWindow } from '../support/provision-window.js';
 
 const run = randomBytes(3).toString('hex');
 const namespace = 'default';
@@ -99,21 +99,7 @@ test(
     });
 
     /** One provisioning window over this file's pods, always the same window name. */
-    const provisionWindow = () =>
-      provisionPendingPods(
-        {
-          ...stack.deps,
-          settings: {
-            ...stack.deps.settings,
-            provisioning: {
-              batchIdleMs: 1000,
-              batchMaxMs: 10_000,
-              selector: `${stack.runLabel.key}=${stack.runLabel.value}`,
-            },
-          },
-        },
-        `bad-${run}`,
-      );
+    const provisionWindow = () => provisionRunWindow(stack, `bad-${run}`);
     const report = await provisionWindow();
     expect(report).toMatchObject({ pods: 4, unschedulable: 3 });
     expect(report.created).toHaveLength(1);

@@ -1,7 +1,7 @@
 // The functions' Kubernetes RBAC (infra/k8s/functions/) grants exactly what the code does. The verbs
 // are derived from the code's API calls: direct @kubernetes/client-node calls (readNode, listNode,
 // deleteNamespacedPod, createNamespacedPodEviction, replaceNamespacedLease, …, decoded from the method
-// name) and the custom-object adapter's methods on nodeClaims / nodePools / nodeClasses. A new call the
+// name) and the custom-object adapter's methods on nodeClaims / nodePools / nodeClasses / nodeOverlays. A new call the
 // roles lack fails here instead of with a 403 in the cluster (as a drain past terminationGracePeriod
 // once would have, for want of `delete` on pods); a verb nothing uses fails too.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -61,6 +61,7 @@ const adapterMembers: Record<string, { group: string; resource: string }> = {
   nodeClaims: { group: 'karpenter.sh', resource: 'nodeclaims' },
   nodePools: { group: 'karpenter.sh', resource: 'nodepools' },
   nodeClasses: { group: 'karpenter.azure.com', resource: 'aksnodeclasses' },
+  nodeOverlays: { group: 'karpenter.sh', resource: 'nodeoverlays' },
 };
 
 interface Use {
@@ -82,7 +83,7 @@ function usesInCode(): Use[] {
         where: `${file}: ${m[0]}`,
       });
     }
-    for (const m of text.matchAll(/\b(nodeClaims|nodePools|nodeClasses)\.(\w+)\(/g)) {
+    for (const m of text.matchAll(/\b(nodeClaims|nodePools|nodeClasses|nodeOverlays)\.(\w+)\(/g)) {
       const member = adapterMembers[m[1] as string];
       const method = adapterVerbs[m[2] as string];
       if (!member || !method) continue; // array methods on lists of the same name (map, filter, …)

@@ -85,6 +85,17 @@ describe('FEATURE_GATES', () => {
     expect(spotToSpot({ FEATURE_GATES: 'SpotToSpotConsolidation=false' })).toBe(false);
   });
 
+  it('turns NodeOverlay on only when set, both gates in one value', () => {
+    const gates = (env: Record<string, string>) => loadSettings({ ...example, ...env }).featureGates;
+    expect(gates({})).toEqual({ SpotToSpotConsolidation: false, NodeOverlay: false });
+    expect(
+      gates({ FEATURE_GATES: ' NodeOverlay=true, SpotToSpotConsolidation=true,NodeRepair=false' }),
+    ).toEqual({
+      SpotToSpotConsolidation: true,
+      NodeOverlay: true,
+    });
+  });
+
   it('keeps SPOT_TO_SPOT_CONSOLIDATION as an alias that must agree', () => {
     expect(spotToSpot({ SPOT_TO_SPOT_CONSOLIDATION: 'true' })).toBe(true);
     expect(
@@ -103,5 +114,8 @@ describe('FEATURE_GATES', () => {
     );
     expect(() => spotToSpot({ FEATURE_GATES: 'SpotToSpot=true' })).toThrow(/unknown gate "SpotToSpot"/);
     expect(() => spotToSpot({ FEATURE_GATES: 'NodeRepair=true' })).toThrow(/NodeRepair is not implemented/);
+    expect(() => spotToSpot({ FEATURE_GATES: 'CapacityBuffer=true' })).toThrow(
+      /CapacityBuffer is not implemented/,
+    );
   });
 });

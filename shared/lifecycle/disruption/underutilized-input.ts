@@ -23,6 +23,8 @@ import {
 } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import { catalogOfferings } from '../launch/catalog-offerings.js';
+import { overlaidInstanceTypes, overlaidOfferingPrice } from '../../decisions/node-overlays.js';
+import { currentNodeOverlays } from '../node-overlays.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { providerIdKey, type SweepView } from '../sweep/snapshot.js';
 import type { ClusterPods } from './cluster-pods.js';
@@ -72,9 +74,13 @@ export async function underutilizedInput(
 ): Promise<UnderutilizedInput> {
   // The book launch orders offerings by, so a replacement judged cheaper here is priced as launch sees it.
   const prices = deps.pricing.prices();
-  const instanceTypes = instanceTypesFromOfferings(await catalogOfferings(deps), {
+  const poolName = context.nodePool.metadata.name;
+  // NodeOverlays price the replacements and the candidates as provisioning and launch price them.
+  const overlays = await currentNodeOverlays(deps);
+  const catalogTypes = instanceTypesFromOfferings(await catalogOfferings(deps), {
     priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
   });
+  const instanceTypes = overlays ? overlaidInstanceTypes(overlays, poolName, catalogTypes) : catalogTypes;
   const template = context.nodePool.spec.template;
   const pool: SchedulingNodePool = {
     name: context.nodePool.metadata.name,
@@ -109,10 +115,12 @@ export async function underutilizedInput(
     const labels = c.input.node?.metadata.labels ?? {};
     const instanceType = labels[WellKnown.instanceTypeLabel] ?? '';
     const capacityType = (labels[WellKnown.capacityTypeLabel] ?? 'on-demand') as CapacityType;
+    const listed = priceOf(prices, instanceType, capacityType);
+    const offering = { vmSize: instanceType, zone: labels[WellKnown.zoneLabel] ?? '', capacityType };
     return {
       name: c.name,
       nodeName: c.input.node?.metadata.name ?? '',
-      price: priceOf(prices, instanceType, capacityType) ?? Infinity,
+      price: (overlays ? overlaidOfferingPrice(overlays, poolName, offering, listed) : listed) ?? Infinity,
       capacityType,
       instanceType,
       pods: c.reschedulable.map(schedulingPodOf),

@@ -23,6 +23,8 @@ import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import { catalogOfferings } from './catalog-offerings.js';
+import { overlaidOfferingPrice, overlaidCapacity } from '../../decisions/node-overlays.js';
+import { currentNodeOverlays } from '../node-overlays.js';
 import { countCreateError } from './create-error-metric.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
@@ -97,12 +99,18 @@ export async function reconcileLaunch(
     const unavailable = await deps.unavailable.listActive(deps.now());
     // The book provisioning priced this NodeClaim's instance types with, so both agree on the cheapest.
     const prices = deps.pricing.prices();
+    const overlays = await currentNodeOverlays(deps);
+    const pool = nodePool?.metadata.name ?? '';
     const selection = selectOffering({
       requirements: nodeClaim.spec.requirements,
       ...(nodeClaim.spec.resources?.requests ? { requests: nodeClaim.spec.resources.requests } : {}),
       offerings,
       unavailable: unavailable.map((u) => u.block),
-      order: compareOfferingsByPrice((o) => priceOf(prices, o.vmSize, o.capacityType)),
+      order: compareOfferingsByPrice((o) => {
+        const price = priceOf(prices, o.vmSize, o.capacityType);
+        return overlays ? overlaidOfferingPrice(overlays, pool, o, price) : price;
+      }),
+      ...(overlays && { extendedCapacity: (o: Offering) => overlaidCapacity(overlays, pool, o.vmSize) }),
       ...capacityOptions(deps.settings, nodeClass),
     });
     if (!selection.offering) {

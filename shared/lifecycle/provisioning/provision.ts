@@ -7,6 +7,7 @@
 // replay of this activity, or a second run of the same window, gets AlreadyExists instead of a second
 // NodeClaim; and a later window sees the earlier NodeClaims in flight and places their pods there.
 import { instanceTypesFromOfferings } from '../../decisions/scheduling/catalog-instance-types.js';
+import { overlaidInstanceTypes } from '../../decisions/node-overlays.js';
 import { priceOf } from '../../decisions/prices/price-book.js';
 import { solve, type PodReference, type SchedulingResult } from '../../decisions/scheduling/index.js';
 import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
@@ -14,6 +15,7 @@ import { isAlreadyExists } from '../../kube/errors.js';
 import { catalogOfferings } from '../launch/catalog-offerings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { capacityOptions } from '../launch/launch-vm.js';
+import { currentNodeOverlays } from '../node-overlays.js';
 import { readClusterState } from './cluster-state.js';
 import { solveInput } from './solve-input.js';
 
@@ -50,8 +52,12 @@ export async function provisionPendingPods(
   const prices = deps.pricing.prices();
   const unavailable = (await deps.unavailable.listActive(deps.now())).map((u) => u.block);
   const selector = deps.settings.provisioning.selector;
+  const overlays = await currentNodeOverlays(deps, state.nodePools);
   const input = solveInput(state, {
     ...(selector && { selector }),
+    ...(overlays && {
+      overlaid: (nodePoolName, types) => overlaidInstanceTypes(overlays, nodePoolName, types),
+    }),
     instanceTypesFor: (nodeClass) =>
       instanceTypesFromOfferings(offerings, {
         ...capacityOptions(deps.settings, nodeClass),

@@ -26,6 +26,8 @@ export interface SolveInputOptions {
   instanceTypesFor: (nodeClass: AKSNodeClass) => InstanceType[];
   /** Only pods, and NodePools whose template labels, match this label selector. */
   selector?: string;
+  /** A NodePool's instance types with its NodeOverlays applied (node-overlays.ts); as they are without. */
+  overlaid?: (nodePoolName: string, instanceTypes: InstanceType[]) => InstanceType[];
 }
 
 export function solveInput(state: ClusterState, options: SolveInputOptions): SchedulingInput {
@@ -40,12 +42,15 @@ export function solveInput(state: ClusterState, options: SolveInputOptions): Sch
     return types;
   };
   const nodePools: SchedulingNodePool[] = [];
+  const typesByPool = new Map<string, Map<string, InstanceType>>();
   for (const nodePool of state.nodePools) {
     if (!isProvisioningNodePool(nodePool)) continue;
     if (options.selector && !labelsMatch(options.selector, templateLabels(nodePool))) continue;
     const nodeClass = nodeClasses.get(nodePool.spec.template.spec.nodeClassRef.name);
     if (!nodeClass || nodeClass.metadata.deletionTimestamp) continue;
-    const instanceTypes = instanceTypesOf(nodeClass);
+    const classTypes = instanceTypesOf(nodeClass);
+    const instanceTypes = options.overlaid?.(nodePool.metadata.name, classTypes) ?? classTypes;
+    typesByPool.set(nodePool.metadata.name, new Map(instanceTypes.map((t) => [t.name, t])));
     const template = nodePool.spec.template;
     nodePools.push({
       name: nodePool.metadata.name,
@@ -74,7 +79,8 @@ export function solveInput(state: ClusterState, options: SolveInputOptions): Sch
   const knownTypes = new Map<string, InstanceType>();
   for (const types of instanceTypesByClass.values()) for (const t of types) knownTypes.set(t.name, t);
   for (const claim of state.nodeClaims) {
-    const inFlight = inFlightNodeClaim(claim, knownTypes);
+    const poolTypes = typesByPool.get(claim.metadata.labels?.[WellKnown.nodePoolLabel] ?? '');
+    const inFlight = inFlightNodeClaim(claim, poolTypes ?? knownTypes);
     if (inFlight) existingNodes.push(inFlight);
   }
 
@@ -168,7 +174,12 @@ function inFlightNodeClaim(
   if (claim.status?.nodeName || claim.metadata.deletionTimestamp) return undefined;
   const launched = claim.status?.conditions?.find((c) => c.type === ConditionTypes.launched);
   if (launched?.status === 'False') return undefined;
-  const allocatable = claim.status?.allocatable ?? smallestAllocatable(claim, knownTypes);
+  const launchedAs = knownTypes.get(claim.metadata.labels?.[WellKnown.instanceTypeLabel] ?? '');
+  const allocatable = claim.status?.allocatable
+    ? // The VM reports what Azure knows; extended resources an overlay promised arrive with the device
+      // plugin, so until the Node exists the claim is taken to offer what its instance type was planned with.
+      { ...launchedAs?.allocatable, ...claim.status.allocatable }
+    : smallestAllocatable(claim, knownTypes);
   if (!allocatable) return undefined;
   const labels: Record<string, string> = {};
   for (const requirement of claim.spec.requirements) {

@@ -13,8 +13,9 @@
 //   the fan-out (a node that drifted in this sweep can be replaced in the same sweep), drift before
 //   consolidation (upstream's method order), static NodePools after them (replacements just started are
 //   then already visible as in flight, not missing replicas);
-// - status last: NodePool status counts the nodes the steps above launched, registered or deleted; then
-//   the metrics gauges, which report that status.
+// - status last: NodePool status counts the nodes the steps above launched, registered or deleted;
+//   NodeOverlay status after it, since it reads nothing the others write; then the metrics gauges,
+//   which report that status.
 // Orphan VM collection has its own timer (functions/triggers.ts): listing VMs on every sweep
 // would spend ARM's List VMs quota.
 import { consolidationStep } from '../disruption/consolidation-step.js';
@@ -31,6 +32,7 @@ import { launchMonitorStep } from './steps/launch-monitor.js';
 import { launchStep } from './steps/launch.js';
 import { livenessStep } from './steps/liveness.js';
 import { metricsStep } from './steps/metrics.js';
+import { nodeOverlayStatusStep } from './steps/node-overlay-status.js';
 import { registrationStep } from './steps/registration.js';
 import { terminationStep } from './steps/termination.js';
 
@@ -49,5 +51,6 @@ export const lifecycleSteps: readonly SweepStep[] = [
   consolidationStep,
   staticNodePoolsStep,
   statusStep,
+  nodeOverlayStatusStep,
   metricsStep,
 ];
