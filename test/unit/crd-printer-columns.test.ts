@@ -50,6 +50,37 @@ function printerColumnsIn(file: string): Map<string, PrinterColumn[]> {
   return columns;
 }
 
+/**
+ * Upstream's columns for the CRDs the reference folder has no copy of, as upstream's generated CRD prints
+ * them (kubernetes-sigs/karpenter `pkg/apis/crds/karpenter.sh_nodeoverlays.yaml`).
+ */
+const RECORDED_UPSTREAM_COLUMNS: Record<string, Map<string, PrinterColumn[]>> = {
+  'karpenter.sh_nodeoverlays.yaml': new Map([
+    [
+      'nodeoverlays.karpenter.sh/v1alpha1',
+      [
+        {
+          name: 'Ready',
+          type: 'string',
+          jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+          priority: 0,
+        },
+        { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', priority: 0 },
+        { name: 'Weight', type: 'integer', jsonPath: '.spec.weight', priority: 1 },
+      ],
+    ],
+  ]),
+};
+
+function upstreamColumnsOf(file: string): Map<string, PrinterColumn[]> {
+  const referenceFile = join(referenceDirectory, file);
+  if (existsSync(referenceFile)) return printerColumnsIn(referenceFile);
+  const recorded = RECORDED_UPSTREAM_COLUMNS[file];
+  if (!recorded)
+    throw new Error(`no upstream columns for ${file}: neither in ${referenceDirectory} nor recorded here`);
+  return recorded;
+}
+
 describe('CRD printer columns', () => {
   it('finds the upstream reference CRDs', () => {
     expect(existsSync(referenceDirectory), `no upstream CRDs at ${referenceDirectory}`).toBe(true);
@@ -58,10 +89,11 @@ describe('CRD printer columns', () => {
   const files = existsSync(projectDirectory)
     ? readdirSync(projectDirectory).filter((f) => f.endsWith('.yaml'))
     : [];
-  it('covers NodeClaim, NodePool and AKSNodeClass', () => {
+  it('covers NodeClaim, NodePool, AKSNodeClass and NodeOverlay', () => {
     expect(files.sort()).toEqual([
       'karpenter.azure.com_aksnodeclasses.yaml',
       'karpenter.sh_nodeclaims.yaml',
+      'karpenter.sh_nodeoverlays.yaml',
       'karpenter.sh_nodepools.yaml',
     ]);
   });
@@ -69,7 +101,7 @@ describe('CRD printer columns', () => {
   for (const file of files) {
     it(`${file}: every version prints exactly upstream's columns, in upstream's order`, () => {
       const project = printerColumnsIn(join(projectDirectory, file));
-      const upstream = printerColumnsIn(join(referenceDirectory, file));
+      const upstream = upstreamColumnsOf(file);
       expect(project.size).toBeGreaterThan(0);
       for (const [version, columns] of project) {
         expect(upstream.has(version), `upstream has no ${version}`).toBe(true);
