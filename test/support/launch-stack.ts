@@ -1,7 +1,8 @@
 // Test harness for the launch path: the real control plane (from the global setup), a real Azurite, an
 // ARM emulator reached through the real @azure/arm-compute client, and the function app's own definitions
 // running in the in-process host. Nothing is mocked; only Azure authentication is not emulated (the
-// emulator accepts any token, so the credential returns a fixed one).
+// emulator accepts any token, so the credential returns a fixed one). The app reaches the API server as
+// the Function App's shipped identity; `admin` is the test's own access for set-up and assertions.
 import { randomUUID } from 'node:crypto';
 import { tableClientFromConnectionString } from '../../shared/azure/table-client.js';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
@@ -17,12 +18,16 @@ import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.
 import type { NodeClaim } from '../../shared/models/index.js';
 import { createLogger, type LogLevel } from '../../shared/observability/logger.js';
 import { devCa } from './dev-ca.js';
+import { adminAccess, sweepLeaseNamespace, type AdminAccess } from './identities.js';
 
 export { fixedTokenCredential } from '../../local/stack/function-app.js';
 
 export interface LaunchStack {
   settings: Settings;
+  /** The app's dependencies: its clients act as the Function App's identity. */
   deps: LifecycleDependencies;
+  /** Admin clients, for test set-up and assertions only. */
+  admin: AdminAccess;
   emulator: ArmEmulator;
   host: LocalHost;
   queueName: string;
@@ -64,7 +69,7 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
       // its resource group whose VM it does not know (orphans), and must never take another test file's
       // Nodes for those.
       resourceGroup: `MC_test_${runId}`,
-      kubeconfigPath: inject('kubeconfigPath'),
+      kubeconfigPath: inject('functionsKubeconfigPath'),
       armEndpoint: emulator.url,
       armCaCertPem: emulator.caCertPem,
       bootstrapCaCertPem: ca.certPem,
@@ -85,10 +90,11 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
       if (process.env.TEST_LOGS) process.stderr.write(line + '\n');
     },
   });
+  const lease = await sweepLeaseNamespace(`launch-sweep-${runId}`);
   const app = await startFunctionApp({
     appSettings: env,
     log,
-    sweepScope: { nodeClaimSelector: `${RUN_LABEL}=${runId}`, leaseName: `launch-sweep-${runId}` },
+    sweepScope: { nodeClaimSelector: `${RUN_LABEL}=${runId}`, leaseNamespace: lease.namespace },
     host: { maxDequeueCount: options.maxDequeueCount ?? 3, visibilityTimeoutMs: 500, pollIntervalMs: 50 },
   });
   const { settings, deps, host, queue } = app;
@@ -96,6 +102,7 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
   return {
     settings,
     deps,
+    admin: adminAccess(),
     emulator,
     host,
     queueName,
@@ -127,6 +134,7 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
     async stop() {
       await app.stop();
       await emulator.stop();
+      await lease.remove();
     },
   };
 }
