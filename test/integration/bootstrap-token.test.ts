@@ -25,7 +25,7 @@ beforeAll(async () => {
   const config = new KubeConfig();
   config.loadFromFile(inject('kubeconfigPath'));
   core = config.makeApiClient(CoreV1Api);
-  await stack.deps.objects.nodeClasses.create(nodeClass(nodeClassName, 'Ubuntu'));
+  await stack.admin.objects.nodeClasses.create(nodeClass(nodeClassName, 'Ubuntu'));
 });
 
 afterAll(async () => {
