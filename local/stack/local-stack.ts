@@ -16,6 +16,7 @@ import { startControlPlane, type ControlPlane } from '../control-plane/launcher.
 import { startKubeletSimulator, type KubeletSimulator } from '../kubelet-simulator/index.js';
 import type { PemKeyPair } from '../tls/dev-ca.js';
 import { localAppSettings, LOCAL_SUBSCRIPTION_ID } from './app-settings.js';
+import { appAuthorization } from './azure-role-assignments.js';
 import {
   provisionShippedIdentities,
   provisionSweepLeaseNamespace,
@@ -230,6 +231,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         (deleteNamespace) => deleteNamespace,
       );
     }
+    // From here on the emulator authorizes every request against the app identity's role assignments.
+    emulator.controls.setAuthorization(appAuthorization(appSettings));
     // Orchestration history on disk, as Azure keeps it in the task hub: a host that stops mid-orchestration
     // resumes from it when it starts again with the same directory.
     const stateDirectory = options.stateDirectory ?? (await mkdtemp(join(tmpdir(), 'nodeclaim-durable-')));

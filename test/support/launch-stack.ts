@@ -10,6 +10,7 @@ import { inject } from 'vitest';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
 import type { LocalHost } from '../../local/host/index.js';
 import { localAppSettings } from '../../local/stack/app-settings.js';
+import { appAuthorization, type AzureRoleMutation } from '../../local/stack/azure-role-assignments.js';
 import { startFunctionApp } from '../../local/stack/function-app.js';
 import { RUN_LABEL } from '../../local/stack/local-stack.js';
 import type { Settings } from '../../shared/config/settings.js';
@@ -52,6 +53,8 @@ export interface LaunchStackOptions {
   env?: Record<string, string>;
   latencies?: { createMs?: number; deleteMs?: number; retryAfterSeconds?: number };
   maxDequeueCount?: number;
+  /** An action the emulator's role assignments lack (default: the app identity's roles as shipped). */
+  azureRoleWithout?: AzureRoleMutation;
 }
 
 export async function startLaunchStack(options: LaunchStackOptions = {}): Promise<LaunchStack> {
@@ -81,6 +84,7 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
     }),
     ...options.env,
   };
+  emulator.controls.setAuthorization(appAuthorization(env, options.azureRoleWithout));
   const logs: LaunchStack['logs'] = [];
   const log = createLogger({
     component: 'test',
