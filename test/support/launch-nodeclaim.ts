@@ -5,12 +5,16 @@ import type { NodeClaim } from '../../shared/models/index.js';
 import { exampleRequirements, nodeClassRef } from './fixtures.js';
 import type { LaunchStack } from './launch-stack.js';
 
-export async function launchNodeClaim(stack: LaunchStack, nodeClassName: string): Promise<NodeClaim> {
+export async function launchNodeClaim(
+  stack: LaunchStack,
+  nodeClassName: string,
+  name = `${nodeClassName}-${randomUUID().slice(0, 4)}`,
+): Promise<NodeClaim> {
   const nodeClaim = await stack.deps.objects.nodeClaims.create({
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodeClaim',
     metadata: {
-      name: `${nodeClassName}-${randomUUID().slice(0, 4)}`,
+      name,
       labels: { [stack.runLabel.key]: stack.runLabel.value },
     },
     spec: { nodeClassRef: nodeClassRef(nodeClassName), requirements: exampleRequirements },

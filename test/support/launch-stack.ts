@@ -41,6 +41,8 @@ export interface LaunchStack {
   publish(
     change: Omit<ObjectChange, 'changeType'> & Partial<Pick<ObjectChange, 'changeType'>>,
   ): Promise<void>;
+  /** Messages on the events queue not yet handled (visible or being handled). */
+  pendingMessages(): Promise<number>;
   /** Puts a raw message body on the events queue. */
   sendRaw(body: string): Promise<void>;
   logs: { level: LogLevel; record: Record<string, unknown> }[];
@@ -131,6 +133,9 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
       } catch (error) {
         if ((error as { statusCode?: number }).statusCode !== 404) throw error;
       }
+    },
+    async pendingMessages() {
+      return (await queue.getProperties()).approximateMessagesCount ?? 0;
     },
     async sendRaw(body) {
       await queue.sendMessage(body);
