@@ -11,7 +11,7 @@ import type { NodeClaim } from '../../shared/models/index.js';
 import { emulatorComputeClient, linuxVmParameters } from '../support/arm-client.js';
 import { nodeClass } from '../support/fixtures.js';
 import { eventually, startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
-import { launchNodeClaim } from '../support/launch-nodeclaim.js';
+import { announceNodeClaim, launchNodeClaim } from '../support/launch-nodeclaim.js';
 
 const NSG_JOIN = 'Microsoft.Network/networkSecurityGroups/join/action';
 const suffix = randomUUID().slice(0, 6);
@@ -34,14 +34,7 @@ async function warningsAbout(stack: LaunchStack, nodeClaim: NodeClaim, reason: s
 }
 
 async function reannounce(stack: LaunchStack, nodeClaim: NodeClaim, times: number): Promise<void> {
-  for (let i = 0; i < times; i += 1)
-    await stack.publish({
-      kind: 'NodeClaim',
-      name: nodeClaim.metadata.name,
-      uid: nodeClaim.metadata.uid ?? '',
-      resourceVersion: nodeClaim.metadata.resourceVersion ?? '1',
-      changeType: 'MODIFIED',
-    });
+  for (let i = 0; i < times; i += 1) await announceNodeClaim(stack, nodeClaim);
 }
 
 /** Until the host's queue is empty again, so every announcement above has been handled. */
@@ -144,13 +137,7 @@ describe("a VM of someone else's with the NodeClaim's VM name", () => {
 
     // Deleted: termination finds the VM is not its own and leaves it.
     await stack.admin.objects.nodeClaims.delete(name);
-    await stack.publish({
-      kind: 'NodeClaim',
-      name,
-      uid: nodeClaim.metadata.uid ?? '',
-      resourceVersion: nodeClaim.metadata.resourceVersion ?? '1',
-      changeType: 'MODIFIED',
-    });
+    await announceNodeClaim(stack, nodeClaim);
     await eventually(
       async () => ((await stack.admin.objects.nodeClaims.get(name)) ? undefined : true),
       'the NodeClaim to be gone',

@@ -19,12 +19,21 @@ export async function launchNodeClaim(
     },
     spec: { nodeClassRef: nodeClassRef(nodeClassName), requirements: exampleRequirements },
   });
+  await announceNodeClaim(stack, nodeClaim, 'ADDED');
+  return nodeClaim;
+}
+
+/** What the event bridge would publish for a change of the NodeClaim. */
+export async function announceNodeClaim(
+  stack: LaunchStack,
+  nodeClaim: NodeClaim,
+  changeType: 'ADDED' | 'MODIFIED' = 'MODIFIED',
+): Promise<void> {
   await stack.publish({
     kind: 'NodeClaim',
     name: nodeClaim.metadata.name,
     uid: nodeClaim.metadata.uid ?? '',
     resourceVersion: nodeClaim.metadata.resourceVersion ?? '1',
-    changeType: 'ADDED',
+    changeType,
   });
-  return nodeClaim;
 }
