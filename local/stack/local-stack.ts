@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startBridge, type BridgeHandle } from '../../bridge/index.js';
+import { kubeClientsFromKubeconfig } from '../../shared/kube/client.js';
+import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custom-objects.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { startArmEmulator, type ArmEmulator } from '../arm-emulator/index.js';
@@ -83,6 +85,8 @@ export interface LocalStack {
   kubeconfigPath: string;
   /** Whom the function host and the bridge reach the API server as (the kubelet simulator: as nodes). */
   identities: ShippedIdentities;
+  /** Admin access to the Karpenter objects, for scenarios' set-up (NodePools, AKSNodeClasses) and reads. */
+  admin: { objects: KarpenterObjects };
   apiServer: string | undefined;
   emulator: ArmEmulator;
   /** PEM of the CA that signed the emulator's certificate (for curl --cacert). */
@@ -101,6 +105,11 @@ export interface LocalStack {
   startTimes: { part: string; ms: number }[];
   /** Stops everything this stack started, in reverse order; safe to call twice. */
   stop(): Promise<void>;
+}
+
+function adminObjects(kubeconfigPath: string): KarpenterObjects {
+  const clients = kubeClientsFromKubeconfig(kubeconfigPath);
+  return karpenterObjects(() => Promise.resolve(clients));
 }
 
 /** The in-process function host of a stack that has one (every scenario needs it). */
@@ -307,6 +316,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       timings,
       kubeconfigPath,
       identities,
+      admin: { objects: adminObjects(kubeconfigPath) },
       apiServer,
       emulator,
       caCertPem: emulator.caCertPem,
