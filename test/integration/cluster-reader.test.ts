@@ -11,7 +11,7 @@ import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custo
 import { Reflector } from '../../shared/kube/reflector.js';
 import { listingClusterReader, watchingClusterReader } from '../../shared/lifecycle/sweep/cluster-reader.js';
 import type { NodeClaim } from '../../shared/models/index.js';
-import { exampleRequirements, nodeClassRef } from '../support/fixtures.js';
+import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { pollUntilDefined } from '../support/poll.js';
 
 const suffix = Math.random().toString(36).slice(2, 8);
@@ -51,6 +51,33 @@ async function createNodeClaim(index: number): Promise<NodeClaim> {
 const names = (items: readonly NodeClaim[]) => items.map((c) => c.metadata.name).sort();
 
 describe('watching cluster reader', () => {
+  it('follows NodePools, AKSNodeClasses and Nodes created after its first read (their watches)', async () => {
+    const kube = () => Promise.resolve(appClients);
+    const watching = watchingClusterReader({ kube, objects: appObjects });
+    const later = `${group}-later`;
+    try {
+      await watching.read();
+      await objects.nodeClasses.create(nodeClass(later, 'Ubuntu2204'));
+      await objects.nodePools.create(nodePool(later, later));
+      await clients.core.createNode({ body: { metadata: { name: later } } });
+      await pollUntilDefined(
+        'the watches to deliver the new NodePool, AKSNodeClass and Node',
+        async () => {
+          const read = await watching.read();
+          const has = (items: readonly { metadata: { name?: string } }[]) =>
+            items.some((item) => item.metadata.name === later);
+          return has(read.nodePools) && has(read.nodeClasses) && has(read.nodes) ? true : undefined;
+        },
+        10_000,
+      );
+    } finally {
+      watching.stop();
+      await objects.nodePools.delete(later).catch(() => undefined);
+      await objects.nodeClasses.delete(later).catch(() => undefined);
+      await clients.core.deleteNode({ name: later }).catch(() => undefined);
+    }
+  });
+
   it('reads what a full list reads, then follows changes through the watch without listing again', async () => {
     await createNodeClaim(0);
     await createNodeClaim(1);
