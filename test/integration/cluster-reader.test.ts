@@ -5,7 +5,7 @@
 // without `watch` would leave them with their first list), the test's writes as admin.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
 import { kubeClientsFromKubeconfig, type KubeClients } from '../../shared/kube/client.js';
 import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custom-objects.js';
 import { Reflector } from '../../shared/kube/reflector.js';
@@ -51,22 +51,37 @@ async function createNodeClaim(index: number): Promise<NodeClaim> {
 const names = (items: readonly NodeClaim[]) => items.map((c) => c.metadata.name).sort();
 
 describe('watching cluster reader', () => {
-  it('follows NodePools, AKSNodeClasses and Nodes created after its first read (their watches)', async () => {
+  it('follows NodePools, AKSNodeClasses, Nodes and PodDisruptionBudgets created after its first read (their watches)', async () => {
     const kube = () => Promise.resolve(appClients);
     const watching = watchingClusterReader({ kube, objects: appObjects });
     const later = `${group}-later`;
+    const policy = clients.config.makeApiClient(PolicyV1Api);
     try {
       await watching.read();
+      await watching.workloads();
+      await policy.createNamespacedPodDisruptionBudget({
+        namespace: 'default',
+        body: {
+          metadata: { name: later },
+          spec: { maxUnavailable: 1, selector: { matchLabels: { app: later } } },
+        },
+      });
       await objects.nodeClasses.create(nodeClass(later, 'Ubuntu2204'));
       await objects.nodePools.create(nodePool(later, later));
       await clients.core.createNode({ body: { metadata: { name: later } } });
       await pollUntilDefined(
-        'the watches to deliver the new NodePool, AKSNodeClass and Node',
+        'the watches to deliver the new NodePool, AKSNodeClass, Node and PodDisruptionBudget',
         async () => {
           const read = await watching.read();
           const has = (items: readonly { metadata: { name?: string } }[]) =>
             items.some((item) => item.metadata.name === later);
-          return has(read.nodePools) && has(read.nodeClasses) && has(read.nodes) ? true : undefined;
+          const { pdbs } = await watching.workloads();
+          return has(read.nodePools) &&
+            has(read.nodeClasses) &&
+            has(read.nodes) &&
+            pdbs.some((pdb) => pdb.name === later)
+            ? true
+            : undefined;
         },
         10_000,
       );
@@ -75,6 +90,9 @@ describe('watching cluster reader', () => {
       await objects.nodePools.delete(later).catch(() => undefined);
       await objects.nodeClasses.delete(later).catch(() => undefined);
       await clients.core.deleteNode({ name: later }).catch(() => undefined);
+      await policy
+        .deleteNamespacedPodDisruptionBudget({ name: later, namespace: 'default' })
+        .catch(() => undefined);
     }
   });
 
