@@ -21,33 +21,48 @@ variable "kubernetes_version" {
 }
 
 variable "network_plugin_mode" {
-  description = "The cluster's networkProfile.networkPluginMode: \"overlay\", or \"\" for pod IPs from the node subnet (az aks show --query networkProfile)."
+  description = "Overrides the cluster's networkProfile.networkPluginMode (\"overlay\", or \"none\" for pod IPs from the node subnet); empty reads it from the cluster."
   type        = string
-  default     = "overlay"
+  default     = ""
 }
 
 variable "network_dataplane" {
-  description = "The cluster's networkProfile.networkDataplane: \"cilium\" or \"azure\"."
+  description = "Overrides the cluster's networkProfile.networkDataplane (\"cilium\" or \"azure\"); empty reads it from the cluster."
   type        = string
-  default     = "cilium"
+  default     = ""
+}
+
+# The azurerm data source exports only part of the network profile (not networkPluginMode,
+# networkDataplane nor outboundType), so the cluster's own ARM representation is read for those, as the
+# Bicep template reads them (modules/aks-cluster-inputs.bicep). A GET, once at creation.
+resource "azapi_resource_action" "cluster_network_profile" {
+  type                   = "Microsoft.ContainerService/managedClusters@2024-09-01"
+  resource_id            = data.azurerm_kubernetes_cluster.target.id
+  method                 = "GET"
+  response_export_values = ["properties.networkProfile"]
 }
 
 locals {
-  cluster_network    = data.azurerm_kubernetes_cluster.target.network_profile[0]
-  cluster_kubelet_id = data.azurerm_kubernetes_cluster.target.kubelet_identity[0]
-  cluster_node_group = data.azurerm_kubernetes_cluster.target.node_resource_group
+  cluster_network     = data.azurerm_kubernetes_cluster.target.network_profile[0]
+  cluster_arm_network = azapi_resource_action.cluster_network_profile.output.properties.networkProfile
+  # Absent properties are AKS's defaults: pod IPs from the node subnet, the Azure dataplane, a load balancer.
+  cluster_plugin_mode   = lookup(local.cluster_arm_network, "networkPluginMode", "")
+  cluster_dataplane     = lookup(local.cluster_arm_network, "networkDataplane", "azure")
+  cluster_outbound_type = lookup(local.cluster_arm_network, "outboundType", "loadBalancer")
+  cluster_kubelet_id    = data.azurerm_kubernetes_cluster.target.kubelet_identity[0]
+  cluster_node_group    = data.azurerm_kubernetes_cluster.target.node_resource_group
   cluster_inputs = {
     kubernetes_version           = var.kubernetes_version != "" ? var.kubernetes_version : data.azurerm_kubernetes_cluster.target.current_kubernetes_version
     tenant_id                    = data.azurerm_subscription.current.tenant_id
     network_plugin               = local.cluster_network.network_plugin
-    network_plugin_mode          = var.network_plugin_mode
-    network_dataplane            = var.network_dataplane
+    network_plugin_mode          = var.network_plugin_mode != "" ? (var.network_plugin_mode == "none" ? "" : var.network_plugin_mode) : local.cluster_plugin_mode
+    network_dataplane            = var.network_dataplane != "" ? var.network_dataplane : local.cluster_dataplane
     dns_service_ip               = local.cluster_network.dns_service_ip
     node_security_group_id       = "/subscriptions/${data.azurerm_subscription.current.subscription_id}/resourceGroups/${local.cluster_node_group}/providers/Microsoft.Network/networkSecurityGroups/${var.node_security_group_name}"
     attach_nsg_to_nic            = tostring(var.attach_nsg_to_nic)
     kubelet_identity_resource_id = local.cluster_kubelet_id.user_assigned_identity_id
     kubelet_identity_client_id   = local.cluster_kubelet_id.client_id
     # Only outboundType loadBalancer has the cluster load balancer and its outbound pool.
-    load_balancer_backend_pool_ids = local.cluster_network.outbound_type == "loadBalancer" ? "/subscriptions/${data.azurerm_subscription.current.subscription_id}/resourceGroups/${local.cluster_node_group}/providers/Microsoft.Network/loadBalancers/kubernetes/backendAddressPools/aksOutboundBackendPool" : ""
+    load_balancer_backend_pool_ids = local.cluster_outbound_type == "loadBalancer" ? "/subscriptions/${data.azurerm_subscription.current.subscription_id}/resourceGroups/${local.cluster_node_group}/providers/Microsoft.Network/loadBalancers/kubernetes/backendAddressPools/aksOutboundBackendPool" : ""
   }
 }

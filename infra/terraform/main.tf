@@ -18,7 +18,10 @@ locals {
   kube_api_server_url  = var.kube_api_server_url != "" ? var.kube_api_server_url : "https://${data.azurerm_kubernetes_cluster.target.fqdn}:443"
   role_name_suffix     = "${var.name_prefix}-${substr(local.suffix, 0, 6)}"
   # Built-in role definition IDs from the one table both templates read (test/unit/infra-roles.test.ts).
-  built_in_roles         = jsondecode(file("${path.module}/../azure-roles.json")).roles
+  built_in_roles = jsondecode(file("${path.module}/../azure-roles.json")).roles
+  # The custom roles' names, descriptions and actions, from the same table (Bicep and the local ARM
+  # emulator read it too).
+  custom_roles           = jsondecode(file("${path.module}/../azure-roles.json")).customRoles
   role_definition_prefix = "${data.azurerm_subscription.current.id}/providers/Microsoft.Authorization/roleDefinitions/"
 }
 

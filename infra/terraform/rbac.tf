@@ -1,8 +1,10 @@
 # Every permission of the two identities, each at the narrowest scope that works:
 #   Function App identity: storage data (host, Durable Functions, queue, table), telemetry
-#     publishing, VMs + their NICs and disks in the node resource group, the Resource
-#     SKU catalog and async-operation status (subscription-wide reads), joining the node subnet, and the
-#     Kubernetes API (Azure RBAC role, or a the Kubernetes roles in infra/k8s/functions).
+#     publishing, VMs + their NICs and disks in the node resource group (with the kubelet identity, the
+#     outbound load balancer pool and the node NSG they attach, which AKS keeps there), the Resource SKU
+#     catalog, async-operation status and the community gallery's node image versions (subscription-wide
+#     reads), joining the node subnet, and the Kubernetes API (Azure RBAC role, or the Kubernetes
+#     roles in infra/k8s/functions).
 #   Bridge identity: send messages to the events queue, nothing else.
 # Custom roles hold exactly the actions the app's Azure calls need, instead of Virtual Machine
 # Contributor (which can also run commands on, and reset passwords of, every VM in the group).
@@ -21,23 +23,12 @@ locals {
 }
 
 resource "azurerm_role_definition" "vm_operator" {
-  name        = "NodeClaim VM Operator (${local.role_name_suffix})"
+  name        = "${local.custom_roles.vmOperator.roleName} (${local.role_name_suffix})"
   scope       = data.azurerm_subscription.current.id
-  description = "Create, read and delete node VMs with their inline NIC and OS disk."
+  description = local.custom_roles.vmOperator.description
 
   permissions {
-    actions = [
-      "Microsoft.Compute/virtualMachines/read",
-      "Microsoft.Compute/virtualMachines/write",
-      "Microsoft.Compute/virtualMachines/delete",
-      "Microsoft.Compute/disks/read",
-      "Microsoft.Compute/disks/write",
-      "Microsoft.Compute/disks/delete",
-      "Microsoft.Network/networkInterfaces/read",
-      "Microsoft.Network/networkInterfaces/write",
-      "Microsoft.Network/networkInterfaces/delete",
-      "Microsoft.Network/networkInterfaces/join/action",
-    ]
+    actions     = local.custom_roles.vmOperator.actions
     not_actions = []
   }
 
@@ -45,15 +36,12 @@ resource "azurerm_role_definition" "vm_operator" {
 }
 
 resource "azurerm_role_definition" "compute_catalog_reader" {
-  name        = "NodeClaim Compute Catalog Reader (${local.role_name_suffix})"
+  name        = "${local.custom_roles.computeCatalogReader.roleName} (${local.role_name_suffix})"
   scope       = data.azurerm_subscription.current.id
-  description = "List Resource SKUs and read Compute async-operation status; both are subscription-level resources."
+  description = local.custom_roles.computeCatalogReader.description
 
   permissions {
-    actions = [
-      "Microsoft.Compute/skus/read",
-      "Microsoft.Compute/locations/operations/read",
-    ]
+    actions     = local.custom_roles.computeCatalogReader.actions
     not_actions = []
   }
 
@@ -61,15 +49,12 @@ resource "azurerm_role_definition" "compute_catalog_reader" {
 }
 
 resource "azurerm_role_definition" "subnet_joiner" {
-  name        = "NodeClaim Subnet Joiner (${local.role_name_suffix})"
+  name        = "${local.custom_roles.subnetJoiner.roleName} (${local.role_name_suffix})"
   scope       = data.azurerm_subscription.current.id
-  description = "Attach node NICs to the node subnet."
+  description = local.custom_roles.subnetJoiner.description
 
   permissions {
-    actions = [
-      "Microsoft.Network/virtualNetworks/subnets/read",
-      "Microsoft.Network/virtualNetworks/subnets/join/action",
-    ]
+    actions     = local.custom_roles.subnetJoiner.actions
     not_actions = []
   }
 

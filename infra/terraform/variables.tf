@@ -1,5 +1,11 @@
 # Inputs, named like the Bicep parameters (snake_case). Each app-setting input names its setting.
 
+variable "subscription_id" {
+  description = "The subscription to deploy into (azurerm 4.x requires one); null takes ARM_SUBSCRIPTION_ID from the environment."
+  type        = string
+  default     = null
+}
+
 variable "location" {
   description = "Region of the app's resources (use the cluster's region)."
   type        = string

@@ -18,6 +18,9 @@ terraform {
 }
 
 provider "azurerm" {
+  # azurerm 4.x needs a subscription: this variable, or ARM_SUBSCRIPTION_ID in the environment when it
+  # is left null.
+  subscription_id = var.subscription_id
   features {
     storage {
       # Shared keys are disabled on the storage account, and the identity running Terraform holds no

@@ -1,9 +1,17 @@
-// The ARM request pipeline, in ARM's order: authentication, api-version, routing, throttling, then
-// the operation itself. Every answer carries ARM's request-id headers and, for throttled kinds,
+// The ARM request pipeline, in ARM's order: authentication, api-version, routing, authorization
+// (the action at its scope, then linked access), throttling, then the operation itself. Every answer carries ARM's request-id headers and, for throttled kinds,
 // x-ms-ratelimit-remaining-resource.
 
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import {
+  authorize,
+  linkedAccessOfVmDelete,
+  linkedAccessOfVmPut,
+  requestAccess,
+  type Access,
+  type AuthorizationSettings,
+} from './authorization.js';
 import { throttled } from './azure-messages.js';
 import type { ComputeService, RequestContext, ServiceResponse } from './compute-service.js';
 import {
@@ -40,6 +48,7 @@ export interface ArmHandlerDeps {
   faults: FaultRegistry;
   log: RequestLog;
   catalog: () => readonly ResourceSku[];
+  authorization: () => AuthorizationSettings | undefined;
   pageSizes: { vms: number; skus: number };
 }
 
@@ -82,6 +91,20 @@ function throttleRegion(route: ArmRoute, body: unknown, store: VmStore): string 
   }
 }
 
+/** What a create links (an existing VM's PUT changes nothing it references here), and what a DELETE removes. */
+function linkedAccess(route: ArmRoute, body: unknown, store: VmStore): Access[] {
+  if (route.kind !== 'putVm' && route.kind !== 'deleteVm') return [];
+  const { subscriptionId, resourceGroup, name } = route.address;
+  const stored = store.get(subscriptionId, resourceGroup, name);
+  if (route.kind === 'putVm') return stored ? [] : linkedAccessOfVmPut(route.address, body);
+  return stored
+    ? linkedAccessOfVmDelete(route.address, {
+        properties: stored.spec.properties,
+        osDiskName: stored.osDiskName,
+      })
+    : [];
+}
+
 /** What to send back, and whether a hang fault withholds it (for `seconds`, or until the client gives up). */
 export interface ArmAnswer extends ServiceResponse {
   withheld?: { seconds?: number };
@@ -109,6 +132,10 @@ export function handleArm(request: ArmRequest, deps: ArmHandlerDeps): ArmAnswer 
     if ('methodNotAllowed' in match) throw methodNotAllowed(request.method);
     route = match.route;
     if (route.kind === 'putVm') body = parseJsonBody(request.body);
+    const authorization = deps.authorization();
+    if (authorization) {
+      authorize(authorization, requestAccess(request.method, route), linkedAccess(route, body, deps.store));
+    }
 
     const subscriptionId = subscriptionOf(route);
     hang = deps.faults.takeHang(route.kind, vmNameOf(route));

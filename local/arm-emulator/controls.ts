@@ -1,5 +1,6 @@
 // The emulator's test controls, shared by code (`emulator.controls`) and the HTTP admin API.
 
+import type { AuthorizationSettings } from './authorization.js';
 import type { FaultRule, FaultRuleInput } from './faults.js';
 import type { Latencies } from './latencies.js';
 import type { RequestFilter, RequestLogEntry } from './request-log.js';
@@ -23,6 +24,9 @@ export interface EmulatorControls {
   releaseProvisioning(vmName: string): void;
   /** Reconfigures the token buckets (and refills them). */
   setThrottling(options: ThrottlingOptions): void;
+  /** Replaces the caller's role assignments (undefined: authorize nothing, allow everything). */
+  setAuthorization(settings: AuthorizationSettings | undefined): void;
+  authorization(): AuthorizationSettings | undefined;
   requests(filter?: RequestFilter): RequestLogEntry[];
   vms(): EmulatedVm[];
   /** Called when a VM starts creating, succeeds, fails, starts deleting, or is gone. Returns an unsubscribe. */

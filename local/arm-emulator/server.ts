@@ -7,6 +7,7 @@ import { silentLogger, type Logger } from '../../shared/observability/logger.js'
 import { createEphemeralCa, issueServerCertificate, type PemKeyPair } from '../tls/dev-ca.js';
 import { handleAdmin } from './admin-api.js';
 import { handleArm, type ArmAnswer } from './arm-handler.js';
+import type { AuthorizationSettings } from './authorization.js';
 import { ComputeService, type ServiceResponse } from './compute-service.js';
 import type { EmulatorControls } from './controls.js';
 import { FaultRegistry } from './faults.js';
@@ -32,6 +33,12 @@ export interface ArmEmulatorOptions {
   /** List page sizes; small values exercise nextLink paging. */
   pageSizes?: { vms?: number; skus?: number; prices?: number };
   log?: Logger;
+  /**
+   * The caller's role assignments: every request is authorized against them as ARM does
+   * (authorization.ts). Without them every authenticated request is allowed (for tests of other
+   * concerns); the local stack and the launch tests always pass the app identity's.
+   */
+  authorization?: AuthorizationSettings;
 }
 
 export interface ArmEmulator {
@@ -103,6 +110,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     enabled: options.throttling?.enabled ?? true,
   };
   const throttler = new Throttler(initialThrottling);
+  let authorization = options.authorization;
   const service = new ComputeService({
     store,
     operations,
@@ -125,6 +133,10 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     holdProvisioning: (vmName) => holds.hold(vmName),
     releaseProvisioning: (vmName) => holds.release(vmName),
     setThrottling: (throttling) => throttler.configure(throttling),
+    setAuthorization: (settings) => {
+      authorization = settings;
+    },
+    authorization: () => authorization,
     requests: (filter) => requestLog.query(filter),
     vms: () => store.all().map(toEmulatedVm),
     onVmChange: (listener) => store.onChange(listener),
@@ -147,6 +159,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     faults,
     log: requestLog,
     catalog: () => catalog,
+    authorization: () => authorization,
     pageSizes: { vms: options.pageSizes?.vms ?? 100, skus: options.pageSizes?.skus ?? 50 },
   };
 

@@ -2,17 +2,16 @@ import { readFile, writeFile } from 'node:fs/promises';
 
 import { stringify } from 'yaml';
 
-export interface KubeconfigSpec {
+export type KubeconfigSpec = {
   server: string;
   caCertPath: string;
-  clientCertPath: string;
-  clientKeyPath: string;
   userName: string;
-}
+} & ({ clientCertPath: string; clientKeyPath: string } | { token: string });
 
 /**
  * Writes a kubeconfig with the certificates embedded, so it keeps working when copied elsewhere and
- * every client (kubectl, @kubernetes/client-node, the Go components) reads it the same way.
+ * every client (kubectl, @kubernetes/client-node, the Go components) reads it the same way. A user is a
+ * client certificate or a bearer token (a ServiceAccount's, from the TokenRequest API).
  */
 export async function writeKubeconfig(kubeconfigPath: string, spec: KubeconfigSpec): Promise<void> {
   const base64 = async (file: string): Promise<string> => (await readFile(file)).toString('base64');
@@ -29,10 +28,13 @@ export async function writeKubeconfig(kubeconfigPath: string, spec: KubeconfigSp
     users: [
       {
         name: spec.userName,
-        user: {
-          'client-certificate-data': await base64(spec.clientCertPath),
-          'client-key-data': await base64(spec.clientKeyPath),
-        },
+        user:
+          'token' in spec
+            ? { token: spec.token }
+            : {
+                'client-certificate-data': await base64(spec.clientCertPath),
+                'client-key-data': await base64(spec.clientKeyPath),
+              },
       },
     ],
     contexts: [{ name: contextName, context: { cluster: 'nodeclaim-azure-local', user: spec.userName } }],

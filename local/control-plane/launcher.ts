@@ -42,6 +42,8 @@ export interface ControlPlane {
   /** https://127.0.0.1:PORT */
   server: string;
   caCertPath: string;
+  /** The CA's key, to issue client certificates for the identities the stack runs as. */
+  caKeyPath: string;
   workDir: string;
   /** The running components, so callers can tell their logs apart or check they are gone. */
   processes: readonly ControlPlaneProcess[];
@@ -269,6 +271,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
       kubeconfigPath,
       server,
       caCertPath: pki.caCert,
+      caKeyPath: pki.caKey,
       workDir,
       processes: components.map(({ name, pid, logPath: componentLog }) => ({
         name,

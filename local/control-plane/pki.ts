@@ -60,30 +60,12 @@ export async function createControlPlanePki(directory: string): Promise<ControlP
     return { cert, key };
   };
 
-  const leaf = async (
+  const leaf = (
     issuer: CertificateAuthority,
     name: string,
     subject: Subject,
     extensions: string[],
-  ): Promise<ClientIdentity> => {
-    const key = await writePrivateKey(file(`${name}.key`));
-    const cert = file(`${name}.crt`);
-    await issueCertificate({
-      key,
-      out: cert,
-      configPath: file(`${name}.cnf`),
-      subject,
-      extensions: [
-        'basicConstraints = critical, CA:FALSE',
-        'keyUsage = critical, digitalSignature',
-        'authorityKeyIdentifier = keyid',
-        ...extensions,
-      ],
-      validDays: 365,
-      issuer,
-    });
-    return { cert, key };
-  };
+  ): Promise<ClientIdentity> => issueLeaf(directory, issuer, name, subject, extensions);
 
   const ca = await authority('ca', 'nodeclaim-azure-local-ca');
   const apiserver = await leaf(ca, 'kube-apiserver', { CN: 'kube-apiserver' }, [
@@ -127,6 +109,46 @@ export async function createControlPlanePki(directory: string): Promise<ControlP
 }
 
 type Subject = { O?: string; CN: string };
+
+async function issueLeaf(
+  directory: string,
+  issuer: CertificateAuthority,
+  name: string,
+  subject: Subject,
+  extensions: string[],
+): Promise<ClientIdentity> {
+  const file = (suffix: string): string => path.join(directory, `${name}.${suffix}`);
+  const key = await writePrivateKey(file('key'));
+  const cert = file('crt');
+  await issueCertificate({
+    key,
+    out: cert,
+    configPath: file('cnf'),
+    subject,
+    extensions: [
+      'basicConstraints = critical, CA:FALSE',
+      'keyUsage = critical, digitalSignature',
+      'authorityKeyIdentifier = keyid',
+      ...extensions,
+    ],
+    validDays: 365,
+    issuer,
+  });
+  return { cert, key };
+}
+
+/**
+ * A client certificate from the control plane's CA for a user of the given name and no group, as a
+ * cluster's administrator would issue one: the API server authenticates it as that user, and RBAC alone
+ * decides what it may do.
+ */
+export function issueClientCertificate(
+  directory: string,
+  ca: { cert: string; key: string },
+  user: string,
+): Promise<ClientIdentity> {
+  return issueLeaf(directory, ca, user, { CN: user }, ['extendedKeyUsage = clientAuth']);
+}
 
 interface CertificateRequest {
   key: string;

@@ -65,7 +65,7 @@ const isAvailable = (pod: PodView) =>
 async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const { stack, recorder, runId, namespace } = context;
   const app = functionAppOf(stack);
-  const objects = app.deps.objects;
+  const objects = stack.admin.objects;
   const name = `consolidate-${runId}`;
   const consolidateAfterSeconds = Math.max(1, Math.round(30 / stack.timings.speed));
   // Budget "0" holds consolidation back (pod events are still tracked) until the scale-down is done and

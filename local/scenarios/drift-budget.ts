@@ -6,7 +6,6 @@ import { findCondition } from '../../shared/decisions/conditions.js';
 import { ConditionTypes, WellKnown, type Node, type NodeClaim } from '../../shared/models/index.js';
 import type { Observed } from '../view/recorder.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
-import { functionAppOf } from '../stack/local-stack.js';
 import {
   claimsOfPool,
   createNodeClassAndPool,
@@ -35,7 +34,7 @@ export const driftBudget: Scenario = {
 
 async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const { stack, recorder, runId } = context;
-  const objects = functionAppOf(stack).deps.objects;
+  const objects = stack.admin.objects;
   const name = `drift-${runId}`;
   const nodePool = { ...exampleNodePool(name, runId, name, String(BUDGET)) };
   nodePool.spec = { ...nodePool.spec, replicas: REPLICAS };

@@ -12,7 +12,6 @@ import type {
 import { ConditionTypes, WellKnown, type NodeClaim } from '../../shared/models/index.js';
 import type { FaultMatch, FaultRuleInput } from '../arm-emulator/index.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
-import { functionAppOf } from '../stack/local-stack.js';
 import {
   deleteNodeClaims,
   createNodeClassAndPool,
@@ -81,7 +80,7 @@ interface CaseResult {
 
 async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const { stack, recorder, runId } = context;
-  const objects = functionAppOf(stack).deps.objects;
+  const objects = stack.admin.objects;
   const controls = stack.emulator.controls;
   const name = `fail-${runId}`;
   const nodePool = exampleNodePool(name, runId, name);

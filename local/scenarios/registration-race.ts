@@ -5,7 +5,7 @@
 // yet. Invariant: no pod binds to a Node before registration synced it and removed the taint.
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import { WellKnown, type Node } from '../../shared/models/index.js';
-import { functionAppOf, RUN_LABEL } from '../stack/local-stack.js';
+import { RUN_LABEL } from '../stack/local-stack.js';
 import type { Observed } from '../view/recorder.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
 import {
@@ -39,7 +39,7 @@ export const registrationRace: Scenario = {
 
 async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const { stack, recorder, runId, namespace } = context;
-  const objects = functionAppOf(stack).deps.objects;
+  const objects = stack.admin.objects;
   const name = `race-${runId}`;
   const nodePool = exampleNodePool(name, runId, name);
   await createNodeClassAndPool(context, nodePool);

@@ -4,7 +4,7 @@
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
 import { WellKnown } from '../../shared/models/index.js';
-import { functionAppOf, AGENT_STARTUP_TAINT, RUN_LABEL, type LocalStack } from '../stack/local-stack.js';
+import { AGENT_STARTUP_TAINT, RUN_LABEL, type LocalStack } from '../stack/local-stack.js';
 import type { Recorder } from '../view/recorder.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
 
@@ -102,7 +102,7 @@ export function exampleNodePool(name: string, runId: string, nodeClassName: stri
  * alike), the class first so the pool is never without it.
  */
 export async function createNodeClassAndPool(context: ScenarioContext, nodePool: NodePool): Promise<void> {
-  const objects = functionAppOf(context.stack).deps.objects;
+  const objects = context.stack.admin.objects;
   await objects.nodeClasses.create(
     exampleNodeClass(nodePool.spec.template.spec.nodeClassRef.name, context.runId),
   );
@@ -111,7 +111,7 @@ export async function createNodeClassAndPool(context: ScenarioContext, nodePool:
 
 /** Deletes what createNodeClassAndPool created: the NodePool, then its AKSNodeClass. */
 export async function deleteNodePoolAndClass(context: ScenarioContext, nodePool: NodePool): Promise<void> {
-  const objects = functionAppOf(context.stack).deps.objects;
+  const objects = context.stack.admin.objects;
   await objects.nodePools.delete(nodePool.metadata.name);
   await objects.nodeClasses.delete(nodePool.spec.template.spec.nodeClassRef.name);
 }
@@ -206,7 +206,7 @@ export async function deleteNodeClaims(
   names: readonly string[],
   timeoutMs: number,
 ): Promise<void> {
-  const objects = functionAppOf(context.stack).deps.objects;
+  const objects = context.stack.admin.objects;
   await Promise.all(
     names.map(async (name) => {
       if (context.recorder.nodeClaims.has(name)) await objects.nodeClaims.delete(name);

@@ -10,13 +10,14 @@ import type {
 import { TriggerNames } from '../../shared/runtime/function-names.js';
 
 /**
- * Confines the lifecycle sweep to the NodeClaims matching a label selector, under its own Lease. Several
- * hosts then share one control plane (the end-to-end tests do) without sweeping each other's NodeClaims
- * or waiting for each other's Lease.
+ * Confines the lifecycle sweep to the NodeClaims matching a label selector, under its own Lease: the
+ * shipped Lease name in a namespace of the run's own (where provisionSweepLeaseNamespace granted the
+ * shipped Lease Role). Several hosts then share one control plane (the end-to-end tests do) without
+ * sweeping each other's NodeClaims or waiting for each other's Lease.
  */
 export interface SweepScope {
   nodeClaimSelector: string;
-  leaseName: string;
+  leaseNamespace: string;
 }
 
 export interface LocalDefinitionOptions {
@@ -64,7 +65,7 @@ function sweep(
           handler: async (_timer, context) => {
             const result = await runLifecycleSweep(getDependencies(), context, {
               nodeClaimSelector: scope.nodeClaimSelector,
-              lease: { ...DEFAULT_SWEEP_LEASE, name: scope.leaseName },
+              lease: { ...DEFAULT_SWEEP_LEASE, namespace: scope.leaseNamespace },
             });
             if (result.status === 'skipped')
               context.log.info('lifecycle sweep skipped', { reason: result.reason });

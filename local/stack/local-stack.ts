@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startBridge, type BridgeHandle } from '../../bridge/index.js';
+import { kubeClientsFromKubeconfig } from '../../shared/kube/client.js';
+import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custom-objects.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { startArmEmulator, type ArmEmulator } from '../arm-emulator/index.js';
@@ -16,6 +18,12 @@ import { startControlPlane, type ControlPlane } from '../control-plane/launcher.
 import { startKubeletSimulator, type KubeletSimulator } from '../kubelet-simulator/index.js';
 import type { PemKeyPair } from '../tls/dev-ca.js';
 import { localAppSettings, LOCAL_SUBSCRIPTION_ID } from './app-settings.js';
+import { appAuthorization } from './azure-role-assignments.js';
+import {
+  provisionShippedIdentities,
+  provisionSweepLeaseNamespace,
+  type ShippedIdentities,
+} from './identities.js';
 import type { ActivityListener } from './definitions.js';
 import { startFunctionApp, type RunningFunctionApp } from './function-app.js';
 import { scopedQueueSink } from './scoped-queue-sink.js';
@@ -37,7 +45,13 @@ export interface LocalStackOptions {
   /** Structured logs of the host, the bridge, the emulator and the simulator. */
   log?: Logger;
   /** Use this control plane, Azurite and CA instead of starting them (the end-to-end tests' global setup). */
-  shared?: { kubeconfigPath: string; storageConnectionString: string; ca: PemKeyPair };
+  shared?: {
+    /** Admin: only to set up the run's sweep Lease namespace. */
+    kubeconfigPath: string;
+    identities: ShippedIdentities;
+    storageConnectionString: string;
+    ca: PemKeyPair;
+  };
   /** A CA for the emulator's certificate; a throwaway one is made when neither this nor `shared` is given. */
   ca?: PemKeyPair;
   /**
@@ -67,7 +81,12 @@ export interface LocalStackOptions {
 export interface LocalStack {
   runId: string;
   timings: StackTimings;
+  /** Admin (system:masters), for the operator's kubectl; no component of the stack uses it. */
   kubeconfigPath: string;
+  /** Whom the function host and the bridge reach the API server as (the kubelet simulator: as nodes). */
+  identities: ShippedIdentities;
+  /** Admin access to the Karpenter objects, for scenarios' set-up (NodePools, AKSNodeClasses) and reads. */
+  admin: { objects: KarpenterObjects };
   apiServer: string | undefined;
   emulator: ArmEmulator;
   /** PEM of the CA that signed the emulator's certificate (for curl --cacert). */
@@ -86,6 +105,11 @@ export interface LocalStack {
   startTimes: { part: string; ms: number }[];
   /** Stops everything this stack started, in reverse order; safe to call twice. */
   stop(): Promise<void>;
+}
+
+function adminObjects(kubeconfigPath: string): KarpenterObjects {
+  const clients = kubeClientsFromKubeconfig(kubeconfigPath);
+  return karpenterObjects(() => Promise.resolve(clients));
 }
 
 /** The in-process function host of a stack that has one (every scenario needs it). */
@@ -139,11 +163,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   try {
     let kubeconfigPath: string;
+    let identities: ShippedIdentities;
     let apiServer: string | undefined;
     let storageConnectionString: string;
     let queueEndpoint: string | undefined;
     if (options.shared) {
       kubeconfigPath = options.shared.kubeconfigPath;
+      identities = options.shared.identities;
       storageConnectionString = options.shared.storageConnectionString;
     } else {
       progress('starting the control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager)');
@@ -162,6 +188,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ]);
       kubeconfigPath = controlPlane.kubeconfigPath;
       apiServer = controlPlane.server;
+      identities = await timed<ShippedIdentities>(
+        'identities (infra/k8s/functions, infra/k8s/bridge)',
+        () => provisionShippedIdentities(controlPlane, join(controlPlane.workDir, 'identities')),
+        () => () => Promise.resolve(),
+      );
       storageConnectionString = azurite.connectionString;
       queueEndpoint = azurite.queueEndpoint;
     }
@@ -184,7 +215,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const appSettings = localAppSettings({
       clusterName: 'local',
       resourceGroup,
-      kubeconfigPath,
+      kubeconfigPath: identities.functions.kubeconfigPath,
       armEndpoint: emulator.url,
       armCaCertPem: emulator.caCertPem,
       bootstrapCaCertPem: emulator.caCertPem,
@@ -201,6 +232,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       batchMaxMs: 10_000 / timings.speed,
       ...(scoped ? { provisioningSelector: `${RUN_LABEL}=${runId}` } : {}),
     });
+    const sweepLeaseNamespace = `nodeclaim-run-${runId}`;
+    if (scoped) {
+      await timed(
+        `sweep Lease namespace ${sweepLeaseNamespace}`,
+        () => provisionSweepLeaseNamespace(kubeconfigPath, sweepLeaseNamespace, identities.functions.user),
+        (deleteNamespace) => deleteNamespace,
+      );
+    }
+    // From here on the emulator authorizes every request against the app identity's role assignments.
+    emulator.controls.setAuthorization(appAuthorization(appSettings));
     // Orchestration history on disk, as Azure keeps it in the task hub: a host that stops mid-orchestration
     // resumes from it when it starts again with the same directory.
     const stateDirectory = options.stateDirectory ?? (await mkdtemp(join(tmpdir(), 'nodeclaim-durable-')));
@@ -224,7 +265,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
                   ? {
                       sweepScope: {
                         nodeClaimSelector: `${RUN_LABEL}=${runId}`,
-                        leaseName: `nodeclaim-azure-sweep-${runId}`,
+                        leaseNamespace: sweepLeaseNamespace,
                       },
                     }
                   : {}),
@@ -244,7 +285,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       () =>
         startBridge({
           queue: queueTarget,
-          kubernetes: { mode: 'kubeconfig', kubeconfigPath },
+          kubernetes: { mode: 'kubeconfig', kubeconfigPath: identities.bridge.kubeconfigPath },
           source: '/clusters/local/event-bridge',
           ...(scoped ? { queueSink: scopedQueueSink(queueTarget, runId) } : {}),
           shutdownFlushSeconds: 2,
@@ -274,6 +315,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       runId,
       timings,
       kubeconfigPath,
+      identities,
+      admin: { objects: adminObjects(kubeconfigPath) },
       apiServer,
       emulator,
       caCertPem: emulator.caCertPem,

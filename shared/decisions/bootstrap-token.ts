@@ -13,6 +13,9 @@ export const BOOTSTRAP_GROUP = 'system:bootstrappers:nodeclaim-azure';
 /** How long past the registration timeout a token stays valid (clock skew, a slow last request). */
 export const TOKEN_GRACE_MINUTES = 5;
 export const NODECLAIM_LABEL = 'karpenter.sh/nodeclaim';
+/** Marks the token Secrets this app made: only those it ever replaces or deletes. */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'nodeclaim-azure';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -68,7 +71,7 @@ export function bootstrapTokenSecret(input: BootstrapTokenSecretInput): Bootstra
     metadata: {
       name: bootstrapTokenSecretName(input.tokenId),
       namespace: BOOTSTRAP_TOKEN_NAMESPACE,
-      labels: { [NODECLAIM_LABEL]: input.nodeClaim.name },
+      labels: { [NODECLAIM_LABEL]: input.nodeClaim.name, [MANAGED_BY_LABEL]: MANAGED_BY },
       // Namespaced dependents may have a cluster-scoped owner: the garbage collector deletes the token
       // when the NodeClaim is gone, whatever happened to this system meanwhile.
       ownerReferences: [
@@ -119,6 +122,31 @@ export function storedBootstrapToken(secret: {
     expiresAt: expiration ? new Date(expiration) : undefined,
     ownerUid: secret.metadata?.ownerReferences?.[0]?.uid,
   };
+}
+
+/**
+ * Whether a Secret under a token name is one this app made for a NodeClaim: a bootstrap token of its
+ * group, labelled as its own, owned by a NodeClaim. Token IDs are six characters derived from UIDs, so
+ * another tool's token can share one; that Secret is never replaced nor deleted.
+ */
+export function isOwnBootstrapToken(secret: {
+  type?: string;
+  data?: Record<string, string>;
+  metadata?: {
+    labels?: Record<string, string>;
+    ownerReferences?: Array<{ apiVersion?: string; kind?: string; uid: string }>;
+  };
+}): boolean {
+  const owner = secret.metadata?.ownerReferences?.[0];
+  const groups = secret.data?.['auth-extra-groups'];
+  return (
+    secret.type === BOOTSTRAP_TOKEN_SECRET_TYPE &&
+    secret.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY &&
+    owner?.kind === 'NodeClaim' &&
+    (owner.apiVersion ?? '').startsWith('karpenter.sh/') &&
+    groups !== undefined &&
+    Buffer.from(groups, 'base64').toString('utf8') === BOOTSTRAP_GROUP
+  );
 }
 
 /** Whether a stored token can still be handed to a VM that will take minutes to boot. */

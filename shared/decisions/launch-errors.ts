@@ -16,6 +16,7 @@ export type LaunchFailureReason =
   | 'SubscriptionQuotaReached'
   | 'Throttled'
   | 'LaunchTimeout'
+  | 'AuthorizationFailed'
   | 'LaunchFailed';
 
 export interface LaunchErrorInput {
@@ -226,6 +227,13 @@ export function classifyLaunchError(error: LaunchErrorInput): LaunchFailure {
         sizes: 'familyAtOrAbove',
         ttlSeconds: ALLOCATION_TTL,
       });
+    case 'AuthorizationFailed':
+    case 'LinkedAuthorizationFailed':
+      // The identity lacks a role: no offering, zone or retry changes that, only a role assignment does.
+      return withCode(
+        { reason: 'AuthorizationFailed', message: authorizationMessage(message), retryable: false },
+        code,
+      );
     case 'OSProvisioningTimedOut':
       // Azure gave up waiting for the guest to report ready: the same outcome as our own deadline.
       return withCode({ reason: 'LaunchTimeout', message, retryable: false }, code);
@@ -261,6 +269,28 @@ export function classifyLaunchError(error: LaunchErrorInput): LaunchFailure {
     );
   }
   return withCode({ reason: 'LaunchFailed', message, retryable: false }, code);
+}
+
+/**
+ * The permission ARM's 403 says is missing, and where, before ARM's own text: "…does not have
+ * authorization to perform action 'A' over scope 'S'…" or, for what a request links, "…does not have
+ * permission to perform action(s) 'A1,A2' on the linked scope(s) 'S1,S2' (respectively)…".
+ */
+export function missingPermissions(message: string): { action: string; scope: string }[] {
+  const direct = /perform action '([^']+)' over scope '([^']+)'/.exec(message);
+  if (direct) return [{ action: direct[1] as string, scope: direct[2] as string }];
+  const linked = /perform action\(s\) '([^']+)' on the linked scope\(s\) '([^']+)'/.exec(message);
+  if (!linked) return [];
+  const actions = (linked[1] as string).split(',');
+  const scopes = (linked[2] as string).split(',');
+  return actions.map((action, index) => ({ action, scope: scopes[index] ?? scopes[0] ?? '' }));
+}
+
+function authorizationMessage(message: string): string {
+  const missing = missingPermissions(message);
+  if (missing.length === 0) return message;
+  const named = missing.map((m) => `${m.action} on ${m.scope}`).join('; ');
+  return `the Function App identity lacks ${named} (role assignments can take minutes to replicate): ${message}`;
 }
 
 /** The failure for conditions, events and logs: ARM's code (when one was found), then its message. */

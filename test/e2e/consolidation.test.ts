@@ -78,10 +78,10 @@ beforeAll(async () => {
     latencies: { createMs: 1_000, deleteMs: 300, retryAfterSeconds: 0.3 },
     env: { CONSOLIDATION_VALIDATION_SECONDS: '1' },
   });
-  core = (await env.stack.deps.kube()).core;
+  core = (await env.stack.admin.kube()).core;
   resetEventDedupe();
-  await env.stack.deps.objects.nodeClasses.create(nodeClass(className, 'Ubuntu2204'));
-  await env.stack.deps.objects.nodePools.create(nodePool());
+  await env.stack.admin.objects.nodeClasses.create(nodeClass(className, 'Ubuntu2204'));
+  await env.stack.admin.objects.nodePools.create(nodePool());
 });
 
 afterAll(async () => {
@@ -90,12 +90,12 @@ afterAll(async () => {
     labelSelector: `test=${suffix}`,
     gracePeriodSeconds: 0,
   });
-  await env?.stack.deps.objects.nodePools.delete(poolName);
+  await env?.stack.admin.objects.nodePools.delete(poolName);
   await env?.stop();
 });
 
 async function setConsolidateAfter(pool: string, consolidateAfter: string) {
-  await env.stack.deps.objects.nodePools.mergePatch(pool, { spec: { disruption: { consolidateAfter } } });
+  await env.stack.admin.objects.nodePools.mergePatch(pool, { spec: { disruption: { consolidateAfter } } });
 }
 
 /**
@@ -202,7 +202,7 @@ describe('consolidation and expiration', () => {
 
   test('underutilized: of two nodes with one small pod each, one is deleted (its pod fits on the other)', async () => {
     const pool = `${poolName}-under`;
-    await env.stack.deps.objects.nodePools.create({
+    await env.stack.admin.objects.nodePools.create({
       ...nodePool(),
       metadata: { name: pool },
       spec: {
@@ -270,7 +270,7 @@ describe('consolidation and expiration', () => {
       'DisruptionTerminating',
       'Disrupting NodeClaim: Underutilized',
     ]);
-    await env.stack.deps.objects.nodePools.delete(pool);
+    await env.stack.admin.objects.nodePools.delete(pool);
   }, 180_000);
 
   test('a NodeClaim past its expireAfter is deleted, with no budget', async () => {

@@ -44,7 +44,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const pool of pools) await env?.stack.deps.objects.nodePools.delete(pool);
+  for (const pool of pools) await env?.stack.admin.objects.nodePools.delete(pool);
   await env?.stop();
 });
 
@@ -56,10 +56,10 @@ async function readyPool(
   terminationGracePeriod?: string,
 ): Promise<NodeClaim[]> {
   pools.push(name);
-  await env.stack.deps.objects.nodeClasses.create(nodeClass(name, 'Ubuntu2204'));
+  await env.stack.admin.objects.nodeClasses.create(nodeClass(name, 'Ubuntu2204'));
   const nodePool = staticNodePool(name, name, replicas, budgets);
   if (terminationGracePeriod) nodePool.spec.template.spec.terminationGracePeriod = terminationGracePeriod;
-  await env.stack.deps.objects.nodePools.create(nodePool);
+  await env.stack.admin.objects.nodePools.create(nodePool);
   const stop = env.sweepContinuously([name]);
   try {
     return await eventually(
@@ -76,9 +76,9 @@ async function readyPool(
 }
 
 const drift = (name: string) =>
-  env.stack.deps.objects.nodeClasses.mergePatch(name, { spec: { imageFamily: 'AzureLinux' } });
+  env.stack.admin.objects.nodeClasses.mergePatch(name, { spec: { imageFamily: 'AzureLinux' } });
 const setBudgets = (name: string, budgets: Budget[]) =>
-  env.stack.deps.objects.nodePools.mergePatch(name, { spec: { disruption: { budgets } } });
+  env.stack.admin.objects.nodePools.mergePatch(name, { spec: { disruption: { budgets } } });
 
 async function startedBy(name: string): Promise<number> {
   const result = await env.sweep([name]);
@@ -356,7 +356,7 @@ describe('garbage collection', () => {
     if (!claim) throw new Error('no NodeClaim');
     const vmName = `aks-${claim.metadata.name}`;
     // The NodeClaim disappears without termination (its finalizer removed by hand), leaving its VM.
-    await env.stack.deps.objects.nodePools.mergePatch(name, { spec: { replicas: 0 } });
+    await env.stack.admin.objects.nodePools.mergePatch(name, { spec: { replicas: 0 } });
     await env.stack.deps.objects.nodeClaims.mergePatch(claim.metadata.name, {
       metadata: { finalizers: null },
     });
@@ -390,7 +390,7 @@ describe('static NodePools', () => {
     const newest = [...claims].sort((a, b) =>
       (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''),
     )[0];
-    await env.stack.deps.objects.nodePools.mergePatch(name, {
+    await env.stack.admin.objects.nodePools.mergePatch(name, {
       spec: { replicas: 1, limits: { nodes: '2' } },
     });
     const stop = env.sweepContinuously([name], 200);
@@ -414,7 +414,7 @@ describe('static NodePools', () => {
             : undefined,
         "the removed NodeClaim's VM deleted",
       );
-      await env.stack.deps.objects.nodePools.mergePatch(name, { spec: { replicas: 3 } });
+      await env.stack.admin.objects.nodePools.mergePatch(name, { spec: { replicas: 3 } });
       // limits.nodes = 2 caps the pool below its 3 replicas.
       await eventually(
         async () => {

@@ -103,14 +103,14 @@ beforeAll(async () => {
   core = config.makeApiClient(CoreV1Api);
   apps = config.makeApiClient(AppsV1Api);
   policy = config.makeApiClient(PolicyV1Api);
-  await env.stack.deps.objects.nodeClasses.create(nodeClass(poolName, 'Ubuntu2204'));
-  await env.stack.deps.objects.nodePools.create(nodePool());
+  await env.stack.admin.objects.nodeClasses.create(nodeClass(poolName, 'Ubuntu2204'));
+  await env.stack.admin.objects.nodePools.create(nodePool());
 });
 
 afterAll(async () => {
   await apps?.deleteNamespacedDeployment({ name: app, namespace }).catch(() => undefined);
   await policy?.deleteNamespacedPodDisruptionBudget({ name: app, namespace }).catch(() => undefined);
-  await env?.stack.deps.objects.nodePools.delete(poolName);
+  await env?.stack.admin.objects.nodePools.delete(poolName);
   await env?.stop();
 });
 

@@ -33,12 +33,12 @@ beforeAll(async () => {
     leaseName: `sweep-drift-${suffix}`,
     latencies: { createMs: 2_000, deleteMs: 300, retryAfterSeconds: 0.3 },
   });
-  await env.stack.deps.objects.nodeClasses.create(nodeClass(className, 'Ubuntu2204'));
-  await env.stack.deps.objects.nodePools.create(staticNodePool(poolName, className, 10, [{ nodes: '5' }]));
+  await env.stack.admin.objects.nodeClasses.create(nodeClass(className, 'Ubuntu2204'));
+  await env.stack.admin.objects.nodePools.create(staticNodePool(poolName, className, 10, [{ nodes: '5' }]));
 });
 
 afterAll(async () => {
-  await env?.stack.deps.objects.nodePools.delete(poolName);
+  await env?.stack.admin.objects.nodePools.delete(poolName);
   await env?.stop();
 });
 
@@ -60,7 +60,7 @@ describe('drift replacement fan-out', () => {
 
     const current = await stack.deps.objects.nodeClasses.get(className);
     if (!current) throw new Error('node class vanished');
-    await stack.deps.objects.nodeClasses.mergePatch(className, { spec: { imageFamily: 'AzureLinux' } });
+    await stack.admin.objects.nodeClasses.mergePatch(className, { spec: { imageFamily: 'AzureLinux' } });
 
     const first = await env.sweep([poolName]);
     if (first.status === 'skipped') throw new Error('sweep skipped');

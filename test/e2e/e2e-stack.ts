@@ -12,6 +12,7 @@ import {
 import { startLocalStack, type LocalStack } from '../../local/stack/local-stack.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { devCa } from '../support/dev-ca.js';
+import { shippedIdentities } from '../support/identities.js';
 
 /** Fast enough for a test, slow enough that the phases stay distinct on a busy two-core machine. */
 export const E2E_SPEED = 8;
@@ -42,6 +43,7 @@ export async function playEndToEnd(scenario: Scenario): Promise<ScenarioReport> 
       scoped: true,
       shared: {
         kubeconfigPath: inject('kubeconfigPath'),
+        identities: shippedIdentities(),
         storageConnectionString: inject('azuriteConnectionString'),
         ca,
       },

@@ -329,7 +329,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const { stack, runId, namespace } = context;
   const runSelector = `${RUN_LABEL}=${runId}`;
   const app = functionAppOf(stack);
-  const objects = app.deps.objects;
+  const objects = stack.admin.objects;
   const offerings = await catalogOfferings(app.deps);
   // Three zones of the emulated region where the pools' D-family sizes are offered.
   const zones = [

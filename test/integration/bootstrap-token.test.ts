@@ -1,6 +1,7 @@
 // Per-NodeClaim bootstrap tokens against the real API server and garbage collector: a launch creates
 // one `bootstrap.kubernetes.io/token` Secret for its node, puts exactly that token (and no other) in the
-// VM's AKSNodeConfig, reuses it when the launch is retried, and the token goes with the NodeClaim.
+// VM's AKSNodeConfig, reuses it when the launch is retried, and the token goes with the NodeClaim. A token
+// Secret the app did not make is never replaced nor deleted.
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -8,6 +9,11 @@ import { parseNodeCustomData } from '../../shared/decisions/aks-node-config.js';
 import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
 import { bootstrapTokenId, storedBootstrapToken } from '../../shared/decisions/bootstrap-token.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import {
+  deleteBootstrapToken,
+  ensureBootstrapToken,
+  ForeignBootstrapTokenError,
+} from '../../shared/kube/bootstrap-tokens.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import { reconcileRegistration } from '../../shared/lifecycle/registration.js';
 import type { NodeClaim } from '../../shared/models/index.js';
@@ -25,7 +31,7 @@ beforeAll(async () => {
   const config = new KubeConfig();
   config.loadFromFile(inject('kubeconfigPath'));
   core = config.makeApiClient(CoreV1Api);
-  await stack.deps.objects.nodeClasses.create(nodeClass(nodeClassName, 'Ubuntu'));
+  await stack.admin.objects.nodeClasses.create(nodeClass(nodeClassName, 'Ubuntu'));
 });
 
 afterAll(async () => {
@@ -119,6 +125,43 @@ describe('per-NodeClaim bootstrap tokens', () => {
     } finally {
       await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
       await core.deleteNode({ name: vmNameFor(nodeClaim.metadata.name) }).catch(() => undefined);
+    }
+  });
+});
+
+describe("a token Secret this app did not make, under a NodeClaim's token name", () => {
+  test('is neither replaced nor deleted (the app acting as its shipped identity)', async () => {
+    const uid = randomUUID();
+    const tokenId = bootstrapTokenId(uid);
+    const name = `bootstrap-token-${tokenId}`;
+    // Another tool's token that happens to share the six-character ID.
+    await core.createNamespacedSecret({
+      namespace: 'kube-system',
+      body: {
+        metadata: { name },
+        type: 'bootstrap.kubernetes.io/token',
+        stringData: {
+          'token-id': tokenId,
+          'token-secret': 'abcdefghijklmnop',
+          'usage-bootstrap-authentication': 'true',
+        },
+      },
+    });
+    try {
+      const { core: appCore } = await stack.deps.kube();
+      await deleteBootstrapToken(appCore, uid);
+      await expect(
+        ensureBootstrapToken(
+          appCore,
+          { name: 'someone', uid },
+          { now: new Date(), registrationTimeoutMinutes: 15 },
+        ),
+      ).rejects.toBeInstanceOf(ForeignBootstrapTokenError);
+      const still = await core.readNamespacedSecret({ name, namespace: 'kube-system' });
+      expect(still.metadata?.labels?.['app.kubernetes.io/managed-by']).toBeUndefined();
+      expect(Buffer.from(still.data?.['token-secret'] ?? '', 'base64').toString()).toBe('abcdefghijklmnop');
+    } finally {
+      await core.deleteNamespacedSecret({ name, namespace: 'kube-system' }).catch(() => undefined);
     }
   });
 });

@@ -30,7 +30,10 @@ declare module 'vitest' {
 const suffix = randomBytes(3).toString('hex');
 const fastBackoff = { initialMs: 100, maxMs: 1_000, factor: 2, jitter: 0.1 };
 
+/** Admin: the test's writes and reads. */
 let kubeConfig: KubeConfig;
+/** The bridge's ServiceAccount (infra/k8s/bridge), which the bridges under test run as. */
+let bridgeKubeConfig: KubeConfig;
 let custom: CustomObjectsApi;
 let core: CoreV1Api;
 const azuriteConnectionString = useAzurite();
@@ -43,6 +46,8 @@ beforeAll(async () => {
   kubeConfig.loadFromFile(inject('kubeconfigPath'));
   custom = kubeConfig.makeApiClient(CustomObjectsApi);
   core = kubeConfig.makeApiClient(CoreV1Api);
+  bridgeKubeConfig = new KubeConfig();
+  bridgeKubeConfig.loadFromFile(inject('bridgeKubeconfigPath'));
   connectionString = azuriteConnectionString();
 });
 
@@ -151,7 +156,7 @@ describe('event bridge (real kube-apiserver, real Azurite)', () => {
     bridge = await startBridge({
       watchFor: watches.watchFor,
       queue: { mode: 'connectionString', connectionString, queueName },
-      kubernetes: { mode: 'kubeConfig', kubeConfig },
+      kubernetes: { mode: 'kubeConfig', kubeConfig: bridgeKubeConfig },
       source: '/clusters/integration/event-bridge',
       healthPort: 0,
       healthHost: '127.0.0.1',
@@ -397,7 +402,7 @@ describe('event bridge through a queue outage', () => {
 
     const bridge = await startBridge({
       queue: { mode: 'connectionString', connectionString: relayed, queueName },
-      kubernetes: { mode: 'kubeConfig', kubeConfig },
+      kubernetes: { mode: 'kubeConfig', kubeConfig: bridgeKubeConfig },
       source: '/clusters/integration/event-bridge',
       healthPort: 0,
       healthHost: '127.0.0.1',
@@ -454,7 +459,7 @@ describe('event bridge under backpressure', () => {
     );
     const bridge = await startBridge({
       queue: { mode: 'connectionString', connectionString: relayed, queueName },
-      kubernetes: { mode: 'kubeConfig', kubeConfig },
+      kubernetes: { mode: 'kubeConfig', kubeConfig: bridgeKubeConfig },
       source: '/clusters/integration/event-bridge',
       resyncSeconds: 3_600,
       bufferCapacity: 4,
@@ -628,7 +633,7 @@ describe('bridge/main.ts', () => {
         CLUSTER_NAME: 'integration',
         BRIDGE_QUEUE_NAME: queueName,
         BRIDGE_STORAGE_CONNECTION_STRING: connectionString,
-        KUBECONFIG: inject('kubeconfigPath'),
+        KUBECONFIG: inject('bridgeKubeconfigPath'),
         BRIDGE_HEALTH_PORT: '0',
         BRIDGE_LOG_LEVEL: 'info',
       },

@@ -1,29 +1,36 @@
 // The sweep's watch-fed cluster reader against the real kube-apiserver: one list, then only what changed;
 // a watch that ends resumes from its last resourceVersion without a new list and without losing what
 // happened meanwhile; an expired resourceVersion (410 Gone) leads to a fresh list; and the pooled
-// KubeConfig reuses its connections.
+// KubeConfig reuses its connections. The readers run as the Function App's shipped identity (a role
+// without `watch` would leave them with their first list), the test's writes as admin.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
 import { kubeClientsFromKubeconfig, type KubeClients } from '../../shared/kube/client.js';
 import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custom-objects.js';
 import { Reflector } from '../../shared/kube/reflector.js';
 import { listingClusterReader, watchingClusterReader } from '../../shared/lifecycle/sweep/cluster-reader.js';
 import type { NodeClaim } from '../../shared/models/index.js';
-import { exampleRequirements, nodeClassRef } from '../support/fixtures.js';
+import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { pollUntilDefined } from '../support/poll.js';
 
 const suffix = Math.random().toString(36).slice(2, 8);
 const group = `cluster-reader-${suffix}`;
 const selector = `test.example/group=${group}`;
 
+/** Admin: the test's set-up and assertions. */
 let clients: KubeClients;
 let objects: KarpenterObjects;
+/** The Function App's identity: what the readers under test run as. */
+let appClients: KubeClients;
+let appObjects: KarpenterObjects;
 const created: string[] = [];
 
 beforeAll(() => {
   clients = kubeClientsFromKubeconfig(inject('kubeconfigPath'));
   objects = karpenterObjects(() => Promise.resolve(clients));
+  appClients = kubeClientsFromKubeconfig(inject('functionsKubeconfigPath'));
+  appObjects = karpenterObjects(() => Promise.resolve(appClients));
 });
 
 afterAll(async () => {
@@ -44,13 +51,60 @@ async function createNodeClaim(index: number): Promise<NodeClaim> {
 const names = (items: readonly NodeClaim[]) => items.map((c) => c.metadata.name).sort();
 
 describe('watching cluster reader', () => {
+  it('follows NodePools, AKSNodeClasses, Nodes and PodDisruptionBudgets created after its first read (their watches)', async () => {
+    const kube = () => Promise.resolve(appClients);
+    const watching = watchingClusterReader({ kube, objects: appObjects });
+    const later = `${group}-later`;
+    const policy = clients.config.makeApiClient(PolicyV1Api);
+    try {
+      await watching.read();
+      await watching.workloads();
+      await policy.createNamespacedPodDisruptionBudget({
+        namespace: 'default',
+        body: {
+          metadata: { name: later },
+          spec: { maxUnavailable: 1, selector: { matchLabels: { app: later } } },
+        },
+      });
+      await objects.nodeClasses.create(nodeClass(later, 'Ubuntu2204'));
+      await objects.nodePools.create(nodePool(later, later));
+      await clients.core.createNode({ body: { metadata: { name: later } } });
+      await pollUntilDefined(
+        'the watches to deliver the new NodePool, AKSNodeClass, Node and PodDisruptionBudget',
+        async () => {
+          const read = await watching.read();
+          const has = (items: readonly { metadata: { name?: string } }[]) =>
+            items.some((item) => item.metadata.name === later);
+          const { pdbs } = await watching.workloads();
+          return has(read.nodePools) &&
+            has(read.nodeClasses) &&
+            has(read.nodes) &&
+            pdbs.some((pdb) => pdb.name === later)
+            ? true
+            : undefined;
+        },
+        10_000,
+      );
+    } finally {
+      watching.stop();
+      await objects.nodePools.delete(later).catch(() => undefined);
+      await objects.nodeClasses.delete(later).catch(() => undefined);
+      await clients.core.deleteNode({ name: later }).catch(() => undefined);
+      await policy
+        .deleteNamespacedPodDisruptionBudget({ name: later, namespace: 'default' })
+        .catch(() => undefined);
+    }
+  });
+
   it('reads what a full list reads, then follows changes through the watch without listing again', async () => {
     await createNodeClaim(0);
     await createNodeClaim(1);
-    const kube = () => Promise.resolve(clients);
-    const watching = watchingClusterReader({ kube, objects });
+    const kube = () => Promise.resolve(appClients);
+    const watching = watchingClusterReader({ kube, objects: appObjects });
     try {
-      const listed = await listingClusterReader({ kube, objects }).read({ nodeClaimSelector: selector });
+      const listed = await listingClusterReader({ kube, objects: appObjects }).read({
+        nodeClaimSelector: selector,
+      });
       const first = await watching.read({ nodeClaimSelector: selector });
       expect(names(first.nodeClaims)).toEqual(names(listed.nodeClaims));
       expect(first.nodeClaims.every((c) => !('managedFields' in c.metadata))).toBe(true);
@@ -81,8 +135,8 @@ describe('watching cluster reader', () => {
 
 describe('watching cluster reader: workloads', () => {
   it('caches pods in their slim form and follows their changes', async () => {
-    const kube = () => Promise.resolve(clients);
-    const watching = watchingClusterReader({ kube, objects });
+    const kube = () => Promise.resolve(appClients);
+    const watching = watchingClusterReader({ kube, objects: appObjects });
     const pod = `${group}-pod`;
     try {
       const before = await watching.workloads();
@@ -107,7 +161,7 @@ describe('watching cluster reader: workloads', () => {
       expect(seen).toMatchObject({ namespace: 'default', labels: { 'test.example/group': group } });
       // Requests in the scheduling simulation's units: millicores for cpu.
       expect(seen.requests?.['cpu']).toBe(250);
-      const listed = await listingClusterReader({ kube, objects }).workloads();
+      const listed = await listingClusterReader({ kube, objects: appObjects }).workloads();
       expect(listed.pods.find((p) => p.name === pod)).toEqual(seen);
     } finally {
       watching.stop();
@@ -120,8 +174,8 @@ describe('watching cluster reader: workloads', () => {
 
 describe('watching cluster reader: pod events', () => {
   it('stamps a pod event on the Node a pod binds to, and again when it is removed', async () => {
-    const kube = () => Promise.resolve(clients);
-    const watching = watchingClusterReader({ kube, objects });
+    const kube = () => Promise.resolve(appClients);
+    const watching = watchingClusterReader({ kube, objects: appObjects });
     const pod = `${group}-bound`;
     // A Node name no kubelet serves: nothing but this test changes the pod.
     const nodeName = `${group}-no-such-node`;
@@ -140,7 +194,9 @@ describe('watching cluster reader: pod events', () => {
       );
       expect(bound).toBeGreaterThanOrEqual(beforeBind);
       // The listing reader has no watch and so no event times: the sweep's digest is its only source.
-      expect((await listingClusterReader({ kube, objects }).workloads()).podEventTimes.size).toBe(0);
+      expect((await listingClusterReader({ kube, objects: appObjects }).workloads()).podEventTimes.size).toBe(
+        0,
+      );
 
       await clients.core.deleteNamespacedPod({ namespace: 'default', name: pod, gracePeriodSeconds: 0 });
       const removed = await pollUntilDefined('the removal as a pod event', async () => {
@@ -162,10 +218,10 @@ describe('reflector', () => {
   const nodeClaimSource = (overrideVersion?: string) => ({
     path: objects.nodeClaims.collectionPath,
     listPage: async (token: string | undefined, limit: number) => {
-      const page = await objects.nodeClaims.listPage(token, limit, selector);
+      const page = await appObjects.nodeClaims.listPage(token, limit, selector);
       return overrideVersion === undefined ? page : { ...page, resourceVersion: overrideVersion };
     },
-    kubeConfig: () => Promise.resolve(clients.config),
+    kubeConfig: () => Promise.resolve(appClients.config),
   });
 
   it('resumes a watch that ended from its last resourceVersion, missing nothing and listing once', async () => {

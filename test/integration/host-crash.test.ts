@@ -24,6 +24,7 @@ import { kubeClientsFromConfig } from '../../shared/kube/client.js';
 import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custom-objects.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import type { HostProcessConfig } from '../support/host-process.js';
+import { sweepLeaseNamespace } from '../support/identities.js';
 import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { eventually } from '../support/launch-stack.js';
 import { devCa } from '../support/dev-ca.js';
@@ -39,6 +40,7 @@ let queue: QueueClient;
 let stateDirectory: string;
 let config: HostProcessConfig;
 let host: ChildProcess | undefined;
+let lease: Awaited<ReturnType<typeof sweepLeaseNamespace>> | undefined;
 
 beforeAll(async () => {
   const ca = await devCa();
@@ -48,11 +50,12 @@ beforeAll(async () => {
   });
   stateDirectory = await mkdtemp(join(tmpdir(), 'nodeclaim-crash-'));
   const queueName = `crash-${suffix}`;
+  lease = await sweepLeaseNamespace(`crash-sweep-${suffix}`);
   config = {
     appSettings: localAppSettings({
       clusterName: 'test',
       resourceGroup: 'MC_crash_nodes',
-      kubeconfigPath: inject('kubeconfigPath'),
+      kubeconfigPath: inject('functionsKubeconfigPath'),
       armEndpoint: emulator.url,
       armCaCertPem: emulator.caCertPem,
       bootstrapCaCertPem: ca.certPem,
@@ -64,7 +67,7 @@ beforeAll(async () => {
     }),
     stateDirectory,
     sweepSchedule: '*/2 * * * * *',
-    sweepScope: { nodeClaimSelector: `${RUN_LABEL}=${runId}`, leaseName: `crash-sweep-${suffix}` },
+    sweepScope: { nodeClaimSelector: `${RUN_LABEL}=${runId}`, leaseNamespace: lease.namespace },
   };
   const kubeConfig = kubeConfigOf();
   const clients = kubeClientsFromConfig(kubeConfig);
@@ -81,6 +84,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   await emulator?.stop();
+  await lease?.remove();
   if (stateDirectory) await rm(stateDirectory, { recursive: true, force: true });
 });
 

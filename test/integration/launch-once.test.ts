@@ -27,8 +27,8 @@ beforeAll(async () => {
     // Deliveries that lose the claim are retried; five of them for one NodeClaim must not be poisoned.
     maxDequeueCount: 20,
   });
-  await stack.deps.objects.nodeClasses.create(nodeClass(nodeClassName, 'Ubuntu2204'));
-  await stack.deps.objects.nodePools.create(
+  await stack.admin.objects.nodeClasses.create(nodeClass(nodeClassName, 'Ubuntu2204'));
+  await stack.admin.objects.nodePools.create(
     nodePool(nodePoolName, nodeClassName, { budgets: [{ nodes: '5' }] }),
   );
 });

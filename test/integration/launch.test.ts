@@ -24,8 +24,8 @@ const nodeClassName = `launch-${suffix}`;
 
 beforeAll(async () => {
   stack = await startLaunchStack();
-  await stack.deps.objects.nodeClasses.create(nodeClass(nodeClassName, 'Ubuntu2204'));
-  await stack.deps.objects.nodePools.create(
+  await stack.admin.objects.nodeClasses.create(nodeClass(nodeClassName, 'Ubuntu2204'));
+  await stack.admin.objects.nodePools.create(
     nodePool(nodePoolName, nodeClassName, {
       budgets: [{ nodes: '5' }],
       labels: { 'kubernetes.azure.com/ebpf-dataplane': 'cilium' },
@@ -531,7 +531,7 @@ describe('launch', () => {
     expect(blocked.reason).toBe('NodeClassNotFound');
     expect(blocked.message).toContain(`missing-${suffix}`);
     expect(puts(vmNameFor(nodeClaim.metadata.name))).toHaveLength(0);
-    const { core } = await stack.deps.kube();
+    const { core } = await stack.admin.kube();
     // The launch records the event after the condition, so it may not be stored yet when the condition is.
     const events = await eventually(async () => {
       const list = await core.listNamespacedEvent({
@@ -554,7 +554,7 @@ describe('launch', () => {
         ? true
         : undefined;
     }, 'Launched=False NodeClassNotFound');
-    await stack.deps.objects.nodeClasses.create(nodeClass(lateClass, 'AzureLinux'));
+    await stack.admin.objects.nodeClasses.create(nodeClass(lateClass, 'AzureLinux'));
     // No event announces the new class: the sweep's launch step (after its grace period) is the safety net.
     const created = Date.parse(nodeClaim.metadata.creationTimestamp ?? '');
     await new Promise((resolve) =>
@@ -568,7 +568,7 @@ describe('launch', () => {
     expect(findCondition(launched.status?.conditions, 'Launched')?.reason).toBe('VMProvisioning');
     expect(puts(vmNameFor(nodeClaim.metadata.name))).toHaveLength(1);
     await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
-    await stack.deps.objects.nodeClasses.delete(lateClass);
+    await stack.admin.objects.nodeClasses.delete(lateClass);
   });
 
   test('a NodeClaim nothing fits gets InsufficientCapacity and is deleted', async () => {

@@ -17,8 +17,8 @@ const suffix = randomUUID().slice(0, 6);
 beforeAll(async () => {
   // Kubernetes 1.31: "AzureLinux" means Azure Linux 2, whose images AKS no longer publishes.
   stack = await startLaunchStack({ env: { KUBERNETES_VERSION: '1.31.9' } });
-  await stack.deps.objects.nodeClasses.create(nodeClass(`azl-${suffix}`, 'AzureLinux'));
-  await stack.deps.objects.nodeClasses.create(nodeClass(`ubuntu-${suffix}`, 'Ubuntu'));
+  await stack.admin.objects.nodeClasses.create(nodeClass(`azl-${suffix}`, 'AzureLinux'));
+  await stack.admin.objects.nodeClasses.create(nodeClass(`ubuntu-${suffix}`, 'Ubuntu'));
 });
 
 afterAll(async () => {

@@ -16,14 +16,14 @@ const poolName = `status-${suffix}`;
 
 beforeAll(async () => {
   stack = await startLaunchStack();
-  await stack.deps.objects.nodeClasses.create(nodeClass(className, 'Ubuntu2204'));
-  await stack.deps.objects.nodePools.create(nodePool(poolName, className));
+  await stack.admin.objects.nodeClasses.create(nodeClass(className, 'Ubuntu2204'));
+  await stack.admin.objects.nodePools.create(nodePool(poolName, className));
 });
 
 afterAll(async () => {
   for (const name of [`${poolName}-a`, `${poolName}-b`]) await stack.deps.objects.nodeClaims.delete(name);
-  await stack.deps.objects.nodePools.delete(poolName);
-  await stack.deps.objects.nodeClasses.delete(className);
+  await stack.admin.objects.nodePools.delete(poolName);
+  await stack.admin.objects.nodeClasses.delete(className);
   await stack.stop();
 });
 

@@ -62,9 +62,9 @@ afterAll(async () => {
     labelSelector: `${stack.runLabel.key}=${stack.runLabel.value}`,
   }))
     await stack.deps.objects.nodeClaims.delete(claim.metadata.name);
-  await stack.deps.objects.nodePools.delete(`open-${run}`);
-  await stack.deps.objects.nodePools.delete(`full-${run}`);
-  await stack.deps.objects.nodeClasses.delete(`bad-${run}`);
+  await stack.admin.objects.nodePools.delete(`open-${run}`);
+  await stack.admin.objects.nodePools.delete(`full-${run}`);
+  await stack.admin.objects.nodeClasses.delete(`bad-${run}`);
   await stack?.stop();
 });
 
@@ -73,9 +73,9 @@ test(
   { timeout: 120_000 },
   async () => {
     const labels = { [stack.runLabel.key]: stack.runLabel.value };
-    await stack.deps.objects.nodeClasses.create(nodeClass(`bad-${run}`, 'Ubuntu2204'));
-    await stack.deps.objects.nodePools.create(pool(`open-${run}`, labels));
-    await stack.deps.objects.nodePools.create(
+    await stack.admin.objects.nodeClasses.create(nodeClass(`bad-${run}`, 'Ubuntu2204'));
+    await stack.admin.objects.nodePools.create(pool(`open-${run}`, labels));
+    await stack.admin.objects.nodePools.create(
       pool(`full-${run}`, { ...labels, tier: `full-${run}` }, { cpu: '0' }),
     );
     const pods = [

@@ -32,14 +32,17 @@ export interface TestDependencies {
 }
 
 export function testDependencies(options: {
+  /** Admin: the returned `core`, for the test's set-up (kubelet's Nodes) and assertions. */
   kubeconfigPath: string;
+  /** What the lifecycle under test acts as: the Function App's shipped identity. */
+  appKubeconfigPath: string;
   caCertPath: string;
   armEndpoint?: string;
   storageConnectionString?: string;
   now?: () => Date;
 }): TestDependencies {
   const settings = loadSettings({
-    KUBECONFIG: options.kubeconfigPath,
+    KUBECONFIG: options.appKubeconfigPath,
     CLUSTER_NAME: 'registration-test',
     ...localClusterSettings(subscriptionId, resourceGroup),
     AZURE_SUBSCRIPTION_ID: subscriptionId,

@@ -21,13 +21,13 @@ const runLabel = 'test.example/timeout-run';
 
 beforeAll(async () => {
   stack = await startLaunchStack();
-  await stack.deps.objects.nodeClasses.create(nodeClass(name, 'Ubuntu2204'));
-  await stack.deps.objects.nodePools.create(nodePool(name, name));
+  await stack.admin.objects.nodeClasses.create(nodeClass(name, 'Ubuntu2204'));
+  await stack.admin.objects.nodePools.create(nodePool(name, name));
 });
 
 afterAll(async () => {
-  await stack?.deps.objects.nodePools.delete(name).catch(() => undefined);
-  await stack?.deps.objects.nodeClasses.delete(name).catch(() => undefined);
+  await stack?.admin.objects.nodePools.delete(name).catch(() => undefined);
+  await stack?.admin.objects.nodeClasses.delete(name).catch(() => undefined);
   await stack?.stop();
 });
 

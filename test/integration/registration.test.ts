@@ -57,6 +57,7 @@ const pods: string[] = [];
 beforeAll(() => {
   ({ deps, metrics, core } = testDependencies({
     kubeconfigPath: inject('kubeconfigPath'),
+    appKubeconfigPath: inject('functionsKubeconfigPath'),
     caCertPath: inject('devCaCertPath'),
   }));
   kubeConfig = new KubeConfig();

@@ -7,7 +7,12 @@ import { getNode } from '../../shared/kube/nodes.js';
 import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
 import { tryAcquireLease, type LeaseOptions } from '../../shared/lifecycle/sweep/lease.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
-import { runLifecycleSweep, runSweepSteps, type SweepResult } from '../../shared/lifecycle/sweep/sweep.js';
+import {
+  DEFAULT_SWEEP_LEASE,
+  runLifecycleSweep,
+  runSweepSteps,
+  type SweepResult,
+} from '../../shared/lifecycle/sweep/sweep.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';
 import type { Metrics } from '../../shared/observability/metrics.js';
@@ -25,6 +30,7 @@ import {
   unregisteredTaint,
   vmNameOf,
 } from './registration-support.js';
+import { sweepLeaseNamespace } from '../support/identities.js';
 
 const suffix = uniqueSuffix();
 const groupLabel = 'test.example/sweep-group';
@@ -37,11 +43,19 @@ let core: CoreV1Api;
 let coordination: CoordinationV1Api;
 const nodeClaims: string[] = [];
 const nodes: string[] = [];
-const leases: string[] = [];
+/** Lease namespaces of this file's own, with the shipped Lease Role (see sweepLeaseNamespace). */
+const leaseNamespaces: { remove: () => Promise<void> }[] = [];
+
+async function sweepLease(name: string, durationSeconds: number): Promise<LeaseOptions> {
+  const granted = await sweepLeaseNamespace(name);
+  leaseNamespaces.push(granted);
+  return { ...DEFAULT_SWEEP_LEASE, namespace: granted.namespace, durationSeconds };
+}
 
 beforeAll(() => {
   ({ deps, metrics, core } = testDependencies({
     kubeconfigPath: inject('kubeconfigPath'),
+    appKubeconfigPath: inject('functionsKubeconfigPath'),
     caCertPath: inject('devCaCertPath'),
   }));
   const config = new KubeConfig();
@@ -51,9 +65,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   await deleteNodesAndNodeClaims({ core, deps, nodes, nodeClaims });
-  for (const name of leases) {
-    await coordination.deleteNamespacedLease({ name, namespace: 'kube-system' }).catch(() => undefined);
-  }
+  for (const granted of leaseNamespaces) await granted.remove();
 });
 
 /** `count` launched NodeClaims whose Nodes have joined Ready, still carrying the unregistered taint. */
@@ -196,12 +208,7 @@ describe('lifecycle sweep', () => {
   });
 
   it('runs at most one sweep at a time: an overlapping run in the process returns at once, and a lease held elsewhere skips the sweep', async () => {
-    const lease: LeaseOptions = {
-      name: `sweep-lease-${suffix}`,
-      namespace: 'kube-system',
-      durationSeconds: 30,
-    };
-    leases.push(lease.name);
+    const lease = await sweepLease(`sweep-lease-${suffix}`, 30);
     const selector = {
       nodeClaimSelector: `${groupLabel}=none-${suffix}`,
       memory: { leftovers: createLeftoverMemory() },
@@ -226,13 +233,8 @@ describe('lifecycle sweep', () => {
   });
 
   it('takes over a lease whose holder stopped renewing, and the old holder learns it lost it', async () => {
-    const lease: LeaseOptions = {
-      name: `sweep-expiry-${suffix}`,
-      namespace: 'kube-system',
-      // Long enough that the successor's early attempt surely comes within it.
-      durationSeconds: 30,
-    };
-    leases.push(lease.name);
+    // Long enough that the successor's early attempt surely comes within it.
+    const lease = await sweepLease(`sweep-expiry-${suffix}`, 30);
     const clients = await deps.kube();
     const crashed = await tryAcquireLease(clients, lease, 'crashed', deps.now);
     expect(crashed.held).toBeDefined();
@@ -245,7 +247,7 @@ describe('lifecycle sweep', () => {
     expect(successor.held).toBeDefined();
     expect(await crashed.held?.renew()).toBe(false);
     expect(await successor.held?.renew()).toBe(true);
-    const stored = await coordination.readNamespacedLease({ name: lease.name, namespace: 'kube-system' });
+    const stored = await coordination.readNamespacedLease({ name: lease.name, namespace: lease.namespace });
     expect(stored.spec?.holderIdentity).toBe('successor');
     expect(stored.spec?.leaseTransitions).toBe(1);
     await successor.held?.release();

@@ -8,11 +8,16 @@ import { isConditionTrue } from '../../shared/decisions/conditions.js';
 import { isDisrupting } from '../../shared/decisions/disruption-state.js';
 import { findNodesForClaim } from '../../shared/decisions/registration.js';
 import { listNodes } from '../../shared/kube/nodes.js';
-import { runLifecycleSweep, type SweepResult } from '../../shared/lifecycle/sweep/sweep.js';
+import {
+  DEFAULT_SWEEP_LEASE,
+  runLifecycleSweep,
+  type SweepResult,
+} from '../../shared/lifecycle/sweep/sweep.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
 import type { NodeClaim, NodePool } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';
 import { exampleRequirements, nodeClassRef } from './fixtures.js';
+import { sweepLeaseNamespace } from './identities.js';
 import { startLaunchStack, type LaunchStack, type LaunchStackOptions } from './launch-stack.js';
 
 export interface DisruptionStack {
@@ -51,7 +56,9 @@ export async function startDisruptionStack(
   const memory = { leftovers: createLeftoverMemory() };
   const selector = (pools: readonly string[]) => `karpenter.sh/nodepool in (${pools.join(',')})`;
   const context = { orchestrations: stack.host.orchestrations, log: stack.deps.log };
-  const lease = { name: options.leaseName, namespace: 'kube-system', durationSeconds: 30 };
+  // The shipped Lease name, in a namespace of this file's own (see sweepLeaseNamespace).
+  const leaseNamespace = await sweepLeaseNamespace(options.leaseName);
+  const lease = { ...DEFAULT_SWEEP_LEASE, namespace: leaseNamespace.namespace };
 
   const sweep = async (pools: readonly string[]): Promise<SweepResult> => {
     for (;;) {
@@ -88,6 +95,7 @@ export async function startDisruptionStack(
     async stop() {
       await simulator.stop();
       await stack.stop();
+      await leaseNamespace.remove();
     },
   };
 }

@@ -1,6 +1,7 @@
 // The Function App in a process of its own, so a test can kill it with SIGKILL at any line and start
 // another on the same durable history directory, as Azure restarts a worker. Configuration comes as JSON
 // in HOST_PROCESS_CONFIG; "ready" on stdout once every function is registered and listening.
+import type { SweepScope } from '../../local/stack/definitions.js';
 import { startFunctionApp } from '../../local/stack/function-app.js';
 import { createLogger } from '../../shared/observability/logger.js';
 
@@ -8,7 +9,7 @@ export interface HostProcessConfig {
   appSettings: Record<string, string>;
   stateDirectory: string;
   sweepSchedule: string;
-  sweepScope: { nodeClaimSelector: string; leaseName: string };
+  sweepScope: SweepScope;
 }
 
 const config = JSON.parse(process.env.HOST_PROCESS_CONFIG ?? '') as HostProcessConfig;

@@ -1,7 +1,8 @@
 // Test harness for the launch path: the real control plane (from the global setup), a real Azurite, an
 // ARM emulator reached through the real @azure/arm-compute client, and the function app's own definitions
 // running in the in-process host. Nothing is mocked; only Azure authentication is not emulated (the
-// emulator accepts any token, so the credential returns a fixed one).
+// emulator accepts any token, so the credential returns a fixed one). The app reaches the API server as
+// the Function App's shipped identity; `admin` is the test's own access for set-up and assertions.
 import { randomUUID } from 'node:crypto';
 import { tableClientFromConnectionString } from '../../shared/azure/table-client.js';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
@@ -9,6 +10,7 @@ import { inject } from 'vitest';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
 import type { LocalHost } from '../../local/host/index.js';
 import { localAppSettings } from '../../local/stack/app-settings.js';
+import { appAuthorization, type AzureRoleMutation } from '../../local/stack/azure-role-assignments.js';
 import { startFunctionApp } from '../../local/stack/function-app.js';
 import { RUN_LABEL } from '../../local/stack/local-stack.js';
 import type { Settings } from '../../shared/config/settings.js';
@@ -17,12 +19,16 @@ import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.
 import type { NodeClaim } from '../../shared/models/index.js';
 import { createLogger, type LogLevel } from '../../shared/observability/logger.js';
 import { devCa } from './dev-ca.js';
+import { adminAccess, sweepLeaseNamespace, type AdminAccess } from './identities.js';
 
 export { fixedTokenCredential } from '../../local/stack/function-app.js';
 
 export interface LaunchStack {
   settings: Settings;
+  /** The app's dependencies: its clients act as the Function App's identity. */
   deps: LifecycleDependencies;
+  /** Admin clients, for test set-up and assertions only. */
+  admin: AdminAccess;
   emulator: ArmEmulator;
   host: LocalHost;
   queueName: string;
@@ -35,6 +41,8 @@ export interface LaunchStack {
   publish(
     change: Omit<ObjectChange, 'changeType'> & Partial<Pick<ObjectChange, 'changeType'>>,
   ): Promise<void>;
+  /** Messages on the events queue not yet handled (visible or being handled). */
+  pendingMessages(): Promise<number>;
   /** Puts a raw message body on the events queue. */
   sendRaw(body: string): Promise<void>;
   logs: { level: LogLevel; record: Record<string, unknown> }[];
@@ -47,6 +55,8 @@ export interface LaunchStackOptions {
   env?: Record<string, string>;
   latencies?: { createMs?: number; deleteMs?: number; retryAfterSeconds?: number };
   maxDequeueCount?: number;
+  /** An action the emulator's role assignments lack (default: the app identity's roles as shipped). */
+  azureRoleWithout?: AzureRoleMutation;
 }
 
 export async function startLaunchStack(options: LaunchStackOptions = {}): Promise<LaunchStack> {
@@ -64,7 +74,7 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
       // its resource group whose VM it does not know (orphans), and must never take another test file's
       // Nodes for those.
       resourceGroup: `MC_test_${runId}`,
-      kubeconfigPath: inject('kubeconfigPath'),
+      kubeconfigPath: inject('functionsKubeconfigPath'),
       armEndpoint: emulator.url,
       armCaCertPem: emulator.caCertPem,
       bootstrapCaCertPem: ca.certPem,
@@ -76,6 +86,7 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
     }),
     ...options.env,
   };
+  emulator.controls.setAuthorization(appAuthorization(env, options.azureRoleWithout));
   const logs: LaunchStack['logs'] = [];
   const log = createLogger({
     component: 'test',
@@ -85,10 +96,11 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
       if (process.env.TEST_LOGS) process.stderr.write(line + '\n');
     },
   });
+  const lease = await sweepLeaseNamespace(`launch-sweep-${runId}`);
   const app = await startFunctionApp({
     appSettings: env,
     log,
-    sweepScope: { nodeClaimSelector: `${RUN_LABEL}=${runId}`, leaseName: `launch-sweep-${runId}` },
+    sweepScope: { nodeClaimSelector: `${RUN_LABEL}=${runId}`, leaseNamespace: lease.namespace },
     host: { maxDequeueCount: options.maxDequeueCount ?? 3, visibilityTimeoutMs: 500, pollIntervalMs: 50 },
   });
   const { settings, deps, host, queue } = app;
@@ -96,6 +108,7 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
   return {
     settings,
     deps,
+    admin: adminAccess(),
     emulator,
     host,
     queueName,
@@ -121,12 +134,16 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
         if ((error as { statusCode?: number }).statusCode !== 404) throw error;
       }
     },
+    async pendingMessages() {
+      return (await queue.getProperties()).approximateMessagesCount ?? 0;
+    },
     async sendRaw(body) {
       await queue.sendMessage(body);
     },
     async stop() {
       await app.stop();
       await emulator.stop();
+      await lease.remove();
     },
   };
 }

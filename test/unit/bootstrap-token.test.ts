@@ -4,6 +4,7 @@ import {
   bootstrapTokenId,
   bootstrapTokenSecret,
   bootstrapTokenSecretFrom,
+  isOwnBootstrapToken,
   reusable,
   storedBootstrapToken,
   tokenExpiry,
@@ -52,7 +53,10 @@ describe('bootstrap tokens', () => {
       metadata: {
         name: 'bootstrap-token-abc123',
         namespace: 'kube-system',
-        labels: { 'karpenter.sh/nodeclaim': nodeClaim.name },
+        labels: {
+          'karpenter.sh/nodeclaim': nodeClaim.name,
+          'app.kubernetes.io/managed-by': 'nodeclaim-azure',
+        },
         ownerReferences: [
           { apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: nodeClaim.name, uid: nodeClaim.uid },
         ],
@@ -83,5 +87,43 @@ describe('bootstrap tokens', () => {
   it('ignores Secrets that are not usable tokens', () => {
     expect(storedBootstrapToken({ type: 'Opaque', data: {} })).toBeUndefined();
     expect(stored({ 'token-id': 'abc123' })).toBeUndefined();
+  });
+});
+
+describe('isOwnBootstrapToken', () => {
+  const made = bootstrapTokenSecret({
+    nodeClaim: { name: 'nc', uid: 'uid-1' },
+    tokenId: 'abc123',
+    tokenSecret: 'abcdefghijklmnop',
+    expiresAt: new Date('2026-11-30T12:20:00Z'),
+  });
+  // As the API server returns it: stringData stored base64 under data.
+  const asStored = (secret: typeof made) => ({
+    type: secret.type,
+    metadata: secret.metadata,
+    data: Object.fromEntries(
+      Object.entries(secret.stringData).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+    ),
+  });
+
+  it('is true for a Secret this app made', () => {
+    expect(isOwnBootstrapToken(asStored(made))).toBe(true);
+  });
+
+  it.each([
+    ['without the managed-by label', { ...made, metadata: { ...made.metadata, labels: {} } }],
+    ['owned by something else', { ...made, metadata: { ...made.metadata, ownerReferences: [] } }],
+    [
+      'for another group',
+      {
+        ...made,
+        stringData: {
+          ...made.stringData,
+          'auth-extra-groups': 'system:bootstrappers:kubeadm:default-node-token',
+        },
+      },
+    ],
+  ])('is false %s', (_what, secret) => {
+    expect(isOwnBootstrapToken(asStored(secret as typeof made))).toBe(false);
   });
 });

@@ -137,3 +137,64 @@ describe('Terraform', () => {
     }
   });
 });
+
+interface CustomRole {
+  roleName: string;
+  description: string;
+  assignedAt: 'nodeResourceGroup' | 'subscription' | 'nodeSubnet';
+  actions: string[];
+}
+const customRoles = (
+  JSON.parse(read('infra/azure-roles.json')) as { customRoles: Record<string, CustomRole> }
+).customRoles;
+
+describe('custom roles come from infra/azure-roles.json, in both templates', () => {
+  const bicep = read('infra/bicep/modules/rbac.bicep');
+  const terraform = read('infra/terraform/rbac.tf');
+
+  it('neither template lists an action of its own', () => {
+    for (const text of [bicep, terraform])
+      expect(text).not.toMatch(/['"]Microsoft\.\w+\/[\w/]*\/(?:read|write|delete|action)['"]/);
+  });
+
+  it('each custom role is defined from the table by both', () => {
+    for (const key of Object.keys(customRoles)) {
+      expect(bicep).toContain(`actions: customRoles.${key}.actions`);
+      expect(terraform).toContain(`actions     = local.custom_roles.${key}.actions`);
+    }
+  });
+
+  it('each is assigned at the scope the table names (the scope the ARM emulator enforces)', () => {
+    // Bicep: the module that assigns the role runs at the scope; Terraform: the assignment's scope.
+    const bicepScope = {
+      nodeResourceGroup: 'nodeRoles',
+      subscription: 'computeReader',
+      nodeSubnet: 'subnetRoles',
+    };
+    const terraformScope = {
+      nodeResourceGroup: 'scope              = local.node_resource_group_id',
+      subscription: 'scope              = data.azurerm_subscription.current.id',
+      nodeSubnet: 'scope              = var.node_subnet_id',
+    };
+    const bicepDefinition = {
+      vmOperator: 'vmOperatorRole',
+      computeCatalogReader: 'computeReaderRole',
+      subnetJoiner: 'subnetJoinRole',
+    };
+    const terraformDefinition = {
+      vmOperator: 'vm_operator',
+      computeCatalogReader: 'compute_catalog_reader',
+      subnetJoiner: 'subnet_joiner',
+    };
+    for (const [key, role] of Object.entries(customRoles)) {
+      const bicepRole = bicepDefinition[key as keyof typeof bicepDefinition];
+      const bicepAssigner = bicepScope[role.assignedAt];
+      expect(bicep).toMatch(new RegExp(`(resource|module) ${bicepAssigner} [^]*?${bicepRole}\\.id`));
+      const tfRole = terraformDefinition[key as keyof typeof terraformDefinition];
+      const assignment = new RegExp(
+        `resource "azurerm_role_assignment" "\\w+" \\{\\n  ${terraformScope[role.assignedAt].replace(/[.]/g, '\\.')}\\n  role_definition_id = azurerm_role_definition\\.${tfRole}\\.`,
+      );
+      expect(terraform).toMatch(assignment);
+    }
+  });
+});

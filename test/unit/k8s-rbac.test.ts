@@ -3,7 +3,9 @@
 // deleteNamespacedPod, createNamespacedPodEviction, replaceNamespacedLease, …, decoded from the method
 // name) and the custom-object adapter's methods on nodeClaims / nodePools / nodeClasses / nodeOverlays. A new call the
 // roles lack fails here instead of with a 403 in the cluster (as a drain past terminationGracePeriod
-// once would have, for want of `delete` on pods); a verb nothing uses fails too.
+// once would have, for want of `delete` on pods); a verb nothing uses fails too. Watches are seen where a
+// Reflector names its collection. What this static reading cannot see, the integration and end-to-end
+// tests catch: the app runs there as a user bound to exactly these roles (local/stack/identities.ts).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -90,6 +92,19 @@ function usesInCode(): Use[] {
       const resource = method.subresource ? `${member.resource}/${method.subresource}` : member.resource;
       uses.push({ permission: `${member.group}|${resource}|${method.verb}`, where: `${file}: ${m[0]}` });
     }
+    // Watches: a Reflector (shared/kube/reflector.ts) watches the collection its source names, either as
+    // a literal API path or as an adapter collection's collectionPath.
+    if (!/\bnew Reflector\b/.test(text)) continue;
+    for (const m of text.matchAll(/\bpath: '\/api(?:s\/([\w.]+))?\/v\w+\/(\w+)'/g)) {
+      uses.push({ permission: `${m[1] ?? ''}|${m[2]}|watch`, where: `${file}: ${m[0]}` });
+    }
+    for (const m of text.matchAll(
+      /\w+Reflector<\w+>\('\w+', objects\.(nodeClaims|nodePools|nodeClasses)\)/g,
+    )) {
+      const member = adapterMembers[m[1] as string];
+      if (member)
+        uses.push({ permission: `${member.group}|${member.resource}|watch`, where: `${file}: ${m[0]}` });
+    }
   }
   return uses;
 }
@@ -147,6 +162,16 @@ describe("the functions' Kubernetes RBAC", () => {
     expect(used).toContain('|pods/eviction|create');
     expect(used).toContain('karpenter.sh|nodeclaims/status|patch');
     expect(used).toContain('coordination.k8s.io|leases|update');
+    // The watch-fed cluster reader's six kinds.
+    for (const watched of [
+      'karpenter.sh|nodeclaims',
+      'karpenter.sh|nodepools',
+      'karpenter.azure.com|aksnodeclasses',
+      '|nodes',
+      '|pods',
+      'policy|poddisruptionbudgets',
+    ])
+      expect(used).toContain(`${watched}|watch`);
   });
 
   it('the ClusterRole grants every cluster call the code makes', () => {

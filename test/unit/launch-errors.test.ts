@@ -3,6 +3,7 @@ import {
   DEFAULT_SERVER_ERROR_RETRY_SECONDS,
   DEFAULT_THROTTLE_RETRY_SECONDS,
   classifyLaunchError,
+  missingPermissions,
   launchTimeoutFailure,
   parseLroFailureMessage,
   type LaunchErrorInput,
@@ -225,6 +226,56 @@ describe('classifyLaunchError', () => {
       reason: 'ZonalAllocationFailure',
       message: 'Allocation failed.\nPlease retry later.',
     });
+  });
+});
+
+describe('authorization failures', () => {
+  const nsg =
+    '/subscriptions/s/resourceGroups/MC_rg/providers/Microsoft.Network/networkSecurityGroups/aks-agentpool-nsg';
+  const linked =
+    "The client 'app' with object id 'app' has permission to perform action 'Microsoft.Compute/virtualMachines/write' on scope '/subscriptions/s/resourceGroups/MC_rg/providers/Microsoft.Compute/virtualMachines/aks-x'; however, it does not have permission to perform action(s) " +
+    `'Microsoft.Network/networkSecurityGroups/join/action' on the linked scope(s) '${nsg}' (respectively) or the linked scope(s) are invalid.`;
+
+  it('LinkedAuthorizationFailed: AuthorizationFailed, not retried, nothing marked unavailable, the action and scope named first', () => {
+    const failure = classifyLaunchError({
+      code: 'LinkedAuthorizationFailed',
+      statusCode: 403,
+      message: linked,
+    });
+    expect(failure).toMatchObject({
+      reason: 'AuthorizationFailed',
+      azureCode: 'LinkedAuthorizationFailed',
+      retryable: false,
+    });
+    expect(failure.unavailable).toBeUndefined();
+    expect(failure.message).toMatch(
+      new RegExp(
+        `^the Function App identity lacks Microsoft\\.Network/networkSecurityGroups/join/action on ${nsg.replace(/[.]/g, '\\.')} `,
+      ),
+    );
+  });
+
+  it('AuthorizationFailed on the VM itself names that action and scope', () => {
+    const message =
+      "The client 'app' with object id 'app' does not have authorization to perform action 'Microsoft.Compute/virtualMachines/write' over scope '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/aks-x' or the scope is invalid. If access was recently granted, please refresh your credentials.";
+    expect(missingPermissions(message)).toEqual([
+      {
+        action: 'Microsoft.Compute/virtualMachines/write',
+        scope: '/subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/aks-x',
+      },
+    ]);
+    expect(classifyLaunchError({ code: 'AuthorizationFailed', statusCode: 403, message }).reason).toBe(
+      'AuthorizationFailed',
+    );
+  });
+
+  it('pairs several linked actions with their scopes, respectively', () => {
+    const message =
+      "…does not have permission to perform action(s) 'A/join/action,B/assign/action' on the linked scope(s) '/x,/y' (respectively)…";
+    expect(missingPermissions(message)).toEqual([
+      { action: 'A/join/action', scope: '/x' },
+      { action: 'B/assign/action', scope: '/y' },
+    ]);
   });
 });
 

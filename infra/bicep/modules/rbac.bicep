@@ -1,12 +1,18 @@
 // Every permission of the two identities, each at the narrowest scope that works:
 //   Function App identity: storage data (host, Durable Functions, queue, table), telemetry
-//     publishing, VMs + their NICs and disks in the node resource group, the Resource
-//     SKU catalog and async-operation status (subscription-wide reads), joining the node subnet, and the
-//     Kubernetes API (Azure RBAC role, or a the Kubernetes roles in infra/k8s/functions).
+//     publishing, VMs + their NICs and disks in the node resource group (with the kubelet identity, the
+//     outbound load balancer pool and the node NSG they attach, which AKS keeps there), the Resource SKU
+//     catalog, async-operation status and the community gallery's node image versions (subscription-wide
+//     reads), joining the node subnet, and the Kubernetes API (Azure RBAC role, or the Kubernetes
+//     roles in infra/k8s/functions).
 //   Bridge identity: send messages to the events queue, nothing else.
 // Custom roles hold exactly the actions the app's Azure calls need, instead of Virtual Machine
 // Contributor (which can also run commands on, and reset passwords of, every VM in the group).
 targetScope = 'subscription'
+
+// The custom roles' names, descriptions and actions, from the one table Terraform and the local ARM
+// emulator read too (infra/azure-roles.json).
+var customRoles = loadJsonContent('../../azure-roles.json', '$.customRoles')
 
 @description('Resource group of the app (storage, Application Insights).')
 param appResourceGroupName string
@@ -53,23 +59,12 @@ var subnetResourceGroupName = subnetParts[4]
 resource vmOperatorRole 'Microsoft.Authorization/roleDefinitions@2022-04-01' = {
   name: guid(subscription().id, 'nodeclaim-vm-operator', roleNameSuffix)
   properties: {
-    roleName: 'NodeClaim VM Operator (${roleNameSuffix})'
-    description: 'Create, read and delete node VMs with their inline NIC and OS disk.'
+    roleName: '${customRoles.vmOperator.roleName} (${roleNameSuffix})'
+    description: customRoles.vmOperator.description
     type: 'CustomRole'
     permissions: [
       {
-        actions: [
-          'Microsoft.Compute/virtualMachines/read'
-          'Microsoft.Compute/virtualMachines/write'
-          'Microsoft.Compute/virtualMachines/delete'
-          'Microsoft.Compute/disks/read'
-          'Microsoft.Compute/disks/write'
-          'Microsoft.Compute/disks/delete'
-          'Microsoft.Network/networkInterfaces/read'
-          'Microsoft.Network/networkInterfaces/write'
-          'Microsoft.Network/networkInterfaces/delete'
-          'Microsoft.Network/networkInterfaces/join/action'
-        ]
+        actions: customRoles.vmOperator.actions
         notActions: []
       }
     ]
@@ -80,15 +75,12 @@ resource vmOperatorRole 'Microsoft.Authorization/roleDefinitions@2022-04-01' = {
 resource computeReaderRole 'Microsoft.Authorization/roleDefinitions@2022-04-01' = {
   name: guid(subscription().id, 'nodeclaim-compute-catalog-reader', roleNameSuffix)
   properties: {
-    roleName: 'NodeClaim Compute Catalog Reader (${roleNameSuffix})'
-    description: 'List Resource SKUs and read Compute async-operation status; both are subscription-level resources.'
+    roleName: '${customRoles.computeCatalogReader.roleName} (${roleNameSuffix})'
+    description: customRoles.computeCatalogReader.description
     type: 'CustomRole'
     permissions: [
       {
-        actions: [
-          'Microsoft.Compute/skus/read'
-          'Microsoft.Compute/locations/operations/read'
-        ]
+        actions: customRoles.computeCatalogReader.actions
         notActions: []
       }
     ]
@@ -99,15 +91,12 @@ resource computeReaderRole 'Microsoft.Authorization/roleDefinitions@2022-04-01' 
 resource subnetJoinRole 'Microsoft.Authorization/roleDefinitions@2022-04-01' = {
   name: guid(subscription().id, 'nodeclaim-subnet-joiner', roleNameSuffix)
   properties: {
-    roleName: 'NodeClaim Subnet Joiner (${roleNameSuffix})'
-    description: 'Attach node NICs to the node subnet.'
+    roleName: '${customRoles.subnetJoiner.roleName} (${roleNameSuffix})'
+    description: customRoles.subnetJoiner.description
     type: 'CustomRole'
     permissions: [
       {
-        actions: [
-          'Microsoft.Network/virtualNetworks/subnets/read'
-          'Microsoft.Network/virtualNetworks/subnets/join/action'
-        ]
+        actions: customRoles.subnetJoiner.actions
         notActions: []
       }
     ]

@@ -1,17 +1,22 @@
 // Why a launch waits instead of failing: the NodeClaim's AKSNodeClass or NodePool is missing, its
-// requirements are invalid, or no node image resolves for the chosen offering. The launch writes the
-// reason as Launched=False with an event.
+// requirements are invalid, no node image resolves for the chosen offering, Azure refused the VM for
+// want of a permission, or a VM of someone else's has the NodeClaim's VM name. The launch writes the reason as Launched=False with an event.
 export const LaunchBlockReasons = {
   nodeClassNotFound: 'NodeClassNotFound',
   nodePoolNotFound: 'NodePoolNotFound',
   invalidRequirements: 'InvalidRequirements',
   imageNotResolved: 'ImageNotResolved',
+  authorizationFailed: 'AuthorizationFailed',
+  /** A VM with the NodeClaim's VM name exists whose tags name another cluster or NodeClaim. */
+  vmNameConflict: 'VMNameConflict',
 } as const;
 
 export type LaunchBlockReason = (typeof LaunchBlockReasons)[keyof typeof LaunchBlockReasons];
 
 // The sweep launches these again on its own, so creating or fixing the class lets the NodeClaim launch
-// without a new event. ImageNotResolved is not among them.
+// without a new event. ImageNotResolved is not among them, nor AuthorizationFailed: a role assignment is
+// nothing the sweep can see change, so the NodeClaim waits, visibly, until liveness replaces it after the
+// registration timeout (one attempt per NodeClaim, never a loop).
 const retriedBySweep: ReadonlySet<string> = new Set<LaunchBlockReason>([
   LaunchBlockReasons.nodeClassNotFound,
   LaunchBlockReasons.nodePoolNotFound,

@@ -11,13 +11,14 @@ import { armErrorInfo } from '../../azure/virtual-machines.js';
 import { findCondition } from '../../decisions/conditions.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { hashAnnotations } from '../../decisions/hash.js';
-import { classifyLaunchError } from '../../decisions/launch-errors.js';
+import { classifyLaunchError, describeLaunchFailure } from '../../decisions/launch-errors.js';
 import { selectOffering, type Offering } from '../../decisions/offerings.js';
 import { compareOfferingsByPrice } from '../../decisions/prices/offering-order.js';
 import { priceOf } from '../../decisions/prices/price-book.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
 import { validateRequirements } from '../../decisions/requirements.js';
 import { providerIdFor, vmNameFor } from '../../decisions/vm-spec.js';
+import { vmOwnership } from '../../decisions/vm-ownership.js';
 import { isConflict } from '../../kube/errors.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
@@ -79,6 +80,15 @@ export async function reconcileLaunch(
     return { action: 'skipped', why: 'already launched' };
   }
 
+  // Refused by Azure for want of a permission: the same PUT would be refused again, whatever event
+  // brought this NodeClaim here; liveness replaces it after the registration timeout.
+  const launchedCondition = findCondition(nodeClaim.status?.conditions, ConditionTypes.launched);
+  if (
+    launchedCondition?.status === 'False' &&
+    launchedCondition.reason === LaunchBlockReasons.authorizationFailed
+  )
+    return { action: 'skipped', why: 'Azure refused the VM for want of a permission' };
+
   const resolved = await resolveClasses(deps, nodeClaim);
   if ('reason' in resolved) {
     await blockLaunch(deps, nodeClaim, resolved.reason, resolved.message);
@@ -93,6 +103,15 @@ export async function reconcileLaunch(
   let offering: Offering | undefined;
   let image: { imageId: string; osSku: NodeOsSku } | undefined;
   if (existingVm) {
+    const ownership = vmOwnership(existingVm, {
+      clusterName: deps.settings.clusterName,
+      nodeClaimName: name,
+    });
+    if (!ownership.owned) {
+      await blockLaunch(deps, nodeClaim, LaunchBlockReasons.vmNameConflict, ownership.conflict);
+      log.warn('launch blocked', { reason: LaunchBlockReasons.vmNameConflict, detail: ownership.conflict });
+      return { action: 'blocked', reason: LaunchBlockReasons.vmNameConflict, message: ownership.conflict };
+    }
     offering = offeringOfVm(existingVm, offerings);
     if (!offering) throw new Error(`VM ${vmName} exists with a size or zone that is not in the SKU catalog`);
   } else {
@@ -157,6 +176,15 @@ export async function reconcileLaunch(
           `VM PUT for ${vmName} failed: ${info.message}`,
           failure.retryAfterSeconds,
         );
+      }
+      if (failure.reason === LaunchBlockReasons.authorizationFailed) {
+        // ARM refused before creating anything; another offering would be refused alike. The NodeClaim
+        // keeps waiting with the missing permission named, and no offering is marked unavailable.
+        const message = describeLaunchFailure(failure);
+        await blockLaunch(deps, claimed, LaunchBlockReasons.authorizationFailed, message);
+        countCreateError(deps, nodePool?.metadata.name, failure.reason);
+        log.warn('launch blocked', { reason: failure.reason, azureCode: failure.azureCode, detail: message });
+        return { action: 'blocked', reason: LaunchBlockReasons.authorizationFailed, message };
       }
       await recordLaunchFailure(
         deps,

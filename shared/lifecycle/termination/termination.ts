@@ -15,6 +15,7 @@ import type { NodeClaim } from '../../models/index.js';
 import { WellKnown } from '../../models/karpenter.js';
 import { isOrchestrationActive, type HandlerContext } from '../../runtime/definitions.js';
 import { TerminationNames } from '../../runtime/function-names.js';
+import { vmOwnership } from '../../decisions/vm-ownership.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { forgetQuotaFreedBy } from '../quota-memory.js';
 import type { DrainProgress } from './drain.js';
@@ -105,6 +106,15 @@ export async function deleteNodeClaimVm(
   }
   const vm = await deps.vms.get(input.vmName);
   if (!vm) return 'Gone';
+  // A VM under this name that is not this NodeClaim's (launch refused to adopt it) is never deleted.
+  const ownership = vmOwnership(vm, {
+    clusterName: deps.settings.clusterName,
+    nodeClaimName: input.nodeClaim.name,
+  });
+  if (!ownership.owned) {
+    deps.log.warn('VM not deleted with its NodeClaim', { vmName: input.vmName, detail: ownership.conflict });
+    return 'Gone';
+  }
   if (vm.provisioningState !== 'Deleting') {
     await deps.vms.beginDelete(input.vmName);
     await forgetQuotaFreedBy(deps, vm);
