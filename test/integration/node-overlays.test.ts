@@ -41,7 +41,7 @@ function overlay(
 }
 
 async function createOverlay(body: NodeOverlay): Promise<void> {
-  await nodeOverlayObjects(stack.deps).create(body);
+  await nodeOverlayObjects(stack.admin).create(body);
   overlayNames.push(body.metadata.name);
 }
 
@@ -94,7 +94,7 @@ beforeAll(async () => {
   const config = new KubeConfig();
   config.loadFromFile(inject('kubeconfigPath'));
   core = config.makeApiClient(CoreV1Api);
-  await stack.deps.objects.nodeClasses.create(nodeClass(`overlay-${run}`, 'Ubuntu2204'));
+  await stack.admin.objects.nodeClasses.create(nodeClass(`overlay-${run}`, 'Ubuntu2204'));
   const pool: NodePool = {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',
@@ -112,7 +112,7 @@ beforeAll(async () => {
       },
     },
   };
-  await stack.deps.objects.nodePools.create(pool);
+  await stack.admin.objects.nodePools.create(pool);
   await eventually(
     () => (stack.deps.pricing.prices().source === 'retail-prices-api' ? true : undefined),
     'prices refreshed from the emulator',
@@ -141,10 +141,10 @@ async function deleteNodeClaims(): Promise<void> {
 
 afterAll(async () => {
   await deletePods().catch(() => {});
-  for (const name of overlayNames) await nodeOverlayObjects(stack.deps).delete(name);
+  for (const name of overlayNames) await nodeOverlayObjects(stack.admin).delete(name);
   await deleteNodeClaims();
-  await stack.deps.objects.nodePools.delete(poolName);
-  await stack.deps.objects.nodeClasses.delete(`overlay-${run}`);
+  await stack.admin.objects.nodePools.delete(poolName);
+  await stack.admin.objects.nodeClasses.delete(`overlay-${run}`);
   await stack?.stop();
 });
 
@@ -230,7 +230,7 @@ test('overlays of equal weight on the same offerings: the later name wins, the o
   await createOverlay(same('conflict-a'));
   await createOverlay(same('conflict-b'));
   await reconcileNodeOverlayStatuses(stack.deps, await stack.deps.objects.nodePools.list());
-  const objects = nodeOverlayObjects(stack.deps);
+  const objects = nodeOverlayObjects(stack.admin);
   const condition = async (name: string) =>
     (await objects.get(`${name}-${run}`))?.status?.conditions?.find((c) => c.type === 'ValidationSucceeded');
   expect(await condition('conflict-a')).toMatchObject({ status: 'False', reason: 'Conflict' });
