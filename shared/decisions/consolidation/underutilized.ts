@@ -4,6 +4,9 @@
 // them) or on the remaining nodes plus exactly one new node that is strictly cheaper than the candidates
 // together (replace them)? Multi-node first (the largest prefix of the candidates, at most 100, found by
 // binary search, that consolidates), then single-node (the first candidate that does). Never m → n.
+// A command that failed lately (the command memory holds its key) is passed over, and every candidate the
+// single-node pass could not consolidate says why (upstream's Unconsolidatable), naming the cheaper
+// replacement that recent launch failures block when that is the reason.
 import { WellKnown, type CapacityType } from '../../models/karpenter.js';
 import type { NodeSelectorRequirement } from '../../models/kube.js';
 import { solve } from '../scheduling/solve.js';
@@ -12,6 +15,7 @@ import type {
   InstanceType,
   NewNodeClaim,
   SchedulingInput,
+  SchedulingNodePool,
   SchedulingPod,
 } from '../scheduling/types.js';
 
@@ -49,6 +53,25 @@ export interface UnderutilizedInput {
   /** Stop starting new simulations after this (upstream: 1 min multi-node, 3 min single-node). */
   deadline?: number;
   now?: () => number;
+  /**
+   * The NodePools as they would be with no offering blocked by recent launch failures; present only when
+   * some offering is blocked. Used only to say why a candidate is not consolidated, never to decide.
+   */
+  unblockedNodePools?: SchedulingNodePool[];
+  /** Keys (commandKey) of commands that failed lately and are not to be issued again yet. */
+  heldCommands?: ReadonlySet<string>;
+}
+
+/** A candidate the single-node pass could not consolidate, and why. */
+export interface Unconsolidatable {
+  name: string;
+  why: string;
+}
+
+export interface UnderutilizedSearch {
+  command?: UnderutilizedCommand;
+  /** Candidates the single-node pass tried and could not consolidate (empty when multi-node decided). */
+  unconsolidatable: Unconsolidatable[];
 }
 
 export interface ConsolidationReplacement {
@@ -252,6 +275,19 @@ function withoutSameType(
   };
 }
 
+/**
+ * What makes two commands the same: the decision, the candidates and, for a replace, the instance types
+ * it may launch. A change to any of them (offerings unblocked, other candidates) is a different command.
+ */
+export function commandKey(command: UnderutilizedCommand): string {
+  const names = command.candidates.map((c) => c.name).sort();
+  const types = command.decision === 'replace' ? [...command.replacement.instanceTypeNames].sort() : [];
+  return `${command.decision}|${names.join(',')}|${types.join(',')}`;
+}
+
+const isHeld = (input: UnderutilizedInput, command: UnderutilizedCommand) =>
+  input.heldCommands?.has(commandKey(command)) === true;
+
 const timeUp = (input: UnderutilizedInput) =>
   input.deadline !== undefined && (input.now ?? Date.now)() >= input.deadline;
 
@@ -277,21 +313,47 @@ function multiNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand
       low = mid + 1;
     } else high = mid - 1;
   }
-  return best;
+  return best && !isHeld(input, best) ? best : undefined;
+}
+
+/**
+ * Why a candidate does not consolidate: the simulation's answer, and, when some offering is blocked and
+ * the candidate would be replaced were nothing blocked, the blocked instance types that stand in the way.
+ */
+function whyNot(candidate: UnderutilizedCandidate, none: string, input: UnderutilizedInput): string {
+  if (!input.unblockedNodePools) return none;
+  const unblocked = computeConsolidation([candidate], {
+    ...input,
+    cluster: { ...input.cluster, nodePools: input.unblockedNodePools },
+  });
+  if (!('command' in unblocked) || unblocked.command.decision !== 'replace') return none;
+  const types = unblocked.command.replacement.instanceTypeNames;
+  const shown = types.slice(0, 3).join(', ') + (types.length > 3 ? `, and ${types.length - 3} more` : '');
+  return `${none}: the cheaper replacement (${shown}) is marked unavailable after recent launch failures`;
 }
 
 /** The first candidate, in order and within the budget, that consolidates on its own. */
-function singleNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand | undefined {
-  if (input.allowed < 1) return undefined;
+function singleNodeConsolidation(input: UnderutilizedInput): UnderutilizedSearch {
+  const unconsolidatable: Unconsolidatable[] = [];
+  if (input.allowed < 1) return { unconsolidatable };
   for (const candidate of input.candidates) {
-    if (timeUp(input)) return undefined;
+    if (timeUp(input)) break;
     const outcome = computeConsolidation([candidate], input);
-    if ('command' in outcome) return outcome.command;
+    if ('none' in outcome) {
+      unconsolidatable.push({ name: candidate.name, why: whyNot(candidate, outcome.none, input) });
+    } else if (!isHeld(input, outcome.command)) {
+      return { command: outcome.command, unconsolidatable };
+    }
   }
-  return undefined;
+  return { unconsolidatable };
 }
 
-/** Multi-node before single-node, as upstream. */
+/** Multi-node before single-node, as upstream; what single-node could not consolidate, and why. */
+export function underutilizedSearch(input: UnderutilizedInput): UnderutilizedSearch {
+  const multi = multiNodeConsolidation(input);
+  return multi ? { command: multi, unconsolidatable: [] } : singleNodeConsolidation(input);
+}
+
 export function underutilizedCommand(input: UnderutilizedInput): UnderutilizedCommand | undefined {
-  return multiNodeConsolidation(input) ?? singleNodeConsolidation(input);
+  return underutilizedSearch(input).command;
 }

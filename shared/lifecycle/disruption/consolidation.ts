@@ -8,8 +8,12 @@ import type * as df from 'durable-functions';
 import { allowedDisruptions } from '../../decisions/budgets.js';
 import { evaluateCandidate, type Candidate } from '../../decisions/consolidation/candidates.js';
 import { removeCondition } from '../../decisions/conditions.js';
-import { computeConsolidation } from '../../decisions/consolidation/underutilized.js';
-import { budgetNodesOf, disruptionReasonOf, replacementBackoffOf } from '../../decisions/disruption-state.js';
+import {
+  CONSOLIDATION_FAILURES_ANNOTATION,
+  parseCommandMemory,
+} from '../../decisions/consolidation/command-memory.js';
+import { commandKey, computeConsolidation } from '../../decisions/consolidation/underutilized.js';
+import { budgetNodesOf, disruptionReasonOf } from '../../decisions/disruption-state.js';
 import { isNotFound } from '../../kube/errors.js';
 import { listNodes, toDomainNode } from '../../kube/nodes.js';
 import {
@@ -24,7 +28,8 @@ import { ConsolidationNames } from '../../runtime/function-names.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { SweepView } from '../sweep/snapshot.js';
 import { deleteNodeClaim } from '../termination/termination.js';
-import { publishTerminating } from './blocked-events.js';
+import { publishTerminating, publishUnconsolidatable } from './blocked-events.js';
+import { forgetConsolidationFailures, rememberFailedConsolidation } from './command-memory.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
@@ -53,17 +58,26 @@ export interface ConsolidationCommand {
   decision?: 'delete' | 'replace';
   /** The decision's savings in USD/h, for the log. */
   savings?: number;
+  /** Underutilized only: the command's commandKey, under which a failure is remembered. */
+  key?: string;
 }
 
 export interface ConsolidationReplacementInput {
   replacement: ReplacementInput;
   candidates: { name: string; uid: string }[];
   why?: string;
+  /** The commandKey of the replace being carried out (absent in histories from before it existed). */
+  key?: string;
 }
 
 export type ConsolidationOutcome =
   | { outcome: 'Executed'; deleted: string[]; dropped: { name: string; why: string }[] }
-  | { outcome: 'Replacing'; replacement: ReplacementInput; candidates: { name: string; uid: string }[] }
+  | {
+      outcome: 'Replacing';
+      replacement: ReplacementInput;
+      candidates: { name: string; uid: string }[];
+      key?: string;
+    }
   | { outcome: 'Replaced'; replacement: string; deleted: string[] }
   | { outcome: 'Abandoned'; why: string }
   | { outcome: 'Invalid'; why: string };
@@ -84,12 +98,22 @@ export function* consolidationOrchestrator(
   // Replace: the candidates are marked and tainted and the cheaper node launched; wait for it as a
   // drift replacement does, then delete the candidates, or put them back in service if it fails.
   const input = outcome.replacement;
+  const key = outcome.key !== undefined ? { key: outcome.key } : {};
   const why = yield* awaitReplacementInitialized(context, input, '');
   if (why === undefined) {
-    const done: ConsolidationReplacementInput = { replacement: input, candidates: outcome.candidates };
+    const done: ConsolidationReplacementInput = {
+      replacement: input,
+      candidates: outcome.candidates,
+      ...key,
+    };
     return (yield context.df.callActivity(ConsolidationNames.complete, done)) as ConsolidationOutcome;
   }
-  const abandon: ConsolidationReplacementInput = { replacement: input, candidates: outcome.candidates, why };
+  const abandon: ConsolidationReplacementInput = {
+    replacement: input,
+    candidates: outcome.candidates,
+    why,
+    ...key,
+  };
   yield context.df.callActivity(ConsolidationNames.abandon, abandon);
   return { outcome: 'Abandoned', why };
 }
@@ -233,12 +257,16 @@ async function executeUnderutilized(
   const outcome = computeConsolidation(input.candidates, input, {
     sameTypeMustBeCheaper: candidates.length > 1,
   });
-  if ('none' in outcome) return invalid(deps, command, outcome.none);
+  if ('none' in outcome) return rejected(deps, command, candidates, outcome.none);
   const decided = outcome.command;
   if (decided.decision !== (command.decision ?? 'delete')) {
-    return invalid(deps, command, `the simulation now says ${decided.decision}`);
+    return rejected(deps, command, candidates, `the simulation now says ${decided.decision}`);
   }
-  if (decided.decision === 'delete') return disruptAll(deps, command, candidates, [], context);
+  if (decided.decision === 'delete') {
+    const executed = await disruptAll(deps, command, candidates, [], context);
+    await forgetConsolidationFailures(deps, command.nodePool.name);
+    return executed;
+  }
   const first = candidates[0] as Candidate;
   const detail = `replaced by one cheaper node (${decided.replacement.instanceTypeNames.join(', ')})`;
   for (const candidate of candidates) {
@@ -246,7 +274,10 @@ async function executeUnderutilized(
     if (!marked) return invalid(deps, command, `${candidate.name} is gone`);
     if (candidate.input.node) await taintNodeDisrupted(deps, candidate.input.node);
   }
-  const attempt = replacementBackoffOf(first.input.nodeClaim).attempts;
+  // A fresh name after each failure in the NodePool, so a retry never meets the failed one being deleted.
+  const attempt = parseCommandMemory(
+    fresh.nodePool.metadata.annotations?.[CONSOLIDATION_FAILURES_ANNOTATION],
+  ).failures;
   const replacement: ReplacementInput = {
     ...replacementInput(deps, first.input.nodeClaim, command.nodePool.name, 'Underutilized', detail, attempt),
     requirements: decided.replacement.requirements,
@@ -263,7 +294,32 @@ async function executeUnderutilized(
     outcome: 'Replacing',
     replacement,
     candidates: candidates.map((c) => ({ name: c.name, uid: c.input.nodeClaim.metadata.uid ?? '' })),
+    key: commandKey(decided),
   };
+}
+
+/**
+ * Validation found that the simulation no longer says what it said: remembered, so the sweep does not
+ * decide the same command again before its backoff, and said once on each candidate.
+ */
+async function rejected(
+  deps: LifecycleDependencies,
+  command: ConsolidationCommand,
+  candidates: readonly Candidate[],
+  why: string,
+): Promise<ConsolidationOutcome> {
+  if (command.key !== undefined) {
+    const held = await rememberFailedConsolidation(deps, command.nodePool.name, { key: command.key, why });
+    for (const candidate of candidates) {
+      await publishUnconsolidatable(
+        deps,
+        candidate.input.nodeClaim,
+        candidate.input.node,
+        `Consolidation failed validation: ${why}${held ? `; not tried again before ${held.until}` : ''}`,
+      );
+    }
+  }
+  return invalid(deps, command, why);
 }
 
 async function currentCandidate(
@@ -294,6 +350,7 @@ export async function completeConsolidationReplacement(
       outcome: 'replaced',
     });
   }
+  await forgetConsolidationFailures(deps, input.replacement.old.nodePool);
   deps.log.info('consolidation replaced', { replacement: input.replacement.replacementName, deleted });
   return { outcome: 'Replaced', replacement: input.replacement.replacementName, deleted };
 }
@@ -304,6 +361,11 @@ export async function abandonConsolidationReplacement(
   input: ConsolidationReplacementInput,
 ): Promise<void> {
   await deleteUninitializedReplacement(deps, input.replacement.replacementName);
+  const why = input.why ?? 'unknown';
+  const held =
+    input.key !== undefined
+      ? await rememberFailedConsolidation(deps, input.replacement.old.nodePool, { key: input.key, why })
+      : undefined;
   for (const candidate of input.candidates) {
     const nodeClaim = await currentCandidate(deps, candidate);
     if (!nodeClaim || nodeClaim.metadata.deletionTimestamp) continue;
@@ -316,7 +378,8 @@ export async function abandonConsolidationReplacement(
     await deps.events.warning(
       nodeClaimTarget(nodeClaim),
       'DisruptionReplacementFailed',
-      `Replacement ${input.replacement.replacementName} failed: ${input.why ?? 'unknown'}; node untainted`,
+      `Replacement ${input.replacement.replacementName} failed: ${why}; node untainted` +
+        (held ? `; the same consolidation is not tried again before ${held.until}` : ''),
     );
   }
 }

@@ -1,8 +1,11 @@
 // The Underutilized decision's input from what the sweep (or a validating command) read: the candidates
-// with their prices and pods, the NodePool with its instance types (the region's offerings, priced by the
-// process's price catalog, minus recently failed offerings), every other Ready node that is not
+// with their prices and pods, the NodePool with its instance types, every other Ready node that is not
 // disrupting as a place pods can go, and the pending pods. Conversion only; the deciding is
-// decisions/consolidation/.
+// decisions/consolidation/. The instance types are the ones launch would choose from now: the region's
+// offerings sized for the NodePool's AKSNodeClass, priced by the book launch orders by, and without the
+// offerings the unavailable-offerings table blocks (launch failures, quota), so consolidation never
+// decides a replacement that launch would refuse. Without its AKSNodeClass a NodePool cannot launch at
+// all, and its candidates can only be deleted.
 import type { Candidate } from '../../decisions/consolidation/candidates.js';
 import type { ConsolidationPod } from '../../decisions/consolidation/pods.js';
 import type {
@@ -23,6 +26,7 @@ import {
 } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import { catalogOfferings } from '../launch/catalog-offerings.js';
+import { capacityOptions } from '../launch/launch-vm.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { providerIdKey, type SweepView } from '../sweep/snapshot.js';
 import type { ClusterPods } from './cluster-pods.js';
@@ -72,18 +76,30 @@ export async function underutilizedInput(
 ): Promise<UnderutilizedInput> {
   // The book launch orders offerings by, so a replacement judged cheaper here is priced as launch sees it.
   const prices = deps.pricing.prices();
-  const instanceTypes = instanceTypesFromOfferings(await catalogOfferings(deps), {
-    priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
-  });
   const template = context.nodePool.spec.template;
-  const pool: SchedulingNodePool = {
+  const [offerings, unavailable, nodeClass] = await Promise.all([
+    catalogOfferings(deps),
+    deps.unavailable.listActive(deps.now()),
+    deps.objects.nodeClasses.get(template.spec.nodeClassRef.name),
+  ]);
+  const blocks = unavailable.map((u) => u.block);
+  const instanceTypesWith = (blocked: typeof blocks) =>
+    nodeClass && !nodeClass.metadata.deletionTimestamp
+      ? instanceTypesFromOfferings(offerings, {
+          ...capacityOptions(deps.settings, nodeClass),
+          unavailable: blocked,
+          priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
+        })
+      : [];
+  const poolWith = (instanceTypes: SchedulingNodePool['instanceTypes']): SchedulingNodePool => ({
     name: context.nodePool.metadata.name,
     requirements: template.spec.requirements,
     labels: { ...template.metadata?.labels, [WellKnown.nodePoolLabel]: context.nodePool.metadata.name },
     ...(template.spec.taints ? { taints: template.spec.taints } : {}),
     ...(template.spec.startupTaints ? { startupTaints: template.spec.startupTaints } : {}),
     instanceTypes,
-  };
+  });
+  const pool = poolWith(instanceTypesWith(blocks));
   const existingNodes: ExistingNode[] = context.nodes
     .filter(({ node, nodeClaim }) => !isNodeNotReady(node) && !(nodeClaim && isDisrupting(nodeClaim, [node])))
     .map(({ node, nodeClaim }) => ({
@@ -122,6 +138,8 @@ export async function underutilizedInput(
   return {
     candidates: candidates.map(priced),
     cluster: { nodePools: [pool], existingNodes },
+    // Only to say why a candidate is not consolidated: what it would be replaced by were nothing blocked.
+    ...(blocks.length > 0 ? { unblockedNodePools: [poolWith(instanceTypesWith([]))] } : {}),
     pendingPods: context.pods.pending.map(schedulingPodOf),
     allowed: context.allowed,
     spotToSpot: context.spotToSpot,
