@@ -8,19 +8,29 @@ import {
   terminationOrchestrator,
   type TerminationInput,
 } from '../shared/lifecycle/termination/termination.js';
+import { answeringTransientErrors } from '../shared/lifecycle/outage-retry.js';
 import { activity, orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { TerminationNames } from '../shared/runtime/function-names.js';
 
 export const terminationFunctions: readonly FunctionDefinition[] = [
   orchestration(TerminationNames.orchestration, terminationOrchestrator),
   // One drain pass over the Node (taint, evict, delete what is left after the grace period).
-  activity(TerminationNames.drain, (input: DrainInput) => drainNodeClaim(getDependencies(), input)),
+  activity(
+    TerminationNames.drain,
+    answeringTransientErrors((input: DrainInput) => drainNodeClaim(getDependencies(), input)),
+  ),
   // Stops the launch monitor and deletes the VM; reports 'Gone' once ARM no longer has it.
-  activity(TerminationNames.deleteVm, (input: TerminationInput, context) =>
-    deleteNodeClaimVm(getDependencies(), input, context),
+  activity(
+    TerminationNames.deleteVm,
+    answeringTransientErrors((input: TerminationInput, context) =>
+      deleteNodeClaimVm(getDependencies(), input, context),
+    ),
   ),
   // Deletes the Node and removes the NodeClaim's termination finalizer.
-  activity(TerminationNames.finish, (input: TerminationInput) =>
-    finishNodeClaimTermination(getDependencies(), input),
+  activity(
+    TerminationNames.finish,
+    answeringTransientErrors((input: TerminationInput) =>
+      finishNodeClaimTermination(getDependencies(), input),
+    ),
   ),
 ];

@@ -5,6 +5,7 @@
 // pod nominated to it, and the cluster state the sweep read is seconds old. While a command waits, the
 // sweep starts no other for that NodePool, as upstream's singleton waits.
 import type * as df from 'durable-functions';
+import { callActivityThroughOutages } from '../outage-retry.js';
 import { allowedDisruptions } from '../../decisions/budgets.js';
 import { evaluateCandidate, type Candidate } from '../../decisions/consolidation/candidates.js';
 import { removeCondition } from '../../decisions/conditions.js';
@@ -89,10 +90,11 @@ export function* consolidationOrchestrator(
   const validateAt = Date.parse(command.decidedAt) + command.validationSeconds * 1000;
   if (context.df.currentUtcDateTime.getTime() < validateAt)
     yield context.df.createTimer(new Date(validateAt));
-  const outcome = (yield context.df.callActivity(
+  const outcome = yield* callActivityThroughOutages<ConsolidationOutcome>(
+    context,
     ConsolidationNames.execute,
     command,
-  )) as ConsolidationOutcome;
+  );
   if (outcome.outcome !== 'Replacing') return outcome;
 
   // Replace: the candidates are marked and tainted and the cheaper node launched; wait for it as a
@@ -106,7 +108,11 @@ export function* consolidationOrchestrator(
       candidates: outcome.candidates,
       ...key,
     };
-    return (yield context.df.callActivity(ConsolidationNames.complete, done)) as ConsolidationOutcome;
+    return yield* callActivityThroughOutages<ConsolidationOutcome>(
+      context,
+      ConsolidationNames.complete,
+      done,
+    );
   }
   const abandon: ConsolidationReplacementInput = {
     replacement: input,
@@ -114,7 +120,7 @@ export function* consolidationOrchestrator(
     why,
     ...key,
   };
-  yield context.df.callActivity(ConsolidationNames.abandon, abandon);
+  yield* callActivityThroughOutages(context, ConsolidationNames.abandon, abandon);
   return { outcome: 'Abandoned', why };
 }
 
