@@ -86,6 +86,18 @@ export const metricCatalog = {
       "Duration of one scheduling simulation over the pending pods of a provisioning window (Karpenter's name).",
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
   },
+  karpenter_consolidation_score: {
+    kind: 'histogram',
+    unit: '1',
+    description:
+      "Score of Balanced consolidation moves (savings share ÷ disruption share), by decision (approved, rejected), nodepool and policy (Karpenter's name and buckets).",
+    buckets: [0.1, 0.25, 0.33, 0.5, 1, 2, 5, 10],
+  },
+  karpenter_consolidation_moves_total: {
+    kind: 'counter',
+    description:
+      "Balanced consolidation moves scored, by decision (approved, rejected), nodepool and policy (Karpenter's name).",
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 export type MetricName = keyof typeof metricCatalog;

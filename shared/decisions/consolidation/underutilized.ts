@@ -6,10 +6,13 @@
 // binary search, that consolidates), then single-node (the first candidate that does). Never m → n.
 // A command that failed lately (the command memory holds its key) is passed over, and every candidate the
 // single-node pass could not consolidate says why (upstream's Unconsolidatable), naming the cheaper
-// replacement that recent launch failures block when that is the reason.
+// replacement that recent launch failures block when that is the reason. Under policy Balanced every
+// move must also score at least 1/k (balanced.ts); a candidate whose outright deletion would not is not
+// simulated on its own.
 import { WellKnown, type CapacityType } from '../../models/karpenter.js';
 import type { NodeSelectorRequirement } from '../../models/kube.js';
 import { solve } from '../scheduling/solve.js';
+import { canPassThreshold, describeScore, scoreMove, type MoveScore, type PoolTotals } from './balanced.js';
 import type {
   ExistingNode,
   InstanceType,
@@ -60,6 +63,8 @@ export interface UnderutilizedInput {
   unblockedNodePools?: SchedulingNodePool[];
   /** Keys (commandKey) of commands that failed lately and are not to be issued again yet. */
   heldCommands?: ReadonlySet<string>;
+  /** Policy Balanced: the NodePool's totals and k; every move must score at least 1/k. */
+  balanced?: { totals: PoolTotals; k: number };
 }
 
 /** A candidate the single-node pass could not consolidate, and why. */
@@ -72,6 +77,8 @@ export interface UnderutilizedSearch {
   command?: UnderutilizedCommand;
   /** Candidates the single-node pass tried and could not consolidate (empty when multi-node decided). */
   unconsolidatable: Unconsolidatable[];
+  /** Policy Balanced: the score of every move the search simulated, approved or not. */
+  scored: MoveScore[];
 }
 
 export interface ConsolidationReplacement {
@@ -83,16 +90,17 @@ export interface ConsolidationReplacement {
   worstPrice: number;
 }
 
-export type UnderutilizedCommand =
+export type UnderutilizedCommand = (
   | { decision: 'delete'; candidates: UnderutilizedCandidate[]; savings: number }
   | {
       decision: 'replace';
       candidates: UnderutilizedCandidate[];
       replacement: ConsolidationReplacement;
       savings: number;
-    };
+    }
+) & { score?: MoveScore };
 
-export type ComputeOutcome = { command: UnderutilizedCommand } | { none: string };
+export type ComputeOutcome = { command: UnderutilizedCommand } | { none: string; score?: MoveScore };
 
 /** Most expensive per disruption first, as upstream: where moving pods saves the most. */
 export function orderCandidates(candidates: readonly UnderutilizedCandidate[]): UnderutilizedCandidate[] {
@@ -182,11 +190,24 @@ function cheaperReplacement(
   };
 }
 
-/** Upstream's computeConsolidation for one set of candidates. */
+/** Upstream's computeConsolidation for one set of candidates, scored under policy Balanced. */
 export function computeConsolidation(
   candidates: readonly UnderutilizedCandidate[],
   input: UnderutilizedInput,
   options: { sameTypeMustBeCheaper?: boolean } = {},
+): ComputeOutcome {
+  const outcome = feasibleConsolidation(candidates, input, options);
+  if (!input.balanced || 'none' in outcome) return outcome;
+  const disruption = candidates.reduce((sum, c) => sum + c.disruptionCost, 0);
+  const score = scoreMove(outcome.command.savings, disruption, input.balanced.totals, input.balanced.k);
+  if (!score.approved) return { none: describeScore(score), score };
+  return { command: { ...outcome.command, score } };
+}
+
+function feasibleConsolidation(
+  candidates: readonly UnderutilizedCandidate[],
+  input: UnderutilizedInput,
+  options: { sameTypeMustBeCheaper?: boolean },
 ): ComputeOutcome {
   const leaving = new Set(candidates.map((c) => c.nodeName));
   const existingNodes: ExistingNode[] = (input.cluster.existingNodes ?? []).filter(
@@ -296,7 +317,10 @@ const timeUp = (input: UnderutilizedInput) =>
  * the same instance type as one of the candidates must be cheaper than the cheapest such candidate alone,
  * or the command would only shuffle pods between identical machines.
  */
-function multiNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand | undefined {
+function multiNodeConsolidation(
+  input: UnderutilizedInput,
+  scored: MoveScore[],
+): UnderutilizedCommand | undefined {
   const pool = input.candidates.slice(
     0,
     Math.min(MAX_MULTI_NODE_CANDIDATES, Math.max(0, Math.floor(input.allowed))),
@@ -308,6 +332,8 @@ function multiNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand
   while (low <= high && !timeUp(input)) {
     const mid = Math.floor((low + high) / 2);
     const outcome = computeConsolidation(pool.slice(0, mid + 1), input, { sameTypeMustBeCheaper: true });
+    const score = 'command' in outcome ? outcome.command.score : outcome.score;
+    if (score) scored.push(score);
     if ('command' in outcome) {
       best = outcome.command;
       low = mid + 1;
@@ -333,25 +359,34 @@ function whyNot(candidate: UnderutilizedCandidate, none: string, input: Underuti
 }
 
 /** The first candidate, in order and within the budget, that consolidates on its own. */
-function singleNodeConsolidation(input: UnderutilizedInput): UnderutilizedSearch {
+function singleNodeConsolidation(input: UnderutilizedInput, scored: MoveScore[]): UnderutilizedSearch {
   const unconsolidatable: Unconsolidatable[] = [];
-  if (input.allowed < 1) return { unconsolidatable };
+  if (input.allowed < 1) return { unconsolidatable, scored };
   for (const candidate of input.candidates) {
     if (timeUp(input)) break;
+    const { balanced } = input;
+    if (balanced && !canPassThreshold(candidate, balanced.totals, balanced.k)) {
+      const best = scoreMove(candidate.price, candidate.disruptionCost, balanced.totals, balanced.k);
+      unconsolidatable.push({ name: candidate.name, why: `even deleting it: ${describeScore(best)}` });
+      continue;
+    }
     const outcome = computeConsolidation([candidate], input);
+    const score = 'command' in outcome ? outcome.command.score : outcome.score;
+    if (score) scored.push(score);
     if ('none' in outcome) {
       unconsolidatable.push({ name: candidate.name, why: whyNot(candidate, outcome.none, input) });
     } else if (!isHeld(input, outcome.command)) {
-      return { command: outcome.command, unconsolidatable };
+      return { command: outcome.command, unconsolidatable, scored };
     }
   }
-  return { unconsolidatable };
+  return { unconsolidatable, scored };
 }
 
 /** Multi-node before single-node, as upstream; what single-node could not consolidate, and why. */
 export function underutilizedSearch(input: UnderutilizedInput): UnderutilizedSearch {
-  const multi = multiNodeConsolidation(input);
-  return multi ? { command: multi, unconsolidatable: [] } : singleNodeConsolidation(input);
+  const scored: MoveScore[] = [];
+  const multi = multiNodeConsolidation(input, scored);
+  return multi ? { command: multi, unconsolidatable: [], scored } : singleNodeConsolidation(input, scored);
 }
 
 export function underutilizedCommand(input: UnderutilizedInput): UnderutilizedCommand | undefined {

@@ -156,7 +156,10 @@ async function emptinessCommand(
 /** Upstream bounds single-node consolidation to 3 minutes; the sweep has less to spare. */
 const UNDERUTILIZED_SEARCH_MS = 30_000;
 
-/** Policy WhenEmptyOrUnderutilized: multi-node, then single-node, within the Underutilized budget. */
+/**
+ * Policy WhenEmptyOrUnderutilized or Balanced (which also scores every move): multi-node, then
+ * single-node, within the Underutilized budget.
+ */
 async function underutilizedCommandFor(
   context: SweepContext,
   nodePool: NodePool,
@@ -165,7 +168,7 @@ async function underutilizedCommandFor(
   pods: ClusterPods,
 ): Promise<ConsolidationCommand | undefined> {
   const policy = nodePool.spec.disruption?.consolidationPolicy ?? KarpenterDefaults.consolidationPolicy;
-  if (policy !== 'WhenEmptyOrUnderutilized') return undefined;
+  if (policy !== 'WhenEmptyOrUnderutilized' && policy !== 'Balanced') return undefined;
   const candidates = verdicts.filter((v): v is Candidate => v.kind === 'candidate');
   if (candidates.length === 0) return undefined;
   const { deps } = context;
@@ -187,6 +190,19 @@ async function underutilizedCommandFor(
     candidates: orderCandidates(input.candidates),
     heldCommands: heldConsolidationCommands(nodePool, deps.now()),
   });
+  for (const move of search.scored) {
+    const labels = {
+      decision: move.approved ? 'approved' : 'rejected',
+      nodepool: nodePool.metadata.name,
+      policy: 'Balanced',
+    };
+    deps.metrics.observe(
+      'karpenter_consolidation_score',
+      Number.isFinite(move.score) ? move.score : 1e9,
+      labels,
+    );
+    deps.metrics.increment('karpenter_consolidation_moves_total', labels);
+  }
   const byName = new Map(candidates.map((c) => [c.name, c]));
   for (const { name, why } of search.unconsolidatable) {
     const candidate = byName.get(name);

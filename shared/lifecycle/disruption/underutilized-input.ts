@@ -5,9 +5,21 @@
 // offerings sized for the NodePool's AKSNodeClass, priced by the book launch orders by, and without the
 // offerings the unavailable-offerings table blocks (launch failures, quota), so consolidation never
 // decides a replacement that launch would refuse. Without its AKSNodeClass a NodePool cannot launch at
-// all, and its candidates can only be deleted.
+// all, and its candidates can only be deleted. Under policy Balanced the input carries the NodePool's
+// totals (every node's price and disruption cost) that each move is scored against.
 import type { Candidate } from '../../decisions/consolidation/candidates.js';
-import type { ConsolidationPod } from '../../decisions/consolidation/pods.js';
+import {
+  BALANCED_K,
+  nodeDisruptionCost,
+  podEvictionCost,
+  type PoolTotals,
+} from '../../decisions/consolidation/balanced.js';
+import {
+  isMirrorPod,
+  isOwnedByDaemonSet,
+  isTerminal,
+  type ConsolidationPod,
+} from '../../decisions/consolidation/pods.js';
 import type {
   UnderutilizedCandidate,
   UnderutilizedInput,
@@ -121,20 +133,27 @@ export async function underutilizedInput(
         })),
       initialized: !nodeClaim || isConditionTrue(nodeClaim.status?.conditions, ConditionTypes.initialized),
     }));
-  const priced = (c: Candidate): UnderutilizedCandidate => {
-    const labels = c.input.node?.metadata.labels ?? {};
+  const offeringOf = (node: Node | undefined) => {
+    const labels = node?.metadata.labels ?? {};
     const instanceType = labels[WellKnown.instanceTypeLabel] ?? '';
     const capacityType = (labels[WellKnown.capacityTypeLabel] ?? 'on-demand') as CapacityType;
+    return { instanceType, capacityType, price: priceOf(prices, instanceType, capacityType) };
+  };
+  const priced = (c: Candidate): UnderutilizedCandidate => {
+    const { instanceType, capacityType, price } = offeringOf(c.input.node);
     return {
       name: c.name,
       nodeName: c.input.node?.metadata.name ?? '',
-      price: priceOf(prices, instanceType, capacityType) ?? Infinity,
+      price: price ?? Infinity,
       capacityType,
       instanceType,
       pods: c.reschedulable.map(schedulingPodOf),
-      disruptionCost: 1 + c.reschedulable.length,
+      disruptionCost: nodeDisruptionCost(c.reschedulable.map(podEvictionCost)),
     };
   };
+  const policy = context.nodePool.spec.disruption?.consolidationPolicy;
+  const balanced =
+    policy === 'Balanced' ? { totals: poolTotals(context, offeringOf), k: BALANCED_K } : undefined;
   return {
     candidates: candidates.map(priced),
     cluster: { nodePools: [pool], existingNodes },
@@ -143,6 +162,29 @@ export async function underutilizedInput(
     pendingPods: context.pods.pending.map(schedulingPodOf),
     allowed: context.allowed,
     spotToSpot: context.spotToSpot,
+    ...(balanced ? { balanced } : {}),
     ...(context.deadline !== undefined ? { deadline: context.deadline } : {}),
   };
+}
+
+/**
+ * Every node of the NodePool, candidate or not (upstream: non-candidates still count in the denominators):
+ * their prices (a node without a known price adds nothing) and disruption costs (1 per node, plus the
+ * eviction cost of each pod that would be evicted: not DaemonSet, mirror or finished pods).
+ */
+function poolTotals(
+  context: UnderutilizedContext,
+  offeringOf: (node: Node | undefined) => { price: number | undefined },
+): PoolTotals {
+  let totalCost = 0;
+  let totalDisruptionCost = 0;
+  for (const { node, nodeClaim } of context.nodes) {
+    if (nodeClaim?.metadata.labels?.[WellKnown.nodePoolLabel] !== context.nodePool.metadata.name) continue;
+    totalCost += offeringOf(node).price ?? 0;
+    const evicted = (context.pods.byNode.get(node.metadata.name) ?? []).filter(
+      (p) => !isOwnedByDaemonSet(p) && !isMirrorPod(p) && !isTerminal(p),
+    );
+    totalDisruptionCost += nodeDisruptionCost(evicted.map(podEvictionCost));
+  }
+  return { totalCost, totalDisruptionCost };
 }
