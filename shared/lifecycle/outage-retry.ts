@@ -11,7 +11,7 @@
 import type * as df from 'durable-functions';
 import { isTransient as isTransientArmError } from '../azure/virtual-machines.js';
 import { statusCodeOf } from '../kube/errors.js';
-import type { HandlerContext } from '../runtime/definitions.js';
+import { activity, type ActivityFunctionDefinition, type HandlerContext } from '../runtime/definitions.js';
 
 /** The first wait after a transient failure; it doubles up to OUTAGE_MAX_WAIT_MS. */
 export const OUTAGE_FIRST_WAIT_MS = 1_000;
@@ -83,6 +83,14 @@ export function answeringTransientErrors<Input>(
       return { tag: TAG, transient: message.slice(0, 500) };
     }
   };
+}
+
+/** An activity (definitions.ts) whose transient errors its orchestration waits out. */
+export function outageTolerantActivity<Input>(
+  name: string,
+  handler: (input: Input, context: HandlerContext) => Promise<unknown>,
+): ActivityFunctionDefinition {
+  return activity(name, answeringTransientErrors(handler));
 }
 
 /** The wait before the attempt-th call again (attempt counts from 1). */
