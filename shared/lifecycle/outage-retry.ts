@@ -111,7 +111,8 @@ export function* callActivityThroughOutages<T>(
   for (let attempt = 1; ; attempt++) {
     const result = yield context.df.callActivity(name, input);
     if (!isAttempt(result)) return result as T;
-    if ('value' in result) return result.value as T;
+    // An activity that returned nothing has no `value` once its answer went through JSON.
+    if (!('transient' in result)) return (result as { value?: unknown }).value as T;
     const now = context.df.currentUtcDateTime.getTime();
     if (now - started >= OUTAGE_GIVE_UP_MS) {
       throw new Error(

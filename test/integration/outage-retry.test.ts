@@ -90,6 +90,38 @@ describe('an orchestration through an outage', () => {
     expect(flaky.calls()).toBe(5);
   });
 
+  it('returns what an activity that answers nothing answers, at once (its answer loses `value` in JSON)', async () => {
+    let calls = 0;
+    const host = createHost({
+      definitions: [
+        activity(
+          'Quiet',
+          answeringTransientErrors(async () => {
+            calls++;
+          }),
+        ),
+        {
+          kind: 'orchestration',
+          name: 'CallsQuiet',
+          handler: function* (context: OrchestrationContext) {
+            const value: unknown = yield* callActivityThroughOutages(context, 'Quiet', {});
+            return { value: value ?? 'nothing' };
+          },
+        },
+      ],
+      clock: createScaledClock(600),
+      log: silentLogger,
+    });
+    await host.start();
+    const done = nextHostEvent(host, finished('outage-3'));
+    await host.orchestrations.startNew('CallsQuiet', { instanceId: 'outage-3' });
+    await done;
+    const status = await host.orchestrations.getStatus('outage-3');
+    expect(status?.runtimeStatus).toBe('Completed');
+    expect(status?.output).toEqual({ value: 'nothing' });
+    expect(calls).toBe(1);
+  });
+
   it('fails at once on an error that is not transient', async () => {
     const flaky = definitions([() => new ApiException(422, 'Unprocessable', '', {})]);
     const host = createHost({

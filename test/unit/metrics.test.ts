@@ -66,11 +66,11 @@ describe('metrics', () => {
     ).toHaveLength(2);
   });
 
-  it('names every metric after Karpenter (karpenter_ prefix, _total counters, _seconds histograms)', () => {
+  it('names every metric after Karpenter (karpenter_ prefix, _total counters, _seconds histograms but for the dimensionless score)', () => {
     for (const [name, definition] of Object.entries(metricCatalog)) {
       expect(name).toMatch(/^karpenter_[a-z_]+$/);
       if (definition.kind === 'counter') expect(name).toMatch(/_total$/);
-      else expect(name).toMatch(/_seconds$/);
+      else expect(name).toMatch(definition.unit === '1' ? /_score$/ : /_seconds$/);
     }
     expect(Object.keys(metricCatalog)).toEqual(
       expect.arrayContaining([
