@@ -66,6 +66,12 @@ function isAttempt(result: unknown): result is ActivityAttempt {
   return typeof result === 'object' && result !== null && (result as { tag?: unknown }).tag === TAG;
 }
 
+/** What the activity itself answered, for readers of raw activity results (the local scenarios' relay). */
+export function activityAnswerOf(result: unknown): unknown {
+  if (!isAttempt(result)) return result;
+  return 'transient' in result ? undefined : (result as { value?: unknown }).value;
+}
+
 /** Wraps an activity's handler: a transient error becomes an answer the orchestration waits out. */
 export function answeringTransientErrors<Input>(
   handler: (input: Input, context: HandlerContext) => Promise<unknown>,
@@ -112,7 +118,7 @@ export function* callActivityThroughOutages<T>(
     const result = yield context.df.callActivity(name, input);
     if (!isAttempt(result)) return result as T;
     // An activity that returned nothing has no `value` once its answer went through JSON.
-    if (!('transient' in result)) return (result as { value?: unknown }).value as T;
+    if (!('transient' in result)) return activityAnswerOf(result) as T;
     const now = context.df.currentUtcDateTime.getTime();
     if (now - started >= OUTAGE_GIVE_UP_MS) {
       throw new Error(
