@@ -59,7 +59,7 @@ export const metricCatalog = {
   karpenter_voluntary_disruption_decisions_total: {
     kind: 'counter',
     description:
-      'Disruption decisions taken, by decision (replace), reason and consolidation_type (empty for drift).',
+      'Disruption decisions taken, by decision (delete, replace), reason (drifted, empty, underutilized) and consolidation_type (empty, single, multi; empty string for drift).',
   },
   karpenter_cloudprovider_errors_total: {
     kind: 'counter',

@@ -219,6 +219,7 @@ async function disruptAll(
   for (const candidate of candidates) {
     if (await disrupt(deps, candidate, command.reason, context)) deleted.push(candidate.name);
   }
+  if (deleted.length > 0) countDecision(deps, command, 'delete', deleted.length);
   deps.log.info('consolidation executed', {
     nodePool: command.nodePool.name,
     reason: command.reason,
@@ -226,6 +227,20 @@ async function disruptAll(
     dropped,
   });
   return { outcome: 'Executed', deleted, dropped };
+}
+
+/** One decision carried out, labelled as upstream: reason and consolidation type (empty, single, multi). */
+function countDecision(
+  deps: LifecycleDependencies,
+  command: ConsolidationCommand,
+  decision: 'delete' | 'replace',
+  candidates: number,
+): void {
+  deps.metrics.increment('karpenter_voluntary_disruption_decisions_total', {
+    decision,
+    reason: command.reason.toLowerCase(),
+    consolidation_type: command.reason === 'Empty' ? 'empty' : candidates > 1 ? 'multi' : 'single',
+  });
 }
 
 function invalid(
@@ -289,6 +304,7 @@ async function executeUnderutilized(
     requirements: decided.replacement.requirements,
   };
   await launchReplacement(deps, replacement, context);
+  countDecision(deps, command, 'replace', candidates.length);
   deps.log.info('consolidation replacing', {
     nodePool: command.nodePool.name,
     candidates: candidates.map((c) => c.name),
