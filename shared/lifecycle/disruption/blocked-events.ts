@@ -53,48 +53,31 @@ export function nodePoolTarget(nodePool: NodePool): EventTarget {
   };
 }
 
-async function publishOnNode(
-  deps: LifecycleDependencies,
-  target: { nodeClaim: NodeClaim; node: Node | undefined },
-  event: { reason: string; message: string; windowMs: number },
-): Promise<void> {
-  const { nodeClaim, node } = target;
-  const key = `${nodeClaim.metadata.uid ?? nodeClaim.metadata.name}|${event.reason}|${event.message}`;
-  if (!firstInWindow(key, deps.now().getTime(), event.windowMs)) return;
-  if (node) await deps.events.normal(nodeTarget(node), event.reason, event.message);
-  await deps.events.normal(nodeClaimTarget(nodeClaim), event.reason, event.message);
-}
-
-/** DisruptionBlocked on the Node and the NodeClaim, once per dedupe window for the same message. */
-export async function publishNodeBlocked(
+type NodeEventPublisher = (
   deps: LifecycleDependencies,
   nodeClaim: NodeClaim,
   node: Node | undefined,
   message: string,
-): Promise<void> {
-  await publishOnNode(
-    deps,
-    { nodeClaim, node },
-    { reason: DISRUPTION_BLOCKED, message, windowMs: NODE_DEDUPE_MS },
-  );
+) => Promise<void>;
+
+/** An event on the Node and the NodeClaim, once per dedupe window for the same reason and message. */
+function nodeEventPublisher(reason: string, windowMs: number): NodeEventPublisher {
+  return async (deps, nodeClaim, node, message) => {
+    const key = `${nodeClaim.metadata.uid ?? nodeClaim.metadata.name}|${reason}|${message}`;
+    if (!firstInWindow(key, deps.now().getTime(), windowMs)) return;
+    if (node) await deps.events.normal(nodeTarget(node), reason, message);
+    await deps.events.normal(nodeClaimTarget(nodeClaim), reason, message);
+  };
 }
+
+/** DisruptionBlocked: a blocker the user can act on keeps the node from being a candidate. */
+export const publishNodeBlocked = nodeEventPublisher(DISRUPTION_BLOCKED, NODE_DEDUPE_MS);
 
 /**
- * Unconsolidatable on the Node and the NodeClaim: a candidate consolidation looked at and cannot
- * consolidate now, or whose last command failed and is held (the message says until when).
+ * Unconsolidatable: a candidate consolidation looked at and cannot consolidate now, or whose last command
+ * failed and is held (the message says until when).
  */
-export async function publishUnconsolidatable(
-  deps: LifecycleDependencies,
-  nodeClaim: NodeClaim,
-  node: Node | undefined,
-  message: string,
-): Promise<void> {
-  await publishOnNode(
-    deps,
-    { nodeClaim, node },
-    { reason: UNCONSOLIDATABLE, message, windowMs: UNCONSOLIDATABLE_DEDUPE_MS },
-  );
-}
+export const publishUnconsolidatable = nodeEventPublisher(UNCONSOLIDATABLE, UNCONSOLIDATABLE_DEDUPE_MS);
 
 /** DisruptionBlocked on the NodePool when its budget for `reason` allows nothing now. */
 export async function publishBudgetBlocked(
