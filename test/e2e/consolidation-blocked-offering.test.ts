@@ -102,6 +102,9 @@ describe('consolidation and the failure memory', () => {
         metadata: { name: `small-${suffix}`, namespace, labels: { test: suffix } },
         spec: {
           nodeName: old.status?.nodeName ?? '',
+          // Only this file's nodes: other files' nodes on the shared control plane could take the pod, and
+          // consolidation would then delete the node instead of considering its replacement.
+          nodeSelector: { 'karpenter.sh/nodepool': poolName },
           terminationGracePeriodSeconds: 0,
           containers: [
             {
