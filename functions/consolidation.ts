@@ -10,18 +10,19 @@ import {
   type ConsolidationCommand,
   type ConsolidationReplacementInput,
 } from '../shared/lifecycle/disruption/consolidation.js';
-import { activity, orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
+import { outageTolerantActivity } from '../shared/lifecycle/outage-retry.js';
+import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { ConsolidationNames } from '../shared/runtime/function-names.js';
 
 export const consolidationFunctions: readonly FunctionDefinition[] = [
   orchestration(ConsolidationNames.orchestration, consolidationOrchestrator),
-  activity(ConsolidationNames.execute, (input: ConsolidationCommand, context) =>
+  outageTolerantActivity(ConsolidationNames.execute, (input: ConsolidationCommand, context) =>
     executeConsolidation(getDependencies(), input, context),
   ),
-  activity(ConsolidationNames.complete, (input: ConsolidationReplacementInput, context) =>
+  outageTolerantActivity(ConsolidationNames.complete, (input: ConsolidationReplacementInput, context) =>
     completeConsolidationReplacement(getDependencies(), input, context),
   ),
-  activity(ConsolidationNames.abandon, (input: ConsolidationReplacementInput) =>
+  outageTolerantActivity(ConsolidationNames.abandon, (input: ConsolidationReplacementInput) =>
     abandonConsolidationReplacement(getDependencies(), input),
   ),
 ];

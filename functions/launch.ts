@@ -12,22 +12,23 @@ import {
   recordLaunchSuccess,
   recordMonitorFailure,
 } from '../shared/lifecycle/launch/launch-outcome.js';
-import { activity, orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
+import { outageTolerantActivity } from '../shared/lifecycle/outage-retry.js';
+import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { LaunchMonitorNames } from '../shared/runtime/function-names.js';
 
 export const launchFunctions: readonly FunctionDefinition[] = [
   orchestration(LaunchMonitorNames.orchestration, launchMonitorOrchestrator),
   // One poll of a VM's creation LRO (restores the serialized SDK poller).
-  activity(LaunchMonitorNames.pollVmCreation, (input: PollVmCreationInput) =>
+  outageTolerantActivity(LaunchMonitorNames.pollVmCreation, (input: PollVmCreationInput) =>
     pollVmCreation(getDependencies(), input),
   ),
   // Launched=True, imageID, capacity and allocatable on the NodeClaim.
-  activity(LaunchMonitorNames.recordLaunchSuccess, (input: LaunchMonitorInput) =>
+  outageTolerantActivity(LaunchMonitorNames.recordLaunchSuccess, (input: LaunchMonitorInput) =>
     recordLaunchSuccess(getDependencies(), input),
   ),
   // Launched=False with the classified reason, offering marked unavailable, VM and NodeClaim deleted; or,
   // for a transient failure within the retry bound, the VM deleted and the NodeClaim launched again.
-  activity(LaunchMonitorNames.recordLaunchFailure, (input: RecordLaunchFailureInput, context) =>
+  outageTolerantActivity(LaunchMonitorNames.recordLaunchFailure, (input: RecordLaunchFailureInput, context) =>
     recordMonitorFailure(getDependencies(), input, context),
   ),
 ];

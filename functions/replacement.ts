@@ -11,23 +11,30 @@ import {
   type AbandonInput,
   type ReplacementInput,
 } from '../shared/lifecycle/disruption/replacement.js';
-import { activity, orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
+import { outageTolerantActivity } from '../shared/lifecycle/outage-retry.js';
+import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { ReplacementNames } from '../shared/runtime/function-names.js';
 
 export const replacementFunctions: readonly FunctionDefinition[] = [
   orchestration(ReplacementNames.orchestration, replacementOrchestrator),
   // Marks the old NodeClaim and taints its Node karpenter.sh/disrupted:NoSchedule.
-  activity(ReplacementNames.begin, (input: ReplacementInput) => beginReplacement(getDependencies(), input)),
+  outageTolerantActivity(ReplacementNames.begin, (input: ReplacementInput) =>
+    beginReplacement(getDependencies(), input),
+  ),
   // Creates the replacement NodeClaim from the NodePool's current template and launches it.
-  activity(ReplacementNames.launch, (input: ReplacementInput, context) =>
+  outageTolerantActivity(ReplacementNames.launch, (input: ReplacementInput, context) =>
     launchReplacement(getDependencies(), input, context),
   ),
   // Reports whether the replacement NodeClaim is Initialized, pending or failed.
-  activity(ReplacementNames.check, (input: ReplacementInput) => checkReplacement(getDependencies(), input)),
+  outageTolerantActivity(ReplacementNames.check, (input: ReplacementInput) =>
+    checkReplacement(getDependencies(), input),
+  ),
   // Deletes the old NodeClaim once its replacement is Initialized.
-  activity(ReplacementNames.complete, (input: ReplacementInput, context) =>
+  outageTolerantActivity(ReplacementNames.complete, (input: ReplacementInput, context) =>
     completeReplacement(getDependencies(), input, context),
   ),
   // Puts the old node back in service after a failed replacement, with a backoff.
-  activity(ReplacementNames.abandon, (input: AbandonInput) => abandonReplacement(getDependencies(), input)),
+  outageTolerantActivity(ReplacementNames.abandon, (input: AbandonInput) =>
+    abandonReplacement(getDependencies(), input),
+  ),
 ];

@@ -8,19 +8,22 @@ import {
   terminationOrchestrator,
   type TerminationInput,
 } from '../shared/lifecycle/termination/termination.js';
-import { activity, orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
+import { outageTolerantActivity } from '../shared/lifecycle/outage-retry.js';
+import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { TerminationNames } from '../shared/runtime/function-names.js';
 
 export const terminationFunctions: readonly FunctionDefinition[] = [
   orchestration(TerminationNames.orchestration, terminationOrchestrator),
   // One drain pass over the Node (taint, evict, delete what is left after the grace period).
-  activity(TerminationNames.drain, (input: DrainInput) => drainNodeClaim(getDependencies(), input)),
+  outageTolerantActivity(TerminationNames.drain, (input: DrainInput) =>
+    drainNodeClaim(getDependencies(), input),
+  ),
   // Stops the launch monitor and deletes the VM; reports 'Gone' once ARM no longer has it.
-  activity(TerminationNames.deleteVm, (input: TerminationInput, context) =>
+  outageTolerantActivity(TerminationNames.deleteVm, (input: TerminationInput, context) =>
     deleteNodeClaimVm(getDependencies(), input, context),
   ),
   // Deletes the Node and removes the NodeClaim's termination finalizer.
-  activity(TerminationNames.finish, (input: TerminationInput) =>
+  outageTolerantActivity(TerminationNames.finish, (input: TerminationInput) =>
     finishNodeClaimTermination(getDependencies(), input),
   ),
 ];

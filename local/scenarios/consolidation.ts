@@ -185,19 +185,31 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
       stack.timings.consolidationValidationSeconds +
       3 * stack.timings.sweepPeriodSeconds) *
     1_000;
-  await waitFor(context, 'consolidation to settle', patience(stack, 30, quietMs), () => {
+  const unsettled = (): string[] => {
     const claims = ofPool();
     const last = recorder.history.nodeClaims.at(-1)?.at ?? 0;
     const pods = [...recorder.pods.values()];
-    const settled =
-      Date.now() - Math.max(last, openedAt) > quietMs &&
-      pods.length === PODS_AFTER &&
-      pods.every(isAvailable) &&
-      claims.every(
-        (c) => !c.metadata.deletionTimestamp && !disruptionReasonOf(c) && podsOn(c.status?.nodeName) > 0,
-      );
-    return settled ? true : undefined;
-  });
+    const quietFor = Date.now() - Math.max(last, openedAt);
+    return [
+      ...(quietFor > quietMs ? [] : [`NodeClaims changed ${(quietFor / 1000).toFixed(0)} s ago`]),
+      ...(pods.length === PODS_AFTER ? [] : [`${pods.length} pods, not ${PODS_AFTER}`]),
+      ...pods.filter((p) => !isAvailable(p)).map((p) => `pod ${p.metadata.name} not available`),
+      ...claims.flatMap((c) =>
+        c.metadata.deletionTimestamp || disruptionReasonOf(c) || podsOn(c.status?.nodeName) === 0
+          ? [
+              `${c.metadata.name}: ${c.metadata.deletionTimestamp ? 'deleting' : disruptionReasonOf(c) ? `marked ${disruptionReasonOf(c)}` : 'no pods'}`,
+            ]
+          : [],
+      ),
+    ];
+  };
+  await waitFor(
+    context,
+    'consolidation to settle',
+    patience(stack, 30, quietMs),
+    () => (unsettled().length === 0 ? true : undefined),
+    () => unsettled().join('; '),
+  );
   const after = ofPool();
   const sizesAfter = after.map((c) => instanceTypeOf(recorder, c));
   const priceAfter = hourlyPrice(book, sizesAfter);

@@ -10,6 +10,7 @@ import type {
   PollVmCreationResult,
 } from '../../shared/lifecycle/launch/launch-monitor.js';
 import { ConditionTypes, WellKnown, type NodeClaim } from '../../shared/models/index.js';
+import { activityAnswerOf } from '../../shared/lifecycle/outage-retry.js';
 import type { FaultMatch, FaultRuleInput } from '../arm-emulator/index.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
 import {
@@ -126,7 +127,8 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
     const pollsAfterFailure = polls.filter((call) => call.startedAt >= failedAt).length;
     const reportedByPoll = polls.some(
       (call) =>
-        (call.result as PollVmCreationResult | undefined)?.status === 'Failed' && call.endedAt <= failed.at,
+        (activityAnswerOf(call.result) as PollVmCreationResult | undefined)?.status === 'Failed' &&
+        call.endedAt <= failed.at,
     );
 
     await waitFor(context, `${claimName} to be removed after its failure`, patience(stack), () =>

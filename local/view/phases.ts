@@ -32,7 +32,7 @@ export const phaseMeaning: Record<Phase, string> = {
   Launched: 'VM running, no Node yet',
   Registered: 'Node synced and untainted',
   Initialized: 'Node ready, startup taints gone',
-  Disrupting: 'being replaced (drifted)',
+  Disrupting: 'marked for disruption (drift, consolidation)',
   LaunchFailed: 'Launched=False',
   Terminating: 'deleting: drain, VM, Node',
 };

@@ -80,7 +80,15 @@ export function startRecorder(options: RecorderOptions): Recorder {
   const syncs: Promise<void>[] = [];
   let stopped = false;
 
-  const follow = <T extends { metadata: { name: string } }>(
+  const sameVersion = (
+    known: { metadata: { resourceVersion?: string } } | undefined,
+    seen: { metadata: { resourceVersion?: string } },
+  ) =>
+    known !== undefined &&
+    known.metadata.resourceVersion !== undefined &&
+    known.metadata.resourceVersion === seen.metadata.resourceVersion;
+
+  const follow = <T extends { metadata: { name: string; resourceVersion?: string } }>(
     path: string,
     query: Record<string, string>,
     current: Map<string, T>,
@@ -105,6 +113,10 @@ export function startRecorder(options: RecorderOptions): Recorder {
             if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
             if (!keep(object)) return;
             const name = object.metadata.name;
+            // A reopened watch replays every object as ADDED; one the recorder already has at the same
+            // resourceVersion did not change, and recording it would make a quiet cluster look busy (the
+            // client ends a watch after 30 s without a line, so a quiet cluster reopens it every 30 s).
+            if (type === 'ADDED' && sameVersion(current.get(name), object)) return;
             if (type === 'DELETED') current.delete(name);
             else current.set(name, object);
             log?.push({ at: Date.now(), type, object });

@@ -100,7 +100,7 @@ export function renderScreen(state: ScreenState, maxRows = 14): string {
 
   if (state.nodePools.length > 0) {
     lines.push('');
-    lines.push('Disruption budget in use (Drifted)');
+    lines.push('Disruption budgets in use');
     for (const nodePool of state.nodePools) lines.push(`  ${budgetLine(nodePool, state)}`);
   }
 
@@ -116,7 +116,11 @@ export function renderScreen(state: ScreenState, maxRows = 14): string {
   return lines.join('\n');
 }
 
-/** "general-purpose: 2 disrupting of 5 allowed (10 initialized)". */
+/**
+ * "general-purpose: 2 disrupting (Underutilized 2); more allowed: Drifted 3, Empty 3, Underutilized 3
+ * (10 initialized)": what is disrupting and why (the DisruptionReason mark), and what each reason's budget
+ * still allows.
+ */
 export function budgetLine(
   nodePool: NodePool,
   state: Pick<ScreenState, 'nodeClaims' | 'nodes' | 'now'>,
@@ -135,11 +139,27 @@ export function budgetLine(
         managed: true,
         initialized:
           findCondition(nodeClaim.status?.conditions, ConditionTypes.initialized)?.status === 'True',
-        disrupting: Boolean(nodeClaim.metadata.deletionTimestamp) || notReady || tainted,
+        disrupting:
+          Boolean(nodeClaim.metadata.deletionTimestamp) ||
+          notReady ||
+          tainted ||
+          findCondition(nodeClaim.status?.conditions, ConditionTypes.disruptionReason)?.status === 'True',
       };
     });
-  const allowed = allowedDisruptions(nodePool, 'Drifted', budgetNodes, state.now);
-  return `${name}: ${allowed.disrupting} disrupting, ${allowed.allowed} more allowed (budget ${allowed.disrupting + allowed.allowed} of ${allowed.total} initialized)`;
+  const why = new Map<string, number>();
+  for (const nodeClaim of state.nodeClaims) {
+    if (nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel] !== name) continue;
+    const mark = findCondition(nodeClaim.status?.conditions, ConditionTypes.disruptionReason);
+    if (mark?.status === 'True') why.set(mark.reason ?? '?', (why.get(mark.reason ?? '?') ?? 0) + 1);
+  }
+  const reasons = (['Drifted', 'Empty', 'Underutilized'] as const).map((reason) => ({
+    reason,
+    budget: allowedDisruptions(nodePool, reason, budgetNodes, state.now),
+  }));
+  const first = reasons[0]?.budget;
+  const marked = [...why].map(([reason, count]) => `${reason} ${count}`).join(', ');
+  const allowed = reasons.map(({ reason, budget }) => `${reason} ${budget.allowed}`).join(', ');
+  return `${name}: ${first?.disrupting ?? 0} disrupting${marked ? ` (${marked})` : ''}; more allowed: ${allowed} (${first?.total ?? 0} initialized)`;
 }
 
 const nodeClaimWidths = [30, 12, 24, 9, 11, 12, 8, 28];

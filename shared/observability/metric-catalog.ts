@@ -168,6 +168,22 @@ export const metricCatalog = {
       'Time from the VM PUT to the end of its creation operation, which Karpenter waits for inside Create. Named after karpenter_nodeclaims_instance_termination_duration_seconds.',
     buckets: [1, 5, 10, 20, 30, 45, 60, 90, 120, 180, 240, 300, 600, 900],
   },
+  karpenter_consolidation_score: {
+    kind: 'histogram',
+    origin: 'upstream',
+    unit: '1',
+    labels: ['decision', 'nodepool', 'policy'],
+    description:
+      "Score of Balanced consolidation moves (savings share ÷ disruption share), by decision (approved, rejected), nodepool and policy (Karpenter's name and buckets).",
+    buckets: [0.1, 0.25, 0.33, 0.5, 1, 2, 5, 10],
+  },
+  karpenter_consolidation_moves_total: {
+    kind: 'counter',
+    origin: 'upstream',
+    labels: ['decision', 'nodepool', 'policy'],
+    description:
+      "Balanced consolidation moves scored, by decision (approved, rejected), nodepool and policy (Karpenter's name).",
+  },
 } as const satisfies Record<string, MetricDefinition>;
 
 export type MetricName = keyof typeof metricCatalog;

@@ -214,49 +214,76 @@ function wavesFromEnv(): { nodes: number; budget: number } | undefined {
 
 interface WavesMeasurement {
   mode: 'timer' | 'events';
-  cycle: DriftMeasurement;
-  row: DriftMeasurement;
+  /** One cycle and one wave per run, measured in turn, so each ratio has its own cycle. */
+  runs: { cycle: DriftMeasurement; row: DriftMeasurement }[];
+}
+
+/** DRIFT_BENCH_WAVE_RUNS: how many times each waves case runs (default 3), so the ratio has a spread. */
+function waveRunsFromEnv(): number {
+  const runs = Number(process.env.DRIFT_BENCH_WAVE_RUNS?.trim() || '3');
+  if (!Number.isInteger(runs) || runs < 1)
+    throw new Error('DRIFT_BENCH_WAVE_RUNS must be a positive integer');
+  return runs;
 }
 
 /**
- * One cycle (N=1, B=1) and N under B, both with the sweep every 5 s. 'timer': a freed slot waits for the
- * next sweep; 'events': the bridge's NodeClaim deletion event starts the next replacement at once.
+ * One cycle (N=1, B=1) and N under B, both with the sweep every 5 s, `runs` times. 'timer': a freed slot
+ * waits for the next sweep; 'events': the bridge's NodeClaim deletion event starts the next replacement
+ * at once.
  */
 async function measureWaves(
   app: RunningFunctionApp,
-  waves: { nodes: number; budget: number },
+  waves: { nodes: number; budget: number; runs: number },
   mode: WavesMeasurement['mode'],
 ): Promise<WavesMeasurement> {
   const pace = { sweepIntervalMs: WAVE_SWEEP_INTERVAL_MS, label: mode };
-  const cycle = await measure(app, 1, 1, pace);
-  const row = await measure(app, waves.nodes, waves.budget, pace);
-  process.stderr.write(
-    `[drift-bench] waves (${mode}): cycle ${cycle.makespanS.toFixed(1)} s, N=${waves.nodes} B=${waves.budget} ${row.makespanS.toFixed(1)} s\n`,
-  );
-  return { mode, cycle, row };
+  const runs: WavesMeasurement['runs'] = [];
+  for (let run = 1; run <= waves.runs; run++) {
+    const cycle = await measure(app, 1, 1, pace);
+    const row = await measure(app, waves.nodes, waves.budget, pace);
+    process.stderr.write(
+      `[drift-bench] waves (${mode}) run ${run}/${waves.runs}: cycle ${cycle.makespanS.toFixed(1)} s, N=${waves.nodes} B=${waves.budget} ${row.makespanS.toFixed(1)} s, ratio ${ratioOf(cycle, row).toFixed(2)}\n`,
+    );
+    runs.push({ cycle, row });
+  }
+  return { mode, runs };
+}
+
+const ratioOf = (cycle: DriftMeasurement, row: DriftMeasurement) =>
+  row.makespanS / (Math.ceil(row.nodes / row.budget) * cycle.makespanS);
+
+/** Mean, sample standard deviation, min and max. */
+export function spreadOf(values: readonly number[]): { mean: number; sd: number; min: number; max: number } {
+  const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
+  const variance =
+    values.length > 1 ? values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1) : 0;
+  return { mean, sd: Math.sqrt(variance), min: Math.min(...values), max: Math.max(...values) };
 }
 
 function wavesTable(rows: readonly WavesMeasurement[]): string {
   const header = [
     'freed slot reused',
-    'cycle s',
-    'makespan s',
-    'ceil(N/B) x cycle s',
-    'ratio',
+    'runs',
+    'cycle s (mean)',
+    'makespan s (mean)',
+    'ratio mean ± sd',
+    'ratio min–max',
     'goal',
-    'met',
+    'met (mean, every run)',
   ];
-  const lines = rows.map(({ mode, cycle, row }) => {
-    const ideal = Math.ceil(row.nodes / row.budget) * cycle.makespanS;
-    const ratio = row.makespanS / ideal;
+  const lines = rows.map(({ mode, runs }) => {
+    const ratios = spreadOf(runs.map(({ cycle, row }) => ratioOf(cycle, row)));
+    const cycles = spreadOf(runs.map(({ cycle }) => cycle.makespanS));
+    const makespans = spreadOf(runs.map(({ row }) => row.makespanS));
     return [
       mode === 'events' ? 'on the deletion event' : 'at the next sweep',
-      cycle.makespanS.toFixed(1),
-      row.makespanS.toFixed(1),
-      ideal.toFixed(1),
-      ratio.toFixed(2),
+      String(runs.length),
+      cycles.mean.toFixed(1),
+      makespans.mean.toFixed(1),
+      `${ratios.mean.toFixed(2)} ± ${ratios.sd.toFixed(2)}`,
+      `${ratios.min.toFixed(2)}–${ratios.max.toFixed(2)}`,
       `<= ${WAVE_RATIO_GOAL}`,
-      ratio <= WAVE_RATIO_GOAL ? 'yes' : 'no',
+      `${ratios.mean <= WAVE_RATIO_GOAL ? 'yes' : 'no'}, ${ratios.max <= WAVE_RATIO_GOAL ? 'yes' : 'no'}`,
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
@@ -358,8 +385,9 @@ export async function runDriftBench(): Promise<void> {
     );
     process.stdout.write(`${table(rows)}\n`);
 
-    const waves = wavesFromEnv();
-    if (waves) {
+    const wavesCase = wavesFromEnv();
+    if (wavesCase) {
+      const waves = { ...wavesCase, runs: waveRunsFromEnv() };
       const without = await measureWaves(app, waves, 'timer');
       const bridge = await startBridge({
         queue: {
@@ -375,7 +403,7 @@ export async function runDriftBench(): Promise<void> {
       stops.push(() => bridge.stop());
       const withEvents = await measureWaves(app, waves, 'events');
       process.stdout.write(
-        `\nWaves: N=${waves.nodes} drifted under budget B=${waves.budget}, sweep every ${WAVE_SWEEP_INTERVAL_MS / 1000} s; one cycle = the makespan of N=1, B=1 in the same setup\n`,
+        `\nWaves: N=${waves.nodes} drifted under budget B=${waves.budget}, sweep every ${WAVE_SWEEP_INTERVAL_MS / 1000} s, ${waves.runs} runs; one cycle = the makespan of N=1, B=1 measured just before each wave\n`,
       );
       process.stdout.write(`${wavesTable([without, withEvents])}\n`);
     }

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  commandKey,
   computeConsolidation,
   orderCandidates,
   underutilizedCommand,
+  underutilizedSearch,
   type UnderutilizedCandidate,
   type UnderutilizedInput,
 } from '../../shared/decisions/consolidation/underutilized.js';
@@ -244,5 +246,58 @@ describe('underutilized consolidation', () => {
     const a = candidate(node('a', 'large', []), [pod('x', '1'), pod('y', '1')]);
     const b = candidate(node('b', 'medium', []), []);
     expect(orderCandidates([a, b]).map((c) => c.name)).toEqual(['b-claim', 'a-claim']);
+  });
+
+  describe('what launch would refuse and what failed lately', () => {
+    const blocked = (names: string[]): InstanceType[] =>
+      types.map((t) =>
+        names.includes(t.name)
+          ? { ...t, offerings: t.offerings.map((o) => ({ ...o, available: false })) }
+          : t,
+      );
+    const pool = (instanceTypes: InstanceType[]) => ({
+      name: 'general',
+      requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In' as const, values: ['on-demand'] }],
+      instanceTypes,
+    });
+
+    it('never offers a replacement whose offerings are blocked, and says which blocked one would have served', () => {
+      const p1 = pod('a', '1');
+      const n1 = node('n1', 'large', [p1]);
+      const withBlocks = input([n1], [candidate(n1, [p1])], {}, ['on-demand']);
+      withBlocks.cluster.nodePools[0] = pool(blocked(['small', 'medium']));
+      withBlocks.unblockedNodePools = [pool(types)];
+      const search = underutilizedSearch(withBlocks);
+      expect(search.command).toBeUndefined();
+      expect(search.unconsolidatable).toEqual([
+        {
+          name: 'n1-claim',
+          why: 'no replacement is cheaper than $0.4000/h: the cheaper replacement (small, medium) is marked unavailable after recent launch failures',
+        },
+      ]);
+    });
+
+    it('offers the cheaper type that is still available when only one is blocked', () => {
+      const p1 = pod('a', '1');
+      const n1 = node('n1', 'large', [p1]);
+      const withBlocks = input([n1], [candidate(n1, [p1])], {}, ['on-demand']);
+      withBlocks.cluster.nodePools[0] = pool(blocked(['small']));
+      const command = underutilizedCommand(withBlocks);
+      expect(command).toMatchObject({ decision: 'replace', replacement: { instanceTypeNames: ['medium'] } });
+    });
+
+    it('passes over a held command, and decides it again once its instance types change', () => {
+      const p1 = pod('a', '1');
+      const n1 = node('n1', 'large', [p1]);
+      const plain = input([n1], [candidate(n1, [p1])], {}, ['on-demand']);
+      const first = underutilizedCommand(plain);
+      if (!first) throw new Error('expected a command');
+      expect(commandKey(first)).toBe('replace|n1-claim|medium,small');
+      const held = underutilizedSearch({ ...plain, heldCommands: new Set([commandKey(first)]) });
+      expect(held.command).toBeUndefined();
+      const changed = { ...plain, heldCommands: new Set([commandKey(first)]) };
+      changed.cluster = { ...plain.cluster, nodePools: [pool(blocked(['small']))] };
+      expect(underutilizedCommand(changed)).toMatchObject({ replacement: { instanceTypeNames: ['medium'] } });
+    });
   });
 });

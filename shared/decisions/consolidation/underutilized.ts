@@ -4,14 +4,21 @@
 // them) or on the remaining nodes plus exactly one new node that is strictly cheaper than the candidates
 // together (replace them)? Multi-node first (the largest prefix of the candidates, at most 100, found by
 // binary search, that consolidates), then single-node (the first candidate that does). Never m → n.
+// A command that failed lately (the command memory holds its key) is passed over, and every candidate the
+// single-node pass could not consolidate says why (upstream's Unconsolidatable), naming the cheaper
+// replacement that recent launch failures block when that is the reason. Under policy Balanced every
+// move must also score at least 1/k (balanced.ts); a candidate whose outright deletion would not is not
+// simulated on its own.
 import { WellKnown, type CapacityType } from '../../models/karpenter.js';
 import type { NodeSelectorRequirement } from '../../models/kube.js';
 import { solve } from '../scheduling/solve.js';
+import { canPassThreshold, describeScore, scoreMove, type MoveScore, type PoolTotals } from './balanced.js';
 import type {
   ExistingNode,
   InstanceType,
   NewNodeClaim,
   SchedulingInput,
+  SchedulingNodePool,
   SchedulingPod,
 } from '../scheduling/types.js';
 
@@ -49,6 +56,29 @@ export interface UnderutilizedInput {
   /** Stop starting new simulations after this (upstream: 1 min multi-node, 3 min single-node). */
   deadline?: number;
   now?: () => number;
+  /**
+   * The NodePools as they would be with no offering blocked by recent launch failures; present only when
+   * some offering is blocked. Used only to say why a candidate is not consolidated, never to decide.
+   */
+  unblockedNodePools?: SchedulingNodePool[];
+  /** Keys (commandKey) of commands that failed lately and are not to be issued again yet. */
+  heldCommands?: ReadonlySet<string>;
+  /** Policy Balanced: the NodePool's totals and k; every move must score at least 1/k. */
+  balanced?: { totals: PoolTotals; k: number };
+}
+
+/** A candidate the single-node pass could not consolidate, and why. */
+export interface Unconsolidatable {
+  name: string;
+  why: string;
+}
+
+export interface UnderutilizedSearch {
+  command?: UnderutilizedCommand;
+  /** Candidates the single-node pass tried and could not consolidate (empty when multi-node decided). */
+  unconsolidatable: Unconsolidatable[];
+  /** Policy Balanced: the score of every move the search simulated, approved or not. */
+  scored: MoveScore[];
 }
 
 export interface ConsolidationReplacement {
@@ -60,16 +90,17 @@ export interface ConsolidationReplacement {
   worstPrice: number;
 }
 
-export type UnderutilizedCommand =
+export type UnderutilizedCommand = (
   | { decision: 'delete'; candidates: UnderutilizedCandidate[]; savings: number }
   | {
       decision: 'replace';
       candidates: UnderutilizedCandidate[];
       replacement: ConsolidationReplacement;
       savings: number;
-    };
+    }
+) & { score?: MoveScore };
 
-export type ComputeOutcome = { command: UnderutilizedCommand } | { none: string };
+export type ComputeOutcome = { command: UnderutilizedCommand } | { none: string; score?: MoveScore };
 
 /** Most expensive per disruption first, as upstream: where moving pods saves the most. */
 export function orderCandidates(candidates: readonly UnderutilizedCandidate[]): UnderutilizedCandidate[] {
@@ -159,11 +190,24 @@ function cheaperReplacement(
   };
 }
 
-/** Upstream's computeConsolidation for one set of candidates. */
+/** Upstream's computeConsolidation for one set of candidates, scored under policy Balanced. */
 export function computeConsolidation(
   candidates: readonly UnderutilizedCandidate[],
   input: UnderutilizedInput,
   options: { sameTypeMustBeCheaper?: boolean } = {},
+): ComputeOutcome {
+  const outcome = feasibleConsolidation(candidates, input, options);
+  if (!input.balanced || 'none' in outcome) return outcome;
+  const disruption = candidates.reduce((sum, c) => sum + c.disruptionCost, 0);
+  const score = scoreMove(outcome.command.savings, disruption, input.balanced.totals, input.balanced.k);
+  if (!score.approved) return { none: describeScore(score), score };
+  return { command: { ...outcome.command, score } };
+}
+
+function feasibleConsolidation(
+  candidates: readonly UnderutilizedCandidate[],
+  input: UnderutilizedInput,
+  options: { sameTypeMustBeCheaper?: boolean },
 ): ComputeOutcome {
   const leaving = new Set(candidates.map((c) => c.nodeName));
   const existingNodes: ExistingNode[] = (input.cluster.existingNodes ?? []).filter(
@@ -171,7 +215,13 @@ export function computeConsolidation(
   );
   const moving = candidates.flatMap((c) => c.pods);
   const movingUids = new Set(moving.map((p) => p.metadata.uid));
-  const result = solve({ ...input.cluster, existingNodes, pods: [...moving, ...input.pendingPods] });
+  // A command launches one replacement at most: the packer may not split it into two cheaper ones.
+  const result = solve({
+    ...input.cluster,
+    existingNodes,
+    pods: [...moving, ...input.pendingPods],
+    options: { ...input.cluster.options, packing: 'CostWithoutMoreNodeClaims' },
+  });
   const stuck = result.unschedulable.find((u) => movingUids.has(u.pod.uid));
   if (stuck)
     return { none: `pod ${stuck.pod.namespace}/${stuck.pod.name} would not schedule: ${stuck.reason}` };
@@ -252,6 +302,19 @@ function withoutSameType(
   };
 }
 
+/**
+ * What makes two commands the same: the decision, the candidates and, for a replace, the instance types
+ * it may launch. A change to any of them (offerings unblocked, other candidates) is a different command.
+ */
+export function commandKey(command: UnderutilizedCommand): string {
+  const names = command.candidates.map((c) => c.name).sort();
+  const types = command.decision === 'replace' ? [...command.replacement.instanceTypeNames].sort() : [];
+  return `${command.decision}|${names.join(',')}|${types.join(',')}`;
+}
+
+const isHeld = (input: UnderutilizedInput, command: UnderutilizedCommand) =>
+  input.heldCommands?.has(commandKey(command)) === true;
+
 const timeUp = (input: UnderutilizedInput) =>
   input.deadline !== undefined && (input.now ?? Date.now)() >= input.deadline;
 
@@ -260,7 +323,10 @@ const timeUp = (input: UnderutilizedInput) =>
  * the same instance type as one of the candidates must be cheaper than the cheapest such candidate alone,
  * or the command would only shuffle pods between identical machines.
  */
-function multiNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand | undefined {
+function multiNodeConsolidation(
+  input: UnderutilizedInput,
+  scored: MoveScore[],
+): UnderutilizedCommand | undefined {
   const pool = input.candidates.slice(
     0,
     Math.min(MAX_MULTI_NODE_CANDIDATES, Math.max(0, Math.floor(input.allowed))),
@@ -272,26 +338,63 @@ function multiNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand
   while (low <= high && !timeUp(input)) {
     const mid = Math.floor((low + high) / 2);
     const outcome = computeConsolidation(pool.slice(0, mid + 1), input, { sameTypeMustBeCheaper: true });
+    const score = 'command' in outcome ? outcome.command.score : outcome.score;
+    if (score) scored.push(score);
     if ('command' in outcome) {
       best = outcome.command;
       low = mid + 1;
     } else high = mid - 1;
   }
-  return best;
+  return best && !isHeld(input, best) ? best : undefined;
+}
+
+/**
+ * Why a candidate does not consolidate: the simulation's answer, and, when some offering is blocked and
+ * the candidate would be replaced were nothing blocked, the blocked instance types that stand in the way.
+ */
+function whyNot(candidate: UnderutilizedCandidate, none: string, input: UnderutilizedInput): string {
+  if (!input.unblockedNodePools) return none;
+  const unblocked = computeConsolidation([candidate], {
+    ...input,
+    cluster: { ...input.cluster, nodePools: input.unblockedNodePools },
+  });
+  if (!('command' in unblocked) || unblocked.command.decision !== 'replace') return none;
+  const types = unblocked.command.replacement.instanceTypeNames;
+  const shown = types.slice(0, 3).join(', ') + (types.length > 3 ? `, and ${types.length - 3} more` : '');
+  return `${none}: the cheaper replacement (${shown}) is marked unavailable after recent launch failures`;
 }
 
 /** The first candidate, in order and within the budget, that consolidates on its own. */
-function singleNodeConsolidation(input: UnderutilizedInput): UnderutilizedCommand | undefined {
-  if (input.allowed < 1) return undefined;
+function singleNodeConsolidation(input: UnderutilizedInput, scored: MoveScore[]): UnderutilizedSearch {
+  const unconsolidatable: Unconsolidatable[] = [];
+  if (input.allowed < 1) return { unconsolidatable, scored };
   for (const candidate of input.candidates) {
-    if (timeUp(input)) return undefined;
+    if (timeUp(input)) break;
+    const { balanced } = input;
+    if (balanced && !canPassThreshold(candidate, balanced.totals, balanced.k)) {
+      const best = scoreMove(candidate.price, candidate.disruptionCost, balanced.totals, balanced.k);
+      unconsolidatable.push({ name: candidate.name, why: `even deleting it: ${describeScore(best)}` });
+      continue;
+    }
     const outcome = computeConsolidation([candidate], input);
-    if ('command' in outcome) return outcome.command;
+    const score = 'command' in outcome ? outcome.command.score : outcome.score;
+    if (score) scored.push(score);
+    if ('none' in outcome) {
+      unconsolidatable.push({ name: candidate.name, why: whyNot(candidate, outcome.none, input) });
+    } else if (!isHeld(input, outcome.command)) {
+      return { command: outcome.command, unconsolidatable, scored };
+    }
   }
-  return undefined;
+  return { unconsolidatable, scored };
 }
 
-/** Multi-node before single-node, as upstream. */
+/** Multi-node before single-node, as upstream; what single-node could not consolidate, and why. */
+export function underutilizedSearch(input: UnderutilizedInput): UnderutilizedSearch {
+  const scored: MoveScore[] = [];
+  const multi = multiNodeConsolidation(input, scored);
+  return multi ? { command: multi, unconsolidatable: [], scored } : singleNodeConsolidation(input, scored);
+}
+
 export function underutilizedCommand(input: UnderutilizedInput): UnderutilizedCommand | undefined {
-  return multiNodeConsolidation(input) ?? singleNodeConsolidation(input);
+  return underutilizedSearch(input).command;
 }

@@ -1,8 +1,9 @@
 // Events that tell a user why a node is not being disrupted, where they look (`kubectl describe` of the
 // NodeClaim, its Node, or the NodePool), with upstream Karpenter's reasons and messages. Upstream's
 // recorder drops a repeat of the same event within a dedupe window (2 minutes; 1 minute for a NodePool's
-// budget, which can change every minute); this process does the same, so a sweep every few seconds does
-// not write an event per blocked node each time.
+// budget, which can change every minute; 15 minutes for Unconsolidatable, whose reasons change slowly);
+// this process does the same, so a sweep every few seconds does not write an event per blocked node each
+// time.
 import type { EventTarget } from '../../kube/events.js';
 import type { DisruptionReason, NodeClaim, NodePool } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
@@ -11,9 +12,11 @@ import { nodeClaimTarget } from '../nodeclaim-writes.js';
 
 export const DISRUPTION_BLOCKED = 'DisruptionBlocked';
 export const DISRUPTION_TERMINATING = 'DisruptionTerminating';
+export const UNCONSOLIDATABLE = 'Unconsolidatable';
 
 const NODE_DEDUPE_MS = 2 * 60_000;
 const NODEPOOL_DEDUPE_MS = 60_000;
+const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
 
 const lastSent = new Map<string, number>();
 
@@ -26,7 +29,7 @@ function firstInWindow(key: string, now: number, windowMs: number): boolean {
   const last = lastSent.get(key);
   if (last !== undefined && now - last < windowMs) return false;
   if (lastSent.size > 10_000) {
-    for (const [k, at] of lastSent) if (now - at >= NODE_DEDUPE_MS) lastSent.delete(k);
+    for (const [k, at] of lastSent) if (now - at >= UNCONSOLIDATABLE_DEDUPE_MS) lastSent.delete(k);
   }
   lastSent.set(key, now);
   return true;
@@ -50,19 +53,31 @@ export function nodePoolTarget(nodePool: NodePool): EventTarget {
   };
 }
 
-/** DisruptionBlocked on the Node and the NodeClaim, once per dedupe window for the same message. */
-export async function publishNodeBlocked(
+type NodeEventPublisher = (
   deps: LifecycleDependencies,
   nodeClaim: NodeClaim,
   node: Node | undefined,
   message: string,
-): Promise<void> {
-  const now = deps.now().getTime();
-  const key = `${nodeClaim.metadata.uid ?? nodeClaim.metadata.name}|${message}`;
-  if (!firstInWindow(key, now, NODE_DEDUPE_MS)) return;
-  if (node) await deps.events.normal(nodeTarget(node), DISRUPTION_BLOCKED, message);
-  await deps.events.normal(nodeClaimTarget(nodeClaim), DISRUPTION_BLOCKED, message);
+) => Promise<void>;
+
+/** An event on the Node and the NodeClaim, once per dedupe window for the same reason and message. */
+function nodeEventPublisher(reason: string, windowMs: number): NodeEventPublisher {
+  return async (deps, nodeClaim, node, message) => {
+    const key = `${nodeClaim.metadata.uid ?? nodeClaim.metadata.name}|${reason}|${message}`;
+    if (!firstInWindow(key, deps.now().getTime(), windowMs)) return;
+    if (node) await deps.events.normal(nodeTarget(node), reason, message);
+    await deps.events.normal(nodeClaimTarget(nodeClaim), reason, message);
+  };
 }
+
+/** DisruptionBlocked: a blocker the user can act on keeps the node from being a candidate. */
+export const publishNodeBlocked = nodeEventPublisher(DISRUPTION_BLOCKED, NODE_DEDUPE_MS);
+
+/**
+ * Unconsolidatable: a candidate consolidation looked at and cannot consolidate now, or whose last command
+ * failed and is held (the message says until when).
+ */
+export const publishUnconsolidatable = nodeEventPublisher(UNCONSOLIDATABLE, UNCONSOLIDATABLE_DEDUPE_MS);
 
 /** DisruptionBlocked on the NodePool when its budget for `reason` allows nothing now. */
 export async function publishBudgetBlocked(

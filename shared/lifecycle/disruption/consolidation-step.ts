@@ -3,7 +3,9 @@
 // candidates (DisruptionBlocked events), then decide one command and start its orchestration, which
 // re-validates it after the validation delay (consolidation.ts). Methods in upstream's order, the first
 // that yields a command wins: Empty (any policy; as many empty nodes as the Empty budget allows), then
-// Underutilized (policy WhenEmptyOrUnderutilized).
+// Underutilized (policy WhenEmptyOrUnderutilized). A command that failed lately is not decided again
+// (command-memory.ts), and each candidate the single-node search could not consolidate says why in one
+// Unconsolidatable event (deduplicated as upstream), instead of a command that launch would refuse.
 import { allowedDisruptions } from '../../decisions/budgets.js';
 
 import {
@@ -13,13 +15,18 @@ import {
   type CandidateVerdict,
 } from '../../decisions/consolidation/candidates.js';
 import { consolidateAfterOf } from '../../decisions/consolidation/timing.js';
-import { orderCandidates, underutilizedCommand } from '../../decisions/consolidation/underutilized.js';
+import {
+  commandKey,
+  orderCandidates,
+  underutilizedSearch,
+} from '../../decisions/consolidation/underutilized.js';
 import { removeCondition } from '../../decisions/conditions.js';
 import { budgetNodesOf, disruptionReasonOf } from '../../decisions/disruption-state.js';
 import { ConditionTypes, KarpenterDefaults, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import { isOrchestrationActive } from '../../runtime/definitions.js';
 import type { StepReport, SweepContext, SweepStep } from '../sweep/step.js';
-import { publishBudgetBlocked, publishNodeBlocked } from './blocked-events.js';
+import { publishBudgetBlocked, publishNodeBlocked, publishUnconsolidatable } from './blocked-events.js';
+import { heldConsolidationCommands } from './command-memory.js';
 import { nodeInputsOf, sweepClusterPods, type ClusterPods } from './cluster-pods.js';
 import { consolidationInstanceId, type ConsolidationCommand } from './consolidation.js';
 import { ConsolidationNames } from '../../runtime/function-names.js';
@@ -149,7 +156,10 @@ async function emptinessCommand(
 /** Upstream bounds single-node consolidation to 3 minutes; the sweep has less to spare. */
 const UNDERUTILIZED_SEARCH_MS = 30_000;
 
-/** Policy WhenEmptyOrUnderutilized: multi-node, then single-node, within the Underutilized budget. */
+/**
+ * Policy WhenEmptyOrUnderutilized or Balanced (which also scores every move): multi-node, then
+ * single-node, within the Underutilized budget.
+ */
 async function underutilizedCommandFor(
   context: SweepContext,
   nodePool: NodePool,
@@ -158,7 +168,7 @@ async function underutilizedCommandFor(
   pods: ClusterPods,
 ): Promise<ConsolidationCommand | undefined> {
   const policy = nodePool.spec.disruption?.consolidationPolicy ?? KarpenterDefaults.consolidationPolicy;
-  if (policy !== 'WhenEmptyOrUnderutilized') return undefined;
+  if (policy !== 'WhenEmptyOrUnderutilized' && policy !== 'Balanced') return undefined;
   const candidates = verdicts.filter((v): v is Candidate => v.kind === 'candidate');
   if (candidates.length === 0) return undefined;
   const { deps } = context;
@@ -175,9 +185,31 @@ async function underutilizedCommandFor(
     spotToSpot: deps.settings.disruption.spotToSpotConsolidation,
     deadline: Date.now() + UNDERUTILIZED_SEARCH_MS,
   });
-  const decided = underutilizedCommand({ ...input, candidates: orderCandidates(input.candidates) });
-  if (!decided) return undefined;
+  const search = underutilizedSearch({
+    ...input,
+    candidates: orderCandidates(input.candidates),
+    heldCommands: heldConsolidationCommands(nodePool, deps.now()),
+  });
+  for (const move of search.scored) {
+    const labels = {
+      decision: move.approved ? 'approved' : 'rejected',
+      nodepool: nodePool.metadata.name,
+      policy: 'Balanced',
+    };
+    deps.metrics.observe(
+      'karpenter_consolidation_score',
+      Number.isFinite(move.score) ? move.score : 1e9,
+      labels,
+    );
+    deps.metrics.increment('karpenter_consolidation_moves_total', labels);
+  }
   const byName = new Map(candidates.map((c) => [c.name, c]));
+  for (const { name, why } of search.unconsolidatable) {
+    const candidate = byName.get(name);
+    if (candidate) await publishUnconsolidatable(deps, candidate.input.nodeClaim, candidate.input.node, why);
+  }
+  const decided = search.command;
+  if (!decided) return undefined;
   return {
     ...commandOf(
       context,
@@ -187,6 +219,7 @@ async function underutilizedCommandFor(
     ),
     decision: decided.decision,
     savings: decided.savings,
+    key: commandKey(decided),
   };
 }
 

@@ -5,11 +5,16 @@
 // pod nominated to it, and the cluster state the sweep read is seconds old. While a command waits, the
 // sweep starts no other for that NodePool, as upstream's singleton waits.
 import type * as df from 'durable-functions';
+import { callActivityThroughOutages } from '../outage-retry.js';
 import { allowedDisruptions } from '../../decisions/budgets.js';
 import { evaluateCandidate, type Candidate } from '../../decisions/consolidation/candidates.js';
 import { removeCondition } from '../../decisions/conditions.js';
-import { computeConsolidation } from '../../decisions/consolidation/underutilized.js';
-import { budgetNodesOf, disruptionReasonOf, replacementBackoffOf } from '../../decisions/disruption-state.js';
+import {
+  CONSOLIDATION_FAILURES_ANNOTATION,
+  parseCommandMemory,
+} from '../../decisions/consolidation/command-memory.js';
+import { commandKey, computeConsolidation } from '../../decisions/consolidation/underutilized.js';
+import { budgetNodesOf, disruptionReasonOf } from '../../decisions/disruption-state.js';
 import { isNotFound } from '../../kube/errors.js';
 import { listNodes, toDomainNode } from '../../kube/nodes.js';
 import {
@@ -24,7 +29,8 @@ import { ConsolidationNames } from '../../runtime/function-names.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { SweepView } from '../sweep/snapshot.js';
 import { deleteNodeClaim } from '../termination/termination.js';
-import { publishTerminating } from './blocked-events.js';
+import { publishTerminating, publishUnconsolidatable } from './blocked-events.js';
+import { forgetConsolidationFailures, rememberFailedConsolidation } from './command-memory.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
@@ -53,17 +59,26 @@ export interface ConsolidationCommand {
   decision?: 'delete' | 'replace';
   /** The decision's savings in USD/h, for the log. */
   savings?: number;
+  /** Underutilized only: the command's commandKey, under which a failure is remembered. */
+  key?: string;
 }
 
 export interface ConsolidationReplacementInput {
   replacement: ReplacementInput;
   candidates: { name: string; uid: string }[];
   why?: string;
+  /** The commandKey of the replace being carried out (absent in histories from before it existed). */
+  key?: string;
 }
 
 export type ConsolidationOutcome =
   | { outcome: 'Executed'; deleted: string[]; dropped: { name: string; why: string }[] }
-  | { outcome: 'Replacing'; replacement: ReplacementInput; candidates: { name: string; uid: string }[] }
+  | {
+      outcome: 'Replacing';
+      replacement: ReplacementInput;
+      candidates: { name: string; uid: string }[];
+      key?: string;
+    }
   | { outcome: 'Replaced'; replacement: string; deleted: string[] }
   | { outcome: 'Abandoned'; why: string }
   | { outcome: 'Invalid'; why: string };
@@ -75,22 +90,37 @@ export function* consolidationOrchestrator(
   const validateAt = Date.parse(command.decidedAt) + command.validationSeconds * 1000;
   if (context.df.currentUtcDateTime.getTime() < validateAt)
     yield context.df.createTimer(new Date(validateAt));
-  const outcome = (yield context.df.callActivity(
+  const outcome = yield* callActivityThroughOutages<ConsolidationOutcome>(
+    context,
     ConsolidationNames.execute,
     command,
-  )) as ConsolidationOutcome;
+  );
   if (outcome.outcome !== 'Replacing') return outcome;
 
   // Replace: the candidates are marked and tainted and the cheaper node launched; wait for it as a
   // drift replacement does, then delete the candidates, or put them back in service if it fails.
   const input = outcome.replacement;
+  const key = outcome.key !== undefined ? { key: outcome.key } : {};
   const why = yield* awaitReplacementInitialized(context, input, '');
   if (why === undefined) {
-    const done: ConsolidationReplacementInput = { replacement: input, candidates: outcome.candidates };
-    return (yield context.df.callActivity(ConsolidationNames.complete, done)) as ConsolidationOutcome;
+    const done: ConsolidationReplacementInput = {
+      replacement: input,
+      candidates: outcome.candidates,
+      ...key,
+    };
+    return yield* callActivityThroughOutages<ConsolidationOutcome>(
+      context,
+      ConsolidationNames.complete,
+      done,
+    );
   }
-  const abandon: ConsolidationReplacementInput = { replacement: input, candidates: outcome.candidates, why };
-  yield context.df.callActivity(ConsolidationNames.abandon, abandon);
+  const abandon: ConsolidationReplacementInput = {
+    replacement: input,
+    candidates: outcome.candidates,
+    why,
+    ...key,
+  };
+  yield* callActivityThroughOutages(context, ConsolidationNames.abandon, abandon);
   return { outcome: 'Abandoned', why };
 }
 
@@ -189,6 +219,7 @@ async function disruptAll(
   for (const candidate of candidates) {
     if (await disrupt(deps, candidate, command.reason, context)) deleted.push(candidate.name);
   }
+  if (deleted.length > 0) countDecision(deps, command, 'delete', deleted.length);
   deps.log.info('consolidation executed', {
     nodePool: command.nodePool.name,
     reason: command.reason,
@@ -196,6 +227,20 @@ async function disruptAll(
     dropped,
   });
   return { outcome: 'Executed', deleted, dropped };
+}
+
+/** One decision carried out, labelled as upstream: reason and consolidation type (empty, single, multi). */
+function countDecision(
+  deps: LifecycleDependencies,
+  command: ConsolidationCommand,
+  decision: 'delete' | 'replace',
+  candidates: number,
+): void {
+  deps.metrics.increment('karpenter_voluntary_disruption_decisions_total', {
+    decision,
+    reason: command.reason.toLowerCase(),
+    consolidation_type: command.reason === 'Empty' ? 'empty' : candidates > 1 ? 'multi' : 'single',
+  });
 }
 
 function invalid(
@@ -233,12 +278,16 @@ async function executeUnderutilized(
   const outcome = computeConsolidation(input.candidates, input, {
     sameTypeMustBeCheaper: candidates.length > 1,
   });
-  if ('none' in outcome) return invalid(deps, command, outcome.none);
+  if ('none' in outcome) return rejected(deps, command, candidates, outcome.none);
   const decided = outcome.command;
   if (decided.decision !== (command.decision ?? 'delete')) {
-    return invalid(deps, command, `the simulation now says ${decided.decision}`);
+    return rejected(deps, command, candidates, `the simulation now says ${decided.decision}`);
   }
-  if (decided.decision === 'delete') return disruptAll(deps, command, candidates, [], context);
+  if (decided.decision === 'delete') {
+    const executed = await disruptAll(deps, command, candidates, [], context);
+    await forgetConsolidationFailures(deps, command.nodePool.name);
+    return executed;
+  }
   const first = candidates[0] as Candidate;
   const detail = `replaced by one cheaper node (${decided.replacement.instanceTypeNames.join(', ')})`;
   for (const candidate of candidates) {
@@ -246,12 +295,16 @@ async function executeUnderutilized(
     if (!marked) return invalid(deps, command, `${candidate.name} is gone`);
     if (candidate.input.node) await taintNodeDisrupted(deps, candidate.input.node);
   }
-  const attempt = replacementBackoffOf(first.input.nodeClaim).attempts;
+  // A fresh name after each failure in the NodePool, so a retry never meets the failed one being deleted.
+  const attempt = parseCommandMemory(
+    fresh.nodePool.metadata.annotations?.[CONSOLIDATION_FAILURES_ANNOTATION],
+  ).failures;
   const replacement: ReplacementInput = {
     ...replacementInput(deps, first.input.nodeClaim, command.nodePool.name, 'Underutilized', detail, attempt),
     requirements: decided.replacement.requirements,
   };
   await launchReplacement(deps, replacement, context);
+  countDecision(deps, command, 'replace', candidates.length);
   deps.log.info('consolidation replacing', {
     nodePool: command.nodePool.name,
     candidates: candidates.map((c) => c.name),
@@ -263,7 +316,32 @@ async function executeUnderutilized(
     outcome: 'Replacing',
     replacement,
     candidates: candidates.map((c) => ({ name: c.name, uid: c.input.nodeClaim.metadata.uid ?? '' })),
+    key: commandKey(decided),
   };
+}
+
+/**
+ * Validation found that the simulation no longer says what it said: remembered, so the sweep does not
+ * decide the same command again before its backoff, and said once on each candidate.
+ */
+async function rejected(
+  deps: LifecycleDependencies,
+  command: ConsolidationCommand,
+  candidates: readonly Candidate[],
+  why: string,
+): Promise<ConsolidationOutcome> {
+  if (command.key !== undefined) {
+    const held = await rememberFailedConsolidation(deps, command.nodePool.name, { key: command.key, why });
+    for (const candidate of candidates) {
+      await publishUnconsolidatable(
+        deps,
+        candidate.input.nodeClaim,
+        candidate.input.node,
+        `Consolidation failed validation: ${why}${held ? `; not tried again before ${held.until}` : ''}`,
+      );
+    }
+  }
+  return invalid(deps, command, why);
 }
 
 async function currentCandidate(
@@ -294,6 +372,7 @@ export async function completeConsolidationReplacement(
       outcome: 'replaced',
     });
   }
+  await forgetConsolidationFailures(deps, input.replacement.old.nodePool);
   deps.log.info('consolidation replaced', { replacement: input.replacement.replacementName, deleted });
   return { outcome: 'Replaced', replacement: input.replacement.replacementName, deleted };
 }
@@ -304,6 +383,11 @@ export async function abandonConsolidationReplacement(
   input: ConsolidationReplacementInput,
 ): Promise<void> {
   await deleteUninitializedReplacement(deps, input.replacement.replacementName);
+  const why = input.why ?? 'unknown';
+  const held =
+    input.key !== undefined
+      ? await rememberFailedConsolidation(deps, input.replacement.old.nodePool, { key: input.key, why })
+      : undefined;
   for (const candidate of input.candidates) {
     const nodeClaim = await currentCandidate(deps, candidate);
     if (!nodeClaim || nodeClaim.metadata.deletionTimestamp) continue;
@@ -316,7 +400,8 @@ export async function abandonConsolidationReplacement(
     await deps.events.warning(
       nodeClaimTarget(nodeClaim),
       'DisruptionReplacementFailed',
-      `Replacement ${input.replacement.replacementName} failed: ${input.why ?? 'unknown'}; node untainted`,
+      `Replacement ${input.replacement.replacementName} failed: ${why}; node untainted` +
+        (held ? `; the same consolidation is not tried again before ${held.until}` : ''),
     );
   }
 }

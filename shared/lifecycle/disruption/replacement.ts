@@ -9,6 +9,7 @@
 // the fan-out exists for) does not include a queue hop. The bridge's later event finds the NodeClaim
 // launched and does nothing (launch is level-triggered and guarded).
 import type * as df from 'durable-functions';
+import { callActivityThroughOutages } from '../outage-retry.js';
 import type { NodeSelectorRequirement } from '../../models/kube.js';
 import { findCondition, removeCondition, setCondition } from '../../decisions/conditions.js';
 import {
@@ -91,9 +92,9 @@ export function* awaitReplacementInitialized(
     const now = context.df.currentUtcDateTime.getTime();
     if (now >= deadline) return `the replacement was not Initialized within ${input.timeoutMinutes} minutes`;
     yield context.df.createTimer(new Date(Math.min(deadline, now + input.pollSeconds * 1000)));
-    let check = (yield context.df.callActivity(ReplacementNames.check, input)) as ReplacementCheck;
+    let check = yield* callActivityThroughOutages<ReplacementCheck>(context, ReplacementNames.check, input);
     if (check.status === 'NotLaunched') {
-      check = (yield context.df.callActivity(ReplacementNames.launch, input)) as ReplacementCheck;
+      check = yield* callActivityThroughOutages<ReplacementCheck>(context, ReplacementNames.launch, input);
     }
     if (check.status === 'Initialized') return undefined;
     if (check.status === 'Failed') why = check.why;
@@ -105,21 +106,25 @@ export function* replacementOrchestrator(
   context: df.OrchestrationContext,
 ): Generator<df.Task, ReplacementOutput, unknown> {
   const input = context.df.getInput<ReplacementInput>();
-  const begun = (yield context.df.callActivity(ReplacementNames.begin, input)) as 'ok' | 'gone';
+  const begun = yield* callActivityThroughOutages<'ok' | 'gone'>(context, ReplacementNames.begin, input);
   if (begun === 'gone') return { outcome: 'OldNodeClaimGone' };
 
-  const launched = (yield context.df.callActivity(ReplacementNames.launch, input)) as ReplacementCheck;
+  const launched = yield* callActivityThroughOutages<ReplacementCheck>(
+    context,
+    ReplacementNames.launch,
+    input,
+  );
   const why = yield* awaitReplacementInitialized(
     context,
     input,
     launched.status === 'Failed' ? launched.why : '',
   );
   if (why === undefined) {
-    yield context.df.callActivity(ReplacementNames.complete, input);
+    yield* callActivityThroughOutages(context, ReplacementNames.complete, input);
     return { outcome: 'Replaced', replacement: input.replacementName };
   }
   const abandon: AbandonInput = { replacement: input, why };
-  yield context.df.callActivity(ReplacementNames.abandon, abandon);
+  yield* callActivityThroughOutages(context, ReplacementNames.abandon, abandon);
   return { outcome: 'Abandoned', why };
 }
 

@@ -1,10 +1,25 @@
 // The Underutilized decision's input from what the sweep (or a validating command) read: the candidates
-// with their prices and pods, the NodePool with its instance types (the region's offerings, priced by the
-// process's price catalog, minus recently failed offerings), every other Ready node that is not
+// with their prices and pods, the NodePool with its instance types, every other Ready node that is not
 // disrupting as a place pods can go, and the pending pods. Conversion only; the deciding is
-// decisions/consolidation/.
+// decisions/consolidation/. The instance types are the ones launch would choose from now: the region's
+// offerings sized for the NodePool's AKSNodeClass, priced by the book launch orders by, and without the
+// offerings the unavailable-offerings table blocks (launch failures, quota), so consolidation never
+// decides a replacement that launch would refuse. Without its AKSNodeClass a NodePool cannot launch at
+// all, and its candidates can only be deleted. Under policy Balanced the input carries the NodePool's
+// totals (every node's price and disruption cost) that each move is scored against.
 import type { Candidate } from '../../decisions/consolidation/candidates.js';
-import type { ConsolidationPod } from '../../decisions/consolidation/pods.js';
+import {
+  BALANCED_K,
+  nodeDisruptionCost,
+  podEvictionCost,
+  type PoolTotals,
+} from '../../decisions/consolidation/balanced.js';
+import {
+  isMirrorPod,
+  isOwnedByDaemonSet,
+  isTerminal,
+  type ConsolidationPod,
+} from '../../decisions/consolidation/pods.js';
 import type {
   UnderutilizedCandidate,
   UnderutilizedInput,
@@ -23,6 +38,7 @@ import {
 } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import { catalogOfferings } from '../launch/catalog-offerings.js';
+import { capacityOptions } from '../launch/launch-vm.js';
 import { overlaidInstanceTypes, overlaidOfferingPrice } from '../../decisions/node-overlays.js';
 import { currentNodeOverlays } from '../node-overlays.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -74,22 +90,34 @@ export async function underutilizedInput(
 ): Promise<UnderutilizedInput> {
   // The book launch orders offerings by, so a replacement judged cheaper here is priced as launch sees it.
   const prices = deps.pricing.prices();
+  const template = context.nodePool.spec.template;
   const poolName = context.nodePool.metadata.name;
   // NodeOverlays price the replacements and the candidates as provisioning and launch price them.
-  const overlays = await currentNodeOverlays(deps);
-  const catalogTypes = instanceTypesFromOfferings(await catalogOfferings(deps), {
-    priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
-  });
-  const instanceTypes = overlays ? overlaidInstanceTypes(overlays, poolName, catalogTypes) : catalogTypes;
-  const template = context.nodePool.spec.template;
-  const pool: SchedulingNodePool = {
-    name: context.nodePool.metadata.name,
+  const [offerings, unavailable, nodeClass, overlays] = await Promise.all([
+    catalogOfferings(deps),
+    deps.unavailable.listActive(deps.now()),
+    deps.objects.nodeClasses.get(template.spec.nodeClassRef.name),
+    currentNodeOverlays(deps),
+  ]);
+  const blocks = unavailable.map((u) => u.block);
+  const instanceTypesWith = (blocked: typeof blocks) => {
+    if (!nodeClass || nodeClass.metadata.deletionTimestamp) return [];
+    const types = instanceTypesFromOfferings(offerings, {
+      ...capacityOptions(deps.settings, nodeClass),
+      unavailable: blocked,
+      priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
+    });
+    return overlays ? overlaidInstanceTypes(overlays, poolName, types) : types;
+  };
+  const poolWith = (instanceTypes: SchedulingNodePool['instanceTypes']): SchedulingNodePool => ({
+    name: poolName,
     requirements: template.spec.requirements,
-    labels: { ...template.metadata?.labels, [WellKnown.nodePoolLabel]: context.nodePool.metadata.name },
+    labels: { ...template.metadata?.labels, [WellKnown.nodePoolLabel]: poolName },
     ...(template.spec.taints ? { taints: template.spec.taints } : {}),
     ...(template.spec.startupTaints ? { startupTaints: template.spec.startupTaints } : {}),
     instanceTypes,
-  };
+  });
+  const pool = poolWith(instanceTypesWith(blocks));
   const existingNodes: ExistingNode[] = context.nodes
     .filter(({ node, nodeClaim }) => !isNodeNotReady(node) && !(nodeClaim && isDisrupting(nodeClaim, [node])))
     .map(({ node, nodeClaim }) => ({
@@ -111,28 +139,61 @@ export async function underutilizedInput(
         })),
       initialized: !nodeClaim || isConditionTrue(nodeClaim.status?.conditions, ConditionTypes.initialized),
     }));
-  const priced = (c: Candidate): UnderutilizedCandidate => {
-    const labels = c.input.node?.metadata.labels ?? {};
+  const offeringOf = (node: Node | undefined) => {
+    const labels = node?.metadata.labels ?? {};
     const instanceType = labels[WellKnown.instanceTypeLabel] ?? '';
     const capacityType = (labels[WellKnown.capacityTypeLabel] ?? 'on-demand') as CapacityType;
     const listed = priceOf(prices, instanceType, capacityType);
     const offering = { vmSize: instanceType, zone: labels[WellKnown.zoneLabel] ?? '', capacityType };
+    const price = overlays ? overlaidOfferingPrice(overlays, poolName, offering, listed) : listed;
+    return { instanceType, capacityType, price };
+  };
+  const priced = (c: Candidate): UnderutilizedCandidate => {
+    const { instanceType, capacityType, price } = offeringOf(c.input.node);
     return {
       name: c.name,
       nodeName: c.input.node?.metadata.name ?? '',
-      price: (overlays ? overlaidOfferingPrice(overlays, poolName, offering, listed) : listed) ?? Infinity,
+      price: price ?? Infinity,
       capacityType,
       instanceType,
       pods: c.reschedulable.map(schedulingPodOf),
-      disruptionCost: 1 + c.reschedulable.length,
+      disruptionCost: nodeDisruptionCost(c.reschedulable.map(podEvictionCost)),
     };
   };
+  const policy = context.nodePool.spec.disruption?.consolidationPolicy;
+  const balanced =
+    policy === 'Balanced' ? { totals: poolTotals(context, offeringOf), k: BALANCED_K } : undefined;
   return {
     candidates: candidates.map(priced),
     cluster: { nodePools: [pool], existingNodes },
+    // Only to say why a candidate is not consolidated: what it would be replaced by were nothing blocked.
+    ...(blocks.length > 0 ? { unblockedNodePools: [poolWith(instanceTypesWith([]))] } : {}),
     pendingPods: context.pods.pending.map(schedulingPodOf),
     allowed: context.allowed,
     spotToSpot: context.spotToSpot,
+    ...(balanced ? { balanced } : {}),
     ...(context.deadline !== undefined ? { deadline: context.deadline } : {}),
   };
+}
+
+/**
+ * Every node of the NodePool, candidate or not (upstream: non-candidates still count in the denominators):
+ * their prices (a node without a known price adds nothing) and disruption costs (1 per node, plus the
+ * eviction cost of each pod that would be evicted: not DaemonSet, mirror or finished pods).
+ */
+function poolTotals(
+  context: UnderutilizedContext,
+  offeringOf: (node: Node | undefined) => { price: number | undefined },
+): PoolTotals {
+  let totalCost = 0;
+  let totalDisruptionCost = 0;
+  for (const { node, nodeClaim } of context.nodes) {
+    if (nodeClaim?.metadata.labels?.[WellKnown.nodePoolLabel] !== context.nodePool.metadata.name) continue;
+    totalCost += offeringOf(node).price ?? 0;
+    const evicted = (context.pods.byNode.get(node.metadata.name) ?? []).filter(
+      (p) => !isOwnedByDaemonSet(p) && !isMirrorPod(p) && !isTerminal(p),
+    );
+    totalDisruptionCost += nodeDisruptionCost(evicted.map(podEvictionCost));
+  }
+  return { totalCost, totalDisruptionCost };
 }

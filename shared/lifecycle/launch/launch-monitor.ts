@@ -5,6 +5,7 @@
 // requires: time comes from currentUtcDateTime, spread from the instance ID, and every I/O (the count
 // included) happens in activities.
 import type * as df from 'durable-functions';
+import { callActivityThroughOutages } from '../outage-retry.js';
 import type { ArmErrorInfo } from '../../azure/virtual-machines.js';
 import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/network-mode.js';
 import type { Offering } from '../../decisions/offerings.js';
@@ -104,32 +105,35 @@ export function* launchMonitorOrchestrator(
     if (waitMs > 0) yield context.df.createTimer(new Date(now + waitMs));
 
     const pollInput: PollVmCreationInput = { vmName: input.vmName, ...(pollerState ? { pollerState } : {}) };
-    const poll = (yield context.df.callActivity(
+    const poll = yield* callActivityThroughOutages<PollVmCreationResult>(
+      context,
       LaunchMonitorNames.pollVmCreation,
       pollInput,
-    )) as PollVmCreationResult;
+    );
 
     if (poll.status === 'Succeeded') {
-      yield context.df.callActivity(LaunchMonitorNames.recordLaunchSuccess, input);
+      yield* callActivityThroughOutages(context, LaunchMonitorNames.recordLaunchSuccess, input);
       return { outcome: 'Launched', polls };
     }
     if (poll.status === 'Failed') {
       const failure: RecordLaunchFailureInput = { monitor: input, error: poll.error, timedOut: false };
       const code = poll.error.code ? { code: poll.error.code } : {};
-      let recorded = (yield context.df.callActivity(
+      let recorded = yield* callActivityThroughOutages<RecordLaunchFailureResult>(
+        context,
         LaunchMonitorNames.recordLaunchFailure,
         failure,
-      )) as RecordLaunchFailureResult;
+      );
       if (!recorded) return { outcome: 'Failed', polls, ...code };
       // A transient failure: the activity deletes the VM and is called again until it is gone, then lets
       // launch launch the NodeClaim again.
       while (recorded?.relaunch === 'VmDeleting') {
         const next = context.df.currentUtcDateTime.getTime() + input.pollIntervalSeconds * 1000;
         yield context.df.createTimer(new Date(next));
-        recorded = (yield context.df.callActivity(
+        recorded = yield* callActivityThroughOutages<RecordLaunchFailureResult>(
+          context,
           LaunchMonitorNames.recordLaunchFailure,
           failure,
-        )) as RecordLaunchFailureResult;
+        );
       }
       return { outcome: 'Relaunching', polls, ...code };
     }
@@ -139,7 +143,7 @@ export function* launchMonitorOrchestrator(
         error: { message: `The VM was not created within ${input.deadlineMinutes} minutes` },
         timedOut: true,
       };
-      yield context.df.callActivity(LaunchMonitorNames.recordLaunchFailure, failure);
+      yield* callActivityThroughOutages(context, LaunchMonitorNames.recordLaunchFailure, failure);
       return { outcome: 'TimedOut', polls };
     }
     pollerState = poll.pollerState ?? pollerState;

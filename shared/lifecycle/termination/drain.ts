@@ -1,18 +1,29 @@
 // Drain, the first part of termination: taint the NodeClaim's Node karpenter.sh/disrupted:NoSchedule,
-// evict its pods through the Eviction API (a PodDisruptionBudget's 429 refusal is simply retried on the
-// next pass), and once the NodeClaim's terminationGracePeriod has run out delete the pods still there.
-// One call is one pass; the termination orchestration repeats it on a durable timer until 'Drained'.
+// evict its pods through the Eviction API, and once the NodeClaim's terminationGracePeriod has run out
+// delete the pods still there. One call is one pass; the termination orchestration repeats it on a
+// durable timer until 'Drained'. A refusal is about one pod (a PodDisruptionBudget's 429, a 403 because
+// its namespace is terminating, a 500 from a webhook): that pod is tried again on the next pass and the
+// pass goes on with the others, so one pod cannot hold up the eviction of the rest.
 import type { V1Pod } from '@kubernetes/client-node';
 import { podDrainAction, type DrainPod } from '../../decisions/drain.js';
 import { DurationParseError, parseFiniteDuration } from '../../decisions/duration.js';
-import { isNotFound, statusCodeOf } from '../../kube/errors.js';
+import { isNotFound, kubeErrorMessage, statusCodeOf } from '../../kube/errors.js';
+import { isTransientRequestError } from '../outage-retry.js';
 import type { NodeClaim } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import { taintNodeDisrupted } from '../node-taints.js';
 
 export type DrainProgress =
-  { status: 'Drained' } | { status: 'Draining'; waiting: number; blockedByPdb: number; deleted: number };
+  | { status: 'Drained' }
+  | {
+      status: 'Draining';
+      waiting: number;
+      blockedByPdb: number;
+      deleted: number;
+      /** Pods whose eviction or deletion was refused for another reason this pass (tried again next pass). */
+      refused?: number;
+    };
 
 export interface DrainInput {
   nodeClaim: { name: string; uid: string };
@@ -59,6 +70,7 @@ export async function drainNodeClaim(deps: LifecycleDependencies, input: DrainIn
   let waiting = 0;
   let blockedByPdb = 0;
   let deleted = 0;
+  const refusals: string[] = [];
   for (const node of nodes) {
     await taintNodeDisrupted(deps, node);
     const pods = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node.metadata.name}` });
@@ -89,11 +101,28 @@ export async function drainNodeClaim(deps: LifecycleDependencies, input: DrainIn
           blockedByPdb += 1;
           continue;
         }
-        throw error;
+        // Any other answer of the API server (403 NamespaceTerminating, 500, …) or no answer: this pod
+        // waits for the next pass. What is not an answer at all (a bug) still fails the pass.
+        if (statusCodeOf(error) === undefined && !isTransientRequestError(error)) throw error;
+        refusals.push(
+          `${pod.namespace}/${pod.name}: ${statusCodeOf(error) ?? ''} ${kubeErrorMessage(error)}`,
+        );
       }
     }
   }
   if (waiting === 0) return { status: 'Drained' };
-  deps.log.info('draining', { nodeClaim: input.nodeClaim.name, waiting, blockedByPdb, deleted });
-  return { status: 'Draining', waiting, blockedByPdb, deleted };
+  deps.log.info('draining', {
+    nodeClaim: input.nodeClaim.name,
+    waiting,
+    blockedByPdb,
+    deleted,
+    ...(refusals.length > 0 ? { refused: refusals.length, firstRefusals: refusals.slice(0, 5) } : {}),
+  });
+  return {
+    status: 'Draining',
+    waiting,
+    blockedByPdb,
+    deleted,
+    ...(refusals.length > 0 ? { refused: refusals.length } : {}),
+  };
 }

@@ -5,6 +5,7 @@
 // Every step is idempotent and a VM that is already gone counts as deleted, so the orchestration can be
 // restarted at any point and still converge.
 import type * as df from 'durable-functions';
+import { callActivityThroughOutages } from '../outage-retry.js';
 import { vmNameFor } from '../../decisions/vm-spec.js';
 import { guardedNodePatch } from '../../decisions/node-patch.js';
 import { isNotFound } from '../../kube/errors.js';
@@ -78,18 +79,22 @@ export function* terminationOrchestrator(
 ): Generator<df.Task, string, unknown> {
   const input = context.df.getInput<TerminationInput>();
   for (;;) {
-    const drain = (yield context.df.callActivity(TerminationNames.drain, input)) as DrainProgress;
+    const drain = yield* callActivityThroughOutages<DrainProgress>(context, TerminationNames.drain, input);
     if (drain.status === 'Drained') break;
     const next = new Date(context.df.currentUtcDateTime.getTime() + (input.drainPollSeconds ?? 5) * 1000);
     yield context.df.createTimer(next);
   }
   for (;;) {
-    const progress = (yield context.df.callActivity(TerminationNames.deleteVm, input)) as VmDeletionProgress;
+    const progress = yield* callActivityThroughOutages<VmDeletionProgress>(
+      context,
+      TerminationNames.deleteVm,
+      input,
+    );
     if (progress === 'Gone') break;
     const next = new Date(context.df.currentUtcDateTime.getTime() + input.pollIntervalSeconds * 1000);
     yield context.df.createTimer(next);
   }
-  yield context.df.callActivity(TerminationNames.finish, input);
+  yield* callActivityThroughOutages(context, TerminationNames.finish, input);
   return 'Terminated';
 }
 
