@@ -23,6 +23,7 @@ import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-
 import { expect, test } from 'vitest';
 import { catalogOfferings } from '../../shared/lifecycle/launch/catalog-offerings.js';
 import { describeTaint, untoleratedTaint } from '../../shared/decisions/scheduling/taints.js';
+import type { Taint } from '../../shared/models/kube.js';
 import type { SchedulingPodSpec } from '../../shared/decisions/scheduling/types.js';
 import { isAlreadyExists } from '../../shared/kube/errors.js';
 import { WellKnown, type NodePool } from '../../shared/models/index.js';
@@ -257,14 +258,26 @@ async function recreateStaleTaintEvictions(
     const binding = bindings.find((e) => e.involvedObject.uid === uid);
     const nodeName = / to (\S+)$/.exec(binding?.message ?? '')?.[1] ?? '';
     const tolerations = (pod.spec as unknown as SchedulingPodSpec | undefined)?.tolerations;
+    const repellingOf = (taints: readonly Taint[] | undefined) =>
+      (taints ?? []).filter(
+        (taint) => taint.effect === 'NoExecute' && untoleratedTaint([taint], tolerations) !== undefined,
+      );
     const versions = context.recorder.history.nodes
       .filter((seen) => seen.object.metadata.name === nodeName)
       .map((seen) => ({
         resourceVersion: seen.object.metadata.resourceVersion ?? '?',
-        repelling: (seen.object.spec?.taints ?? []).filter(
-          (taint) => taint.effect === 'NoExecute' && untoleratedTaint([taint], tolerations) !== undefined,
-        ),
+        repelling: repellingOf(seen.object.spec?.taints),
       }));
+    if (nodeName && versions.every((v) => v.repelling.length > 0)) {
+      // On a loaded machine the recorder's watch can lag the API server by more than the wait: the Node as
+      // the API server has it now is the newest version, and as good a witness of the taints being gone.
+      const live = await context.core.readNode({ name: nodeName }).catch(() => undefined);
+      if (live?.metadata?.resourceVersion !== undefined)
+        versions.push({
+          resourceVersion: live.metadata.resourceVersion,
+          repelling: repellingOf(live.spec?.taints as Taint[] | undefined),
+        });
+    }
     const firstClear = versions.findIndex((v) => v.repelling.length === 0);
     if (firstClear >= 0 && versions.slice(firstClear).some((v) => v.repelling.length > 0)) {
       const history = versions

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import type { NodePool } from '../../shared/models/karpenter.js';
+import { EVENT_COMPONENT } from '../../shared/lifecycle/dependencies.js';
 import { nodeClass, nodeClassRef } from '../support/fixtures.js';
 import { startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
 import { pollUntilDefined } from '../support/poll.js';
@@ -110,7 +111,9 @@ test(
       const events = await core.listNamespacedEvent({ namespace, fieldSelector: 'reason=FailedScheduling' });
       const byPod = new Map<string, string>();
       for (const event of events.items) {
-        if (event.source?.component === 'default-scheduler') continue;
+        // Provisioning's own events only: kube-scheduler's (written through events.k8s.io, so not always
+        // with source.component set in the core/v1 view) say FailedScheduling too.
+        if (event.source?.component !== EVENT_COMPONENT) continue;
         byPod.set(event.involvedObject.name ?? '', event.message ?? '');
       }
       const names = ['unsatisfiable', 'huge', 'limited'].map((n) => `${n}-${run}`);
