@@ -162,14 +162,14 @@ export const SETTING_ALIASES = {
  * Karpenter's feature gates (FEATURE_GATES="SpotToSpotConsolidation=true,NodeRepair=false"): the ones this
  * app implements, and upstream's others, which may only be set to false here.
  */
-export const IMPLEMENTED_FEATURE_GATES = ['SpotToSpotConsolidation', 'NodeOverlay'] as const;
-const UNIMPLEMENTED_FEATURE_GATES = [
+export const SUPPORTED_FEATURE_GATES = ['SpotToSpotConsolidation', 'NodeOverlay'] as const;
+const UNSUPPORTED_FEATURE_GATES = [
   'NodeRepair',
   'ReservedCapacity',
   'StaticCapacity',
   'CapacityBuffer',
 ] as const;
-export type FeatureGate = (typeof IMPLEMENTED_FEATURE_GATES)[number];
+export type FeatureGate = (typeof SUPPORTED_FEATURE_GATES)[number];
 
 /**
  * Launch polling defaults, checked with `npm run bench` (launch polling): a launch polls every 5 s (or
@@ -512,13 +512,14 @@ class EnvReader {
       const value = raw.toLowerCase();
       if (rest.length > 0 || (value !== 'true' && value !== 'false')) {
         this.problems.push(`${name} has ${JSON.stringify(entry)}: expected Gate=true or Gate=false`);
-      } else if ((IMPLEMENTED_FEATURE_GATES as readonly string[]).includes(gate)) {
+      } else if ((SUPPORTED_FEATURE_GATES as readonly string[]).includes(gate)) {
         gates.set(gate as FeatureGate, value === 'true');
-      } else if ((UNIMPLEMENTED_FEATURE_GATES as readonly string[]).includes(gate)) {
-        if (value === 'true') this.problems.push(`${name}: ${gate} is not implemented by this app`);
+      } else if ((UNSUPPORTED_FEATURE_GATES as readonly string[]).includes(gate)) {
+        if (value === 'true')
+          this.problems.push(`${name}: this app has no ${gate} feature; set ${gate}=false or leave it out`);
       } else {
         this.problems.push(
-          `${name} has unknown gate ${JSON.stringify(gate)}: known are ${[...IMPLEMENTED_FEATURE_GATES, ...UNIMPLEMENTED_FEATURE_GATES].join(', ')}`,
+          `${name} has unknown gate ${JSON.stringify(gate)}: known are ${[...SUPPORTED_FEATURE_GATES, ...UNSUPPORTED_FEATURE_GATES].join(', ')}`,
         );
       }
     }

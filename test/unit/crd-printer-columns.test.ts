@@ -1,16 +1,14 @@
-// `kubectl get nodeclaims|nodepools|aksnodeclasses` (and `-o wide`) must print what upstream's CRDs print,
-// column for column, so scripts and habits built on Karpenter keep working. The upstream CRDs are kept
-// outside the repository, beside its clone (`../shared/reference/crds/`, both in a worktree and on CI);
-// REFERENCE_CRDS_DIR points elsewhere when they live somewhere else.
+// `kubectl get nodeclaims|nodepools|aksnodeclasses|nodeoverlays` (and `-o wide`) must print what upstream's
+// CRDs print, column for column, so scripts and habits built on Karpenter keep working. Upstream's columns
+// are recorded in docs/reference/upstream-printer-columns.json, taken from upstream's generated CRDs
+// (kubernetes-sigs/karpenter `pkg/apis/crds/karpenter.sh_{nodeclaims,nodepools,nodeoverlays}.yaml`,
+// Azure/karpenter-provider-azure `pkg/apis/crds/karpenter.azure.com_aksnodeclasses.yaml`).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
-const referenceDirectory = resolve(
-  process.env['REFERENCE_CRDS_DIR'] ?? join(root, '..', 'shared', 'reference', 'crds'),
-);
 const projectDirectory = join(root, 'infra', 'k8s', 'crds');
 
 interface PrinterColumn {
@@ -50,42 +48,16 @@ function printerColumnsIn(file: string): Map<string, PrinterColumn[]> {
   return columns;
 }
 
-/**
- * Upstream's columns for the CRDs the reference folder has no copy of, as upstream's generated CRD prints
- * them (kubernetes-sigs/karpenter `pkg/apis/crds/karpenter.sh_nodeoverlays.yaml`).
- */
-const RECORDED_UPSTREAM_COLUMNS: Record<string, Map<string, PrinterColumn[]>> = {
-  'karpenter.sh_nodeoverlays.yaml': new Map([
-    [
-      'nodeoverlays.karpenter.sh/v1alpha1',
-      [
-        {
-          name: 'Ready',
-          type: 'string',
-          jsonPath: '.status.conditions[?(@.type=="Ready")].status',
-          priority: 0,
-        },
-        { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', priority: 0 },
-        { name: 'Weight', type: 'integer', jsonPath: '.spec.weight', priority: 1 },
-      ],
-    ],
-  ]),
-};
-
-function upstreamColumnsOf(file: string): Map<string, PrinterColumn[]> {
-  const referenceFile = join(referenceDirectory, file);
-  if (existsSync(referenceFile)) return printerColumnsIn(referenceFile);
-  const recorded = RECORDED_UPSTREAM_COLUMNS[file];
-  if (!recorded)
-    throw new Error(`no upstream columns for ${file}: neither in ${referenceDirectory} nor recorded here`);
-  return recorded;
-}
+/** Upstream's columns per "<crd name>/<version>". */
+const upstreamColumns = new Map(
+  Object.entries(
+    JSON.parse(
+      readFileSync(join(root, 'docs', 'reference', 'upstream-printer-columns.json'), 'utf8'),
+    ) as Record<string, PrinterColumn[]>,
+  ),
+);
 
 describe('CRD printer columns', () => {
-  it('finds the upstream reference CRDs', () => {
-    expect(existsSync(referenceDirectory), `no upstream CRDs at ${referenceDirectory}`).toBe(true);
-  });
-
   const files = existsSync(projectDirectory)
     ? readdirSync(projectDirectory).filter((f) => f.endsWith('.yaml'))
     : [];
@@ -101,11 +73,10 @@ describe('CRD printer columns', () => {
   for (const file of files) {
     it(`${file}: every version prints exactly upstream's columns, in upstream's order`, () => {
       const project = printerColumnsIn(join(projectDirectory, file));
-      const upstream = upstreamColumnsOf(file);
       expect(project.size).toBeGreaterThan(0);
       for (const [version, columns] of project) {
-        expect(upstream.has(version), `upstream has no ${version}`).toBe(true);
-        expect(columns, version).toEqual(upstream.get(version));
+        expect(upstreamColumns.has(version), `no upstream columns recorded for ${version}`).toBe(true);
+        expect(columns, version).toEqual(upstreamColumns.get(version));
       }
     });
   }
