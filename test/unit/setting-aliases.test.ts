@@ -113,7 +113,9 @@ describe('FEATURE_GATES', () => {
       /expected Gate=true or Gate=false/,
     );
     expect(() => spotToSpot({ FEATURE_GATES: 'SpotToSpot=true' })).toThrow(/unknown gate "SpotToSpot"/);
-    expect(() => spotToSpot({ FEATURE_GATES: 'NodeRepair=true' })).toThrow(/this app has no NodeRepair feature/);
+    expect(() => spotToSpot({ FEATURE_GATES: 'NodeRepair=true' })).toThrow(
+      /this app has no NodeRepair feature/,
+    );
     expect(() => spotToSpot({ FEATURE_GATES: 'CapacityBuffer=true' })).toThrow(
       /this app has no CapacityBuffer feature/,
     );
