@@ -8,7 +8,12 @@ import { AdmissionregistrationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/c
 import { afterAll, beforeAll, expect, inject, test, vi } from 'vitest';
 import { statusCodeOf } from '../../shared/kube/errors.js';
 import { WellKnown, type NodeClaim, type NodePool } from '../../shared/models/index.js';
-import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
+import {
+  exampleRequirements,
+  nodeClass,
+  nodeClassRef,
+  nodePool as fixtureNodePool,
+} from '../support/fixtures.js';
 import { eventually } from '../support/launch-stack.js';
 import { isInitialized, startDisruptionStack, type DisruptionStack } from '../support/disruption-stack.js';
 import { printStackLogOnFailure } from '../support/stack-log-on-failure.js';
@@ -29,15 +34,8 @@ printStackLogOnFailure(() => env.stack);
 let core: CoreV1Api;
 let admission: AdmissionregistrationV1Api;
 
-const nodePool: NodePool = {
-  apiVersion: 'karpenter.sh/v1',
-  kind: 'NodePool',
-  metadata: { name: poolName },
-  spec: {
-    disruption: { consolidateAfter: 'Never' },
-    template: { spec: { nodeClassRef: nodeClassRef(poolName), requirements: exampleRequirements } },
-  },
-};
+// Nothing but the deletion below may disrupt these nodes.
+const nodePool: NodePool = fixtureNodePool(poolName, poolName, { consolidateAfter: 'Never' });
 
 async function refuseEvictionOf(podName: string): Promise<void> {
   await admission.createValidatingAdmissionPolicy({

@@ -8,7 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { AppsV1Api, CoreV1Api, KubeConfig, PolicyV1Api, Watch, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, inject, test, vi } from 'vitest';
 import { WellKnown, type NodeClaim, type NodePool } from '../../shared/models/index.js';
-import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
+import {
+  exampleRequirements,
+  nodeClass,
+  nodeClassRef,
+  nodePool as fixtureNodePool,
+} from '../support/fixtures.js';
 import { eventually } from '../support/launch-stack.js';
 import { isInitialized, startDisruptionStack, type DisruptionStack } from '../support/disruption-stack.js';
 import { printStackLogOnFailure } from '../support/stack-log-on-failure.js';
@@ -30,18 +35,8 @@ let apps: AppsV1Api;
 let policy: PolicyV1Api;
 let config: KubeConfig;
 
-function nodePool(): NodePool {
-  return {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: { name: poolName },
-    // Nothing but the deletion below may disrupt these nodes.
-    spec: {
-      disruption: { consolidateAfter: 'Never' },
-      template: { spec: { nodeClassRef: nodeClassRef(poolName), requirements: exampleRequirements } },
-    },
-  };
-}
+// Nothing but the deletion below may disrupt these nodes.
+const nodePool = (): NodePool => fixtureNodePool(poolName, poolName, { consolidateAfter: 'Never' });
 
 function nodeClaim(name: string): NodeClaim {
   return {

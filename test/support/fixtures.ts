@@ -18,19 +18,24 @@ export function nodeClassRef(name: string): NodeClassReference {
   return { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name };
 }
 
-/** A NodePool of the example requirements on one AKSNodeClass; budgets and template labels only when given. */
+/**
+ * A NodePool of the example requirements on one AKSNodeClass; budgets, consolidateAfter and template labels
+ * only when given.
+ */
 export function nodePool(
   name: string,
   nodeClassName: string,
-  options: { budgets?: Budget[]; labels?: Record<string, string> } = {},
+  options: { budgets?: Budget[]; consolidateAfter?: string; labels?: Record<string, string> } = {},
 ): NodePool {
-  const { budgets, labels } = options;
+  const { budgets, consolidateAfter, labels } = options;
   return {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',
     metadata: { name },
     spec: {
-      ...(budgets && { disruption: { budgets } }),
+      ...((budgets || consolidateAfter) && {
+        disruption: { ...(budgets && { budgets }), ...(consolidateAfter && { consolidateAfter }) },
+      }),
       template: {
         ...(labels && { metadata: { labels } }),
         spec: { nodeClassRef: nodeClassRef(nodeClassName), requirements: exampleRequirements },
