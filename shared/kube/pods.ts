@@ -1,9 +1,9 @@
 // Pods and PodDisruptionBudgets, read in pages and converted at the edge into the plain shapes the
 // consolidation decisions take (decisions/consolidation/pods.ts, pdb.ts).
 import { PolicyV1Api, type V1Pod, type V1PodDisruptionBudget } from '@kubernetes/client-node';
-import type { LabelSelectorRequirement, PdbLimit } from '../decisions/consolidation/pdb.js';
+import type { PdbLimit } from '../decisions/consolidation/pdb.js';
 import type { ConsolidationPod } from '../decisions/consolidation/pods.js';
-import type { SchedulingPodSpec } from '../decisions/scheduling/types.js';
+import type { LabelSelectorRequirement, SchedulingPodSpec } from '../decisions/scheduling/types.js';
 import { podRequests } from '../decisions/scheduling/resources.js';
 import type { KubeClients } from './client.js';
 import { pageOf, type ReflectorPage } from './reflector.js';

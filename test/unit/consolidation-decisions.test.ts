@@ -15,6 +15,7 @@ import {
   expiresAt,
   isExpired,
 } from '../../shared/decisions/consolidation/timing.js';
+import type { LabelSelectorRequirement } from '../../shared/decisions/scheduling/types.js';
 import type { NodeClaim, NodePool } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';
 
@@ -287,6 +288,29 @@ describe('consolidation candidates', () => {
       }),
       expected: 'blocked: Pdb prevents pod evictions (PodDisruptionBudget=apps/web, Pod=apps/web-1)',
     },
+    ...(
+      [
+        ['NotIn another value', { key: 'app', operator: 'NotIn', values: ['api'] }, true],
+        ['NotIn its value', { key: 'app', operator: 'NotIn', values: ['web'] }, false],
+        ['Exists', { key: 'app', operator: 'Exists' }, true],
+        ['DoesNotExist', { key: 'app', operator: 'DoesNotExist' }, false],
+        ['DoesNotExist of a label it lacks', { key: 'tier', operator: 'DoesNotExist' }, true],
+        ['In without the label', { key: 'tier', operator: 'In', values: ['web'] }, false],
+      ] satisfies [string, LabelSelectorRequirement, boolean][]
+    ).map(([what, expression, selects]) => ({
+      name: `a blocking PDB whose selector is ${what} ${selects ? 'selects' : 'does not select'} the pod`,
+      input: input({ pods: [pod('web-1')] }),
+      context: context({
+        pdbs: [
+          pdb('web', 0, {
+            selector: { matchLabels: { app: 'web' }, matchExpressions: [{ ...expression }] },
+          }),
+        ],
+      }),
+      expected: selects
+        ? 'blocked: Pdb prevents pod evictions (PodDisruptionBudget=apps/web, Pod=apps/web-1)'
+        : 'candidate with 1',
+    })),
     {
       name: 'AlwaysAllow lets a not-Ready pod through a blocking PDB',
       input: input({ pods: [pod('web-1', { ready: false })] }),

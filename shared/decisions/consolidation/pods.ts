@@ -1,5 +1,5 @@
-// The pod facts consolidation decides from, as plain data (lifecycle/disruption/pod-source.ts converts
-// API pods). Which pods must move when a node goes, which pods forbid moving them, and when a pod's
+// The pod facts consolidation decides from, as plain data (kube/pods.ts toConsolidationPod converts API
+// pods). Which pods must move when a node goes, which pods forbid moving them, and when a pod's
 // karpenter.sh/do-not-disrupt annotation still protects its node: upstream Karpenter's rules.
 import { WellKnown } from '../../models/karpenter.js';
 import type { SchedulingPodSpec } from '../scheduling/types.js';
