@@ -52,6 +52,7 @@ export function toConsolidationPod(pod: V1Pod): ConsolidationPod {
     ...(pod.status?.nominatedNodeName ? { nominatedNodeName: pod.status.nominatedNodeName } : {}),
     ...(deletion ? { deletionTimestamp: deletion } : {}),
     ...(startTime ? { startTime } : {}),
+    ...(pod.spec?.priority !== undefined ? { priority: pod.spec.priority } : {}),
     ...(scheduledAt ? { scheduledAt } : {}),
     ...(requests ? { requests } : {}),
     // The simulation's pod spec is a subset of v1.PodSpec with the same field names.

@@ -6,9 +6,10 @@
 // - blocked (a DisruptionBlocked event tells the user what holds it): nominated for a pending pod,
 //   karpenter.sh/do-not-disrupt on the Node, the NodeClaim or one of its pods, a pod whose PDB allows
 //   no eviction now or that more than one PDB covers;
-// - candidate: with its reschedulable pods; none means empty.
+// - candidate: with its reschedulable pods; empty when none of them adds to its disruption cost.
 import { WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
+import { nodeDisruptionCost, podEvictionCost } from './balanced.js';
 import { pdbBlock, type PdbLimit } from './pdb.js';
 import { doNotDisruptBlock, isReschedulable, type ConsolidationPod } from './pods.js';
 import { consolidatableAt } from './timing.js';
@@ -82,7 +83,9 @@ export function evaluateCandidate(
     name,
     input,
     reschedulable,
-    empty: reschedulable.length === 0,
+    // upstream's IsEmpty: no pod to move adds to the node's disruption cost, so pods whose eviction cost
+    // is 0 or less (a large negative pod-deletion-cost or priority) go with the node as if it were empty.
+    empty: nodeDisruptionCost(reschedulable.map(podEvictionCost)) <= 1,
     consolidatableSince: at,
   };
 }

@@ -3,7 +3,7 @@
 // karpenter.sh/do-not-disrupt annotation still protects its node: upstream Karpenter's rules.
 import { WellKnown } from '../../models/karpenter.js';
 import type { SchedulingPodSpec } from '../scheduling/types.js';
-import { DurationParseError, parseFiniteDuration } from '../duration.js';
+import { parseGoDuration } from '../go-values.js';
 import { MIRROR_POD_ANNOTATION, podDrainAction, type DrainPod } from '../drain.js';
 
 export interface ConsolidationPod extends DrainPod {
@@ -15,6 +15,8 @@ export interface ConsolidationPod extends DrainPod {
   nominatedNodeName?: string;
   /** status.startTime, from which a do-not-disrupt duration counts. */
   startTime?: string;
+  /** spec.priority (set from the PriorityClass at admission): part of the pod's eviction cost. */
+  priority?: number;
   /** The Ready condition is True. */
   ready: boolean;
   /** When the PodScheduled condition became True: the pod's bind time. */
@@ -50,25 +52,51 @@ export function isEvictable(pod: DrainPod, now: Date): boolean {
 }
 
 /**
- * Why the pod's karpenter.sh/do-not-disrupt protects its node now, or undefined. "true" protects while
- * the pod runs; a duration protects until that long after the pod started. Upstream ignores other values
- * (and says so in an event); so does this. Terminal and terminating pods protect nothing.
+ * What a pod's karpenter.sh/do-not-disrupt says now, as upstream's IsDoNotDisruptActive reads it: "true"
+ * protects for good; a Go duration (time.ParseDuration, positive) protects until that long after the
+ * pod's status.startTime, and for as long as the pod has not started (upstream fails safe); any other
+ * value protects nothing and is reported as invalid. A terminal or terminating pod protects nothing.
  */
-export function doNotDisruptBlock(pod: ConsolidationPod, now: Date): string | undefined {
-  if (isTerminal(pod) || isTerminating(pod)) return undefined;
+export type DoNotDisrupt =
+  | { kind: 'none' }
+  | { kind: 'always' }
+  | { kind: 'until'; value: string; until?: Date }
+  | { kind: 'elapsed'; value: string; since: Date }
+  | { kind: 'invalid'; value: string; message: string };
+
+export function doNotDisruptOf(pod: ConsolidationPod, now: Date): DoNotDisrupt {
+  if (isTerminal(pod) || isTerminating(pod)) return { kind: 'none' };
   const value = pod.annotations[WellKnown.doNotDisruptAnnotation];
-  if (value === undefined) return undefined;
-  const what = `pod ${pod.namespace}/${pod.name} has "${WellKnown.doNotDisruptAnnotation}" annotation`;
-  if (value === 'true') return what;
-  let durationMs: number;
-  try {
-    durationMs = parseFiniteDuration(value);
-  } catch (error) {
-    if (error instanceof DurationParseError) return undefined;
-    throw error;
+  if (value === undefined) return { kind: 'none' };
+  if (value === 'true') return { kind: 'always' };
+  const parsed = parseGoDuration(value);
+  if ('error' in parsed) {
+    return {
+      kind: 'invalid',
+      value,
+      message: `failed to parse ${JSON.stringify(value)} as a duration: ${parsed.error}`,
+    };
+  }
+  if (parsed.ns <= 0n) {
+    return { kind: 'invalid', value, message: `duration ${JSON.stringify(value)} must be positive` };
   }
   const started = Date.parse(pod.startTime ?? '');
-  // Not started yet: the protection has not begun counting down.
-  if (!Number.isFinite(started) || now.getTime() < started + durationMs) return `${what} (${value})`;
-  return undefined;
+  if (!Number.isFinite(started)) return { kind: 'until', value };
+  const until = started + Number(parsed.ns) / 1e6;
+  return now.getTime() < until
+    ? { kind: 'until', value, until: new Date(until) }
+    : { kind: 'elapsed', value, since: new Date(until) };
+}
+
+export function isDoNotDisruptActive(pod: ConsolidationPod, now: Date): boolean {
+  const state = doNotDisruptOf(pod, now);
+  return state.kind === 'always' || state.kind === 'until';
+}
+
+/** Why the pod's karpenter.sh/do-not-disrupt protects its node now, or undefined. */
+export function doNotDisruptBlock(pod: ConsolidationPod, now: Date): string | undefined {
+  const state = doNotDisruptOf(pod, now);
+  if (state.kind !== 'always' && state.kind !== 'until') return undefined;
+  const what = `pod ${pod.namespace}/${pod.name} has "${WellKnown.doNotDisruptAnnotation}" annotation`;
+  return state.kind === 'always' ? what : `${what} (${state.value})`;
 }
