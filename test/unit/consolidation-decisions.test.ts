@@ -18,6 +18,7 @@ import {
   consolidateAfterOf,
   expiresAt,
   isExpired,
+  isUnderConsolidateAfter,
 } from '../../shared/decisions/consolidation/timing.js';
 import type { LabelSelectorRequirement } from '../../shared/decisions/scheduling/types.js';
 import type { NodeClaim, NodePool } from '../../shared/models/index.js';
@@ -458,6 +459,48 @@ describe('selectEmpty', () => {
 });
 
 describe('timing', () => {
+  // upstream pkg/utils/disruption/disruption.go IsUnderConsolidateAfter
+  it.each([
+    [
+      '30s, a pod event 10s ago',
+      pool({ consolidateAfter: '30s' }),
+      nodeClaim('n', { lastPodEventAgo: 10 }),
+      true,
+    ],
+    [
+      '30s, a pod event 40s ago',
+      pool({ consolidateAfter: '30s' }),
+      nodeClaim('n', { lastPodEventAgo: 40 }),
+      false,
+    ],
+    [
+      '30s, no pod event, initialized 5s ago',
+      pool({ consolidateAfter: '30s' }),
+      nodeClaim('n', { initializedAgo: 5 }),
+      true,
+    ],
+    [
+      '30s, not initialized',
+      pool({ consolidateAfter: '30s' }),
+      nodeClaim('n', { initializedAgo: -1 }),
+      false,
+    ],
+    [
+      '0s never holds a node back',
+      pool({ consolidateAfter: '0s' }),
+      nodeClaim('n', { lastPodEventAgo: 0 }),
+      false,
+    ],
+    [
+      'Never: a fine destination',
+      pool({ consolidateAfter: 'Never' }),
+      nodeClaim('n', { lastPodEventAgo: 0 }),
+      false,
+    ],
+  ] as const)('under consolidateAfter: %s → %s', (_what, nodePool, claim, expected) => {
+    expect(isUnderConsolidateAfter(claim, nodePool, NOW)).toBe(expected);
+  });
+
   it('consolidateAfter: default 0s, Never disables, durations parse', () => {
     expect(consolidateAfterOf(pool({}))).toEqual({ enabled: true, ms: 0 });
     expect(consolidateAfterOf(pool({ consolidateAfter: 'Never' })).enabled).toBe(false);
