@@ -8,11 +8,8 @@ import {
 } from '../../shared/decisions/consolidation/candidates.js';
 import { indexPdbs, type PdbLimit } from '../../shared/decisions/consolidation/pdb.js';
 import { nextPodEvent, podEventNode, podSetDigest } from '../../shared/decisions/consolidation/pod-events.js';
-import {
-  doNotDisruptOf,
-  isReschedulable,
-  type ConsolidationPod,
-} from '../../shared/decisions/consolidation/pods.js';
+import { isReschedulable, type ConsolidationPod } from '../../shared/decisions/consolidation/pods.js';
+import { doNotDisruptOf } from '../../shared/decisions/do-not-disrupt.js';
 import {
   consolidatableAt,
   consolidateAfterOf,

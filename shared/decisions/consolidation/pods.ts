@@ -3,7 +3,7 @@
 // karpenter.sh/do-not-disrupt annotation still protects its node: upstream Karpenter's rules.
 import { WellKnown } from '../../models/karpenter.js';
 import type { SchedulingPodSpec } from '../scheduling/types.js';
-import { parseGoDuration } from '../go-values.js';
+import { doNotDisruptOf } from '../do-not-disrupt.js';
 import { MIRROR_POD_ANNOTATION, podDrainAction, type DrainPod } from '../drain.js';
 
 export interface ConsolidationPod extends DrainPod {
@@ -13,8 +13,6 @@ export interface ConsolidationPod extends DrainPod {
   nodeName?: string;
   /** status.nominatedNodeName: the scheduler reserved room on that node for this pending pod. */
   nominatedNodeName?: string;
-  /** status.startTime, from which a do-not-disrupt duration counts. */
-  startTime?: string;
   /** spec.priority (set from the PriorityClass at admission): part of the pod's eviction cost. */
   priority?: number;
   /** The Ready condition is True. */
@@ -49,48 +47,6 @@ export function isReschedulable(pod: DrainPod): boolean {
 /** Pods whose eviction a drain asks for: the ones a PodDisruptionBudget can refuse. */
 export function isEvictable(pod: DrainPod, now: Date): boolean {
   return podDrainAction(pod, now, undefined) === 'evict';
-}
-
-/**
- * What a pod's karpenter.sh/do-not-disrupt says now, as upstream's IsDoNotDisruptActive reads it: "true"
- * protects for good; a Go duration (time.ParseDuration, positive) protects until that long after the
- * pod's status.startTime, and for as long as the pod has not started (upstream fails safe); any other
- * value protects nothing and is reported as invalid. A terminal or terminating pod protects nothing.
- */
-export type DoNotDisrupt =
-  | { kind: 'none' }
-  | { kind: 'always' }
-  | { kind: 'until'; value: string; until?: Date }
-  | { kind: 'elapsed'; value: string; since: Date }
-  | { kind: 'invalid'; value: string; message: string };
-
-export function doNotDisruptOf(pod: ConsolidationPod, now: Date): DoNotDisrupt {
-  if (isTerminal(pod) || isTerminating(pod)) return { kind: 'none' };
-  const value = pod.annotations[WellKnown.doNotDisruptAnnotation];
-  if (value === undefined) return { kind: 'none' };
-  if (value === 'true') return { kind: 'always' };
-  const parsed = parseGoDuration(value);
-  if ('error' in parsed) {
-    return {
-      kind: 'invalid',
-      value,
-      message: `failed to parse ${JSON.stringify(value)} as a duration: ${parsed.error}`,
-    };
-  }
-  if (parsed.ns <= 0n) {
-    return { kind: 'invalid', value, message: `duration ${JSON.stringify(value)} must be positive` };
-  }
-  const started = Date.parse(pod.startTime ?? '');
-  if (!Number.isFinite(started)) return { kind: 'until', value };
-  const until = started + Number(parsed.ns) / 1e6;
-  return now.getTime() < until
-    ? { kind: 'until', value, until: new Date(until) }
-    : { kind: 'elapsed', value, since: new Date(until) };
-}
-
-export function isDoNotDisruptActive(pod: ConsolidationPod, now: Date): boolean {
-  const state = doNotDisruptOf(pod, now);
-  return state.kind === 'always' || state.kind === 'until';
 }
 
 /** Why the pod's karpenter.sh/do-not-disrupt protects its node now, or undefined. */
