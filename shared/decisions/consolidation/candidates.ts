@@ -54,6 +54,24 @@ function doNotDisruptOnNode(input: ConsolidationNodeInput): boolean {
   );
 }
 
+/**
+ * upstream's ValidatePodsDisruptable: why the node's pods forbid disrupting it now (a pod do-not-disrupt
+ * protects, a PDB that allows no eviction or more than one PDB on a pod), or undefined. Consolidation
+ * always obeys it; drift only while the NodeClaim has no terminationGracePeriod to end the wait.
+ */
+export function podsBlockDisruption(
+  pods: readonly ConsolidationPod[],
+  pdbs: ReadonlyMap<string, PdbLimit[]>,
+  now: Date,
+): string | undefined {
+  for (const pod of pods) {
+    const why = doNotDisruptBlock(pod, now);
+    if (why) return `Pod ${why.slice('pod '.length)}`;
+  }
+  const pdb = pdbBlock(pods, pdbs, now);
+  return pdb ? pdb.charAt(0).toUpperCase() + pdb.slice(1) : undefined;
+}
+
 export function evaluateCandidate(
   input: ConsolidationNodeInput,
   context: CandidateContext,
@@ -71,12 +89,8 @@ export function evaluateCandidate(
     return blocked(`Disruption is blocked through the "${WellKnown.doNotDisruptAnnotation}" annotation`);
   }
   if (at.getTime() > context.now.getTime()) return { kind: 'waiting', name, until: at };
-  for (const pod of input.pods) {
-    const why = doNotDisruptBlock(pod, context.now);
-    if (why) return blocked(`Pod ${why.slice('pod '.length)}`);
-  }
-  const pdb = pdbBlock(input.pods, context.pdbs, context.now);
-  if (pdb) return blocked(pdb.charAt(0).toUpperCase() + pdb.slice(1));
+  const podsBlock = podsBlockDisruption(input.pods, context.pdbs, context.now);
+  if (podsBlock) return blocked(podsBlock);
   const reschedulable = input.pods.filter(isReschedulable);
   return {
     kind: 'candidate',
