@@ -23,7 +23,7 @@ export type PodDrainAction = 'leave' | 'wait' | 'evict' | 'delete';
 
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 
-export function toleratesDisrupted(pod: DrainPod): boolean {
+function toleratesDisrupted(pod: DrainPod): boolean {
   return pod.tolerations.some(
     (t) =>
       (t.operator === 'Exists' && (t.key === undefined || t.key === '')) ||

@@ -25,9 +25,9 @@ import type {
 } from '../scheduling/types.js';
 
 /** Upstream's cap on candidates a multi-node search considers. */
-export const MAX_MULTI_NODE_CANDIDATES = 100;
+const MAX_MULTI_NODE_CANDIDATES = 100;
 /** Upstream's minimum number of cheaper spot options before one spot node is replaced by another. */
-export const MIN_SPOT_TO_SPOT_OPTIONS = 15;
+const MIN_SPOT_TO_SPOT_OPTIONS = 15;
 
 export interface UnderutilizedCandidate {
   /** NodeClaim name. */
