@@ -458,44 +458,14 @@ describe('selectEmpty', () => {
 describe('timing', () => {
   // upstream pkg/utils/disruption/disruption.go IsUnderConsolidateAfter
   it.each([
-    [
-      '30s, a pod event 10s ago',
-      pool({ consolidateAfter: '30s' }),
-      nodeClaim('n', { lastPodEventAgo: 10 }),
-      true,
-    ],
-    [
-      '30s, a pod event 40s ago',
-      pool({ consolidateAfter: '30s' }),
-      nodeClaim('n', { lastPodEventAgo: 40 }),
-      false,
-    ],
-    [
-      '30s, no pod event, initialized 5s ago',
-      pool({ consolidateAfter: '30s' }),
-      nodeClaim('n', { initializedAgo: 5 }),
-      true,
-    ],
-    [
-      '30s, not initialized',
-      pool({ consolidateAfter: '30s' }),
-      nodeClaim('n', { initializedAgo: -1 }),
-      false,
-    ],
-    [
-      '0s never holds a node back',
-      pool({ consolidateAfter: '0s' }),
-      nodeClaim('n', { lastPodEventAgo: 0 }),
-      false,
-    ],
-    [
-      'Never: a fine destination',
-      pool({ consolidateAfter: 'Never' }),
-      nodeClaim('n', { lastPodEventAgo: 0 }),
-      false,
-    ],
-  ] as const)('under consolidateAfter: %s → %s', (_what, nodePool, claim, expected) => {
-    expect(isUnderConsolidateAfter(claim, nodePool, NOW)).toBe(expected);
+    ['30s, a pod event 10s ago', '30s', { lastPodEventAgo: 10 }, true],
+    ['30s, a pod event 40s ago', '30s', { lastPodEventAgo: 40 }, false],
+    ['30s, no pod event, initialized 5s ago', '30s', { initializedAgo: 5 }, true],
+    ['30s, not initialized', '30s', { initializedAgo: -1 }, false],
+    ['0s never holds a node back', '0s', { lastPodEventAgo: 0 }, false],
+    ['Never: a fine destination', 'Never', { lastPodEventAgo: 0 }, false],
+  ] as const)('under consolidateAfter: %s → %s', (_what, consolidateAfter, claim, expected) => {
+    expect(isUnderConsolidateAfter(nodeClaim('n', claim), pool({ consolidateAfter }), NOW)).toBe(expected);
   });
 
   it('consolidateAfter: default 0s, Never disables, durations parse', () => {
