@@ -39,9 +39,9 @@ export interface AllowedDisruptions {
   errors: BudgetError[];
 }
 
-export const DEFAULT_BUDGET: Readonly<Budget> = { nodes: '10%' };
+const DEFAULT_BUDGET: Readonly<Budget> = { nodes: '10%' };
 
-export const DISRUPTION_REASONS: readonly DisruptionReason[] = ['Drifted', 'Underutilized', 'Empty'];
+const DISRUPTION_REASONS: readonly DisruptionReason[] = ['Drifted', 'Underutilized', 'Empty'];
 
 const COUNT = /^\d+$/;
 const PERCENT = /^(\d+)%$/;

@@ -16,6 +16,12 @@ export interface ReplacementCandidateInput {
   disrupting: boolean;
   /** Value of karpenter.sh/do-not-disrupt on the Node or the NodeClaim; "true" protects the node. */
   doNotDisrupt?: string;
+  /**
+   * Why the node's pods forbid disrupting it now (candidates.ts podsBlockDisruption), when that holds the
+   * node back: only without a terminationGracePeriod (upstream's eventual disruption ignores pod blocks
+   * when one bounds the drain).
+   */
+  podsBlock?: string;
   /** A failed replacement attempt holds the node back until then. */
   backoffUntil?: string | Date;
   /** When only the failure time is known, the hold lasts `retryBackoffMs` from it. */
@@ -62,6 +68,7 @@ export function selectReplacementCandidates(input: SelectReplacementCandidatesIn
       c.initialized &&
       !c.disrupting &&
       c.doNotDisrupt !== 'true' &&
+      c.podsBlock === undefined &&
       !inBackoff(c, input.now, retryBackoffMs),
   );
   // A drift time that cannot be read sorts after every readable one rather than jumping the queue.
@@ -84,6 +91,8 @@ export function replacementCandidateFromNodeClaim(
     disrupting: boolean;
     backoffUntil?: string | Date;
     lastAttemptFailedAt?: string | Date;
+    /** podsBlockDisruption over the Node's pods, when the caller read them. */
+    podsBlock?: string;
   },
 ): ReplacementCandidateInput {
   const conditions = nodeClaim.status?.conditions;
@@ -98,6 +107,9 @@ export function replacementCandidateFromNodeClaim(
     initialized: isConditionTrue(conditions, ConditionTypes.initialized),
     disrupting: facts.disrupting,
     ...(doNotDisrupt !== undefined ? { doNotDisrupt } : {}),
+    ...(facts.podsBlock !== undefined && !nodeClaim.spec.terminationGracePeriod
+      ? { podsBlock: facts.podsBlock }
+      : {}),
     ...(facts.backoffUntil !== undefined ? { backoffUntil: facts.backoffUntil } : {}),
     ...(facts.lastAttemptFailedAt !== undefined ? { lastAttemptFailedAt: facts.lastAttemptFailedAt } : {}),
   };

@@ -1,8 +1,10 @@
 // Which pods a drain must move off a node, and how. Mirrors upstream Karpenter's termination: DaemonSet
 // pods and static (mirror) pods stay (they would come straight back, or cannot be evicted), finished pods
-// and pods tolerating karpenter.sh/disrupted stay, and everything else is evicted through the Eviction
-// API until terminationGracePeriod runs out, after which what is left is deleted.
+// and pods tolerating karpenter.sh/disrupted stay, a pod karpenter.sh/do-not-disrupt still protects is
+// waited for, and everything else is evicted through the Eviction API until terminationGracePeriod runs
+// out, after which what is left is deleted.
 import { WellKnown } from '../models/karpenter.js';
+import { isDoNotDisruptActive } from './do-not-disrupt.js';
 
 export interface DrainPod {
   namespace: string;
@@ -13,13 +15,15 @@ export interface DrainPod {
   tolerations: readonly { key?: string; operator?: string; effect?: string }[];
   /** Set once the pod is being deleted: when its grace period ends. */
   deletionTimestamp?: string;
+  /** status.startTime, from which a karpenter.sh/do-not-disrupt duration counts. */
+  startTime?: string;
 }
 
 export type PodDrainAction = 'leave' | 'wait' | 'evict' | 'delete';
 
 export const MIRROR_POD_ANNOTATION = 'kubernetes.io/config.mirror';
 
-export function toleratesDisrupted(pod: DrainPod): boolean {
+function toleratesDisrupted(pod: DrainPod): boolean {
   return pod.tolerations.some(
     (t) =>
       (t.operator === 'Exists' && (t.key === undefined || t.key === '')) ||
@@ -42,5 +46,7 @@ export function podDrainAction(pod: DrainPod, now: Date, graceDeadline: Date | u
     return Date.parse(pod.deletionTimestamp) <= now.getTime() ? 'leave' : 'wait';
   }
   if (graceDeadline && now.getTime() >= graceDeadline.getTime()) return 'delete';
+  // Upstream evicts no pod whose do-not-disrupt still protects it; the drain waits for it.
+  if (isDoNotDisruptActive(pod, now)) return 'wait';
   return 'evict';
 }

@@ -45,7 +45,7 @@ function parseTerm(text: string): Term {
   throw new LabelSelectorError(`cannot parse label selector term ${JSON.stringify(text)}`);
 }
 
-export function parseLabelSelector(selector: string): Term[] {
+function parseLabelSelector(selector: string): Term[] {
   return splitTerms(selector).map(parseTerm);
 }
 

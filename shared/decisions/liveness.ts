@@ -5,7 +5,6 @@ import type { NodeClaim } from '../models/karpenter.js';
 import { findCondition } from './conditions.js';
 
 export const REGISTRATION_TIMEOUT_REASON = 'RegistrationTimeout';
-export const DEFAULT_REGISTRATION_TIMEOUT_MS = 15 * 60 * 1000;
 
 export interface LivenessOptions {
   registrationTimeoutMs: number;

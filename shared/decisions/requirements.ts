@@ -225,8 +225,3 @@ export function validateRequirements(
   });
   return errors;
 }
-
-/** Distinct keys in the order they first appear. */
-export function requirementKeys(requirements: readonly NodeSelectorRequirement[]): string[] {
-  return [...new Set(requirements.map((r) => r.key))];
-}

@@ -1,9 +1,9 @@
 // Pods and PodDisruptionBudgets, read in pages and converted at the edge into the plain shapes the
 // consolidation decisions take (decisions/consolidation/pods.ts, pdb.ts).
 import { PolicyV1Api, type V1Pod, type V1PodDisruptionBudget } from '@kubernetes/client-node';
-import type { LabelSelectorRequirement, PdbLimit } from '../decisions/consolidation/pdb.js';
+import type { PdbLimit } from '../decisions/consolidation/pdb.js';
 import type { ConsolidationPod } from '../decisions/consolidation/pods.js';
-import type { SchedulingPodSpec } from '../decisions/scheduling/types.js';
+import type { LabelSelectorRequirement, SchedulingPodSpec } from '../decisions/scheduling/types.js';
 import { podRequests } from '../decisions/scheduling/resources.js';
 import type { KubeClients } from './client.js';
 import { pageOf, type ReflectorPage } from './reflector.js';
@@ -52,6 +52,7 @@ export function toConsolidationPod(pod: V1Pod): ConsolidationPod {
     ...(pod.status?.nominatedNodeName ? { nominatedNodeName: pod.status.nominatedNodeName } : {}),
     ...(deletion ? { deletionTimestamp: deletion } : {}),
     ...(startTime ? { startTime } : {}),
+    ...(pod.spec?.priority !== undefined ? { priority: pod.spec.priority } : {}),
     ...(scheduledAt ? { scheduledAt } : {}),
     ...(requests ? { requests } : {}),
     // The simulation's pod spec is a subset of v1.PodSpec with the same field names.

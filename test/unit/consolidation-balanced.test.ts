@@ -104,6 +104,40 @@ describe('eviction cost (upstream EvictionCost)', () => {
     expect(podEvictionCost(withCost('not a number'))).toBe(1);
   });
 
+  // upstream pkg/utils/disruption/disruption.go EvictionCost: strconv.ParseFloat, then lo.Clamp.
+  it.each([
+    ['the default', {}, 1],
+    ['priority 1000000000 (system-cluster-critical)', { priority: 2_000_000_000 }, 10],
+    ['priority 100000 adds 100000 / 2^25', { priority: 100_000 }, 1 + 100_000 / 2 ** 25],
+    ['priority -2^25 cancels the base cost', { priority: -(2 ** 25) }, 0],
+    ['the lowest priority clamps to -10', { priority: -2_147_483_648 }, -10],
+    ['deletion cost and priority add up', { cost: String(2 ** 27), priority: 2 ** 25 }, 3],
+    ['a deletion cost Go reads with underscores', { cost: '134_217_728' }, 2],
+    ['a deletion cost Go cannot read (" 5") adds nothing', { cost: ' 5' }, 1],
+    ['an out-of-range deletion cost ("1e400") is an error in Go: ignored', { cost: '1e400' }, 1],
+    ['"Inf" is a value in Go: clamped to 10', { cost: 'Inf' }, 10],
+    ['"-Inf" clamps to -10', { cost: '-Inf' }, -10],
+    ['"NaN" stays NaN, as lo.Clamp leaves it', { cost: 'NaN' }, NaN],
+  ] as const)('%s', (_what, pod, expected) => {
+    const annotations =
+      'cost' in pod ? { 'controller.kubernetes.io/pod-deletion-cost': pod.cost } : undefined;
+    const priority = 'priority' in pod ? pod.priority : undefined;
+    expect(
+      podEvictionCost({
+        ...(annotations ? { annotations } : {}),
+        ...(priority !== undefined ? { priority } : {}),
+      }),
+    ).toBe(expected);
+  });
+
+  it("priority enters the design's scoring: node B's model servers by priority instead of deletion cost", () => {
+    // Three pods of priority 2^25 · 9 cost 10 each, as the design's deletion-cost 2147483647 pods do.
+    const servers = Array.from({ length: 3 }, () => podEvictionCost({ priority: 9 * 2 ** 25 }));
+    const nodeB = nodeDisruptionCost([podEvictionCost({}), ...servers]);
+    expect(nodeB).toBe(32);
+    expect(scoreMove(4.84, nodeB - 1, { totalCost: 58.08, totalDisruptionCost: 107 }).approved).toBe(false);
+  });
+
   it("a node costs 1 plus its pods, a pod never below 0: the design's node B is 1 + 1 + 3 × 10", () => {
     expect(nodeDisruptionCost([1, 10, 10, 10])).toBe(32);
     expect(nodeDisruptionCost([-10])).toBe(1);

@@ -9,12 +9,15 @@ import {
 import { indexPdbs, type PdbLimit } from '../../shared/decisions/consolidation/pdb.js';
 import { nextPodEvent, podEventNode, podSetDigest } from '../../shared/decisions/consolidation/pod-events.js';
 import { isReschedulable, type ConsolidationPod } from '../../shared/decisions/consolidation/pods.js';
+import { doNotDisruptOf } from '../../shared/decisions/do-not-disrupt.js';
 import {
   consolidatableAt,
   consolidateAfterOf,
   expiresAt,
   isExpired,
+  isUnderConsolidateAfter,
 } from '../../shared/decisions/consolidation/timing.js';
+import type { LabelSelectorRequirement } from '../../shared/decisions/scheduling/types.js';
 import type { NodeClaim, NodePool } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';
 
@@ -232,6 +235,67 @@ describe('consolidation candidates', () => {
       input: input({ pods: [pod('web-1', { annotations: { 'karpenter.sh/do-not-disrupt': 'please' } })] }),
       expected: 'candidate with 1',
     },
+    ...(
+      [
+        // upstream designs/do-not-disrupt-grace-period.md and pkg/utils/pod/scheduling.go IsDoNotDisruptActive
+        ['1h30m, started 1h ago', '1h30m', 3600, true],
+        ['1.5h, started 2h ago', '1.5h', 7200, false],
+        ['90s, started 89s ago', '90s', 89, true],
+        ['90s, started exactly 90s ago (age < duration no longer holds)', '90s', 90, false],
+        ['0s: not positive, ignored', '0s', 0, false],
+        ['-5m: not positive, ignored', '-5m', 0, false],
+        ['1d: no such Go unit, ignored', '1d', 0, false],
+        ['2562048h: past 2^63-1 ns, ignored as Go refuses it', '2562048h', 0, false],
+        ['"True": only "true" means for good', 'True', 0, false],
+      ] as const
+    ).map(([what, value, startedAgo, blocks]) => ({
+      name: `do-not-disrupt ${what}`,
+      input: input({
+        pods: [
+          pod('web-1', { startTime: ago(startedAgo), annotations: { 'karpenter.sh/do-not-disrupt': value } }),
+        ],
+      }),
+      expected: blocks
+        ? `blocked: Pod apps/web-1 has "karpenter.sh/do-not-disrupt" annotation (${value})`
+        : 'candidate with 1',
+    })),
+    {
+      name: 'do-not-disrupt duration on a pod that has not started: protected (upstream fails safe)',
+      input: input({
+        pods: [
+          { ...pod('web-1', { annotations: { 'karpenter.sh/do-not-disrupt': '5m' } }), startTime: undefined },
+        ],
+      }),
+      expected: 'blocked: Pod apps/web-1 has "karpenter.sh/do-not-disrupt" annotation (5m)',
+    },
+    {
+      name: 'an invalid do-not-disrupt does not even protect a pod that has not started',
+      input: input({
+        pods: [
+          { ...pod('web-1', { annotations: { 'karpenter.sh/do-not-disrupt': '0s' } }), startTime: undefined },
+        ],
+      }),
+      expected: 'candidate with 1',
+    },
+    {
+      name: 'a pod whose eviction cost clamps to 0 leaves the node empty, as upstream IsEmpty',
+      input: input({
+        pods: [
+          pod('cheap', { annotations: { 'controller.kubernetes.io/pod-deletion-cost': '-2147483648' } }),
+        ],
+      }),
+      expected: 'candidate empty',
+    },
+    {
+      name: 'a pod of priority -2^25 costs 0 to evict: empty too',
+      input: input({ pods: [pod('low', { priority: -(2 ** 25) })] }),
+      expected: 'candidate empty',
+    },
+    {
+      name: 'a pod of priority just above -2^25 still needs a home',
+      input: input({ pods: [pod('low', { priority: -(2 ** 25) + 1 })] }),
+      expected: 'candidate with 1',
+    },
     {
       name: 'do-not-disrupt on a terminating pod protects nothing',
       input: input({
@@ -287,6 +351,29 @@ describe('consolidation candidates', () => {
       }),
       expected: 'blocked: Pdb prevents pod evictions (PodDisruptionBudget=apps/web, Pod=apps/web-1)',
     },
+    ...(
+      [
+        ['NotIn another value', { key: 'app', operator: 'NotIn', values: ['api'] }, true],
+        ['NotIn its value', { key: 'app', operator: 'NotIn', values: ['web'] }, false],
+        ['Exists', { key: 'app', operator: 'Exists' }, true],
+        ['DoesNotExist', { key: 'app', operator: 'DoesNotExist' }, false],
+        ['DoesNotExist of a label it lacks', { key: 'tier', operator: 'DoesNotExist' }, true],
+        ['In without the label', { key: 'tier', operator: 'In', values: ['web'] }, false],
+      ] satisfies [string, LabelSelectorRequirement, boolean][]
+    ).map(([what, expression, selects]) => ({
+      name: `a blocking PDB whose selector is ${what} ${selects ? 'selects' : 'does not select'} the pod`,
+      input: input({ pods: [pod('web-1')] }),
+      context: context({
+        pdbs: [
+          pdb('web', 0, {
+            selector: { matchLabels: { app: 'web' }, matchExpressions: [{ ...expression }] },
+          }),
+        ],
+      }),
+      expected: selects
+        ? 'blocked: Pdb prevents pod evictions (PodDisruptionBudget=apps/web, Pod=apps/web-1)'
+        : 'candidate with 1',
+    })),
     {
       name: 'AlwaysAllow lets a not-Ready pod through a blocking PDB',
       input: input({ pods: [pod('web-1', { ready: false })] }),
@@ -308,6 +395,34 @@ describe('consolidation candidates', () => {
   ];
   it.each(cases)('$name', ({ input: nodeInput, context: ctx, expected }) => {
     expect(summary(evaluateCandidate(nodeInput, ctx ?? context()))).toBe(expected);
+  });
+});
+
+describe('do-not-disrupt, as upstream states it', () => {
+  const annotated = (value: string, extra: Partial<ConsolidationPod> = {}) =>
+    pod('job', { annotations: { 'karpenter.sh/do-not-disrupt': value }, startTime: ago(600), ...extra });
+  it.each([
+    ['absent', pod('job'), { kind: 'none' }],
+    ['"true"', annotated('true'), { kind: 'always' }],
+    [
+      '15m, 10m after the start',
+      annotated('15m'),
+      { kind: 'until', value: '15m', until: new Date(ago(-300)) },
+    ],
+    ['5m, 10m after the start', annotated('5m'), { kind: 'elapsed', value: '5m', since: new Date(ago(300)) }],
+    [
+      'a word',
+      annotated('please'),
+      {
+        kind: 'invalid',
+        value: 'please',
+        message: 'failed to parse "please" as a duration: time: invalid duration "please"',
+      },
+    ],
+    ['zero', annotated('0s'), { kind: 'invalid', value: '0s', message: 'duration "0s" must be positive' }],
+    ['on a finished pod', annotated('true', { phase: 'Succeeded' }), { kind: 'none' }],
+  ] as const)('%s', (_what, subject, expected) => {
+    expect(doNotDisruptOf(subject, NOW)).toEqual(expected);
   });
 });
 
@@ -341,6 +456,18 @@ describe('selectEmpty', () => {
 });
 
 describe('timing', () => {
+  // upstream pkg/utils/disruption/disruption.go IsUnderConsolidateAfter
+  it.each([
+    ['30s, a pod event 10s ago', '30s', { lastPodEventAgo: 10 }, true],
+    ['30s, a pod event 40s ago', '30s', { lastPodEventAgo: 40 }, false],
+    ['30s, no pod event, initialized 5s ago', '30s', { initializedAgo: 5 }, true],
+    ['30s, not initialized', '30s', { initializedAgo: -1 }, false],
+    ['0s never holds a node back', '0s', { lastPodEventAgo: 0 }, false],
+    ['Never: a fine destination', 'Never', { lastPodEventAgo: 0 }, false],
+  ] as const)('under consolidateAfter: %s → %s', (_what, consolidateAfter, claim, expected) => {
+    expect(isUnderConsolidateAfter(nodeClaim('n', claim), pool({ consolidateAfter }), NOW)).toBe(expected);
+  });
+
   it('consolidateAfter: default 0s, Never disables, durations parse', () => {
     expect(consolidateAfterOf(pool({}))).toEqual({ enabled: true, ms: 0 });
     expect(consolidateAfterOf(pool({ consolidateAfter: 'Never' })).enabled).toBe(false);

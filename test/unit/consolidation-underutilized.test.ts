@@ -8,6 +8,7 @@ import {
   type UnderutilizedCandidate,
   type UnderutilizedInput,
 } from '../../shared/decisions/consolidation/underutilized.js';
+import { solve } from '../../shared/decisions/scheduling/solve.js';
 import type { ExistingNode, InstanceType, SchedulingPod } from '../../shared/decisions/scheduling/types.js';
 
 const sizes: [string, number, number][] = [
@@ -299,5 +300,58 @@ describe('underutilized consolidation', () => {
       changed.cluster = { ...plain.cluster, nodePools: [pool(blocked(['small']))] };
       expect(underutilizedCommand(changed)).toMatchObject({ replacement: { instanceTypeNames: ['medium'] } });
     });
+  });
+});
+
+// upstream pkg/controllers/disruption/consolidation_test.go (#3006, "consolidateAfter now applies to
+// destination nodes during consolidation"): its three cases, and the exemptions of scheduler.go.
+describe('consolidateAfter protects destination nodes', () => {
+  // Two nodes of the same (cheapest) size: the only way to consolidate n2 is to move its pod onto n1.
+  const [p1, p2, p3] = [pod('a', '500m'), pod('b', '500m'), pod('c', '500m')];
+  const n1 = node('n1', 'small', [p1, p2]);
+  const n2 = node('n2', 'small', [p3]);
+  const only = (extra: Partial<UnderutilizedInput>) =>
+    computeConsolidation([candidate(n2, [p3])], input([n1, n2], [], extra, ['on-demand']));
+
+  it('does not consolidate pods onto a destination still within its consolidateAfter', () => {
+    // Its pod would need a new node, and no size is cheaper than the small it is on: nothing to do.
+    expect(only({ settlingNodes: new Set(['n1']) })).toEqual({
+      none: 'no replacement is cheaper than $0.1000/h',
+    });
+  });
+
+  it('does once the window has passed (the node is no longer settling)', () => {
+    expect(only({ settlingNodes: new Set() })).toMatchObject({ command: { decision: 'delete' } });
+  });
+
+  it('still replaces with a cheaper new node: a new node is no destination to protect', () => {
+    const big = pod('d', '1');
+    const n3 = node('n3', 'large', [big]);
+    const outcome = computeConsolidation(
+      [candidate(n3, [big])],
+      input([n1, n3], [], { settlingNodes: new Set(['n1']) }, ['on-demand']),
+    );
+    expect(outcome).toMatchObject({ command: { decision: 'replace' } });
+  });
+
+  it('lets pending pods land on a settling node: only the pods it refuses are kept off', () => {
+    const pending = pod('pending', '500m');
+    const result = solve({
+      pods: [p3, pending],
+      nodePools: [],
+      existingNodes: [{ ...node('roomy', 'medium', []), refusedPods: new Set([p3.metadata.uid]) }],
+    });
+    expect(result.existingPlacements.map((p) => p.pod.name)).toEqual(['pending']);
+    expect(result.unschedulable.map((u) => u.pod.name)).toEqual(['c']);
+  });
+
+  it('exempts a moved pod that is still Pending, as upstream does (pod.IsPending)', () => {
+    const starting: SchedulingPod = { ...p3, status: { phase: 'Pending' } };
+    expect(
+      computeConsolidation(
+        [candidate(n2, [starting])],
+        input([n1, n2], [], { settlingNodes: new Set(['n1']) }, ['on-demand']),
+      ),
+    ).toMatchObject({ command: { decision: 'delete' } });
   });
 });

@@ -274,6 +274,24 @@ describe('replacementCandidateFromNodeClaim', () => {
     ).toEqual([]);
   });
 
+  // upstream pkg/controllers/disruption/types.go NewCandidate: drift is eventual disruption, so a pod
+  // block (do-not-disrupt, PDB) holds the node back only while no terminationGracePeriod bounds the drain.
+  it('a pod that forbids disruption holds a drifted node back, unless terminationGracePeriod is set', () => {
+    const blocked = 'Pod apps/job has "karpenter.sh/do-not-disrupt" annotation (4h)';
+    const held = replacementCandidateFromNodeClaim(claim(), { disrupting: false, podsBlock: blocked });
+    expect(held.podsBlock).toBe(blocked);
+    expect(selectReplacementCandidates({ nodePool: pool, nodeClaims: [held], allowed: 5, now: NOW })).toEqual(
+      [],
+    );
+    const bounded = claim();
+    bounded.spec.terminationGracePeriod = '1h';
+    const goes = replacementCandidateFromNodeClaim(bounded, { disrupting: false, podsBlock: blocked });
+    expect(goes.podsBlock).toBeUndefined();
+    expect(selectReplacementCandidates({ nodePool: pool, nodeClaims: [goes], allowed: 5, now: NOW })).toEqual(
+      ['general-x'],
+    );
+  });
+
   it('carries the caller-known facts through to selection', () => {
     const candidate = replacementCandidateFromNodeClaim(claim(), {
       disrupting: false,

@@ -239,8 +239,34 @@ describe('drain', () => {
       pod({ deletionTimestamp: '2026-03-01T11:59:00Z' }),
       'leave',
     ],
+    // upstream terminator/eviction.go: an active pod that is not evictable (do-not-disrupt) stays queued.
+    [
+      'a do-not-disrupt "true" pod is waited for, not evicted',
+      pod({ annotations: { 'karpenter.sh/do-not-disrupt': 'true' } }),
+      'wait',
+    ],
+    [
+      'a do-not-disrupt duration still running is waited for',
+      pod({ annotations: { 'karpenter.sh/do-not-disrupt': '2h' }, startTime: '2026-03-01T11:00:00Z' }),
+      'wait',
+    ],
+    [
+      'a do-not-disrupt duration that has elapsed: evicted',
+      pod({ annotations: { 'karpenter.sh/do-not-disrupt': '30m' }, startTime: '2026-03-01T11:00:00Z' }),
+      'evict',
+    ],
+    [
+      'an invalid do-not-disrupt is ignored: evicted',
+      pod({ annotations: { 'karpenter.sh/do-not-disrupt': 'yes' } }),
+      'evict',
+    ],
   ] as const)('%s', (_name, p, expected) => {
     expect(podDrainAction(p, now, deadline)).toBe(expected);
+  });
+
+  test('terminationGracePeriod overrides do-not-disrupt: past it the pod is deleted', () => {
+    const protectedPod = pod({ annotations: { 'karpenter.sh/do-not-disrupt': 'true' } });
+    expect(podDrainAction(protectedPod, new Date('2026-03-01T13:00:00Z'), deadline)).toBe('delete');
   });
 
   test('after terminationGracePeriod the remaining pods are deleted', () => {

@@ -5,6 +5,8 @@
 // node's is 1 plus its pods', so an empty node still costs something and no fraction divides by zero.
 // The NodePool totals count every node of the pool, candidates or not.
 
+import { parseGoFloat } from '../go-values.js';
+
 /** upstream v1.BalancedK. */
 export const BALANCED_K = 2;
 
@@ -29,16 +31,25 @@ export interface MoveScore {
   approved: boolean;
 }
 
-/** upstream's EvictionCost of one pod, from its annotations and priority. */
+/**
+ * upstream's EvictionCost of one pod: 1, plus the pod-deletion-cost annotation (read as Go's ParseFloat
+ * reads it; an unreadable one adds nothing) / 2^27, plus spec.priority / 2^25, clamped to [-10, 10] as
+ * lo.Clamp does (so a "NaN" annotation stays NaN, as upstream's does).
+ */
 export function podEvictionCost(pod: {
   annotations?: Readonly<Record<string, string>>;
   priority?: number;
 }): number {
-  const deletionCost = Number(pod.annotations?.[POD_DELETION_COST_ANNOTATION] ?? '0');
   let cost = 1;
-  if (Number.isFinite(deletionCost)) cost += deletionCost / 2 ** 27;
-  if (pod.priority !== undefined && Number.isFinite(pod.priority)) cost += pod.priority / 2 ** 25;
-  return Math.min(EVICTION_COST_BOUND, Math.max(-EVICTION_COST_BOUND, cost));
+  const annotation = pod.annotations?.[POD_DELETION_COST_ANNOTATION];
+  const deletionCost = annotation === undefined ? undefined : parseGoFloat(annotation);
+  if (deletionCost !== undefined) cost += deletionCost / 2 ** 27;
+  if (pod.priority !== undefined) cost += pod.priority / 2 ** 25;
+  return cost < -EVICTION_COST_BOUND
+    ? -EVICTION_COST_BOUND
+    : cost > EVICTION_COST_BOUND
+      ? EVICTION_COST_BOUND
+      : cost;
 }
 
 /** A node's disruption cost: 1 for the node, plus each pod's eviction cost (never below 0). */

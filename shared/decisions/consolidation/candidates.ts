@@ -6,9 +6,10 @@
 // - blocked (a DisruptionBlocked event tells the user what holds it): nominated for a pending pod,
 //   karpenter.sh/do-not-disrupt on the Node, the NodeClaim or one of its pods, a pod whose PDB allows
 //   no eviction now or that more than one PDB covers;
-// - candidate: with its reschedulable pods; none means empty.
+// - candidate: with its reschedulable pods; empty when none of them adds to its disruption cost.
 import { WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
+import { nodeDisruptionCost, podEvictionCost } from './balanced.js';
 import { pdbBlock, type PdbLimit } from './pdb.js';
 import { doNotDisruptBlock, isReschedulable, type ConsolidationPod } from './pods.js';
 import { consolidatableAt } from './timing.js';
@@ -53,6 +54,24 @@ function doNotDisruptOnNode(input: ConsolidationNodeInput): boolean {
   );
 }
 
+/**
+ * upstream's ValidatePodsDisruptable: why the node's pods forbid disrupting it now (a pod do-not-disrupt
+ * protects, a PDB that allows no eviction or more than one PDB on a pod), or undefined. Consolidation
+ * always obeys it; drift only while the NodeClaim has no terminationGracePeriod to end the wait.
+ */
+export function podsBlockDisruption(
+  pods: readonly ConsolidationPod[],
+  pdbs: ReadonlyMap<string, PdbLimit[]>,
+  now: Date,
+): string | undefined {
+  for (const pod of pods) {
+    const why = doNotDisruptBlock(pod, now);
+    if (why) return `Pod ${why.slice('pod '.length)}`;
+  }
+  const pdb = pdbBlock(pods, pdbs, now);
+  return pdb ? pdb.charAt(0).toUpperCase() + pdb.slice(1) : undefined;
+}
+
 export function evaluateCandidate(
   input: ConsolidationNodeInput,
   context: CandidateContext,
@@ -70,19 +89,17 @@ export function evaluateCandidate(
     return blocked(`Disruption is blocked through the "${WellKnown.doNotDisruptAnnotation}" annotation`);
   }
   if (at.getTime() > context.now.getTime()) return { kind: 'waiting', name, until: at };
-  for (const pod of input.pods) {
-    const why = doNotDisruptBlock(pod, context.now);
-    if (why) return blocked(`Pod ${why.slice('pod '.length)}`);
-  }
-  const pdb = pdbBlock(input.pods, context.pdbs, context.now);
-  if (pdb) return blocked(pdb.charAt(0).toUpperCase() + pdb.slice(1));
+  const podsBlock = podsBlockDisruption(input.pods, context.pdbs, context.now);
+  if (podsBlock) return blocked(podsBlock);
   const reschedulable = input.pods.filter(isReschedulable);
   return {
     kind: 'candidate',
     name,
     input,
     reschedulable,
-    empty: reschedulable.length === 0,
+    // upstream's IsEmpty: no pod to move adds to the node's disruption cost, so pods whose eviction cost
+    // is 0 or less (a large negative pod-deletion-cost or priority) go with the node as if it were empty.
+    empty: nodeDisruptionCost(reschedulable.map(podEvictionCost)) <= 1,
     consolidatableSince: at,
   };
 }

@@ -1,53 +1,35 @@
 // PodDisruptionBudgets as consolidation sees them: a node is not a candidate while one of its pods may
 // not be evicted now (its PDB allows no disruption) or is covered by more than one PDB (the Eviction API
 // refuses those outright). Upstream's pdb.Limits, over plain data.
+import { compileSelector, type LabelPredicate } from '../scheduling/selectors.js';
+import type { LabelSelector } from '../scheduling/types.js';
 import type { ConsolidationPod } from './pods.js';
 import { isEvictable } from './pods.js';
-
-export interface LabelSelectorRequirement {
-  key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
-  values?: readonly string[];
-}
-
-export interface StructuredLabelSelector {
-  matchLabels?: Readonly<Record<string, string>>;
-  matchExpressions?: readonly LabelSelectorRequirement[];
-}
 
 export interface PdbLimit {
   namespace: string;
   name: string;
   /** Undefined (null in the API) selects nothing; an empty selector selects every pod of the namespace. */
-  selector?: StructuredLabelSelector;
+  selector?: LabelSelector;
   /** status.disruptionsAllowed. */
   disruptionsAllowed: number;
   /** spec.unhealthyPodEvictionPolicy: AlwaysAllow lets a not-Ready pod go whatever the budget. */
   unhealthyPodEvictionPolicy?: string;
 }
 
-function selectorMatches(selector: StructuredLabelSelector, labels: Readonly<Record<string, string>>) {
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    if (labels[key] !== value) return false;
+// One compiled predicate per selector object: a sweep matches every pod against its namespace's PDBs.
+const compiledSelectors = new WeakMap<LabelSelector, LabelPredicate>();
+
+function selectorMatches(selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
+  let predicate = compiledSelectors.get(selector);
+  if (!predicate) {
+    predicate = compileSelector(selector);
+    compiledSelectors.set(selector, predicate);
   }
-  return (selector.matchExpressions ?? []).every((req) => {
-    const has = Object.hasOwn(labels, req.key);
-    const value = labels[req.key];
-    switch (req.operator) {
-      case 'In':
-        return has && (req.values ?? []).includes(value ?? '');
-      case 'NotIn':
-        return !has || !(req.values ?? []).includes(value ?? '');
-      case 'Exists':
-        return has;
-      case 'DoesNotExist':
-        return !has;
-    }
-    return false;
-  });
+  return predicate(labels);
 }
 
-export const pdbKey = (pdb: Pick<PdbLimit, 'namespace' | 'name'>): string => `${pdb.namespace}/${pdb.name}`;
+const pdbKey = (pdb: Pick<PdbLimit, 'namespace' | 'name'>): string => `${pdb.namespace}/${pdb.name}`;
 
 /** PDBs by namespace, so each pod is matched against its own namespace's budgets only. */
 export function indexPdbs(pdbs: readonly PdbLimit[]): Map<string, PdbLimit[]> {

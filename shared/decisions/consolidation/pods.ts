@@ -1,9 +1,9 @@
-// The pod facts consolidation decides from, as plain data (lifecycle/disruption/pod-source.ts converts
-// API pods). Which pods must move when a node goes, which pods forbid moving them, and when a pod's
+// The pod facts consolidation decides from, as plain data (kube/pods.ts toConsolidationPod converts API
+// pods). Which pods must move when a node goes, which pods forbid moving them, and when a pod's
 // karpenter.sh/do-not-disrupt annotation still protects its node: upstream Karpenter's rules.
 import { WellKnown } from '../../models/karpenter.js';
 import type { SchedulingPodSpec } from '../scheduling/types.js';
-import { DurationParseError, parseFiniteDuration } from '../duration.js';
+import { doNotDisruptOf } from '../do-not-disrupt.js';
 import { MIRROR_POD_ANNOTATION, podDrainAction, type DrainPod } from '../drain.js';
 
 export interface ConsolidationPod extends DrainPod {
@@ -13,8 +13,8 @@ export interface ConsolidationPod extends DrainPod {
   nodeName?: string;
   /** status.nominatedNodeName: the scheduler reserved room on that node for this pending pod. */
   nominatedNodeName?: string;
-  /** status.startTime, from which a do-not-disrupt duration counts. */
-  startTime?: string;
+  /** spec.priority (set from the PriorityClass at admission): part of the pod's eviction cost. */
+  priority?: number;
   /** The Ready condition is True. */
   ready: boolean;
   /** When the PodScheduled condition became True: the pod's bind time. */
@@ -49,26 +49,10 @@ export function isEvictable(pod: DrainPod, now: Date): boolean {
   return podDrainAction(pod, now, undefined) === 'evict';
 }
 
-/**
- * Why the pod's karpenter.sh/do-not-disrupt protects its node now, or undefined. "true" protects while
- * the pod runs; a duration protects until that long after the pod started. Upstream ignores other values
- * (and says so in an event); so does this. Terminal and terminating pods protect nothing.
- */
+/** Why the pod's karpenter.sh/do-not-disrupt protects its node now, or undefined. */
 export function doNotDisruptBlock(pod: ConsolidationPod, now: Date): string | undefined {
-  if (isTerminal(pod) || isTerminating(pod)) return undefined;
-  const value = pod.annotations[WellKnown.doNotDisruptAnnotation];
-  if (value === undefined) return undefined;
+  const state = doNotDisruptOf(pod, now);
+  if (state.kind !== 'always' && state.kind !== 'until') return undefined;
   const what = `pod ${pod.namespace}/${pod.name} has "${WellKnown.doNotDisruptAnnotation}" annotation`;
-  if (value === 'true') return what;
-  let durationMs: number;
-  try {
-    durationMs = parseFiniteDuration(value);
-  } catch (error) {
-    if (error instanceof DurationParseError) return undefined;
-    throw error;
-  }
-  const started = Date.parse(pod.startTime ?? '');
-  // Not started yet: the protection has not begun counting down.
-  if (!Number.isFinite(started) || now.getTime() < started + durationMs) return `${what} (${value})`;
-  return undefined;
+  return state.kind === 'always' ? what : `${what} (${state.value})`;
 }

@@ -39,6 +39,18 @@ export function consolidatableAt(nodeClaim: NodeClaim, nodePool: NodePool): Date
   return since === undefined ? undefined : new Date(since + after.ms);
 }
 
+/**
+ * Upstream's IsUnderConsolidateAfter: an initialized NodeClaim whose consolidateAfter (not Never, not 0)
+ * has not passed since its last pod event, or since initialization. A consolidation moves no pods onto
+ * such a node, so a node that just received pods (or just came up) settles before it is packed further.
+ */
+export function isUnderConsolidateAfter(nodeClaim: NodeClaim, nodePool: NodePool, now: Date): boolean {
+  const after = consolidateAfterOf(nodePool);
+  if (!after.enabled || after.ms === 0) return false;
+  const at = consolidatableAt(nodeClaim, nodePool);
+  return at !== undefined && now.getTime() < at.getTime();
+}
+
 export function isConsolidatable(nodeClaim: NodeClaim, nodePool: NodePool, now: Date): boolean {
   const at = consolidatableAt(nodeClaim, nodePool);
   return at !== undefined && at.getTime() <= now.getTime();

@@ -8,7 +8,9 @@
 // single-node pass could not consolidate says why (upstream's Unconsolidatable), naming the cheaper
 // replacement that recent launch failures block when that is the reason. Under policy Balanced every
 // move must also score at least 1/k (balanced.ts); a candidate whose outright deletion would not is not
-// simulated on its own.
+// simulated on its own. Nodes still within their consolidateAfter receive none of the moved pods
+// (upstream's consolidateAfter on destinations): a command may replace, not pack onto a node that just
+// received pods or just came up.
 import { WellKnown, type CapacityType } from '../../models/karpenter.js';
 import type { NodeSelectorRequirement } from '../../models/kube.js';
 import { solve } from '../scheduling/solve.js';
@@ -23,9 +25,9 @@ import type {
 } from '../scheduling/types.js';
 
 /** Upstream's cap on candidates a multi-node search considers. */
-export const MAX_MULTI_NODE_CANDIDATES = 100;
+const MAX_MULTI_NODE_CANDIDATES = 100;
 /** Upstream's minimum number of cheaper spot options before one spot node is replaced by another. */
-export const MIN_SPOT_TO_SPOT_OPTIONS = 15;
+const MIN_SPOT_TO_SPOT_OPTIONS = 15;
 
 export interface UnderutilizedCandidate {
   /** NodeClaim name. */
@@ -63,6 +65,11 @@ export interface UnderutilizedInput {
   unblockedNodePools?: SchedulingNodePool[];
   /** Keys (commandKey) of commands that failed lately and are not to be issued again yet. */
   heldCommands?: ReadonlySet<string>;
+  /**
+   * Nodes still within their NodePool's consolidateAfter (timing.ts isUnderConsolidateAfter): the pods a
+   * command moves may not land there, unless still Pending; pending pods may (upstream's #3006).
+   */
+  settlingNodes?: ReadonlySet<string>;
   /** Policy Balanced: the NodePool's totals and k; every move must score at least 1/k. */
   balanced?: { totals: PoolTotals; k: number };
 }
@@ -210,11 +217,12 @@ function feasibleConsolidation(
   options: { sameTypeMustBeCheaper?: boolean },
 ): ComputeOutcome {
   const leaving = new Set(candidates.map((c) => c.nodeName));
-  const existingNodes: ExistingNode[] = (input.cluster.existingNodes ?? []).filter(
-    (n) => !leaving.has(n.name),
-  );
   const moving = candidates.flatMap((c) => c.pods);
   const movingUids = new Set(moving.map((p) => p.metadata.uid));
+  const refusedPods = new Set(moving.filter((p) => p.status?.phase !== 'Pending').map((p) => p.metadata.uid));
+  const existingNodes: ExistingNode[] = (input.cluster.existingNodes ?? [])
+    .filter((n) => !leaving.has(n.name))
+    .map((n) => (input.settlingNodes?.has(n.name) && refusedPods.size > 0 ? { ...n, refusedPods } : n));
   // A command launches one replacement at most: the packer may not split it into two cheaper ones.
   const result = solve({
     ...input.cluster,

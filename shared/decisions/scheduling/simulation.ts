@@ -229,6 +229,8 @@ export class Simulation {
     const start = free ? (this.nodeCursor.get(variant.id) ?? 0) : 0;
     for (let index = start; index < this.nodes.length; index++) {
       const node = this.nodes[index] as SimulatedNode;
+      // Refused for this pod only: the cursor, shared by every pod of the variant, stays where it is.
+      if (node.source.refusedPods?.has(pod.ref.uid)) continue;
       const requirements = this.fitsNode(node, variant, requests);
       if (requirements === undefined) {
         if (free && index === (this.nodeCursor.get(variant.id) ?? 0))

@@ -116,6 +116,8 @@ export interface SchedulingPod {
     creationTimestamp?: string;
   };
   spec: SchedulingPodSpec;
+  /** status.phase; only a consolidation simulation reads it (a Pending pod may go anywhere). */
+  status?: { phase?: string };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -195,6 +197,11 @@ export interface ExistingNode {
   /** Uninitialized managed nodes: their startup taints are ignored, as Karpenter does. */
   initialized?: boolean;
   startupTaints?: Taint[];
+  /**
+   * UIDs of pods this node must not receive: a consolidation simulation keeps the pods it moves away from
+   * nodes still within their consolidateAfter (Karpenter's IsConsolidationSimulation).
+   */
+  refusedPods?: ReadonlySet<string>;
 }
 
 export interface DaemonSet {

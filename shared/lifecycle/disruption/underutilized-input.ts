@@ -6,7 +6,8 @@
 // offerings the unavailable-offerings table blocks (launch failures, quota), so consolidation never
 // decides a replacement that launch would refuse. Without its AKSNodeClass a NodePool cannot launch at
 // all, and its candidates can only be deleted. Under policy Balanced the input carries the NodePool's
-// totals (every node's price and disruption cost) that each move is scored against.
+// totals (every node's price and disruption cost) that each move is scored against. Nodes still within their
+// NodePool's consolidateAfter are named, so the simulation moves no pods onto them.
 import type { Candidate } from '../../decisions/consolidation/candidates.js';
 import {
   BALANCED_K,
@@ -24,6 +25,7 @@ import type {
   UnderutilizedCandidate,
   UnderutilizedInput,
 } from '../../decisions/consolidation/underutilized.js';
+import { isUnderConsolidateAfter } from '../../decisions/consolidation/timing.js';
 import { isDisrupting, isNodeNotReady } from '../../decisions/disruption-state.js';
 import { isConditionTrue } from '../../decisions/conditions.js';
 import { priceOf } from '../../decisions/prices/price-book.js';
@@ -55,32 +57,51 @@ function schedulingPodOf(pod: ConsolidationPod): SchedulingPod {
       ...(pod.creationTimestamp ? { creationTimestamp: pod.creationTimestamp } : {}),
     },
     spec: pod.spec ?? { containers: [] },
+    ...(pod.phase ? { status: { phase: pod.phase } } : {}),
   };
 }
 
 export interface UnderutilizedContext {
   nodePool: NodePool;
-  /** Every Node the sweep knows, with the NodeClaim that owns it (undefined for unmanaged nodes). */
-  nodes: readonly { node: Node; nodeClaim?: NodeClaim }[];
+  /**
+   * Every Node the sweep knows, with the NodeClaim that owns it and that NodeClaim's NodePool (undefined
+   * for unmanaged nodes).
+   */
+  nodes: readonly { node: Node; nodeClaim?: NodeClaim; nodePool?: NodePool }[];
   pods: ClusterPods;
   allowed: number;
   spotToSpot: boolean;
   deadline?: number;
 }
 
-/** Every Node of the view with the NodeClaim that owns it (matched by providerID), as the context wants. */
+/**
+ * Every Node of the view with the NodeClaim that owns it (matched by providerID) and its NodePool, as the
+ * context wants.
+ */
 export function nodesWithNodeClaims(view: SweepView): UnderutilizedContext['nodes'] {
   const claimByProviderId = new Map(
     view
       .nodeClaims()
       .flatMap((c) => (c.status?.providerID ? [[providerIdKey(c.status.providerID), c] as const] : [])),
   );
+  const poolByName = new Map(view.snapshot.nodePools.map((p) => [p.metadata.name, p]));
   return view.snapshot.nodes.map((node) => {
     const nodeClaim = node.spec.providerID
       ? claimByProviderId.get(providerIdKey(node.spec.providerID))
       : undefined;
-    return { node, ...(nodeClaim ? { nodeClaim } : {}) };
+    const nodePool = poolByName.get(nodeClaim?.metadata.labels?.[WellKnown.nodePoolLabel] ?? '');
+    return { node, ...(nodeClaim ? { nodeClaim } : {}), ...(nodePool ? { nodePool } : {}) };
   });
+}
+
+/** Nodes a command may not move pods onto yet: still within their NodePool's consolidateAfter. */
+function settlingNodesOf(context: UnderutilizedContext, now: Date): Set<string> {
+  const settling = new Set<string>();
+  for (const { node, nodeClaim, nodePool } of context.nodes) {
+    if (nodeClaim && nodePool && isUnderConsolidateAfter(nodeClaim, nodePool, now))
+      settling.add(node.metadata.name);
+  }
+  return settling;
 }
 
 export async function underutilizedInput(
@@ -169,6 +190,7 @@ export async function underutilizedInput(
     // Only to say why a candidate is not consolidated: what it would be replaced by were nothing blocked.
     ...(blocks.length > 0 ? { unblockedNodePools: [poolWith(instanceTypesWith([]))] } : {}),
     pendingPods: context.pods.pending.map(schedulingPodOf),
+    settlingNodes: settlingNodesOf(context, deps.now()),
     allowed: context.allowed,
     spotToSpot: context.spotToSpot,
     ...(balanced ? { balanced } : {}),

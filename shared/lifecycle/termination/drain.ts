@@ -43,6 +43,7 @@ function toDrainPod(pod: V1Pod): DrainPod {
       ...(t.effect !== undefined ? { effect: t.effect } : {}),
     })),
     ...(deletion ? { deletionTimestamp: new Date(deletion).toISOString() } : {}),
+    ...(pod.status?.startTime ? { startTime: new Date(pod.status.startTime).toISOString() } : {}),
   };
 }
 
