@@ -6,10 +6,10 @@
 // - Budgets: a graceful method is given allowedDisruptions(NodePool, its reason, …), which subtracts every
 //   node already disrupting for any reason; the candidates of its commands are cut to that number here
 //   too, so no method can exceed its budget. Forceful methods have none.
-// - Marks: a command acted on at once is marked (DisruptionReason=True) by this step before its workflow
-//   starts, so the budget counts it from this moment on and the next method of this pass sees it. A
-//   command with a validation delay is marked by its workflow once valid (marked, it would no longer be
-//   a candidate when re-checked); its NodePool-keyed workflow keeps other such commands out meanwhile.
+// - Marks: a command carried out as decided is marked (DisruptionReason=True) by this step before its
+//   workflow starts, so the budget counts it from this moment on and the next method of this pass sees
+//   it. A command its method validates is marked by its workflow once valid (marked, it would no longer
+//   be a candidate when re-checked); its NodePool-keyed workflow keeps other such commands out meanwhile.
 // - In flight: a marked NodeClaim whose workflow is running is left alone. One whose workflow ended
 //   without releasing it (it failed, or the process stopped), or never started (after a grace, for the
 //   step that marked it may still be starting it), is put back in service: replacements that never
@@ -34,7 +34,7 @@ import { forEachObject, type StepReport, type SweepContext, type SweepStep } fro
 import { reportBudgetValidity } from './budget-status.js';
 import { commandInstanceId, instanceIdOf, releaseCandidate, type ExecutorInput } from './executor.js';
 import type { DisruptionCommand, DisruptionMethod, MethodPass } from './methods/method.js';
-import { disruptionMethods } from './methods/methods.js';
+import { disruptionMethods, methodNamed } from './methods/methods.js';
 import { deleteUninitializedReplacement, markForDisruption } from './replacements.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
 
@@ -176,7 +176,7 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
   // An earlier command is still winding down (it has released its candidates but not returned yet).
   if (isOrchestrationActive(existing)) return false;
   if (existing) await orchestrations.purge(instanceId);
-  if (command.validateAfterSeconds === 0) {
+  if (!methodNamed(command.method)?.validate) {
     const byName = new Map(view.nodeClaims().map((c) => [c.metadata.name, c]));
     for (const candidate of command.candidates) {
       const nodeClaim = byName.get(candidate.name);

@@ -1,7 +1,7 @@
 // The one durable executor: a workflow per DisruptionCommand (methods/method.ts), whatever method
 // decided it. In order, each step an outage-tolerant activity (../outage-retry.ts):
-// 1. validate (only when the method asked for a delay): wait on a durable timer, then the method's
-//    validate() re-checks the command against fresh state and may drop candidates or call it off;
+// 1. validate (only for a method that has validate()): wait the command's delay on a durable timer,
+//    then the method re-checks the command against fresh state and may drop candidates or call it off;
 // 2. begin: mark every candidate DisruptionReason=True (the method's reason) and taint its Nodes
 //    karpenter.sh/disrupted:NoSchedule, so nothing new schedules there and every budget counts it;
 // 3. launch the replacements (if any) and wait on durable timers until each is Initialized;
@@ -100,7 +100,8 @@ export function* disruptionOrchestrator(
   const started = context.df.getInput<ExecutorInput>();
   let input = started;
   const { command } = started;
-  if (command.validateAfterSeconds > 0) {
+  // The method list is code, the same in every replay: looking a method up is deterministic.
+  if (methodNamed(command.method)?.validate) {
     const validateAt = Date.parse(command.decidedAt) + command.validateAfterSeconds * 1000;
     if (context.df.currentUtcDateTime.getTime() < validateAt) {
       yield context.df.createTimer(new Date(validateAt));

@@ -86,7 +86,7 @@ export interface DisruptionCommand {
   /** Why, in words: the DisruptionReason condition's message. */
   detail: string;
   decidedAt: string;
-  /** Seconds to wait before the method's validate() re-checks the command (0: act at once). */
+  /** Seconds to wait before the method's validate() re-checks the command (0: at once). */
   validateAfterSeconds: number;
   /**
    * Which try this is, so a retry after a failure names its replacements afresh and never meets the
@@ -122,8 +122,9 @@ interface MethodBase {
   computeCommands(pass: MethodPass): Promise<DisruptionCommand[]>;
   /**
    * Re-checks a command against fresh state after `validateAfterSeconds`, inside the workflow (an
-   * activity: it may read and write, and must be idempotent). Absent: the command is carried out as
-   * decided.
+   * activity: it may read and write, and must be idempotent); the workflow then marks the candidates.
+   * Absent: the command is carried out as decided, and the sweep marks its candidates before the
+   * workflow starts.
    */
   validate?(
     deps: LifecycleDependencies,
