@@ -54,6 +54,7 @@ class ApiServerRelay {
   ) {}
 
   async up(): Promise<void> {
+    if (this.server) return;
     const server = createServer((client) => {
       const upstream = createConnection({ host: this.targetHost, port: this.targetPort });
       for (const socket of [client, upstream]) {
@@ -65,7 +66,13 @@ class ApiServerRelay {
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
     this.port = (server.address() as AddressInfo).port;
     this.server = server;
   }

@@ -224,11 +224,14 @@ export async function beginCommand(
     begun += 1;
   }
   if (begun === 0) return 'gone';
-  deps.metrics.increment('karpenter_voluntary_disruption_decisions_total', {
-    decision: command.replacements.length > 0 ? 'replace' : 'delete',
-    reason: metricReason(command.reason),
-    consolidation_type: command.consolidationType,
-  });
+  // Upstream counts only graceful (voluntary) methods' decisions here; expiration and repair are not.
+  if (methodNamed(command.method)?.class === 'graceful') {
+    deps.metrics.increment('karpenter_voluntary_disruption_decisions_total', {
+      decision: command.replacements.length > 0 ? 'replace' : 'delete',
+      reason: metricReason(command.reason),
+      consolidation_type: command.consolidationType,
+    });
+  }
   deps.log.info('disruption command begun: candidates marked and tainted', {
     nodePool: command.nodePool.name,
     method: command.method,
