@@ -32,7 +32,7 @@ export const phaseMeaning: Record<Phase, string> = {
   Launched: 'VM running, no Node yet',
   Registered: 'Node synced and untainted',
   Initialized: 'Node ready, startup taints gone',
-  Disrupting: 'marked for disruption (drift, consolidation)',
+  Disrupting: 'marked for disruption (DisruptionReason: Expired, Drifted, Empty, Underutilized, …)',
   LaunchFailed: 'Launched=False',
   Terminating: 'deleting: drain, VM, Node',
 };

@@ -177,7 +177,7 @@ async function sweepUntil(
         nodeClaimSelector: `karpenter.sh/nodepool=${pool}`,
       });
       if (result.status !== 'skipped') {
-        const started = result.steps.find((s) => s.step === 'drift-replacement')?.acted ?? 0;
+        const started = result.steps.find((s) => s.step === 'disruption')?.acted ?? 0;
         if (started > 0) onSweep?.(started);
       }
       while (!stopped && Date.now() < next) await sleep(Math.min(100, next - Date.now()));

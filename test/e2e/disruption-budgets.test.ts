@@ -83,7 +83,7 @@ const setBudgets = (name: string, budgets: Budget[]) =>
 async function startedBy(name: string): Promise<number> {
   const result = await env.sweep([name]);
   if (result.status === 'skipped') throw new Error('sweep skipped');
-  const step = result.steps.find((s) => s.step === 'drift-replacement');
+  const step = result.steps.find((s) => s.step === 'disruption');
   expect(step?.failed).toBe(0);
   return step?.acted ?? -1;
 }

@@ -65,7 +65,7 @@ describe('drift replacement fan-out', () => {
     const first = await env.sweep([poolName]);
     if (first.status === 'skipped') throw new Error('sweep skipped');
     expect(first.steps.find((s) => s.step === 'drift')?.acted).toBe(10);
-    expect(first.steps.find((s) => s.step === 'drift-replacement')?.acted).toBe(5);
+    expect(first.steps.find((s) => s.step === 'disruption')?.acted).toBe(5);
 
     // Observe the pool until every original NodeClaim is gone, sweeping meanwhile.
     let maxDisrupting = 0;
@@ -93,7 +93,12 @@ describe('drift replacement fan-out', () => {
       await stop();
     }
     const startedBySweep = stack.logs
-      .filter((l) => l.record.message === 'drift replacements started' && l.record.nodePool === poolName)
+      .filter(
+        (l) =>
+          l.record.message === 'disruption commands started' &&
+          l.record.nodePool === poolName &&
+          l.record.reason === 'Drifted',
+      )
       .map((l) => Number(l.record.started));
     console.log(
       `drift fan-out: replacements started per sweep ${JSON.stringify(startedBySweep)}, max disrupting ${maxDisrupting}, old NodeClaims gone at ms ${JSON.stringify(waves)}`,

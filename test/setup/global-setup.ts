@@ -38,7 +38,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('devCaCertPath', ca.certPath);
   project.provide('devCaKeyPath', ca.keyPath);
 
-  const [controlPlane, azurite] = await Promise.all([setupControlPlane(log), startAzurite()]);
+  // Azurite starts beside the control plane's build and start; on a loaded machine it takes well over 30 s.
+  const [controlPlane, azurite] = await Promise.all([
+    setupControlPlane(log),
+    startAzurite({ startTimeoutMs: 120_000 }),
+  ]);
   project.provide('azuriteConnectionString', azurite.connectionString);
   log(`azurite ready (queue ${azurite.queueEndpoint}, table ${azurite.tableEndpoint})`);
   project.provide('kubeconfigPath', controlPlane.kubeconfigPath);
