@@ -12,6 +12,8 @@ import type { ResourceSkuCatalog } from '../../shared/azure/resource-skus.js';
 import type { VirtualMachines } from '../../shared/azure/virtual-machines.js';
 import { loadSettings, type Settings } from '../../shared/config/settings.js';
 import type { SkuRecord } from '../../shared/decisions/offerings.js';
+import type { PdbLimit } from '../../shared/decisions/consolidation/pdb.js';
+import type { ConsolidationPod } from '../../shared/decisions/consolidation/pods.js';
 import type { CustomObjects, KarpenterObjects } from '../../shared/kube/custom-objects.js';
 import type { EventRecorder, EventTarget } from '../../shared/kube/events.js';
 import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
@@ -246,6 +248,8 @@ export interface FakeLifecycle {
   skus: SkuRecord[];
   /** What `deps.cluster.launchesInFlight` answers (a function, so a test can make it fail). */
   launchesInFlight: () => Promise<number>;
+  /** The pods and PDBs `deps.cluster.workloads` answers: none unless a test adds some. */
+  workloads: { pods: ConsolidationPod[]; pdbs: PdbLimit[] };
 }
 
 export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
@@ -270,6 +274,7 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     vms: new Map(),
     skus: [],
     launchesInFlight: async () => 0,
+    workloads: { pods: [], pdbs: [] },
     deps: undefined as unknown as LifecycleDependencies,
   };
   // The fakes stand in for adapter classes (their private fields make a structural fake impossible),
@@ -284,7 +289,7 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
   const cluster: ClusterReader = {
     launchesInFlight: () => fake.launchesInFlight(),
     read: () => Promise.reject(new Error('cluster.read is not faked: give the step a SweepView')),
-    workloads: () => Promise.reject(new Error('cluster.workloads is not faked in this test')),
+    workloads: async () => ({ ...fake.workloads, podEventTimes: new Map() }),
     stop: () => undefined,
   };
   fake.deps = {

@@ -17,6 +17,7 @@ import {
   type NodeClaim,
   type NodePool,
 } from '../../../shared/models/karpenter.js';
+import type { Node } from '../../../shared/models/kube.js';
 import { DisruptionNames } from '../../../shared/runtime/function-names.js';
 import {
   FAKE_NOW,
@@ -103,6 +104,47 @@ describe('disruption step', () => {
     fake.nodePools.seed(nodePool);
     return disruptionStep.run(fakeSweepContext(fake, orchestrations, { nodeClaims, nodePools: [nodePool] }));
   };
+
+  test("drift holds back a node whose pod do-not-disrupt protects, unless its NodeClaim's terminationGracePeriod ends the wait", async () => {
+    const withNode = (name: string, gracePeriod?: string): { claim: NodeClaim; node: Node } => {
+      const providerID = `azure:///subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/aks-${name}`;
+      const claim = drifted(name);
+      claim.status = { ...claim.status, providerID, nodeName: `aks-${name}` };
+      if (gracePeriod) claim.spec = { ...claim.spec, terminationGracePeriod: gracePeriod };
+      const node: Node = {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: `aks-${name}`, uid: `node-${name}` },
+        spec: { providerID },
+        status: { conditions: [{ type: 'Ready', status: 'True' }] },
+      };
+      return { claim: fake.nodeClaims.seed(claim), node };
+    };
+    const protectedPod = (nodeName: string) => ({
+      namespace: 'default',
+      name: `keep-${nodeName}`,
+      uid: `pod-${nodeName}`,
+      nodeName,
+      phase: 'Running',
+      ownerKinds: ['ReplicaSet'],
+      annotations: { [WellKnown.doNotDisruptAnnotation]: 'true' },
+      tolerations: [],
+      labels: {},
+      ready: true,
+    });
+    const held = withNode('general-a');
+    const forced = withNode('general-b', '1h');
+    fake.workloads.pods.push(protectedPod('aks-general-a'), protectedPod('aks-general-b'));
+    fake.nodePools.seed(pool);
+    await disruptionStep.run(
+      fakeSweepContext(fake, orchestrations, {
+        nodeClaims: [held.claim, forced.claim],
+        nodes: [held.node, forced.node],
+        nodePools: [pool],
+      }),
+    );
+    expect(orchestrations.started.map((s) => s.instanceId)).toEqual(['replace-uid-general-b']);
+  });
 
   test('drift: one workflow per candidate, marked first, no more than the Drifted budget allows', async () => {
     const claims = ['a', 'b', 'c'].map((n) => fake.nodeClaims.seed(drifted(`general-${n}`)));

@@ -11,6 +11,8 @@ import {
 } from '../../../decisions/disruption-candidates.js';
 import { isDisrupting, replacementBackoffOf } from '../../../decisions/disruption-state.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../../models/karpenter.js';
+import { podsBlockDisruption } from '../../../decisions/consolidation/candidates.js';
+import { sweepClusterPods } from '../cluster-pods.js';
 import { candidateOf, commandFor } from './command.js';
 import type { DisruptionMethod, MethodPass } from './method.js';
 
@@ -27,34 +29,40 @@ function driftMethodFor(name: string, appliesTo: (nodePool: NodePool) => boolean
     consolidationType: '',
     workflow: { per: 'candidate', instancePrefix: 'replace' },
     appliesTo,
-    computeCommands(pass: MethodPass) {
+    async computeCommands(pass: MethodPass) {
+      // The sweep's one read of pods and PDBs, shared with consolidation: a node whose pods forbid
+      // disruption (do-not-disrupt, a PDB allowing no eviction) waits, unless its NodeClaim has a
+      // terminationGracePeriod that ends the wait (upstream's eventual disruption).
+      const pods = await sweepClusterPods(pass.sweep.deps, pass.sweep.view);
       const chosen = selectReplacementCandidates({
         nodePool: pass.nodePool,
         nodeClaims: pass.nodeClaims.map((c) => {
           const backoff = replacementBackoffOf(c);
           const node = pass.nodesFor(c)[0];
+          const podsBlock = node
+            ? podsBlockDisruption(pods.byNode.get(node.metadata.name) ?? [], pods.pdbs, pass.now)
+            : undefined;
           return replacementCandidateFromNodeClaim(c, {
             ...(node ? { node } : {}),
             disrupting: isDisrupting(c, pass.nodesFor(c)),
             ...(backoff.backoffUntil ? { backoffUntil: backoff.backoffUntil } : {}),
+            ...(podsBlock !== undefined ? { podsBlock } : {}),
           });
         }),
         allowed: pass.allowed,
         now: pass.now,
       });
       const byName = new Map(pass.nodeClaims.map((c) => [c.metadata.name, c]));
-      return Promise.resolve(
-        chosen
-          .flatMap((n) => byName.get(n) ?? [])
-          .map((nodeClaim) =>
-            commandFor(method, pass, {
-              candidates: [candidateOf(nodeClaim)],
-              replacements: [{}],
-              detail: driftDetail(nodeClaim),
-              attempt: replacementBackoffOf(nodeClaim).attempts,
-            }),
-          ),
-      );
+      return chosen
+        .flatMap((n) => byName.get(n) ?? [])
+        .map((nodeClaim) =>
+          commandFor(method, pass, {
+            candidates: [candidateOf(nodeClaim)],
+            replacements: [{}],
+            detail: driftDetail(nodeClaim),
+            attempt: replacementBackoffOf(nodeClaim).attempts,
+          }),
+        );
     },
   };
   return method;
