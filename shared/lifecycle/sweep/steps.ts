@@ -14,8 +14,9 @@
 //   consolidation (upstream's method order), static NodePools after them (replacements just started are
 //   then already visible as in flight, not missing replicas);
 // - status last: NodePool status counts the nodes the steps above launched, registered or deleted;
-//   NodeOverlay status after it, since it reads nothing the others write; then the metrics gauges,
-//   which report that status.
+//   NodeOverlay status after it, since it reads nothing the others write; CapacityBuffer status after
+//   that (it too only signals provisioning, for buffers no pod event names); then
+//   the metrics gauges, which report that status.
 // Orphan VM collection has its own timer (functions/triggers.ts): listing VMs on every sweep
 // would spend ARM's List VMs quota.
 import { consolidationStep } from '../disruption/consolidation-step.js';
@@ -25,6 +26,7 @@ import { fanOutStep } from '../disruption/fan-out-step.js';
 import { podEventsStep } from '../disruption/pod-events-step.js';
 import { staticNodePoolsStep } from '../static-nodepools.js';
 import { statusStep } from './status-step.js';
+import { capacityBuffersStep } from './steps/capacity-buffers.js';
 import type { SweepStep } from './step.js';
 import { initializationStep } from './steps/initialization.js';
 import { launchLeftoversStep } from './steps/launch-leftovers.js';
@@ -52,5 +54,6 @@ export const lifecycleSteps: readonly SweepStep[] = [
   staticNodePoolsStep,
   statusStep,
   nodeOverlayStatusStep,
+  capacityBuffersStep,
   metricsStep,
 ];
