@@ -19,6 +19,7 @@ import {
   type BufferReferent,
   type VirtualPods,
 } from '../decisions/capacity-buffers.js';
+import { labelsMatch } from '../decisions/label-selector.js';
 import { plainEqual } from '../decisions/plain-equal.js';
 import type { SchedulingPodSpec } from '../decisions/scheduling/types.js';
 import { CapacityBufferObjects, readPodTemplate, readScalable } from '../kube/capacity-buffers.js';
@@ -91,6 +92,18 @@ export async function readCapacityBuffers(deps: BufferDependencies): Promise<Res
       };
     }),
   );
+}
+
+/**
+ * The buffers an app confined to a label selector owns (a sharded app, or stacks sharing a cluster): those
+ * whose pod template carries matching labels, as provisioning selects pods. Without a selector, all.
+ */
+export function buffersSelectedBy(
+  entries: readonly ResolvedBuffer[],
+  selector: string | undefined,
+): ResolvedBuffer[] {
+  if (!selector) return [...entries];
+  return entries.filter((e) => e.template && labelsMatch(selector, e.template.labels ?? {}));
 }
 
 /** The virtual pods of every buffer ready for provisioning, by their status as it should be now. */

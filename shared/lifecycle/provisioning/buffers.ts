@@ -10,8 +10,8 @@ import {
   type VirtualPods,
 } from '../../decisions/capacity-buffers.js';
 import type { SchedulingPod, SchedulingResult } from '../../decisions/scheduling/index.js';
-import { labelsMatch } from '../../decisions/label-selector.js';
 import {
+  buffersSelectedBy,
   bufferVirtualPods,
   readCapacityBuffers,
   writeCapacityBufferStatus,
@@ -26,18 +26,16 @@ export interface WindowBuffers {
 
 /**
  * The buffers and their virtual pods for this window, undefined with the gate off. With a provisioning
- * selector (a sharded app) only the virtual pods whose template labels it selects, as for real pods.
+ * selector (a sharded app) only the buffers whose template labels it selects, as for real pods.
  */
 export async function windowBuffers(
   deps: Pick<LifecycleDependencies, 'kube' | 'settings' | 'now'>,
 ): Promise<WindowBuffers | undefined> {
-  const entries = await readCapacityBuffers(deps);
-  if (!entries || entries.length === 0) return undefined;
-  const virtual = bufferVirtualPods(entries);
-  const selector = deps.settings.provisioning.selector;
-  if (!selector) return { entries, virtual };
-  const pods = virtual.pods.filter((p) => labelsMatch(selector, p.metadata.labels ?? {}));
-  return { entries, virtual: { pods, bufferOf: virtual.bufferOf } };
+  const read = await readCapacityBuffers(deps);
+  if (!read) return undefined;
+  const entries = buffersSelectedBy(read, deps.settings.provisioning.selector);
+  if (entries.length === 0) return undefined;
+  return { entries, virtual: bufferVirtualPods(entries) };
 }
 
 export function isVirtualPod(buffers: WindowBuffers | undefined, pod: { uid: string }): boolean {

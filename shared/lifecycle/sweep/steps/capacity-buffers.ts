@@ -7,8 +7,9 @@
 // - its virtual pods no longer fit on the Ready Nodes (real pods took the room: a burst landed on the
 //   warm node), which is when the buffer is refilled.
 // Upstream requeues each buffer every 30 s for the same reason; checking the room each sweep refills a
-// consumed buffer one sweep period after the burst instead. A sweep confined to some NodeClaims does not
-// own the cluster's objects and does nothing here.
+// consumed buffer one sweep period after the burst instead. A sweep confined to some NodeClaims by a label
+// selector owns the buffers whose pod template carries those labels, as a confined provisioning window
+// owns those pods.
 import {
   CapacityBufferConditionTypes,
   isBufferReadyForProvisioning,
@@ -16,7 +17,12 @@ import {
 import { isConditionTrue } from '../../../decisions/conditions.js';
 import type { ConsolidationPod } from '../../../decisions/consolidation/pods.js';
 import { bufferRoom } from '../../capacity-buffer-room.js';
-import { bufferVirtualPods, readCapacityBuffers, writeCapacityBufferStatus } from '../../capacity-buffers.js';
+import {
+  buffersSelectedBy,
+  bufferVirtualPods,
+  readCapacityBuffers,
+  writeCapacityBufferStatus,
+} from '../../capacity-buffers.js';
 import { signalProvisioning } from '../../provisioning/signal.js';
 import type { StepReport, SweepStep } from '../step.js';
 
@@ -24,11 +30,12 @@ export const capacityBuffersStep: SweepStep = {
   name: 'capacity-buffers',
   async run(context) {
     const report: StepReport = { step: 'capacity-buffers', examined: 0, acted: 0, failed: 0 };
-    if (context.nodeClaimSelector) return report;
     const { deps } = context;
     try {
-      const entries = await readCapacityBuffers(deps);
-      if (!entries || entries.length === 0) return report;
+      const read = await readCapacityBuffers(deps);
+      if (!read) return report;
+      const entries = buffersSelectedBy(read, context.nodeClaimSelector);
+      if (entries.length === 0) return report;
       report.examined = entries.length;
       for (const { buffer, status } of entries) {
         if (await writeCapacityBufferStatus(deps, buffer, status)) report.acted += 1;
