@@ -35,9 +35,7 @@ function node(name: string, cpu = '3860m'): Node {
     spec: { providerID: `azure:///vm/${name}` },
     status: {
       allocatable: { cpu, memory: '12Gi', pods: '110' },
-      conditions: [
-        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: '', lastTransitionTime: '' },
-      ],
+      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: '' }],
     },
   };
 }
