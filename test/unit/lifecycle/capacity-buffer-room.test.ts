@@ -13,9 +13,10 @@ import type { KubeClients } from '../../../shared/kube/client.js';
 import { withCapacityBufferPods } from '../../../shared/lifecycle/capacity-buffer-room.js';
 import { capacityBuffersStep } from '../../../shared/lifecycle/sweep/steps/capacity-buffers.js';
 import type { CapacityBuffer } from '../../../shared/models/capacity-buffer.js';
-import type { NodeClaim, NodePool } from '../../../shared/models/karpenter.js';
+import type { NodeClaim } from '../../../shared/models/karpenter.js';
 import type { Node } from '../../../shared/models/kube.js';
 import { ProvisioningNames } from '../../../shared/runtime/function-names.js';
+import { consolidatingPool, runningPod } from '../../support/consolidation-fixtures.js';
 import { nodeClassRef } from '../../support/fixtures.js';
 import { fakeLifecycle, fakeSweepContext, FakeOrchestrations } from '../../support/fake-lifecycle.js';
 
@@ -73,31 +74,10 @@ function claimOf(n: Node): NodeClaim {
   };
 }
 
-const pool: NodePool = {
-  apiVersion: 'karpenter.sh/v1',
-  kind: 'NodePool',
-  metadata: { name: POOL, uid: 'uid-general' },
-  spec: {
-    disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' },
-    template: { spec: { nodeClassRef: nodeClassRef('default'), requirements: [] } },
-  },
-};
+const pool = consolidatingPool(POOL);
 
-function realPod(name: string, nodeName: string, cpu: string): ConsolidationPod {
-  return {
-    namespace: 'default',
-    name,
-    uid: `uid-${name}`,
-    labels: {},
-    annotations: {},
-    ownerKinds: ['ReplicaSet'],
-    tolerations: [],
-    phase: 'Running',
-    ready: true,
-    nodeName,
-    spec: { containers: [{ name: 'app', resources: { requests: { cpu, memory: '1Gi' } } }] },
-  };
-}
+const realPod = (name: string, nodeName: string, cpu: string) =>
+  runningPod(name, nodeName, { cpu, memory: '1Gi' });
 
 function readyBuffer(conditions: { type: string; status: 'True' | 'False' }[] = []): CapacityBuffer {
   return {

@@ -20,33 +20,20 @@ import type { PriceCatalog } from '../../../shared/azure/retail-prices.js';
 import type { UnavailableOfferingsStore } from '../../../shared/azure/unavailable-offerings.js';
 import type { KubeClients } from '../../../shared/kube/client.js';
 import { underutilizedInput } from '../../../shared/lifecycle/disruption/underutilized-input.js';
-import type { ConsolidationPod } from '../../../shared/decisions/consolidation/pods.js';
-import type { NodeClaim, NodePool } from '../../../shared/models/karpenter.js';
+import type { NodeClaim } from '../../../shared/models/karpenter.js';
 import type { Node } from '../../../shared/models/kube.js';
 import type { NodeOverlay } from '../../../shared/models/node-overlay.js';
+import { consolidatingPool, runningPod } from '../../support/consolidation-fixtures.js';
 import { nodeClass, nodeClassRef } from '../../support/fixtures.js';
 import { fakeLifecycle } from '../../support/fake-lifecycle.js';
 
 const POOL = 'general';
 const sizes = ['Standard_D2as_v5', 'Standard_D2s_v5', 'Standard_D4s_v5'];
 
-const pool: NodePool = {
-  apiVersion: 'karpenter.sh/v1',
-  kind: 'NodePool',
-  metadata: { name: POOL, uid: 'uid-general' },
-  spec: {
-    disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '0s' },
-    template: {
-      spec: {
-        nodeClassRef: nodeClassRef('default'),
-        requirements: [
-          { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-          { key: 'node.kubernetes.io/instance-type', operator: 'In', values: sizes },
-        ],
-      },
-    },
-  },
-};
+const pool = consolidatingPool(POOL, [
+  { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
+  { key: 'node.kubernetes.io/instance-type', operator: 'In', values: sizes },
+]);
 
 const node: Node = {
   metadata: {
@@ -76,19 +63,7 @@ const nodeClaim: NodeClaim = {
   status: { providerID: node.spec.providerID!, nodeName: node.metadata.name },
 };
 
-const pod: ConsolidationPod = {
-  namespace: 'default',
-  name: 'web-1',
-  uid: 'uid-web-1',
-  labels: { app: 'web' },
-  annotations: {},
-  ownerKinds: ['ReplicaSet'],
-  tolerations: [],
-  phase: 'Running',
-  ready: true,
-  nodeName: node.metadata.name,
-  spec: { containers: [{ name: 'app', resources: { requests: { cpu: '1', memory: '2Gi' } } }] },
-};
+const pod = runningPod('web-1', 'aks-general-a', { cpu: '1', memory: '2Gi' }, { app: 'web' });
 
 const candidate: Candidate = {
   kind: 'candidate',
