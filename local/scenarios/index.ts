@@ -1,6 +1,7 @@
 // The reference scenarios `npm start` plays by default, in order.
 import { consolidation } from './consolidation.js';
 import { driftBudget } from './drift-budget.js';
+import { headroom } from './headroom.js';
 import { launchFailure } from './launch-failure.js';
 import { registrationRace } from './registration-race.js';
 import { scaleUp } from './scale-up.js';
@@ -12,6 +13,7 @@ export const scenarios: readonly Scenario[] = [
   driftBudget,
   scaleUp,
   consolidation,
+  headroom,
 ];
 
 /** Scenarios of the issue that cannot be played yet, with the reason (for --help and the summary). */

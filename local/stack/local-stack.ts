@@ -232,6 +232,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       batchMaxMs: 10_000 / timings.speed,
       ...(scoped ? { provisioningSelector: `${RUN_LABEL}=${runId}` } : {}),
     });
+    // CapacityBuffers are upstream's alpha gate, off by default; the local stack turns it on for the
+    // headroom scenario (with no buffer it reads one empty list per sweep and window).
+    appSettings['FEATURE_GATES'] = 'CapacityBuffer=true';
     const sweepLeaseNamespace = `nodeclaim-run-${runId}`;
     if (scoped) {
       await timed(

@@ -162,13 +162,8 @@ export const SETTING_ALIASES = {
  * Karpenter's feature gates (FEATURE_GATES="SpotToSpotConsolidation=true,NodeRepair=false"): the ones this
  * app implements, and upstream's others, which may only be set to false here.
  */
-export const SUPPORTED_FEATURE_GATES = ['SpotToSpotConsolidation', 'NodeOverlay'] as const;
-const UNSUPPORTED_FEATURE_GATES = [
-  'NodeRepair',
-  'ReservedCapacity',
-  'StaticCapacity',
-  'CapacityBuffer',
-] as const;
+export const SUPPORTED_FEATURE_GATES = ['SpotToSpotConsolidation', 'NodeOverlay', 'CapacityBuffer'] as const;
+const UNSUPPORTED_FEATURE_GATES = ['NodeRepair', 'ReservedCapacity', 'StaticCapacity'] as const;
 export type FeatureGate = (typeof SUPPORTED_FEATURE_GATES)[number];
 
 /**
@@ -315,6 +310,7 @@ export function loadSettings(env: Env = process.env): Settings {
     featureGates: {
       SpotToSpotConsolidation: spotToSpot,
       NodeOverlay: gates.get('NodeOverlay') ?? false,
+      CapacityBuffer: gates.get('CapacityBuffer') ?? false,
     },
   };
 

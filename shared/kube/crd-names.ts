@@ -1,6 +1,7 @@
 // Coordinates of the custom resources as the Kubernetes API serves them, for CustomObjectsApi calls
 // (`{ group, version, plural }`) and for building `apiVersion` strings. Must match infra/k8s/crds/.
 import { AKS_GROUP, AKS_STORAGE_VERSION } from '../models/aks-node-class.js';
+import { CAPACITY_BUFFER_GROUP, CAPACITY_BUFFER_VERSION } from '../models/capacity-buffer.js';
 import { KARPENTER_GROUP, KARPENTER_VERSION } from '../models/karpenter.js';
 import { NODE_OVERLAY_VERSION } from '../models/node-overlay.js';
 
@@ -50,4 +51,12 @@ export const NodeOverlayResource = {
   version: NODE_OVERLAY_VERSION,
   plural: 'nodeoverlays',
   kind: 'NodeOverlay',
+} as const satisfies CustomResourceName;
+
+/** autoscaling.x-k8s.io/v1beta1 CapacityBuffer, namespaced (infra/k8s/crds/autoscaling.x-k8s.io_capacitybuffers.yaml). */
+export const CapacityBufferResource = {
+  group: CAPACITY_BUFFER_GROUP,
+  version: CAPACITY_BUFFER_VERSION,
+  plural: 'capacitybuffers',
+  kind: 'CapacityBuffer',
 } as const satisfies CustomResourceName;

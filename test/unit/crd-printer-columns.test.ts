@@ -1,8 +1,9 @@
-// `kubectl get nodeclaims|nodepools|aksnodeclasses|nodeoverlays` (and `-o wide`) must print what upstream's
+// `kubectl get nodeclaims|nodepools|aksnodeclasses|nodeoverlays|capacitybuffers` (and `-o wide`) must print what upstream's
 // CRDs print, column for column, so scripts and habits built on Karpenter keep working. Upstream's columns
 // are recorded in docs/reference/upstream-printer-columns.json, taken from upstream's generated CRDs
 // (kubernetes-sigs/karpenter `pkg/apis/crds/karpenter.sh_{nodeclaims,nodepools,nodeoverlays}.yaml`,
-// Azure/karpenter-provider-azure `pkg/apis/crds/karpenter.azure.com_aksnodeclasses.yaml`).
+// Azure/karpenter-provider-azure `pkg/apis/crds/karpenter.azure.com_aksnodeclasses.yaml`, kubernetes/autoscaler
+// `cluster-autoscaler/apis/config/crd/autoscaling.x-k8s.io_capacitybuffers.yaml`).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -61,8 +62,9 @@ describe('CRD printer columns', () => {
   const files = existsSync(projectDirectory)
     ? readdirSync(projectDirectory).filter((f) => f.endsWith('.yaml'))
     : [];
-  it('covers NodeClaim, NodePool, AKSNodeClass and NodeOverlay', () => {
+  it('covers NodeClaim, NodePool, AKSNodeClass, NodeOverlay and CapacityBuffer', () => {
     expect(files.sort()).toEqual([
+      'autoscaling.x-k8s.io_capacitybuffers.yaml',
       'karpenter.azure.com_aksnodeclasses.yaml',
       'karpenter.sh_nodeclaims.yaml',
       'karpenter.sh_nodeoverlays.yaml',

@@ -1,7 +1,8 @@
 // The functions' Kubernetes RBAC (infra/k8s/functions/) grants exactly what the code does. The verbs
 // are derived from the code's API calls: direct @kubernetes/client-node calls (readNode, listNode,
 // deleteNamespacedPod, createNamespacedPodEviction, replaceNamespacedLease, …, decoded from the method
-// name) and the custom-object adapter's methods on nodeClaims / nodePools / nodeClasses / nodeOverlays. A new call the
+// name) and the custom-object adapters' methods on nodeClaims / nodePools / nodeClasses / nodeOverlays /
+// capacityBuffers. A new call the
 // roles lack fails here instead of with a 403 in the cluster (as a drain past terminationGracePeriod
 // once would have, for want of `delete` on pods); a verb nothing uses fails too. Watches are seen where a
 // Reflector names its collection. What this static reading cannot see, the integration and end-to-end
@@ -48,6 +49,10 @@ const kinds: Record<string, { group: string; resource: string }> = {
   Lease: { group: 'coordination.k8s.io', resource: 'leases' },
   Secret: { group: '', resource: 'secrets' },
   DaemonSet: { group: 'apps', resource: 'daemonsets' },
+  PodTemplate: { group: '', resource: 'podtemplates' },
+  Deployment: { group: 'apps', resource: 'deployments' },
+  StatefulSet: { group: 'apps', resource: 'statefulsets' },
+  ReplicaSet: { group: 'apps', resource: 'replicasets' },
 };
 /** The custom-object adapter (shared/kube/custom-objects.ts): its methods and the verb each sends. */
 const adapterVerbs: Record<string, { verb: string; subresource?: string }> = {
@@ -64,6 +69,7 @@ const adapterMembers: Record<string, { group: string; resource: string }> = {
   nodePools: { group: 'karpenter.sh', resource: 'nodepools' },
   nodeClasses: { group: 'karpenter.azure.com', resource: 'aksnodeclasses' },
   nodeOverlays: { group: 'karpenter.sh', resource: 'nodeoverlays' },
+  capacityBuffers: { group: 'autoscaling.x-k8s.io', resource: 'capacitybuffers' },
 };
 
 interface Use {
@@ -85,7 +91,9 @@ function usesInCode(): Use[] {
         where: `${file}: ${m[0]}`,
       });
     }
-    for (const m of text.matchAll(/\b(nodeClaims|nodePools|nodeClasses|nodeOverlays)\.(\w+)\(/g)) {
+    for (const m of text.matchAll(
+      /\b(nodeClaims|nodePools|nodeClasses|nodeOverlays|capacityBuffers)\.(\w+)\(/g,
+    )) {
       const member = adapterMembers[m[1] as string];
       const method = adapterVerbs[m[2] as string];
       if (!member || !method) continue; // array methods on lists of the same name (map, filter, …)

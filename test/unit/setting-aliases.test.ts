@@ -85,14 +85,20 @@ describe('FEATURE_GATES', () => {
     expect(spotToSpot({ FEATURE_GATES: 'SpotToSpotConsolidation=false' })).toBe(false);
   });
 
-  it('turns NodeOverlay on only when set, both gates in one value', () => {
+  it('turns NodeOverlay and CapacityBuffer on only when set, several gates in one value', () => {
     const gates = (env: Record<string, string>) => loadSettings({ ...example, ...env }).featureGates;
-    expect(gates({})).toEqual({ SpotToSpotConsolidation: false, NodeOverlay: false });
+    expect(gates({})).toEqual({ SpotToSpotConsolidation: false, NodeOverlay: false, CapacityBuffer: false });
     expect(
       gates({ FEATURE_GATES: ' NodeOverlay=true, SpotToSpotConsolidation=true,NodeRepair=false' }),
     ).toEqual({
       SpotToSpotConsolidation: true,
       NodeOverlay: true,
+      CapacityBuffer: false,
+    });
+    expect(gates({ FEATURE_GATES: 'CapacityBuffer=true' })).toEqual({
+      SpotToSpotConsolidation: false,
+      NodeOverlay: false,
+      CapacityBuffer: true,
     });
   });
 
@@ -116,8 +122,8 @@ describe('FEATURE_GATES', () => {
     expect(() => spotToSpot({ FEATURE_GATES: 'NodeRepair=true' })).toThrow(
       /this app has no NodeRepair feature/,
     );
-    expect(() => spotToSpot({ FEATURE_GATES: 'CapacityBuffer=true' })).toThrow(
-      /this app has no CapacityBuffer feature/,
+    expect(() => spotToSpot({ FEATURE_GATES: 'StaticCapacity=true' })).toThrow(
+      /this app has no StaticCapacity feature/,
     );
   });
 });

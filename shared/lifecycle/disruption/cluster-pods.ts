@@ -6,6 +6,7 @@ import type { ConsolidationPod } from '../../decisions/consolidation/pods.js';
 import { isDisrupting } from '../../decisions/disruption-state.js';
 import type { NodeClaim } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
+import { withCapacityBufferPods } from '../capacity-buffer-room.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import type { ClusterWorkloads } from '../sweep/cluster-reader.js';
 import type { SweepView } from '../sweep/snapshot.js';
@@ -40,7 +41,9 @@ function groupClusterPods({ pods, pdbs, podEventTimes }: ClusterWorkloads): Clus
 }
 
 export async function readClusterPods(deps: LifecycleDependencies): Promise<ClusterPods> {
-  return groupClusterPods(await deps.cluster.workloads());
+  // CapacityBuffers' virtual pods sit on the nodes that hold their room: those are not empty, and the
+  // virtual pods must fit elsewhere before their node goes (capacity-buffer-room.ts).
+  return withCapacityBufferPods(deps, groupClusterPods(await deps.cluster.workloads()));
 }
 
 const perSweep = new WeakMap<SweepView, Promise<ClusterPods>>();

@@ -6,6 +6,10 @@
 // Idempotent: NodeClaim names derive from the window and the pods (provisioned-nodeclaim.ts), so a
 // replay of this activity, or a second run of the same window, gets AlreadyExists instead of a second
 // NodeClaim; and a later window sees the earlier NodeClaims in flight and places their pods there.
+//
+// CapacityBuffers' virtual pods (gate CapacityBuffer) join the solve, so their spare capacity is launched
+// and kept like any pod's; they get no events, and each buffer's Provisioning condition is written from
+// where the solve put them (buffers.ts).
 import { instanceTypesFromOfferings } from '../../decisions/scheduling/catalog-instance-types.js';
 import { overlaidInstanceTypes } from '../../decisions/node-overlays.js';
 import { priceOf } from '../../decisions/prices/price-book.js';
@@ -16,6 +20,7 @@ import { catalogOfferings } from '../launch/catalog-offerings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { capacityOptions } from '../launch/launch-vm.js';
 import { currentNodeOverlays } from '../node-overlays.js';
+import { realPodsOnly, recordBufferProvisioning, windowBuffers, withVirtualPods } from './buffers.js';
 import { readClusterState } from './cluster-state.js';
 import { solveInput } from './solve-input.js';
 
@@ -28,6 +33,8 @@ export interface ProvisioningReport {
   alreadyCreated: number;
   /** Pods placed on existing Nodes or in-flight NodeClaims. */
   onExisting: number;
+  /** CapacityBuffers' virtual pods in the solve (not counted in `pods`). */
+  bufferPods: number;
   unschedulable: number;
   /** Sum of the new NodeClaims' cheapest offering prices, USD/h (Infinity when a price is unknown). */
   launchPricePerHour: number;
@@ -52,8 +59,11 @@ export async function provisionPendingPods(
   const prices = deps.pricing.prices();
   const unavailable = (await deps.unavailable.listActive(deps.now())).map((u) => u.block);
   const selector = deps.settings.provisioning.selector;
-  const overlays = await currentNodeOverlays(deps, state.nodePools);
-  const input = solveInput(state, {
+  const [overlays, buffers] = await Promise.all([
+    currentNodeOverlays(deps, state.nodePools),
+    windowBuffers(deps),
+  ]);
+  const pendingInput = solveInput(state, {
     ...(selector && { selector }),
     ...(overlays && {
       overlaid: (nodePoolName, types) => overlaidInstanceTypes(overlays, nodePoolName, types),
@@ -65,9 +75,13 @@ export async function provisionPendingPods(
         priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
       }),
   });
+  const input = { ...pendingInput, pods: withVirtualPods(pendingInput.pods, buffers) };
   const started = performance.now();
-  const result = input.pods.length === 0 ? emptyResult() : solve(input);
+  const solved = input.pods.length === 0 ? emptyResult() : solve(input);
   const solveMs = performance.now() - started;
+  // The NodeClaims are created for every pod the solve placed, virtual or not; the events and counts
+  // below are about real pods only.
+  const result = realPodsOnly(solved, buffers);
 
   const nominate = (pod: PodReference, target: string) =>
     deps.events.normal(
@@ -80,7 +94,8 @@ export async function provisionPendingPods(
   const created: string[] = [];
   let alreadyCreated = 0;
   await Promise.all(
-    result.newNodeClaims.map(async (claim) => {
+    solved.newNodeClaims.map(async (claim, index) => {
+      const realPods = result.newNodeClaims[index]?.pods ?? [];
       const nodePool = nodePools.get(claim.nodePoolName);
       if (!nodePool) return;
       const nodeClass = nodeClasses.get(nodePool.spec.template.spec.nodeClassRef.name);
@@ -97,7 +112,7 @@ export async function provisionPendingPods(
         alreadyCreated += 1;
         return;
       }
-      await Promise.all(claim.pods.map((pod) => nominate(pod, `nodeclaim/${nodeClaim.metadata.name}`)));
+      await Promise.all(realPods.map((pod) => nominate(pod, `nodeclaim/${nodeClaim.metadata.name}`)));
     }),
   );
   // As Karpenter, a pod placed on an existing Node or an in-flight NodeClaim is nominated too, so every pod
@@ -117,14 +132,17 @@ export async function provisionPendingPods(
     ),
   );
 
+  if (buffers) await recordBufferProvisioning(deps, buffers, solved);
+
   const report: ProvisioningReport = {
     windowId,
-    pods: input.pods.length,
+    pods: pendingInput.pods.length,
     created: created.sort(),
     alreadyCreated,
     onExisting: result.existingPlacements.length,
+    bufferPods: input.pods.length - pendingInput.pods.length,
     unschedulable: result.unschedulable.length,
-    launchPricePerHour: result.newNodeClaims.reduce((sum, claim) => sum + claim.cheapestPrice, 0),
+    launchPricePerHour: solved.newNodeClaims.reduce((sum, claim) => sum + claim.cheapestPrice, 0),
     solveMs: Math.round(solveMs),
   };
   log.info('provisioning window solved', { ...report });

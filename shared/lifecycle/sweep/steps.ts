@@ -13,8 +13,9 @@
 //   in the order of disruption/methods/methods.ts; static NodePools after it (replacements just started
 //   are then already visible as in flight, not missing replicas);
 // - status last: NodePool status counts the nodes the steps above launched, registered or deleted;
-//   NodeOverlay status after it, since it reads nothing the others write; then the metrics gauges,
-//   which report that status.
+//   NodeOverlay status after it, since it reads nothing the others write; CapacityBuffer status after
+//   that (it too only signals provisioning, for buffers no pod event names); then
+//   the metrics gauges, which report that status.
 // Orphan VM collection has its own timer (functions/triggers.ts): listing VMs on every sweep
 // would spend ARM's List VMs quota.
 import { disruptionStep } from '../disruption/disruption-step.js';
@@ -22,6 +23,7 @@ import { driftStep } from '../disruption/drift-step.js';
 import { podEventsStep } from '../disruption/pod-events-step.js';
 import { staticNodePoolsStep } from '../static-nodepools.js';
 import { statusStep } from './status-step.js';
+import { capacityBuffersStep } from './steps/capacity-buffers.js';
 import type { SweepStep } from './step.js';
 import { initializationStep } from './steps/initialization.js';
 import { launchLeftoversStep } from './steps/launch-leftovers.js';
@@ -47,5 +49,6 @@ export const lifecycleSteps: readonly SweepStep[] = [
   staticNodePoolsStep,
   statusStep,
   nodeOverlayStatusStep,
+  capacityBuffersStep,
   metricsStep,
 ];
