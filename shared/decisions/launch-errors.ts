@@ -70,6 +70,8 @@ export interface FailureMemory {
     'familyAtOrAbove' | { family: 'same' | 'any'; remainingCores: number } | { family: 'any'; minCpu: 1 };
   ttlSeconds: Record<CapacityType, number>;
   quota?: QuotaKind;
+  /** The block names the failed offering's reservation only (a reservation refused, not the capacity). */
+  reservationOnly?: boolean;
 }
 
 // TTLs, the provider's (each at least as long):
@@ -130,7 +132,11 @@ export function quotaFigures(message: string): QuotaFigures | undefined {
   return { limit, usage, ...(required !== undefined ? { required } : {}) };
 }
 
-const ALLOCATION_TTL = { spot: ALLOCATION_FAILURE_TTL_SECONDS, 'on-demand': ALLOCATION_FAILURE_TTL_SECONDS };
+const ALLOCATION_TTL = {
+  spot: ALLOCATION_FAILURE_TTL_SECONDS,
+  'on-demand': ALLOCATION_FAILURE_TTL_SECONDS,
+  reserved: ALLOCATION_FAILURE_TTL_SECONDS,
+};
 
 /**
  * Quota memory. The provider blocks the failed family from the failed size up (every family's spot for
@@ -159,7 +165,7 @@ function quotaMemory(kind: QuotaKind, message: string): FailureMemory {
     capacityTypes: 'failed',
     where: 'everywhere',
     sizes,
-    ttlSeconds: { spot: ttl, 'on-demand': ttl },
+    ttlSeconds: { spot: ttl, 'on-demand': ttl, reserved: ttl },
     quota: kind,
   };
 }
@@ -197,6 +203,7 @@ export function classifyLaunchError(error: LaunchErrorInput): LaunchFailure {
         ttlSeconds: {
           spot: SKU_NOT_AVAILABLE_SPOT_TTL_SECONDS,
           'on-demand': SKU_NOT_AVAILABLE_ON_DEMAND_TTL_SECONDS,
+          reserved: SKU_NOT_AVAILABLE_ON_DEMAND_TTL_SECONDS,
         },
       });
     case 'AllocationFailed':
