@@ -334,6 +334,14 @@ export function loadSettings(env: Env = process.env): Settings {
     capacityReservationGroups: reservationGroups.groups,
   };
 
+  for (const group of settings.capacityReservationGroups) {
+    // The VM PUT goes through the app's subscription, and a group shared from another subscription
+    // needs that subscription's sharing set up, which this app does not check: refused until it does.
+    if (group.subscriptionId.toLowerCase() !== settings.azure.subscriptionId.toLowerCase())
+      problems.push(
+        `CAPACITY_RESERVATION_GROUP_IDS names ${group.id}, outside AZURE_SUBSCRIPTION_ID ${settings.azure.subscriptionId}: only groups of the app's subscription are supported`,
+      );
+  }
   if (settings.launch.maxPollIntervalSeconds < settings.launch.pollIntervalSeconds) {
     problems.push('LAUNCH_MAX_POLL_INTERVAL_SECONDS must be at least LAUNCH_POLL_INTERVAL_SECONDS');
   }
