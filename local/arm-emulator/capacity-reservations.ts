@@ -85,7 +85,9 @@ function sameId(a: string, b: string): boolean {
 function matches(reservation: CapacityReservationInput, vmSize: string, zones: readonly string[]): boolean {
   return (
     reservation.vmSize.toLowerCase() === vmSize.toLowerCase() &&
-    (reservation.zone === undefined ? zones.length === 0 : zones.length === 1 && zones[0] === reservation.zone)
+    (reservation.zone === undefined
+      ? zones.length === 0
+      : zones.length === 1 && zones[0] === reservation.zone)
   );
 }
 

@@ -171,12 +171,12 @@ export const SETTING_ALIASES = {
  * Karpenter's feature gates (FEATURE_GATES="SpotToSpotConsolidation=true,NodeRepair=false"): the ones this
  * app implements, and upstream's others, which may only be set to false here.
  */
-export const SUPPORTED_FEATURE_GATES = ['SpotToSpotConsolidation', 'NodeOverlay', 'ReservedCapacity'] as const;
-const UNSUPPORTED_FEATURE_GATES = [
-  'NodeRepair',
-  'StaticCapacity',
-  'CapacityBuffer',
+export const SUPPORTED_FEATURE_GATES = [
+  'SpotToSpotConsolidation',
+  'NodeOverlay',
+  'ReservedCapacity',
 ] as const;
+const UNSUPPORTED_FEATURE_GATES = ['NodeRepair', 'StaticCapacity', 'CapacityBuffer'] as const;
 export type FeatureGate = (typeof SUPPORTED_FEATURE_GATES)[number];
 
 /**

@@ -71,3 +71,49 @@ export function reservedOfferings(
   }
   return offerings;
 }
+
+/** A NodeClaim that launched, or is launching, into a reservation (it carries the reservation's label). */
+export interface ReservationClaimant {
+  nodeClaimName: string;
+  vmName: string;
+  creationTimestamp: string;
+  /** Whether its VM PUT was already accepted (status.providerID set): it holds its slot whatever comes. */
+  launched: boolean;
+}
+
+/**
+ * After a launch labelled its NodeClaim with a reservation, and before its VM PUT: does it hold one of
+ * the reservation's free slots? Several launches (on several instances of the app) may have read the same
+ * availability; each one lists the reservation's claimants again and they agree on who goes in: those
+ * already launched first, then the oldest NodeClaims, then by name. The others take another offering, so
+ * a reservation is never overallocated by this app's concurrent launches (Azure would accept those VMs,
+ * outside the reservation's SLA and at the on-demand price).
+ */
+export function holdsReservationSeat(
+  record: Pick<CapacityReservationRecord, 'capacity' | 'allocatedVmNames'>,
+  claimants: readonly ReservationClaimant[],
+  self: string,
+): boolean {
+  const allocated = new Set(record.allocatedVmNames.map((n) => n.toLowerCase()));
+  const me = claimants.find((c) => c.nodeClaimName === self);
+  if (me && allocated.has(me.vmName.toLowerCase())) return true;
+  const waiting = claimants
+    .filter((c) => !allocated.has(c.vmName.toLowerCase()))
+    .sort(
+      (a, b) =>
+        Number(b.launched) - Number(a.launched) ||
+        a.creationTimestamp.localeCompare(b.creationTimestamp) ||
+        (a.nodeClaimName < b.nodeClaimName ? -1 : a.nodeClaimName > b.nodeClaimName ? 1 : 0),
+    );
+  const free = record.capacity - allocated.size;
+  const position = waiting.findIndex((c) => c.nodeClaimName === self);
+  return position >= 0 && position < free;
+}
+
+/** The record behind a reserved offering, found by the offering's reservation ID. */
+export function recordOfReservation(
+  records: readonly CapacityReservationRecord[],
+  reservationId: string,
+): CapacityReservationRecord | undefined {
+  return records.find((r) => reservationIdOf(r.groupName, r.name) === reservationId);
+}

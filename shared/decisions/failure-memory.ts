@@ -30,6 +30,7 @@ export function quotaScopesFreedBy(vm: {
 }
 
 function sizesFor(memory: FailureMemory, failed: Offering): BlockedSizes {
+  if (memory.sizes === 'failedSize') return { vmSize: failed.vmSize };
   if (memory.sizes === 'familyAtOrAbove') {
     // The provider's hedge for catalog entries without a family: block the size itself.
     return failed.skuFamily ? { skuFamily: failed.skuFamily, minCpu: failed.cpu } : { vmSize: failed.vmSize };
@@ -50,7 +51,9 @@ export function rememberFailure(memory: FailureMemory, failed: Offering): Rememb
       ? [...new Set([...CAPACITY_TYPES_BOTH, failed.capacityType])]
       : [failed.capacityType];
   const reservation =
-    memory.reservationOnly && failed.reservationId !== undefined ? { reservationId: failed.reservationId } : {};
+    memory.reservationOnly && failed.reservationId !== undefined
+      ? { reservationId: failed.reservationId }
+      : {};
   const where =
     memory.where === 'everywhere'
       ? ('everywhere' as const)

@@ -17,7 +17,8 @@ export function compareOfferingsByPrice(
     const pa = priceOfOffering(a) ?? Infinity;
     const pb = priceOfOffering(b) ?? Infinity;
     if (pa !== pb) return pa < pb ? -1 : 1;
-    if (a.capacityType !== b.capacityType) return CAPACITY_ORDER[a.capacityType] - CAPACITY_ORDER[b.capacityType];
+    if (a.capacityType !== b.capacityType)
+      return CAPACITY_ORDER[a.capacityType] - CAPACITY_ORDER[b.capacityType];
     const zonalA = placementScopeOf(a) === 'zonal';
     const zonalB = placementScopeOf(b) === 'zonal';
     if (zonalA !== zonalB) return zonalA ? -1 : 1;

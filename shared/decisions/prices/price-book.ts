@@ -94,7 +94,8 @@ export function refreshedPriceBook(
 export function priceOf(book: PriceBook, vmSize: string, capacityType: CapacityType): number | undefined {
   if (capacityType === 'spot') return book.spot.get(vmSize) ?? book.onDemand.get(vmSize);
   const onDemand = book.onDemand.get(vmSize);
-  if (capacityType === 'reserved') return onDemand === undefined ? undefined : onDemand * RESERVED_PRICE_FACTOR;
+  if (capacityType === 'reserved')
+    return onDemand === undefined ? undefined : onDemand * RESERVED_PRICE_FACTOR;
   return onDemand;
 }
 
