@@ -19,7 +19,7 @@ import {
   type CapacityReservationRecord,
   type ReservationClaimant,
 } from '../../shared/decisions/capacity-reservations.js';
-import { rememberFailure } from '../../shared/decisions/failure-memory.js';
+import { quotaScopesFreedBy, rememberFailure } from '../../shared/decisions/failure-memory.js';
 import { classifyLaunchError } from '../../shared/decisions/launch-errors.js';
 import { isOfferingBlocked } from '../../shared/decisions/offering-blocks.js';
 import { offeringLabels, offeringsFromSkus, selectOffering } from '../../shared/decisions/offerings.js';
@@ -252,6 +252,10 @@ describe('a refused reservation is avoided for that reservation only', () => {
     expect(isOfferingBlocked(otherReservation!, remembered.blocks)).toBe(false);
     expect(isOfferingBlocked(onDemand!, remembered.blocks)).toBe(false);
     expect(remembered.ttlSeconds).toBe(300);
+  });
+
+  it("a deleted reserved VM frees no quota (its cores were the reservation's)", () => {
+    expect(quotaScopesFreedBy({ skuFamily: 'standardDSv5Family', capacityType: 'reserved' })).toEqual([]);
   });
 });
 
