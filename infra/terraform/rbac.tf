@@ -48,6 +48,19 @@ resource "azurerm_role_definition" "compute_catalog_reader" {
   assignable_scopes = [data.azurerm_subscription.current.id]
 }
 
+resource "azurerm_role_definition" "capacity_reservation_user" {
+  name        = "${local.custom_roles.capacityReservationUser.roleName} (${local.role_name_suffix})"
+  scope       = data.azurerm_subscription.current.id
+  description = local.custom_roles.capacityReservationUser.description
+
+  permissions {
+    actions     = local.custom_roles.capacityReservationUser.actions
+    not_actions = []
+  }
+
+  assignable_scopes = [data.azurerm_subscription.current.id]
+}
+
 resource "azurerm_role_definition" "subnet_joiner" {
   name        = "${local.custom_roles.subnetJoiner.roleName} (${local.role_name_suffix})"
   scope       = data.azurerm_subscription.current.id
@@ -95,6 +108,14 @@ resource "azurerm_role_assignment" "function_vm_operator" {
 resource "azurerm_role_assignment" "function_compute_catalog_reader" {
   scope              = data.azurerm_subscription.current.id
   role_definition_id = azurerm_role_definition.compute_catalog_reader.role_definition_resource_id
+  principal_id       = azurerm_user_assigned_identity.function.principal_id
+  principal_type     = "ServicePrincipal"
+}
+
+# Groups may sit in any resource group of the subscription (CAPACITY_RESERVATION_GROUP_IDS names them).
+resource "azurerm_role_assignment" "function_capacity_reservation_user" {
+  scope              = data.azurerm_subscription.current.id
+  role_definition_id = azurerm_role_definition.capacity_reservation_user.role_definition_resource_id
   principal_id       = azurerm_user_assigned_identity.function.principal_id
   principal_type     = "ServicePrincipal"
 }

@@ -9,6 +9,7 @@ import type { Latencies } from './latencies.js';
 import type { RequestFilter } from './request-log.js';
 import { requestKinds, type RequestKind, type ThrottlingOptions } from './throttling.js';
 import { isObject } from './vm-spec.js';
+import { parseCapacityReservationGroupInput } from './capacity-reservations.js';
 
 function json(status: number, body: unknown): ServiceResponse {
   return { status, body, headers: {} };
@@ -103,6 +104,12 @@ export function handleAdmin(
     return { status: 204, headers: {} };
   }
   if (path === '/admin/vms' && method === 'GET') return json(200, { value: controls.vms() });
+  if (path === '/admin/capacity-reservation-groups' && method === 'PUT') {
+    const group = parseCapacityReservationGroupInput(body);
+    if (typeof group === 'string') return badRequest(group);
+    controls.defineCapacityReservationGroup(group);
+    return { status: 204, headers: {} };
+  }
   if (path === '/admin/reset' && method === 'POST') {
     controls.reset();
     return { status: 204, headers: {} };

@@ -33,6 +33,7 @@ import { filterSkus, type ResourceSku } from './sku-catalog.js';
 import type { Throttler } from './throttling.js';
 import { isObject } from './vm-spec.js';
 import type { VmStore } from './vm-store.js';
+import type { CapacityReservationStore } from './capacity-reservations.js';
 
 export interface ArmRequest {
   method: string;
@@ -44,6 +45,7 @@ export interface ArmRequest {
 export interface ArmHandlerDeps {
   service: ComputeService;
   store: VmStore;
+  reservations: CapacityReservationStore;
   throttler: Throttler;
   faults: FaultRegistry;
   log: RequestLog;
@@ -87,6 +89,8 @@ function throttleRegion(route: ArmRoute, body: unknown, store: VmStore): string 
     case 'listVms':
     case 'listSkus':
     case 'listGalleryImageVersions':
+    case 'getCapacityReservationGroup':
+    case 'listCapacityReservations':
       return 'global';
   }
 }
@@ -236,6 +240,18 @@ function dispatch(
         body: { value: listGalleryImageVersions(route.location, route.gallery, route.definition) },
         headers: {},
       };
+    case 'getCapacityReservationGroup':
+      return {
+        status: 200,
+        body: deps.reservations.renderGroup(
+          route.group,
+          deps.store.all(),
+          url.searchParams.get('$expand')?.toLowerCase() === 'instanceview',
+        ),
+        headers: {},
+      };
+    case 'listCapacityReservations':
+      return { status: 200, body: { value: deps.reservations.listReservations(route.group) }, headers: {} };
   }
 }
 

@@ -82,6 +82,17 @@ export function requestAccess(method: string, route: ArmRoute): Access {
       };
     case 'listSkus':
       return { action: 'Microsoft.Compute/skus/read', scope: `/subscriptions/${route.subscriptionId}` };
+    case 'getCapacityReservationGroup':
+    case 'listCapacityReservations': {
+      const { subscriptionId, resourceGroup, name } = route.group;
+      const group = `${compute(subscriptionId, resourceGroup)}/capacityReservationGroups/${name}`;
+      return route.kind === 'getCapacityReservationGroup'
+        ? { action: 'Microsoft.Compute/capacityReservationGroups/read', scope: group }
+        : {
+            action: 'Microsoft.Compute/capacityReservationGroups/capacityReservations/read',
+            scope: `${group}/capacityReservations`,
+          };
+    }
     case 'listGalleryImageVersions':
       return {
         action: 'Microsoft.Compute/locations/communityGalleries/images/versions/read',

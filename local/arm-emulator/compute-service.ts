@@ -24,6 +24,7 @@ import type { AsyncFaultEffect, FaultRegistry, LaunchFacts, SyncFaultEffect } fr
 import { createLatencyFor, deleteLatencyFor, type Latencies } from './latencies.js';
 import { renderOperation, type AsyncOperation, type OperationStore } from './operations.js';
 import type { ProvisioningHolds } from './provisioning-holds.js';
+import { capacityReservationGroupOfVm, type CapacityReservationStore } from './capacity-reservations.js';
 import { findSku, isKnownSize, placementRestriction, skuVcpus, type ResourceSku } from './sku-catalog.js';
 import { parseVmSpec, validateVmName, type VmSpec } from './vm-spec.js';
 import type { StoredVm, VmStore } from './vm-store.js';
@@ -54,6 +55,7 @@ export interface ComputeServiceDeps {
   catalog: () => readonly ResourceSku[];
   latencies: () => Latencies;
   holds: ProvisioningHolds;
+  reservations: CapacityReservationStore;
 }
 
 const vmResourceType = 'Microsoft.Compute/virtualMachines';
@@ -92,6 +94,8 @@ export class ComputeService {
     if (existing) return this.putExisting(existing, spec, context);
 
     const sku = this.checkCatalog(address, spec);
+    const group = capacityReservationGroupOfVm(spec.properties);
+    if (group !== undefined) this.deps.reservations.checkVmPut(group, spec);
     const facts = launchFacts(address.name, spec);
     const syncFault = this.deps.faults.takeSync(facts);
     if (syncFault) throw syncFaultError(syncFault, address, spec, sku);

@@ -1,6 +1,7 @@
 // The emulator's test controls, shared by code (`emulator.controls`) and the HTTP admin API.
 
 import type { AuthorizationSettings } from './authorization.js';
+import type { CapacityReservationGroupInput } from './capacity-reservations.js';
 import type { FaultRule, FaultRuleInput } from './faults.js';
 import type { Latencies } from './latencies.js';
 import type { RequestFilter, RequestLogEntry } from './request-log.js';
@@ -31,6 +32,8 @@ export interface EmulatorControls {
   vms(): EmulatedVm[];
   /** Called when a VM starts creating, succeeds, fails, starts deleting, or is gone. Returns an unsubscribe. */
   onVmChange(listener: VmChangeListener): () => void;
-  /** Forgets VMs, operations, faults, holds, the request log and bucket levels; restores the initial latencies and throttling. */
+  /** Creates or replaces a Capacity Reservation Group with its reservations (capacity-reservations.ts). */
+  defineCapacityReservationGroup(group: CapacityReservationGroupInput): void;
+  /** Forgets VMs, reservation groups, operations, faults, holds, the request log and bucket levels; restores the initial latencies and throttling. */
   reset(): void;
 }

@@ -6,6 +6,7 @@ import type { VmAddress } from './compute-service.js';
 
 export type ArmRoute =
   | { kind: 'putVm' | 'getVm' | 'deleteVm'; address: VmAddress }
+  | { kind: 'getCapacityReservationGroup' | 'listCapacityReservations'; group: VmAddress }
   | { kind: 'listVms'; subscriptionId: string; resourceGroup: string | undefined }
   | { kind: 'getOperation'; subscriptionId: string; location: string; operationId: string }
   | { kind: 'listSkus'; subscriptionId: string }
@@ -38,6 +39,10 @@ const operationPath = new RegExp(
 );
 const galleryImageVersionsPath = new RegExp(
   `^/subscriptions/${segment}/providers/Microsoft\\.Compute/locations/${segment}/communityGalleries/${segment}/images/${segment}/versions/?$`,
+  'i',
+);
+const reservationGroupPath = new RegExp(
+  `^/subscriptions/${segment}/resourceGroups/${segment}/providers/Microsoft\\.Compute/capacityReservationGroups/${segment}(/capacityReservations)?/?$`,
   'i',
 );
 const skusPath = new RegExp(`^/subscriptions/${segment}/providers/Microsoft\\.Compute/skus/?$`, 'i');
@@ -77,6 +82,14 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
       ? { route: { kind: 'getOperation', subscriptionId, location, operationId } }
       : { methodNotAllowed: true };
   }
+  match = reservationGroupPath.exec(pathname);
+  if (match) {
+    const [subscriptionId = '', resourceGroup = '', name = '', reservations] = groups(match);
+    const kind = reservations ? 'listCapacityReservations' : 'getCapacityReservationGroup';
+    return method === 'GET'
+      ? { route: { kind, group: { subscriptionId, resourceGroup, name } } }
+      : { methodNotAllowed: true };
+  }
   match = skusPath.exec(pathname);
   if (match) {
     const [subscriptionId = ''] = groups(match);
@@ -97,7 +110,8 @@ export function requestKindOf(route: ArmRoute): RequestKind {
 }
 
 export function subscriptionOf(route: ArmRoute): string {
-  return 'address' in route ? route.address.subscriptionId : route.subscriptionId;
+  if ('address' in route) return route.address.subscriptionId;
+  return 'group' in route ? route.group.subscriptionId : route.subscriptionId;
 }
 
 export function vmNameOf(route: ArmRoute): string | undefined {

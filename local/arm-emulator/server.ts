@@ -19,6 +19,7 @@ import { handleRetailPrices } from './retail-prices.js';
 import { skuCatalog, type ResourceSku } from './sku-catalog.js';
 import { Throttler, type ThrottlingOptions } from './throttling.js';
 import { toEmulatedVm, VmStore } from './vm-store.js';
+import { CapacityReservationStore } from './capacity-reservations.js';
 
 export interface ArmEmulatorOptions {
   /** 0 (default) picks a free port. */
@@ -100,6 +101,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
   let latencies = initialLatencies;
   const catalog = options.catalog ?? skuCatalog;
   const store = new VmStore();
+  const reservations = new CapacityReservationStore();
   const operations = new OperationStore();
   const faults = new FaultRegistry();
   const holds = new ProvisioningHolds();
@@ -118,6 +120,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     catalog: () => catalog,
     latencies: () => latencies,
     holds,
+    reservations,
   });
 
   const controls: EmulatorControls = {
@@ -140,7 +143,9 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     requests: (filter) => requestLog.query(filter),
     vms: () => store.all().map(toEmulatedVm),
     onVmChange: (listener) => store.onChange(listener),
+    defineCapacityReservationGroup: (group) => reservations.define(group),
     reset: () => {
+      reservations.clear();
       service.cancelTimers();
       holds.clear();
       store.clear();
@@ -155,6 +160,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
   const armDeps = {
     service,
     store,
+    reservations,
     throttler,
     faults,
     log: requestLog,

@@ -3,7 +3,15 @@
 // the limits with a handful of requests.
 
 export type RequestKind =
-  'putVm' | 'deleteVm' | 'getVm' | 'listVms' | 'getOperation' | 'listSkus' | 'listGalleryImageVersions';
+  | 'putVm'
+  | 'deleteVm'
+  | 'getVm'
+  | 'listVms'
+  | 'getOperation'
+  | 'listSkus'
+  | 'listGalleryImageVersions'
+  | 'getCapacityReservationGroup'
+  | 'listCapacityReservations';
 
 export const requestKinds: readonly RequestKind[] = [
   'putVm',
@@ -13,6 +21,8 @@ export const requestKinds: readonly RequestKind[] = [
   'getOperation',
   'listSkus',
   'listGalleryImageVersions',
+  'getCapacityReservationGroup',
+  'listCapacityReservations',
 ];
 
 export interface ThrottlePolicy {

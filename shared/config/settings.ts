@@ -1,4 +1,8 @@
 import { parseFiniteDuration } from '../decisions/duration.js';
+import {
+  parseCapacityReservationGroupIds,
+  type CapacityReservationGroupRef,
+} from '../decisions/capacity-reservation-groups.js';
 
 // The one typed, validated view of the app's configuration. An invalid or missing setting stops startup
 // with a message that names the setting and says what it should look like.
@@ -70,8 +74,13 @@ export interface Settings {
   requestTimeoutSeconds: number;
   /** Provisioning windows. */
   provisioning: ProvisioningSettings;
-  /** FEATURE_GATES as upstream spells them; every gate this app implements, off unless set. */
+  /** FEATURE_GATES as upstream spells them; every gate this app implements, at upstream's default. */
   featureGates: Readonly<Record<FeatureGate, boolean>>;
+  /**
+   * The Capacity Reservation Groups launches may use (CAPACITY_RESERVATION_GROUP_IDS, comma-separated ARM
+   * IDs; none by default). Their reservations become `reserved` offerings while ReservedCapacity is on.
+   */
+  capacityReservationGroups: readonly CapacityReservationGroupRef[];
 }
 
 export interface ClusterSettings {
@@ -162,8 +171,13 @@ export const SETTING_ALIASES = {
  * Karpenter's feature gates (FEATURE_GATES="SpotToSpotConsolidation=true,NodeRepair=false"): the ones this
  * app implements, and upstream's others, which may only be set to false here.
  */
-export const SUPPORTED_FEATURE_GATES = ['SpotToSpotConsolidation', 'NodeOverlay', 'CapacityBuffer'] as const;
-const UNSUPPORTED_FEATURE_GATES = ['NodeRepair', 'ReservedCapacity', 'StaticCapacity'] as const;
+export const SUPPORTED_FEATURE_GATES = [
+  'SpotToSpotConsolidation',
+  'NodeOverlay',
+  'CapacityBuffer',
+  'ReservedCapacity',
+] as const;
+const UNSUPPORTED_FEATURE_GATES = ['NodeRepair', 'StaticCapacity'] as const;
 export type FeatureGate = (typeof SUPPORTED_FEATURE_GATES)[number];
 
 /**
@@ -189,6 +203,11 @@ export function loadSettings(env: Env = process.env): Settings {
   const reader = new EnvReader(env, problems);
   const gates = reader.featureGates('FEATURE_GATES');
   const spotToSpot = spotToSpotConsolidation(gates, reader, problems);
+  const reservationGroups = parseCapacityReservationGroupIds(
+    'CAPACITY_RESERVATION_GROUP_IDS',
+    reader.optional('CAPACITY_RESERVATION_GROUP_IDS'),
+  );
+  problems.push(...reservationGroups.problems);
 
   const kubeconfigPath = reader.optional('KUBECONFIG');
   const apiServerUrl = reader.optional('CLUSTER_ENDPOINT');
@@ -311,9 +330,20 @@ export function loadSettings(env: Env = process.env): Settings {
       SpotToSpotConsolidation: spotToSpot,
       NodeOverlay: gates.get('NodeOverlay') ?? false,
       CapacityBuffer: gates.get('CapacityBuffer') ?? false,
+      // Beta upstream, so on unless set: without groups named below it has nothing to offer.
+      ReservedCapacity: gates.get('ReservedCapacity') ?? true,
     },
+    capacityReservationGroups: reservationGroups.groups,
   };
 
+  for (const group of settings.capacityReservationGroups) {
+    // The VM PUT goes through the app's subscription, and a group shared from another subscription
+    // needs that subscription's sharing set up, which this app does not check: refused until it does.
+    if (group.subscriptionId.toLowerCase() !== settings.azure.subscriptionId.toLowerCase())
+      problems.push(
+        `CAPACITY_RESERVATION_GROUP_IDS names ${group.id}, outside AZURE_SUBSCRIPTION_ID ${settings.azure.subscriptionId}: only groups of the app's subscription are supported`,
+      );
+  }
   if (settings.launch.maxPollIntervalSeconds < settings.launch.pollIntervalSeconds) {
     problems.push('LAUNCH_MAX_POLL_INTERVAL_SECONDS must be at least LAUNCH_POLL_INTERVAL_SECONDS');
   }

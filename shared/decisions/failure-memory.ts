@@ -23,10 +23,14 @@ export function quotaScopesFreedBy(vm: {
   skuFamily: string;
   capacityType: Offering['capacityType'];
 }): string[] {
-  return vm.capacityType === 'spot' ? ['lowPriority'] : [quotaScopeOf('family', vm.skuFamily), 'regional'];
+  if (vm.capacityType === 'spot') return ['lowPriority'];
+  // A VM inside its reservation used the reservation's cores, not the quota's free ones.
+  if (vm.capacityType === 'reserved') return [];
+  return [quotaScopeOf('family', vm.skuFamily), 'regional'];
 }
 
 function sizesFor(memory: FailureMemory, failed: Offering): BlockedSizes {
+  if (memory.sizes === 'failedSize') return { vmSize: failed.vmSize };
   if (memory.sizes === 'familyAtOrAbove') {
     // The provider's hedge for catalog entries without a family: block the size itself.
     return failed.skuFamily ? { skuFamily: failed.skuFamily, minCpu: failed.cpu } : { vmSize: failed.vmSize };
@@ -41,7 +45,15 @@ function sizesFor(memory: FailureMemory, failed: Offering): BlockedSizes {
 
 /** The blocks and TTL to record after `failed` failed as `memory` describes. */
 export function rememberFailure(memory: FailureMemory, failed: Offering): RememberedFailure {
-  const capacityTypes = memory.capacityTypes === 'both' ? CAPACITY_TYPES_BOTH : [failed.capacityType];
+  // "Both" is spot and on-demand; a reserved offering that failed so is out of its reservation too.
+  const capacityTypes =
+    memory.capacityTypes === 'both'
+      ? [...new Set([...CAPACITY_TYPES_BOTH, failed.capacityType])]
+      : [failed.capacityType];
+  const reservation =
+    memory.reservationOnly && failed.reservationId !== undefined
+      ? { reservationId: failed.reservationId }
+      : {};
   const where =
     memory.where === 'everywhere'
       ? ('everywhere' as const)
@@ -50,7 +62,12 @@ export function rememberFailure(memory: FailureMemory, failed: Offering): Rememb
         : { scope: placementScopeOf(failed) };
   const sizes = sizesFor(memory, failed);
   return {
-    blocks: capacityTypes.map((capacityType) => ({ capacityType, where, sizes })),
+    blocks: capacityTypes.map((capacityType) => ({
+      capacityType,
+      where,
+      sizes,
+      ...(capacityType === failed.capacityType ? reservation : {}),
+    })),
     ttlSeconds: memory.ttlSeconds[failed.capacityType],
     ...(memory.quota ? { quota: quotaScopeOf(memory.quota, failed.skuFamily) } : {}),
   };

@@ -17,6 +17,7 @@ export type LaunchFailureReason =
   | 'Throttled'
   | 'LaunchTimeout'
   | 'AuthorizationFailed'
+  | 'CapacityReservationUnavailable'
   | 'LaunchFailed';
 
 export interface LaunchErrorInput {
@@ -67,9 +68,14 @@ export interface FailureMemory {
   capacityTypes: 'failed' | 'both';
   where: 'zone' | 'placementScope' | 'everywhere';
   sizes:
-    'familyAtOrAbove' | { family: 'same' | 'any'; remainingCores: number } | { family: 'any'; minCpu: 1 };
+    | 'familyAtOrAbove'
+    | 'failedSize'
+    | { family: 'same' | 'any'; remainingCores: number }
+    | { family: 'any'; minCpu: 1 };
   ttlSeconds: Record<CapacityType, number>;
   quota?: QuotaKind;
+  /** The block names the failed offering's reservation only (a reservation refused, not the capacity). */
+  reservationOnly?: boolean;
 }
 
 // TTLs, the provider's (each at least as long):
@@ -86,6 +92,11 @@ export const SKU_NOT_AVAILABLE_ON_DEMAND_TTL_SECONDS = 23 * 60 * 60;
 export const LOW_QUOTA_TTL_SECONDS = 10 * 60;
 export const ZERO_QUOTA_TTL_SECONDS = 60 * 60;
 export const LOW_PRIORITY_QUOTA_TTL_SECONDS = 60 * 60;
+/**
+ * A reservation Azure refused (its group gone, or no longer holding the size in the zone): avoided until
+ * the group has been read again a few times, since someone changed it and may change it back.
+ */
+export const RESERVATION_REFUSED_TTL_SECONDS = 5 * 60;
 /** Used for 429 when Azure sent no Retry-After. */
 export const DEFAULT_THROTTLE_RETRY_SECONDS = 15;
 /** Used for 5xx when Azure sent no Retry-After. */
@@ -130,7 +141,11 @@ export function quotaFigures(message: string): QuotaFigures | undefined {
   return { limit, usage, ...(required !== undefined ? { required } : {}) };
 }
 
-const ALLOCATION_TTL = { spot: ALLOCATION_FAILURE_TTL_SECONDS, 'on-demand': ALLOCATION_FAILURE_TTL_SECONDS };
+const ALLOCATION_TTL = {
+  spot: ALLOCATION_FAILURE_TTL_SECONDS,
+  'on-demand': ALLOCATION_FAILURE_TTL_SECONDS,
+  reserved: ALLOCATION_FAILURE_TTL_SECONDS,
+};
 
 /**
  * Quota memory. The provider blocks the failed family from the failed size up (every family's spot for
@@ -159,7 +174,7 @@ function quotaMemory(kind: QuotaKind, message: string): FailureMemory {
     capacityTypes: 'failed',
     where: 'everywhere',
     sizes,
-    ttlSeconds: { spot: ttl, 'on-demand': ttl },
+    ttlSeconds: { spot: ttl, 'on-demand': ttl, reserved: ttl },
     quota: kind,
   };
 }
@@ -197,6 +212,7 @@ export function classifyLaunchError(error: LaunchErrorInput): LaunchFailure {
         ttlSeconds: {
           spot: SKU_NOT_AVAILABLE_SPOT_TTL_SECONDS,
           'on-demand': SKU_NOT_AVAILABLE_ON_DEMAND_TTL_SECONDS,
+          reserved: SKU_NOT_AVAILABLE_ON_DEMAND_TTL_SECONDS,
         },
       });
     case 'AllocationFailed':
@@ -267,6 +283,21 @@ export function classifyLaunchError(error: LaunchErrorInput): LaunchFailure {
       },
       code,
     );
+  }
+  // A refusal that names the capacity reservation group says nothing about the capacity outside it: only
+  // that reservation is avoided. Azure's codes for it are not documented; its messages name the group.
+  if (/capacity ?reservation/i.test(message)) {
+    return failure('CapacityReservationUnavailable', {
+      capacityTypes: 'failed',
+      where: 'zone',
+      sizes: 'failedSize',
+      reservationOnly: true,
+      ttlSeconds: {
+        spot: RESERVATION_REFUSED_TTL_SECONDS,
+        'on-demand': RESERVATION_REFUSED_TTL_SECONDS,
+        reserved: RESERVATION_REFUSED_TTL_SECONDS,
+      },
+    });
   }
   return withCode({ reason: 'LaunchFailed', message, retryable: false }, code);
 }

@@ -13,6 +13,8 @@ export interface BlockableOffering {
   zone: string;
   zoneNumber?: string;
   capacityType: CapacityType;
+  /** The reservation a reserved offering draws on (capacity-reservations.ts); absent for the others. */
+  reservationId?: string;
 }
 
 export const CAPACITY_TYPES_BOTH: readonly CapacityType[] = ['spot', 'on-demand'];
@@ -30,6 +32,8 @@ export interface OfferingBlock {
   capacityType: CapacityType;
   where: BlockedPlace;
   sizes: BlockedSizes;
+  /** Only the offerings of this reservation: what a refused reservation says nothing about the rest. */
+  reservationId?: string;
 }
 
 function placeKey(where: BlockedPlace): string {
@@ -49,7 +53,8 @@ function sizesKey(sizes: BlockedSizes): string {
  * active the lower threshold rules (the provider keeps only the more restrictive one).
  */
 export function blockKey(block: OfferingBlock): string {
-  return `${block.capacityType}|${placeKey(block.where)}|${sizesKey(block.sizes)}`;
+  const reservation = block.reservationId === undefined ? '' : `|reservation=${block.reservationId}`;
+  return `${block.capacityType}|${placeKey(block.where)}|${sizesKey(block.sizes)}${reservation}`;
 }
 
 function placeMatches(where: BlockedPlace, offering: BlockableOffering): boolean {
@@ -69,6 +74,7 @@ function sizesMatch(sizes: BlockedSizes, offering: BlockableOffering): boolean {
 export function blocks(block: OfferingBlock, offering: BlockableOffering): boolean {
   return (
     block.capacityType === offering.capacityType &&
+    (block.reservationId === undefined || block.reservationId === offering.reservationId) &&
     placeMatches(block.where, offering) &&
     sizesMatch(block.sizes, offering)
   );

@@ -48,6 +48,12 @@ export interface Offering {
   hyperVGenerations?: readonly HyperVGeneration[];
   /** NVIDIA GPUs (the nvidia.com/gpu capacity) of a supported GPU size; absent for other sizes. */
   nvidiaGpus?: number;
+  /** A reserved offering's reservation ("<group>.<reservation>", capacity-reservation-groups.ts). */
+  reservationId?: string;
+  /** A reserved offering's Capacity Reservation Group, the ARM ID the VM PUT names. */
+  reservationGroupId?: string;
+  /** A reserved offering's VMs still free in its reservation (capacity − allocated − launching). */
+  reservedAvailable?: number;
 }
 
 /**
@@ -202,6 +208,7 @@ export function offeringLabels(offering: Offering): Record<string, string> {
     [WellKnown.skuNameLabel]: offering.vmSize,
     [SKU_GPU_COUNT_LABEL]: String(offering.nvidiaGpus ?? 0),
     ...(offering.nvidiaGpus ? { [SKU_GPU_MANUFACTURER_LABEL]: 'nvidia' } : {}),
+    ...(offering.reservationId ? { [WellKnown.capacityReservationIdLabel]: offering.reservationId } : {}),
   };
 }
 
@@ -227,6 +234,7 @@ export const OFFERING_LABEL_KEYS: ReadonlySet<string> = new Set([
   PLACEMENT_SCOPE_LABEL,
   SKU_GPU_COUNT_LABEL,
   SKU_GPU_MANUFACTURER_LABEL,
+  WellKnown.capacityReservationIdLabel,
 ]);
 
 /** Label domain of provider-defined SKU properties; keys here that offerings do not model count as absent. */
@@ -264,8 +272,16 @@ export function offeringSatisfies(
   return { satisfied: true };
 }
 
-export function offeringKey(offering: Pick<Offering, 'capacityType' | 'vmSize' | 'zone'>): string {
-  return `${offering.capacityType}/${offering.vmSize}/${offering.zone}`;
+export function offeringKey(
+  offering: Pick<Offering, 'capacityType' | 'vmSize' | 'zone' | 'reservationId'>,
+): string {
+  const key = `${offering.capacityType}/${offering.vmSize}/${offering.zone}`;
+  return offering.reservationId === undefined ? key : `${key}/${offering.reservationId}`;
+}
+
+/** A reserved offering whose reservation has no VM left: nothing may launch into it until one is freed. */
+export function isReservationFull(offering: Pick<Offering, 'capacityType' | 'reservedAvailable'>): boolean {
+  return offering.capacityType === 'reserved' && (offering.reservedAvailable ?? 0) <= 0;
 }
 
 export const DEFAULT_OS_DISK_SIZE_GB = 128;
@@ -317,7 +333,7 @@ export function capacityFor(
 }
 
 /**
- * Selection order: smallest first (vCPUs, then memory), spot before on-demand for the same shape, zonal
+ * Selection order: smallest first (vCPUs, then memory), reserved, then spot, then on-demand for the same shape, zonal
  * before regional, then VM size name, then zone. Spot first mirrors Karpenter, which launches spot whenever the NodeClaim
  * allows it because spot is the cheaper price for the same machine; comparing shape before capacity
  * type keeps a small on-demand machine ahead of a much larger spot one. Names and zones compare by
@@ -340,8 +356,9 @@ function placementRank(offering: Offering): number {
   return placementScopeOf(offering) === 'zonal' ? 0 : 1;
 }
 
+// Reserved first (already paid for), then spot (the cheaper price for the same machine), then on-demand.
 function capacityRank(capacityType: CapacityType): number {
-  return capacityType === 'spot' ? 0 : 1;
+  return capacityType === 'reserved' ? 0 : capacityType === 'spot' ? 1 : 2;
 }
 
 function ordinal(a: string, b: string): number {
@@ -477,6 +494,7 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
   let tooSmall = 0;
   let firstFitReason: string | undefined;
   let markedUnavailable = 0;
+  let reservationsFull = 0;
   const candidates: Offering[] = [];
   for (const offering of [...input.offerings].sort(input.order ?? compareOfferings)) {
     const check = offeringSatisfies(offering, requirements);
@@ -493,6 +511,10 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
     }
     if (isOfferingBlocked(offering, input.unavailable)) {
       markedUnavailable++;
+      continue;
+    }
+    if (isReservationFull(offering)) {
+      reservationsFull++;
       continue;
     }
     candidates.push(offering);
@@ -520,5 +542,6 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
   if (tooSmall > 0) parts.push(`${tooSmall} too small for the requests (e.g. ${firstFitReason})`);
   if (markedUnavailable > 0)
     parts.push(`${markedUnavailable} marked unavailable after recent launch failures`);
+  if (reservationsFull > 0) parts.push(`${reservationsFull} reserved with their reservation full`);
   return { offering: undefined, reason: parts.join('; ') };
 }

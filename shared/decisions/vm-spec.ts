@@ -142,6 +142,11 @@ export function buildVirtualMachine(input: VirtualMachineInput): VirtualMachine 
     ...(spot
       ? { priority: 'Spot', evictionPolicy: 'Delete', billingProfile: { maxPrice: -1 } }
       : { priority: 'Regular' }),
+    // A reserved offering names its group; Azure matches the VM to the group's reservation of its size
+    // and zone.
+    ...(offering.capacityType === 'reserved' && offering.reservationGroupId
+      ? { capacityReservation: { capacityReservationGroup: { id: offering.reservationGroupId } } }
+      : {}),
     storageProfile: {
       imageReference: { communityGalleryImageId: input.imageId },
       osDisk: {

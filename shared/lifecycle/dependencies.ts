@@ -9,6 +9,7 @@ import { createComputeClient } from '../azure/compute-client.js';
 import { NodeImageVersions } from '../azure/node-image-versions.js';
 import { RetailPriceCatalog, type PriceCatalog } from '../azure/retail-prices.js';
 import { ResourceSkuCatalog } from '../azure/resource-skus.js';
+import { CapacityReservationGroups } from '../azure/capacity-reservations.js';
 import { tableClientFromConnectionString } from '../azure/table-client.js';
 import { UnavailableOfferingsStore } from '../azure/unavailable-offerings.js';
 import { VirtualMachines } from '../azure/virtual-machines.js';
@@ -38,6 +39,8 @@ export interface LifecycleDependencies {
   pricing: PriceCatalog;
   /** Where the sweep reads the cluster's state from (sweep/cluster-reader.ts). */
   cluster: ClusterReader;
+  /** The Capacity Reservation Groups of CAPACITY_RESERVATION_GROUP_IDS, read through a short cache. */
+  reservations: CapacityReservationGroups;
 }
 
 export const EVENT_COMPONENT = 'nodeclaim-azure';
@@ -111,6 +114,16 @@ export function createDependencies(
         }),
     }),
     cluster,
+    reservations: new CapacityReservationGroups(
+      compute,
+      settings.featureGates.ReservedCapacity ? settings.capacityReservationGroups : [],
+      (group, error) =>
+        log.warn('capacity reservation group could not be read; it offers nothing until it can', {
+          group: group.id,
+          error,
+        }),
+      () => now().getTime(),
+    ),
   };
 }
 

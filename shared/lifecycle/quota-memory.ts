@@ -16,7 +16,12 @@ export async function forgetQuotaFreedBy(
   if (!vmSize) return;
   const offering = (await catalogOfferings(deps)).find((o) => o.vmSize.toLowerCase() === vmSize);
   if (!offering?.skuFamily) return;
-  const capacityType = vm.priority === 'Spot' ? 'spot' : 'on-demand';
+  // A VM in a capacity reservation group ran on the reservation's cores, not the quota's free ones.
+  const capacityType = vm.capacityReservation?.capacityReservationGroup?.id
+    ? 'reserved'
+    : vm.priority === 'Spot'
+      ? 'spot'
+      : 'on-demand';
   const quotas = quotaScopesFreedBy({ skuFamily: offering.skuFamily, capacityType });
   const forgotten = await deps.unavailable.forgetQuota(quotas);
   if (forgotten > 0) {

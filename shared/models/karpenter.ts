@@ -126,6 +126,11 @@ export const WellKnown = {
   skuCpuLabel: 'karpenter.azure.com/sku-cpu',
   skuMemoryLabel: 'karpenter.azure.com/sku-memory',
   skuNameLabel: 'karpenter.azure.com/sku-name',
+  /**
+   * The reservation a reserved node uses: this provider's ReservationIDLabel (upstream's cloudprovider
+   * hook; the AWS provider's is karpenter.k8s.aws/capacity-reservation-id).
+   */
+  capacityReservationIdLabel: 'karpenter.azure.com/capacity-reservation-id',
 } as const;
 
 export const ConditionTypes = {
@@ -137,4 +142,5 @@ export const ConditionTypes = {
   disruptionReason: 'DisruptionReason',
 } as const;
 
-export type CapacityType = 'on-demand' | 'spot';
+/** Upstream's capacity types; `reserved` is capacity held by a Capacity Reservation Group (gate ReservedCapacity). */
+export type CapacityType = 'on-demand' | 'spot' | 'reserved';

@@ -79,6 +79,7 @@ export function benchDependencies(
     images: missing as LifecycleDependencies['images'],
     unavailable: missing as LifecycleDependencies['unavailable'],
     pricing: missing as LifecycleDependencies['pricing'],
+    reservations: missing as LifecycleDependencies['reservations'],
     cluster:
       reads === 'list' ? listingClusterReader({ kube, objects }) : watchingClusterReader({ kube, objects }),
   };

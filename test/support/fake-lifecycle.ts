@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { VirtualMachine } from '@azure/arm-compute';
 import { localClusterSettings } from '../../local/stack/app-settings.js';
 import type { ResourceSkuCatalog } from '../../shared/azure/resource-skus.js';
+import { CapacityReservationGroups } from '../../shared/azure/capacity-reservations.js';
 import type { VirtualMachines } from '../../shared/azure/virtual-machines.js';
 import { loadSettings, type Settings } from '../../shared/config/settings.js';
 import type { SkuRecord } from '../../shared/decisions/offerings.js';
@@ -306,6 +307,8 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     unavailable: notFaked('unavailable'),
     pricing: notFaked('pricing'),
     cluster,
+    // No groups configured: the adapter answers without reaching ARM.
+    reservations: new CapacityReservationGroups(notFaked('compute'), [], () => undefined),
   };
   return fake;
 }

@@ -179,11 +179,13 @@ describe('custom roles come from infra/azure-roles.json, in both templates', () 
     const bicepDefinition = {
       vmOperator: 'vmOperatorRole',
       computeCatalogReader: 'computeReaderRole',
+      capacityReservationUser: 'capacityReservationRole',
       subnetJoiner: 'subnetJoinRole',
     };
     const terraformDefinition = {
       vmOperator: 'vm_operator',
       computeCatalogReader: 'compute_catalog_reader',
+      capacityReservationUser: 'capacity_reservation_user',
       subnetJoiner: 'subnet_joiner',
     };
     for (const [key, role] of Object.entries(customRoles)) {

@@ -87,19 +87,43 @@ describe('FEATURE_GATES', () => {
 
   it('turns NodeOverlay and CapacityBuffer on only when set, several gates in one value', () => {
     const gates = (env: Record<string, string>) => loadSettings({ ...example, ...env }).featureGates;
-    expect(gates({})).toEqual({ SpotToSpotConsolidation: false, NodeOverlay: false, CapacityBuffer: false });
+    expect(gates({})).toEqual({
+      SpotToSpotConsolidation: false,
+      NodeOverlay: false,
+      CapacityBuffer: false,
+      ReservedCapacity: true,
+    });
     expect(
       gates({ FEATURE_GATES: ' NodeOverlay=true, SpotToSpotConsolidation=true,NodeRepair=false' }),
     ).toEqual({
       SpotToSpotConsolidation: true,
       NodeOverlay: true,
       CapacityBuffer: false,
+      ReservedCapacity: true,
     });
     expect(gates({ FEATURE_GATES: 'CapacityBuffer=true' })).toEqual({
       SpotToSpotConsolidation: false,
       NodeOverlay: false,
       CapacityBuffer: true,
+      ReservedCapacity: true,
     });
+  });
+
+  it("ReservedCapacity is on unless set off, as upstream's beta gate; the groups it uses are named by ID", () => {
+    const settings = (env: Record<string, string>) => loadSettings({ ...example, ...env });
+    expect(settings({ FEATURE_GATES: 'ReservedCapacity=false' }).featureGates.ReservedCapacity).toBe(false);
+    const sub = settings({}).azure.subscriptionId;
+    const id = `/subscriptions/${sub}/resourceGroups/rg/providers/Microsoft.Compute/capacityReservationGroups/crg`;
+    expect(settings({ CAPACITY_RESERVATION_GROUP_IDS: id }).capacityReservationGroups).toEqual([
+      { id, subscriptionId: sub, resourceGroup: 'rg', name: 'crg' },
+    ]);
+    expect(() => settings({ CAPACITY_RESERVATION_GROUP_IDS: 'crg' })).toThrow(
+      /CAPACITY_RESERVATION_GROUP_IDS has "crg": expected \/subscriptions\//,
+    );
+    const foreign = id.replace(sub, '11111111-1111-1111-1111-111111111111');
+    expect(() => settings({ CAPACITY_RESERVATION_GROUP_IDS: foreign })).toThrow(
+      /outside AZURE_SUBSCRIPTION_ID/,
+    );
   });
 
   it('keeps SPOT_TO_SPOT_CONSOLIDATION as an alias that must agree', () => {

@@ -88,6 +88,22 @@ resource computeReaderRole 'Microsoft.Authorization/roleDefinitions@2022-04-01' 
   }
 }
 
+resource capacityReservationRole 'Microsoft.Authorization/roleDefinitions@2022-04-01' = {
+  name: guid(subscription().id, 'nodeclaim-capacity-reservation-user', roleNameSuffix)
+  properties: {
+    roleName: '${customRoles.capacityReservationUser.roleName} (${roleNameSuffix})'
+    description: customRoles.capacityReservationUser.description
+    type: 'CustomRole'
+    permissions: [
+      {
+        actions: customRoles.capacityReservationUser.actions
+        notActions: []
+      }
+    ]
+    assignableScopes: [subscription().id]
+  }
+}
+
 resource subnetJoinRole 'Microsoft.Authorization/roleDefinitions@2022-04-01' = {
   name: guid(subscription().id, 'nodeclaim-subnet-joiner', roleNameSuffix)
   properties: {
@@ -108,6 +124,16 @@ resource computeReader 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(subscription().id, functionPrincipalId, computeReaderRole.id)
   properties: {
     roleDefinitionId: computeReaderRole.id
+    principalId: functionPrincipalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+// Groups may sit in any resource group of the subscription (CAPACITY_RESERVATION_GROUP_IDS names them).
+resource capacityReservationUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(subscription().id, functionPrincipalId, capacityReservationRole.id)
+  properties: {
+    roleDefinitionId: capacityReservationRole.id
     principalId: functionPrincipalId
     principalType: 'ServicePrincipal'
   }

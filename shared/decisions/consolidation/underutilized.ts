@@ -129,18 +129,28 @@ function valuesOf(requirements: readonly NodeSelectorRequirement[], key: string)
     );
 }
 
-/** The most the instance type may cost under the requirements (upstream's WorstLaunchPrice), or undefined. */
+/**
+ * The most the instance type may cost under the requirements, or undefined: upstream's WorstLaunchPrice,
+ * which looks only at the capacity type launch would use, in its precedence reserved, spot, on-demand (so
+ * a free reservation slot prices a replacement as reserved, and a node may move onto it).
+ */
 function worstPrice(
   instanceType: InstanceType,
   requirements: readonly NodeSelectorRequirement[],
 ): number | undefined {
   const zoneOk = valuesOf(requirements, WellKnown.zoneLabel);
   const capacityOk = valuesOf(requirements, WellKnown.capacityTypeLabel);
-  const prices = instanceType.offerings
-    .filter((o) => o.available && (o.zone === '' || zoneOk(o.zone)) && capacityOk(o.capacityType))
-    .map((o) => o.price);
-  return prices.length === 0 ? undefined : Math.max(...prices);
+  const compatible = instanceType.offerings.filter(
+    (o) => o.available && (o.zone === '' || zoneOk(o.zone)) && capacityOk(o.capacityType),
+  );
+  for (const capacityType of LAUNCH_PRECEDENCE) {
+    const prices = compatible.filter((o) => o.capacityType === capacityType).map((o) => o.price);
+    if (prices.length > 0) return Math.max(...prices);
+  }
+  return undefined;
 }
+
+const LAUNCH_PRECEDENCE: readonly CapacityType[] = ['reserved', 'spot', 'on-demand'];
 
 function withRequirement(
   requirements: readonly NodeSelectorRequirement[],

@@ -4,6 +4,7 @@
 // ties end on the smaller machine, then size name and zone, so the choice is reproducible. Unknown
 // prices sort last, and among themselves in that same tie order, so a size missing from the price
 // table is still tried smallest first rather than by name.
+import type { CapacityType } from '../../models/karpenter.js';
 import type { Offering } from '../offerings.js';
 import { placementScopeOf } from '../placement.js';
 
@@ -16,7 +17,8 @@ export function compareOfferingsByPrice(
     const pa = priceOfOffering(a) ?? Infinity;
     const pb = priceOfOffering(b) ?? Infinity;
     if (pa !== pb) return pa < pb ? -1 : 1;
-    if (a.capacityType !== b.capacityType) return a.capacityType === 'spot' ? -1 : 1;
+    if (a.capacityType !== b.capacityType)
+      return CAPACITY_ORDER[a.capacityType] - CAPACITY_ORDER[b.capacityType];
     const zonalA = placementScopeOf(a) === 'zonal';
     const zonalB = placementScopeOf(b) === 'zonal';
     if (zonalA !== zonalB) return zonalA ? -1 : 1;
@@ -25,6 +27,9 @@ export function compareOfferingsByPrice(
     );
   };
 }
+
+// Reserved capacity is paid for already; spot is the cheaper price for the same machine.
+const CAPACITY_ORDER: Record<CapacityType, number> = { reserved: 0, spot: 1, 'on-demand': 2 };
 
 function ordinal(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

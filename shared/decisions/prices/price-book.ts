@@ -93,5 +93,15 @@ export function refreshedPriceBook(
  */
 export function priceOf(book: PriceBook, vmSize: string, capacityType: CapacityType): number | undefined {
   if (capacityType === 'spot') return book.spot.get(vmSize) ?? book.onDemand.get(vmSize);
-  return book.onDemand.get(vmSize);
+  const onDemand = book.onDemand.get(vmSize);
+  if (capacityType === 'reserved')
+    return onDemand === undefined ? undefined : onDemand * RESERVED_PRICE_FACTOR;
+  return onDemand;
 }
+
+/**
+ * A reservation is paid for whether a VM uses it or not, so upstream's design treats a reserved offering
+ * as free while keeping the on-demand order between reserved sizes (so consolidation still moves from a
+ * large reserved size to a small one): its price is the on-demand price scaled far below any real one.
+ */
+export const RESERVED_PRICE_FACTOR = 1e-7;

@@ -1,8 +1,14 @@
 // The region's offerings (offerings.ts: one per VM size × zone × capacity type) grouped into the
 // simulation's instance types: one per VM size, its labels, capacity and allocatable from offerings.ts,
-// and one priced offering per zone and capacity type.
+// and one priced offering per zone and capacity type (and per reservation, for reserved ones).
 import { WellKnown, type CapacityType } from '../../models/karpenter.js';
-import { capacityFor, offeringLabels, type CapacityOptions, type Offering } from '../offerings.js';
+import {
+  capacityFor,
+  isReservationFull,
+  offeringLabels,
+  type CapacityOptions,
+  type Offering,
+} from '../offerings.js';
 import { isOfferingBlocked, type OfferingBlock } from '../offering-blocks.js';
 import type { InstanceType } from './types.js';
 
@@ -24,6 +30,7 @@ export function instanceTypesFromOfferings(
       const labels = offeringLabels(offering);
       delete labels[WellKnown.zoneLabel];
       delete labels[WellKnown.capacityTypeLabel];
+      delete labels[WellKnown.capacityReservationIdLabel];
       const { capacity, allocatable } = capacityFor(offering, options);
       instanceType = { name: offering.vmSize, labels, capacity, allocatable, offerings: [] };
       byName.set(offering.vmSize, instanceType);
@@ -32,7 +39,8 @@ export function instanceTypesFromOfferings(
       zone: offering.zone,
       capacityType: offering.capacityType,
       price: options.priceOf?.(offering.vmSize, offering.capacityType) ?? Infinity,
-      available: !isOfferingBlocked(offering, options.unavailable),
+      // A full reservation is listed but unavailable, as upstream lists a reserved offering at 0.
+      available: !isOfferingBlocked(offering, options.unavailable) && !isReservationFull(offering),
     });
   }
   return [...byName.values()];

@@ -39,7 +39,7 @@ import {
   type NodePool,
 } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
-import { catalogOfferings } from '../launch/catalog-offerings.js';
+import { offeringsWithReservations } from '../reserved-offerings.js';
 import { capacityOptions } from '../launch/launch-vm.js';
 import { overlaidInstanceTypes, overlaidOfferingPrice } from '../../decisions/node-overlays.js';
 import { currentNodeOverlays } from '../node-overlays.js';
@@ -115,7 +115,8 @@ export async function underutilizedInput(
   const poolName = context.nodePool.metadata.name;
   // NodeOverlays price the replacements and the candidates as provisioning and launch price them.
   const [offerings, unavailable, nodeClass, overlays] = await Promise.all([
-    catalogOfferings(deps),
+    // With the reserved offerings that have a free slot, so a node may move onto a freed reservation.
+    offeringsWithReservations(deps).then((r) => r.offerings),
     deps.unavailable.listActive(deps.now()),
     deps.objects.nodeClasses.get(template.spec.nodeClassRef.name),
     currentNodeOverlays(deps),

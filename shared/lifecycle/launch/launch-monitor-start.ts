@@ -9,7 +9,7 @@ import type { AKSNodeClass, NodeClaim } from '../../models/index.js';
 import type { CapacityOptions } from '../../decisions/offerings.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
-import { catalogOfferings } from './catalog-offerings.js';
+import { offeringsWithReservations } from '../reserved-offerings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { capacityOptions, offeringOfVm } from './launch-vm.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
@@ -76,7 +76,7 @@ export async function ensureLaunchMonitor(
   }
   const vmName = vmNameFor(nodeClaim.metadata.name);
   const vm = await deps.vms.get(vmName);
-  const offerings = await catalogOfferings(deps);
+  const { offerings } = await offeringsWithReservations(deps);
   const offering = vm ? offeringOfVm(vm, offerings) : undefined;
   // No VM behind the providerID: nothing to monitor; registration's timeout deletes the NodeClaim.
   if (!offering) return 'no-vm';

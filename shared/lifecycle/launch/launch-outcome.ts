@@ -209,6 +209,8 @@ export async function recordLaunchFailure(
     await deps.events.warning(nodeClaimTarget(current), failure.reason, message);
   }
 
+  // The group changed under the cached read: the next launch reads it afresh.
+  if (offering.reservationId !== undefined) deps.reservations.invalidate();
   const remembered = failure.unavailable ? rememberFailure(failure.unavailable, offering) : undefined;
   if (remembered) {
     const expiresAt = new Date(deps.now().getTime() + remembered.ttlSeconds * 1000);

@@ -118,15 +118,25 @@ export function vmBody(
   });
 }
 
-/** The catalog offering an existing VM was created as (size, zone, priority). */
+/**
+ * The catalog offering an existing VM was created as (size, zone, priority, and the reservation of the
+ * group it names, when its group's reservations are still known; otherwise its on-demand offering).
+ */
 export function offeringOfVm(vm: VirtualMachine, offerings: readonly Offering[]): Offering | undefined {
+  const group = vm.capacityReservation?.capacityReservationGroup?.id?.toLowerCase();
   const capacityType = vm.priority === 'Spot' ? 'spot' : 'on-demand';
   const zoneNumber = vm.zones?.[0];
   const vmSize = vm.hardwareProfile?.vmSize?.toLowerCase();
-  return offerings.find(
-    (o) =>
-      o.vmSize.toLowerCase() === vmSize && o.capacityType === capacityType && o.zoneNumber === zoneNumber,
-  );
+  const sameMachine = (o: Offering): boolean =>
+    o.vmSize.toLowerCase() === vmSize && o.zoneNumber === zoneNumber;
+  const reserved =
+    group === undefined
+      ? undefined
+      : offerings.find(
+          (o) =>
+            sameMachine(o) && o.capacityType === 'reserved' && o.reservationGroupId?.toLowerCase() === group,
+        );
+  return reserved ?? offerings.find((o) => sameMachine(o) && o.capacityType === capacityType);
 }
 
 /** The cluster facts that decide a node's reservations and default pod limit. */

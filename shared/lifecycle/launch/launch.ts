@@ -23,7 +23,12 @@ import { isConflict } from '../../kube/errors.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
-import { catalogOfferings } from './catalog-offerings.js';
+import { holdsReservationSeat, recordOfReservation } from '../../decisions/capacity-reservations.js';
+import {
+  listReservationClaimants,
+  offeringsWithReservations,
+  reservationClaimants,
+} from '../reserved-offerings.js';
 import { overlaidOfferingPrice, overlaidCapacity } from '../../decisions/node-overlays.js';
 import { currentNodeOverlays } from '../node-overlays.js';
 import { countCreateError } from './create-error-metric.js';
@@ -67,6 +72,7 @@ export async function reconcileLaunch(
   name: string,
   context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
   adopting = false,
+  yieldedReservation = false,
 ): Promise<LaunchResult> {
   const nodeClaim = await deps.objects.nodeClaims.get(name);
   if (!nodeClaim) return { action: 'skipped', why: 'NodeClaim not found' };
@@ -99,7 +105,8 @@ export async function reconcileLaunch(
 
   const vmName = vmNameFor(name);
   const existingVm = await deps.vms.get(vmName);
-  const offerings = await catalogOfferings(deps);
+  // Reserved offerings count every other NodeClaim in their reservation, not this one's own earlier claim.
+  const { offerings, records } = await offeringsWithReservations(deps, { except: name });
   let offering: Offering | undefined;
   let image: { imageId: string; osSku: NodeOsSku } | undefined;
   if (existingVm) {
@@ -147,6 +154,20 @@ export async function reconcileLaunch(
   }
 
   const claimed = await claimLaunch(deps, nodeClaim, offering, nodePool, nodeClass, context.invocationId);
+  if (!existingVm && offering.reservationId !== undefined) {
+    // Other launches may have read the same free slot: the claimants agree on who takes it, and a
+    // launch that does not relaunches from its claim, where the slot now counts as taken.
+    const record = recordOfReservation(records, offering.reservationId);
+    const claimants = reservationClaimants(await listReservationClaimants(deps), offering.reservationId);
+    if (!record || !holdsReservationSeat(record, claimants, name)) {
+      if (yieldedReservation)
+        throw new LaunchInProgressError(`reservation ${offering.reservationId} is contended; retrying`);
+      log.info('reservation slot taken by another launch; choosing again', {
+        reservation: offering.reservationId,
+      });
+      return reconcileLaunch(deps, name, context, adopting, true);
+    }
+  }
   const providerID = providerIdFor({
     subscriptionId: deps.settings.azure.subscriptionId,
     resourceGroup: deps.settings.azure.resourceGroup,
@@ -360,7 +381,11 @@ async function claimLaunch(
         finalizers: finalizers.includes(WellKnown.terminationFinalizer)
           ? finalizers
           : [...finalizers, WellKnown.terminationFinalizer],
-        labels: launchLabels(offering),
+        // A relaunch outside the reservation it first claimed gives that reservation's slot back.
+        labels: {
+          ...launchLabels(offering),
+          ...(offering.reservationId === undefined ? { [WellKnown.capacityReservationIdLabel]: null } : {}),
+        },
         annotations,
       },
     });

@@ -16,7 +16,7 @@ import { priceOf } from '../../decisions/prices/price-book.js';
 import { solve, type PodReference, type SchedulingResult } from '../../decisions/scheduling/index.js';
 import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
 import { isAlreadyExists } from '../../kube/errors.js';
-import { catalogOfferings } from '../launch/catalog-offerings.js';
+import { offeringsWithReservations } from '../reserved-offerings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { capacityOptions } from '../launch/launch-vm.js';
 import { currentNodeOverlays } from '../node-overlays.js';
@@ -53,7 +53,8 @@ export async function provisionPendingPods(
 ): Promise<ProvisioningReport> {
   const log = deps.log.with({ windowId });
   const state = await readClusterState(deps);
-  const offerings = await catalogOfferings(deps);
+  // Reserved offerings count the slots this cluster's NodeClaims already hold.
+  const { offerings } = await offeringsWithReservations(deps, { nodeClaims: state.nodeClaims });
   // The region's current book (the shipped table until the Retail Prices API has answered), the one
   // launch orders offerings by, so the cheapest instance type listed here is the one launch tries first.
   const prices = deps.pricing.prices();

@@ -1,0 +1,119 @@
+// Reserved offerings from Capacity Reservation Groups: each reservation (one VM size in one zone, or
+// regional, with a reserved count) becomes an offering of capacity type `reserved` beside the size's
+// on-demand one, with an integer availability, as upstream's ReservedCapacity models offerings. Pure:
+// the adapter's records and the cluster's NodeClaims in, offerings out.
+import type { Offering } from './offerings.js';
+import { reservationIdOf } from './capacity-reservation-groups.js';
+
+/** One capacity reservation as its group's instance view reports it. */
+export interface CapacityReservationRecord {
+  groupId: string;
+  groupName: string;
+  name: string;
+  vmSize: string;
+  /** The bare zone number ("1"); undefined for a regional reservation. */
+  zoneNumber?: string;
+  /** The reserved count (sku.capacity). */
+  capacity: number;
+  /** Names of the VMs allocated to it (instanceView.utilizationInfo.virtualMachinesAllocated). */
+  allocatedVmNames: readonly string[];
+  /** Azure's provisioningState; only a Succeeded reservation holds capacity. */
+  provisioningState?: string;
+}
+
+/**
+ * Availability: the reserved count less the VMs in the reservation, where "in" is every VM the instance
+ * view lists plus the VMs of this cluster's NodeClaims that launched (or are launching) into it and are
+ * not listed yet, counted once each. So availability drops the moment a launch claims a slot, on every
+ * instance of the app, without waiting for Azure's instance view; and a VM deleted but still listed
+ * keeps its slot until Azure drops it. Never below 0: Azure lets a group run over its count (those VMs
+ * are billed as on-demand, without the reservation's SLA), and this app never launches into a full one.
+ */
+export function reservationAvailability(
+  record: CapacityReservationRecord,
+  launchingVmNames: ReadonlySet<string>,
+): number {
+  const inUse = new Set(record.allocatedVmNames.map((n) => n.toLowerCase()));
+  for (const name of launchingVmNames) inUse.add(name.toLowerCase());
+  return Math.max(0, record.capacity - inUse.size);
+}
+
+/**
+ * The reserved offerings of the catalog's sizes: a copy of the size's on-demand offering in the same
+ * zone (regional for a regional reservation) with capacity type `reserved`, the reservation's ID and
+ * group, and its availability. A reservation whose size or zone the catalog does not offer (a size AKS
+ * cannot run, a restricted zone) or that Azure has not finished creating gives none.
+ * `launchingVmNamesOf` names the VMs this cluster's NodeClaims have in the reservation (its label).
+ */
+export function reservedOfferings(
+  records: readonly CapacityReservationRecord[],
+  catalog: readonly Offering[],
+  launchingVmNamesOf: (reservationId: string) => ReadonlySet<string>,
+): Offering[] {
+  const offerings: Offering[] = [];
+  for (const record of records) {
+    if (record.provisioningState !== undefined && record.provisioningState !== 'Succeeded') continue;
+    const base = catalog.find(
+      (o) =>
+        o.capacityType === 'on-demand' &&
+        o.vmSize.toLowerCase() === record.vmSize.toLowerCase() &&
+        o.zoneNumber === record.zoneNumber,
+    );
+    if (!base) continue;
+    const reservationId = reservationIdOf(record.groupName, record.name);
+    offerings.push({
+      ...base,
+      capacityType: 'reserved',
+      reservationId,
+      reservationGroupId: record.groupId,
+      reservedAvailable: reservationAvailability(record, launchingVmNamesOf(reservationId)),
+    });
+  }
+  return offerings;
+}
+
+/** A NodeClaim that launched, or is launching, into a reservation (it carries the reservation's label). */
+export interface ReservationClaimant {
+  nodeClaimName: string;
+  vmName: string;
+  creationTimestamp: string;
+  /** Whether its VM PUT was already accepted (status.providerID set): it holds its slot whatever comes. */
+  launched: boolean;
+}
+
+/**
+ * After a launch labelled its NodeClaim with a reservation, and before its VM PUT: does it hold one of
+ * the reservation's free slots? Several launches (on several instances of the app) may have read the same
+ * availability; each one lists the reservation's claimants again and they agree on who goes in: those
+ * already launched first, then the oldest NodeClaims, then by name. The others take another offering, so
+ * a reservation is never overallocated by this app's concurrent launches (Azure would accept those VMs,
+ * outside the reservation's SLA and at the on-demand price).
+ */
+export function holdsReservationSeat(
+  record: Pick<CapacityReservationRecord, 'capacity' | 'allocatedVmNames'>,
+  claimants: readonly ReservationClaimant[],
+  self: string,
+): boolean {
+  const allocated = new Set(record.allocatedVmNames.map((n) => n.toLowerCase()));
+  const me = claimants.find((c) => c.nodeClaimName === self);
+  if (me && allocated.has(me.vmName.toLowerCase())) return true;
+  const waiting = claimants
+    .filter((c) => !allocated.has(c.vmName.toLowerCase()))
+    .sort(
+      (a, b) =>
+        Number(b.launched) - Number(a.launched) ||
+        a.creationTimestamp.localeCompare(b.creationTimestamp) ||
+        (a.nodeClaimName < b.nodeClaimName ? -1 : a.nodeClaimName > b.nodeClaimName ? 1 : 0),
+    );
+  const free = record.capacity - allocated.size;
+  const position = waiting.findIndex((c) => c.nodeClaimName === self);
+  return position >= 0 && position < free;
+}
+
+/** The record behind a reserved offering, found by the offering's reservation ID. */
+export function recordOfReservation(
+  records: readonly CapacityReservationRecord[],
+  reservationId: string,
+): CapacityReservationRecord | undefined {
+  return records.find((r) => reservationIdOf(r.groupName, r.name) === reservationId);
+}
