@@ -3,11 +3,19 @@
 // the limits with a handful of requests.
 
 export type RequestKind =
-  'putVm' | 'deleteVm' | 'getVm' | 'listVms' | 'getOperation' | 'listSkus' | 'listGalleryImageVersions';
+  | 'putVm'
+  | 'deleteVm'
+  | 'restartVm'
+  | 'getVm'
+  | 'listVms'
+  | 'getOperation'
+  | 'listSkus'
+  | 'listGalleryImageVersions';
 
 export const requestKinds: readonly RequestKind[] = [
   'putVm',
   'deleteVm',
+  'restartVm',
   'getVm',
   'listVms',
   'getOperation',
