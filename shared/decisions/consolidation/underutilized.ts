@@ -323,7 +323,7 @@ const timeUp = (input: UnderutilizedInput) =>
  * the same instance type as one of the candidates must be cheaper than the cheapest such candidate alone,
  * or the command would only shuffle pods between identical machines.
  */
-function multiNodeConsolidation(
+export function multiNodeConsolidation(
   input: UnderutilizedInput,
   scored: MoveScore[],
 ): UnderutilizedCommand | undefined {
@@ -365,7 +365,7 @@ function whyNot(candidate: UnderutilizedCandidate, none: string, input: Underuti
 }
 
 /** The first candidate, in order and within the budget, that consolidates on its own. */
-function singleNodeConsolidation(input: UnderutilizedInput, scored: MoveScore[]): UnderutilizedSearch {
+export function singleNodeConsolidation(input: UnderutilizedInput, scored: MoveScore[]): UnderutilizedSearch {
   const unconsolidatable: Unconsolidatable[] = [];
   if (input.allowed < 1) return { unconsolidatable, scored };
   for (const candidate of input.candidates) {

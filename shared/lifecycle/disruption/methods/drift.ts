@@ -1,0 +1,67 @@
+// Drift and static drift: a NodeClaim marked Drifted=True (drift-step.ts) is replaced by a NodeClaim from
+// its NodePool's current template, oldest drift first, as many at once as the Drifted budget allows (the
+// fan-out: each its own command and workflow, `replace-<uid>`). Upstream has two methods, Drift for
+// dynamic NodePools and StaticDrift for static ones (spec.replicas); here they decide alike, and stay two
+// so each is labelled and listed as upstream's is. A replacement that failed holds the node back for its
+// backoff (karpenter.azure.com/replacement-backoff-until), and the next try names its replacement afresh.
+import { findCondition } from '../../../decisions/conditions.js';
+import {
+  replacementCandidateFromNodeClaim,
+  selectReplacementCandidates,
+} from '../../../decisions/disruption-candidates.js';
+import { isDisrupting, replacementBackoffOf } from '../../../decisions/disruption-state.js';
+import { ConditionTypes, type NodeClaim, type NodePool } from '../../../models/karpenter.js';
+import { candidateOf, commandFor } from './command.js';
+import type { DisruptionMethod, MethodPass } from './method.js';
+
+function driftDetail(nodeClaim: NodeClaim): string {
+  const drifted = findCondition(nodeClaim.status?.conditions, ConditionTypes.drifted);
+  return drifted ? `${drifted.reason}: ${drifted.message}` : 'Drifted';
+}
+
+function driftMethodFor(name: string, appliesTo: (nodePool: NodePool) => boolean): DisruptionMethod {
+  const method: DisruptionMethod = {
+    name,
+    reason: 'Drifted',
+    class: 'graceful',
+    consolidationType: '',
+    workflow: { per: 'candidate', instancePrefix: 'replace' },
+    appliesTo,
+    computeCommands(pass: MethodPass) {
+      const chosen = selectReplacementCandidates({
+        nodePool: pass.nodePool,
+        nodeClaims: pass.nodeClaims.map((c) => {
+          const backoff = replacementBackoffOf(c);
+          const node = pass.nodesFor(c)[0];
+          return replacementCandidateFromNodeClaim(c, {
+            ...(node ? { node } : {}),
+            disrupting: isDisrupting(c, pass.nodesFor(c)),
+            ...(backoff.backoffUntil ? { backoffUntil: backoff.backoffUntil } : {}),
+          });
+        }),
+        allowed: pass.allowed,
+        now: pass.now,
+      });
+      const byName = new Map(pass.nodeClaims.map((c) => [c.metadata.name, c]));
+      return Promise.resolve(
+        chosen
+          .flatMap((n) => byName.get(n) ?? [])
+          .map((nodeClaim) =>
+            commandFor(method, pass, {
+              candidates: [candidateOf(nodeClaim)],
+              replacements: [{}],
+              detail: driftDetail(nodeClaim),
+              attempt: replacementBackoffOf(nodeClaim).attempts,
+            }),
+          ),
+      );
+    },
+  };
+  return method;
+}
+
+export const driftMethod = driftMethodFor('drift', (nodePool) => nodePool.spec.replicas === undefined);
+export const staticDriftMethod = driftMethodFor(
+  'static-drift',
+  (nodePool) => nodePool.spec.replicas !== undefined,
+);
