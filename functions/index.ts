@@ -9,6 +9,7 @@ import type { FunctionDefinition } from '../shared/runtime/definitions.js';
 import { consolidationFunctions } from './consolidation.js';
 import { launchFunctions } from './launch.js';
 import { provisioningFunctions } from './provisioning.js';
+import { repairFunctions } from './repair.js';
 import { replacementFunctions } from './replacement.js';
 import { terminationFunctions } from './termination.js';
 import { triggerFunctions } from './triggers.js';
@@ -18,6 +19,7 @@ export const definitions: readonly FunctionDefinition[] = [
   ...launchFunctions,
   ...terminationFunctions,
   ...replacementFunctions,
+  ...repairFunctions,
   ...consolidationFunctions,
   ...provisioningFunctions,
 ];

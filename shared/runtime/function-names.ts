@@ -33,6 +33,20 @@ export const ReplacementNames = {
   abandon: 'abandonNodeClaimReplacement',
 } as const;
 
+export const RepairNames = {
+  orchestration: 'repairNodeClaim',
+  begin: 'beginNodeClaimRepair',
+  reboot: 'rebootNodeClaimVm',
+  pollReboot: 'pollNodeClaimVmReboot',
+  recordReboot: 'recordNodeClaimReboot',
+  check: 'checkNodeClaimHealth',
+  recover: 'finishRecoveredNodeClaimRepair',
+  learnPreemption: 'learnSpotPreemption',
+  launchReplacement: 'launchRepairReplacement',
+  checkReplacement: 'checkRepairReplacement',
+  replace: 'deleteRepairedNodeClaim',
+} as const;
+
 export const ConsolidationNames = {
   orchestration: 'consolidateNodePool',
   execute: 'executeConsolidation',
