@@ -6,11 +6,10 @@ import {
   startTelemetryInFunctionsHost,
 } from '../shared/runtime/azure-functions.js';
 import type { FunctionDefinition } from '../shared/runtime/definitions.js';
-import { consolidationFunctions } from './consolidation.js';
+import { disruptionFunctions } from './disruption.js';
 import { launchFunctions } from './launch.js';
 import { provisioningFunctions } from './provisioning.js';
 import { repairFunctions } from './repair.js';
-import { replacementFunctions } from './replacement.js';
 import { terminationFunctions } from './termination.js';
 import { triggerFunctions } from './triggers.js';
 
@@ -18,9 +17,8 @@ export const definitions: readonly FunctionDefinition[] = [
   ...triggerFunctions,
   ...launchFunctions,
   ...terminationFunctions,
-  ...replacementFunctions,
+  ...disruptionFunctions,
   ...repairFunctions,
-  ...consolidationFunctions,
   ...provisioningFunctions,
 ];
 

@@ -4,8 +4,8 @@ import { getDependencies } from '../shared/lifecycle/dependencies.js';
 import {
   checkReplacement,
   launchReplacement,
-  type ReplacementInput,
-} from '../shared/lifecycle/disruption/replacement.js';
+  type ReplacementSpec,
+} from '../shared/lifecycle/disruption/replacements.js';
 import { outageTolerantActivity } from '../shared/lifecycle/outage-retry.js';
 import {
   beginRepair,
@@ -51,12 +51,12 @@ export const repairFunctions: readonly FunctionDefinition[] = [
     learnPreemption(getDependencies(), input),
   ),
   // Creates the replacement NodeClaim from the NodePool's current template and launches it.
-  outageTolerantActivity(RepairNames.launchReplacement, (input: ReplacementInput, context) =>
+  outageTolerantActivity(RepairNames.launchReplacement, (input: ReplacementSpec, context) =>
     launchReplacement(getDependencies(), input, context),
   ),
   // Whether the replacement is Initialized, pending or failed.
-  outageTolerantActivity(RepairNames.checkReplacement, (input: ReplacementInput) =>
-    checkReplacement(getDependencies(), input),
+  outageTolerantActivity(RepairNames.checkReplacement, (name: string) =>
+    checkReplacement(getDependencies(), name),
   ),
   // Deletes the unhealthy NodeClaim; termination drains it.
   outageTolerantActivity(RepairNames.replace, (input: ReplaceOldInput, context) =>

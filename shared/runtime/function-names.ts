@@ -24,15 +24,6 @@ export const TerminationNames = {
   finish: 'finishNodeClaimTermination',
 } as const;
 
-export const ReplacementNames = {
-  orchestration: 'replaceNodeClaim',
-  begin: 'beginNodeClaimReplacement',
-  launch: 'launchReplacementNodeClaim',
-  check: 'checkReplacementNodeClaim',
-  complete: 'completeNodeClaimReplacement',
-  abandon: 'abandonNodeClaimReplacement',
-} as const;
-
 export const RepairNames = {
   orchestration: 'repairNodeClaim',
   begin: 'beginNodeClaimRepair',
@@ -47,11 +38,19 @@ export const RepairNames = {
   replace: 'deleteRepairedNodeClaim',
 } as const;
 
-export const ConsolidationNames = {
-  orchestration: 'consolidateNodePool',
-  execute: 'executeConsolidation',
-  complete: 'completeConsolidationReplacement',
-  abandon: 'abandonConsolidationReplacement',
+/**
+ * The one disruption executor (shared/lifecycle/disruption/executor.ts), for every method's commands. It
+ * replaced replaceNodeClaim and consolidateNodePool, whose instances in flight at an upgrade cannot be
+ * replayed by it: see the disruption README ("Upgrading with workflows in flight").
+ */
+export const DisruptionNames = {
+  orchestration: 'executeDisruptionCommand',
+  validate: 'validateDisruptionCommand',
+  begin: 'beginDisruptionCommand',
+  launch: 'launchDisruptionReplacement',
+  check: 'checkDisruptionReplacement',
+  complete: 'completeDisruptionCommand',
+  abandon: 'abandonDisruptionCommand',
 } as const;
 
 export const ProvisioningNames = {

@@ -12,9 +12,27 @@ import { isConflict, isNotFound } from '../../kube/errors.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { writeNodeClaimStatus } from '../nodeclaim-writes.js';
-import { forEachObject, type StepReport, type SweepStep } from '../sweep/step.js';
-import { nodeInputsOf } from './cluster-pods.js';
-import { consolidatingPools } from './consolidation-step.js';
+import { forEachObject, type StepReport, type SweepContext, type SweepStep } from '../sweep/step.js';
+import { nodeInputsOf, sweepClusterPods, type ClusterPods } from './cluster-pods.js';
+import { consolidates } from './methods/consolidation-pass.js';
+import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
+
+/**
+ * The in-scope NodePools that consolidate, each with its NodeClaims, and the sweep's pods (read only when
+ * some NodePool consolidates); undefined when none does.
+ */
+async function consolidatingPools(
+  context: SweepContext,
+): Promise<{ pools: { nodePool: NodePool; claims: NodeClaim[] }[]; pods: ClusterPods } | undefined> {
+  const pools = nodePoolsInScope(context).filter(consolidates);
+  if (pools.length === 0) return undefined;
+  const pods = await sweepClusterPods(context.deps, context.view);
+  const byPool = nodeClaimsByPool(context.view.nodeClaims());
+  return {
+    pools: pools.map((nodePool) => ({ nodePool, claims: byPool.get(nodePool.metadata.name) ?? [] })),
+    pods,
+  };
+}
 
 export const podEventsStep: SweepStep = {
   name: 'pod-events',

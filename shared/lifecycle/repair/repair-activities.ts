@@ -12,7 +12,7 @@ import { WellKnown, type NodeClaim } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { publishTerminating } from '../disruption/blocked-events.js';
-import { markForDisruption } from '../disruption/replacement.js';
+import { markForDisruption } from '../disruption/replacements.js';
 import { catalogOfferings } from '../launch/catalog-offerings.js';
 import { offeringOfVm } from '../launch/launch-vm.js';
 import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
@@ -191,8 +191,8 @@ export async function deleteRepaired(
   if (!nodeClaim || nodeClaim.metadata.deletionTimestamp) return;
   const nodes = await nodesOfNodeClaim(deps, nodeClaim);
   const replacement = replace.replacementReady
-    ? `replacement ${repair.replacement.replacementName} is Initialized`
-    : `replacement ${repair.replacement.replacementName} is not Initialized yet`;
+    ? `replacement ${repair.replacement.name} is Initialized`
+    : `replacement ${repair.replacement.name} is not Initialized yet`;
   await publishRepairEvent(
     deps,
     nodeClaim,
@@ -218,7 +218,7 @@ export async function deleteRepaired(
   });
   deps.log.info('unhealthy node deleted', {
     nodeClaim: repair.nodeClaim.name,
-    replacement: repair.replacement.replacementName,
+    replacement: repair.replacement.name,
     replacementReady: replace.replacementReady,
     why: replace.why,
   });

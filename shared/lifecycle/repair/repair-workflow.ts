@@ -24,7 +24,7 @@ import {
 } from '../../decisions/node-repair/escalation.js';
 import type { RepairPolicy } from '../../decisions/node-repair/policies.js';
 import { RepairNames } from '../../runtime/function-names.js';
-import type { ReplacementCheck, ReplacementInput } from '../disruption/replacement.js';
+import type { ReplacementCheck, ReplacementSpec } from '../disruption/replacements.js';
 import { callActivityThroughOutages } from '../outage-retry.js';
 
 export const repairInstanceId = (nodeClaimUid: string): string => `repair-${nodeClaimUid}`;
@@ -45,7 +45,9 @@ export interface RepairInput {
   /** Preemption: drain the old node at the latest at this time (RFC 3339). */
   drainBy?: string;
   /** The replacement, should the repair come to one. */
-  replacement: ReplacementInput;
+  replacement: ReplacementSpec;
+  /** How long a replacement may take to be Initialized (REPLACEMENT_TIMEOUT_MINUTES). */
+  replacementTimeoutMinutes: number;
 }
 
 export type RepairOutput =
@@ -118,7 +120,7 @@ export function* repairOrchestrator(
   if (!why) why = 'no reboot left';
   context.df.setCustomStatus({ phase: 'replacing', ...record } satisfies RepairStatus);
   // The replacement's time limit counts from the escalation, not from when the repair began.
-  const until = context.df.currentUtcDateTime.getTime() + input.replacement.timeoutMinutes * 60_000;
+  const until = context.df.currentUtcDateTime.getTime() + input.replacementTimeoutMinutes * 60_000;
   return yield* replaceOld(context, input, record, until, why);
 }
 
@@ -185,5 +187,5 @@ function* replaceOld(
     replacementReady,
     why: detail,
   } satisfies ReplaceOldInput);
-  return { outcome: 'Replaced', replacement: input.replacement.replacementName, replacementReady, ...record };
+  return { outcome: 'Replaced', replacement: input.replacement.name, replacementReady, ...record };
 }

@@ -8,20 +8,17 @@
 //   launch monitors of launched NodeClaims whose outcome is still unknown;
 // - registration before initialization (a Node that joined Ready can initialize in the same sweep), and
 //   both before liveness (a Node that registered just now must not be timed out from the stale read);
-// - of the disruption steps, expiration first (forceful, it needs no budget and frees capacity the others
-//   would otherwise count), pod events before anything that reads Consolidatable, drift marking before
-//   the fan-out (a node that drifted in this sweep can be replaced in the same sweep), drift before
-//   consolidation (upstream's method order), static NodePools after them (replacements just started are
-//   then already visible as in flight, not missing replicas);
+// - pod events before anything that reads Consolidatable, drift marking before the disruption step (a
+//   node that drifted in this sweep can be replaced in the same sweep), which asks every disruption method
+//   in the order of disruption/methods/methods.ts; static NodePools after it (replacements just started
+//   are then already visible as in flight, not missing replicas);
 // - status last: NodePool status counts the nodes the steps above launched, registered or deleted;
 //   NodeOverlay status after it, since it reads nothing the others write; then the metrics gauges,
 //   which report that status.
 // Orphan VM collection has its own timer (functions/triggers.ts): listing VMs on every sweep
 // would spend ARM's List VMs quota.
-import { consolidationStep } from '../disruption/consolidation-step.js';
+import { disruptionStep } from '../disruption/disruption-step.js';
 import { driftStep } from '../disruption/drift-step.js';
-import { expirationStep } from '../disruption/expiration-step.js';
-import { fanOutStep } from '../disruption/fan-out-step.js';
 import { podEventsStep } from '../disruption/pod-events-step.js';
 import { staticNodePoolsStep } from '../static-nodepools.js';
 import { statusStep } from './status-step.js';
@@ -44,11 +41,9 @@ export const lifecycleSteps: readonly SweepStep[] = [
   livenessStep,
   terminationStep,
   launchLeftoversStep,
-  expirationStep,
   podEventsStep,
   driftStep,
-  fanOutStep,
-  consolidationStep,
+  disruptionStep,
   staticNodePoolsStep,
   statusStep,
   nodeOverlayStatusStep,

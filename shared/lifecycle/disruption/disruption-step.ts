@@ -1,0 +1,280 @@
+// The sweep's disruption step: per in-scope NodePool, first tend the commands in flight, then ask every
+// disruption method (methods/methods.ts, in order) for commands within its budget and start one
+// executor workflow (executor.ts) per command. It knows no method by name: what differs between methods
+// is in their DisruptionMethod (reason, class, workflow key, computeCommands, validate).
+//
+// - Budgets: a graceful method is given allowedDisruptions(NodePool, its reason, …), which subtracts every
+//   node already disrupting for any reason; the candidates of its commands are cut to that number here
+//   too, so no method can exceed its budget. Forceful methods have none.
+// - Marks: a command acted on at once is marked (DisruptionReason=True) by this step before its workflow
+//   starts, so the budget counts it from this moment on and the next method of this pass sees it. A
+//   command with a validation delay is marked by its workflow once valid (marked, it would no longer be
+//   a candidate when re-checked); its NodePool-keyed workflow keeps other such commands out meanwhile.
+// - In flight: a marked NodeClaim whose workflow is running is left alone. One whose workflow ended
+//   without releasing it (it failed, or the process stopped), or never started (after a grace, for the
+//   step that marked it may still be starting it), is put back in service: replacements that never
+//   initialized deleted, untainted, unmarked; a per-candidate workflow that ended is counted as a failed
+//   attempt with its backoff. The method then decides afresh, in this same pass.
+import { allowedDisruptions } from '../../decisions/budgets.js';
+import { findCondition } from '../../decisions/conditions.js';
+import {
+  budgetNodesOf,
+  DisruptionAnnotations,
+  disruptionReasonOf,
+} from '../../decisions/disruption-state.js';
+import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
+import {
+  isOrchestrationActive,
+  type OrchestrationClient,
+  type OrchestrationStatus,
+} from '../../runtime/definitions.js';
+import { DisruptionNames } from '../../runtime/function-names.js';
+import { nodeClaimTarget } from '../nodeclaim-writes.js';
+import { forEachObject, type StepReport, type SweepContext, type SweepStep } from '../sweep/step.js';
+import { reportBudgetValidity } from './budget-status.js';
+import { commandInstanceId, instanceIdOf, releaseCandidate, type ExecutorInput } from './executor.js';
+import type { DisruptionCommand, DisruptionMethod, MethodPass } from './methods/method.js';
+import { disruptionMethods } from './methods/methods.js';
+import { deleteUninitializedReplacement, markForDisruption } from './replacements.js';
+import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
+
+/** How long a mark may wait for the workflow its step is starting before it counts as abandoned. */
+export const UNSTARTED_COMMAND_GRACE_MS = 60_000;
+
+export const disruptionStep: SweepStep = {
+  name: 'disruption',
+  async run(context) {
+    const report: StepReport = { step: 'disruption', examined: 0, acted: 0, failed: 0 };
+    for (const nodePool of nodePoolsInScope(context)) {
+      if (context.stopping()) break;
+      report.examined += 1;
+      try {
+        report.acted += await disruptPool(context, nodePool);
+      } catch (error) {
+        report.failed += 1;
+        context.log.warn('disruption failed for one NodePool', { nodePool: nodePool.metadata.name, error });
+      }
+    }
+    return report;
+  },
+};
+
+/** getStatus once per instance ID within one NodePool's pass. */
+function statusReader(
+  orchestrations: OrchestrationClient,
+): (instanceId: string) => Promise<OrchestrationStatus | undefined> {
+  const read = new Map<string, Promise<OrchestrationStatus | undefined>>();
+  return (instanceId) => {
+    let status = read.get(instanceId);
+    if (!status) {
+      status = orchestrations.getStatus(instanceId);
+      read.set(instanceId, status);
+    }
+    return status;
+  };
+}
+
+type StatusOf = ReturnType<typeof statusReader>;
+
+const claimsOf = (context: SweepContext, nodePool: NodePool): NodeClaim[] =>
+  nodeClaimsByPool(context.view.nodeClaims()).get(nodePool.metadata.name) ?? [];
+
+/** Returns how many commands it started. */
+async function disruptPool(context: SweepContext, nodePool: NodePool): Promise<number> {
+  const { deps } = context;
+  await reportBudgetValidity(deps, nodePool);
+  const statusOf = statusReader(context.orchestrations);
+  await tendInFlight(context, nodePool, statusOf);
+
+  const shared = new Map<string, Promise<unknown>>();
+  const sharedWork = <T>(key: string, compute: () => Promise<T>): Promise<T> => {
+    let work = shared.get(key) as Promise<T> | undefined;
+    if (!work) {
+      work = compute();
+      shared.set(key, work);
+    }
+    return work;
+  };
+  /** NodePool-keyed workflows running, or started in this pass: their methods wait. */
+  const busy = new Set<string>();
+  let started = 0;
+  for (const method of disruptionMethods) {
+    if (context.stopping()) break;
+    if (!method.appliesTo(nodePool)) continue;
+    const { per, instancePrefix } = method.workflow;
+    if (per === 'nodePool') {
+      if (busy.has(instancePrefix)) continue;
+      const id = instanceIdOf(method.workflow, {
+        candidateUid: '',
+        nodePoolUid: nodePool.metadata.uid ?? '',
+      });
+      if (isOrchestrationActive(await statusOf(id))) {
+        busy.add(instancePrefix);
+        continue;
+      }
+    }
+    const claims = claimsOf(context, nodePool);
+    const nodesFor = (c: NodeClaim) => context.view.nodesFor(c);
+    const now = deps.now();
+    const allowed =
+      method.class === 'graceful'
+        ? allowedDisruptions(nodePool, method.reason, budgetNodesOf(claims, nodesFor), now).allowed
+        : Number.POSITIVE_INFINITY;
+    const pass: MethodPass = {
+      sweep: context,
+      nodePool,
+      nodeClaims: claims,
+      nodesFor,
+      now,
+      allowed,
+      shared: sharedWork,
+    };
+    const commands = withinBudget(method, await method.computeCommands(pass), allowed);
+    if (commands.length === 0) continue;
+    if (per === 'nodePool') busy.add(instancePrefix);
+    const result = await forEachObject(
+      context,
+      'disruption',
+      per === 'nodePool' ? commands.slice(0, 1) : commands,
+      (c) => `${c.method} ${c.candidates.map((x) => x.name).join(',')}`,
+      (command) => startCommand(context, command),
+    );
+    started += result.acted;
+    context.log.info('disruption commands started', {
+      nodePool: nodePool.metadata.name,
+      method: method.name,
+      reason: method.reason,
+      started: result.acted,
+      ...(Number.isFinite(allowed) ? { allowed } : {}),
+      candidates: commands.flatMap((c) => c.candidates.map((x) => x.name)),
+    });
+  }
+  return started;
+}
+
+/** A graceful method's commands, cut so that their candidates together fit in its budget. */
+function withinBudget(
+  method: DisruptionMethod,
+  commands: DisruptionCommand[],
+  allowed: number,
+): DisruptionCommand[] {
+  if (method.class === 'forceful') return commands;
+  const kept: DisruptionCommand[] = [];
+  let used = 0;
+  for (const command of commands) {
+    if (used + command.candidates.length > allowed) break;
+    used += command.candidates.length;
+    kept.push(command);
+  }
+  return kept;
+}
+
+async function startCommand(context: SweepContext, command: DisruptionCommand): Promise<boolean> {
+  const { deps, orchestrations, view } = context;
+  const instanceId = commandInstanceId(command);
+  const existing = await orchestrations.getStatus(instanceId);
+  // An earlier command is still winding down (it has released its candidates but not returned yet).
+  if (isOrchestrationActive(existing)) return false;
+  if (existing) await orchestrations.purge(instanceId);
+  if (command.validateAfterSeconds === 0) {
+    const byName = new Map(view.nodeClaims().map((c) => [c.metadata.name, c]));
+    for (const candidate of command.candidates) {
+      const nodeClaim = byName.get(candidate.name);
+      const marked = nodeClaim
+        ? await markForDisruption(deps, nodeClaim, command.reason, command.detail)
+        : undefined;
+      if (!marked) {
+        if (nodeClaim) view.removeNodeClaim(nodeClaim);
+        // Marks already made are released by tendInFlight once the grace has passed.
+        return false;
+      }
+      view.updateNodeClaim(marked);
+    }
+  }
+  const settings = deps.settings.disruption;
+  const input: ExecutorInput = {
+    command,
+    pollSeconds: settings.replacementPollSeconds,
+    timeoutMinutes: settings.replacementTimeoutMinutes,
+  };
+  await orchestrations.startNew(DisruptionNames.orchestration, { instanceId, input });
+  return true;
+}
+
+/** The method whose workflow holds a mark of `reason` (the first listed with that reason). */
+const methodOfReason = (reason: string): DisruptionMethod | undefined =>
+  disruptionMethods.find((m) => m.reason === reason);
+
+async function tendInFlight(context: SweepContext, nodePool: NodePool, statusOf: StatusOf): Promise<void> {
+  const marked = claimsOf(context, nodePool).filter((c) => disruptionReasonOf(c) !== undefined);
+  await forEachObject(
+    context,
+    'disruption',
+    marked,
+    (c) => c.metadata.name,
+    async (nodeClaim) => {
+      await tendOne(context, nodePool, nodeClaim, statusOf);
+      return false;
+    },
+  );
+}
+
+async function tendOne(
+  context: SweepContext,
+  nodePool: NodePool,
+  nodeClaim: NodeClaim,
+  statusOf: StatusOf,
+): Promise<void> {
+  const { deps, orchestrations, view } = context;
+  const reason = disruptionReasonOf(nodeClaim) ?? '';
+  const method = methodOfReason(reason);
+  const instanceId = method
+    ? instanceIdOf(method.workflow, {
+        candidateUid: nodeClaim.metadata.uid ?? '',
+        nodePoolUid: nodePool.metadata.uid ?? '',
+      })
+    : undefined;
+  const status = instanceId ? await statusOf(instanceId) : undefined;
+  const perCandidate = method?.workflow.per === 'candidate';
+  if (nodeClaim.metadata.deletionTimestamp) {
+    if (instanceId && perCandidate && status && !isOrchestrationActive(status)) {
+      await orchestrations.purge(instanceId);
+    }
+    return;
+  }
+  if (isOrchestrationActive(status)) return;
+  const markedAt = Date.parse(
+    findCondition(nodeClaim.status?.conditions, ConditionTypes.disruptionReason)?.lastTransitionTime ?? '',
+  );
+  if (!status && perCandidate && deps.now().getTime() - markedAt < UNSTARTED_COMMAND_GRACE_MS) return;
+
+  // The view may lag: only a fresh read can show that the workflow deleted it meanwhile.
+  const current = await deps.objects.nodeClaims.get(nodeClaim.metadata.name);
+  if (!current || current.metadata.uid !== nodeClaim.metadata.uid) {
+    view.removeNodeClaim(nodeClaim);
+    return;
+  }
+  for (const replacement of view.nodeClaims()) {
+    if (replacement.metadata.annotations?.[DisruptionAnnotations.replacementOf] !== nodeClaim.metadata.name) {
+      continue;
+    }
+    await deleteUninitializedReplacement(deps, replacement.metadata.name);
+  }
+  const failed = perCandidate && status !== undefined;
+  const released = await releaseCandidate(deps, current, reason, failed ? { failed } : {});
+  if (released) {
+    view.updateNodeClaim(released);
+    const why = status
+      ? `its workflow ${instanceId ?? ''} ended ${status.runtimeStatus}`
+      : `no workflow carried out its ${reason} command`;
+    if (failed) {
+      await deps.events.warning(
+        nodeClaimTarget(current),
+        'DisruptionReplacementFailed',
+        `Disruption (${reason}) abandoned: ${why}; node untainted, retried after a backoff`,
+      );
+    }
+    deps.log.info('disruption mark released', { nodeClaim: nodeClaim.metadata.name, reason, why });
+  }
+  if (instanceId && perCandidate && status) await orchestrations.purge(instanceId);
+}

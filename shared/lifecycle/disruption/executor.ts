@@ -1,0 +1,392 @@
+// The one durable executor: a workflow per DisruptionCommand (methods/method.ts), whatever method
+// decided it. In order, each step an outage-tolerant activity (../outage-retry.ts):
+// 1. validate (only when the method asked for a delay): wait on a durable timer, then the method's
+//    validate() re-checks the command against fresh state and may drop candidates or call it off;
+// 2. begin: mark every candidate DisruptionReason=True (the method's reason) and taint its Nodes
+//    karpenter.sh/disrupted:NoSchedule, so nothing new schedules there and every budget counts it;
+// 3. launch the replacements (if any) and wait on durable timers until each is Initialized;
+// 4. complete: delete the candidates (termination drains them); or, when a replacement fails, abandon:
+//    delete the replacements that never initialized, untaint and unmark the candidates, and remember
+//    the failure (on the NodePool under the command's key, or on each candidate) with a backoff.
+// The instance ID is deterministic per command (instanceIdOf), so a sweep that runs again while it is in
+// flight neither starts it twice nor starts another for the same candidate or NodePool.
+import type * as df from 'durable-functions';
+import { removeCondition } from '../../decisions/conditions.js';
+import { disruptionReasonOf, failedAttemptAnnotations } from '../../decisions/disruption-state.js';
+import { retryOnConflict } from '../../kube/retry-on-conflict.js';
+import { ConditionTypes, type NodeClaim } from '../../models/karpenter.js';
+import type { HandlerContext } from '../../runtime/definitions.js';
+import { DisruptionNames } from '../../runtime/function-names.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
+import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
+import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
+import { callActivityThroughOutages } from '../outage-retry.js';
+import { deleteNodeClaim } from '../termination/termination.js';
+import { publishTerminating } from './blocked-events.js';
+import { forgetConsolidationFailures, rememberFailedConsolidation } from './command-memory.js';
+import type {
+  CommandCandidate,
+  CommandValidation,
+  DisruptionCommand,
+  WorkflowKey,
+} from './methods/method.js';
+import { methodNamed } from './methods/methods.js';
+import {
+  checkReplacement,
+  deleteUninitializedReplacement,
+  launchReplacement,
+  markForDisruption,
+  metricReason,
+  replacementNameFor,
+  type ReplacementCheck,
+  type ReplacementSpec,
+} from './replacements.js';
+
+/** The workflow's input: the command and the timing it runs by (settings, fixed when it started). */
+export interface ExecutorInput {
+  command: DisruptionCommand;
+  pollSeconds: number;
+  timeoutMinutes: number;
+}
+
+export interface ReplacementStep {
+  input: ExecutorInput;
+  index: number;
+}
+
+export interface AbandonStep {
+  input: ExecutorInput;
+  why: string;
+}
+
+export type ExecutorOutcome =
+  | { outcome: 'Invalid'; why: string }
+  | { outcome: 'CandidatesGone' }
+  | { outcome: 'Disrupted'; deleted: string[]; replacements: string[] }
+  | { outcome: 'Abandoned'; why: string };
+
+/** `<prefix>-<uid>`: of the command's (only) candidate, or of its NodePool. */
+export function instanceIdOf(
+  workflow: WorkflowKey,
+  keys: { candidateUid: string; nodePoolUid: string },
+): string {
+  return `${workflow.instancePrefix}-${workflow.per === 'candidate' ? keys.candidateUid : keys.nodePoolUid}`;
+}
+
+export function commandInstanceId(command: DisruptionCommand): string {
+  const method = methodNamed(command.method);
+  if (!method) throw new Error(`no disruption method named ${command.method}`);
+  return instanceIdOf(method.workflow, {
+    candidateUid: command.candidates[0]?.uid ?? '',
+    nodePoolUid: command.nodePool.uid,
+  });
+}
+
+export function replacementSpecs(command: DisruptionCommand): ReplacementSpec[] {
+  const first = command.candidates[0];
+  return command.replacements.map((template, index) => ({
+    name: replacementNameFor(command.nodePool.name, first?.uid ?? '', command.attempt, index),
+    nodePool: command.nodePool.name,
+    replacementOf: first?.name ?? '',
+    reason: command.reason,
+    ...(template.requirements ? { requirements: template.requirements } : {}),
+  }));
+}
+
+export function* disruptionOrchestrator(
+  context: df.OrchestrationContext,
+): Generator<df.Task, ExecutorOutcome, unknown> {
+  const started = context.df.getInput<ExecutorInput>();
+  let input = started;
+  const { command } = started;
+  if (command.validateAfterSeconds > 0) {
+    const validateAt = Date.parse(command.decidedAt) + command.validateAfterSeconds * 1000;
+    if (context.df.currentUtcDateTime.getTime() < validateAt) {
+      yield context.df.createTimer(new Date(validateAt));
+    }
+    const validation = yield* callActivityThroughOutages<CommandValidation>(
+      context,
+      DisruptionNames.validate,
+      input,
+    );
+    if ('invalid' in validation) return { outcome: 'Invalid', why: validation.invalid };
+    input = { ...input, command: validation.command };
+  }
+  const begun = yield* callActivityThroughOutages<'ok' | 'gone'>(context, DisruptionNames.begin, input);
+  if (begun === 'gone') return { outcome: 'CandidatesGone' };
+
+  const replacements = replacementSpecs(input.command).map((r) => r.name);
+  if (replacements.length > 0) {
+    const why = yield* awaitReplacementsInitialized(context, input);
+    if (why !== undefined) {
+      const abandon: AbandonStep = { input, why };
+      yield* callActivityThroughOutages(context, DisruptionNames.abandon, abandon);
+      return { outcome: 'Abandoned', why };
+    }
+  }
+  const deleted = yield* callActivityThroughOutages<string[]>(context, DisruptionNames.complete, input);
+  return { outcome: 'Disrupted', deleted, replacements };
+}
+
+/**
+ * Launches every replacement, then polls until all are Initialized (undefined) or one has failed or the
+ * timeout passed (why), launching again one that has no VM yet.
+ */
+function* awaitReplacementsInitialized(
+  context: df.OrchestrationContext,
+  input: ExecutorInput,
+): Generator<df.Task, string | undefined, unknown> {
+  const count = input.command.replacements.length;
+  const deadline = context.df.currentUtcDateTime.getTime() + input.timeoutMinutes * 60_000;
+  const initialized = new Set<number>();
+  for (let index = 0; index < count; index++) {
+    const step: ReplacementStep = { input, index };
+    const launched = yield* callActivityThroughOutages<ReplacementCheck>(
+      context,
+      DisruptionNames.launch,
+      step,
+    );
+    if (launched.status === 'Failed') return launched.why;
+  }
+  while (initialized.size < count) {
+    const now = context.df.currentUtcDateTime.getTime();
+    if (now >= deadline) {
+      return `the replacement was not Initialized within ${input.timeoutMinutes} minutes`;
+    }
+    yield context.df.createTimer(new Date(Math.min(deadline, now + input.pollSeconds * 1000)));
+    for (let index = 0; index < count; index++) {
+      if (initialized.has(index)) continue;
+      const step: ReplacementStep = { input, index };
+      let check = yield* callActivityThroughOutages<ReplacementCheck>(context, DisruptionNames.check, step);
+      if (check.status === 'NotLaunched') {
+        check = yield* callActivityThroughOutages<ReplacementCheck>(context, DisruptionNames.launch, step);
+      }
+      if (check.status === 'Failed') return check.why;
+      if (check.status === 'Initialized') initialized.add(index);
+    }
+  }
+  return undefined;
+}
+
+/** The NodeClaim the command means, as stored now: undefined when gone or recreated under its name. */
+export async function currentCandidate(
+  deps: LifecycleDependencies,
+  candidate: CommandCandidate,
+): Promise<NodeClaim | undefined> {
+  const nodeClaim = await deps.objects.nodeClaims.get(candidate.name);
+  return nodeClaim && nodeClaim.metadata.uid === candidate.uid ? nodeClaim : undefined;
+}
+
+export async function validateCommand(
+  deps: LifecycleDependencies,
+  input: ExecutorInput,
+  context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
+): Promise<CommandValidation> {
+  const method = methodNamed(input.command.method);
+  if (!method) return { invalid: `no disruption method named ${input.command.method}` };
+  if (!method.validate) return { command: input.command };
+  const validation = await method.validate(deps, input.command, context);
+  if ('invalid' in validation) {
+    deps.log.info('disruption command no longer valid', {
+      nodePool: input.command.nodePool.name,
+      method: input.command.method,
+      why: validation.invalid,
+    });
+  }
+  return validation;
+}
+
+/**
+ * Marks each candidate (if the sweep has not) and taints its Nodes. 'gone' when there is nothing left
+ * to do: no candidate left, or one of a command with replacements is gone (the replacement was sized
+ * for all of them).
+ */
+export async function beginCommand(
+  deps: LifecycleDependencies,
+  input: ExecutorInput,
+): Promise<'ok' | 'gone'> {
+  const { command } = input;
+  let begun = 0;
+  for (const candidate of command.candidates) {
+    const current = await currentCandidate(deps, candidate);
+    const marked =
+      current && !current.metadata.deletionTimestamp
+        ? await markForDisruption(deps, current, command.reason, command.detail)
+        : undefined;
+    if (!marked) {
+      if (command.replacements.length === 0) continue;
+      await abandonCommand(deps, { input, why: `${candidate.name} is gone` });
+      return 'gone';
+    }
+    for (const node of await nodesOfNodeClaim(deps, marked)) await taintNodeDisrupted(deps, node);
+    begun += 1;
+  }
+  if (begun === 0) return 'gone';
+  deps.metrics.increment('karpenter_voluntary_disruption_decisions_total', {
+    decision: command.replacements.length > 0 ? 'replace' : 'delete',
+    reason: metricReason(command.reason),
+    consolidation_type: command.consolidationType,
+  });
+  deps.log.info('disruption command begun: candidates marked and tainted', {
+    nodePool: command.nodePool.name,
+    method: command.method,
+    reason: command.reason,
+    candidates: command.candidates.map((c) => c.name),
+    replacements: replacementSpecs(command).map((r) => r.name),
+    ...(command.savings !== undefined ? { savings: command.savings } : {}),
+  });
+  return 'ok';
+}
+
+function specOf(step: ReplacementStep): ReplacementSpec {
+  const spec = replacementSpecs(step.input.command)[step.index];
+  if (!spec) throw new Error(`command has no replacement ${step.index}`);
+  return spec;
+}
+
+export function launchCommandReplacement(
+  deps: LifecycleDependencies,
+  step: ReplacementStep,
+  context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
+): Promise<ReplacementCheck> {
+  return launchReplacement(deps, specOf(step), context);
+}
+
+export function checkCommandReplacement(
+  deps: LifecycleDependencies,
+  step: ReplacementStep,
+): Promise<ReplacementCheck> {
+  return checkReplacement(deps, specOf(step).name);
+}
+
+/** Every replacement is Initialized (or there are none): delete the candidates; termination drains them. */
+export async function completeCommand(
+  deps: LifecycleDependencies,
+  input: ExecutorInput,
+  context: Pick<HandlerContext, 'orchestrations'>,
+): Promise<string[]> {
+  const { command } = input;
+  const replacements = replacementSpecs(command).map((r) => r.name);
+  const deleted: string[] = [];
+  for (const candidate of command.candidates) {
+    const nodeClaim = await currentCandidate(deps, candidate);
+    if (!nodeClaim || nodeClaim.metadata.deletionTimestamp) continue;
+    const nodes = await nodesOfNodeClaim(deps, nodeClaim);
+    // Termination starts at once rather than on the bridge's event or the next sweep.
+    if (!(await deleteNodeClaim(deps, nodeClaim, context))) continue;
+    deleted.push(candidate.name);
+    await publishTerminating(deps, nodeClaim, nodes, command.reason);
+    if (replacements.length > 0) {
+      await deps.events.normal(
+        nodeClaimTarget(nodeClaim),
+        'DisruptionReplaced',
+        `Replaced by NodeClaim ${replacements.join(', ')} (${command.reason}); terminating`,
+      );
+    }
+    deps.metrics.increment('karpenter_nodeclaims_disrupted_total', {
+      nodepool: command.nodePool.name,
+      reason: metricReason(command.reason),
+      outcome: replacements.length > 0 ? 'replaced' : 'deleted',
+    });
+  }
+  if (command.key !== undefined) await forgetConsolidationFailures(deps, command.nodePool.name);
+  deps.log.info('disruption command completed', {
+    nodePool: command.nodePool.name,
+    method: command.method,
+    reason: command.reason,
+    deleted,
+    replacements,
+  });
+  return deleted;
+}
+
+/**
+ * A replacement failed: delete the replacements that never initialized, remember the failure, and put
+ * every candidate back in service. Idempotent: a candidate no longer marked for this reason was
+ * released already (or taken by another command) and is left alone.
+ */
+export async function abandonCommand(deps: LifecycleDependencies, step: AbandonStep): Promise<void> {
+  const { command } = step.input;
+  for (const spec of replacementSpecs(command)) await deleteUninitializedReplacement(deps, spec.name);
+  const held =
+    command.key !== undefined
+      ? await rememberFailedConsolidation(deps, command.nodePool.name, { key: command.key, why: step.why })
+      : undefined;
+  const replacements = replacementSpecs(command).map((r) => r.name);
+  for (const candidate of command.candidates) {
+    const nodeClaim = await currentCandidate(deps, candidate);
+    if (!nodeClaim) continue;
+    const released = await releaseCandidate(deps, nodeClaim, command.reason, {
+      // Without a key, the failure is held on the node itself.
+      ...(command.key === undefined ? { failed: true } : {}),
+    });
+    if (!released) continue;
+    await deps.events.warning(
+      nodeClaimTarget(nodeClaim),
+      'DisruptionReplacementFailed',
+      `Replacement ${replacements.join(', ')} failed: ${step.why}; node untainted` +
+        (held
+          ? `; the same consolidation is not tried again before ${held.until}`
+          : ', retried after a backoff'),
+    );
+    deps.metrics.increment('karpenter_nodeclaims_disrupted_total', {
+      nodepool: command.nodePool.name,
+      reason: metricReason(command.reason),
+      outcome: 'replacement-failed',
+    });
+  }
+  deps.log.warn('disruption command abandoned; candidates back in service', {
+    nodePool: command.nodePool.name,
+    method: command.method,
+    replacements,
+    why: step.why,
+  });
+}
+
+/**
+ * Puts a NodeClaim marked for `reason` back in service: untaints its Nodes and removes the mark, after
+ * recording a failed attempt with its backoff when `failed` (so the slot is released only once the
+ * backoff holds the node). False when there was nothing to release: gone, deleting (untainting a node
+ * being drained would invite pods back), or not marked for `reason`.
+ */
+export async function releaseCandidate(
+  deps: LifecycleDependencies,
+  nodeClaim: NodeClaim,
+  reason: string,
+  options: { failed?: boolean } = {},
+): Promise<NodeClaim | undefined> {
+  const stillMarked = (c: NodeClaim | undefined): c is NodeClaim =>
+    c !== undefined && !c.metadata.deletionTimestamp && disruptionReasonOf(c) === reason;
+  if (!stillMarked(nodeClaim)) return undefined;
+  for (const node of await nodesOfNodeClaim(deps, nodeClaim)) await untaintNodeDisrupted(deps, node);
+  const reread = async () => {
+    const current = await deps.objects.nodeClaims.get(nodeClaim.metadata.name);
+    return current?.metadata.uid === nodeClaim.metadata.uid ? current : undefined;
+  };
+  return retryOnConflict(
+    nodeClaim,
+    async (current) => {
+      if (!stillMarked(current)) return undefined;
+      const annotated: NodeClaim = options.failed
+        ? await deps.objects.nodeClaims.mergePatch(current.metadata.name, {
+            metadata: {
+              resourceVersion: current.metadata.resourceVersion,
+              annotations: failedAttemptAnnotations(
+                current,
+                deps.now(),
+                deps.settings.disruption.replacementBackoffMinutes * 60_000,
+              ),
+            },
+          })
+        : current;
+      return updateNodeClaimStatus(deps.objects, annotated, (latest) => ({
+        ...latest.status,
+        conditions: latest.metadata.deletionTimestamp
+          ? latest.status?.conditions
+          : removeCondition(latest.status?.conditions, ConditionTypes.disruptionReason),
+      }));
+    },
+    reread,
+  );
+}

@@ -1,0 +1,229 @@
+// The disruption step's bookkeeping, against in-memory fakes: commands start as one executor workflow
+// each under their deterministic instance ID, within the method's budget; marks whose workflow is
+// running are left alone; marks whose workflow never started (after the grace) or ended without
+// releasing them are put back in service, the latter as a failed attempt. The workflow's own run is
+// tested end to end (test/e2e/drift-replacement.test.ts, consolidation.test.ts, disruption-outage.test.ts).
+import { beforeEach, describe, expect, test } from 'vitest';
+import { findCondition } from '../../../shared/decisions/conditions.js';
+import {
+  disruptionStep,
+  UNSTARTED_COMMAND_GRACE_MS,
+} from '../../../shared/lifecycle/disruption/disruption-step.js';
+import type { ExecutorInput } from '../../../shared/lifecycle/disruption/executor.js';
+import { replacementNameFor } from '../../../shared/lifecycle/disruption/replacements.js';
+import {
+  ConditionTypes,
+  WellKnown,
+  type NodeClaim,
+  type NodePool,
+} from '../../../shared/models/karpenter.js';
+import { DisruptionNames } from '../../../shared/runtime/function-names.js';
+import {
+  FAKE_NOW,
+  fakeLifecycle,
+  fakeSweepContext,
+  FakeOrchestrations,
+  type FakeLifecycle,
+} from '../../support/fake-lifecycle.js';
+
+const nodeClassRef = { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' };
+
+function poolWithBudget(nodes: string): NodePool {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: 'general', uid: 'pool-uid' },
+    spec: {
+      template: { spec: { nodeClassRef, requirements: [] } },
+      disruption: { consolidateAfter: 'Never', budgets: [{ nodes }] },
+    },
+    status: { conditions: [] },
+  };
+}
+const pool = poolWithBudget('100%');
+
+const HOUR_AGO = new Date(FAKE_NOW.getTime() - 3_600_000).toISOString();
+
+/** A launched, initialized, drifted NodeClaim of `pool`; `markedAt` adds a Drifted DisruptionReason mark. */
+function drifted(name: string, markedAt?: string): NodeClaim {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: {
+      name,
+      uid: `uid-${name}`,
+      labels: { [WellKnown.nodePoolLabel]: pool.metadata.name },
+      finalizers: [WellKnown.terminationFinalizer],
+    },
+    spec: { nodeClassRef, requirements: [] },
+    status: {
+      conditions: [
+        {
+          type: ConditionTypes.initialized,
+          status: 'True',
+          reason: 'Initialized',
+          message: '',
+          lastTransitionTime: HOUR_AGO,
+        },
+        {
+          type: ConditionTypes.drifted,
+          status: 'True',
+          reason: 'NodeClassDrifted',
+          message: 'imageFamily',
+          lastTransitionTime: HOUR_AGO,
+        },
+        ...(markedAt
+          ? [
+              {
+                type: ConditionTypes.disruptionReason,
+                status: 'True' as const,
+                reason: 'Drifted',
+                message: 'drifted',
+                lastTransitionTime: markedAt,
+              },
+            ]
+          : []),
+      ],
+    },
+  };
+}
+
+const markOf = (nodeClaim: NodeClaim | undefined) =>
+  findCondition(nodeClaim?.status?.conditions, ConditionTypes.disruptionReason);
+
+describe('disruption step', () => {
+  let fake: FakeLifecycle;
+  let orchestrations: FakeOrchestrations;
+  beforeEach(() => {
+    fake = fakeLifecycle();
+    orchestrations = new FakeOrchestrations();
+  });
+
+  const run = (nodeClaims: NodeClaim[], nodePool = pool) => {
+    fake.nodePools.seed(nodePool);
+    return disruptionStep.run(fakeSweepContext(fake, orchestrations, { nodeClaims, nodePools: [nodePool] }));
+  };
+
+  test('drift: one workflow per candidate, marked first, no more than the Drifted budget allows', async () => {
+    const claims = ['a', 'b', 'c'].map((n) => fake.nodeClaims.seed(drifted(`general-${n}`)));
+
+    await run(claims, poolWithBudget('2'));
+
+    expect(orchestrations.started.map((s) => [s.name, s.instanceId])).toEqual([
+      [DisruptionNames.orchestration, 'replace-uid-general-a'],
+      [DisruptionNames.orchestration, 'replace-uid-general-b'],
+    ]);
+    const input = orchestrations.started[0]?.input as ExecutorInput;
+    expect(input.command).toMatchObject({
+      method: 'drift',
+      reason: 'Drifted',
+      candidates: [{ name: 'general-a', uid: 'uid-general-a' }],
+      replacements: [{}],
+      attempt: 0,
+    });
+    expect(markOf(fake.nodeClaims.peek('general-a'))?.reason).toBe('Drifted');
+    expect(markOf(fake.nodeClaims.peek('general-c'))).toBeUndefined();
+  });
+
+  test('a mark whose workflow never started is released after the grace and decided again at once', async () => {
+    const markedAt = new Date(FAKE_NOW.getTime() - UNSTARTED_COMMAND_GRACE_MS - 1000).toISOString();
+    const old = fake.nodeClaims.seed(drifted('general-a', markedAt));
+
+    await run([old]);
+
+    // Not a failure: no attempt recorded, so the new command names the same replacement.
+    const current = fake.nodeClaims.peek('general-a');
+    expect(current?.metadata.annotations?.['karpenter.azure.com/replacement-attempts']).toBeUndefined();
+    expect(markOf(current)?.reason).toBe('Drifted');
+    expect(orchestrations.started.map((s) => s.instanceId)).toEqual(['replace-uid-general-a']);
+    const input = orchestrations.started[0]?.input as ExecutorInput;
+    expect(input.command.attempt).toBe(0);
+    expect(replacementNameFor('general', 'uid-general-a', input.command.attempt)).toBe(
+      replacementNameFor('general', 'uid-general-a', 0),
+    );
+    expect(fake.events).toEqual([]);
+  });
+
+  test('a fresh mark without its workflow yet is left to the step that is starting it', async () => {
+    const old = fake.nodeClaims.seed(drifted('general-a', FAKE_NOW.toISOString()));
+
+    await run([old]);
+
+    expect(orchestrations.started).toEqual([]);
+    expect(fake.nodeClaims.writes.filter((w) => w.name === 'general-a')).toEqual([]);
+  });
+
+  test('a mark whose workflow is running is left alone', async () => {
+    const old = fake.nodeClaims.seed(drifted('general-a', HOUR_AGO));
+    orchestrations.seed('replace-uid-general-a', DisruptionNames.orchestration, 'Running');
+
+    await run([old]);
+
+    expect(orchestrations.started).toEqual([]);
+    expect(orchestrations.purged).toEqual([]);
+    expect(fake.nodeClaims.writes.filter((w) => w.name === 'general-a')).toEqual([]);
+  });
+
+  test('a mark whose workflow ended without releasing it is put back in service as a failed attempt', async () => {
+    const old = fake.nodeClaims.seed(drifted('general-a', HOUR_AGO));
+    orchestrations.seed('replace-uid-general-a', DisruptionNames.orchestration, 'Failed');
+
+    await run([old]);
+
+    const released = fake.nodeClaims.peek('general-a');
+    expect(markOf(released)).toBeUndefined();
+    expect(released?.metadata.annotations?.['karpenter.azure.com/replacement-attempts']).toBe('1');
+    expect(released?.metadata.annotations?.['karpenter.azure.com/replacement-backoff-until']).toBeDefined();
+    expect(fake.events).toEqual([
+      expect.objectContaining({
+        type: 'Warning',
+        reason: 'DisruptionReplacementFailed',
+        message: expect.stringContaining('ended Failed'),
+      }),
+    ]);
+    expect(orchestrations.purged).toEqual(['replace-uid-general-a']);
+    // Backed off: the same pass does not start it again.
+    expect(orchestrations.started).toEqual([]);
+  });
+
+  test('a deleting NodeClaim gets no new command; its finished workflow is purged', async () => {
+    const marked = drifted('general-a', HOUR_AGO);
+    const old = fake.nodeClaims.seed({
+      ...marked,
+      metadata: { ...marked.metadata, deletionTimestamp: '2026-11-30T11:30:00Z' },
+    });
+    orchestrations.seed('replace-uid-general-a', DisruptionNames.orchestration, 'Completed');
+
+    await run([old]);
+
+    expect(orchestrations.purged).toEqual(['replace-uid-general-a']);
+    expect(orchestrations.started).toEqual([]);
+    expect(fake.events).toEqual([]);
+  });
+
+  test('expiration is forceful: every expired NodeClaim, whatever the budget, marked Expired', async () => {
+    const created = new Date(FAKE_NOW.getTime() - 2 * 3_600_000).toISOString();
+    const claims = ['a', 'b'].map((n) => {
+      const base = drifted(`general-${n}`);
+      return fake.nodeClaims.seed({
+        ...base,
+        metadata: { ...base.metadata, creationTimestamp: created },
+        spec: { ...base.spec, expireAfter: '1h' },
+        status: { conditions: [] },
+      });
+    });
+
+    await run(claims, poolWithBudget('0'));
+
+    expect(orchestrations.started.map((s) => s.instanceId)).toEqual([
+      'expire-uid-general-a',
+      'expire-uid-general-b',
+    ]);
+    expect((orchestrations.started[0]?.input as ExecutorInput).command).toMatchObject({
+      method: 'expiration',
+      reason: 'Expired',
+      replacements: [],
+    });
+    expect(markOf(fake.nodeClaims.peek('general-b'))?.reason).toBe('Expired');
+  });
+});
