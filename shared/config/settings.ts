@@ -194,11 +194,7 @@ export const SETTING_ALIASES = {
  * app implements, and upstream's others, which may only be set to false here.
  */
 export const SUPPORTED_FEATURE_GATES = ['SpotToSpotConsolidation', 'NodeOverlay', 'NodeRepair'] as const;
-const UNSUPPORTED_FEATURE_GATES = [
-  'ReservedCapacity',
-  'StaticCapacity',
-  'CapacityBuffer',
-] as const;
+const UNSUPPORTED_FEATURE_GATES = ['ReservedCapacity', 'StaticCapacity', 'CapacityBuffer'] as const;
 export type FeatureGate = (typeof SUPPORTED_FEATURE_GATES)[number];
 
 /**

@@ -27,7 +27,14 @@ import { RepairNames } from '../../runtime/function-names.js';
 import type { ReplacementCheck, ReplacementSpec } from '../disruption/replacements.js';
 import { callActivityThroughOutages } from '../outage-retry.js';
 
-export const repairInstanceId = (nodeClaimUid: string): string => `repair-${nodeClaimUid}`;
+/**
+ * One repair at a time per NodeClaim, `repair-<uid>`: this workflow and the executor's replacement for the
+ * repair method share the key, so the disruption step tends both alike.
+ */
+export const REPAIR_WORKFLOW = { per: 'candidate', instancePrefix: 'repair' } as const;
+
+export const repairInstanceId = (nodeClaimUid: string): string =>
+  `${REPAIR_WORKFLOW.instancePrefix}-${nodeClaimUid}`;
 
 export interface RepairInput {
   nodeClaim: { name: string; uid: string; nodePool: string };
