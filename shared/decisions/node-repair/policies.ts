@@ -60,7 +60,7 @@ function formatToleration(ms: number): string {
 
 const STATUSES: readonly NodeCondition['status'][] = ['True', 'False', 'Unknown'];
 const ACTIONS: readonly RepairAction[] = ['reboot', 'replace', 'preempted'];
-const ENTRY = /^([^=\s/:]+)=([A-Za-z]+)(?:\/([^:\s]+))?:([^:\s]+)(?::([a-z]+))?$/;
+const ENTRY = /^([^=\s:]+)=([A-Za-z]+)(?:\/([^:\s]+))?:([^:\s]+)(?::([a-z]+))?$/;
 
 /**
  * REPAIR_POLICIES: comma-separated `Type=Status[/Reason]:toleration[:action]` (action reboot, replace or
