@@ -169,6 +169,8 @@ describe('the 20% breaker, as upstream rounds it', () => {
 
 describe('which repairs start', () => {
   const pool: NodePool = {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
     metadata: { name: 'pool', uid: 'pool-uid' },
     spec: {
       template: {
