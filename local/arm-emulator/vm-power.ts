@@ -8,6 +8,7 @@ import type { ComputeService, RequestContext, ServiceResponse, VmAddress } from 
 import { ArmError, resourceNotFound } from './errors.js';
 import type { Latencies } from './latencies.js';
 import type { OperationStore } from './operations.js';
+import { ScheduledActions } from './scheduled-actions.js';
 import type { StoredVm, VmStore } from './vm-store.js';
 
 /** Azure announces a spot eviction at least 30 seconds ahead (IMDS Scheduled Events, Preempt). */
@@ -38,13 +39,12 @@ function operationNotAllowed(operation: string, vm: StoredVm, why: string): ArmE
 }
 
 export class VmPowerService {
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly actions = new ScheduledActions();
 
   constructor(private readonly deps: VmPowerDeps) {}
 
   cancelTimers(): void {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    this.actions.cancelAll();
   }
 
   restartVm(address: VmAddress, context: RequestContext): ServiceResponse {
@@ -119,10 +119,6 @@ export class VmPowerService {
   }
 
   private schedule(delayMs: number, action: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      action();
-    }, delayMs);
-    this.timers.add(timer);
+    this.actions.schedule(delayMs, action);
   }
 }
