@@ -9,6 +9,7 @@ import type { FunctionDefinition } from '../shared/runtime/definitions.js';
 import { disruptionFunctions } from './disruption.js';
 import { launchFunctions } from './launch.js';
 import { provisioningFunctions } from './provisioning.js';
+import { repairFunctions } from './repair.js';
 import { terminationFunctions } from './termination.js';
 import { triggerFunctions } from './triggers.js';
 
@@ -17,6 +18,7 @@ export const definitions: readonly FunctionDefinition[] = [
   ...launchFunctions,
   ...terminationFunctions,
   ...disruptionFunctions,
+  ...repairFunctions,
   ...provisioningFunctions,
 ];
 

@@ -4,6 +4,7 @@
 
 import type { ServiceResponse } from './compute-service.js';
 import type { EmulatorControls } from './controls.js';
+import { ArmError } from './errors.js';
 import { describeInvalidRule, type FaultRuleInput } from './faults.js';
 import type { Latencies } from './latencies.js';
 import type { RequestFilter } from './request-log.js';
@@ -109,6 +110,23 @@ export function handleAdmin(
     if (typeof group === 'string') return badRequest(group);
     controls.defineCapacityReservationGroup(group);
     return { status: 204, headers: {} };
+  }
+  const preemptMatch = /^\/admin\/vms\/([^/]+)\/preempt$/.exec(path);
+  if (preemptMatch && method === 'POST') {
+    const noticeSeconds = isObject(body) ? body.noticeSeconds : undefined;
+    if (noticeSeconds !== undefined && (typeof noticeSeconds !== 'number' || !(noticeSeconds >= 0))) {
+      return badRequest('noticeSeconds must be a non-negative number');
+    }
+    try {
+      const notice = controls.preemptVm(decodeURIComponent(preemptMatch[1] ?? ''), {
+        ...(noticeSeconds !== undefined ? { noticeMs: noticeSeconds * 1000 } : {}),
+      });
+      return json(202, notice);
+    } catch (error) {
+      return error instanceof ArmError
+        ? { status: error.status, body: error.body(), headers: {} }
+        : badRequest(String(error));
+    }
   }
   if (path === '/admin/reset' && method === 'POST') {
     controls.reset();

@@ -32,6 +32,7 @@ import { listGalleryImageVersions } from './gallery-images.js';
 import { filterSkus, type ResourceSku } from './sku-catalog.js';
 import type { Throttler } from './throttling.js';
 import { isObject } from './vm-spec.js';
+import type { VmPowerService } from './vm-power.js';
 import type { VmStore } from './vm-store.js';
 import type { CapacityReservationStore } from './capacity-reservations.js';
 
@@ -44,6 +45,7 @@ export interface ArmRequest {
 
 export interface ArmHandlerDeps {
   service: ComputeService;
+  power: VmPowerService;
   store: VmStore;
   reservations: CapacityReservationStore;
   throttler: Throttler;
@@ -80,7 +82,8 @@ function throttleRegion(route: ArmRoute, body: unknown, store: VmStore): string 
     case 'putVm':
       return isObject(body) && typeof body.location === 'string' ? body.location.toLowerCase() : 'unknown';
     case 'getVm':
-    case 'deleteVm': {
+    case 'deleteVm':
+    case 'restartVm': {
       const vm = store.get(route.address.subscriptionId, route.address.resourceGroup, route.address.name);
       return vm?.spec.location ?? 'unknown';
     }
@@ -214,6 +217,8 @@ function dispatch(
       });
     case 'deleteVm':
       return deps.service.deleteVm(route.address, context);
+    case 'restartVm':
+      return deps.power.restartVm(route.address, context);
     case 'getOperation':
       return deps.service.getOperation(
         route.subscriptionId,

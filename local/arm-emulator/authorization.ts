@@ -67,6 +67,13 @@ export function requestAccess(method: string, route: ArmRoute): Access {
         scope: `${compute(subscriptionId, resourceGroup)}/virtualMachines/${name}`,
       };
     }
+    case 'restartVm': {
+      const { subscriptionId, resourceGroup, name } = route.address;
+      return {
+        action: 'Microsoft.Compute/virtualMachines/restart/action',
+        scope: `${compute(subscriptionId, resourceGroup)}/virtualMachines/${name}`,
+      };
+    }
     case 'listVms':
       return {
         action: 'Microsoft.Compute/virtualMachines/read',

@@ -27,6 +27,7 @@ import type { ProvisioningHolds } from './provisioning-holds.js';
 import { capacityReservationGroupOfVm, type CapacityReservationStore } from './capacity-reservations.js';
 import { findSku, isKnownSize, placementRestriction, skuVcpus, type ResourceSku } from './sku-catalog.js';
 import { parseVmSpec, validateVmName, type VmSpec } from './vm-spec.js';
+import { ScheduledActions } from './scheduled-actions.js';
 import type { StoredVm, VmStore } from './vm-store.js';
 import { renderVm } from './vm-view.js';
 
@@ -61,14 +62,13 @@ export interface ComputeServiceDeps {
 const vmResourceType = 'Microsoft.Compute/virtualMachines';
 
 export class ComputeService {
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly actions = new ScheduledActions();
 
   constructor(private readonly deps: ComputeServiceDeps) {}
 
   /** Cancels every scheduled state transition (for stop and reset). */
   cancelTimers(): void {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    this.actions.cancelAll();
   }
 
   putVm(
@@ -281,11 +281,7 @@ export class ComputeService {
   }
 
   private schedule(delayMs: number, action: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      action();
-    }, delayMs);
-    this.timers.add(timer);
+    this.actions.schedule(delayMs, action);
   }
 
   private operationUrl(operation: AsyncOperation, monitor: boolean, context: RequestContext): string {

@@ -6,6 +6,7 @@ import type { FaultRule, FaultRuleInput } from './faults.js';
 import type { Latencies } from './latencies.js';
 import type { RequestFilter, RequestLogEntry } from './request-log.js';
 import type { ThrottlingOptions } from './throttling.js';
+import type { PreemptionNotice } from './vm-power.js';
 import type { EmulatedVm, VmChangeListener } from './vm-store.js';
 
 export interface EmulatorControls {
@@ -30,6 +31,11 @@ export interface EmulatorControls {
   authorization(): AuthorizationSettings | undefined;
   requests(filter?: RequestFilter): RequestLogEntry[];
   vms(): EmulatedVm[];
+  /**
+   * Preempts a spot VM as Azure does: the eviction notice now (the node agent sees it), the eviction
+   * `noticeMs` later (default 30 s), per the VM's evictionPolicy.
+   */
+  preemptVm(vmName: string, options?: { noticeMs?: number }): PreemptionNotice;
   /** Called when a VM starts creating, succeeds, fails, starts deleting, or is gone. Returns an unsubscribe. */
   onVmChange(listener: VmChangeListener): () => void;
   /** Creates or replaces a Capacity Reservation Group with its reservations (capacity-reservations.ts). */

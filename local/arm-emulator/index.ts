@@ -29,6 +29,7 @@ export {
   type ThrottlePolicy,
   type ThrottlingOptions,
 } from './throttling.js';
+export { DEFAULT_PREEMPTION_NOTICE_MS, type PreemptionNotice } from './vm-power.js';
 export type {
   EmulatedVm,
   ProvisioningState,

@@ -15,6 +15,8 @@ export interface Latencies {
   createMs: number;
   /** Deleting → gone. */
   deleteMs: number;
+  /** A restart's operation (the guest reboot) → the VM runs again. */
+  restartMs: number;
   /** Retry-After (seconds) on operation status responses while the operation runs. */
   retryAfterSeconds: number;
   overrides: LatencyOverride[];
@@ -23,13 +25,14 @@ export interface Latencies {
 export const defaultLatencies: Latencies = {
   createMs: 4_000,
   deleteMs: 2_000,
+  restartMs: 3_000,
   retryAfterSeconds: 1,
   overrides: [],
 };
 
 export function mergeLatencies(current: Latencies, change: Partial<Latencies>): Latencies {
   const next = { ...current, ...change, overrides: change.overrides ?? current.overrides };
-  for (const key of ['createMs', 'deleteMs', 'retryAfterSeconds'] as const) {
+  for (const key of ['createMs', 'deleteMs', 'restartMs', 'retryAfterSeconds'] as const) {
     const value = next[key];
     if (!Number.isFinite(value) || value < 0) throw new Error(`latency ${key} must be a non-negative number`);
   }

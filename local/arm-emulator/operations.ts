@@ -10,7 +10,7 @@ export interface AsyncOperation {
   id: string;
   subscriptionId: string;
   location: string;
-  kind: 'create' | 'update' | 'delete';
+  kind: 'create' | 'update' | 'delete' | 'restart';
   resourceId: string;
   status: OperationStatus;
   startTime: string;

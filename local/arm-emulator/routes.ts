@@ -5,7 +5,7 @@ import type { RequestKind } from './throttling.js';
 import type { VmAddress } from './compute-service.js';
 
 export type ArmRoute =
-  | { kind: 'putVm' | 'getVm' | 'deleteVm'; address: VmAddress }
+  | { kind: 'putVm' | 'getVm' | 'deleteVm' | 'restartVm'; address: VmAddress }
   | { kind: 'getCapacityReservationGroup' | 'listCapacityReservations'; group: VmAddress }
   | { kind: 'listVms'; subscriptionId: string; resourceGroup: string | undefined }
   | { kind: 'getOperation'; subscriptionId: string; location: string; operationId: string }
@@ -23,6 +23,10 @@ export type RouteMatch = { route: ArmRoute } | { methodNotAllowed: true } | { no
 const segment = '([^/]+)';
 const vmPath = new RegExp(
   `^/subscriptions/${segment}/resourceGroups/${segment}/providers/Microsoft\\.Compute/virtualMachines/${segment}/?$`,
+  'i',
+);
+const vmRestartPath = new RegExp(
+  `^/subscriptions/${segment}/resourceGroups/${segment}/providers/Microsoft\\.Compute/virtualMachines/${segment}/restart/?$`,
   'i',
 );
 const vmListPath = new RegExp(
@@ -60,6 +64,13 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
     if (method === 'GET') return { route: { kind: 'getVm', address } };
     if (method === 'DELETE') return { route: { kind: 'deleteVm', address } };
     return { methodNotAllowed: true };
+  }
+  match = vmRestartPath.exec(pathname);
+  if (match) {
+    const [subscriptionId = '', resourceGroup = '', name = ''] = groups(match);
+    return method === 'POST'
+      ? { route: { kind: 'restartVm', address: { subscriptionId, resourceGroup, name } } }
+      : { methodNotAllowed: true };
   }
   match = vmListPath.exec(pathname);
   if (match) {

@@ -18,6 +18,7 @@ import { RequestLog } from './request-log.js';
 import { handleRetailPrices } from './retail-prices.js';
 import { skuCatalog, type ResourceSku } from './sku-catalog.js';
 import { Throttler, type ThrottlingOptions } from './throttling.js';
+import { VmPowerService } from './vm-power.js';
 import { toEmulatedVm, VmStore } from './vm-store.js';
 import { CapacityReservationStore } from './capacity-reservations.js';
 
@@ -123,6 +124,8 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     reservations,
   });
 
+  const power = new VmPowerService({ store, operations, compute: service, latencies: () => latencies });
+
   const controls: EmulatorControls = {
     injectFault: (rule) => faults.add(rule),
     removeFault: (id) => faults.remove(id),
@@ -142,11 +145,13 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     authorization: () => authorization,
     requests: (filter) => requestLog.query(filter),
     vms: () => store.all().map(toEmulatedVm),
+    preemptVm: (vmName, preemption) => power.preempt(vmName, preemption?.noticeMs),
     onVmChange: (listener) => store.onChange(listener),
     defineCapacityReservationGroup: (group) => reservations.define(group),
     reset: () => {
       reservations.clear();
       service.cancelTimers();
+      power.cancelTimers();
       holds.clear();
       store.clear();
       operations.clear();
@@ -159,6 +164,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
 
   const armDeps = {
     service,
+    power,
     store,
     reservations,
     throttler,
@@ -233,6 +239,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     controls,
     stop: async () => {
       service.cancelTimers();
+      power.cancelTimers();
       for (const timer of hangingTimers) clearTimeout(timer);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -5,6 +5,7 @@
 export type RequestKind =
   | 'putVm'
   | 'deleteVm'
+  | 'restartVm'
   | 'getVm'
   | 'listVms'
   | 'getOperation'
@@ -16,6 +17,7 @@ export type RequestKind =
 export const requestKinds: readonly RequestKind[] = [
   'putVm',
   'deleteVm',
+  'restartVm',
   'getVm',
   'listVms',
   'getOperation',

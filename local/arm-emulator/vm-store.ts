@@ -20,6 +20,10 @@ export interface StoredVm {
   failure: ArmErrorDetail | undefined;
   /** The operation in flight, if any. */
   pendingOperationId: string | undefined;
+  /** Set while a restart runs and after a spot eviction that deallocated it; absent: running. */
+  powerState?: 'restarting' | 'deallocated';
+  /** When a preemption announced for this spot VM evicts it (Scheduled Events' NotBefore). */
+  preemptionNotBefore?: string | undefined;
 }
 
 /** A copy safe to hand out: what tests and the kubelet simulator see. */
@@ -41,9 +45,26 @@ export interface EmulatedVm {
   provisioningState: ProvisioningState;
   failure: ArmErrorDetail | undefined;
   timeCreated: string;
+  powerState: 'running' | 'restarting' | 'deallocated' | undefined;
+  /** Set from a preemption's notice until the eviction (vm-power.ts). */
+  preemptionNotBefore: string | undefined;
 }
 
-export type VmChangeType = 'creating' | 'succeeded' | 'failed' | 'deleting' | 'deleted';
+/**
+ * `restarting` / `restarted`: a restart's guest reboot begins / the VM runs again; `preemption-scheduled`:
+ * a spot eviction notice (the VM's preemptionNotBefore says when); `evicted`: the spot VM was evicted
+ * (deallocated, or deleted: then `deleting` and `deleted` follow).
+ */
+export type VmChangeType =
+  | 'creating'
+  | 'succeeded'
+  | 'failed'
+  | 'deleting'
+  | 'deleted'
+  | 'restarting'
+  | 'restarted'
+  | 'preemption-scheduled'
+  | 'evicted';
 
 export interface VmChangeEvent {
   type: VmChangeType;
@@ -74,6 +95,8 @@ export function toEmulatedVm(vm: StoredVm): EmulatedVm {
     provisioningState: vm.provisioningState,
     failure: vm.failure ? { ...vm.failure } : undefined,
     timeCreated: vm.timeCreated,
+    powerState: vm.provisioningState === 'Succeeded' ? (vm.powerState ?? 'running') : vm.powerState,
+    preemptionNotBefore: vm.preemptionNotBefore,
   };
 }
 

@@ -84,7 +84,11 @@ function renderInstanceView(vm: StoredVm): JsonObject {
       time,
     });
   }
-  if (vm.provisioningState === 'Succeeded') {
+  if (vm.powerState === 'deallocated') {
+    statuses.push({ code: 'PowerState/deallocated', level: 'Info', displayStatus: 'VM deallocated' });
+  } else if (vm.powerState === 'restarting') {
+    statuses.push({ code: 'PowerState/starting', level: 'Info', displayStatus: 'VM starting' });
+  } else if (vm.provisioningState === 'Succeeded') {
     statuses.push({ code: 'PowerState/running', level: 'Info', displayStatus: 'VM running' });
   }
   return { computerName: vm.spec.computerName, statuses };

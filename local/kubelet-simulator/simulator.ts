@@ -47,6 +47,12 @@ import {
   withoutTaintKeys,
 } from './node-template.js';
 import { nodeView, sameProviderId, type NodeJson, type NodeView } from './node-view.js';
+import {
+  clearedCondition,
+  conditionPatch,
+  preemptionCondition,
+  type SimulatedCondition,
+} from './node-conditions.js';
 
 export interface StartupTaintRemoval {
   /** Taint keys the simulated agent removes (any effect), e.g. node.cilium.io/agent-not-ready. */
@@ -96,9 +102,25 @@ export interface KubeletSimulatorStats {
   requests: Record<string, number>;
 }
 
+export interface FaultOptions {
+  /** The fault outlives a VM restart (a broken disk, not a wedged process); default false. */
+  survivesReboot?: boolean;
+}
+
 export interface KubeletSimulator {
   /** Stops every timer and watch; leaves Nodes and Leases as they are (a restart adopts them). */
   stop(): Promise<void>;
+  /**
+   * The node's kubelet dies: no more Lease renewals or status reports, so the real
+   * kube-controller-manager marks the Node Ready=Unknown after its grace period. A restart of the VM
+   * starts kubelet again, unless `survivesReboot`.
+   */
+  stopKubelet(nodeName: string, options?: FaultOptions): void;
+  /**
+   * A node agent posts a condition (kubernetes.azure.com/NodeHealthy=False); a restart of the VM clears
+   * it (posting the opposite status), unless `survivesReboot`.
+   */
+  raiseCondition(nodeName: string, condition: SimulatedCondition, options?: FaultOptions): Promise<void>;
   /** Names of the Nodes this simulator keeps alive. */
   nodes(): string[];
   stats(): KubeletSimulatorStats;
@@ -112,6 +134,10 @@ type Phase =
   | 'running'
   /** The VM is being deleted: the machine is off, nothing more happens. */
   | 'stopped'
+  /** The VM restarts: the guest is down until the restart's operation ends and it boots again. */
+  | 'rebooting'
+  /** kubelet died (stopKubelet): the machine runs, nothing posts for the Node until a reboot. */
+  | 'kubelet-stopped'
   /** Somebody deleted the Node; like kubelet, do not re-register until restarted. */
   | 'node-gone'
   /** The VM carries no bootstrap data this kubelet can use; it never joins. */
@@ -131,6 +157,10 @@ interface TrackedVm {
   /** The node's client certificate once TLS bootstrap succeeded. */
   nodeCredential?: { certPem: string; keyPem: string };
   timers: Set<NodeJS.Timeout>;
+  /** stopKubelet's fault, while it lasts. */
+  kubeletFault?: FaultOptions;
+  /** Conditions raised by raiseCondition, by type, while they last. */
+  conditionFaults: Map<string, { condition: SimulatedCondition; options: FaultOptions }>;
 }
 
 const defaults = {
@@ -445,6 +475,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       agentReady: false,
       registrationAttempts: 0,
       timers: new Set(),
+      conditionFaults: new Map(),
     };
     tracked.set(key, vm);
     const existing = nodeWithProviderId(vm.providerId);
@@ -461,6 +492,68 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     return vm;
   };
 
+  // --- Faults, reboots and the spot eviction notice. ----------------------------------------------------
+  const postCondition = async (vm: TrackedVm, condition: SimulatedCondition, transition: boolean) => {
+    try {
+      await api.patchNodeStatus(
+        `post ${condition.type}`,
+        vm.nodeName,
+        conditionPatch(condition, new Date(), transition),
+      );
+      log.info('node condition posted', {
+        node: vm.nodeName,
+        type: condition.type,
+        status: condition.status,
+      });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  };
+
+  const trackedNode = (nodeName: string): TrackedVm => {
+    const vm = byNodeName.get(nodeName);
+    if (!vm) throw new Error(`the simulator runs no Node named ${nodeName}`);
+    return vm;
+  };
+
+  const rebootStarted = (key: string): void => {
+    const vm = tracked.get(key);
+    if (vm?.phase !== 'running' && vm?.phase !== 'kubelet-stopped') return;
+    cancelTimers(vm);
+    heartbeats.remove(vm.nodeName);
+    vm.phase = 'rebooting';
+    log.info('VM restarting: the guest is down', { node: vm.nodeName });
+  };
+
+  /** The guest boots again: kubelet starts (unless its fault survives), Ready is posted, faults cleared. */
+  const rebooted = async (vm: TrackedVm): Promise<void> => {
+    if (vm.phase !== 'rebooting') return;
+    if (vm.kubeletFault && !vm.kubeletFault.survivesReboot) delete vm.kubeletFault;
+    if (vm.kubeletFault) {
+      vm.phase = 'kubelet-stopped';
+      log.info('VM restarted; kubelet still does not run', { node: vm.nodeName });
+      return;
+    }
+    vm.phase = 'running';
+    heartbeats.add(vm.nodeName, Date.now());
+    log.info('VM restarted; kubelet runs again', { node: vm.nodeName });
+    pods.nodeRunning(vm.nodeName);
+    await markReady(vm);
+    for (const [type, fault] of vm.conditionFaults) {
+      if (fault.options.survivesReboot) continue;
+      vm.conditionFaults.delete(type);
+      await postCondition(vm, clearedCondition(fault.condition), true);
+    }
+  };
+
+  const preemptionAnnounced = (emulated: EmulatedVm): void => {
+    const vm = tracked.get(vmKey(emulated));
+    if (!vm || (vm.phase !== 'running' && vm.phase !== 'kubelet-stopped') || !emulated.preemptionNotBefore)
+      return;
+    const condition = preemptionCondition(emulated.preemptionNotBefore);
+    background('post preemption notice', { node: vm.nodeName }, () => postCondition(vm, condition, true));
+  };
+
   const onVmChange = ({ type, vm: emulated }: VmChangeEvent): void => {
     if (stopped || !inScope(emulated)) return;
     const key = vmKey(emulated);
@@ -469,7 +562,19 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
         vmRunning(emulated);
         return;
       case 'deleting':
+      case 'evicted':
         vmStopping(key);
+        return;
+      case 'restarting':
+        rebootStarted(key);
+        return;
+      case 'restarted': {
+        const vm = tracked.get(key);
+        if (vm) later(vm, bootDelayMs, 'boot after restart', () => rebooted(vm));
+        return;
+      }
+      case 'preemption-scheduled':
+        preemptionAnnounced(emulated);
         return;
       case 'deleted': {
         const vm = vmStopping(key);
@@ -564,6 +669,20 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       rest.close();
     },
     nodes: () => [...byNodeName.values()].filter((vm) => vm.phase === 'running').map((vm) => vm.nodeName),
+    stopKubelet(nodeName, faultOptions = {}) {
+      const vm = trackedNode(nodeName);
+      vm.kubeletFault = faultOptions;
+      if (vm.phase !== 'running') return;
+      cancelTimers(vm);
+      heartbeats.remove(vm.nodeName);
+      vm.phase = 'kubelet-stopped';
+      log.info('kubelet stopped: no more heartbeats', { node: nodeName });
+    },
+    async raiseCondition(nodeName, condition, faultOptions = {}) {
+      const vm = trackedNode(nodeName);
+      vm.conditionFaults.set(condition.type, { condition, options: faultOptions });
+      await postCondition(vm, condition, true);
+    },
     stats: () => ({ nodes: heartbeats.size(), podsStarted: pods.started(), requests: rest.counts() }),
   };
 }

@@ -54,6 +54,8 @@ export interface LocalAppSettingsInput {
   batchMaxMs?: number;
   /** Label selector of the pods and NodePools this stack provisions for (stacks sharing a cluster). */
   provisioningSelector?: string;
+  /** FEATURE_GATES=NodeRepair=true with these timings (scaled by the stack's speed). */
+  nodeRepair?: { rebootRecoverySeconds: number; preemptionDrainSeconds: number };
 }
 
 export function localAppSettings(input: LocalAppSettingsInput): Record<string, string> {
@@ -94,5 +96,10 @@ export function localAppSettings(input: LocalAppSettingsInput): Record<string, s
   if (input.batchIdleMs !== undefined) settings.BATCH_IDLE_DURATION = `${Math.round(input.batchIdleMs)}ms`;
   if (input.batchMaxMs !== undefined) settings.BATCH_MAX_DURATION = `${Math.round(input.batchMaxMs)}ms`;
   if (input.provisioningSelector !== undefined) settings.PROVISIONING_SELECTOR = input.provisioningSelector;
+  if (input.nodeRepair !== undefined) {
+    settings.FEATURE_GATES = 'NodeRepair=true';
+    settings.REPAIR_REBOOT_RECOVERY_SECONDS = String(input.nodeRepair.rebootRecoverySeconds);
+    settings.PREEMPTION_DRAIN_SECONDS = String(input.nodeRepair.preemptionDrainSeconds);
+  }
   return settings;
 }

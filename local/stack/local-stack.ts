@@ -205,6 +205,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           latencies: {
             createMs: timings.vmCreateMs,
             deleteMs: timings.vmDeleteMs,
+            restartMs: timings.repair.restartMs,
             retryAfterSeconds: timings.retryAfterSeconds,
           },
           log: log.with({ component: 'arm-emulator' }),
@@ -231,6 +232,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       batchIdleMs: 1_000 / timings.speed,
       batchMaxMs: 10_000 / timings.speed,
       ...(scoped ? { provisioningSelector: `${RUN_LABEL}=${runId}` } : {}),
+      // Node repair is on locally (its Ready tolerations are 10 minutes, so it touches no other scenario).
+      nodeRepair: {
+        rebootRecoverySeconds: timings.repair.rebootRecoverySeconds,
+        preemptionDrainSeconds: timings.repair.preemptionDrainSeconds,
+      },
     });
     // CapacityBuffers are upstream's alpha gate, off by default; the local stack turns it on for the
     // headroom scenario (with no buffer it reads one empty list per sweep and window).

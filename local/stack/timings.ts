@@ -20,6 +20,13 @@ export interface StackTimings {
   consolidationValidationSeconds: number;
   /** Unscaled: the kubelet simulator divides them by `speed` itself. */
   kubelet: { bootDelayMs: number; readyDelayMs: number; startupTaintDelayMs: number };
+  /** Node repair: a VM restart, the time a rebooted node has to recover, Azure's spot eviction notice. */
+  repair: {
+    restartMs: number;
+    rebootRecoverySeconds: number;
+    preemptionNoticeMs: number;
+    preemptionDrainSeconds: number;
+  };
 }
 
 /** Roughly what the real thing takes, shortened so a scenario plays in about a minute at speed 1. */
@@ -34,6 +41,14 @@ const atSpeedOne = {
   replacementBackoffMinutes: 0.25,
   consolidationValidationSeconds: 15,
   kubelet: { bootDelayMs: 3_000, readyDelayMs: 2_000, startupTaintDelayMs: 2_000 },
+  // Azure's notice is about 30 s; the node is drained once its replacement is Initialized, at the latest
+  // 25 s into the notice, so the pods have moved before the eviction.
+  repair: {
+    restartMs: 3_000,
+    rebootRecoverySeconds: 60,
+    preemptionNoticeMs: 30_000,
+    preemptionDrainSeconds: 25,
+  },
 };
 
 /** The launch monitor's own floor (MIN_POLL_INTERVAL_SECONDS). */
@@ -58,6 +73,12 @@ export function stackTimings(speed: number): StackTimings {
     replacementBackoffMinutes: round(atSpeedOne.replacementBackoffMinutes / speed),
     consolidationValidationSeconds: round(atSpeedOne.consolidationValidationSeconds / speed),
     kubelet: atSpeedOne.kubelet,
+    repair: {
+      restartMs: Math.round(atSpeedOne.repair.restartMs / speed),
+      rebootRecoverySeconds: round(atSpeedOne.repair.rebootRecoverySeconds / speed),
+      preemptionNoticeMs: Math.round(atSpeedOne.repair.preemptionNoticeMs / speed),
+      preemptionDrainSeconds: round(atSpeedOne.repair.preemptionDrainSeconds / speed),
+    },
   };
 }
 

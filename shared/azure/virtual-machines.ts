@@ -19,6 +19,12 @@ export type CreationPoll =
 
 export type DeletionState = 'Deleting' | 'Gone';
 
+/** A restart's long-running operation, polled as a creation is: one request per poll. */
+export type RestartPoll =
+  | { status: 'InProgress'; pollerState: string; retryAfterSeconds?: number }
+  | { status: 'Succeeded' }
+  | { status: 'Failed'; error: ArmErrorInfo };
+
 export class VirtualMachines {
   constructor(
     private readonly client: ComputeManagementClient,
@@ -95,6 +101,43 @@ export class VirtualMachines {
     } catch (error) {
       if (isRestError(error) && error.statusCode === 404) return 'Gone';
       throw error;
+    }
+  }
+
+  /**
+   * Starts a restart (POST .../restart) and returns once ARM accepted it, with the poller serialized so
+   * the repair workflow can poll it from any process; `gone` when the VM no longer exists.
+   */
+  async beginRestart(name: string): Promise<{ pollerState: string } | 'gone'> {
+    try {
+      const poller = this.client.virtualMachines.restart(this.resourceGroup, name);
+      await poller.submitted();
+      return { pollerState: await poller.serialize() };
+    } catch (error) {
+      if (isRestError(error) && error.statusCode === 404) return 'gone';
+      throw error;
+    }
+  }
+
+  /** One polling request against the restart's operation. */
+  async pollRestart(pollerState: string): Promise<RestartPoll> {
+    const poller = restorePoller(this.client, pollerState, this.client.virtualMachines.restart);
+    try {
+      const observed = await observeResponses(() => poller.poll());
+      if (poller.isDone) {
+        const error = poller.operationState?.error;
+        return error ? { status: 'Failed', error: armErrorInfo(error) } : { status: 'Succeeded' };
+      }
+      return {
+        status: 'InProgress',
+        pollerState: await poller.serialize(),
+        ...(observed.retryAfterSeconds !== undefined
+          ? { retryAfterSeconds: observed.retryAfterSeconds }
+          : {}),
+      };
+    } catch (error) {
+      if (isTransient(error)) throw error;
+      return { status: 'Failed', error: armErrorInfo(error) };
     }
   }
 

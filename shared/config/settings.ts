@@ -7,6 +7,11 @@ import {
 // The one typed, validated view of the app's configuration. An invalid or missing setting stops startup
 // with a message that names the setting and says what it should look like.
 import { networkMode, type NetworkModeName, type NetworkProfile } from '../decisions/network-mode.js';
+import {
+  AZURE_REPAIR_POLICIES,
+  parseRepairPolicies,
+  type RepairPolicy,
+} from '../decisions/node-repair/policies.js';
 
 export interface Settings {
   clusterName: string;
@@ -74,6 +79,8 @@ export interface Settings {
   requestTimeoutSeconds: number;
   /** Provisioning windows. */
   provisioning: ProvisioningSettings;
+  /** Node repair (gate NodeRepair) and its policies. */
+  repair: RepairSettings;
   /** FEATURE_GATES as upstream spells them; every gate this app implements, at upstream's default. */
   featureGates: Readonly<Record<FeatureGate, boolean>>;
   /**
@@ -82,6 +89,30 @@ export interface Settings {
    */
   capacityReservationGroups: readonly CapacityReservationGroupRef[];
 }
+
+export interface RepairSettings {
+  /** FEATURE_GATES=NodeRepair=true; off by default, as upstream's alpha gate. */
+  enabled: boolean;
+  /** REPAIR_POLICIES; the Azure provider's by default (decisions/node-repair/policies.ts). */
+  policies: RepairPolicy[];
+  /** REPAIR_MAX_REBOOTS: reboots tried before a node whose policy allows one is replaced (default 1). */
+  maxReboots: number;
+  /** REPAIR_REBOOT_RECOVERY_SECONDS: how long a rebooted node has to clear its condition (default 300). */
+  rebootRecoverySeconds: number;
+  /**
+   * PREEMPTION_DRAIN_SECONDS: a node with a spot eviction notice is drained at the latest this long after
+   * the notice (default 15, half of Azure's ~30 s), whether or not its replacement is ready by then.
+   */
+  preemptionDrainSeconds: number;
+}
+
+export const DEFAULT_REPAIR_SETTINGS: RepairSettings = {
+  enabled: false,
+  policies: [...AZURE_REPAIR_POLICIES],
+  maxReboots: 1,
+  rebootRecoverySeconds: 300,
+  preemptionDrainSeconds: 15,
+};
 
 export interface ClusterSettings {
   /** The control plane's Kubernetes version, "1.33.2": kubelet of this version, image family rules. */
@@ -176,8 +207,9 @@ export const SUPPORTED_FEATURE_GATES = [
   'NodeOverlay',
   'CapacityBuffer',
   'ReservedCapacity',
+  'NodeRepair',
 ] as const;
-const UNSUPPORTED_FEATURE_GATES = ['NodeRepair', 'StaticCapacity'] as const;
+const UNSUPPORTED_FEATURE_GATES = ['StaticCapacity'] as const;
 export type FeatureGate = (typeof SUPPORTED_FEATURE_GATES)[number];
 
 /**
@@ -326,12 +358,14 @@ export function loadSettings(env: Env = process.env): Settings {
       batchMaxMs: reader.duration('BATCH_MAX_DURATION', DEFAULT_PROVISIONING_SETTINGS.batchMaxMs),
       ...optionalSelector(reader.optional('PROVISIONING_SELECTOR')),
     },
+    repair: repairSettings(reader, problems, gates.get('NodeRepair') ?? false),
     featureGates: {
       SpotToSpotConsolidation: spotToSpot,
       NodeOverlay: gates.get('NodeOverlay') ?? false,
       CapacityBuffer: gates.get('CapacityBuffer') ?? false,
       // Beta upstream, so on unless set: without groups named below it has nothing to offer.
       ReservedCapacity: gates.get('ReservedCapacity') ?? true,
+      NodeRepair: gates.get('NodeRepair') ?? false,
     },
     capacityReservationGroups: reservationGroups.groups,
   };
@@ -440,6 +474,33 @@ function spotToSpotConsolidation(
     );
   }
   return fromGate ?? fromLegacy ?? false;
+}
+
+function repairSettings(reader: EnvReader, problems: string[], enabled: boolean): RepairSettings {
+  const written = reader.optional('REPAIR_POLICIES');
+  let policies = DEFAULT_REPAIR_SETTINGS.policies;
+  if (written !== undefined) {
+    const parsed = parseRepairPolicies(written);
+    if ('problems' in parsed) problems.push(...parsed.problems.map((p) => `REPAIR_POLICIES ${p}`));
+    else policies = parsed.policies;
+  }
+  return {
+    enabled,
+    policies,
+    maxReboots: reader.number('REPAIR_MAX_REBOOTS', DEFAULT_REPAIR_SETTINGS.maxReboots, 0, 10),
+    rebootRecoverySeconds: reader.number(
+      'REPAIR_REBOOT_RECOVERY_SECONDS',
+      DEFAULT_REPAIR_SETTINGS.rebootRecoverySeconds,
+      0.1,
+      3600,
+    ),
+    preemptionDrainSeconds: reader.number(
+      'PREEMPTION_DRAIN_SECONDS',
+      DEFAULT_REPAIR_SETTINGS.preemptionDrainSeconds,
+      0,
+      600,
+    ),
+  };
 }
 
 function optionalSelector(selector: string | undefined): { selector?: string } {

@@ -72,3 +72,18 @@ export function rememberFailure(memory: FailureMemory, failed: Offering): Rememb
     ...(memory.quota ? { quota: quotaScopeOf(memory.quota, failed.skuFamily) } : {}),
   };
 }
+
+/**
+ * Azure took a spot VM of this offering back: spot capacity of its size in its zone is short, so the
+ * replacement (launched at once) and later launches avoid that offering for as long as a spot allocation
+ * failure is avoided; on-demand and the size's other zones stay available.
+ */
+export const SPOT_PREEMPTION_TTL_SECONDS = 60 * 60;
+export const SPOT_PREEMPTED_REASON = 'SpotPreempted';
+
+export function rememberPreemption(preempted: Offering): RememberedFailure {
+  return {
+    blocks: [{ capacityType: 'spot', where: { zone: preempted.zone }, sizes: { vmSize: preempted.vmSize } }],
+    ttlSeconds: SPOT_PREEMPTION_TTL_SECONDS,
+  };
+}

@@ -10,7 +10,11 @@ export interface NodeClassReference {
   name: string;
 }
 
-export type DisruptionReason = 'Drifted' | 'Underutilized' | 'Empty';
+/**
+ * Why a node is disrupted. `Unhealthy` is node repair's reason (upstream's since v1.15); the CRD's budget
+ * `reasons` enum does not list it yet, so only budgets without `reasons` pace repair.
+ */
+export type DisruptionReason = 'Drifted' | 'Underutilized' | 'Empty' | 'Unhealthy';
 
 /** Values the CRDs default when the fields are omitted (the API server fills them in on write). */
 export const KarpenterDefaults = {

@@ -68,6 +68,15 @@ export interface Node {
   status?: {
     capacity?: ResourceList;
     allocatable?: ResourceList;
-    conditions?: { type: string; status: ConditionStatus; reason?: string; message?: string }[];
+    conditions?: NodeCondition[];
   };
+}
+
+/** A Node's status condition; lastTransitionTime is when its status last changed (RFC 3339). */
+export interface NodeCondition {
+  type: string;
+  status: ConditionStatus;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
 }

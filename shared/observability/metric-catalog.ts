@@ -76,6 +76,13 @@ export const metricCatalog = {
     description:
       'Number of nodeclaims disrupted in total by Karpenter. Labeled by reason the nodeclaim was disrupted and the owning nodepool.',
   },
+  karpenter_nodeclaims_unhealthy_disrupted_total: {
+    kind: 'counter',
+    origin: 'upstream',
+    labels: ['condition', 'nodepool', 'capacity_type', 'image_id'],
+    description:
+      'Number of unhealthy nodeclaims disrupted in total by Karpenter. Labeled by condition on the node was disrupted, the owning nodepool, and the image ID.',
+  },
   operator_nodeclaim_status_condition_transitions_total: {
     kind: 'counter',
     origin: 'upstream',

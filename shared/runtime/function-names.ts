@@ -24,6 +24,20 @@ export const TerminationNames = {
   finish: 'finishNodeClaimTermination',
 } as const;
 
+export const RepairNames = {
+  orchestration: 'repairNodeClaim',
+  begin: 'beginNodeClaimRepair',
+  reboot: 'rebootNodeClaimVm',
+  pollReboot: 'pollNodeClaimVmReboot',
+  recordReboot: 'recordNodeClaimReboot',
+  check: 'checkNodeClaimHealth',
+  recover: 'finishRecoveredNodeClaimRepair',
+  learnPreemption: 'learnSpotPreemption',
+  launchReplacement: 'launchRepairReplacement',
+  checkReplacement: 'checkRepairReplacement',
+  replace: 'deleteRepairedNodeClaim',
+} as const;
+
 /**
  * The one disruption executor (shared/lifecycle/disruption/executor.ts), for every method's commands. It
  * replaced replaceNodeClaim and consolidateNodePool, whose instances in flight at an upgrade cannot be

@@ -92,6 +92,7 @@ describe('FEATURE_GATES', () => {
       NodeOverlay: false,
       CapacityBuffer: false,
       ReservedCapacity: true,
+      NodeRepair: false,
     });
     expect(
       gates({ FEATURE_GATES: ' NodeOverlay=true, SpotToSpotConsolidation=true,NodeRepair=false' }),
@@ -100,12 +101,14 @@ describe('FEATURE_GATES', () => {
       NodeOverlay: true,
       CapacityBuffer: false,
       ReservedCapacity: true,
+      NodeRepair: false,
     });
     expect(gates({ FEATURE_GATES: 'CapacityBuffer=true' })).toEqual({
       SpotToSpotConsolidation: false,
       NodeOverlay: false,
       CapacityBuffer: true,
       ReservedCapacity: true,
+      NodeRepair: false,
     });
   });
 
@@ -143,11 +146,48 @@ describe('FEATURE_GATES', () => {
       /expected Gate=true or Gate=false/,
     );
     expect(() => spotToSpot({ FEATURE_GATES: 'SpotToSpot=true' })).toThrow(/unknown gate "SpotToSpot"/);
-    expect(() => spotToSpot({ FEATURE_GATES: 'NodeRepair=true' })).toThrow(
-      /this app has no NodeRepair feature/,
-    );
     expect(() => spotToSpot({ FEATURE_GATES: 'StaticCapacity=true' })).toThrow(
       /this app has no StaticCapacity feature/,
     );
+  });
+});
+
+describe('NodeRepair and the repair settings', () => {
+  const repair = (env: Record<string, string>) => loadSettings({ ...example, ...env }).repair;
+
+  it("is off by default, as upstream's alpha gate, with the Azure provider's policies", () => {
+    expect(repair({}).enabled).toBe(false);
+    expect(repair({ FEATURE_GATES: 'NodeRepair=true' }).enabled).toBe(true);
+    expect(
+      repair({}).policies.map((p) => `${p.conditionType}=${p.conditionStatus}:${p.tolerationMs}`),
+    ).toEqual([
+      'Ready=False:600000',
+      'Ready=Unknown:600000',
+      'kubernetes.azure.com/NodeHealthy=False:0',
+      'PreemptionScheduled=True:0',
+    ]);
+  });
+
+  it('reads REPAIR_POLICIES and names a bad entry', () => {
+    const policies = repair({
+      REPAIR_POLICIES: 'Ready=Unknown/NodeStatusUnknown:20s:reboot,Foo=True:0s',
+    }).policies;
+    expect(policies).toEqual([
+      {
+        conditionType: 'Ready',
+        conditionStatus: 'Unknown',
+        conditionReason: 'NodeStatusUnknown',
+        tolerationMs: 20_000,
+        action: 'reboot',
+      },
+      { conditionType: 'Foo', conditionStatus: 'True', tolerationMs: 0, action: 'replace' },
+    ]);
+    expect(() => repair({ REPAIR_POLICIES: 'Ready=Maybe:10m' })).toThrow(
+      /REPAIR_POLICIES has "Ready=Maybe:10m": status must be True, False or Unknown/,
+    );
+    expect(() => repair({ REPAIR_POLICIES: 'Ready=False:soon' })).toThrow(
+      /REPAIR_POLICIES has "Ready=False:soon"/,
+    );
+    expect(() => repair({ REPAIR_MAX_REBOOTS: '-1' })).toThrow(/REPAIR_MAX_REBOOTS/);
   });
 });
