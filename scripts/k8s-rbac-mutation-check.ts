@@ -7,7 +7,8 @@
 // difference a mutation makes. Why tiers: each permission names the cheapest tests that reach it first,
 // and the broader ones run only if those all pass. Why a baseline: a test that already fails with every
 // permission granted (a flake under load) proves nothing about a permission, so it is left out of the
-// table's verdicts and named on its own. It runs by hand, never in CI (about 40 minutes):
+// table's verdicts and named on its own. Each run stops at its first failing test. It runs by hand,
+// never in CI (about 40 minutes):
 //   npx tsx scripts/k8s-rbac-mutation-check.ts [--only <substring>] [--out results/k8s-rbac-mutations.md]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -95,7 +96,9 @@ function failingTests(
   mkdirSync(dirname(output), { recursive: true });
   rmSync(output, { force: true });
   try {
-    execFileSync('npx', ['vitest', 'run', ...files, '--reporter=json', `--outputFile=${output}`], {
+    // A mutation needs one failing test, and a missing verb often fails by timing out: stop at the first.
+    const bail = mutation ? ['--bail=1'] : [];
+    execFileSync('npx', ['vitest', 'run', ...files, ...bail, '--reporter=json', `--outputFile=${output}`], {
       cwd: root,
       env: {
         ...process.env,
@@ -147,6 +150,11 @@ const shared: SharedControlPlane = {
   workDir: controlPlane.workDir,
 };
 writeFileSync(controlPlaneFile, JSON.stringify(shared));
+const stopOnSignal = (): void => {
+  void controlPlane.stop().finally(() => process.exit(130));
+};
+process.once('SIGINT', stopOnSignal);
+process.once('SIGTERM', stopOnSignal);
 
 try {
   // Every file any tier names, once with every permission granted.
