@@ -11,8 +11,8 @@
 // for anything a handler cares about that is not forwarded here.
 import type { ChangeType, ObjectChange, WatchedKind } from '../shared/events/cloud-event.js';
 import { isProvisionable as isProvisionablePod } from '../shared/decisions/provisionable-pod.js';
-import { AKS_GROUP } from '../shared/models/aks-node-class.js';
-import type { NodeClaim, NodeClassReference, NodePool } from '../shared/models/karpenter.js';
+import { isAksNodeClassRef } from '../shared/decisions/ownership.js';
+import type { NodeClaim, NodePool } from '../shared/models/karpenter.js';
 import { WellKnown } from '../shared/models/karpenter.js';
 import type { Node } from '../shared/models/kube.js';
 import type { PodView, WatchedObject, WatchedObjects } from './projection.js';
@@ -44,12 +44,7 @@ export interface Decision {
   next: Seen | undefined;
 }
 
-const AKS_NODE_CLASS_KIND = 'AKSNodeClass';
 export const AZURE_PROVIDER_ID_PREFIX = 'azure://';
-
-export function isAKSNodeClassRef(ref: NodeClassReference | undefined): boolean {
-  return ref?.group === AKS_GROUP && ref.kind === AKS_NODE_CLASS_KIND;
-}
 
 export function hasUnregisteredTaint(node: Node): boolean {
   return (node.spec.taints ?? []).some((taint) => taint.key === WellKnown.unregisteredTaintKey);
@@ -60,7 +55,7 @@ export function needsWork(kind: WatchedKind, object: WatchedObject): boolean {
   switch (kind) {
     case 'NodeClaim': {
       const nodeClaim = object as NodeClaim;
-      if (!isAKSNodeClassRef(nodeClaim.spec.nodeClassRef)) return false;
+      if (!isAksNodeClassRef(nodeClaim.spec.nodeClassRef)) return false;
       if (nodeClaim.metadata.deletionTimestamp !== undefined) return true;
       if (!nodeClaim.status?.providerID) return true;
       const registered = nodeClaim.status.conditions?.find((condition) => condition.type === 'Registered');
@@ -86,12 +81,12 @@ export function decide(notification: Notification): Decision {
     case 'NodeClaim':
       return decideOwned(
         notification,
-        isAKSNodeClassRef((notification.object as NodeClaim).spec.nodeClassRef),
+        isAksNodeClassRef((notification.object as NodeClaim).spec.nodeClassRef),
       );
     case 'NodePool':
       return decideOwned(
         notification,
-        isAKSNodeClassRef((notification.object as NodePool).spec.template.spec.nodeClassRef),
+        isAksNodeClassRef((notification.object as NodePool).spec.template.spec.nodeClassRef),
       );
     case 'AKSNodeClass':
       return decideOwned(notification, true);
