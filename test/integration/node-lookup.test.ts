@@ -68,7 +68,7 @@ describe('nodesWithProviderID', () => {
 
   it('a known nodeName that now belongs to another VM is not taken for this one', async () => {
     const found = await nodesWithProviderID(
-      clients.core,
+      appClients.core,
       providerID.replace(vmName, `${vmName}-other`),
       vmName,
     );
