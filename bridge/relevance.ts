@@ -11,6 +11,7 @@
 // for anything a handler cares about that is not forwarded here.
 import type { ChangeType, ObjectChange, WatchedKind } from '../shared/events/cloud-event.js';
 import { isProvisionable as isProvisionablePod } from '../shared/decisions/provisionable-pod.js';
+import { awaitsInitialization } from '../shared/decisions/initialization.js';
 import { isAksNodeClassRef } from '../shared/decisions/ownership.js';
 import type { NodeClaim, NodePool } from '../shared/models/karpenter.js';
 import { WellKnown } from '../shared/models/karpenter.js';
@@ -146,9 +147,10 @@ function decideOwned(notification: Notification, ours: boolean): Decision {
 }
 
 /**
- * Nodes: registration wants to hear about a Node while it carries `karpenter.sh/unregistered`, and
- * termination and garbage collection want to hear when an Azure Node goes away. Only tainted Nodes are
- * remembered; the taint's removal is the registration handler's own write and is not forwarded.
+ * Nodes: registration wants to hear about a Node while it carries `karpenter.sh/unregistered`,
+ * initialization while a registered Node is not yet labelled initialized (its Ready and its startup
+ * taints decide it), and termination and garbage collection want to hear when an Azure Node goes away.
+ * Only those Nodes are remembered; an initialized Node's heartbeats are never forwarded.
  */
 function decideNode(notification: Notification<'Node'>): Decision {
   const { verb, object: node, previous } = notification;
@@ -156,7 +158,7 @@ function decideNode(notification: Notification<'Node'>): Decision {
     const azure = node.spec.providerID?.startsWith(AZURE_PROVIDER_ID_PREFIX) ?? false;
     return { changes: azure ? [change('Node', node, 'DELETED')] : [], next: undefined };
   }
-  if (!hasUnregisteredTaint(node)) return { changes: [], next: undefined };
+  if (!hasUnregisteredTaint(node) && !awaitsInitialization(node)) return { changes: [], next: undefined };
   const uid = node.metadata.uid ?? '';
   const seen: Seen = { uid, digest: digestOf('Node', node) };
   const unchanged = previous !== undefined && previous.uid === uid && previous.digest === seen.digest;
