@@ -11,8 +11,9 @@
 // for anything a handler cares about that is not forwarded here.
 import type { ChangeType, ObjectChange, WatchedKind } from '../shared/events/cloud-event.js';
 import { isProvisionable as isProvisionablePod } from '../shared/decisions/provisionable-pod.js';
-import { AKS_GROUP } from '../shared/models/aks-node-class.js';
-import type { NodeClaim, NodeClassReference, NodePool } from '../shared/models/karpenter.js';
+import { awaitsInitialization } from '../shared/decisions/initialization.js';
+import { isAksNodeClassRef } from '../shared/decisions/ownership.js';
+import type { NodeClaim, NodePool } from '../shared/models/karpenter.js';
 import { WellKnown } from '../shared/models/karpenter.js';
 import type { Node } from '../shared/models/kube.js';
 import type { PodView, WatchedObject, WatchedObjects } from './projection.js';
@@ -44,12 +45,7 @@ export interface Decision {
   next: Seen | undefined;
 }
 
-const AKS_NODE_CLASS_KIND = 'AKSNodeClass';
 export const AZURE_PROVIDER_ID_PREFIX = 'azure://';
-
-export function isAKSNodeClassRef(ref: NodeClassReference | undefined): boolean {
-  return ref?.group === AKS_GROUP && ref.kind === AKS_NODE_CLASS_KIND;
-}
 
 export function hasUnregisteredTaint(node: Node): boolean {
   return (node.spec.taints ?? []).some((taint) => taint.key === WellKnown.unregisteredTaintKey);
@@ -60,7 +56,7 @@ export function needsWork(kind: WatchedKind, object: WatchedObject): boolean {
   switch (kind) {
     case 'NodeClaim': {
       const nodeClaim = object as NodeClaim;
-      if (!isAKSNodeClassRef(nodeClaim.spec.nodeClassRef)) return false;
+      if (!isAksNodeClassRef(nodeClaim.spec.nodeClassRef)) return false;
       if (nodeClaim.metadata.deletionTimestamp !== undefined) return true;
       if (!nodeClaim.status?.providerID) return true;
       const registered = nodeClaim.status.conditions?.find((condition) => condition.type === 'Registered');
@@ -86,12 +82,12 @@ export function decide(notification: Notification): Decision {
     case 'NodeClaim':
       return decideOwned(
         notification,
-        isAKSNodeClassRef((notification.object as NodeClaim).spec.nodeClassRef),
+        isAksNodeClassRef((notification.object as NodeClaim).spec.nodeClassRef),
       );
     case 'NodePool':
       return decideOwned(
         notification,
-        isAKSNodeClassRef((notification.object as NodePool).spec.template.spec.nodeClassRef),
+        isAksNodeClassRef((notification.object as NodePool).spec.template.spec.nodeClassRef),
       );
     case 'AKSNodeClass':
       return decideOwned(notification, true);
@@ -151,9 +147,10 @@ function decideOwned(notification: Notification, ours: boolean): Decision {
 }
 
 /**
- * Nodes: registration wants to hear about a Node while it carries `karpenter.sh/unregistered`, and
- * termination and garbage collection want to hear when an Azure Node goes away. Only tainted Nodes are
- * remembered; the taint's removal is the registration handler's own write and is not forwarded.
+ * Nodes: registration wants to hear about a Node while it carries `karpenter.sh/unregistered`,
+ * initialization while a registered Node is not yet labelled initialized (its Ready and its startup
+ * taints decide it), and termination and garbage collection want to hear when an Azure Node goes away.
+ * Only those Nodes are remembered; an initialized Node's heartbeats are never forwarded.
  */
 function decideNode(notification: Notification<'Node'>): Decision {
   const { verb, object: node, previous } = notification;
@@ -161,7 +158,7 @@ function decideNode(notification: Notification<'Node'>): Decision {
     const azure = node.spec.providerID?.startsWith(AZURE_PROVIDER_ID_PREFIX) ?? false;
     return { changes: azure ? [change('Node', node, 'DELETED')] : [], next: undefined };
   }
-  if (!hasUnregisteredTaint(node)) return { changes: [], next: undefined };
+  if (!hasUnregisteredTaint(node) && !awaitsInitialization(node)) return { changes: [], next: undefined };
   const uid = node.metadata.uid ?? '';
   const seen: Seen = { uid, digest: digestOf('Node', node) };
   const unchanged = previous !== undefined && previous.uid === uid && previous.digest === seen.digest;

@@ -2,33 +2,31 @@
 // reports its outcome, and the activities it calls.
 import { getDependencies } from '../shared/lifecycle/dependencies.js';
 import {
+  LaunchMonitorActivities,
   launchMonitorOrchestrator,
-  type LaunchMonitorInput,
-  type PollVmCreationInput,
-  type RecordLaunchFailureInput,
 } from '../shared/lifecycle/launch/launch-monitor.js';
 import {
   pollVmCreation,
   recordLaunchSuccess,
   recordMonitorFailure,
 } from '../shared/lifecycle/launch/launch-outcome.js';
-import { outageTolerantActivity } from '../shared/lifecycle/outage-retry.js';
+import { outageTolerantRegistration } from '../shared/lifecycle/durable-activity.js';
 import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { LaunchMonitorNames } from '../shared/runtime/function-names.js';
 
 export const launchFunctions: readonly FunctionDefinition[] = [
   orchestration(LaunchMonitorNames.orchestration, launchMonitorOrchestrator),
   // One poll of a VM's creation LRO (restores the serialized SDK poller).
-  outageTolerantActivity(LaunchMonitorNames.pollVmCreation, (input: PollVmCreationInput) =>
+  outageTolerantRegistration(LaunchMonitorActivities.pollVmCreation, (input) =>
     pollVmCreation(getDependencies(), input),
   ),
   // Launched=True, imageID, capacity and allocatable on the NodeClaim.
-  outageTolerantActivity(LaunchMonitorNames.recordLaunchSuccess, (input: LaunchMonitorInput) =>
+  outageTolerantRegistration(LaunchMonitorActivities.recordLaunchSuccess, (input) =>
     recordLaunchSuccess(getDependencies(), input),
   ),
   // Launched=False with the classified reason, offering marked unavailable, VM and NodeClaim deleted; or,
   // for a transient failure within the retry bound, the VM deleted and the NodeClaim launched again.
-  outageTolerantActivity(LaunchMonitorNames.recordLaunchFailure, (input: RecordLaunchFailureInput, context) =>
+  outageTolerantRegistration(LaunchMonitorActivities.recordLaunchFailure, (input, context) =>
     recordMonitorFailure(getDependencies(), input, context),
   ),
 ];

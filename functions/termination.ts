@@ -1,29 +1,29 @@
 // The termination workflow of a deleted NodeClaim: drain its Node, delete its VM, then delete the Node
 // and release the NodeClaim's finalizer.
 import { getDependencies } from '../shared/lifecycle/dependencies.js';
-import { drainNodeClaim, type DrainInput } from '../shared/lifecycle/termination/drain.js';
+import { drainNodeClaim } from '../shared/lifecycle/termination/drain.js';
 import {
   deleteNodeClaimVm,
   finishNodeClaimTermination,
+  TerminationActivities,
   terminationOrchestrator,
-  type TerminationInput,
 } from '../shared/lifecycle/termination/termination.js';
-import { outageTolerantActivity } from '../shared/lifecycle/outage-retry.js';
+import { outageTolerantRegistration } from '../shared/lifecycle/durable-activity.js';
 import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { TerminationNames } from '../shared/runtime/function-names.js';
 
 export const terminationFunctions: readonly FunctionDefinition[] = [
   orchestration(TerminationNames.orchestration, terminationOrchestrator),
   // One drain pass over the Node (taint, evict, delete what is left after the grace period).
-  outageTolerantActivity(TerminationNames.drain, (input: DrainInput) =>
+  outageTolerantRegistration(TerminationActivities.drain, (input) =>
     drainNodeClaim(getDependencies(), input),
   ),
   // Stops the launch monitor and deletes the VM; reports 'Gone' once ARM no longer has it.
-  outageTolerantActivity(TerminationNames.deleteVm, (input: TerminationInput, context) =>
+  outageTolerantRegistration(TerminationActivities.deleteVm, (input, context) =>
     deleteNodeClaimVm(getDependencies(), input, context),
   ),
   // Deletes the Node and removes the NodeClaim's termination finalizer.
-  outageTolerantActivity(TerminationNames.finish, (input: TerminationInput) =>
+  outageTolerantRegistration(TerminationActivities.finish, (input) =>
     finishNodeClaimTermination(getDependencies(), input),
   ),
 ];

@@ -3,6 +3,11 @@
 // through types alone still means two modules that cannot be understood, or moved, one without the other.
 // It reads import specifiers with the compiler's pre-processor (no type checking), so it takes well under
 // a second for the whole repository.
+//
+// It also fails when two folders of shared/lifecycle/ import each other, directly or around a loop, even
+// if no two files do: a folder is the unit a reader opens (launch, termination, disruption, the sweep),
+// and one that needs another needing it back cannot be read, or moved, on its own. Files directly in
+// shared/lifecycle/ are the folders' common ground and take no part in the folder check.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,16 +145,75 @@ function cycleWithin(
   return [start, start];
 }
 
+/** The folders whose folder-level cycles count: the direct subfolders of each of these. */
+export const LAYERED_FOLDERS = ['shared/lifecycle'];
+
+/**
+ * The cycles among the direct subfolders of `parent` (an absolute path), each as a closed path of folder
+ * names, and for each step of it one import that makes it (`from` file imports `to` file).
+ */
+export function findFolderCycles(
+  files: readonly string[],
+  parent: string,
+): { folders: string[]; imports: { from: string; to: string }[] }[] {
+  const known = new Set(files);
+  const folderOf = (file: string): string | undefined => {
+    const relative = path.relative(parent, file);
+    if (relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+    const parts = relative.split(path.sep);
+    return parts.length > 1 ? parts[0] : undefined;
+  };
+  const graph = new Map<string, Set<string>>();
+  const witness = new Map<string, { from: string; to: string }>();
+  for (const file of files) {
+    const from = folderOf(file);
+    if (from === undefined) continue;
+    if (!graph.has(from)) graph.set(from, new Set());
+    for (const target of relativeImports(file, known)) {
+      const to = folderOf(target);
+      if (to === undefined || to === from) continue;
+      graph.get(from)?.add(to);
+      if (!graph.has(to)) graph.set(to, new Set());
+      const edge = `${from}>${to}`;
+      if (!witness.has(edge)) witness.set(edge, { from: file, to: target });
+    }
+  }
+  const edges = new Map([...graph].map(([folder, targets]) => [folder, [...targets].sort()]));
+  return stronglyConnected(edges)
+    .filter((component) => component.length > 1)
+    .map((component) => {
+      const folders = cycleWithin(edges, new Set(component));
+      const imports = folders
+        .slice(1)
+        .map((to, i) => witness.get(`${folders[i]}>${to}`) as { from: string; to: string });
+      return { folders, imports };
+    });
+}
+
 function main(): void {
   const roots = process.argv.slice(2);
-  const cycles = findImportCycles(sourceFiles(roots.length > 0 ? roots : ['.']));
-  if (cycles.length === 0) return;
+  const files = sourceFiles(roots.length > 0 ? roots : ['.']);
   const relative = (file: string): string => path.relative(process.cwd(), file);
-  console.error(
-    `${cycles.length} import cycle(s); break each by moving what both sides need into a third module:`,
-  );
-  for (const cycle of cycles) console.error(`  ${cycle.map(relative).join('\n    -> ')}`);
-  process.exitCode = 1;
+  const cycles = findImportCycles(files);
+  if (cycles.length > 0) {
+    console.error(
+      `${cycles.length} import cycle(s); break each by moving what both sides need into a third module:`,
+    );
+    for (const cycle of cycles) console.error(`  ${cycle.map(relative).join('\n    -> ')}`);
+    process.exitCode = 1;
+  }
+  for (const layered of LAYERED_FOLDERS) {
+    const folderCycles = findFolderCycles(files, path.resolve(layered));
+    if (folderCycles.length === 0) continue;
+    console.error(
+      `${folderCycles.length} folder cycle(s) in ${layered}/; move what both folders need into one of them or up into ${layered}/:`,
+    );
+    for (const { folders, imports } of folderCycles) {
+      console.error(`  ${folders.join(' -> ')}`);
+      for (const { from, to } of imports) console.error(`    ${relative(from)} imports ${relative(to)}`);
+    }
+    process.exitCode = 1;
+  }
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

@@ -2,7 +2,7 @@
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { V1MicroTime } from '@kubernetes/client-node';
 import { guardedNodePatch } from '../../shared/decisions/node-patch.js';
-import { isConflict, isNotFound } from '../../shared/kube/errors.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../../shared/kube/errors.js';
 import type { Taint } from '../../shared/models/kube.js';
 import type { KubeRest } from './kube-rest.js';
 import { leaseDurationSeconds, nodeLeaseNamespace } from './node-template.js';
@@ -103,7 +103,7 @@ export class KubeletApi {
     try {
       await this.#createLease(nodeName, nodeUid, renewTime);
     } catch (error) {
-      if (!isConflict(error)) throw error;
+      if (!isAlreadyExists(error)) throw error;
       await this.#patchLease(nodeName, renewTime);
     }
   }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { isConflict } from '../../shared/kube/errors.js';
+import { isAlreadyExists } from '../../shared/kube/errors.js';
 import type { KubeRest } from './kube-rest.js';
 import type { ApiEndpoint } from './tls-bootstrap.js';
 
@@ -24,7 +24,7 @@ export async function ensureNodeBootstrapBindings(rest: KubeRest): Promise<void>
         binding,
       );
     } catch (error) {
-      if (!isConflict(error)) throw error;
+      if (!isAlreadyExists(error)) throw error;
     }
   }
 }

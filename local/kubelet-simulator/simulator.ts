@@ -24,7 +24,7 @@ import {
 } from '../../shared/decisions/aks-node-config.js';
 import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
 import { parseProviderId, providerIdFor } from '../../shared/decisions/vm-spec.js';
-import { isConflict, isNotFound, statusCodeOf } from '../../shared/kube/errors.js';
+import { isAlreadyExists, isConflict, isNotFound, statusCodeOf } from '../../shared/kube/errors.js';
 import { silentLogger, type Logger } from '../../shared/observability/logger.js';
 import {
   skuCatalog,
@@ -375,7 +375,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
           vm: vm.vmName,
         });
       }
-      if (!isConflict(error)) {
+      if (!isAlreadyExists(error)) {
         // kubelet keeps trying to register for as long as the machine runs.
         if (vm.phase === 'registering') {
           vm.phase = 'booting';

@@ -110,6 +110,16 @@ export function evaluateInitialization(nodeClaim: NodeClaim, node: Node | undefi
   return verdict('True', InitializationReasons.initialized, '');
 }
 
+/**
+ * A registered Node of a NodePool (registration copied karpenter.sh/nodepool onto it) that is not yet
+ * labelled initialized: the changes that can initialize it (Ready, a startup taint removed) are worth an
+ * event, so a replacement is Initialized when its Node is, not at the next sweep.
+ */
+export function awaitsInitialization(node: Pick<Node, 'metadata'>): boolean {
+  const labels = node.metadata.labels ?? {};
+  return labels[WellKnown.nodePoolLabel] !== undefined && labels[WellKnown.initializedLabel] !== 'true';
+}
+
 /** Node labels with karpenter.sh/initialized=true; the input object itself when already present. */
 export function nodeLabelsAfterInitialization(node: Node): Record<string, string> {
   const labels = node.metadata.labels ?? {};

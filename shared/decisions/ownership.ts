@@ -4,8 +4,9 @@
 import { AKS_GROUP } from '../models/aks-node-class.js';
 import type { NodeClaim, NodeClassReference, NodePool } from '../models/karpenter.js';
 
-export function isAksNodeClassRef(ref: NodeClassReference): boolean {
-  return ref.group === AKS_GROUP && ref.kind === 'AKSNodeClass';
+/** Takes a missing reference too: the event bridge judges objects as the watch hands them over. */
+export function isAksNodeClassRef(ref: NodeClassReference | undefined): boolean {
+  return ref?.group === AKS_GROUP && ref.kind === 'AKSNodeClass';
 }
 
 export function isManagedNodeClaim(nodeClaim: Pick<NodeClaim, 'spec'>): boolean {

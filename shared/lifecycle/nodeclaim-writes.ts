@@ -1,12 +1,15 @@
 // Guarded NodeClaim writes. Every write carries the resourceVersion it was computed from, so a handler
 // working from stale state gets a conflict and recomputes from a fresh read instead of overwriting newer
-// data. Status updates are functions of the current NodeClaim, which makes the retry loop trivial.
+// data. Status updates are functions of the current NodeClaim, which makes the retry loop trivial: on a
+// conflict the NodeClaim is re-read and the update applied again. (status-write.ts is the other kind: a
+// NodePool's or AKSNodeClass's status is computed from the whole sweep view, so a conflict leaves it to
+// the next sweep instead.)
 import type { NodeClaim, NodeClaimStatus } from '../models/index.js';
 import { statusChanged } from '../decisions/nodeclaim-status.js';
 import type { KarpenterObjects } from '../kube/custom-objects.js';
 import { retryOnConflict } from '../kube/retry-on-conflict.js';
 
-export interface StatusWrite {
+export interface NodeClaimStatusWrite {
   /** The NodeClaim as stored after this call. */
   nodeClaim: NodeClaim;
   /** The version the last computed status came from: what this call changed, if it wrote. */
@@ -23,10 +26,10 @@ export async function writeNodeClaimStatus(
   objects: KarpenterObjects,
   current: NodeClaim,
   update: (nodeClaim: NodeClaim) => NodeClaimStatus,
-): Promise<StatusWrite | undefined> {
+): Promise<NodeClaimStatusWrite | undefined> {
   return retryOnConflict(
     current,
-    async (nodeClaim): Promise<StatusWrite | undefined> => {
+    async (nodeClaim): Promise<NodeClaimStatusWrite | undefined> => {
       if (nodeClaim.metadata.uid !== current.metadata.uid) return undefined;
       const status = update(nodeClaim);
       if (!statusChanged(nodeClaim.status, status)) return { nodeClaim, before: nodeClaim, written: false };

@@ -23,6 +23,8 @@ import { recordNodeClaimTransition } from '../observability/nodeclaim-status-met
 import type { LifecycleDependencies } from './dependencies.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from './nodeclaim-writes.js';
+import { awaitsInitialization } from '../decisions/initialization.js';
+import { reconcileInitialization, type InitializationOutcome } from './initialization.js';
 
 export type RegistrationOutcome =
   | { outcome: 'skipped'; why: string }
@@ -177,7 +179,10 @@ function recordRegistered(deps: LifecycleDependencies, nodeClaim: NodeClaim): vo
 }
 
 export type NodeEventOutcome =
-  { outcome: 'ignored'; why: string } | { outcome: 'no-nodeclaim'; providerID: string } | RegistrationOutcome;
+  | { outcome: 'ignored'; why: string }
+  | { outcome: 'no-nodeclaim'; providerID: string }
+  | RegistrationOutcome
+  | InitializationOutcome;
 
 /**
  * A node event's outcome for a log line: names and flags. The outcomes carry whole NodeClaims and Nodes
@@ -211,6 +216,18 @@ export function describeNodeEventOutcome(
       return { outcome: result.outcome, providerID: result.providerID };
     case 'nodeclaim-gone':
       return { outcome: result.outcome };
+    case 'waiting':
+      return {
+        outcome: result.outcome,
+        nodeClaim: result.nodeClaim.metadata.name,
+        reason: result.reason,
+      };
+    case 'initialized':
+      return {
+        outcome: result.outcome,
+        nodeClaim: result.nodeClaim.metadata.name,
+        statusWritten: result.statusWritten,
+      };
   }
 }
 
@@ -241,8 +258,10 @@ async function nodeClaimForProviderId(
 }
 
 /**
- * The bridge's path into registration: a Node that still carries karpenter.sh/unregistered is matched to
- * its NodeClaim by providerID and registered by the same reconcileRegistration the sweep uses. Only the
+ * The bridge's path into registration and initialization: a Node that still carries
+ * karpenter.sh/unregistered is matched to its NodeClaim by providerID and registered by the same
+ * reconcileRegistration the sweep uses; a registered Node not yet labelled initialized is initialized by
+ * the sweep's reconcileInitialization, so a Node turning Ready initializes its NodeClaim at once. Only the
  * event's Node is passed as a candidate: listing every Node per event would make a scale-up of N nodes
  * cost N², so a second Node with the same providerID is reported (MultipleNodesFound) by the sweep when
  * it is the one that registers the NodeClaim.
@@ -255,10 +274,12 @@ export async function registerNodeFromEvent(
   const node = await getNode(core, nodeName);
   if (!node) return { outcome: 'ignored', why: 'Node is gone' };
   const unregistered = (node.spec.taints ?? []).some((t) => t.key === WellKnown.unregisteredTaintKey);
-  if (!unregistered) return { outcome: 'ignored', why: 'Node carries no unregistered taint' };
+  if (!unregistered && !awaitsInitialization(node))
+    return { outcome: 'ignored', why: 'Node is registered and initialized' };
   const providerID = node.spec.providerID;
   if (!providerID) return { outcome: 'ignored', why: 'Node has no providerID yet' };
   const nodeClaim = await nodeClaimForProviderId(deps, providerID);
   if (!nodeClaim) return { outcome: 'no-nodeclaim', providerID };
+  if (!unregistered) return reconcileInitialization(deps, nodeClaim, [node]);
   return reconcileRegistration(deps, nodeClaim, [node]);
 }

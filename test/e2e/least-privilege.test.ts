@@ -1,7 +1,7 @@
 // Least privilege, end to end: the Function App runs as its shipped Kubernetes identity and the ARM
 // emulator enforces its shipped Azure roles. Without the VM role's NSG join action, a launch ends
 // Launched=False naming the action and its scope, with one event, no VM and no further PUT however often
-// the NodeClaim is announced; and a VM of someone else's that already has a NodeClaim's VM name is never
+// the NodeClaim is announced; without the VM read, the same, from the read before any PUT; and a VM of someone else's that already has a NodeClaim's VM name is never
 // adopted, nor deleted when the NodeClaim goes.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { eventually, startLaunchStack, type LaunchStack } from '../support/launc
 import { announceNodeClaim, launchNodeClaim } from '../support/launch-nodeclaim.js';
 
 const NSG_JOIN = 'Microsoft.Network/networkSecurityGroups/join/action';
+const VM_READ = 'Microsoft.Compute/virtualMachines/read';
 const suffix = randomUUID().slice(0, 6);
 
 async function launchedCondition(stack: LaunchStack, name: string, reason: string) {
@@ -84,6 +85,37 @@ describe('a VM role without the NSG join action', () => {
       undefined,
     );
     await stack.admin.objects.nodeClaims.delete(nodeClaim.metadata.name);
+  });
+});
+
+describe('a VM role without virtualMachines/read', () => {
+  let stack: LaunchStack;
+  const className = `vmread-${suffix}`;
+
+  beforeAll(async () => {
+    stack = await startLaunchStack({ azureRoleWithout: { role: 'vmOperator', action: VM_READ } });
+    await stack.admin.objects.nodeClasses.create(nodeClass(className, 'Ubuntu2204'));
+  });
+  afterAll(async () => {
+    await stack?.admin.objects.nodeClasses.delete(className).catch(() => undefined);
+    await stack?.stop();
+  });
+
+  it('ends Launched=False naming the read it was refused: no PUT, and the read is not retried', async () => {
+    const nodeClaim = await launchNodeClaim(stack, className);
+    const vmName = vmNameFor(nodeClaim.metadata.name);
+    const launched = await launchedCondition(stack, nodeClaim.metadata.name, 'AuthorizationFailed');
+    expect(launched.status).toBe('False');
+    expect(launched.message).toContain(`lacks ${VM_READ}`);
+
+    await reannounce(stack, nodeClaim, 3);
+    await queueDrained(stack);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const requests = stack.emulator.controls.requests({ vmName });
+    expect(requests.map((r) => [r.method, r.status, r.errorCode])).toEqual([
+      ['GET', 403, 'AuthorizationFailed'],
+    ]);
+    expect(await warningsAbout(stack, nodeClaim, 'AuthorizationFailed')).toHaveLength(1);
   });
 });
 

@@ -1,7 +1,9 @@
 // Event aggregation against the real kube-apiserver the global setup starts: repeats of one reason and
 // message on one NodeClaim are one Event whose count says how often; another recorder (another instance of
 // the app, or this one restarted) counts on the same Event; new Events per object are rate limited, while
-// repeats of an existing series still count. Nothing mocked.
+// repeats of an existing series still count. Nothing mocked: the recorders write as the Function App's
+// shipped identity (its ClusterRole's create, get and update on Events); admin only creates the NodeClaims
+// and reads the Events back.
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi, KubeConfig, type CoreV1Event } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -13,12 +15,18 @@ import { silentLogger } from '../../shared/observability/logger.js';
 import { exampleRequirements, nodeClassRef } from '../support/fixtures.js';
 
 let clients: KubeClients;
+let appClients: KubeClients;
 const created: string[] = [];
 
-beforeAll(() => {
+function clientsOf(kubeconfigPath: string): KubeClients {
   const config = new KubeConfig();
-  config.loadFromFile(inject('kubeconfigPath'));
-  clients = { core: config.makeApiClient(CoreV1Api), custom: config.makeApiClient(CustomObjectsApi), config };
+  config.loadFromFile(kubeconfigPath);
+  return { core: config.makeApiClient(CoreV1Api), custom: config.makeApiClient(CustomObjectsApi), config };
+}
+
+beforeAll(() => {
+  clients = clientsOf(inject('kubeconfigPath'));
+  appClients = clientsOf(inject('functionsKubeconfigPath'));
 });
 
 afterAll(async () => {
@@ -53,7 +61,7 @@ async function eventsOn(target: EventTarget): Promise<CoreV1Event[]> {
 describe('event aggregation', () => {
   it('records one reason repeated 50 times on one NodeClaim as one Event with count 50', async () => {
     const target = await nodeClaimTarget('events-repeat');
-    const recorder = kubeEventRecorder(async () => clients, 'nodeclaim-azure-functions', silentLogger);
+    const recorder = kubeEventRecorder(async () => appClients, 'nodeclaim-azure-functions', silentLogger);
     for (let i = 0; i < 25; i++) await recorder.warning(target, 'LaunchFailed', 'the same message');
     // Repeats that arrive together are serialized per series instead of conflicting.
     await Promise.all(
@@ -72,7 +80,7 @@ describe('event aggregation', () => {
     );
 
     // Another instance of the app knows nothing of the series, and counts on the same Event.
-    const another = kubeEventRecorder(async () => clients, 'nodeclaim-azure-functions', silentLogger);
+    const another = kubeEventRecorder(async () => appClients, 'nodeclaim-azure-functions', silentLogger);
     await another.warning(target, 'LaunchFailed', 'the same message');
     const after = await eventsOn(target);
     expect(after.map((e) => e.count)).toEqual([51]);
@@ -80,7 +88,7 @@ describe('event aggregation', () => {
 
   it('keeps distinct reasons and messages apart', async () => {
     const target = await nodeClaimTarget('events-distinct');
-    const recorder = kubeEventRecorder(async () => clients, 'nodeclaim-azure-functions', silentLogger);
+    const recorder = kubeEventRecorder(async () => appClients, 'nodeclaim-azure-functions', silentLogger);
     await recorder.normal(target, 'Launched', 'one');
     await recorder.normal(target, 'Launched', 'one');
     await recorder.normal(target, 'Launched', 'two');
@@ -93,7 +101,7 @@ describe('event aggregation', () => {
 
   it('rate limits new Events per object, and still counts repeats of a series once the burst is spent', async () => {
     const target = await nodeClaimTarget('events-limit');
-    const recorder = kubeEventRecorder(async () => clients, 'nodeclaim-azure-functions', silentLogger);
+    const recorder = kubeEventRecorder(async () => appClients, 'nodeclaim-azure-functions', silentLogger);
     for (let i = 0; i < EVENT_BURST_PER_OBJECT + 5; i++)
       await recorder.normal(target, 'Step', `message ${i}`);
     expect(await eventsOn(target)).toHaveLength(EVENT_BURST_PER_OBJECT);
@@ -105,7 +113,7 @@ describe('event aggregation', () => {
   it('starts the series over on the same Event when a repeat comes after the window', async () => {
     const target = await nodeClaimTarget('events-window');
     let clock = new Date('2026-01-01T00:00:00Z');
-    const recorder = kubeEventRecorder(async () => clients, 'nodeclaim-azure-functions', silentLogger, {
+    const recorder = kubeEventRecorder(async () => appClients, 'nodeclaim-azure-functions', silentLogger, {
       windowMs: 60_000,
       now: () => clock,
     });

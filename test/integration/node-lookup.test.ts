@@ -1,7 +1,8 @@
 // Finding a NodeClaim's Nodes by providerID against the real kube-apiserver, without listing every Node:
 // an Azure providerID names its VM, and the VM's Node carries that name (the computer name is the VM
 // name; kubelet registers under the host name in lower case). Requests are counted on the client's
-// HTTP layer, so a lookup that fell back to a whole-cluster list would show.
+// HTTP layer, so a lookup that fell back to a whole-cluster list would show. The lookups run as the
+// Function App's shipped identity; admin creates the Nodes.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { kubeClientsFromKubeconfig, type KubeClients } from '../../shared/kube/client.js';
@@ -12,9 +13,11 @@ const vmName = `aks-lookup-${suffix}`;
 const providerID = `azure:///subscriptions/sub/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/${vmName}`;
 const created: string[] = [];
 let clients: KubeClients;
+let appClients: KubeClients;
 
 beforeAll(() => {
   clients = kubeClientsFromKubeconfig(inject('kubeconfigPath'));
+  appClients = kubeClientsFromKubeconfig(inject('functionsKubeconfigPath'));
 });
 
 afterAll(async () => {
@@ -47,7 +50,7 @@ describe('nodesWithProviderID', () => {
     await createNode(vmName, providerID.toLowerCase());
     let found: unknown;
     const paths = await requestsOf(async () => {
-      found = await nodesWithProviderID(clients.core, providerID);
+      found = await nodesWithProviderID(appClients.core, providerID);
     });
     expect(found).toMatchObject([{ metadata: { name: vmName } }]);
     expect(paths).toEqual([`/api/v1/nodes/${vmName}`]);
@@ -57,7 +60,7 @@ describe('nodesWithProviderID', () => {
     const missing = providerID.replace(vmName, `${vmName}-never-joined`);
     let found: unknown;
     const paths = await requestsOf(async () => {
-      found = await nodesWithProviderID(clients.core, missing);
+      found = await nodesWithProviderID(appClients.core, missing);
     });
     expect(found).toEqual([]);
     expect(paths).toEqual([`/api/v1/nodes/${vmName}-never-joined`]);
@@ -65,7 +68,7 @@ describe('nodesWithProviderID', () => {
 
   it('a known nodeName that now belongs to another VM is not taken for this one', async () => {
     const found = await nodesWithProviderID(
-      clients.core,
+      appClients.core,
       providerID.replace(vmName, `${vmName}-other`),
       vmName,
     );
@@ -77,7 +80,7 @@ describe('nodesWithProviderID', () => {
     await createNode(`foreign-${suffix}`, foreign);
     let found: unknown;
     const paths = await requestsOf(async () => {
-      found = await nodesWithProviderID(clients.core, foreign);
+      found = await nodesWithProviderID(appClients.core, foreign);
     });
     expect(found).toMatchObject([{ metadata: { name: `foreign-${suffix}` } }]);
     expect(paths.some((path) => path.startsWith('/api/v1/nodes?'))).toBe(true);

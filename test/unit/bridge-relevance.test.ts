@@ -56,6 +56,7 @@ function node(overrides: {
   tainted?: boolean;
   otherTaints?: Node['spec']['taints'];
   ready?: 'True' | 'False';
+  labels?: Record<string, string>;
 }): Node {
   const taints = [
     ...(overrides.tainted ? [{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' as const }] : []),
@@ -68,6 +69,7 @@ function node(overrides: {
       name: overrides.name ?? 'aks-node-1',
       uid: overrides.uid ?? 'node-uid-1',
       resourceVersion: overrides.rv ?? '7',
+      ...(overrides.labels && { labels: overrides.labels }),
     },
     spec: {
       ...(overrides.providerID !== undefined && { providerID: overrides.providerID }),
@@ -420,6 +422,38 @@ describe('Nodes', () => {
       initialList: false,
     });
     expect(registered).toEqual({ changes: [], next: undefined });
+  });
+
+  it("forwards a registered NodePool Node's readiness and taint changes until it is labelled initialized", () => {
+    const pool = { 'karpenter.sh/nodepool': 'general' };
+    const notReady = node({ labels: pool, ready: 'False' });
+    const previous = seenOf('Node', notReady);
+    const ready = decide({
+      kind: 'Node',
+      verb: 'update',
+      object: node({ labels: pool, ready: 'True' }),
+      previous,
+      initialList: false,
+    });
+    expect(ready.changes.map((c) => c.changeType)).toEqual(['MODIFIED']);
+    // A heartbeat of the same Node changes nothing a handler reads.
+    expect(
+      changeTypes({
+        kind: 'Node',
+        verb: 'update',
+        object: node({ labels: pool, ready: 'True', rv: '9' }),
+        previous: ready.next,
+        initialList: false,
+      }),
+    ).toEqual([]);
+    const initialized = decide({
+      kind: 'Node',
+      verb: 'update',
+      object: node({ labels: { ...pool, 'karpenter.sh/initialized': 'true' }, ready: 'True' }),
+      previous: ready.next,
+      initialList: false,
+    });
+    expect(initialized).toEqual({ changes: [], next: undefined });
   });
 
   it('forwards the deletion of a Node whose providerID is an Azure one, tainted or not', () => {

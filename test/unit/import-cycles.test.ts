@@ -5,7 +5,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findImportCycles, sourceFiles } from '../../scripts/check-import-cycles.js';
+import { findFolderCycles, findImportCycles, sourceFiles } from '../../scripts/check-import-cycles.js';
 
 let root: string | undefined;
 
@@ -76,6 +76,58 @@ describe('findImportCycles', () => {
         'left.ts': "import './bottom.js';\nimport 'node:fs';\nimport '@azure/functions';\n",
         'right.ts': "import './bottom.js';\nimport './missing.js';\n",
         'bottom.ts': 'export const bottom = 1;\n',
+      }),
+    ).toEqual([]);
+  });
+});
+
+describe('findFolderCycles', () => {
+  const folderCyclesIn = (files: Record<string, string>) => {
+    const dir = project(files);
+    return findFolderCycles(sourceFiles([dir]), path.join(dir, 'lifecycle')).map(({ folders, imports }) => ({
+      folders,
+      imports: imports.map(({ from, to }) => `${path.relative(dir, from)} > ${path.relative(dir, to)}`),
+    }));
+  };
+
+  it('finds two folders that import each other though no two files do, naming an import per step', () => {
+    expect(
+      folderCyclesIn({
+        'lifecycle/sweep/steps.ts':
+          "import { drift } from '../disruption/drift.js';\nexport const steps = [drift];\n",
+        'lifecycle/sweep/step.ts': 'export type Step = () => void;\n',
+        'lifecycle/disruption/drift.ts':
+          "import type { Step } from '../sweep/step.js';\nexport const drift: Step = () => undefined;\n",
+      }),
+    ).toEqual([
+      {
+        folders: ['disruption', 'sweep', 'disruption'],
+        imports: [
+          'lifecycle/disruption/drift.ts > lifecycle/sweep/step.ts',
+          'lifecycle/sweep/steps.ts > lifecycle/disruption/drift.ts',
+        ],
+      },
+    ]);
+  });
+
+  it('finds a loop around three folders', () => {
+    expect(
+      folderCyclesIn({
+        'lifecycle/a/x.ts': "import '../b/y.js';\n",
+        'lifecycle/b/y.ts': "import '../c/z.js';\n",
+        'lifecycle/c/z.ts': "import '../a/w.js';\n",
+        'lifecycle/a/w.ts': 'export const w = 1;\n',
+      }).map((cycle) => cycle.folders),
+    ).toEqual([['a', 'b', 'c', 'a']]);
+  });
+
+  it('lets folders share the files directly in the parent, and ignores folders elsewhere', () => {
+    expect(
+      folderCyclesIn({
+        'lifecycle/common.ts': "import '../outside/o.js';\nexport const common = 1;\n",
+        'lifecycle/a/x.ts': "import '../common.js';\nimport '../b/y.js';\n",
+        'lifecycle/b/y.ts': "import '../common.js';\n",
+        'outside/o.ts': "import '../lifecycle/a/x.js';\n",
       }),
     ).toEqual([]);
   });

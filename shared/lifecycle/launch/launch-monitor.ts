@@ -5,7 +5,7 @@
 // requires: time comes from currentUtcDateTime, spread from the instance ID, and every I/O (the count
 // included) happens in activities.
 import type * as df from 'durable-functions';
-import { callActivityThroughOutages } from '../outage-retry.js';
+import { callThroughOutages, durableActivity } from '../durable-activity.js';
 import type { ArmErrorInfo } from '../../azure/virtual-machines.js';
 import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/network-mode.js';
 import type { Offering } from '../../decisions/offerings.js';
@@ -77,6 +77,17 @@ export type LaunchMonitorOutput =
   | { outcome: 'Failed'; polls: number; code?: string }
   | { outcome: 'TimedOut'; polls: number };
 
+/** The monitor's activities: one descriptor each gives their registration and the typed calls below. */
+export const LaunchMonitorActivities = {
+  pollVmCreation: durableActivity<PollVmCreationInput, PollVmCreationResult>(
+    LaunchMonitorNames.pollVmCreation,
+  ),
+  recordLaunchSuccess: durableActivity<LaunchMonitorInput>(LaunchMonitorNames.recordLaunchSuccess),
+  recordLaunchFailure: durableActivity<RecordLaunchFailureInput, RecordLaunchFailureResult>(
+    LaunchMonitorNames.recordLaunchFailure,
+  ),
+};
+
 /** The first launch's monitor keeps the plain ID; each relaunch after a transient failure has its own. */
 export const launchMonitorInstanceId = (nodeClaimUid: string, retries = 0): string =>
   retries === 0 ? `launch-${nodeClaimUid}` : `launch-${nodeClaimUid}-retry-${retries}`;
@@ -105,35 +116,23 @@ export function* launchMonitorOrchestrator(
     if (waitMs > 0) yield context.df.createTimer(new Date(now + waitMs));
 
     const pollInput: PollVmCreationInput = { vmName: input.vmName, ...(pollerState ? { pollerState } : {}) };
-    const poll = yield* callActivityThroughOutages<PollVmCreationResult>(
-      context,
-      LaunchMonitorNames.pollVmCreation,
-      pollInput,
-    );
+    const poll = yield* callThroughOutages(context, LaunchMonitorActivities.pollVmCreation, pollInput);
 
     if (poll.status === 'Succeeded') {
-      yield* callActivityThroughOutages(context, LaunchMonitorNames.recordLaunchSuccess, input);
+      yield* callThroughOutages(context, LaunchMonitorActivities.recordLaunchSuccess, input);
       return { outcome: 'Launched', polls };
     }
     if (poll.status === 'Failed') {
       const failure: RecordLaunchFailureInput = { monitor: input, error: poll.error, timedOut: false };
       const code = poll.error.code ? { code: poll.error.code } : {};
-      let recorded = yield* callActivityThroughOutages<RecordLaunchFailureResult>(
-        context,
-        LaunchMonitorNames.recordLaunchFailure,
-        failure,
-      );
+      let recorded = yield* callThroughOutages(context, LaunchMonitorActivities.recordLaunchFailure, failure);
       if (!recorded) return { outcome: 'Failed', polls, ...code };
       // A transient failure: the activity deletes the VM and is called again until it is gone, then lets
       // launch launch the NodeClaim again.
       while (recorded?.relaunch === 'VmDeleting') {
         const next = context.df.currentUtcDateTime.getTime() + input.pollIntervalSeconds * 1000;
         yield context.df.createTimer(new Date(next));
-        recorded = yield* callActivityThroughOutages<RecordLaunchFailureResult>(
-          context,
-          LaunchMonitorNames.recordLaunchFailure,
-          failure,
-        );
+        recorded = yield* callThroughOutages(context, LaunchMonitorActivities.recordLaunchFailure, failure);
       }
       return { outcome: 'Relaunching', polls, ...code };
     }
@@ -143,7 +142,7 @@ export function* launchMonitorOrchestrator(
         error: { message: `The VM was not created within ${input.deadlineMinutes} minutes` },
         timedOut: true,
       };
-      yield* callActivityThroughOutages(context, LaunchMonitorNames.recordLaunchFailure, failure);
+      yield* callThroughOutages(context, LaunchMonitorActivities.recordLaunchFailure, failure);
       return { outcome: 'TimedOut', polls };
     }
     pollerState = poll.pollerState ?? pollerState;

@@ -11,7 +11,11 @@ import { armErrorInfo } from '../../azure/virtual-machines.js';
 import { findCondition } from '../../decisions/conditions.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { hashAnnotations } from '../../decisions/hash.js';
-import { classifyLaunchError, describeLaunchFailure } from '../../decisions/launch-errors.js';
+import {
+  classifyLaunchError,
+  describeLaunchFailure,
+  type LaunchFailure,
+} from '../../decisions/launch-errors.js';
 import { selectOffering, type Offering } from '../../decisions/offerings.js';
 import { compareOfferingsByPrice } from '../../decisions/prices/offering-order.js';
 import { priceOf } from '../../decisions/prices/price-book.js';
@@ -67,12 +71,64 @@ export class TransientLaunchError extends Error {
 
 export const LAUNCH_ATTEMPT_ANNOTATION = 'karpenter.azure.com/launch-attempt';
 
+/**
+ * An ARM refusal for want of a permission, from any request launch makes (the VM PUT, reading the VM,
+ * the SKU catalog, the image gallery): the same request would be refused again, so the NodeClaim waits
+ * with the missing action named instead of the message being retried into the poison queue.
+ */
+function authorizationRefusal(error: unknown): LaunchFailure | undefined {
+  if (!isRestError(error)) return undefined;
+  const failure = classifyLaunchError(armErrorInfo(error));
+  return failure.reason === LaunchBlockReasons.authorizationFailed ? failure : undefined;
+}
+
+async function blockForAuthorization(
+  deps: LifecycleDependencies,
+  nodeClaim: NodeClaim,
+  nodePoolName: string | undefined,
+  failure: LaunchFailure,
+): Promise<LaunchResult> {
+  const message = describeLaunchFailure(failure);
+  await blockLaunch(deps, nodeClaim, LaunchBlockReasons.authorizationFailed, message);
+  countCreateError(deps, nodePoolName, failure.reason);
+  deps.log.warn('launch blocked', {
+    nodeClaim: nodeClaim.metadata.name,
+    reason: failure.reason,
+    azureCode: failure.azureCode,
+    detail: message,
+  });
+  return { action: 'blocked', reason: LaunchBlockReasons.authorizationFailed, message };
+}
+
 export async function reconcileLaunch(
   deps: LifecycleDependencies,
   name: string,
   context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
   adopting = false,
   yieldedReservation = false,
+): Promise<LaunchResult> {
+  try {
+    return await launchNodeClaim(deps, name, context, adopting);
+  } catch (error) {
+    // A read refused before anything was created (the PUT's own refusal is handled where it is sent).
+    const refusal = authorizationRefusal(error);
+    if (!refusal) throw error;
+    const nodeClaim = await deps.objects.nodeClaims.get(name);
+    if (!nodeClaim || nodeClaim.status?.providerID || nodeClaim.metadata.deletionTimestamp) throw error;
+    return blockForAuthorization(
+      deps,
+      nodeClaim,
+      nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel],
+      refusal,
+    );
+  }
+}
+
+async function launchNodeClaim(
+  deps: LifecycleDependencies,
+  name: string,
+  context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
+  adopting: boolean,
 ): Promise<LaunchResult> {
   const nodeClaim = await deps.objects.nodeClaims.get(name);
   if (!nodeClaim) return { action: 'skipped', why: 'NodeClaim not found' };
@@ -201,11 +257,7 @@ export async function reconcileLaunch(
       if (failure.reason === LaunchBlockReasons.authorizationFailed) {
         // ARM refused before creating anything; another offering would be refused alike. The NodeClaim
         // keeps waiting with the missing permission named, and no offering is marked unavailable.
-        const message = describeLaunchFailure(failure);
-        await blockLaunch(deps, claimed, LaunchBlockReasons.authorizationFailed, message);
-        countCreateError(deps, nodePool?.metadata.name, failure.reason);
-        log.warn('launch blocked', { reason: failure.reason, azureCode: failure.azureCode, detail: message });
-        return { action: 'blocked', reason: LaunchBlockReasons.authorizationFailed, message };
+        return blockForAuthorization(deps, claimed, nodePool?.metadata.name, failure);
       }
       await recordLaunchFailure(
         deps,
@@ -224,7 +276,7 @@ export async function reconcileLaunch(
       // had existed from the start (its offering, not ours, goes on the NodeClaim).
       if (adopting) throw new LaunchInProgressError(`VM ${vmName} is being created by another delivery`);
       log.info('VM created meanwhile by another delivery; adopting it', { vmName });
-      return reconcileLaunch(deps, name, context, true);
+      return launchNodeClaim(deps, name, context, true);
     }
     pollerState = put.pollerState;
   }

@@ -11,6 +11,7 @@
 import type * as df from 'durable-functions';
 import { RetryOptions } from 'durable-functions';
 import { ProvisioningNames } from '../../runtime/function-names.js';
+import { callWithRetry, durableActivity } from '../durable-activity.js';
 import type { ProvisioningReport } from './provision.js';
 
 export interface BatcherInput {
@@ -34,6 +35,11 @@ export interface BatcherStatus {
 }
 
 const activityRetry = new RetryOptions(1_000, 3);
+
+/** The window's solve: one descriptor gives its registration and the typed call below. */
+export const ProvisioningActivities = {
+  solve: durableActivity<ProvisionWindowInput, ProvisioningReport>(ProvisioningNames.activity),
+};
 
 export function* provisioningBatcher(context: df.OrchestrationContext): Generator<df.Task, void, unknown> {
   const input = context.df.getInput<BatcherInput>();
@@ -67,10 +73,10 @@ export function* provisioningBatcher(context: df.OrchestrationContext): Generato
   // the next signal opens a new one, so one bad window never stops provisioning.
   let report: ProvisioningReport | undefined;
   try {
-    report = (yield context.df.callActivityWithRetry(ProvisioningNames.activity, activityRetry, {
+    report = yield* callWithRetry(context, ProvisioningActivities.solve, activityRetry, {
       windowId,
       signals,
-    } satisfies ProvisionWindowInput)) as ProvisioningReport;
+    });
   } catch {
     report = undefined;
   }

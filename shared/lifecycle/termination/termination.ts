@@ -5,7 +5,7 @@
 // Every step is idempotent and a VM that is already gone counts as deleted, so the orchestration can be
 // restarted at any point and still converge.
 import type * as df from 'durable-functions';
-import { callActivityThroughOutages } from '../outage-retry.js';
+import { callThroughOutages, durableActivity } from '../durable-activity.js';
 import { vmNameFor } from '../../decisions/vm-spec.js';
 import { guardedNodePatch } from '../../decisions/node-patch.js';
 import { isNotFound } from '../../kube/errors.js';
@@ -19,7 +19,7 @@ import { TerminationNames } from '../../runtime/function-names.js';
 import { vmOwnership } from '../../decisions/vm-ownership.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { forgetQuotaFreedBy } from '../quota-memory.js';
-import type { DrainProgress } from './drain.js';
+import type { DrainInput, DrainProgress } from './drain.js';
 import { launchMonitorInstanceIds } from '../launch/launch-monitor.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { nodePoolOf } from '../registration.js';
@@ -33,6 +33,13 @@ export interface TerminationInput {
 }
 
 export type VmDeletionProgress = 'Deleting' | 'Gone';
+
+/** The workflow's activities: one descriptor each gives their registration and the typed calls below. */
+export const TerminationActivities = {
+  drain: durableActivity<DrainInput, DrainProgress>(TerminationNames.drain),
+  deleteVm: durableActivity<TerminationInput, VmDeletionProgress>(TerminationNames.deleteVm),
+  finish: durableActivity<TerminationInput>(TerminationNames.finish),
+};
 
 export const terminationInstanceId = (nodeClaimUid: string): string => `terminate-${nodeClaimUid}`;
 
@@ -79,22 +86,18 @@ export function* terminationOrchestrator(
 ): Generator<df.Task, string, unknown> {
   const input = context.df.getInput<TerminationInput>();
   for (;;) {
-    const drain = yield* callActivityThroughOutages<DrainProgress>(context, TerminationNames.drain, input);
+    const drain = yield* callThroughOutages(context, TerminationActivities.drain, input);
     if (drain.status === 'Drained') break;
     const next = new Date(context.df.currentUtcDateTime.getTime() + (input.drainPollSeconds ?? 5) * 1000);
     yield context.df.createTimer(next);
   }
   for (;;) {
-    const progress = yield* callActivityThroughOutages<VmDeletionProgress>(
-      context,
-      TerminationNames.deleteVm,
-      input,
-    );
+    const progress = yield* callThroughOutages(context, TerminationActivities.deleteVm, input);
     if (progress === 'Gone') break;
     const next = new Date(context.df.currentUtcDateTime.getTime() + input.pollIntervalSeconds * 1000);
     yield context.df.createTimer(next);
   }
-  yield* callActivityThroughOutages(context, TerminationNames.finish, input);
+  yield* callThroughOutages(context, TerminationActivities.finish, input);
   return 'Terminated';
 }
 
