@@ -108,7 +108,7 @@ export async function reconcileLaunch(
   yieldedReservation = false,
 ): Promise<LaunchResult> {
   try {
-    return await launchNodeClaim(deps, name, context, adopting);
+    return await launchNodeClaim(deps, name, context, adopting, yieldedReservation);
   } catch (error) {
     // A read refused before anything was created (the PUT's own refusal is handled where it is sent).
     const refusal = authorizationRefusal(error);
@@ -129,6 +129,7 @@ async function launchNodeClaim(
   name: string,
   context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
   adopting: boolean,
+  yieldedReservation: boolean,
 ): Promise<LaunchResult> {
   const nodeClaim = await deps.objects.nodeClaims.get(name);
   if (!nodeClaim) return { action: 'skipped', why: 'NodeClaim not found' };
@@ -221,7 +222,7 @@ async function launchNodeClaim(
       log.info('reservation slot taken by another launch; choosing again', {
         reservation: offering.reservationId,
       });
-      return reconcileLaunch(deps, name, context, adopting, true);
+      return launchNodeClaim(deps, name, context, adopting, true);
     }
   }
   const providerID = providerIdFor({
@@ -276,7 +277,7 @@ async function launchNodeClaim(
       // had existed from the start (its offering, not ours, goes on the NodeClaim).
       if (adopting) throw new LaunchInProgressError(`VM ${vmName} is being created by another delivery`);
       log.info('VM created meanwhile by another delivery; adopting it', { vmName });
-      return launchNodeClaim(deps, name, context, true);
+      return launchNodeClaim(deps, name, context, true, yieldedReservation);
     }
     pollerState = put.pollerState;
   }
