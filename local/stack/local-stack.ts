@@ -88,6 +88,8 @@ export interface LocalStack {
   /** Admin access to the Karpenter objects, for scenarios' set-up (NodePools, AKSNodeClasses) and reads. */
   admin: { objects: KarpenterObjects };
   apiServer: string | undefined;
+  /** The control plane this stack started; undefined when it shares one (the end-to-end tests' global setup). */
+  controlPlane: ControlPlane | undefined;
   emulator: ArmEmulator;
   /** PEM of the CA that signed the emulator's certificate (for curl --cacert). */
   caCertPem: string;
@@ -167,6 +169,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     let apiServer: string | undefined;
     let storageConnectionString: string;
     let queueEndpoint: string | undefined;
+    let ownControlPlane: ControlPlane | undefined;
     if (options.shared) {
       kubeconfigPath = options.shared.kubeconfigPath;
       identities = options.shared.identities;
@@ -188,6 +191,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ]);
       kubeconfigPath = controlPlane.kubeconfigPath;
       apiServer = controlPlane.server;
+      ownControlPlane = controlPlane;
       identities = await timed<ShippedIdentities>(
         'identities (infra/k8s/functions, infra/k8s/bridge)',
         () => provisionShippedIdentities(controlPlane, join(controlPlane.workDir, 'identities')),
@@ -318,6 +322,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       identities,
       admin: { objects: adminObjects(kubeconfigPath) },
       apiServer,
+      controlPlane: ownControlPlane,
       emulator,
       caCertPem: emulator.caCertPem,
       queueEndpoint,

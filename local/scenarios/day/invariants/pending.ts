@@ -1,0 +1,74 @@
+// Every pod that can be scheduled is Running within a bound: from the moment it was first seen (the
+// ReplicaSet controller created it) to its first Running version. Pods deleted while still pending (a
+// scale-down) are not counted; pods still pending at the end count with the time they have waited. The
+// bound grows by the time the cluster could not act while the pod waited (API server down, host dead).
+// DaemonSet pods are bound by their controller, not provisioned for, and are not counted. Pure.
+import { result, type DayHistory, type InvariantResult } from './history.js';
+
+export interface PendingFigures {
+  count: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export function pendingDurations(
+  history: DayHistory,
+  endAt: number,
+): { name: string; from: number; to: number; running: boolean }[] {
+  const seen = new Map<string, { from: number; to?: number; deleted?: boolean }>();
+  for (const { object, type, at } of history.pods) {
+    if (object.metadata.labels?.app === history.daemonSet) continue;
+    const name = object.metadata.name;
+    let entry = seen.get(name);
+    if (!entry) {
+      entry = { from: at };
+      seen.set(name, entry);
+    }
+    if (entry.to !== undefined) continue;
+    if (object.status?.phase === 'Running' && type !== 'DELETED') entry.to = at;
+    else if (type === 'DELETED' || object.metadata.deletionTimestamp) entry.deleted = true;
+  }
+  return [...seen.entries()]
+    .filter(([, e]) => e.to !== undefined || !e.deleted)
+    .map(([name, e]) => ({ name, from: e.from, to: e.to ?? endAt, running: e.to !== undefined }));
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] as number;
+}
+
+export function checkPending(
+  history: DayHistory,
+  boundMs: number,
+  endAt: number,
+): { invariant: InvariantResult; figures: PendingFigures } {
+  const durations = pendingDurations(history, endAt);
+  const waits = durations.map((d) => d.to - d.from).sort((a, b) => a - b);
+  const disturbedDuring = (from: number, to: number) =>
+    history.disturbances.reduce(
+      (sum, d) => sum + Math.max(0, Math.min(to, d.to) - Math.max(from, d.from)),
+      0,
+    );
+  const late = durations.filter((d) => d.to - d.from > boundMs + disturbedDuring(d.from, d.to));
+  const figures: PendingFigures = {
+    count: waits.length,
+    p50Ms: percentile(waits, 50),
+    p95Ms: percentile(waits, 95),
+    p99Ms: percentile(waits, 99),
+    maxMs: waits.at(-1) ?? 0,
+  };
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  return {
+    figures,
+    invariant: result(
+      `every schedulable pod Running within ${s(boundMs)} (plus any outage it waited through)`,
+      late.map((d) => `${d.name} ${d.running ? 'Running' : 'still pending'} after ${s(d.to - d.from)}`),
+      `${figures.count} pods: pending → Running p50 ${s(figures.p50Ms)}, p95 ${s(figures.p95Ms)}, ` +
+        `p99 ${s(figures.p99Ms)}, max ${s(figures.maxMs)}`,
+    ),
+  };
+}
