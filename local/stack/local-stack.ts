@@ -185,7 +185,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ),
         timed<RunningAzurite>(
           options.functionHost === false ? 'Azurite (queues, tables, blobs)' : 'Azurite (queues, tables)',
-          () => startAzurite({ log, blob: options.functionHost === false }),
+          // The machine may be loaded by other test runs: Azurite's three services took 30 s to listen there.
+          () => startAzurite({ log, blob: options.functionHost === false, startTimeoutMs: 90_000 }),
           (value) => value.stop,
         ),
       ]);

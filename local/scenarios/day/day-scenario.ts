@@ -224,6 +224,7 @@ async function playDay(
       samples: collector.samples,
       disruptions,
       pending: checked.pending,
+      pendingBoundMs: checkOptions(endAt, true).pendingBoundMs,
       history,
       dayMinutes: options.dayMinutes,
       speed: t.speed,

@@ -58,6 +58,7 @@ export interface DayFigures {
   pendingP95Seconds: number;
   pendingP99Seconds: number;
   pendingMaxSeconds: number;
+  pendingBoundSeconds: number;
   costOverLowerBound: number;
   nodeDays: number;
   disruptions: number;
@@ -73,6 +74,7 @@ export function dayFigures(input: {
   samples: readonly DaySample[];
   disruptions: readonly Disruption[];
   pending: PendingFigures;
+  pendingBoundMs: number;
   history: DayHistory;
   dayMinutes: number;
   speed: number;
@@ -108,6 +110,7 @@ export function dayFigures(input: {
     pendingP95Seconds: round(input.pending.p95Ms / 1000, 1),
     pendingP99Seconds: round(input.pending.p99Ms / 1000, 1),
     pendingMaxSeconds: round(input.pending.maxMs / 1000, 1),
+    pendingBoundSeconds: round(input.pendingBoundMs / 1000, 1),
     costOverLowerBound: ratioHours > 0 ? round(ratioSum / ratioHours) : 0,
     nodeDays: round(nodeDays),
     disruptions: input.disruptions.length,

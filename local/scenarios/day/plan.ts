@@ -99,7 +99,7 @@ export function dayPlan(options: PlanOptions): DayPlan {
   const peak = random.between(12, 14.5);
   const burstAt = Math.round(random.between(13, 15.5));
   const burstPods = random.integer(200, 300);
-  const burstHours = 2;
+  const burstHours = 4;
   const zones = ['1', '2', '3'];
   const morningZone = random.pick(zones);
   const eveningZone = random.pick(zones);

@@ -40,7 +40,7 @@ export function checkDay(
     checkVmPuts(history),
     ...(options.final ? [checkEndState(history, options.stuckMs)] : []),
     checkArmRates(history),
-    checkKubernetesRates(history.apiServer),
+    checkKubernetesRates(history.apiServer, options.final),
     checkPdbs(history, options.scaleSlackMs, origin),
   ];
   return { invariants, pending: pending.figures };

@@ -1,6 +1,7 @@
 // Every pod that can be scheduled is Running within a bound: from the moment it was first seen (the
 // ReplicaSet controller created it) to its first Running version. Pods deleted while still pending (a
-// scale-down) are not counted; pods still pending at the end count with the time they have waited. The
+// scale-down) are not in the percentiles but are held to the bound too; pods still pending at the end
+// count with the time they have waited. The
 // bound grows by the time the cluster could not act while the pod waited (API server down, host dead).
 // DaemonSet pods are bound by their controller, not provisioned for, and are not counted. Pure.
 import { result, type DayHistory, type InvariantResult } from './history.js';
@@ -11,29 +12,45 @@ export interface PendingFigures {
   p95Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** Pods deleted while still pending (a scale-down came first). */
+  withdrawn: number;
 }
 
-export function pendingDurations(
-  history: DayHistory,
-  endAt: number,
-): { name: string; from: number; to: number; running: boolean }[] {
-  const seen = new Map<string, { from: number; to?: number; deleted?: boolean }>();
+export interface PendingSpan {
+  name: string;
+  from: number;
+  to: number;
+  /** Running at `to`; otherwise deleted while pending (withdrawn) or still pending at the end. */
+  outcome: 'running' | 'withdrawn' | 'pending';
+}
+
+export function pendingDurations(history: DayHistory, endAt: number): PendingSpan[] {
+  const seen = new Map<string, PendingSpan>();
   for (const { object, type, at } of history.pods) {
     if (object.metadata.labels?.app === history.daemonSet) continue;
     const name = object.metadata.name;
-    let entry = seen.get(name);
-    if (!entry) {
-      entry = { from: at };
-      seen.set(name, entry);
+    let span = seen.get(name);
+    if (!span) {
+      span = { name, from: at, to: endAt, outcome: 'pending' };
+      seen.set(name, span);
     }
-    if (entry.to !== undefined) continue;
-    if (object.status?.phase === 'Running' && type !== 'DELETED') entry.to = at;
-    else if (type === 'DELETED' || object.metadata.deletionTimestamp) entry.deleted = true;
+    if (span.outcome !== 'pending') continue;
+    if (object.status?.phase === 'Running' && type !== 'DELETED') {
+      span.to = at;
+      span.outcome = 'running';
+    } else if (type === 'DELETED' || object.metadata.deletionTimestamp) {
+      span.to = at;
+      span.outcome = 'withdrawn';
+    }
   }
-  return [...seen.entries()]
-    .filter(([, e]) => e.to !== undefined || !e.deleted)
-    .map(([name, e]) => ({ name, from: e.from, to: e.to ?? endAt, running: e.to !== undefined }));
+  return [...seen.values()];
 }
+
+const outcomeWords: Record<PendingSpan['outcome'], string> = {
+  running: 'Running',
+  withdrawn: 'deleted, never Running,',
+  pending: 'still pending',
+};
 
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
@@ -46,29 +63,36 @@ export function checkPending(
   boundMs: number,
   endAt: number,
 ): { invariant: InvariantResult; figures: PendingFigures } {
-  const durations = pendingDurations(history, endAt);
-  const waits = durations.map((d) => d.to - d.from).sort((a, b) => a - b);
+  const spans = pendingDurations(history, endAt);
+  // Percentiles over the pods that got to run; the bound over every pod, also one withdrawn after
+  // waiting too long.
+  const waits = spans
+    .filter((d) => d.outcome === 'running')
+    .map((d) => d.to - d.from)
+    .sort((a, b) => a - b);
   const disturbedDuring = (from: number, to: number) =>
     history.disturbances.reduce(
       (sum, d) => sum + Math.max(0, Math.min(to, d.to) - Math.max(from, d.from)),
       0,
     );
-  const late = durations.filter((d) => d.to - d.from > boundMs + disturbedDuring(d.from, d.to));
+  const late = spans.filter((d) => d.to - d.from > boundMs + disturbedDuring(d.from, d.to));
+  const withdrawn = spans.filter((d) => d.outcome === 'withdrawn').length;
   const figures: PendingFigures = {
     count: waits.length,
     p50Ms: percentile(waits, 50),
     p95Ms: percentile(waits, 95),
     p99Ms: percentile(waits, 99),
     maxMs: waits.at(-1) ?? 0,
+    withdrawn,
   };
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   return {
     figures,
     invariant: result(
       `every schedulable pod Running within ${s(boundMs)} (plus any outage it waited through)`,
-      late.map((d) => `${d.name} ${d.running ? 'Running' : 'still pending'} after ${s(d.to - d.from)}`),
+      late.map((d) => `${d.name} ${outcomeWords[d.outcome]} after ${s(d.to - d.from)}`),
       `${figures.count} pods: pending → Running p50 ${s(figures.p50Ms)}, p95 ${s(figures.p95Ms)}, ` +
-        `p99 ${s(figures.p99Ms)}, max ${s(figures.maxMs)}`,
+        `p99 ${s(figures.p99Ms)}, max ${s(figures.maxMs)}; ${withdrawn} deleted by a scale-down before they ran`,
     ),
   };
 }
