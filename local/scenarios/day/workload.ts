@@ -11,6 +11,7 @@ import {
 } from '@kubernetes/client-node';
 import { WellKnown, type AKSNodeClass, type Budget, type NodePool } from '../../../shared/models/index.js';
 import { RUN_LABEL } from '../../stack/local-stack.js';
+import { pauseContainer, zoneSpread } from '../deployment-set.js';
 import { agentStartupTaint, type ScenarioContext } from '../scenario.js';
 import type { DayClock } from './day-clock.js';
 import type { PoolName, PoolPlan, WorkloadPlan } from './plan.js';
@@ -88,25 +89,8 @@ function deploymentFor(workload: WorkloadPlan, runId: string, replicas: number):
         spec: {
           terminationGracePeriodSeconds: 1,
           nodeSelector: { [WellKnown.nodePoolLabel]: poolObjectName(workload.pool, runId) },
-          ...(workload.zoneSpread
-            ? {
-                topologySpreadConstraints: [
-                  {
-                    maxSkew: 1,
-                    topologyKey: WellKnown.zoneLabel,
-                    whenUnsatisfiable: 'DoNotSchedule',
-                    labelSelector: { matchLabels: labels },
-                  },
-                ],
-              }
-            : {}),
-          containers: [
-            {
-              name: 'app',
-              image: 'registry.k8s.io/pause:3.10',
-              resources: { requests: { cpu: workload.cpu, memory: workload.memory } },
-            },
-          ],
+          ...(workload.zoneSpread ? { topologySpreadConstraints: [zoneSpread(labels)] } : {}),
+          containers: [pauseContainer(workload)],
         },
       },
     },
