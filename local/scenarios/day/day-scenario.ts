@@ -163,6 +163,7 @@ async function playDay(
       await workload.scaleTo(clock.hourAt(now)).catch(() => undefined);
       if (now - lastCheck > 15_000) {
         lastCheck = now;
+        history.injectedThrottles = weather.injectedThrottles();
         for (const invariant of checkDay(history, checkOptions(now, false)).invariants) {
           if (invariant.holds || failing.has(invariant.name)) continue;
           failing.add(invariant.name);
