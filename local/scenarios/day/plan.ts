@@ -195,7 +195,8 @@ export function dayPlan(options: PlanOptions): DayPlan {
   ];
   const throttleKinds = ['putVm', 'getOperation', 'deleteVm'] as const;
   const weather: WeatherEntry[] = [
-    { kind: 'zonalAllocationFailure', atHour: random.between(6.5, 7.5), hours: 1, zone: morningZone },
+    // Two hours each, in the morning ramp and the evening scale-down, so launches and replacements meet them.
+    { kind: 'zonalAllocationFailure', atHour: random.between(6.5, 7.5), hours: 2, zone: morningZone },
     {
       kind: 'familyQuota',
       atHour: random.between(8, 9),
@@ -223,7 +224,7 @@ export function dayPlan(options: PlanOptions): DayPlan {
     ),
     { kind: 'apiServerOutage', atHour: random.between(15, 16), hours: 0, seconds: options.outageSeconds },
     { kind: 'hostKill', atHour: random.between(17, 18), hours: 0, downSeconds: 3 },
-    { kind: 'zonalAllocationFailure', atHour: random.between(19, 20), hours: 1, zone: eveningZone },
+    { kind: 'zonalAllocationFailure', atHour: random.between(18.5, 19.5), hours: 2, zone: eveningZone },
     { kind: 'nodeNotReady', atHour: random.between(10, 11), hours: 0, requires: 'node-repair' },
     { kind: 'spotPreemption', atHour: burstAt + 0.5, hours: 0, requires: 'node-repair' },
   ];

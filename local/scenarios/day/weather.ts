@@ -104,7 +104,12 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
 
   const end = (record: WeatherRecord, now: number): void => {
     record.endedAt = now;
-    for (const id of faultIds.get(record) ?? []) controls.removeFault(id);
+    const ids = new Set(faultIds.get(record) ?? []);
+    if (ids.size > 0) {
+      const hits = controls.faults().reduce((sum, rule) => sum + (ids.has(rule.id) ? rule.hits : 0), 0);
+      record.outcome = `fired ${hits} time(s)`;
+    }
+    for (const id of ids) controls.removeFault(id);
     faultIds.delete(record);
     if (record.entry.kind === 'slowLro') controls.setLatencies({ createMs: baseCreateMs });
   };
