@@ -414,6 +414,7 @@ describe('no PodDisruptionBudget breached', () => {
     });
     const outcome = checkPdbs(two, 0, 0);
     expect(outcome.holds).toBe(false);
+    expect(checkPdbs(two, 0, 0, 10).holds).toBe(true);
     expect(outcome.violations[0]).toContain('w3 evicted leaving 1 healthy web pods, PDB wants 2');
   });
 

@@ -41,7 +41,7 @@ export function checkDay(
     ...(options.final ? [checkEndState(history, options.stuckMs)] : []),
     checkArmRates(history),
     checkKubernetesRates(history.apiServer, options.final),
-    checkPdbs(history, options.scaleSlackMs, origin),
+    checkPdbs(history, options.scaleSlackMs, origin, options.at),
   ];
   return { invariants, pending: pending.figures };
 }

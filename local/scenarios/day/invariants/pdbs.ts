@@ -11,7 +11,13 @@ const healthy = (pod: DayPod): boolean =>
   pod.status?.phase === 'Running' &&
   (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
-export function checkPdbs(history: DayHistory, scaleSlackMs: number, origin: number): InvariantResult {
+export function checkPdbs(
+  history: DayHistory,
+  scaleSlackMs: number,
+  origin: number,
+  /** The day's end: the teardown deletes the PDBs with the workloads before the nodes, and is not judged. */
+  until = Infinity,
+): InvariantResult {
   const rules = new Map(history.pdbs.map((r) => [r.set, r]));
   const pods = new Map<string, DayPod>();
   const tainted = new Set<string>();
@@ -43,6 +49,7 @@ export function checkPdbs(history: DayHistory, scaleSlackMs: number, origin: num
       continue;
     }
     const { object, type, at } = event.pod;
+    if (at > until) break;
     const name = object.metadata.name;
     const before = pods.get(name);
     if (type === 'DELETED') pods.delete(name);
