@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { SETTING_ALIASES } from '../shared/config/settings.js';
 import { createLogger } from '../shared/observability/logger.js';
 import {
+  DEFAULT_DAY_MINUTES,
   createActivityRelay,
+  namedOnlyScenarios,
   playScenario,
   scenarios,
   unavailableScenarios,
@@ -34,9 +36,12 @@ function usage(): string {
     '  --no-demo          start the stack and keep it running until Ctrl-C (kubectl apply your own objects);',
     '                     writes local.settings.json for Functions Core Tools pointing at the stack',
     '  --no-host          with --no-demo: no in-process function host, for `func start` (Core Tools) instead',
-    `  --scenario NAME    play only this scenario (repeatable): ${scenarios.map((s) => s.name).join(', ')}`,
+    `  --scenario NAME    play only this scenario (repeatable): ${[...scenarios, ...namedOnlyScenarios()].map((s) => s.name).join(', ')}`,
+    '                     (day plays only when named, and alone)',
     '  --speed FACTOR     divide every latency by FACTOR (VM creation, polling, sweep, kubelet); default 1',
     '  --results DIR      where to write results (default results/<timestamp>)',
+    '  --seed N           day: the seed of the workload and the weather (printed; random when omitted)',
+    `  --day-minutes M    day: wall minutes for the simulated 24 h (default ${DEFAULT_DAY_MINUTES})`,
     '  --help             this text',
     '',
     "App settings (docs/settings.md) use upstream Karpenter's and the Azure provider's names; the names",
@@ -47,7 +52,10 @@ function usage(): string {
     `  ${'FEATURE_GATES'.padEnd(26)} SpotToSpotConsolidation=true; alias SPOT_TO_SPOT_CONSOLIDATION=true`,
     '',
     'Scenarios:',
-    ...scenarios.flatMap((s) => [`  ${s.name}`, ...wrap(s.description, 74).map((line) => `      ${line}`)]),
+    ...[...scenarios, ...namedOnlyScenarios()].flatMap((s) => [
+      `  ${s.name}`,
+      ...wrap(s.description, 74).map((line) => `      ${line}`),
+    ]),
     ...unavailableScenarios.map((s) => `  ${s.name} (not available: ${s.reason})`),
   ].join('\n');
 }
@@ -73,6 +81,8 @@ async function main(): Promise<number> {
       scenario: { type: 'string', multiple: true },
       speed: { type: 'string', default: '1' },
       results: { type: 'string' },
+      seed: { type: 'string' },
+      'day-minutes': { type: 'string', default: String(DEFAULT_DAY_MINUTES) },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -86,8 +96,15 @@ async function main(): Promise<number> {
   const speed = Number(values.speed);
   if (!(speed > 0) || !Number.isFinite(speed))
     throw new Error(`--speed must be a positive number, got ${values.speed}`);
+  const seed = values.seed === undefined ? undefined : Number(values.seed);
+  if (seed !== undefined && !Number.isInteger(seed))
+    throw new Error(`--seed must be an integer, got ${values.seed}`);
+  const dayMinutes = Number(values['day-minutes']);
+  if (!(dayMinutes > 0))
+    throw new Error(`--day-minutes must be a positive number, got ${values['day-minutes']}`);
+  const named = namedOnlyScenarios({ ...(seed !== undefined ? { seed } : {}), dayMinutes });
   const chosen = (values.scenario ?? scenarios.map((s) => s.name)).map((name) => {
-    const scenario = scenarios.find((s) => s.name === name);
+    const scenario = [...scenarios, ...named].find((s) => s.name === name);
     if (scenario) return scenario;
     const missing = unavailableScenarios.find((s) => s.name === name);
     throw new Error(
@@ -96,6 +113,17 @@ async function main(): Promise<number> {
         : `unknown scenario ${name}; try --help`,
     );
   });
+
+  // A scenario that runs the Function App itself needs a stack without the in-process host, which the
+  // other scenarios drive: it plays alone.
+  const ownHost = chosen.some((s) => s.ownFunctionHost);
+  if (ownHost && chosen.length > 1)
+    throw new Error(
+      `${chosen
+        .filter((s) => s.ownFunctionHost)
+        .map((s) => s.name)
+        .join(', ')} plays alone: name it by itself`,
+    );
 
   const started = Date.now();
   const say = (line: string): void => {
@@ -168,7 +196,7 @@ async function main(): Promise<number> {
       ca,
       onActivity: relay.listener,
       signal: cancel.signal,
-      functionHost: !values['no-host'],
+      functionHost: !values['no-host'] && !ownHost,
     });
   } catch (error) {
     await new Promise<void>((resolve) => logFile.end(resolve));
@@ -193,7 +221,9 @@ async function main(): Promise<number> {
       `  Azurite queue      ${stack.queueEndpoint ?? '(shared)'}/${stack.queueName}`,
       stack.app
         ? `  function host      in process: every function of functions/index.ts (sweep ${stack.timings.sweepSchedule})`
-        : '  function host      none (--no-host): run the app with `func start` (Functions Core Tools)',
+        : ownHost
+          ? `  function host      in a child process the day starts (and kills): every function of functions/index.ts`
+          : '  function host      none (--no-host): run the app with `func start` (Functions Core Tools)',
       `  kubelet simulator  Nodes for VMs in resource group ${stack.resourceGroup}`,
       `  metrics            OpenTelemetry, every 5 s to ${relative(process.cwd(), localMetrics.path)}`,
       '',

@@ -47,6 +47,12 @@ export interface ControlPlane {
   workDir: string;
   /** The running components, so callers can tell their logs apart or check they are gone. */
   processes: readonly ControlPlaneProcess[];
+  /**
+   * kube-apiserver alone, for an outage: `stop` ends it (etcd, kube-scheduler and
+   * kube-controller-manager keep running, so every client meets refused connections), `start` runs it
+   * again on the same port with the same flags and resolves once it is ready.
+   */
+  apiServer: { stop(): Promise<void>; start(): Promise<void> };
   /** Stops every component (SIGTERM, then SIGKILL after a grace period) and removes a temp workDir. */
   stop(): Promise<void>;
 }
@@ -78,6 +84,8 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
     : () => undefined;
 
   const components: ComponentProcess[] = [];
+  // Components stopped on purpose while the control plane runs (an API server outage): not a failure.
+  const stoppedOnPurpose = new Set<ComponentProcess>();
   let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
@@ -120,7 +128,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
       components.push(component);
       // A component dying later leaves a half-working cluster; say so where the caller looks.
       void component.exited.then((exit) => {
-        if (!stopped)
+        if (!stopped && !stoppedOnPurpose.has(component))
           log(`control plane: ${name} ${describeExit(exit)} unexpectedly; see ${component.logPath}`);
       });
       return component;
@@ -145,7 +153,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
     ]);
     await timed('etcd', () => waitUntilHealthy(etcd, { url: `${etcdUrl}/health` }, readyTimeoutMs));
 
-    const apiserver = launch('kube-apiserver', binaries.kubeApiserver, [
+    const apiserverArgs = [
       `--etcd-servers=${etcdUrl}`,
       '--bind-address=127.0.0.1',
       '--advertise-address=127.0.0.1',
@@ -176,17 +184,29 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
       // The "kubernetes" Service would point at 127.0.0.1, which Endpoints validation rightly refuses.
       '--endpoint-reconciler-type=none',
       '--profiling=false',
-    ]);
+    ];
     const adminCert = await readFile(pki.admin.cert);
     const adminKey = await readFile(pki.admin.key);
     const caCert = await readFile(pki.caCert);
-    await timed('kube-apiserver', () =>
+    let apiserver = launch('kube-apiserver', binaries.kubeApiserver, apiserverArgs);
+    const apiserverReady = (process: ComponentProcess) =>
       waitUntilHealthy(
-        apiserver,
+        process,
         { url: `${server}/readyz`, ca: caCert, clientCert: adminCert, clientKey: adminKey },
         readyTimeoutMs,
-      ),
-    );
+      );
+    await timed('kube-apiserver', () => apiserverReady(apiserver));
+    const apiServer: ControlPlane['apiServer'] = {
+      stop: async () => {
+        stoppedOnPurpose.add(apiserver);
+        await apiserver.stop(stopGraceMs);
+      },
+      start: async () => {
+        if (stopped || !apiserver.hasExited()) return;
+        apiserver = launch('kube-apiserver', binaries.kubeApiserver, apiserverArgs);
+        await apiserverReady(apiserver);
+      },
+    };
 
     const kubeconfigPath = path.join(workDir, 'admin.kubeconfig');
     await writeKubeconfig(kubeconfigPath, {
@@ -278,6 +298,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
         pid,
         logPath: componentLog,
       })),
+      apiServer,
       stop,
     };
   } catch (error) {

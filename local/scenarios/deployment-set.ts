@@ -1,7 +1,7 @@
 // The Deployment set the pod scenarios share: three Deployments of different requests, each spread across
 // zones with maxSkew 1, on a dynamic NodePool of D-family on-demand sizes; and what the scenarios compute
 // from it (prices of the launched sizes, the lower bound no packing can beat, short summaries).
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Container, V1Deployment, V1TopologySpreadConstraint } from '@kubernetes/client-node';
 import type { Offering } from '../../shared/decisions/offerings.js';
 import { priceOf, type PriceBook } from '../../shared/decisions/prices/price-book.js';
 import { WellKnown, type NodeClaim, type NodePool } from '../../shared/models/index.js';
@@ -75,24 +75,30 @@ function deployment(workload: Workload, runId: string, nodePool: string): V1Depl
           terminationGracePeriodSeconds: 1,
           // Only the scenario's own NodePool: e2e files share one control plane and play at the same time.
           nodeSelector: { [WellKnown.nodePoolLabel]: nodePool },
-          topologySpreadConstraints: [
-            {
-              maxSkew: 1,
-              topologyKey: WellKnown.zoneLabel,
-              whenUnsatisfiable: 'DoNotSchedule',
-              labelSelector: { matchLabels: labels },
-            },
-          ],
-          containers: [
-            {
-              name: 'app',
-              image: 'registry.k8s.io/pause:3.10',
-              resources: { requests: { cpu: workload.cpu, memory: workload.memory } },
-            },
-          ],
+          topologySpreadConstraints: [zoneSpread(labels)],
+          containers: [pauseContainer(workload)],
         },
       },
     },
+  };
+}
+
+/** A DoNotSchedule spread of the pods with these labels across zones, maxSkew 1. */
+export function zoneSpread(labels: Record<string, string>): V1TopologySpreadConstraint {
+  return {
+    maxSkew: 1,
+    topologyKey: WellKnown.zoneLabel,
+    whenUnsatisfiable: 'DoNotSchedule',
+    labelSelector: { matchLabels: labels },
+  };
+}
+
+/** The pods' one container: pause, with the workload's requests. */
+export function pauseContainer(requests: { cpu: string; memory: string }): V1Container {
+  return {
+    name: 'app',
+    image: 'registry.k8s.io/pause:3.10',
+    resources: { requests: { cpu: requests.cpu, memory: requests.memory } },
   };
 }
 

@@ -6,6 +6,7 @@ import { launchFailure } from './launch-failure.js';
 import { registrationRace } from './registration-race.js';
 import { scaleUp } from './scale-up.js';
 import type { Scenario } from './scenario.js';
+import { DEFAULT_DAY_MINUTES, dayScenario, type DayOptions } from './day/day-scenario.js';
 
 export const scenarios: readonly Scenario[] = [
   registrationRace,
@@ -15,6 +16,14 @@ export const scenarios: readonly Scenario[] = [
   consolidation,
   headroom,
 ];
+
+/**
+ * Scenarios that play only when named (--scenario): too long for the default run. The day takes
+ * DEFAULT_DAY_MINUTES of wall time and runs the Function App in its own process.
+ */
+export const namedOnlyScenarios = (day: DayOptions = {}): readonly Scenario[] => [dayScenario(day)];
+
+export { DEFAULT_DAY_MINUTES, type DayOptions };
 
 /** Scenarios of the issue that cannot be played yet, with the reason (for --help and the summary). */
 export const unavailableScenarios: readonly { name: string; reason: string }[] = [];

@@ -94,6 +94,7 @@ export async function playScenario(
       namespace,
       note,
       signal: options.signal ?? new AbortController().signal,
+      ...(options.resultsDirectory ? { resultsDirectory: options.resultsDirectory } : {}),
     });
   } catch (error) {
     if (options.signal?.aborted) throw error;
@@ -132,7 +133,11 @@ export async function playScenario(
   if (options.resultsDirectory) {
     await mkdir(options.resultsDirectory, { recursive: true });
     const base = join(options.resultsDirectory, scenario.name);
-    await writeFile(`${base}.svg`, svg);
+    if (outcome.picture) {
+      await writeFile(`${base}.svg`, outcome.picture);
+      await writeFile(`${base}-nodeclaims.svg`, svg);
+      files.push(`${base}-nodeclaims.svg`);
+    } else await writeFile(`${base}.svg`, svg);
     await writeFile(`${base}.txt`, summaryText + '\n');
     await writeFile(
       `${base}.json`,
@@ -142,14 +147,18 @@ export async function playScenario(
           passed,
           durationMs: end - started,
           timings: stack.timings,
-          ...outcome,
+          invariants: outcome.invariants,
+          summary: outcome.summary,
+          marks: outcome.marks,
+          figures: outcome.figures,
+          ...outcome.data,
           timelines,
         },
         null,
         2,
       ),
     );
-    files.push(`${base}.svg`, `${base}.txt`, `${base}.json`);
+    files.unshift(`${base}.svg`, `${base}.txt`, `${base}.json`);
   }
   return {
     scenario: scenario.name,

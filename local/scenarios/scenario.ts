@@ -21,6 +21,10 @@ export interface ScenarioOutcome {
   marks: TimelineMark[];
   /** Figures worth keeping (JSON in the results folder). */
   figures: Record<string, number | string>;
+  /** The scenario's own picture: written as `<scenario>.svg`, the NodeClaim timeline then beside it. */
+  picture?: string;
+  /** More data for the JSON in the results folder (series, the plan). */
+  data?: Record<string, unknown>;
 }
 
 export interface ScenarioContext {
@@ -35,6 +39,8 @@ export interface ScenarioContext {
   note(line: string): void;
   /** Rejects when the run is cancelled (Ctrl-C). */
   signal: AbortSignal;
+  /** Where the run's results go, when it has a folder (a scenario may keep its own logs there). */
+  resultsDirectory?: string;
 }
 
 export interface Scenario {
@@ -44,6 +50,11 @@ export interface Scenario {
   description: string;
   /** Whether the scenario needs a namespace for pods. */
   usesPods: boolean;
+  /**
+   * The scenario runs the Function App itself (in a process it can kill), so the stack must start
+   * without the in-process host and with a control plane of its own.
+   */
+  ownFunctionHost?: boolean;
   play(context: ScenarioContext): Promise<ScenarioOutcome>;
 }
 

@@ -88,6 +88,8 @@ export interface LocalStack {
   /** Admin access to the Karpenter objects, for scenarios' set-up (NodePools, AKSNodeClasses) and reads. */
   admin: { objects: KarpenterObjects };
   apiServer: string | undefined;
+  /** The control plane this stack started; undefined when it shares one (the end-to-end tests' global setup). */
+  controlPlane: ControlPlane | undefined;
   emulator: ArmEmulator;
   /** PEM of the CA that signed the emulator's certificate (for curl --cacert). */
   caCertPem: string;
@@ -167,6 +169,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     let apiServer: string | undefined;
     let storageConnectionString: string;
     let queueEndpoint: string | undefined;
+    let ownControlPlane: ControlPlane | undefined;
     if (options.shared) {
       kubeconfigPath = options.shared.kubeconfigPath;
       identities = options.shared.identities;
@@ -182,12 +185,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         ),
         timed<RunningAzurite>(
           options.functionHost === false ? 'Azurite (queues, tables, blobs)' : 'Azurite (queues, tables)',
-          () => startAzurite({ log, blob: options.functionHost === false }),
+          // The machine may be loaded by other test runs: Azurite's three services took 30 s to listen there.
+          () => startAzurite({ log, blob: options.functionHost === false, startTimeoutMs: 90_000 }),
           (value) => value.stop,
         ),
       ]);
       kubeconfigPath = controlPlane.kubeconfigPath;
       apiServer = controlPlane.server;
+      ownControlPlane = controlPlane;
       identities = await timed<ShippedIdentities>(
         'identities (infra/k8s/functions, infra/k8s/bridge)',
         () => provisionShippedIdentities(controlPlane, join(controlPlane.workDir, 'identities')),
@@ -327,6 +332,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       identities,
       admin: { objects: adminObjects(kubeconfigPath) },
       apiServer,
+      controlPlane: ownControlPlane,
       emulator,
       caCertPem: emulator.caCertPem,
       queueEndpoint,

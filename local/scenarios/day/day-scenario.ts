@@ -1,0 +1,336 @@
+// day: one stack, a compressed day of mixed work and bad weather, with the invariants checked on every
+// recorded version all day (docs/day-in-the-life.md). Three NodePools, Deployments following a diurnal
+// curve, a batch burst, PDBs, do-not-disrupt pods and a DaemonSet; zonal allocation failures, a family
+// quota, throttling, slow creations, a drift with a maintenance window, expiring nodes, an API server
+// outage and a killed function host. One seed drives the workload and the weather.
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isConditionTrue } from '../../../shared/decisions/conditions.js';
+import { ConditionTypes, type Budget, type Node } from '../../../shared/models/index.js';
+import { RUN_LABEL } from '../../stack/local-stack.js';
+import { renderDayPictureSvg } from '../../view/day-picture-svg.js';
+import {
+  patience,
+  waitFor,
+  type Invariant,
+  type Scenario,
+  type ScenarioContext,
+  type ScenarioOutcome,
+} from '../scenario.js';
+import { childHost } from './child-host.js';
+import { startCollector } from './collector.js';
+import { dayClock, formatHour } from './day-clock.js';
+import { dayFigures, disruptionsOf } from './figures.js';
+import { checkDay, type CheckOptions } from './invariants/index.js';
+import {
+  ALLOCATION_FAILURE_TTL_SECONDS,
+  LOW_QUOTA_TTL_SECONDS,
+} from '../../../shared/decisions/launch-errors.js';
+import { describeWeather, dayPlan, type PoolPlan } from './plan.js';
+import { freshSeed } from './prng.js';
+import { startWeather } from './weather.js';
+import { dayWorkload, poolObjectName } from './workload.js';
+
+export interface DayOptions {
+  /** Drives the workload and the weather; printed, and a random one when not given. */
+  seed?: number;
+  /** Wall minutes the simulated 24 h take. Default 12. */
+  dayMinutes?: number;
+  /** Wall seconds kube-apiserver stays down. Default 60. */
+  outageSeconds?: number;
+  /** Controls beyond every stack's (node repair's), when the stack has them. */
+  available?: ReadonlySet<string>;
+}
+
+export const DEFAULT_DAY_MINUTES = 12;
+
+export function dayScenario(options: DayOptions = {}): Scenario {
+  const dayMinutes = options.dayMinutes ?? DEFAULT_DAY_MINUTES;
+  return {
+    name: 'day',
+    title: `a day in the life: a simulated 24 h in ${dayMinutes} min, every feature and the weather on one stack`,
+    description:
+      'Three NodePools (on-demand general purpose spread over zones, spot-allowed batch, arm64 with expiring nodes), ' +
+      'Deployments following a diurnal curve, a batch burst of 200-300 pods, PDBs, do-not-disrupt pods and a DaemonSet; ' +
+      'zonal allocation failures, an hour of exhausted family quota, Compute throttling, slow VM creations, an image ' +
+      'change drifted in a maintenance window, a 60 s API server outage and a killed function host. Budgets, churn, ' +
+      'destinations, pending time, VM PUTs, leaks, request rates and PDBs are checked on every recorded version. ' +
+      `Plays only when named (${dayMinutes} min); --seed N replays a day, --day-minutes M compresses it.`,
+    usesPods: true,
+    ownFunctionHost: true,
+    play: (context) => playDay(context, { ...options, dayMinutes }),
+  };
+}
+
+async function playDay(
+  context: ScenarioContext,
+  options: DayOptions & { dayMinutes: number },
+): Promise<ScenarioOutcome> {
+  const { stack, recorder, runId, note } = context;
+  if (stack.app)
+    throw new Error(
+      'the day runs the Function App in a process of its own: start the stack with functionHost: false',
+    );
+  if (!stack.controlPlane)
+    throw new Error('the day stops kube-apiserver: it needs a control plane of its own, not a shared one');
+  const started = Date.now();
+  const seed = options.seed ?? freshSeed();
+  note(
+    `seed ${seed} (replay: npm start -- --scenario day --seed ${seed} --day-minutes ${options.dayMinutes} --speed ${stack.timings.speed})`,
+  );
+  const plan = dayPlan({ seed, outageSeconds: options.outageSeconds ?? 60 });
+
+  const hostLog: WriteStream | undefined = context.resultsDirectory
+    ? createWriteStream(join(context.resultsDirectory, 'function-host.log'), { flags: 'a' })
+    : undefined;
+  const recentWarnings: string[] = [];
+  const stateDirectory = await mkdtemp(join(tmpdir(), 'nodeclaim-day-'));
+  const host = childHost(
+    { appSettings: stack.appSettings, stateDirectory, sweepSchedule: stack.timings.sweepSchedule },
+    (line) => {
+      hostLog?.write(line + '\n');
+      if (/"level":"(warn|error)"/.test(line)) {
+        recentWarnings.push(line);
+        if (recentWarnings.length > 100) recentWarnings.shift();
+      }
+    },
+  );
+  await host.start();
+  let clock = dayClock(Date.now(), options.dayMinutes);
+  const collector = startCollector(stack, recorder, plan, clock, runId, Math.max(250, clock.msPerHour / 20));
+  const history = collector.history;
+  const baseBudgets = (pool: PoolPlan): Budget[] => [{ nodes: pool.budget }];
+  const workload = dayWorkload(context, plan.pools, plan.workloads, clock, (set, replicas, at) =>
+    history.replicas.push({ set, replicas, at }),
+  );
+  try {
+    await workload.create((pool) => {
+      history.poolBudgets.push({
+        at: Date.now(),
+        pool: poolObjectName(pool.name, runId),
+        budgets: baseBudgets(pool),
+      });
+      return baseBudgets(pool);
+    });
+    clock = dayClock(Date.now(), options.dayMinutes);
+    note(
+      `the day begins: 1 simulated hour = ${(clock.msPerHour / 1000).toFixed(1)} s; ${plan.weather.length} weather entries`,
+    );
+    const weather = startWeather(plan.weather, {
+      stack,
+      host,
+      clock,
+      runId,
+      pools: plan.pools,
+      baseBudgets,
+      onBudgets: (pool, budgets, at) =>
+        history.poolBudgets.push({ at, pool: poolObjectName(pool, runId), budgets }),
+      onPoolChange: (pool, at) => history.poolChanges.push({ at, pool: poolObjectName(pool, runId) }),
+      onDisturbance: (from, to, what) => history.disturbances.push({ from, to, what }),
+      note,
+      available: options.available ?? new Set(),
+    });
+
+    const t = stack.timings;
+    const oneLaunchMs =
+      t.vmCreateMs +
+      (t.kubelet.bootDelayMs + t.kubelet.readyDelayMs + t.kubelet.startupTaintDelayMs) / t.speed;
+    const checkOptions = (at: number, final: boolean): CheckOptions => ({
+      slackMs: t.sweepPeriodSeconds * 1_000 + 2_000,
+      // A pod may wait for a launch that fails, the one after it, and creations slowed 4×, plus the sweeps.
+      pendingBoundMs: Math.max(120_000, 12 * oneLaunchMs + 6 * t.sweepPeriodSeconds * 1_000),
+      stuckMs: Math.max(120_000, 10 * oneLaunchMs),
+      churn: {
+        noticeMs: Math.max(15_000, 4 * t.maxPollIntervalSeconds * 1_000),
+        memoryMs: (code) =>
+          (/Quota/i.test(code) ? LOW_QUOTA_TTL_SECONDS : ALLOCATION_FAILURE_TTL_SECONDS) * 1_000,
+      },
+      scaleSlackMs: 3_000,
+      at,
+      final,
+    });
+
+    // The day: the plan's replicas each hour, the weather as it comes, the invariants every few seconds.
+    const failing = new Set<string>();
+    let lastCheck = 0;
+    const dayEnds = clock.wallAt(24);
+    while (Date.now() < dayEnds) {
+      if (context.signal.aborted) throw new Error('cancelled');
+      const now = Date.now();
+      weather.tick(now);
+      await workload.scaleTo(clock.hourAt(now)).catch(() => undefined);
+      if (now - lastCheck > 15_000) {
+        lastCheck = now;
+        history.injectedThrottles = weather.injectedThrottles();
+        for (const invariant of checkDay(history, checkOptions(now, false)).invariants) {
+          if (invariant.holds || failing.has(invariant.name)) continue;
+          failing.add(invariant.name);
+          note(
+            `✘ at ${formatHour(clock.hourAt(now))}: ${invariant.name}: ${invariant.violations[0] ?? invariant.detail}`,
+          );
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    note('the day is over: the weather clears, the cluster settles');
+    await weather.clear();
+    await workload.scaleTo(24).catch(() => undefined);
+
+    // Settled: every planned pod Running, no NodeClaim deleting or not yet Initialized, for a few sweeps.
+    const wanted = plan.workloads.reduce((sum, w) => sum + (w.replicasByHour[24] ?? 0), 0);
+    const quietMs = 4 * t.sweepPeriodSeconds * 1_000;
+    let quietSince = Date.now();
+    const unsettled = (): string | undefined => {
+      const pods = [...recorder.pods.values()].filter(
+        (p) => !p.metadata.deletionTimestamp && p.metadata.labels?.app !== history.daemonSet,
+      );
+      const running = pods.filter((p) => p.status?.phase === 'Running').length;
+      const busy = [...recorder.nodeClaims.values()].filter(
+        (c) =>
+          c.metadata.deletionTimestamp || !isConditionTrue(c.status?.conditions, ConditionTypes.initialized),
+      );
+      if (running === wanted && pods.length === wanted && busy.length === 0) return undefined;
+      return `${running} of ${wanted} pods Running, ${busy.length} NodeClaims deleting or not Initialized`;
+    };
+    await waitFor(
+      context,
+      'the cluster to settle after the day',
+      patience(stack, 20),
+      () => {
+        if (unsettled() !== undefined) quietSince = Date.now();
+        return Date.now() - quietSince >= quietMs ? true : undefined;
+      },
+      () => unsettled() ?? 'settling',
+    ).catch((error: unknown) => note(error instanceof Error ? error.message : String(error)));
+    const endAt = Date.now();
+    history.injectedThrottles = weather.injectedThrottles();
+    history.end = await endState(context, endAt);
+
+    note('tearing down: Deployments, DaemonSet and PDBs, then every NodeClaim, then the NodePools');
+    await workload.deleteWorkloads();
+    history.teardown = await teardown(context, plan.pools, patience(stack, 10));
+    collector.stop();
+
+    const checked = checkDay(history, checkOptions(endAt, true));
+    const invariants = checked.invariants.map((i): Invariant => ({
+      name: i.name,
+      holds: i.holds,
+      detail: [i.detail, ...i.violations].join('\n      '),
+    }));
+    const disruptions = disruptionsOf(history, plan, clock, runId);
+    const figures = dayFigures({
+      plan,
+      samples: collector.samples,
+      disruptions,
+      pending: checked.pending,
+      pendingBoundMs: checkOptions(endAt, true).pendingBoundMs,
+      history,
+      dayMinutes: options.dayMinutes,
+      speed: t.speed,
+      wallMs: Date.now() - started,
+    });
+    const hourOf = (at: number) => clock.hourAt(at);
+    const picture = renderDayPictureSvg({
+      title: `day (seed ${seed}): nodes, cost and pending pods over a simulated 24 h`,
+      subtitle: `${options.dayMinutes} min of wall time at speed ×${t.speed}; cost ÷ lower bound ${figures.costOverLowerBound}, pending → Running p99 ${figures.pendingP99Seconds} s, ${figures.disruptions} disruptions (${figures.disruptionsPerNodeDay} per node-day); ${invariants.every((i) => i.holds) ? 'every invariant held' : 'AN INVARIANT FAILED'}`,
+      hours: Math.max(24, Math.ceil(hourOf(endAt))),
+      pools: plan.pools.map((p) => p.name),
+      samples: collector.samples,
+      disruptions: disruptions.map((d) => ({
+        hour: hourOf(d.at),
+        reason: d.reason,
+        label: `${d.name}: ${d.reason}`,
+      })),
+      weather: weather.records
+        .filter((r) => r.startedAt !== undefined)
+        .map((r) => ({
+          fromHour: hourOf(r.startedAt ?? 0),
+          toHour: hourOf(r.endedAt ?? r.startedAt ?? 0),
+          label: describeWeather(r.entry),
+        })),
+    });
+    if (!invariants.every((i) => i.holds) && recentWarnings.length > 0) {
+      note(`the function host's last warnings:\n${recentWarnings.slice(-20).join('\n')}`);
+    }
+    const summary = [
+      `seed ${seed}; ${options.dayMinutes} min for 24 h at speed ×${t.speed}; wall ${figures.wallSeconds} s; replay with --seed ${seed}`,
+      `pools: ${plan.pools.map((p) => `${p.name} (${p.purpose})`).join('; ')}`,
+      `workload: ${plan.workloads.map((w) => `${w.name} ${Math.min(...w.replicasByHour)}–${Math.max(...w.replicasByHour)}`).join(', ')} pods; DaemonSet on every node`,
+      'weather:',
+      ...weather.records.map(
+        (r) =>
+          `  ${r.notPlayed ? '–' : '•'} ${formatHour(r.entry.atHour)} ${describeWeather(r.entry)}` +
+          (r.notPlayed ? ` — not played: ${r.notPlayed}` : r.outcome ? ` — ${r.outcome}` : ''),
+      ),
+      `nodes: ${figures.nodeClaims} NodeClaims over the day, at most ${figures.peakNodes} at once, ${figures.nodeDays} node-days; ${figures.launchFailures} launch failures`,
+      `disruptions: ${figures.disruptions} (${['Drifted', 'Empty', 'Underutilized', 'Expired'].map((r) => `${r} ${figures[`disruptions${r}`] ?? 0}`).join(', ')}), ${figures.disruptionsPerNodeDay} per node-day`,
+      `cost: ${figures.costOverLowerBound}× the lower bound of the requests, averaged over the day`,
+      `pending → Running: p50 ${figures.pendingP50Seconds} s, p95 ${figures.pendingP95Seconds} s, p99 ${figures.pendingP99Seconds} s (${figures.pods} pods)`,
+    ];
+    return {
+      invariants,
+      summary,
+      marks: [],
+      figures: { ...figures },
+      picture,
+      data: {
+        plan,
+        samples: collector.samples,
+        weather: weather.records,
+        disruptions,
+        disturbances: history.disturbances,
+      },
+    };
+  } finally {
+    collector.stop();
+    await host.stop();
+    await rm(stateDirectory, { recursive: true, force: true });
+    await new Promise<void>((resolve) => (hostLog ? hostLog.end(resolve) : resolve()));
+  }
+}
+
+async function endState(context: ScenarioContext, at: number) {
+  const { stack, runId, recorder } = context;
+  const firstSeen: Record<string, number> = {};
+  for (const { object, at: seen } of recorder.history.nodeClaims) firstSeen[object.metadata.name] ??= seen;
+  const nodeClaims = await stack.admin.objects.nodeClaims.list({ labelSelector: `${RUN_LABEL}=${runId}` });
+  const nodes = (await context.core.listNode()).items
+    .filter((n) => n.metadata?.name?.includes(runId))
+    .map((n) => n as unknown as Node);
+  const vms = stack.emulator.controls
+    .vms()
+    .filter((vm) => vm.resourceGroup === stack.resourceGroup)
+    .map((vm) => ({ name: vm.name, provisioningState: vm.provisioningState }));
+  return { at, vms, nodeClaims, nodes, firstSeen };
+}
+
+/** Deletes every NodeClaim of the run, then the NodePools and classes, and counts what is left. */
+async function teardown(context: ScenarioContext, pools: readonly PoolPlan[], timeoutMs: number) {
+  const { stack, runId } = context;
+  const objects = stack.admin.objects;
+  const selector = `${RUN_LABEL}=${runId}`;
+  for (const pool of pools)
+    await objects.nodePools
+      .mergePatch(poolObjectName(pool.name, runId), { spec: { disruption: { budgets: [{ nodes: '0' }] } } })
+      .catch(() => undefined);
+  for (const claim of await objects.nodeClaims.list({ labelSelector: selector }))
+    await objects.nodeClaims.delete(claim.metadata.name);
+  const count = async () => ({
+    nodeClaims: (await objects.nodeClaims.list({ labelSelector: selector })).length,
+    nodes: (await context.core.listNode()).items.filter((n) => n.metadata?.name?.includes(runId)).length,
+    vms: stack.emulator.controls.vms().filter((vm) => vm.resourceGroup === stack.resourceGroup).length,
+  });
+  const deadline = Date.now() + timeoutMs;
+  let left = await count();
+  while (left.nodeClaims + left.nodes + left.vms > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    left = await count();
+  }
+  for (const pool of pools) {
+    await objects.nodePools.delete(poolObjectName(pool.name, runId)).catch(() => undefined);
+    await objects.nodeClasses.delete(poolObjectName(pool.name, runId)).catch(() => undefined);
+  }
+  return left;
+}

@@ -1,0 +1,32 @@
+// The Function App in a process of its own, for the day: the weather kills it with SIGKILL at whatever
+// line it is on and starts another on the same durable history directory, as Azure restarts a dead
+// worker. The configuration comes as JSON in DAY_HOST_CONFIG; "ready" on stdout once every function is
+// registered and listening; the app's log lines (JSON) go to stderr for the parent to keep.
+import type { SweepScope } from '../../stack/definitions.js';
+import { startFunctionApp } from '../../stack/function-app.js';
+import { createLogger } from '../../../shared/observability/logger.js';
+
+export interface DayHostConfig {
+  appSettings: Record<string, string>;
+  stateDirectory: string;
+  sweepSchedule: string;
+  sweepScope?: SweepScope;
+}
+
+const config = JSON.parse(process.env.DAY_HOST_CONFIG ?? '') as DayHostConfig;
+const log = createLogger({
+  component: 'function-host',
+  minLevel: 'info',
+  sink: (_level, line) => process.stderr.write(line + '\n'),
+});
+const app = await startFunctionApp({
+  appSettings: config.appSettings,
+  log,
+  sweepSchedule: config.sweepSchedule,
+  ...(config.sweepScope ? { sweepScope: config.sweepScope } : {}),
+  host: { visibilityTimeoutMs: 1_000, pollIntervalMs: 50, stateDirectory: config.stateDirectory },
+});
+process.stdout.write('ready\n');
+process.on('SIGTERM', () => {
+  void app.stop().then(() => process.exit(0));
+});

@@ -1,0 +1,49 @@
+// Every invariant of the day over one history, in the summary's order. Pure: the scenario runs it on the
+// history so far while the day plays (to say early what broke) and once more at the end.
+import { checkBudgets } from './budgets.js';
+import { checkChurn, type ChurnOptions } from './churn.js';
+import { checkDestinations } from './destinations.js';
+import { checkDoNotDisrupt } from './do-not-disrupt.js';
+import { checkEndState } from './end-state.js';
+import { firstOrigin, type DayHistory, type InvariantResult } from './history.js';
+import { checkPdbs } from './pdbs.js';
+import { checkPending, type PendingFigures } from './pending.js';
+import { checkArmRates, checkKubernetesRates } from './request-rates.js';
+import { checkVmPuts } from './vm-puts.js';
+
+export interface CheckOptions {
+  /** How far the sweep's view may lag the recorder's (a mark judged at its time and this much earlier). */
+  slackMs: number;
+  pendingBoundMs: number;
+  stuckMs: number;
+  churn: Omit<ChurnOptions, 'origin'>;
+  /** How long after a scale-down a deletion is taken for the ReplicaSet's, not an eviction. */
+  scaleSlackMs: number;
+  /** Now, or the end of the day: pods still pending wait until then. */
+  at: number;
+  /** Whether the end-of-day checks apply yet. */
+  final: boolean;
+}
+
+export function checkDay(
+  history: DayHistory,
+  options: CheckOptions,
+): { invariants: InvariantResult[]; pending: PendingFigures } {
+  const origin = firstOrigin(history);
+  const pending = checkPending(history, options.pendingBoundMs, options.at);
+  const invariants = [
+    checkBudgets(history, options.slackMs, origin),
+    checkChurn(history, { ...options.churn, origin }),
+    checkDestinations(history, options.slackMs, origin),
+    checkDoNotDisrupt(history, origin),
+    pending.invariant,
+    checkVmPuts(history),
+    ...(options.final ? [checkEndState(history, options.stuckMs)] : []),
+    checkArmRates(history),
+    checkKubernetesRates(history.apiServer, options.final),
+    checkPdbs(history, options.scaleSlackMs, origin, options.at),
+  ];
+  return { invariants, pending: pending.figures };
+}
+
+export type { DayHistory, InvariantResult } from './history.js';

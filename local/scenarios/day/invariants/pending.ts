@@ -1,0 +1,98 @@
+// Every pod that can be scheduled is Running within a bound: from the moment it was first seen (the
+// ReplicaSet controller created it) to its first Running version. Pods deleted while still pending (a
+// scale-down) are not in the percentiles but are held to the bound too; pods still pending at the end
+// count with the time they have waited. The
+// bound grows by the time the cluster could not act while the pod waited (API server down, host dead).
+// DaemonSet pods are bound by their controller, not provisioned for, and are not counted. Pure.
+import { result, type DayHistory, type InvariantResult } from './history.js';
+
+export interface PendingFigures {
+  count: number;
+  p50Ms: number;
+  p95Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Pods deleted while still pending (a scale-down came first). */
+  withdrawn: number;
+}
+
+export interface PendingSpan {
+  name: string;
+  from: number;
+  to: number;
+  /** Running at `to`; otherwise deleted while pending (withdrawn) or still pending at the end. */
+  outcome: 'running' | 'withdrawn' | 'pending';
+}
+
+export function pendingDurations(history: DayHistory, endAt: number): PendingSpan[] {
+  const seen = new Map<string, PendingSpan>();
+  for (const { object, type, at } of history.pods) {
+    if (object.metadata.labels?.app === history.daemonSet) continue;
+    const name = object.metadata.name;
+    let span = seen.get(name);
+    if (!span) {
+      span = { name, from: at, to: endAt, outcome: 'pending' };
+      seen.set(name, span);
+    }
+    if (span.outcome !== 'pending') continue;
+    if (object.status?.phase === 'Running' && type !== 'DELETED') {
+      span.to = at;
+      span.outcome = 'running';
+    } else if (type === 'DELETED' || object.metadata.deletionTimestamp) {
+      span.to = at;
+      span.outcome = 'withdrawn';
+    }
+  }
+  return [...seen.values()];
+}
+
+const outcomeWords: Record<PendingSpan['outcome'], string> = {
+  running: 'Running',
+  withdrawn: 'deleted, never Running,',
+  pending: 'still pending',
+};
+
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] as number;
+}
+
+export function checkPending(
+  history: DayHistory,
+  boundMs: number,
+  endAt: number,
+): { invariant: InvariantResult; figures: PendingFigures } {
+  const spans = pendingDurations(history, endAt);
+  // Percentiles over the pods that got to run; the bound over every pod, also one withdrawn after
+  // waiting too long.
+  const waits = spans
+    .filter((d) => d.outcome === 'running')
+    .map((d) => d.to - d.from)
+    .sort((a, b) => a - b);
+  const disturbedDuring = (from: number, to: number) =>
+    history.disturbances.reduce(
+      (sum, d) => sum + Math.max(0, Math.min(to, d.to) - Math.max(from, d.from)),
+      0,
+    );
+  const late = spans.filter((d) => d.to - d.from > boundMs + disturbedDuring(d.from, d.to));
+  const withdrawn = spans.filter((d) => d.outcome === 'withdrawn').length;
+  const figures: PendingFigures = {
+    count: waits.length,
+    p50Ms: percentile(waits, 50),
+    p95Ms: percentile(waits, 95),
+    p99Ms: percentile(waits, 99),
+    maxMs: waits.at(-1) ?? 0,
+    withdrawn,
+  };
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  return {
+    figures,
+    invariant: result(
+      `every schedulable pod Running within ${s(boundMs)} (plus any outage it waited through)`,
+      late.map((d) => `${d.name} ${outcomeWords[d.outcome]} after ${s(d.to - d.from)}`),
+      `${figures.count} pods: pending → Running p50 ${s(figures.p50Ms)}, p95 ${s(figures.p95Ms)}, ` +
+        `p99 ${s(figures.p99Ms)}, max ${s(figures.maxMs)}; ${withdrawn} deleted by a scale-down before they ran`,
+    ),
+  };
+}

@@ -1,0 +1,237 @@
+// Plays the plan's weather on the running stack, each entry through the control a person would use: the
+// ARM emulator's faults, throttling and latencies, the AKSNodeClass and NodePool through the API server,
+// kube-apiserver stopped and started, the function host killed and restarted. An entry that needs
+// controls the stack does not have is reported as not played, never imitated.
+import type { Budget } from '../../../shared/models/index.js';
+import type { LocalStack } from '../../stack/local-stack.js';
+import type { ChildHost } from './child-host.js';
+import type { DayClock } from './day-clock.js';
+import { describeWeather, type PoolName, type PoolPlan, type WeatherEntry } from './plan.js';
+import { poolObjectName } from './workload.js';
+
+export interface WeatherRecord {
+  entry: WeatherEntry;
+  /** Wall times it began and ended (undefined while it has not). */
+  startedAt?: number;
+  endedAt?: number;
+  /** Why it was not played, when it was not. */
+  notPlayed?: string;
+  /** What happened, for the summary (the maintenance window's times, faults that fired). */
+  outcome?: string;
+}
+
+export interface WeatherDependencies {
+  stack: LocalStack;
+  host: ChildHost;
+  clock: DayClock;
+  runId: string;
+  pools: readonly PoolPlan[];
+  /** The budgets a pool has outside any maintenance window. */
+  baseBudgets(pool: PoolPlan): Budget[];
+  onBudgets(pool: PoolName, budgets: Budget[], at: number): void;
+  onPoolChange(pool: PoolName, at: number): void;
+  onDisturbance(from: number, to: number, what: string): void;
+  note(line: string): void;
+  /** Controls the stack has beyond the ones every stack has (e.g. node repair's). */
+  available: ReadonlySet<string>;
+}
+
+export interface Weather {
+  readonly records: readonly WeatherRecord[];
+  /** Starts what is due and ends what is over at this wall time; entries that take time run on their own. */
+  tick(now: number): void;
+  /** Ends every entry still in force (faults removed, latencies restored) and waits for running ones. */
+  clear(): Promise<void>;
+  /** 429s the throttle faults answered. */
+  injectedThrottles(): number;
+}
+
+export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDependencies): Weather {
+  const controls = deps.stack.emulator.controls;
+  const baseCreateMs = controls.latencies().createMs;
+  const records: WeatherRecord[] = entries.map((entry) => ({ entry }));
+  const faultIds = new Map<WeatherRecord, string[]>();
+  const throttleRules: { id: string; times: number }[] = [];
+  const running: Promise<void>[] = [];
+  const objects = deps.stack.admin.objects;
+
+  const begin = (record: WeatherRecord, now: number): void => {
+    const entry = record.entry;
+    record.startedAt = now;
+    deps.note(`weather: ${describeWeather(entry)}`);
+    switch (entry.kind) {
+      case 'zonalAllocationFailure':
+        faultIds.set(record, [
+          controls.injectFault({ match: { zone: entry.zone }, effect: { type: 'ZonalAllocationFailed' } }).id,
+        ]);
+        return;
+      case 'familyQuota':
+        faultIds.set(
+          record,
+          entry.sizes.map(
+            (vmSize) => controls.injectFault({ match: { vmSize }, effect: { type: 'familyQuota' } }).id,
+          ),
+        );
+        return;
+      case 'throttleBurst': {
+        const rule = controls.injectFault({
+          effect: { type: 'throttle', requestKind: entry.requestKind, retryAfterSeconds: 1 },
+          times: entry.requests,
+        });
+        throttleRules.push({ id: rule.id, times: entry.requests });
+        record.endedAt = now;
+        return;
+      }
+      case 'slowLro':
+        controls.setLatencies({ createMs: baseCreateMs * entry.factor });
+        return;
+      case 'drift':
+        running.push(drift(record, entry));
+        return;
+      case 'apiServerOutage':
+        running.push(outage(record, entry.seconds));
+        return;
+      case 'hostKill':
+        running.push(hostKill(record, entry.downSeconds));
+        return;
+      case 'nodeNotReady':
+      case 'spotPreemption':
+        // Reached only when `available` has the controls; none exist in this stack yet.
+        record.notPlayed = `the stack has no ${entry.requires} control for it`;
+        return;
+    }
+  };
+
+  const end = (record: WeatherRecord, now: number): void => {
+    record.endedAt = now;
+    const ids = new Set(faultIds.get(record) ?? []);
+    if (ids.size > 0) {
+      const hits = controls.faults().reduce((sum, rule) => sum + (ids.has(rule.id) ? rule.hits : 0), 0);
+      record.outcome = `fired ${hits} time(s)`;
+    }
+    for (const id of ids) controls.removeFault(id);
+    faultIds.delete(record);
+    if (record.entry.kind === 'slowLro') controls.setLatencies({ createMs: baseCreateMs });
+  };
+
+  async function drift(
+    record: WeatherRecord,
+    entry: Extract<WeatherEntry, { kind: 'drift' }>,
+  ): Promise<void> {
+    const pool = deps.pools.find((p) => p.name === entry.pool);
+    if (!pool) return;
+    const name = poolObjectName(pool.name, deps.runId);
+    // The maintenance window is a real budget schedule (cron in UTC, whole minutes): drift is blocked by a
+    // "0" budget except for whole minutes that stand for about `windowHours` of the day, from the next
+    // minute on.
+    const windowMinutes = Math.max(1, Math.round((entry.windowHours * deps.clock.msPerHour) / 60_000));
+    const opens = new Date(Math.ceil((Date.now() + 10_000) / 60_000) * 60_000);
+    const closes = new Date(opens.getTime() + windowMinutes * 60_000);
+    const budgets: Budget[] = [
+      ...deps.baseBudgets(pool),
+      {
+        nodes: '0',
+        reasons: ['Drifted'],
+        schedule: `${closes.getUTCMinutes()} ${closes.getUTCHours()} * * *`,
+        duration: `${24 * 60 - windowMinutes}m`,
+      },
+      { nodes: '2', reasons: ['Drifted'] },
+    ];
+    await retrying(() => objects.nodePools.mergePatch(name, { spec: { disruption: { budgets } } }));
+    deps.onBudgets(pool.name, budgets, Date.now());
+    await retrying(() => objects.nodeClasses.mergePatch(name, { spec: { imageFamily: entry.imageFamily } }));
+    deps.onPoolChange(pool.name, Date.now());
+    record.outcome = `maintenance window ${opens.toISOString().slice(11, 16)}–${closes.toISOString().slice(11, 16)} UTC (budget "2" for Drifted, "0" outside)`;
+    deps.note(`drift: ${record.outcome}`);
+    record.endedAt = closes.getTime();
+  }
+
+  async function outage(record: WeatherRecord, seconds: number): Promise<void> {
+    const controlPlane = deps.stack.controlPlane;
+    if (!controlPlane) {
+      record.notPlayed = 'the stack shares its control plane with others';
+      return;
+    }
+    const from = Date.now();
+    await controlPlane.apiServer.stop();
+    await sleep(seconds * 1_000);
+    await controlPlane.apiServer.start();
+    const to = Date.now();
+    record.endedAt = to;
+    record.outcome = `down ${((to - from) / 1000).toFixed(1)} s (stop to ready)`;
+    deps.onDisturbance(from, to, 'API server down');
+    deps.note(`API server back after ${record.outcome}`);
+  }
+
+  async function hostKill(record: WeatherRecord, downSeconds: number): Promise<void> {
+    const from = Date.now();
+    await deps.host.kill();
+    await sleep(downSeconds * 1_000);
+    await deps.host.start();
+    const to = Date.now();
+    record.endedAt = to;
+    record.outcome = `dead ${((to - from) / 1000).toFixed(1)} s (kill to ready)`;
+    deps.onDisturbance(from, to, 'function host dead');
+    deps.note(`function host restarted: ${record.outcome}`);
+  }
+
+  for (const record of records) {
+    const entry = record.entry;
+    if (
+      (entry.kind === 'nodeNotReady' || entry.kind === 'spotPreemption') &&
+      !deps.available.has(entry.requires)
+    ) {
+      record.notPlayed = `needs ${entry.requires}'s controls in the kubelet simulator and the ARM emulator (not in this branch yet)`;
+    }
+  }
+
+  return {
+    records,
+    tick(now) {
+      for (const record of records) {
+        if (record.notPlayed) continue;
+        const { atHour, hours } = record.entry;
+        if (record.startedAt === undefined) {
+          if (now >= deps.clock.wallAt(atHour)) begin(record, now);
+        } else if (
+          lasts(record) &&
+          record.endedAt === undefined &&
+          now >= deps.clock.wallAt(atHour + hours)
+        ) {
+          end(record, now);
+        }
+      }
+    },
+    async clear() {
+      await Promise.all(running);
+      const now = Date.now();
+      for (const record of records)
+        if (lasts(record) && record.startedAt !== undefined && record.endedAt === undefined) end(record, now);
+    },
+    injectedThrottles() {
+      const left = new Map(controls.faults().map((f) => [f.id, f.hits]));
+      // A rule that fired all its times is gone from the registry.
+      return throttleRules.reduce((sum, rule) => sum + (left.get(rule.id) ?? rule.times), 0);
+    },
+  };
+}
+
+/** Entries in force for a while (ended by the tick), as opposed to ones that happen at once or run alone. */
+const lasts = (record: WeatherRecord): boolean =>
+  record.entry.kind === 'zonalAllocationFailure' ||
+  record.entry.kind === 'familyQuota' ||
+  record.entry.kind === 'slowLro';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A write the weather must make even if the API server is away for a while (the outage). */
+async function retrying<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= 60) throw error;
+      await sleep(2_000);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+// Small hand-made day histories for the invariant checkers' tests: NodeClaims, Nodes and pods at chosen
+// times, as the recorder would have seen them.
+import type { DayHistory, DayPod, Version } from '../../../local/scenarios/day/invariants/history.js';
+import type { Condition, Node, NodeClaim } from '../../../shared/models/index.js';
+
+export function history(parts: Partial<DayHistory> = {}): DayHistory {
+  return {
+    nodeClaims: [],
+    nodes: [],
+    pods: [],
+    armRequests: [],
+    vmFailures: [],
+    poolBudgets: [],
+    poolChanges: [],
+    pools: [{ name: 'general', consolidateAfterMs: 10_000 }],
+    pdbs: [],
+    replicas: [],
+    doNotDisruptSets: [],
+    daemonSet: 'agent',
+    disturbances: [],
+    apiServer: [],
+    injectedThrottles: 0,
+    ...parts,
+  };
+}
+
+export interface ClaimShape {
+  pool?: string;
+  initialized?: boolean;
+  reason?: string;
+  deleting?: boolean;
+  nodeName?: string;
+  replacementOf?: string;
+  launchedFalse?: string;
+  requirements?: NodeClaim['spec']['requirements'];
+}
+
+export function claim(
+  at: number,
+  name: string,
+  shape: ClaimShape = {},
+  type: Version<NodeClaim>['type'] = 'MODIFIED',
+): Version<NodeClaim> {
+  const conditions: Condition[] = [];
+  const condition = (type: string, status: Condition['status'], reason: string): Condition => ({
+    type,
+    status,
+    reason,
+    message: '',
+    lastTransitionTime: new Date(at).toISOString(),
+  });
+  if (shape.initialized) conditions.push(condition('Initialized', 'True', 'Initialized'));
+  if (shape.reason) conditions.push(condition('DisruptionReason', 'True', shape.reason));
+  if (shape.launchedFalse) conditions.push(condition('Launched', 'False', shape.launchedFalse));
+  return {
+    at,
+    type,
+    object: {
+      apiVersion: 'karpenter.sh/v1',
+      kind: 'NodeClaim',
+      metadata: {
+        name,
+        labels: { 'karpenter.sh/nodepool': shape.pool ?? 'general' },
+        ...(shape.replacementOf
+          ? { annotations: { 'karpenter.azure.com/replacement-of': shape.replacementOf } }
+          : {}),
+        ...(shape.deleting ? { deletionTimestamp: new Date(at).toISOString() } : {}),
+      },
+      spec: {
+        nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'general' },
+        requirements: shape.requirements ?? [
+          { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
+        ],
+      },
+      status: { conditions, ...(shape.nodeName ? { nodeName: shape.nodeName } : {}) },
+    },
+  };
+}
+
+export function node(
+  at: number,
+  name: string,
+  disrupted = false,
+  type: Version<Node>['type'] = 'MODIFIED',
+): Version<Node> {
+  return {
+    at,
+    type,
+    object: {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name },
+      spec: { taints: disrupted ? [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] : [] },
+    } as Node,
+  };
+}
+
+export interface PodShape {
+  nodeName?: string;
+  phase?: string;
+  ready?: boolean;
+  deleting?: boolean;
+}
+
+export function pod(
+  at: number,
+  name: string,
+  app: string,
+  shape: PodShape = {},
+  type: Version<DayPod>['type'] = 'MODIFIED',
+): Version<DayPod> {
+  return {
+    at,
+    type,
+    object: {
+      metadata: {
+        name,
+        labels: { app },
+        ...(shape.deleting ? { deletionTimestamp: new Date(at).toISOString() } : {}),
+      },
+      spec: shape.nodeName ? { nodeName: shape.nodeName } : {},
+      status: {
+        phase: shape.phase ?? 'Pending',
+        conditions: shape.ready ? [{ type: 'Ready', status: 'True' }] : [],
+      },
+    },
+  };
+}
+
+/** A Running, Ready pod on a node. */
+export const running = (at: number, name: string, app: string, nodeName: string) =>
+  pod(at, name, app, { nodeName, phase: 'Running', ready: true });

@@ -1,0 +1,434 @@
+// The day's invariant checkers on small hand-made histories: each passes on one that keeps it and fails
+// on one that breaks it, so a green day means something.
+import { describe, expect, it } from 'vitest';
+import { checkBudgets } from '../../../local/scenarios/day/invariants/budgets.js';
+import { checkChurn } from '../../../local/scenarios/day/invariants/churn.js';
+import { checkDestinations } from '../../../local/scenarios/day/invariants/destinations.js';
+import { checkDoNotDisrupt } from '../../../local/scenarios/day/invariants/do-not-disrupt.js';
+import { checkEndState } from '../../../local/scenarios/day/invariants/end-state.js';
+import type { ArmRequest } from '../../../local/scenarios/day/invariants/history.js';
+import { checkPdbs } from '../../../local/scenarios/day/invariants/pdbs.js';
+import { checkPending, percentile } from '../../../local/scenarios/day/invariants/pending.js';
+import {
+  checkArmRates,
+  checkKubernetesRates,
+  counterGrowth,
+  parseApiServerMetrics,
+  peakInWindow,
+} from '../../../local/scenarios/day/invariants/request-rates.js';
+import { checkVmPuts } from '../../../local/scenarios/day/invariants/vm-puts.js';
+import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
+import { claim, history, node, pod, running } from './day-history-fixtures.js';
+
+const initialized = (at: number, name: string, nodeName = `node-${name}`) =>
+  claim(at, name, { initialized: true, nodeName });
+
+describe('budgets never exceeded, per reason', () => {
+  const fourNodes = ['a', 'b', 'c', 'd'].map((n) => initialized(0, n));
+  const budgets = [{ at: 0, pool: 'general', budgets: [{ nodes: '2', reasons: ['Drifted' as const] }] }];
+
+  it('holds when each mark leaves the count within the budget', () => {
+    const h = history({
+      poolBudgets: budgets,
+      nodeClaims: [
+        ...fourNodes,
+        claim(10, 'a', { initialized: true, nodeName: 'node-a', reason: 'Drifted' }),
+        claim(11, 'b', { initialized: true, nodeName: 'node-b', reason: 'Drifted' }),
+        claim(20, 'a', {}, 'DELETED'),
+        claim(21, 'c', { initialized: true, nodeName: 'node-c', reason: 'Drifted' }),
+      ],
+    });
+    const outcome = checkBudgets(h, 0, 0);
+    expect(outcome.holds).toBe(true);
+    expect(outcome.detail).toContain('general Drifted: at most 2');
+  });
+
+  it('fails when a third node is marked under a budget of 2', () => {
+    const h = history({
+      poolBudgets: budgets,
+      nodeClaims: [
+        ...fourNodes,
+        claim(10, 'a', { initialized: true, nodeName: 'node-a', reason: 'Drifted' }),
+        claim(11, 'b', { initialized: true, nodeName: 'node-b', reason: 'Drifted' }),
+        claim(12, 'c', { initialized: true, nodeName: 'node-c', reason: 'Drifted' }),
+      ],
+    });
+    const outcome = checkBudgets(h, 0, 0);
+    expect(outcome.holds).toBe(false);
+    expect(outcome.violations[0]).toContain('c marked Drifted while 2 of 4');
+  });
+
+  it('counts a node tainted karpenter.sh/disrupted, and judges each reason by its own budget', () => {
+    const h = history({
+      poolBudgets: [
+        {
+          at: 0,
+          pool: 'general',
+          budgets: [
+            { nodes: '1', reasons: ['Empty'] },
+            { nodes: '3', reasons: ['Drifted'] },
+          ],
+        },
+      ],
+      nodeClaims: [
+        ...fourNodes,
+        claim(10, 'b', { initialized: true, nodeName: 'node-b', reason: 'Drifted' }),
+        claim(12, 'c', { initialized: true, nodeName: 'node-c', reason: 'Empty' }),
+      ],
+      nodes: [node(5, 'node-a', true)],
+    });
+    const outcome = checkBudgets(h, 0, 0);
+    expect(outcome.holds).toBe(false);
+    expect(outcome.violations).toHaveLength(1);
+    expect(outcome.violations[0]).toContain('c marked Empty');
+  });
+
+  it('judges a scheduled budget by the mark’s time, with the slack for a sweep that decided earlier', () => {
+    // Drifted blocked except from 00:01 to 00:02 UTC on the day of the epoch.
+    const window = [
+      { nodes: '0', reasons: ['Drifted' as const], schedule: '2 0 * * *', duration: '23h59m' },
+      { nodes: '2', reasons: ['Drifted' as const] },
+    ];
+    const marks = (at: number) =>
+      history({
+        poolBudgets: [{ at: 0, pool: 'general', budgets: window }],
+        nodeClaims: [
+          ...fourNodes,
+          claim(at, 'a', { initialized: true, nodeName: 'node-a', reason: 'Drifted' }),
+        ],
+      });
+    expect(checkBudgets(marks(90_000), 0, 0).holds).toBe(true);
+    expect(checkBudgets(marks(150_000), 0, 0).holds).toBe(false);
+    expect(checkBudgets(marks(121_000), 5_000, 0).holds).toBe(true);
+  });
+});
+
+describe('no churn loop', () => {
+  const options = { noticeMs: 5_000, memoryMs: () => 600_000, origin: 0 };
+  const replacement = (
+    at: number,
+    name: string,
+    launchedFalse?: string,
+    type: 'ADDED' | 'MODIFIED' | 'DELETED' = 'MODIFIED',
+  ) => claim(at, name, { replacementOf: 'old', ...(launchedFalse ? { launchedFalse } : {}) }, type);
+
+  it('holds when a failed replacement is followed by a different one', () => {
+    const h = history({
+      nodeClaims: [
+        replacement(0, 'r1', undefined, 'ADDED'),
+        replacement(5, 'r1', 'ZonalAllocationFailure'),
+        claim(
+          20,
+          'r2',
+          {
+            replacementOf: 'old',
+            requirements: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['2'] }],
+          },
+          'ADDED',
+        ),
+        claim(25, 'r2', {
+          replacementOf: 'old',
+          launchedFalse: 'ZonalAllocationFailure',
+          requirements: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['2'] }],
+        }),
+      ],
+    });
+    expect(checkChurn(h, options).holds).toBe(true);
+  });
+
+  it('fails when the same replacement fails the same way again with nothing changed', () => {
+    const h = history({
+      nodeClaims: [
+        replacement(0, 'r1', undefined, 'ADDED'),
+        replacement(5, 'r1', 'InsufficientCapacity'),
+        replacement(20, 'r2', undefined, 'ADDED'),
+        replacement(25, 'r2', 'InsufficientCapacity'),
+      ],
+    });
+    const outcome = checkChurn(h, options);
+    expect(outcome.holds).toBe(false);
+    expect(outcome.violations[0]).toContain('the replacement of old was issued again');
+  });
+
+  it('holds when the NodePool changed between the two', () => {
+    const h = history({
+      poolChanges: [{ at: 10, pool: 'general' }],
+      nodeClaims: [
+        replacement(0, 'r1', undefined, 'ADDED'),
+        replacement(5, 'r1', 'InsufficientCapacity'),
+        replacement(20, 'r2', undefined, 'ADDED'),
+        replacement(25, 'r2', 'InsufficientCapacity'),
+      ],
+    });
+    expect(checkChurn(h, options).holds).toBe(true);
+  });
+
+  const put = (at: number, vmName: string, zone: string, status = 201): ArmRequest => ({
+    at,
+    method: 'PUT',
+    kind: 'putVm',
+    vmName,
+    status,
+    errorCode: undefined,
+    throttled: false,
+    placement: { vmSize: 'Standard_D2as_v5', zone, priority: 'Regular' },
+  });
+
+  it('fails when a VM is PUT at a placement whose creation failed, once the app knew', () => {
+    const failed = history({
+      armRequests: [put(0, 'vm-1', '1'), put(10_000, 'vm-2', '1')],
+      vmFailures: [{ at: 2_000, vmName: 'vm-1', code: 'ZonalAllocationFailed' }],
+    });
+    expect(checkChurn(failed, options).holds).toBe(false);
+    const elsewhere = history({
+      armRequests: [put(0, 'vm-1', '1'), put(10_000, 'vm-2', '2'), put(3_000, 'vm-3', '1')],
+      vmFailures: [{ at: 2_000, vmName: 'vm-1', code: 'ZonalAllocationFailed' }],
+    });
+    expect(checkChurn(elsewhere, options).holds).toBe(true);
+  });
+});
+
+describe('no node consolidated within consolidateAfter of becoming a destination', () => {
+  it('holds when the mark comes consolidateAfter after the last pod arrived', () => {
+    const h = history({
+      pods: [running(1_000, 'p', 'web', 'node-a')],
+      nodeClaims: [
+        initialized(0, 'a'),
+        claim(12_000, 'a', { initialized: true, nodeName: 'node-a', reason: 'Underutilized' }),
+      ],
+    });
+    expect(checkDestinations(h, 0, 0).holds).toBe(true);
+  });
+
+  it('fails when a node that just received a pod is consolidated', () => {
+    const h = history({
+      pods: [running(8_000, 'p', 'web', 'node-a')],
+      nodeClaims: [
+        initialized(0, 'a'),
+        claim(12_000, 'a', { initialized: true, nodeName: 'node-a', reason: 'Empty' }),
+      ],
+    });
+    const outcome = checkDestinations(h, 0, 0);
+    expect(outcome.holds).toBe(false);
+    expect(outcome.violations[0]).toContain('4.0 s after a pod arrived');
+  });
+
+  it('does not count DaemonSet pods or drift', () => {
+    const h = history({
+      pods: [running(8_000, 'ds', 'agent', 'node-a'), running(9_000, 'p', 'web', 'node-b')],
+      nodeClaims: [
+        initialized(0, 'a'),
+        initialized(0, 'b'),
+        claim(12_000, 'a', { initialized: true, nodeName: 'node-a', reason: 'Empty' }),
+        claim(12_000, 'b', { initialized: true, nodeName: 'node-b', reason: 'Drifted' }),
+      ],
+    });
+    expect(checkDestinations(h, 0, 0).holds).toBe(true);
+  });
+});
+
+describe('no do-not-disrupt pod’s node consolidated', () => {
+  const marked = (at: number, reason: string) =>
+    history({
+      doNotDisruptSets: ['pinned'],
+      pods: [
+        running(0, 'p', 'pinned', 'node-a'),
+        pod(5_000, 'p', 'pinned', { nodeName: 'node-a' }, 'DELETED'),
+      ],
+      nodeClaims: [initialized(1, 'a'), claim(at, 'a', { initialized: true, nodeName: 'node-a', reason })],
+    });
+  it('fails when a node with a do-not-disrupt pod is consolidated, and holds once the pod left', () => {
+    expect(checkDoNotDisrupt(marked(3_000, 'Underutilized'), 0).holds).toBe(false);
+    expect(checkDoNotDisrupt(marked(6_000, 'Underutilized'), 0).holds).toBe(true);
+  });
+  it('counts a drift mark of such a node in the figure without failing (drift does not read pods yet)', () => {
+    const outcome = checkDoNotDisrupt(marked(3_000, 'Drifted'), 0);
+    expect(outcome.holds).toBe(true);
+    expect(outcome.detail).toContain('1 of them marked Drifted anyway');
+  });
+});
+
+describe('pending → Running within the bound', () => {
+  it('measures percentiles, skips pods deleted while pending, and fails a pod that waited too long', () => {
+    const pods = [
+      pod(0, 'a', 'web'),
+      running(2_000, 'a', 'web', 'n'),
+      pod(0, 'b', 'web'),
+      running(4_000, 'b', 'web', 'n'),
+      pod(0, 'gone', 'web'),
+      pod(5_000, 'gone', 'web', {}, 'DELETED'),
+      pod(0, 'ds', 'agent', { nodeName: 'n' }),
+    ];
+    const ok = checkPending(history({ pods }), 10_000, 200_000);
+    expect(ok.invariant.holds).toBe(true);
+    expect(ok.figures).toMatchObject({ count: 2, p50Ms: 2_000, p99Ms: 4_000, withdrawn: 1 });
+    const withdrawnLate = checkPending(
+      history({ pods: [...pods, pod(0, 'w', 'web'), pod(50_000, 'w', 'web', {}, 'DELETED')] }),
+      10_000,
+      200_000,
+    );
+    expect(withdrawnLate.invariant.violations[0]).toContain('w deleted, never Running, after 50.0 s');
+    const late = checkPending(history({ pods: [...pods, pod(0, 'stuck', 'web')] }), 10_000, 30_000);
+    expect(late.invariant.holds).toBe(false);
+    expect(late.invariant.violations[0]).toContain('stuck still pending after 30.0 s');
+  });
+
+  it('adds an outage the pod waited through to its bound', () => {
+    const pods = [pod(0, 'a', 'web'), running(70_000, 'a', 'web', 'n')];
+    expect(checkPending(history({ pods }), 20_000, 80_000).invariant.holds).toBe(false);
+    const outage = [{ from: 5_000, to: 65_000, what: 'API server down' }];
+    expect(checkPending(history({ pods, disturbances: outage }), 20_000, 80_000).invariant.holds).toBe(true);
+  });
+
+  it('takes percentiles by rank', () => {
+    expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 50)).toBe(5);
+    expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 99)).toBe(10);
+  });
+});
+
+describe('one successful VM PUT per NodeClaim', () => {
+  const request = (method: string, vmName: string, status: number): ArmRequest => ({
+    at: 0,
+    method,
+    kind: method === 'PUT' ? 'putVm' : 'deleteVm',
+    vmName,
+    status,
+    errorCode: undefined,
+    throttled: false,
+  });
+  it('holds through 412s and a relaunch after a delete; fails on a second creating PUT', () => {
+    expect(
+      checkVmPuts(
+        history({
+          armRequests: [
+            request('PUT', 'v', 201),
+            request('PUT', 'v', 412),
+            request('DELETE', 'v', 202),
+            request('PUT', 'v', 201),
+          ],
+        }),
+      ).holds,
+    ).toBe(true);
+    expect(
+      checkVmPuts(history({ armRequests: [request('PUT', 'v', 201), request('PUT', 'v', 201)] })).holds,
+    ).toBe(false);
+  });
+});
+
+describe('the end state', () => {
+  const end = (parts: { vms?: string[]; nodes?: string[] }, claims = [initialized(0, 'a').object]) => ({
+    at: 1_000_000,
+    vms: (parts.vms ?? [vmNameFor('a')]).map((name) => ({ name, provisioningState: 'Succeeded' })),
+    nodeClaims: claims,
+    nodes: (parts.nodes ?? ['node-a']).map((name) => node(0, name).object),
+    firstSeen: { a: 0, b: 0 },
+  });
+  it('holds when every VM and Node has its NodeClaim and the teardown left nothing', () => {
+    const h = history({ end: end({}), teardown: { vms: 0, nodes: 0, nodeClaims: 0 } });
+    expect(checkEndState(h, 60_000).holds).toBe(true);
+  });
+  it('finds a leaked VM, an orphan Node, a stuck NodeClaim and leftovers after the teardown', () => {
+    const stuck = claim(0, 'b', {}).object;
+    const h = history({
+      end: end({ vms: [vmNameFor('a'), 'aks-leaked'], nodes: ['node-a', 'node-orphan'] }, [
+        initialized(0, 'a').object,
+        stuck,
+      ]),
+      teardown: { vms: 1, nodes: 0, nodeClaims: 0 },
+    });
+    const outcome = checkEndState(h, 60_000);
+    expect(outcome.holds).toBe(false);
+    expect(outcome.violations.join('\n')).toMatch(
+      /aks-leaked[\s\S]*node-orphan[\s\S]*b not Initialized[\s\S]*1 VMs/,
+    );
+  });
+});
+
+describe('request rates', () => {
+  it('counts the busiest minute and fails above Compute’s limit or on the buckets’ 429s', () => {
+    const puts = (count: number, throttled = 0): ArmRequest[] =>
+      Array.from({ length: count }, (_, i) => ({
+        at: i * 10,
+        method: 'PUT',
+        kind: 'putVm',
+        vmName: `v${i}`,
+        status: i < throttled ? 429 : 201,
+        errorCode: undefined,
+        throttled: i < throttled,
+      }));
+    expect(checkArmRates(history({ armRequests: puts(400) })).holds).toBe(true);
+    expect(checkArmRates(history({ armRequests: puts(501) })).holds).toBe(false);
+    expect(checkArmRates(history({ armRequests: puts(10, 3), injectedThrottles: 3 })).holds).toBe(true);
+    expect(checkArmRates(history({ armRequests: puts(10, 3), injectedThrottles: 1 })).holds).toBe(false);
+    expect(peakInWindow([0, 10, 59_999, 60_000, 60_001], 60_000)).toBe(4);
+  });
+
+  it('reads the API server’s metrics, survives its restart, and fails on rejected requests', () => {
+    const text = [
+      '# HELP apiserver_request_total x',
+      'apiserver_request_total{code="200",verb="GET"} 100',
+      'apiserver_request_total{code="201",verb="POST"} 20',
+      'apiserver_current_inflight_requests{request_kind="mutating"} 3',
+      'apiserver_current_inflight_requests{request_kind="readOnly"} 7',
+      'apiserver_flowcontrol_rejected_requests_total{flow_schema="global-default",priority_level="global-default",reason="queue-full"} 0',
+    ].join('\n');
+    const sample = parseApiServerMetrics(text, 0);
+    expect(sample).toEqual({
+      at: 0,
+      requestsTotal: 120,
+      rejectedTotal: 0,
+      inflightReadOnly: 7,
+      inflightMutating: 3,
+    });
+    expect(counterGrowth([10, 50, 5, 20])).toBe(60);
+    const samples = [sample, { ...sample, at: 60_000, requestsTotal: 720 }];
+    const ok = checkKubernetesRates(samples);
+    expect(ok.holds).toBe(true);
+    expect(ok.detail).toContain('peak 600 requests/min');
+    expect(checkKubernetesRates([...samples, { ...sample, at: 70_000, rejectedTotal: 2 }]).holds).toBe(false);
+  });
+});
+
+describe('no PodDisruptionBudget breached', () => {
+  const base = [running(0, 'w1', 'web', 'n1'), running(0, 'w2', 'web', 'n2'), running(0, 'w3', 'web', 'n2')];
+  const rules = { pdbs: [{ set: 'web', maxUnavailable: 1 }], replicas: [{ at: 0, set: 'web', replicas: 3 }] };
+
+  it('holds when one pod of three is evicted under maxUnavailable 1, fails on the second', () => {
+    const one = history({
+      ...rules,
+      nodes: [node(5, 'n2', true)],
+      pods: [
+        ...base,
+        pod(10, 'w2', 'web', { nodeName: 'n2', phase: 'Running', ready: true, deleting: true }),
+      ],
+    });
+    expect(checkPdbs(one, 0, 0).holds).toBe(true);
+    const two = history({
+      ...rules,
+      nodes: [node(5, 'n2', true)],
+      pods: [
+        ...base,
+        pod(10, 'w2', 'web', { nodeName: 'n2', phase: 'Running', ready: true, deleting: true }),
+        pod(11, 'w3', 'web', { nodeName: 'n2', phase: 'Running', ready: true, deleting: true }),
+      ],
+    });
+    const outcome = checkPdbs(two, 0, 0);
+    expect(outcome.holds).toBe(false);
+    expect(checkPdbs(two, 0, 0, 10).holds).toBe(true);
+    expect(outcome.violations[0]).toContain('w3 evicted leaving 1 healthy web pods, PDB wants 2');
+  });
+
+  it('does not take a scale-down’s deletions for evictions', () => {
+    const h = history({
+      pdbs: rules.pdbs,
+      replicas: [...rules.replicas, { at: 9, set: 'web', replicas: 1 }],
+      nodes: [node(5, 'n2', true)],
+      pods: [
+        ...base,
+        pod(10, 'w2', 'web', { nodeName: 'n2', phase: 'Running', ready: true, deleting: true }),
+        pod(11, 'w3', 'web', { nodeName: 'n2', phase: 'Running', ready: true, deleting: true }),
+      ],
+    });
+    expect(checkPdbs(h, 1_000, 0).holds).toBe(true);
+  });
+});

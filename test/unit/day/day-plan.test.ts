@@ -1,0 +1,56 @@
+// The day's plan is a function of its seed: the same seed replays the same workload and weather, another
+// seed draws another day, and every weather kind of the issue is an entry of the list.
+import { describe, expect, it } from 'vitest';
+import { dayClock } from '../../../local/scenarios/day/day-clock.js';
+import { dayPlan, diurnal } from '../../../local/scenarios/day/plan.js';
+import { seededRandom } from '../../../local/scenarios/day/prng.js';
+
+describe('the day plan', () => {
+  it('replays exactly from its seed and differs for another', () => {
+    expect(dayPlan({ seed: 7, outageSeconds: 60 })).toEqual(dayPlan({ seed: 7, outageSeconds: 60 }));
+    expect(dayPlan({ seed: 7, outageSeconds: 60 })).not.toEqual(dayPlan({ seed: 8, outageSeconds: 60 }));
+    const a = seededRandom(1);
+    const b = seededRandom(1);
+    expect([a.next(), a.next(), a.next()]).toEqual([b.next(), b.next(), b.next()]);
+  });
+
+  it('lists every kind of weather, in time order, node repair and preemption needing node repair', () => {
+    const plan = dayPlan({ seed: 3, outageSeconds: 60 });
+    expect(new Set(plan.weather.map((w) => w.kind))).toEqual(
+      new Set([
+        'zonalAllocationFailure',
+        'familyQuota',
+        'throttleBurst',
+        'slowLro',
+        'drift',
+        'apiServerOutage',
+        'hostKill',
+        'nodeNotReady',
+        'spotPreemption',
+      ]),
+    );
+    const hours = plan.weather.map((w) => w.atHour);
+    expect(hours).toEqual([...hours].sort((x, y) => x - y));
+    for (const entry of plan.weather)
+      if (entry.kind === 'nodeNotReady' || entry.kind === 'spotPreemption')
+        expect(entry.requires).toBe('node-repair');
+  });
+
+  it('follows a diurnal curve: quiet at night, busiest near the peak, a burst of a few hundred pods', () => {
+    expect(diurnal(3, 13)).toBe(0);
+    expect(diurnal(13, 13)).toBe(1);
+    expect(diurnal(23, 13)).toBe(0);
+    const web = dayPlan({ seed: 5, outageSeconds: 60 }).workloads.find((w) => w.name === 'web');
+    expect(web?.replicasByHour[3]).toBe(4);
+    expect(Math.max(...(web?.replicasByHour ?? []))).toBeGreaterThan(20);
+    const batch = dayPlan({ seed: 5, outageSeconds: 60 }).workloads.find((w) => w.name === 'batch');
+    expect(Math.max(...(batch?.replicasByHour ?? []))).toBeGreaterThanOrEqual(200);
+  });
+
+  it('maps simulated hours onto the wall clock', () => {
+    const clock = dayClock(1_000, 12);
+    expect(clock.msPerHour).toBe(30_000);
+    expect(clock.wallAt(2)).toBe(61_000);
+    expect(clock.hourAt(61_000)).toBe(2);
+  });
+});
