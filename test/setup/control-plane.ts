@@ -13,7 +13,10 @@ const projectCrdDirectory = fileURLToPath(new URL('../../infra/k8s/crds/', impor
  */
 export const SHARED_CONTROL_PLANE_ENV = 'NODECLAIM_TEST_CONTROL_PLANE';
 
-export type SharedControlPlane = Omit<ControlPlane, 'processes' | 'stop'>;
+export type SharedControlPlane = Pick<
+  ControlPlane,
+  'kubeconfigPath' | 'server' | 'caCertPath' | 'caKeyPath' | 'workDir'
+>;
 
 /**
  * The control plane the whole test run shares: etcd, kube-apiserver, kube-scheduler and
