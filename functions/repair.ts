@@ -16,12 +16,12 @@ import {
   pollReboot,
   rebootVm,
   recordReboot,
-} from '../shared/lifecycle/repair/repair-activities.js';
+} from '../shared/lifecycle/disruption/repair/repair-activities.js';
 import {
   repairOrchestrator,
   type RepairInput,
   type ReplaceOldInput,
-} from '../shared/lifecycle/repair/repair-workflow.js';
+} from '../shared/lifecycle/disruption/repair/repair-workflow.js';
 import type { RebootRecord } from '../shared/decisions/node-repair/escalation.js';
 import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { RepairNames } from '../shared/runtime/function-names.js';

@@ -18,7 +18,7 @@ import { karpenterObjects, type KarpenterObjects } from '../kube/custom-objects.
 import { kubeEventRecorder, type EventRecorder } from '../kube/events.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
-import { listingClusterReader, watchingClusterReader, type ClusterReader } from './sweep/cluster-reader.js';
+import { listingClusterReader, watchingClusterReader, type ClusterReader } from './cluster/cluster-reader.js';
 
 export interface LifecycleDependencies {
   settings: Settings;
@@ -37,7 +37,7 @@ export interface LifecycleDependencies {
    * 12 h. Provisioning's solve and launch's offering order read the same book.
    */
   pricing: PriceCatalog;
-  /** Where the sweep reads the cluster's state from (sweep/cluster-reader.ts). */
+  /** Where the sweep reads the cluster's state from (cluster/cluster-reader.ts). */
   cluster: ClusterReader;
   /** The Capacity Reservation Groups of CAPACITY_RESERVATION_GROUP_IDS, read through a short cache. */
   reservations: CapacityReservationGroups;

@@ -3,7 +3,7 @@
 import { parseObjectChangeEvent } from '../events/cloud-event.js';
 import type { HandlerContext } from '../runtime/definitions.js';
 import type { LifecycleDependencies } from './dependencies.js';
-import { disruptAfterDeletion } from './disruption/freed-slot.js';
+import { disruptAfterDeletion } from './freed-slot.js';
 import { reconcileLaunch } from './launch/launch.js';
 import { signalProvisioning } from './provisioning/signal.js';
 import { describeNodeEventOutcome, registerNodeFromEvent } from './registration.js';

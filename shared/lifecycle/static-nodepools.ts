@@ -10,7 +10,7 @@ import type { LifecycleDependencies } from './dependencies.js';
 import { reconcileLaunch } from './launch/launch.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './disruption/scope.js';
 import { deleteNodeClaim } from './termination/termination.js';
-import { forEachObject, type StepReport, type SweepContext, type SweepStep } from './sweep/step.js';
+import { forEachObject, type StepReport, type SweepContext, type SweepStep } from './sweep-step.js';
 
 type Action = { kind: 'create'; nodePool: NodePool; name: string } | { kind: 'remove'; nodeClaim: NodeClaim };
 

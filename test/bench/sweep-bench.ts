@@ -14,7 +14,10 @@ import { kubeEventRecorder } from '../../shared/kube/events.js';
 import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
 import { runSweepSteps, type SweepResult } from '../../shared/lifecycle/sweep/sweep.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
-import { listingClusterReader, watchingClusterReader } from '../../shared/lifecycle/sweep/cluster-reader.js';
+import {
+  listingClusterReader,
+  watchingClusterReader,
+} from '../../shared/lifecycle/cluster/cluster-reader.js';
 import { createMetrics } from '../../shared/observability/metrics.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { OrchestrationClient } from '../../shared/runtime/definitions.js';

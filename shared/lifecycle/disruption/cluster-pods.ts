@@ -8,8 +8,8 @@ import type { NodeClaim } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import { withCapacityBufferPods } from '../capacity-buffer-room.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import type { ClusterWorkloads } from '../sweep/cluster-reader.js';
-import type { SweepView } from '../sweep/snapshot.js';
+import type { ClusterWorkloads } from '../cluster/cluster-reader.js';
+import type { SweepView } from '../cluster/snapshot.js';
 
 export interface ClusterPods {
   /** Pods bound to each Node, by Node name. */

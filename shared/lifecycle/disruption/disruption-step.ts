@@ -30,7 +30,7 @@ import {
 } from '../../runtime/definitions.js';
 import { DisruptionNames } from '../../runtime/function-names.js';
 import { nodeClaimTarget } from '../nodeclaim-writes.js';
-import { forEachObject, type StepReport, type SweepContext, type SweepStep } from '../sweep/step.js';
+import { forEachObject, type StepReport, type SweepContext, type SweepStep } from '../sweep-step.js';
 import { reportBudgetValidity } from './budget-status.js';
 import { commandInstanceId, instanceIdOf, releaseCandidate, type ExecutorInput } from './executor.js';
 import type { DisruptionCommand, DisruptionMethod, MethodPass } from './methods/method.js';

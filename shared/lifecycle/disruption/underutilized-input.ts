@@ -44,7 +44,7 @@ import { capacityOptions } from '../launch/launch-vm.js';
 import { overlaidInstanceTypes, overlaidOfferingPrice } from '../../decisions/node-overlays.js';
 import { currentNodeOverlays } from '../node-overlays.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { providerIdKey, type SweepView } from '../sweep/snapshot.js';
+import { providerIdKey, type SweepView } from '../cluster/snapshot.js';
 import type { ClusterPods } from './cluster-pods.js';
 
 function schedulingPodOf(pod: ConsolidationPod): SchedulingPod {

@@ -11,7 +11,7 @@ import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/network-m
 import type { Offering } from '../../decisions/offerings.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
 import { nextPollPacing, spreadMs } from '../../decisions/launch-poll-pacing.js';
-import { MAX_LAUNCH_RETRIES, type RelaunchProgress } from '../../decisions/launch-retry.js';
+import type { RelaunchProgress } from '../../decisions/launch-retry.js';
 
 export interface MonitoredNodeClaim {
   name: string;
@@ -88,15 +88,7 @@ export const LaunchMonitorActivities = {
   ),
 };
 
-/** The first launch's monitor keeps the plain ID; each relaunch after a transient failure has its own. */
-export const launchMonitorInstanceId = (nodeClaimUid: string, retries = 0): string =>
-  retries === 0 ? `launch-${nodeClaimUid}` : `launch-${nodeClaimUid}-retry-${retries}`;
-
-/** Every monitor a NodeClaim can have had, for those who stop or purge them without reading it. */
-export const launchMonitorInstanceIds = (nodeClaimUid: string): string[] =>
-  Array.from({ length: MAX_LAUNCH_RETRIES + 1 }, (_, retries) =>
-    launchMonitorInstanceId(nodeClaimUid, retries),
-  );
+export { launchMonitorInstanceId, launchMonitorInstanceIds } from '../launch-monitor-ids.js';
 
 export function* launchMonitorOrchestrator(
   context: df.OrchestrationContext,

@@ -31,7 +31,7 @@ import type {
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
-import type { ClusterReader } from '../sweep/cluster-reader.js';
+import type { ClusterReader } from '../cluster/cluster-reader.js';
 
 export async function pollVmCreation(
   deps: Pick<LifecycleDependencies, 'vms' | 'log'> & { cluster: Pick<ClusterReader, 'launchesInFlight'> },

@@ -3,7 +3,7 @@
 // DaemonSets. Nodes are read before pods, as Karpenter snapshots nodes before listing pods: capacity is
 // then never more than what really exists, and any under-provisioning heals in the next window.
 //
-// Every list goes to the API server, not to the sweep's watch-fed cache (sweep/cluster-reader.ts): a
+// Every list goes to the API server, not to the sweep's watch-fed cache (cluster/cluster-reader.ts): a
 // window must see the NodeClaims the previous window just created, or it would provision their pods a
 // second time, and an eventually consistent cache may not have them yet.
 import { AppsV1Api, type V1DaemonSet, type V1Pod } from '@kubernetes/client-node';

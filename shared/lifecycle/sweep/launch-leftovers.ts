@@ -14,7 +14,7 @@
 // Each gone UID is retried on later sweeps until both instances are absent, for a bounded number of runs.
 import { isOrchestrationActive, type OrchestrationClient } from '../../runtime/definitions.js';
 import type { Logger } from '../../observability/logger.js';
-import { launchMonitorInstanceIds } from '../launch/launch-monitor.js';
+import { launchMonitorInstanceIds } from '../launch-monitor-ids.js';
 import { terminationInstanceId } from '../termination/termination.js';
 
 /** How many sweeps keep trying to clean up after one gone NodeClaim before giving up on it. */

@@ -7,7 +7,7 @@ import type { AKSNodeClass } from '../../models/index.js';
 import { reconcileNodeClassStatus } from '../nodeclass-status.js';
 import { reconcileNodePoolStatus } from '../nodepool-status.js';
 import { nodeClaimsOfPool } from '../../decisions/nodepool-status.js';
-import { forEachObject, type StepReport, type SweepStep } from './step.js';
+import { forEachObject, type StepReport, type SweepStep } from '../sweep-step.js';
 import { isManagedNodePool } from '../../decisions/ownership.js';
 
 export const statusStep: SweepStep = {

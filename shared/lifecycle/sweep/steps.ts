@@ -24,7 +24,7 @@ import { podEventsStep } from '../disruption/pod-events-step.js';
 import { staticNodePoolsStep } from '../static-nodepools.js';
 import { statusStep } from './status-step.js';
 import { capacityBuffersStep } from './steps/capacity-buffers.js';
-import type { SweepStep } from './step.js';
+import type { SweepStep } from '../sweep-step.js';
 import { initializationStep } from './steps/initialization.js';
 import { launchLeftoversStep } from './steps/launch-leftovers.js';
 import { launchMonitorStep } from './steps/launch-monitor.js';

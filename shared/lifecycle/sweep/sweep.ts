@@ -9,8 +9,8 @@ import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { createLeftoverMemory } from './launch-leftovers.js';
 import { tryAcquireLease, type LeaseOptions } from './lease.js';
-import { readClusterSnapshot, SweepView } from './snapshot.js';
-import type { StepReport, SweepContext, SweepStep } from './step.js';
+import { readClusterSnapshot, SweepView } from '../cluster/snapshot.js';
+import type { StepReport, SweepContext, SweepStep } from '../sweep-step.js';
 import { lifecycleSteps } from './steps.js';
 
 export const DEFAULT_SWEEP_LEASE: LeaseOptions = {

@@ -20,7 +20,7 @@ import { vmOwnership } from '../../decisions/vm-ownership.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { forgetQuotaFreedBy } from '../quota-memory.js';
 import type { DrainInput, DrainProgress } from './drain.js';
-import { launchMonitorInstanceIds } from '../launch/launch-monitor.js';
+import { launchMonitorInstanceIds } from '../launch-monitor-ids.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { nodePoolOf } from '../registration.js';
 

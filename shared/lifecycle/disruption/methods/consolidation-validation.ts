@@ -17,7 +17,7 @@ import {
   type NodePool,
 } from '../../../models/karpenter.js';
 import type { LifecycleDependencies } from '../../dependencies.js';
-import { SweepView } from '../../sweep/snapshot.js';
+import { SweepView } from '../../cluster/snapshot.js';
 import { publishUnconsolidatable } from '../blocked-events.js';
 import { readClusterPods, nodeInputsOf, type ClusterPods } from '../cluster-pods.js';
 import { rememberFailedConsolidation } from '../command-memory.js';

@@ -19,7 +19,7 @@ import type { NodeSelectorRequirement, Node } from '../../../models/kube.js';
 import type { DisruptionReason, NodeClaim, NodePool } from '../../../models/karpenter.js';
 import type { HandlerContext } from '../../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../../dependencies.js';
-import type { SweepContext } from '../../sweep/step.js';
+import type { SweepContext } from '../../sweep-step.js';
 
 /**
  * Upstream's two classes: graceful methods respect the NodePool's disruption budget for their reason and

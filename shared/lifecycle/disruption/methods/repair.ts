@@ -25,10 +25,10 @@ import { firstStep } from '../../../decisions/node-repair/escalation.js';
 import { describeMatch } from '../../../decisions/node-repair/policies.js';
 import { isConditionTrue } from '../../../decisions/conditions.js';
 import { ConditionTypes, type NodeClaim } from '../../../models/karpenter.js';
-import { rebootRecordOf } from '../../repair/repair-activities.js';
-import { publishRepairBlocked } from '../../repair/repair-events.js';
-import { startRepairWorkflow } from '../../repair/repair-start.js';
-import { REPAIR_WORKFLOW } from '../../repair/repair-workflow.js';
+import { rebootRecordOf } from '../repair/repair-activities.js';
+import { publishRepairBlocked } from '../repair/repair-events.js';
+import { startRepairWorkflow } from '../repair/repair-start.js';
+import { REPAIR_WORKFLOW } from '../repair/repair-workflow.js';
 import { candidateOf, commandFor } from './command.js';
 import type { DisruptionCommand, DisruptionMethod } from './method.js';
 

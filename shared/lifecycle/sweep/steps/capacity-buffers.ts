@@ -24,7 +24,7 @@ import {
   writeCapacityBufferStatus,
 } from '../../capacity-buffers.js';
 import { signalProvisioning } from '../../provisioning/signal.js';
-import type { StepReport, SweepStep } from '../step.js';
+import type { StepReport, SweepStep } from '../../sweep-step.js';
 
 export const capacityBuffersStep: SweepStep = {
   name: 'capacity-buffers',

@@ -5,8 +5,8 @@
 // NodePool status.
 import { clusterGauges } from '../../../decisions/cluster-gauges.js';
 import { buildInfoLabels } from '../../../observability/build-info.js';
-import { providerIdKey } from '../snapshot.js';
-import type { SweepStep } from '../step.js';
+import { providerIdKey } from '../../cluster/snapshot.js';
+import type { SweepStep } from '../../sweep-step.js';
 
 export const metricsStep: SweepStep = {
   name: 'metrics',

@@ -5,7 +5,7 @@
 // batcher is signalled, as a pod event would, since no pod changed to signal it.
 import { reconcileNodeOverlayStatuses } from '../../node-overlays.js';
 import { signalProvisioning } from '../../provisioning/signal.js';
-import type { StepReport, SweepStep } from '../step.js';
+import type { StepReport, SweepStep } from '../../sweep-step.js';
 
 export const nodeOverlayStatusStep: SweepStep = {
   name: 'node-overlay-status',

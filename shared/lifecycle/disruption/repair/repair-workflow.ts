@@ -14,18 +14,18 @@
 // avoids that offering), and the old node drained when the replacement is Initialized or at the latest
 // PREEMPTION_DRAIN_SECONDS after the notice, so its pods move before Azure evicts the VM.
 import type * as df from 'durable-functions';
-import type { RestartPoll } from '../../azure/virtual-machines.js';
+import type { RestartPoll } from '../../../azure/virtual-machines.js';
 import {
   afterReboot,
   rebootsLeft,
   type EscalationSettings,
   type FirstStep,
   type RebootRecord,
-} from '../../decisions/node-repair/escalation.js';
-import type { RepairPolicy } from '../../decisions/node-repair/policies.js';
-import { RepairNames } from '../../runtime/function-names.js';
-import type { ReplacementCheck, ReplacementSpec } from '../disruption/replacements.js';
-import { callActivityThroughOutages } from '../outage-retry.js';
+} from '../../../decisions/node-repair/escalation.js';
+import type { RepairPolicy } from '../../../decisions/node-repair/policies.js';
+import { RepairNames } from '../../../runtime/function-names.js';
+import type { ReplacementCheck, ReplacementSpec } from '../replacements.js';
+import { callActivityThroughOutages } from '../../outage-retry.js';
 
 /**
  * One repair at a time per NodeClaim, `repair-<uid>`: this workflow and the executor's replacement for the

@@ -1,11 +1,11 @@
 // What node repair says, where a user looks (`kubectl describe` of the Node and of the NodeClaim): each
 // step of a repair naming the policy that matched, and upstream's NodeRepairBlocked when the 20% breaker
 // holds repair back (on the Node and the NodeClaim, once per 15 minutes per node, upstream's dedupe).
-import type { EventTarget } from '../../kube/events.js';
-import type { NodeClaim } from '../../models/karpenter.js';
-import type { Node } from '../../models/kube.js';
-import type { LifecycleDependencies } from '../dependencies.js';
-import { nodeClaimTarget } from '../nodeclaim-writes.js';
+import type { EventTarget } from '../../../kube/events.js';
+import type { NodeClaim } from '../../../models/karpenter.js';
+import type { Node } from '../../../models/kube.js';
+import type { LifecycleDependencies } from '../../dependencies.js';
+import { nodeClaimTarget } from '../../nodeclaim-writes.js';
 
 export const RepairEventReasons = {
   /** Upstream's reason for a repair the breaker holds. */

@@ -2,17 +2,17 @@
 // preempted: its input from the match, the NodeClaim and the settings, then `repair-<uid>`, unless a
 // repair of it is still running. The workflow marks the NodeClaim itself; the sweep's view is marked
 // here at once, so the methods after repair in this pass count it as disrupting.
-import { setCondition } from '../../decisions/conditions.js';
-import { replacementBackoffOf } from '../../decisions/disruption-state.js';
-import type { FirstStep } from '../../decisions/node-repair/escalation.js';
-import type { UnhealthyMatch } from '../../decisions/node-repair/policies.js';
-import { describeMatch } from '../../decisions/node-repair/policies.js';
-import { parseProviderId } from '../../decisions/vm-spec.js';
-import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
-import { isOrchestrationActive } from '../../runtime/definitions.js';
-import { RepairNames } from '../../runtime/function-names.js';
-import { replacementNameFor } from '../disruption/replacements.js';
-import type { SweepContext } from '../sweep/step.js';
+import { setCondition } from '../../../decisions/conditions.js';
+import { replacementBackoffOf } from '../../../decisions/disruption-state.js';
+import type { FirstStep } from '../../../decisions/node-repair/escalation.js';
+import type { UnhealthyMatch } from '../../../decisions/node-repair/policies.js';
+import { describeMatch } from '../../../decisions/node-repair/policies.js';
+import { parseProviderId } from '../../../decisions/vm-spec.js';
+import { ConditionTypes, type NodeClaim, type NodePool } from '../../../models/karpenter.js';
+import { isOrchestrationActive } from '../../../runtime/definitions.js';
+import { RepairNames } from '../../../runtime/function-names.js';
+import { replacementNameFor } from '../replacements.js';
+import type { SweepContext } from '../../sweep-step.js';
 import { rebootRecordOf } from './repair-activities.js';
 import { repairInstanceId, type RepairInput } from './repair-workflow.js';
 

@@ -1,10 +1,10 @@
 // What every sweep step gets and returns. Steps import this file, never the list of steps (steps.ts),
 // so a step can live with its concept (disruption/, static-nodepools.ts) without an import cycle.
-import type { Logger } from '../../observability/logger.js';
-import type { HandlerContext } from '../../runtime/definitions.js';
-import type { LifecycleDependencies } from '../dependencies.js';
-import type { LeftoverMemory } from './launch-leftovers.js';
-import type { SweepView } from './snapshot.js';
+import type { Logger } from '../observability/logger.js';
+import type { HandlerContext } from '../runtime/definitions.js';
+import type { LifecycleDependencies } from './dependencies.js';
+import type { LeftoverMemory } from './sweep/launch-leftovers.js';
+import type { SweepView } from './cluster/snapshot.js';
 
 export interface SweepContext {
   deps: LifecycleDependencies;

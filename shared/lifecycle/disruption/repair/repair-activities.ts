@@ -1,24 +1,24 @@
 // The repair workflow's activities (repair-workflow.ts): each reads what it needs, does one thing, and is
 // idempotent, so the orchestration can call it again after an outage or a host restart.
 import { isRestError } from '@azure/core-rest-pipeline';
-import { isTransient, type RestartPoll } from '../../azure/virtual-machines.js';
-import { removeCondition } from '../../decisions/conditions.js';
-import { disruptionReasonOf } from '../../decisions/disruption-state.js';
-import { rememberPreemption, SPOT_PREEMPTED_REASON } from '../../decisions/failure-memory.js';
-import type { RebootRecord } from '../../decisions/node-repair/escalation.js';
-import { conditionMetricLabel, isUnhealthy } from '../../decisions/node-repair/policies.js';
-import { retryOnConflict } from '../../kube/retry-on-conflict.js';
-import { WellKnown, type NodeClaim } from '../../models/karpenter.js';
-import type { HandlerContext } from '../../runtime/definitions.js';
-import type { LifecycleDependencies } from '../dependencies.js';
-import { publishTerminating } from '../disruption/blocked-events.js';
-import { markForDisruption } from '../disruption/replacements.js';
-import { catalogOfferings } from '../launch/catalog-offerings.js';
-import { offeringOfVm } from '../launch/launch-vm.js';
-import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
-import { updateNodeClaimStatus } from '../nodeclaim-writes.js';
-import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
-import { deleteNodeClaim } from '../termination/termination.js';
+import { isTransient, type RestartPoll } from '../../../azure/virtual-machines.js';
+import { removeCondition } from '../../../decisions/conditions.js';
+import { disruptionReasonOf } from '../../../decisions/disruption-state.js';
+import { rememberPreemption, SPOT_PREEMPTED_REASON } from '../../../decisions/failure-memory.js';
+import type { RebootRecord } from '../../../decisions/node-repair/escalation.js';
+import { conditionMetricLabel, isUnhealthy } from '../../../decisions/node-repair/policies.js';
+import { retryOnConflict } from '../../../kube/retry-on-conflict.js';
+import { WellKnown, type NodeClaim } from '../../../models/karpenter.js';
+import type { HandlerContext } from '../../../runtime/definitions.js';
+import type { LifecycleDependencies } from '../../dependencies.js';
+import { publishTerminating } from '../blocked-events.js';
+import { markForDisruption } from '../replacements.js';
+import { catalogOfferings } from '../../launch/catalog-offerings.js';
+import { offeringOfVm } from '../../launch/launch-vm.js';
+import { nodesOfNodeClaim } from '../../nodeclaim-nodes.js';
+import { updateNodeClaimStatus } from '../../nodeclaim-writes.js';
+import { taintNodeDisrupted, untaintNodeDisrupted } from '../../node-taints.js';
+import { deleteNodeClaim } from '../../termination/termination.js';
 import { publishRepairEvent, RepairEventReasons } from './repair-events.js';
 import type {
   HealthCheck,
