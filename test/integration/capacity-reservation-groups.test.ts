@@ -120,7 +120,7 @@ describe('capacity reservation groups in the ARM emulator', () => {
     expect(emulator.controls.vms().map((v) => v.name)).toEqual([]);
   });
 
-  it('without the deploy action the PUT is refused as a linked access; without read the group is', async () => {
+  it('without the deploy action the PUT is refused as a linked access; without read the group is, and without the reservations read their listing is', async () => {
     emulator.controls.setAuthorization(
       appAuthorization(appSettings, {
         role: 'capacityReservationUser',
@@ -142,6 +142,23 @@ describe('capacity reservation groups in the ARM emulator', () => {
     expect(await refusal(client().capacityReservationGroups.get(reservationsGroup, 'crg'))).toMatchObject({
       code: 'AuthorizationFailed',
     });
+    emulator.controls.setAuthorization(
+      appAuthorization(appSettings, {
+        role: 'capacityReservationUser',
+        action: 'Microsoft.Compute/capacityReservationGroups/capacityReservations/read',
+      }),
+    );
+    const listing = (async () => {
+      const listed = [];
+      for await (const reservation of client().capacityReservations.listByCapacityReservationGroup(
+        reservationsGroup,
+        'crg',
+      ))
+        listed.push(reservation);
+      return listed;
+    })();
+    // The SDK's pager keeps ARM's code but not its message ("Pagination failed with … 403").
+    expect(await refusal(listing)).toMatchObject({ code: 'AuthorizationFailed' });
     emulator.controls.setAuthorization(appAuthorization(appSettings));
   });
 });
