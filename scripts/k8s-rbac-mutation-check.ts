@@ -44,7 +44,7 @@ const tiers: Record<string, Tier[]> = {
     ['test/integration/cluster-reader.test.ts'],
     ['test/e2e/scale-up.test.ts'],
   ],
-  'nodepools patch': [['test/e2e/consolidation-blocked-offering.test.ts']],
+  'nodepools patch': [['test/integration/command-memory.test.ts']],
   'nodepools/status': [['test/integration/nodepool-status.test.ts']],
   nodeoverlays: [['test/integration/node-overlays.test.ts']],
   'nodeoverlays/status': [['test/integration/node-overlays.test.ts']],
