@@ -9,7 +9,7 @@
 // must never count a pod that does not exist, and only provisioning needs the labels (for topology).
 import type { HeldCapacity, VirtualPods } from '../decisions/capacity-buffers.js';
 import { heldCapacity } from '../decisions/capacity-buffers.js';
-import type { ConsolidationPod } from '../decisions/consolidation/pods.js';
+import { boundPodsOf, type ConsolidationPod } from '../decisions/consolidation/pods.js';
 import { isNodeNotReady } from '../decisions/disruption-state.js';
 import type { ExistingNode, SchedulingPod } from '../decisions/scheduling/types.js';
 import type { Node } from '../models/kube.js';
@@ -29,14 +29,7 @@ function existingNodesFor(
       labels: node.metadata.labels ?? {},
       ...(node.spec.taints ? { taints: node.spec.taints } : {}),
       allocatable: node.status?.allocatable ?? {},
-      pods: (podsByNode.get(node.metadata.name) ?? [])
-        .filter((p) => p.phase !== 'Succeeded' && p.phase !== 'Failed')
-        .map((p) => ({
-          namespace: p.namespace,
-          name: p.name,
-          labels: { ...p.labels },
-          ...(p.spec ? { spec: p.spec } : {}),
-        })),
+      pods: boundPodsOf(podsByNode.get(node.metadata.name) ?? []),
       initialized: true,
     }));
 }

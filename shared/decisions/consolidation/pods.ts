@@ -2,7 +2,7 @@
 // pods). Which pods must move when a node goes, which pods forbid moving them, and when a pod's
 // karpenter.sh/do-not-disrupt annotation still protects its node: upstream Karpenter's rules.
 import { WellKnown } from '../../models/karpenter.js';
-import type { SchedulingPodSpec } from '../scheduling/types.js';
+import type { BoundPod, SchedulingPodSpec } from '../scheduling/types.js';
 import { doNotDisruptOf } from '../do-not-disrupt.js';
 import { MIRROR_POD_ANNOTATION, podDrainAction, type DrainPod } from '../drain.js';
 
@@ -55,4 +55,16 @@ export function doNotDisruptBlock(pod: ConsolidationPod, now: Date): string | un
   if (state.kind !== 'always' && state.kind !== 'until') return undefined;
   const what = `pod ${pod.namespace}/${pod.name} has "${WellKnown.doNotDisruptAnnotation}" annotation`;
   return state.kind === 'always' ? what : `${what} (${state.value})`;
+}
+
+/** What the scheduling simulation charges a node for: its pods that have not finished, as bound pods. */
+export function boundPodsOf(pods: readonly ConsolidationPod[]): BoundPod[] {
+  return pods
+    .filter((p) => p.phase !== 'Succeeded' && p.phase !== 'Failed')
+    .map((p) => ({
+      namespace: p.namespace,
+      name: p.name,
+      labels: { ...p.labels },
+      ...(p.spec ? { spec: p.spec } : {}),
+    }));
 }

@@ -35,7 +35,8 @@ function firstInWindow(key: string, now: number, windowMs: number): boolean {
   return true;
 }
 
-function nodeTarget(node: Node): EventTarget {
+/** A Node as an event's involved object. */
+export function nodeTarget(node: Node): EventTarget {
   return {
     apiVersion: 'v1',
     kind: 'Node',

@@ -46,6 +46,7 @@ import { currentNodeOverlays } from '../node-overlays.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { providerIdKey, type SweepView } from '../cluster/snapshot.js';
 import type { ClusterPods } from './cluster-pods.js';
+import { boundPodsOf } from '../../decisions/consolidation/pods.js';
 
 function schedulingPodOf(pod: ConsolidationPod): SchedulingPod {
   return {
@@ -151,14 +152,7 @@ export async function underutilizedInput(
       labels: node.metadata.labels ?? {},
       ...(node.spec.taints ? { taints: node.spec.taints } : {}),
       allocatable: node.status?.allocatable ?? {},
-      pods: (context.pods.byNode.get(node.metadata.name) ?? [])
-        .filter((p) => p.phase !== 'Succeeded' && p.phase !== 'Failed')
-        .map((p) => ({
-          namespace: p.namespace,
-          name: p.name,
-          labels: { ...p.labels },
-          ...(p.spec ? { spec: p.spec } : {}),
-        })),
+      pods: boundPodsOf(context.pods.byNode.get(node.metadata.name) ?? []),
       initialized: !nodeClaim || isConditionTrue(nodeClaim.status?.conditions, ConditionTypes.initialized),
     }));
   const offeringOf = (node: Node | undefined) => {

@@ -6,6 +6,7 @@ import type { NodeClaim } from '../../../models/karpenter.js';
 import type { Node } from '../../../models/kube.js';
 import type { LifecycleDependencies } from '../../dependencies.js';
 import { nodeClaimTarget } from '../../nodeclaim-writes.js';
+import { nodeTarget } from '../blocked-events.js';
 
 export const RepairEventReasons = {
   /** Upstream's reason for a repair the breaker holds. */
@@ -20,15 +21,6 @@ type RepairEventReason = (typeof RepairEventReasons)[keyof typeof RepairEventRea
 
 const BLOCKED_DEDUPE_MS = 15 * 60_000;
 const lastBlocked = new Map<string, number>();
-
-function nodeTarget(node: Node): EventTarget {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    name: node.metadata.name,
-    ...(node.metadata.uid ? { uid: node.metadata.uid } : {}),
-  };
-}
 
 /** A step of a repair, on the Node(s) and the NodeClaim; a Warning, as upstream's repair events are. */
 export async function publishRepairEvent(
