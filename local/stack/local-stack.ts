@@ -245,7 +245,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     // CapacityBuffers are upstream's alpha gate, off by default; the local stack turns it on for the
     // headroom scenario (with no buffer it reads one empty list per sweep and window).
-    appSettings['FEATURE_GATES'] = 'CapacityBuffer=true';
+    appSettings['FEATURE_GATES'] = [appSettings['FEATURE_GATES'], 'CapacityBuffer=true']
+      .filter((gate) => gate !== undefined && gate !== '')
+      .join(',');
     const sweepLeaseNamespace = `nodeclaim-run-${runId}`;
     if (scoped) {
       await timed(
