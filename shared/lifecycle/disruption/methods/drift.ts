@@ -4,7 +4,7 @@
 // dynamic NodePools and StaticDrift for static ones (spec.replicas); here they decide alike, and stay two
 // so each is labelled and listed as upstream's is. A replacement that failed holds the node back for its
 // backoff (karpenter.azure.com/replacement-backoff-until), and the next try names its replacement afresh.
-import { findCondition } from '../../../decisions/conditions.js';
+import { findCondition, isConditionTrue } from '../../../decisions/conditions.js';
 import {
   replacementCandidateFromNodeClaim,
   selectReplacementCandidates,
@@ -30,18 +30,22 @@ function driftMethodFor(name: string, appliesTo: (nodePool: NodePool) => boolean
     workflow: { per: 'candidate', instancePrefix: 'replace' },
     appliesTo,
     async computeCommands(pass: MethodPass) {
-      // The sweep's one read of pods and PDBs, shared with consolidation: a node whose pods forbid
-      // disruption (do-not-disrupt, a PDB allowing no eviction) waits, unless its NodeClaim has a
-      // terminationGracePeriod that ends the wait (upstream's eventual disruption).
+      // A drifted node whose pods forbid disruption (do-not-disrupt, a PDB allowing no eviction) waits,
+      // unless its NodeClaim has a terminationGracePeriod that ends the wait (upstream's eventual
+      // disruption). The pods come from the sweep's one read, shared with consolidation, and only a
+      // NodePool with a drifted node asks for them: nearly every pass has none.
+      const drifted = (c: NodeClaim) => isConditionTrue(c.status?.conditions, ConditionTypes.drifted);
+      if (!pass.nodeClaims.some(drifted)) return [];
       const pods = await sweepClusterPods(pass.sweep.deps, pass.sweep.view);
       const chosen = selectReplacementCandidates({
         nodePool: pass.nodePool,
         nodeClaims: pass.nodeClaims.map((c) => {
           const backoff = replacementBackoffOf(c);
           const node = pass.nodesFor(c)[0];
-          const podsBlock = node
-            ? podsBlockDisruption(pods.byNode.get(node.metadata.name) ?? [], pods.pdbs, pass.now)
-            : undefined;
+          const podsBlock =
+            node && drifted(c)
+              ? podsBlockDisruption(pods.byNode.get(node.metadata.name) ?? [], pods.pdbs, pass.now)
+              : undefined;
           return replacementCandidateFromNodeClaim(c, {
             ...(node ? { node } : {}),
             disrupting: isDisrupting(c, pass.nodesFor(c)),
