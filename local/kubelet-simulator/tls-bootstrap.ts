@@ -8,6 +8,7 @@
 // certificate again from the admin (reissueNodeCertificate), as a kubelet would read it back from disk.
 import { request as httpsRequest } from 'node:https';
 import { keyAndCertificateRequest } from '../tls/dev-ca.js';
+import { isConflict } from '../../shared/kube/errors.js';
 import { jsonResponse, type KubeRequest } from './kube-rest.js';
 
 export type Credential = { token: string } | { certPem: string; keyPem: string };
@@ -128,26 +129,30 @@ export async function reissueNodeCertificate(
   timeoutMs: number,
 ): Promise<NodeCertificate> {
   const { keyPem, csr } = await nodeCertificateRequest(nodeName);
-  const created = await admin<CsrJson & { status?: object }>(
-    'reissue node certificate',
-    'POST',
-    CSR_PATH,
-    csr,
-  );
+  const label = 'reissue node certificate';
+  const created = await admin<CsrJson>(label, 'POST', CSR_PATH, csr);
   const name = created.metadata?.name ?? '';
-  await admin('reissue node certificate', 'PUT', `${CSR_PATH}/${name}/approval`, {
-    ...created,
-    status: {
-      conditions: [
-        {
-          type: 'Approved',
-          status: 'True',
-          reason: 'KubeletCertificateOnDisk',
-          message: `the kubelet simulator restarted; ${nodeName} keeps its identity`,
-        },
-      ],
-    },
-  });
-  const read = (path: string) => admin<CsrJson>('reissue node certificate', 'GET', path);
+  const read = (path: string) => admin<CsrJson>(label, 'GET', path);
+  // kube-controller-manager's approver may approve it first (the admin may request node client
+  // certificates): then there is nothing to add, and a stale write (409) is read again.
+  for (;;) {
+    const current = await read(`${CSR_PATH}/${name}`);
+    if ((current.status?.conditions ?? []).length > 0) break;
+    const approved = {
+      type: 'Approved',
+      status: 'True',
+      reason: 'KubeletCertificateOnDisk',
+      message: `the kubelet simulator restarted; ${nodeName} keeps its identity`,
+    };
+    try {
+      await admin(label, 'PUT', `${CSR_PATH}/${name}/approval`, {
+        ...current,
+        status: { ...current.status, conditions: [approved] },
+      });
+      break;
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+  }
   return { certPem: await signedCertificate(read, name, timeoutMs), keyPem };
 }
