@@ -214,7 +214,7 @@ async function main(): Promise<number> {
       '',
       `Local stack ready in ${ready.toFixed(1)} s:`,
       `  kubeconfig         ${stack.kubeconfigPath}   (admin, for you; the stack uses none of it)`,
-      `  identities         functions as ${stack.identities.functions.user}, bridge as ${stack.identities.bridge.user}, kubelets register as system:node:<name> (their heartbeats: admin)`,
+      `  identities         functions as ${stack.identities.functions.user}, bridge as ${stack.identities.bridge.user}, kubelets as system:node:<name> (registration, heartbeats, node and pod status)`,
       `  API server         ${stack.apiServer ?? '(shared)'}`,
       `  ARM emulator       ${stack.emulator.url}   (CA certificate: ${ca.certPath})`,
       `  emulator admin API ${admin}/faults, /latencies, /vms, /requests`,

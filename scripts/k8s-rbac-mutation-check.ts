@@ -9,7 +9,7 @@
 // permission granted (a flake under load) proves nothing about a permission, so it is left out of the
 // table's verdicts and named on its own. Each run stops at its first failing test. It runs by hand,
 // never in CI (about 40 minutes):
-//   npx tsx scripts/k8s-rbac-mutation-check.ts [--only <substring>] [--out results/k8s-rbac-mutations.md]
+//   npx tsx scripts/k8s-rbac-mutation-check.ts [--only <substring>]... [--out results/k8s-rbac-mutations.md]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,6 +69,13 @@ const tiers: Record<string, Tier[]> = {
   'pods/eviction': [['test/e2e/drain-running-pods.test.ts']],
   daemonsets: [['test/e2e/scale-up.test.ts']],
   poddisruptionbudgets: [['test/integration/cluster-reader.test.ts'], ['test/e2e/consolidation.test.ts']],
+  // CapacityBuffers (gate CapacityBuffer): the status test reads a buffer of each referent kind.
+  capacitybuffers: [['test/integration/capacity-buffers.test.ts']],
+  'capacitybuffers/status': [['test/integration/capacity-buffers.test.ts']],
+  podtemplates: [['test/integration/capacity-buffers.test.ts']],
+  deployments: [['test/integration/capacity-buffers.test.ts']],
+  statefulsets: [['test/integration/capacity-buffers.test.ts']],
+  replicasets: [['test/integration/capacity-buffers.test.ts']],
   events: [['test/integration/events.test.ts'], ['test/integration/launch.test.ts']],
   leases: [['test/integration/sweep.test.ts']],
   secrets: [['test/integration/bootstrap-token.test.ts']],
@@ -134,7 +141,10 @@ if (args.includes('--help') || args.includes('-h')) {
   );
   process.exit(0);
 }
-const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+// --only may be given more than once: the permissions matching any of them run, after one baseline.
+const only = args.flatMap((arg, index) =>
+  arg === '--only' && args[index + 1] ? [args[index + 1] as string] : [],
+);
 const out = args.includes('--out')
   ? (args[args.indexOf('--out') + 1] as string)
   : 'results/k8s-rbac-mutations.md';
@@ -142,7 +152,7 @@ const out = args.includes('--out')
 const mutations = [
   ...rbacPermissions(await functionsRbacObjects('nodeclaim-functions')),
   ...bridgePermissions(),
-].filter((mutation) => only === undefined || permissionKey(mutation).includes(only));
+].filter((mutation) => only.length === 0 || only.some((part) => permissionKey(mutation).includes(part)));
 
 const workDir = mkdtempSync(join(tmpdir(), 'rbac-mutation-'));
 const controlPlane = await startControlPlane({

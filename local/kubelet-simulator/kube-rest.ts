@@ -1,10 +1,11 @@
-// A minimal JSON client for the Kubernetes API over one keep-alive HTTPS agent.
+// A minimal JSON client for the Kubernetes API over keep-alive HTTPS agents.
 //
 // Why not the generated @kubernetes/client-node APIs for the simulator's writes: client-node 2.x builds
 // a new connection pool (and re-reads the kubeconfig's certificate files) for every request, so each
 // Lease renewal would pay a TLS handshake with client-certificate authentication. A few hundred nodes
-// renewing every 10 s is tens of requests per second; one pooled agent keeps that cheap. client-node
-// still parses the kubeconfig and runs the Node informer.
+// renewing every 10 s is tens of requests per second; pooled connections keep that cheap (the admin's
+// one pool here, each node's own in node-connections.ts). client-node still parses the kubeconfig and
+// runs the informers.
 import type { IncomingMessage } from 'node:http';
 import { Agent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -26,23 +27,43 @@ export type ContentType =
   | 'application/strategic-merge-patch+json'
   | 'application/json-patch+json';
 
+/** One JSON request; `label` names it in the counts (e.g. "renew lease"). */
+export type KubeRequest = <T>(
+  label: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType?: ContentType,
+) => Promise<T>;
+
 export interface KubeRest {
-  /** `label` names the request in the counts (e.g. "renew lease"). */
-  request<T>(
-    label: string,
-    method: string,
-    path: string,
-    body?: unknown,
-    contentType?: ContentType,
-  ): Promise<T>;
+  request: KubeRequest;
   /** Requests made so far, by label. */
   counts(): Record<string, number>;
   close(): void;
 }
 
+/**
+ * Where requests go and as whom: a keep-alive agent, and the TLS options each request adds to it (a
+ * client certificate, when one agent serves several identities: it pools connections per certificate).
+ */
+export interface Connection {
+  base: URL;
+  agent: Agent;
+  tls: Pick<RequestOptions, 'ca' | 'cert' | 'key'>;
+  headers: Record<string, string>;
+  /** Shared by every connection of one simulator, so its stats count them all. */
+  counts: Record<string, number>;
+}
+
 const requestTimeoutMs = 30_000;
 
-export async function kubeRest(config: KubeConfig, maxSockets: number): Promise<KubeRest> {
+/** The admin kubeconfig's identity over one pool of at most `maxSockets` connections. */
+export async function kubeRest(
+  config: KubeConfig,
+  maxSockets: number,
+  counts: Record<string, number> = {},
+): Promise<KubeRest> {
   const cluster = config.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const tls: RequestOptions = {};
@@ -55,13 +76,16 @@ export async function kubeRest(config: KubeConfig, maxSockets: number): Promise<
     ...(tls.key !== undefined ? { key: tls.key } : {}),
     ...(tls.rejectUnauthorized !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}),
   });
-  const authHeaders = Object.fromEntries(
+  const headers = Object.fromEntries(
     Object.entries(tls.headers ?? {}).map(([name, value]) => [name, String(value)]),
   );
-  const base = new URL(cluster.server);
-  const counts: Record<string, number> = {};
+  const request = requester({ base: new URL(cluster.server), agent, tls: {}, headers, counts });
+  return { request, counts: () => ({ ...counts }), close: () => agent.destroy() };
+}
 
-  const request = <T>(
+export function requester(connection: Connection): KubeRequest {
+  const { base, agent, tls, headers, counts } = connection;
+  return <T>(
     label: string,
     method: string,
     path: string,
@@ -76,9 +100,10 @@ export async function kubeRest(config: KubeConfig, maxSockets: number): Promise<
         {
           method,
           agent,
+          ...tls,
           timeout: requestTimeoutMs,
           headers: {
-            ...authHeaders,
+            ...headers,
             accept: 'application/json',
             ...(payload !== undefined
               ? { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }
@@ -94,8 +119,6 @@ export async function kubeRest(config: KubeConfig, maxSockets: number): Promise<
       req.end(payload);
     });
   };
-
-  return { request, counts: () => ({ ...counts }), close: () => agent.destroy() };
 }
 
 /** The response callback of a JSON request: the parsed body on 2xx, a KubeRequestError otherwise. */

@@ -1,38 +1,28 @@
-// The API calls a kubelet (and, for deletion and startup taints, its neighbours) makes about one node.
+// The API calls a kubelet makes about its own node, each with the node's own credentials (see
+// node-connections.ts): registering the Node, reading it back, posting its status and renewing its Lease.
+// The Node authorizer and NodeRestriction admission allow each only for the node's own objects.
 import type { V1Lease, V1Node } from '@kubernetes/client-node';
 import { V1MicroTime } from '@kubernetes/client-node';
-import { guardedNodePatch } from '../../shared/decisions/node-patch.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../../shared/kube/errors.js';
-import type { Taint } from '../../shared/models/kube.js';
-import type { KubeRest } from './kube-rest.js';
+import { isAlreadyExists, isNotFound } from '../../shared/kube/errors.js';
+import type { KubeRequest } from './kube-rest.js';
 import { leaseDurationSeconds, nodeLeaseNamespace } from './node-template.js';
-import type { NodeJson, NodeView } from './node-view.js';
+import type { NodeJson } from './node-view.js';
 
 const nodePath = (name: string): string => `/api/v1/nodes/${encodeURIComponent(name)}`;
 const leasesPath = `/apis/coordination.k8s.io/v1/namespaces/${nodeLeaseNamespace}/leases`;
 
-export interface NodeList {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: { resourceVersion?: string };
-  items: NodeJson[];
-}
-
 export class KubeletApi {
-  constructor(private readonly rest: KubeRest) {}
-
-  listNodes(): Promise<NodeList> {
-    return this.rest.request<NodeList>('list nodes', 'GET', '/api/v1/nodes');
-  }
+  /** `request` authenticates as the node itself (system:node:<name>). */
+  constructor(private readonly request: KubeRequest) {}
 
   createNode(node: V1Node): Promise<NodeJson> {
-    return this.rest.request<NodeJson>('create node', 'POST', '/api/v1/nodes', node);
+    return this.request<NodeJson>('create node', 'POST', '/api/v1/nodes', node);
   }
 
-  /** undefined when there is no such Node. */
+  /** Its own Node (a node may get no other); undefined when there is none. */
   async readNode(name: string): Promise<NodeJson | undefined> {
     try {
-      return await this.rest.request<NodeJson>('read node', 'GET', nodePath(name));
+      return await this.request<NodeJson>('read own node', 'GET', nodePath(name));
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -41,48 +31,13 @@ export class KubeletApi {
 
   /** Strategic merge patch of the status subresource, as kubelet writes its status. */
   patchNodeStatus(label: string, name: string, patch: object): Promise<NodeJson> {
-    return this.rest.request<NodeJson>(
+    return this.request<NodeJson>(
       label,
       'PATCH',
       `${nodePath(name)}/status`,
       patch,
       'application/strategic-merge-patch+json',
     );
-  }
-
-  /**
-   * Replaces the taints of the Node as it was read, guarded by its resourceVersion: a 409 means
-   * somebody wrote the Node since, and the caller re-reads.
-   */
-  replaceTaints(node: NodeView, taints: Taint[]): Promise<NodeJson> {
-    const before = {
-      metadata: { name: node.name, resourceVersion: node.resourceVersion },
-      spec: { taints: node.taints },
-    };
-    const after = { metadata: before.metadata, spec: { taints } };
-    return this.rest.request<NodeJson>(
-      'remove startup taints',
-      'PATCH',
-      nodePath(node.name),
-      guardedNodePatch(before, after),
-      'application/json-patch+json',
-    );
-  }
-
-  /** Deletes the Node if it is still the one with this uid; false when it was already gone. */
-  async deleteNode(name: string, uid: string): Promise<boolean> {
-    try {
-      await this.rest.request('delete node', 'DELETE', nodePath(name), {
-        apiVersion: 'v1',
-        kind: 'DeleteOptions',
-        preconditions: { uid },
-      });
-      return true;
-    } catch (error) {
-      // 409: a different Node of that name exists now; it is not ours to delete.
-      if (isNotFound(error) || isConflict(error)) return false;
-      throw error;
-    }
   }
 
   /**
@@ -109,7 +64,7 @@ export class KubeletApi {
   }
 
   #patchLease(nodeName: string, renewTime: string): Promise<unknown> {
-    return this.rest.request(
+    return this.request(
       'renew lease',
       'PATCH',
       `${leasesPath}/${encodeURIComponent(nodeName)}`,
@@ -130,14 +85,23 @@ export class KubeletApi {
       },
       spec: { holderIdentity: nodeName, leaseDurationSeconds },
     };
-    return this.rest.request('create lease', 'POST', leasesPath, {
+    return this.request('create lease', 'POST', leasesPath, {
       ...lease,
       spec: { ...lease.spec, renewTime },
     });
   }
 
-  async kubeletVersion(): Promise<string> {
-    const version = await this.rest.request<{ gitVersion?: string }>('version', 'GET', '/version');
-    return version.gitVersion ?? 'v0.0.0';
+  /** Who the API server takes this node's requests to be (a SelfSubjectReview). */
+  async identity(): Promise<{ username: string; groups: string[] }> {
+    const review = await this.request<{ status?: { userInfo?: { username?: string; groups?: string[] } } }>(
+      'self subject review',
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+    );
+    return {
+      username: review.status?.userInfo?.username ?? '',
+      groups: review.status?.userInfo?.groups ?? [],
+    };
   }
 }

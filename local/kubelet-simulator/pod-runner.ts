@@ -5,11 +5,14 @@
 // grace period 0 (the final delete a real kubelet makes once the containers are gone).
 //
 // Only pods bound to a Node this simulator keeps alive are touched: the watch asks the API server for
-// bound pods only (`spec.nodeName!=`), and each pod's node is checked against `isRunningNode`.
+// bound pods only (`spec.nodeName!=`), and each pod's node is checked against `isRunningNode`. Each
+// write (the status, the final delete) is made as the pod's node (`kubeletOf`), so NodeRestriction lets
+// it touch only pods bound to that node, as a kubelet's. The one watch, with the admin's rights, stands
+// for every kubelet's own watch of its pods (`spec.nodeName=<node>`): one watch instead of hundreds.
 import { ListWatch, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from '../../shared/kube/errors.js';
 import type { Logger } from '../../shared/observability/logger.js';
-import type { KubeRest } from './kube-rest.js';
+import type { KubeRequest, KubeRest } from './kube-rest.js';
 
 /**
  * A pod whose containers ignore SIGTERM: it takes its whole grace period to stop, as a process that only
@@ -22,6 +25,8 @@ export interface PodRunnerOptions {
   rest: KubeRest;
   /** Whether `nodeName` is a Node this simulator runs (registered and heartbeating). */
   isRunningNode: (nodeName: string) => boolean;
+  /** Requests as the node's kubelet (system:node:<name>); undefined before it has credentials. */
+  kubeletOf: (nodeName: string) => KubeRequest | undefined;
   /** From binding to Running and Ready, already divided by speed. */
   startDelayMs: number;
   /** From SIGTERM to the containers' exit, already divided by speed; capped by the grace period. */
@@ -124,6 +129,8 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
   };
 
   const startPod = async (pod: PodJson, nodeName: string): Promise<void> => {
+    const kubelet = options.kubeletOf(nodeName);
+    if (!kubelet) return;
     const now = new Date().toISOString();
     const running = { running: { startedAt: now } };
     const patch = {
@@ -163,7 +170,7 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
       },
     };
     try {
-      await rest.request(
+      await kubelet(
         'start pod',
         'PATCH',
         `${podPath(pod)}/status`,
@@ -180,8 +187,10 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
   };
 
   const removePod = async (pod: PodJson): Promise<void> => {
+    const kubelet = options.kubeletOf(pod.spec.nodeName ?? '');
+    if (!kubelet) return;
     try {
-      await rest.request('remove terminated pod', 'DELETE', podPath(pod), {
+      await kubelet('remove terminated pod', 'DELETE', podPath(pod), {
         apiVersion: 'v1',
         kind: 'DeleteOptions',
         gracePeriodSeconds: 0,

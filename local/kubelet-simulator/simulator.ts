@@ -4,7 +4,11 @@
 // Who does what, as in a real cluster:
 // - kubelet (simulated): registers the Node after the VM boots, with the labels and taints of its
 //   kubelet_node_labels and --register-with-taints of the AKSNodeConfig decoded from the VM's custom data; posts Ready=True
-//   once "the network plugin is up"; renews its Lease in kube-node-lease; reports status every 5 min.
+//   once "the network plugin is up"; renews its Lease in kube-node-lease; reports status every 5 min;
+//   posts the status of the pods bound to it. All of that as the node itself (system:node:<name>, the
+//   certificate of its TLS bootstrap), so the Node authorizer and NodeRestriction judge it; the parts
+//   that are not the kubelet's (the Node informer, the agent, the cloud node controller) use the admin
+//   kubeconfig, as their ServiceAccounts would have those rights.
 // - kube-apiserver (real): its TaintNodesByCondition admission plugin adds
 //   node.kubernetes.io/not-ready:NoSchedule to every new Node.
 // - kube-controller-manager (real, in the shared control plane): the node lifecycle controller keeps
@@ -35,11 +39,13 @@ import {
 import type { VmChangeEvent } from '../arm-emulator/index.js';
 import { startPodRunner, type PodRunner } from './pod-runner.js';
 import { HeartbeatLoop } from './heartbeat-loop.js';
+import { ClusterApi } from './cluster-api.js';
 import { KubeletApi } from './kubelet-api.js';
-import { kubeRest, type KubeRest } from './kube-rest.js';
+import { kubeRest, type KubeRequest, type KubeRest } from './kube-rest.js';
 import { vmHardware } from './node-resources.js';
 import { apiEndpoint, ensureNodeBootstrapBindings } from './node-bootstrap-rbac.js';
-import { requestAs, tlsBootstrap } from './tls-bootstrap.js';
+import { nodeConnections } from './node-connections.js';
+import { reissueNodeCertificate, tlsBootstrap, type NodeCertificate } from './tls-bootstrap.js';
 import {
   heartbeatStatusPatch,
   readyStatusPatch,
@@ -121,6 +127,8 @@ export interface KubeletSimulator {
    * it (posting the opposite status), unless `survivesReboot`.
    */
   raiseCondition(nodeName: string, condition: SimulatedCondition, options?: FaultOptions): Promise<void>;
+  /** Who the API server takes a node's kubelet to be: the identity its heartbeats and writes use. */
+  nodeIdentity(nodeName: string): Promise<{ username: string; groups: string[] }>;
   /** Names of the Nodes this simulator keeps alive. */
   nodes(): string[];
   stats(): KubeletSimulatorStats;
@@ -154,8 +162,8 @@ interface TrackedVm {
   leaseExists: boolean;
   agentReady: boolean;
   registrationAttempts: number;
-  /** The node's client certificate once TLS bootstrap succeeded. */
-  nodeCredential?: { certPem: string; keyPem: string };
+  /** The node's own client (its certificate), once TLS bootstrap or adoption gave it one. */
+  kubelet?: { api: KubeletApi; request: KubeRequest };
   timers: Set<NodeJS.Timeout>;
   /** stopKubelet's fault, while it lasts. */
   kubeletFault?: FaultOptions;
@@ -199,13 +207,19 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
 
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(options.kubeconfigPath);
-  // Heartbeat workers plus the occasional registration, status or taint write.
-  const rest: KubeRest = await kubeRest(kubeConfig, concurrency + 4);
-  const api = new KubeletApi(rest);
-  const kubeletVersion = await api.kubeletVersion();
+  const counts: Record<string, number> = {};
+  // The admin's pool: the informers' lists, taint and deletion writes, certificate reissues.
+  const rest: KubeRest = await kubeRest(kubeConfig, concurrency + 4, counts);
+  const cluster = new ClusterApi(rest.request);
+  const kubeletVersion = await cluster.kubeletVersion();
   // The simulated VMs reach the API server where the admin kubeconfig does: AKSNodeConfig names only the
   // API server's host (AKS serves on 443), and the local one listens elsewhere.
   const endpoint = await apiEndpoint(kubeConfig);
+  const connections = nodeConnections(endpoint, counts);
+  const kubeletWith = (certificate: NodeCertificate): { api: KubeletApi; request: KubeRequest } => {
+    const request = connections.as(certificate);
+    return { api: new KubeletApi(request), request };
+  };
   await ensureNodeBootstrapBindings(rest);
 
   const tracked = new Map<string, TrackedVm>();
@@ -250,7 +264,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     '/api/v1/nodes',
     new Watch(kubeConfig),
     async () => {
-      const list = await api.listNodes();
+      const list = await cluster.listNodes();
       return { ...list, items: list.items as KubernetesObject[] };
     },
     false,
@@ -275,15 +289,16 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     log,
     renewLease: async (nodeName) => {
       const vm = byNodeName.get(nodeName);
-      if (vm?.phase !== 'running' || vm.nodeUid === undefined) return;
-      await api.renewLease(nodeName, vm.nodeUid, vm.leaseExists);
+      if (vm?.phase !== 'running' || vm.nodeUid === undefined || !vm.kubelet) return;
+      await vm.kubelet.api.renewLease(nodeName, vm.nodeUid, vm.leaseExists);
       vm.leaseExists = true;
     },
     reportStatus: async (nodeName) => {
       const node = cachedNode(nodeName);
-      if (!node) return;
+      const kubelet = byNodeName.get(nodeName)?.kubelet;
+      if (!node || !kubelet) return;
       try {
-        await api.patchNodeStatus(
+        await kubelet.api.patchNodeStatus(
           'report status',
           nodeName,
           heartbeatStatusPatch(node.conditionTypes, new Date()),
@@ -295,9 +310,9 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
   });
 
   const markReady = async (vm: TrackedVm): Promise<void> => {
-    if (vm.phase !== 'running') return;
+    if (vm.phase !== 'running' || !vm.kubelet) return;
     try {
-      await api.patchNodeStatus('post ready', vm.nodeName, readyStatusPatch(new Date()));
+      await vm.kubelet.api.patchNodeStatus('post ready', vm.nodeName, readyStatusPatch(new Date()));
       log.info('node ready', { node: vm.nodeName });
     } catch (error) {
       if (isNotFound(error)) return;
@@ -365,10 +380,10 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     let registered: NodeView;
     try {
       // TLS bootstrap with the VM's own token, then the Node is created with the node's certificate.
-      vm.nodeCredential ??= await tlsBootstrap(endpoint, bootstrap.bootstrapToken, vm.nodeName, csrTimeoutMs);
-      registered = nodeView(
-        await requestAs<NodeJson>(endpoint, vm.nodeCredential, 'POST', '/api/v1/nodes', node),
+      vm.kubelet ??= kubeletWith(
+        await tlsBootstrap(endpoint, bootstrap.bootstrapToken, vm.nodeName, csrTimeoutMs),
       );
+      registered = nodeView(await vm.kubelet.api.createNode(node));
     } catch (error) {
       if (statusCodeOf(error) === 401) {
         log.warn('bootstrap token rejected (unknown, expired or deleted); kubelet keeps retrying', {
@@ -384,7 +399,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
         }
         throw error;
       }
-      const existing = await api.readNode(vm.nodeName);
+      const existing = await vm.kubelet?.api.readNode(vm.nodeName);
       if (!existing || !sameProviderId(existing.spec?.providerID, vm.providerId)) {
         vm.phase = 'unbootable';
         log.error('a different Node already has this name; the VM cannot join', {
@@ -397,7 +412,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     }
     if (vm.phase !== 'registering') {
       // The VM went away while the request was in flight: the Node must not outlive it.
-      await api.deleteNode(registered.name, registered.uid);
+      await cluster.deleteNode(registered.name, registered.uid);
       return;
     }
     nodeRunning(vm, registered, false);
@@ -422,7 +437,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
         let node = cachedNode(vm.nodeName);
         for (let attempt = 1; node && hasStartupTaint(node); attempt++) {
           try {
-            await api.replaceTaints(node, withoutTaintKeys(node.taints, startupTaints.keys));
+            await cluster.replaceTaints(node, withoutTaintKeys(node.taints, startupTaints.keys));
             log.info('startup taints removed', { node: vm.nodeName, keys: startupTaints.keys });
             break;
           } catch (error) {
@@ -433,7 +448,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
             // checks first. Either way the cached Node was stale: read it again.
             const stale = isConflict(error) || statusCodeOf(error) === 422;
             if (!stale || attempt >= maxTaintPatchAttempts) throw error;
-            const fresh = await api.readNode(vm.nodeName);
+            const fresh = await cluster.readNode(vm.nodeName);
             node = fresh ? nodeView(fresh) : undefined;
           }
         }
@@ -447,17 +462,32 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
   const deleteNodeOf = async (providerId: string, nodeName: string): Promise<void> => {
     const node = nodeWithProviderId(providerId) ?? (await readOwnNode(nodeName, providerId));
     if (!node) return;
-    if (await api.deleteNode(node.name, node.uid)) {
+    if (await cluster.deleteNode(node.name, node.uid)) {
       log.info('node deleted: its VM is gone', { node: node.name });
     }
   };
   const readOwnNode = async (nodeName: string, providerId: string): Promise<NodeView | undefined> => {
-    const node = await api.readNode(nodeName);
+    const node = await cluster.readNode(nodeName);
     return node && sameProviderId(node.spec?.providerID, providerId) ? nodeView(node) : undefined;
   };
 
+  /**
+   * A Node that is registered already (the simulator restarted): its kubelet goes on as the node, with
+   * the certificate it would have kept on disk (reissued, see reissueNodeCertificate).
+   */
+  const adopt = async (vm: TrackedVm, node: NodeView): Promise<void> => {
+    try {
+      vm.kubelet ??= kubeletWith(await reissueNodeCertificate(rest.request, vm.nodeName, csrTimeoutMs));
+    } catch (error) {
+      if (vm.phase === 'booting') later(vm, 1_000, 'adopt node', () => adopt(vm, node));
+      throw error;
+    }
+    if (vm.phase === 'booting') nodeRunning(vm, node, true);
+  };
+
   // --- VM events. ---------------------------------------------------------------------------------------
-  const vmRunning = (emulated: EmulatedVm): void => {
+  /** Tracks a VM that runs; resolves once an existing Node of it has been adopted. */
+  const vmRunning = async (emulated: EmulatedVm): Promise<void> => {
     const key = vmKey(emulated);
     if (tracked.has(key)) return;
     const vm: TrackedVm = {
@@ -479,7 +509,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     };
     tracked.set(key, vm);
     const existing = nodeWithProviderId(vm.providerId);
-    if (existing) nodeRunning(vm, existing, true);
+    if (existing) await adopt(vm, existing);
     else later(vm, bootDelayMs, 'register node', () => register(vm, emulated));
   };
 
@@ -493,9 +523,12 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
   };
 
   // --- Faults, reboots and the spot eviction notice. ----------------------------------------------------
+  // Conditions of node agents (node-problem-detector, the scheduled-events watcher) are posted with the
+  // node's own credentials too: the Node authorizer lets them patch only this Node's status.
   const postCondition = async (vm: TrackedVm, condition: SimulatedCondition, transition: boolean) => {
+    if (!vm.kubelet) return;
     try {
-      await api.patchNodeStatus(
+      await vm.kubelet.api.patchNodeStatus(
         `post ${condition.type}`,
         vm.nodeName,
         conditionPatch(condition, new Date(), transition),
@@ -559,7 +592,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     const key = vmKey(emulated);
     switch (type) {
       case 'succeeded':
-        vmRunning(emulated);
+        background('start node', { vm: emulated.name }, () => vmRunning(emulated));
         return;
       case 'deleting':
       case 'evicted':
@@ -627,6 +660,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     kubeConfig,
     rest,
     isRunningNode: (nodeName) => byNodeName.get(nodeName)?.phase === 'running',
+    kubeletOf: (nodeName) => byNodeName.get(nodeName)?.kubelet?.request,
     startDelayMs: scaled(options.podStartDelayMs ?? defaults.podStartDelayMs),
     shutdownDelayMs: scaled(options.podShutdownDelayMs ?? defaults.podShutdownDelayMs),
     log,
@@ -648,12 +682,19 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     ) {
       const orphan = nodeView(node);
       background('delete orphan node', { node: orphan.name }, async () => {
-        if (await api.deleteNode(orphan.name, orphan.uid))
+        if (await cluster.deleteNode(orphan.name, orphan.uid))
           log.info('orphan node deleted', { node: orphan.name });
       });
     }
   }
-  for (const vm of vms) if (vm.provisioningState === 'Succeeded') vmRunning(vm);
+  await Promise.all(
+    vms
+      .filter((vm) => vm.provisioningState === 'Succeeded')
+      .map((vm) =>
+        // A failed adoption is retried by its own timer; it does not fail the start.
+        vmRunning(vm).catch((error: unknown) => log.error('adopt node failed', { vm: vm.name, error })),
+      ),
+  );
   log.info('kubelet simulator started', { vms: vms.length, kubeletVersion });
 
   return {
@@ -667,6 +708,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       await informer.stop();
       await Promise.allSettled([...inFlight]);
       rest.close();
+      connections.close();
     },
     nodes: () => [...byNodeName.values()].filter((vm) => vm.phase === 'running').map((vm) => vm.nodeName),
     stopKubelet(nodeName, faultOptions = {}) {
@@ -683,6 +725,11 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       vm.conditionFaults.set(condition.type, { condition, options: faultOptions });
       await postCondition(vm, condition, true);
     },
-    stats: () => ({ nodes: heartbeats.size(), podsStarted: pods.started(), requests: rest.counts() }),
+    async nodeIdentity(nodeName) {
+      const kubelet = trackedNode(nodeName).kubelet;
+      if (!kubelet) throw new Error(`${nodeName} has no credentials yet`);
+      return kubelet.api.identity();
+    },
+    stats: () => ({ nodes: heartbeats.size(), podsStarted: pods.started(), requests: { ...counts } }),
   };
 }

@@ -4,10 +4,12 @@
 // kube-controller-manager approved (csrapproving) and signed (csrsigning) it, and from then on act with
 // that certificate, so the API server's Node authorizer and NodeRestriction admission judge the node's
 // own writes. The key and CSR come from the openssl CLI (Node's crypto cannot write a PKCS#10 request),
-// through the dev CA's one openssl invocation.
+// through the dev CA's one openssl invocation. A node adopted after the simulator's own restart gets its
+// certificate again from the admin (reissueNodeCertificate), as a kubelet would read it back from disk.
 import { request as httpsRequest } from 'node:https';
 import { keyAndCertificateRequest } from '../tls/dev-ca.js';
-import { jsonResponse } from './kube-rest.js';
+import { isConflict } from '../../shared/kube/errors.js';
+import { jsonResponse, type KubeRequest } from './kube-rest.js';
 
 export type Credential = { token: string } | { certPem: string; keyPem: string };
 
@@ -56,7 +58,45 @@ interface CsrJson {
   status?: { certificate?: string; conditions?: Array<{ type?: string; message?: string }> };
 }
 
+export interface NodeCertificate {
+  certPem: string;
+  keyPem: string;
+}
+
 const CSR_PATH = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
+
+/** kubelet's key and request: a P-256 key, system:node:<name> in group system:nodes. */
+async function nodeCertificateRequest(nodeName: string): Promise<{ keyPem: string; csr: object }> {
+  const { keyPem, csrPem } = await keyAndCertificateRequest(`/O=system:nodes/CN=system:node:${nodeName}`);
+  const csr = {
+    apiVersion: 'certificates.k8s.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { generateName: 'node-csr-' },
+    spec: {
+      request: Buffer.from(csrPem).toString('base64'),
+      signerName: 'kubernetes.io/kube-apiserver-client-kubelet',
+      usages: ['digital signature', 'client auth'],
+    },
+  };
+  return { keyPem, csr };
+}
+
+/** The signed certificate of CSR `name`, once kube-controller-manager signed it. */
+async function signedCertificate(
+  read: (path: string) => Promise<CsrJson>,
+  name: string,
+  timeoutMs: number,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const csr = await read(`${CSR_PATH}/${name}`);
+    const denied = csr.status?.conditions?.find((c) => c.type === 'Denied' || c.type === 'Failed');
+    if (denied) throw new Error(`CSR ${name} ${denied.type}: ${denied.message ?? ''}`);
+    if (csr.status?.certificate) return Buffer.from(csr.status.certificate, 'base64').toString('utf8');
+    if (Date.now() > deadline) throw new Error(`CSR ${name} was not approved and signed in ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 /**
  * The node's client certificate, obtained with its bootstrap token. Rejects with a KubeRequestError 401
@@ -68,30 +108,51 @@ export async function tlsBootstrap(
   bootstrapToken: string,
   nodeName: string,
   timeoutMs: number,
-): Promise<{ certPem: string; keyPem: string }> {
+): Promise<NodeCertificate> {
   const credential = { token: bootstrapToken };
-  // kubelet's key and request: a P-256 key, system:node:<name> in group system:nodes.
-  const { keyPem, csrPem } = await keyAndCertificateRequest(`/O=system:nodes/CN=system:node:${nodeName}`);
-  const created = await requestAs<CsrJson>(endpoint, credential, 'POST', CSR_PATH, {
-    apiVersion: 'certificates.k8s.io/v1',
-    kind: 'CertificateSigningRequest',
-    metadata: { generateName: 'node-csr-' },
-    spec: {
-      request: Buffer.from(csrPem).toString('base64'),
-      signerName: 'kubernetes.io/kube-apiserver-client-kubelet',
-      usages: ['digital signature', 'client auth'],
-    },
-  });
+  const { keyPem, csr } = await nodeCertificateRequest(nodeName);
+  const created = await requestAs<CsrJson>(endpoint, credential, 'POST', CSR_PATH, csr);
+  const read = (path: string) => requestAs<CsrJson>(endpoint, credential, 'GET', path);
+  return { certPem: await signedCertificate(read, created.metadata?.name ?? '', timeoutMs), keyPem };
+}
+
+/**
+ * The certificate of a node this simulator adopts after a restart of its own. A real kubelet keeps its
+ * client certificate in /var/lib/kubelet/pki and uses it again when it restarts; the simulator keeps
+ * none across its restarts, and the node's bootstrap token is gone by then (registration deletes it).
+ * So the admin, standing in for that file, requests the same certificate and approves it: the node acts
+ * as system:node:<name> again, under the same Node authorizer and NodeRestriction admission.
+ */
+export async function reissueNodeCertificate(
+  admin: KubeRequest,
+  nodeName: string,
+  timeoutMs: number,
+): Promise<NodeCertificate> {
+  const { keyPem, csr } = await nodeCertificateRequest(nodeName);
+  const label = 'reissue node certificate';
+  const created = await admin<CsrJson>(label, 'POST', CSR_PATH, csr);
   const name = created.metadata?.name ?? '';
-  const deadline = Date.now() + timeoutMs;
+  const read = (path: string) => admin<CsrJson>(label, 'GET', path);
+  // kube-controller-manager's approver may approve it first (the admin may request node client
+  // certificates): then there is nothing to add, and a stale write (409) is read again.
   for (;;) {
-    const csr = await requestAs<CsrJson>(endpoint, credential, 'GET', `${CSR_PATH}/${name}`);
-    const denied = csr.status?.conditions?.find((c) => c.type === 'Denied' || c.type === 'Failed');
-    if (denied) throw new Error(`CSR ${name} ${denied.type}: ${denied.message ?? ''}`);
-    if (csr.status?.certificate) {
-      return { certPem: Buffer.from(csr.status.certificate, 'base64').toString('utf8'), keyPem };
+    const current = await read(`${CSR_PATH}/${name}`);
+    if ((current.status?.conditions ?? []).length > 0) break;
+    const approved = {
+      type: 'Approved',
+      status: 'True',
+      reason: 'KubeletCertificateOnDisk',
+      message: `the kubelet simulator restarted; ${nodeName} keeps its identity`,
+    };
+    try {
+      await admin(label, 'PUT', `${CSR_PATH}/${name}/approval`, {
+        ...current,
+        status: { ...current.status, conditions: [approved] },
+      });
+      break;
+    } catch (error) {
+      if (!isConflict(error)) throw error;
     }
-    if (Date.now() > deadline) throw new Error(`CSR ${name} was not approved and signed in ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
   }
+  return { certPem: await signedCertificate(read, name, timeoutMs), keyPem };
 }

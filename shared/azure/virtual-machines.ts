@@ -159,6 +159,16 @@ export function isTransient(error: unknown): boolean {
   return status === 429 || status >= 500 || status === 0;
 }
 
+/**
+ * ARM refused the request for want of a permission (`AuthorizationFailed`, or `LinkedAuthorizationFailed`
+ * for what a request links): sent again, it is refused again until a role assignment changes.
+ */
+export function isAuthorizationRefusal(error: unknown): boolean {
+  return (
+    isRestError(error) && (error.code === 'AuthorizationFailed' || error.code === 'LinkedAuthorizationFailed')
+  );
+}
+
 export function armErrorInfo(error: unknown): ArmErrorInfo {
   if (isRestError(error)) {
     const retryAfter = Number(error.response?.headers.get('retry-after'));

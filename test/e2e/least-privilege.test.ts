@@ -1,7 +1,9 @@
 // Least privilege, end to end: the Function App runs as its shipped Kubernetes identity and the ARM
 // emulator enforces its shipped Azure roles. Without the VM role's NSG join action, a launch ends
 // Launched=False naming the action and its scope, with one event, no VM and no further PUT however often
-// the NodeClaim is announced; without the VM read, the same, from the read before any PUT; and a VM of someone else's that already has a NodeClaim's VM name is never
+// the NodeClaim is announced; without the VM read, the same, from the read before any PUT; without the
+// read of Compute operations, the same from the launch monitor's first poll of an accepted PUT (its VM
+// deleted, the NodeClaim kept); and a VM of someone else's that already has a NodeClaim's VM name is never
 // adopted, nor deleted when the NodeClaim goes.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import { announceNodeClaim, launchNodeClaim } from '../support/launch-nodeclaim.
 
 const NSG_JOIN = 'Microsoft.Network/networkSecurityGroups/join/action';
 const VM_READ = 'Microsoft.Compute/virtualMachines/read';
+const OPERATIONS_READ = 'Microsoft.Compute/locations/operations/read';
 const suffix = randomUUID().slice(0, 6);
 
 async function launchedCondition(stack: LaunchStack, name: string, reason: string) {
@@ -116,6 +119,49 @@ describe('a VM role without virtualMachines/read', () => {
       ['GET', 403, 'AuthorizationFailed'],
     ]);
     expect(await warningsAbout(stack, nodeClaim, 'AuthorizationFailed')).toHaveLength(1);
+  });
+});
+
+describe('a catalog role without the read of Compute operations', () => {
+  let stack: LaunchStack;
+  const className = `opread-${suffix}`;
+
+  beforeAll(async () => {
+    stack = await startLaunchStack({
+      azureRoleWithout: { role: 'computeCatalogReader', action: OPERATIONS_READ },
+    });
+    await stack.admin.objects.nodeClasses.create(nodeClass(className, 'Ubuntu2204'));
+  });
+  afterAll(async () => {
+    await stack?.admin.objects.nodeClasses.delete(className).catch(() => undefined);
+    await stack?.stop();
+  });
+
+  it('ends Launched=False naming the refused poll: the VM deleted, the NodeClaim kept, no second PUT', async () => {
+    const nodeClaim = await launchNodeClaim(stack, className);
+    const name = nodeClaim.metadata.name;
+    const vmName = vmNameFor(name);
+    const launched = await launchedCondition(stack, name, 'AuthorizationFailed');
+    expect(launched.status).toBe('False');
+    expect(launched.message).toContain(`lacks ${OPERATIONS_READ}`);
+    await eventually(
+      async () => (stack.emulator.controls.vms().some((vm) => vm.name === vmName) ? undefined : true),
+      'the VM to be deleted',
+    );
+
+    // Announced again and swept: the NodeClaim waits; nothing is created again.
+    await reannounce(stack, nodeClaim, 3);
+    await queueDrained(stack);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const puts = stack.emulator.controls.requests({ method: 'PUT', vmName });
+    expect(puts).toHaveLength(1);
+    expect(puts[0]?.status).toBeLessThan(300);
+    expect(stack.emulator.controls.requests({ method: 'DELETE', vmName }).length).toBeGreaterThan(0);
+    expect(await warningsAbout(stack, nodeClaim, 'AuthorizationFailed')).toHaveLength(1);
+    const kept = await stack.admin.objects.nodeClaims.get(name);
+    expect(kept?.metadata.deletionTimestamp).toBeUndefined();
+    expect(findCondition(kept?.status?.conditions, 'Launched')?.reason).toBe('AuthorizationFailed');
+    await stack.admin.objects.nodeClaims.delete(name);
   });
 });
 

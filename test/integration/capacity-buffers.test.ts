@@ -1,7 +1,7 @@
 // CapacityBuffers on the real control plane (the CRD as the API server serves it, SIG Autoscaling's YAML),
 // read and written as the Function App's shipped identity: status and ReadyForProvisioning per referent
-// (a PodTemplate, a Deployment with a percentage, a missing workload, an unsupported kind), the CRD's own
-// CEL rules, and a provisioning window that launches a NodeClaim for the virtual pods alone, writes
+// (a PodTemplate, a Deployment with a percentage, a StatefulSet, a ReplicaSet, a missing workload, an
+// unsupported kind), the CRD's own CEL rules, and a provisioning window that launches a NodeClaim for the virtual pods alone, writes
 // Provisioning=False, and, in the next window, places them on that NodeClaim in flight
 // (Provisioning=True, nothing new created). Every buffer selects this file's NodePool only, and its
 // template carries the stack's run label, so the windows of other files never see its virtual pods.
@@ -110,8 +110,8 @@ beforeAll(async () => {
     namespace,
     body: { metadata: { name: 'chunk' }, template: chunkTemplate(runLabels) },
   });
-  // A workload whose pods never schedule (no node carries the label) and that no window here selects:
-  // only its template and replica count matter.
+  // Workloads whose pods never schedule (no node carries the label) and that no window here selects:
+  // only their template and replica count matter. The StatefulSet and the ReplicaSet run no pod at all.
   await apps.createNamespacedDeployment({
     namespace,
     body: {
@@ -126,6 +126,19 @@ beforeAll(async () => {
       },
     },
   });
+  const idle = (app: string) => ({
+    replicas: 0,
+    selector: { matchLabels: { app } },
+    template: {
+      metadata: { labels: { app } },
+      spec: { ...chunkTemplate({}).spec, nodeSelector: { [`example.com/none-${run}`]: 'true' } },
+    },
+  });
+  await apps.createNamespacedStatefulSet({
+    namespace,
+    body: { metadata: { name: 'db' }, spec: { ...idle('db'), serviceName: 'db' } },
+  });
+  await apps.createNamespacedReplicaSet({ namespace, body: { metadata: { name: 'rs' }, spec: idle('rs') } });
 });
 
 afterAll(async () => {
@@ -172,7 +185,16 @@ test('status per referent, written as the shipped identity, and nothing written 
     replicas: 2,
   });
   await createBuffer('job', { scalableRef: { apiGroup: 'batch', kind: 'Job', name: 'j' }, replicas: 2 });
-  expect(await reconcileStatuses()).toBeGreaterThanOrEqual(4);
+  // Each kind is read with its own get (the ClusterRole grants each), so each has a buffer here.
+  await createBuffer('stateful', {
+    scalableRef: { apiGroup: 'apps', kind: 'StatefulSet', name: 'db' },
+    replicas: 3,
+  });
+  await createBuffer('replicaset', {
+    scalableRef: { apiGroup: 'apps', kind: 'ReplicaSet', name: 'rs' },
+    replicas: 1,
+  });
+  expect(await reconcileStatuses()).toBeGreaterThanOrEqual(6);
 
   const template = await readBuffer('template');
   expect(template.status).toMatchObject({ replicas: 4, podTemplateRef: { name: 'chunk' } });
@@ -185,6 +207,14 @@ test('status per referent, written as the shipped identity, and nothing written 
     reason: 'ScalableRefNotFound',
     message: `Deployment ${namespace}/gone not found`,
   });
+  for (const [name, replicas] of [
+    ['stateful', 3],
+    ['replicaset', 1],
+  ] as const) {
+    const buffer = await readBuffer(name);
+    expect(buffer.status?.replicas).toBe(replicas);
+    expect(condition(buffer, 'ReadyForProvisioning')).toMatchObject({ status: 'True', reason: 'Resolved' });
+  }
   expect(condition(await readBuffer('job'), 'ReadyForProvisioning')?.message).toMatch(
     /spec.scalableRef.apiGroup "batch"/,
   );

@@ -2,7 +2,7 @@
 // the global setup) and a real ARM emulator, with VMs created through the real @azure/arm-compute client.
 // Nothing is mocked: the not-ready taint comes from the API server's admission plugin and is removed by
 // the real node lifecycle controller; the simulator only does what kubelet, an agent DaemonSet and the
-// cloud node lifecycle controller would.
+// cloud node lifecycle controller would, and its kubelets act as their nodes (system:node:<name>).
 import { randomBytes } from 'node:crypto';
 import type { ComputeManagementClient, VirtualMachine } from '@azure/arm-compute';
 import {
@@ -256,6 +256,15 @@ describe('kubelet simulator', () => {
     expect(new Date(renewed.spec?.renewTime ?? 0).getTime()).toBeGreaterThan(firstRenew);
   });
 
+  it('beats and posts status as the node itself, not as the admin: the Node authorizer and NodeRestriction judge it', async () => {
+    // The identity the API server sees on the connection every heartbeat, status and pod write uses.
+    expect(await simulator?.nodeIdentity(nodeName)).toEqual({
+      username: `system:node:${nodeName}`,
+      groups: expect.arrayContaining(['system:nodes', 'system:authenticated']) as string[],
+    });
+    expect(simulator?.stats().requests['renew lease']).toBeGreaterThan(0);
+  });
+
   it('removes the startup taint after the delay, with a guarded write, and again when it comes back', async () => {
     const cleared = await pollUntilDefined('the startup taint to go', async () => {
       const node = await readNode(nodeName);
@@ -321,6 +330,8 @@ describe('kubelet simulator', () => {
       },
       10 * heartbeatIntervalMs,
     );
+    // Renewed as the node: the restarted simulator's kubelet has the node's certificate again.
+    expect((await simulator.nodeIdentity(nodeName)).username).toBe(`system:node:${nodeName}`);
   });
 
   it('does not register a VM without bootstrap data', async () => {

@@ -2,7 +2,7 @@
 // NodeClaim. A failure is written as Launched=False with a stable reason and Azure's message *before* the
 // NodeClaim is deleted, so the reason is visible on the object, in its events, in logs and in metrics.
 import type { VirtualMachine } from '@azure/arm-compute';
-import { isTransient } from '../../azure/virtual-machines.js';
+import { armErrorInfo, isAuthorizationRefusal, isTransient } from '../../azure/virtual-machines.js';
 import { capacityFor, type CapacityOptions, type Offering } from '../../decisions/offerings.js';
 import { rememberFailure } from '../../decisions/failure-memory.js';
 import { provisioningFailureOf } from '../../decisions/vm-provisioning-failure.js';
@@ -73,6 +73,9 @@ async function pollOnce(
         ...(input.pollerState ? { pollerState: input.pollerState } : {}),
       };
     }
+    // The VM's read refused for want of a permission (the poller's refusal is already an outcome): the
+    // same poll would be refused again, so it is the outcome, recorded as the PUT's refusal is.
+    if (isAuthorizationRefusal(error)) return { status: 'Failed', error: armErrorInfo(error) };
     throw error;
   }
 }
@@ -184,7 +187,9 @@ export async function recordMonitorFailure(
 /**
  * Launched=False with the reason and Azure's message, a Warning event, the offering marked unavailable
  * for the reason's TTL, the VM deleted (forced), then the NodeClaim deleted. Each step is idempotent, so
- * a retried activity converges to the same end state.
+ * a retried activity converges to the same end state. A refusal for want of a permission keeps the
+ * NodeClaim, as a refused PUT does: a replacement would be refused alike, so it waits, visibly, until
+ * liveness replaces it after the registration timeout (one attempt per NodeClaim, never a loop).
  */
 export async function recordLaunchFailure(
   deps: LifecycleDependencies,
@@ -236,7 +241,7 @@ export async function recordLaunchFailure(
     vmName: input.vmName,
     vm: vmState,
   });
-  if (current) await deleteNodeClaim(deps, current, context);
+  if (current && failure.reason !== 'AuthorizationFailed') await deleteNodeClaim(deps, current, context);
 }
 
 /** The capacity options launch resolved and handed to the monitor (see capacityOptions). */
