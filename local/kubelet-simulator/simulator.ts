@@ -121,6 +121,8 @@ export interface KubeletSimulator {
    * it (posting the opposite status), unless `survivesReboot`.
    */
   raiseCondition(nodeName: string, condition: SimulatedCondition, options?: FaultOptions): Promise<void>;
+  /** The node agent's problem goes away by itself: the raised condition's opposite status is posted. */
+  clearCondition(nodeName: string, conditionType: string): Promise<void>;
   /** Names of the Nodes this simulator keeps alive. */
   nodes(): string[];
   stats(): KubeletSimulatorStats;
@@ -542,7 +544,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     for (const [type, fault] of vm.conditionFaults) {
       if (fault.options.survivesReboot) continue;
       vm.conditionFaults.delete(type);
-      await postCondition(vm, clearedCondition(fault.condition), true);
+      await postCondition(vm, clearedCondition(fault.condition, 'cleared after the VM restarted'), true);
     }
   };
 
@@ -682,6 +684,13 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       const vm = trackedNode(nodeName);
       vm.conditionFaults.set(condition.type, { condition, options: faultOptions });
       await postCondition(vm, condition, true);
+    },
+    async clearCondition(nodeName, conditionType) {
+      const vm = trackedNode(nodeName);
+      const fault = vm.conditionFaults.get(conditionType);
+      if (!fault) return;
+      vm.conditionFaults.delete(conditionType);
+      await postCondition(vm, clearedCondition(fault.condition, 'the problem went away'), true);
     },
     stats: () => ({ nodes: heartbeats.size(), podsStarted: pods.started(), requests: rest.counts() }),
   };
