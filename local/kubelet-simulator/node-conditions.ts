@@ -37,15 +37,10 @@ export function conditionPatch(condition: SimulatedCondition, now: Date, transit
   };
 }
 
-/** What a node agent posts once the fault is gone (the status opposite to the fault's). */
-export function clearedCondition(fault: SimulatedCondition): SimulatedCondition {
+/** What a node agent posts once the fault is gone (the status opposite to the fault's), and why. */
+export function clearedCondition(fault: SimulatedCondition, why: string): SimulatedCondition {
   const healthy: ConditionStatus = fault.status === 'True' ? 'False' : 'True';
-  return {
-    type: fault.type,
-    status: healthy,
-    reason: 'Recovered',
-    message: 'cleared after the VM restarted',
-  };
+  return { type: fault.type, status: healthy, reason: 'Recovered', message: why };
 }
 
 export const PREEMPTION_CONDITION_TYPE = 'PreemptionScheduled';

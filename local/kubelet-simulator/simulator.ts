@@ -129,6 +129,8 @@ export interface KubeletSimulator {
   raiseCondition(nodeName: string, condition: SimulatedCondition, options?: FaultOptions): Promise<void>;
   /** Who the API server takes a node's kubelet to be: the identity its heartbeats and writes use. */
   nodeIdentity(nodeName: string): Promise<{ username: string; groups: string[] }>;
+  /** The node agent's problem goes away by itself: the raised condition's opposite status is posted. */
+  clearCondition(nodeName: string, conditionType: string): Promise<void>;
   /** Names of the Nodes this simulator keeps alive. */
   nodes(): string[];
   stats(): KubeletSimulatorStats;
@@ -575,7 +577,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     for (const [type, fault] of vm.conditionFaults) {
       if (fault.options.survivesReboot) continue;
       vm.conditionFaults.delete(type);
-      await postCondition(vm, clearedCondition(fault.condition), true);
+      await postCondition(vm, clearedCondition(fault.condition, 'cleared after the VM restarted'), true);
     }
   };
 
@@ -729,6 +731,13 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       const kubelet = trackedNode(nodeName).kubelet;
       if (!kubelet) throw new Error(`${nodeName} has no credentials yet`);
       return kubelet.api.identity();
+    },
+    async clearCondition(nodeName, conditionType) {
+      const vm = trackedNode(nodeName);
+      const fault = vm.conditionFaults.get(conditionType);
+      if (!fault) return;
+      vm.conditionFaults.delete(conditionType);
+      await postCondition(vm, clearedCondition(fault.condition, 'the problem went away'), true);
     },
     stats: () => ({ nodes: heartbeats.size(), podsStarted: pods.started(), requests: { ...counts } }),
   };

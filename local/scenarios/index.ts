@@ -3,6 +3,7 @@ import { consolidation } from './consolidation.js';
 import { driftBudget } from './drift-budget.js';
 import { headroom } from './headroom.js';
 import { launchFailure } from './launch-failure.js';
+import { nodeRepair } from './node-repair.js';
 import { registrationRace } from './registration-race.js';
 import { scaleUp } from './scale-up.js';
 import type { Scenario } from './scenario.js';
@@ -15,6 +16,7 @@ export const scenarios: readonly Scenario[] = [
   scaleUp,
   consolidation,
   headroom,
+  nodeRepair,
 ];
 
 /**

@@ -1,6 +1,7 @@
 // The Function App's settings for a local stack: the same names the app reads in Azure, pointed at the
 // emulators. One place builds them, so `npm start`, the end-to-end tests and the launch tests agree.
 import { KUBERNETES_VERSION } from '../control-plane/build.js';
+import { AZURE_REPAIR_POLICIES, formatRepairPolicy } from '../../shared/decisions/node-repair/policies.js';
 
 /** The emulated subscription; any GUID works, the ARM emulator accepts every subscription. */
 export const LOCAL_SUBSCRIPTION_ID = '00000000-0000-0000-0000-000000000001';
@@ -54,8 +55,15 @@ export interface LocalAppSettingsInput {
   batchMaxMs?: number;
   /** Label selector of the pods and NodePools this stack provisions for (stacks sharing a cluster). */
   provisioningSelector?: string;
-  /** FEATURE_GATES=NodeRepair=true with these timings (scaled by the stack's speed). */
-  nodeRepair?: { rebootRecoverySeconds: number; preemptionDrainSeconds: number };
+  /**
+   * FEATURE_GATES=NodeRepair=true with these timings (scaled by the stack's speed): the Azure provider's
+   * repair policies with Ready's toleration shortened to `readyTolerationSeconds`.
+   */
+  nodeRepair?: {
+    readyTolerationSeconds: number;
+    rebootRecoverySeconds: number;
+    preemptionDrainSeconds: number;
+  };
 }
 
 export function localAppSettings(input: LocalAppSettingsInput): Record<string, string> {
@@ -98,8 +106,20 @@ export function localAppSettings(input: LocalAppSettingsInput): Record<string, s
   if (input.provisioningSelector !== undefined) settings.PROVISIONING_SELECTOR = input.provisioningSelector;
   if (input.nodeRepair !== undefined) {
     settings.FEATURE_GATES = 'NodeRepair=true';
+    settings.REPAIR_POLICIES = localRepairPolicies(input.nodeRepair.readyTolerationSeconds);
     settings.REPAIR_REBOOT_RECOVERY_SECONDS = String(input.nodeRepair.rebootRecoverySeconds);
     settings.PREEMPTION_DRAIN_SECONDS = String(input.nodeRepair.preemptionDrainSeconds);
   }
   return settings;
+}
+
+/** REPAIR_POLICIES: the Azure provider's, with the Ready conditions' toleration set to `seconds`. */
+export function localRepairPolicies(readyTolerationSeconds: number): string {
+  return AZURE_REPAIR_POLICIES.map((policy) =>
+    formatRepairPolicy(
+      policy.conditionType === 'Ready'
+        ? { ...policy, tolerationMs: Math.round(readyTolerationSeconds * 1000) }
+        : policy,
+    ),
+  ).join(',');
 }

@@ -24,7 +24,7 @@ import {
   provisionSweepLeaseNamespace,
   type ShippedIdentities,
 } from './identities.js';
-import type { ActivityListener } from './definitions.js';
+import type { ActivityListener, SweepScope } from './definitions.js';
 import { startFunctionApp, type RunningFunctionApp } from './function-app.js';
 import { scopedQueueSink } from './scoped-queue-sink.js';
 import { stackTimings, type StackTimings } from './timings.js';
@@ -97,6 +97,8 @@ export interface LocalStack {
   queueName: string;
   /** The in-process function host; undefined when started with functionHost: false. */
   app: RunningFunctionApp | undefined;
+  /** Where a scoped stack's sweep looks (a host run outside the stack must sweep the same). */
+  sweepScope: SweepScope | undefined;
   /** The app settings the functions run with here (what local.settings.json needs for Core Tools). */
   appSettings: Record<string, string>;
   bridge: BridgeHandle;
@@ -237,8 +239,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       batchIdleMs: 1_000 / timings.speed,
       batchMaxMs: 10_000 / timings.speed,
       ...(scoped ? { provisioningSelector: `${RUN_LABEL}=${runId}` } : {}),
-      // Node repair is on locally (its Ready tolerations are 10 minutes, so it touches no other scenario).
+      // Node repair is on locally, Ready's toleration shortened with the other timings (timings.ts says
+      // why that touches no healthy node).
       nodeRepair: {
+        readyTolerationSeconds: timings.repair.readyTolerationSeconds,
         rebootRecoverySeconds: timings.repair.rebootRecoverySeconds,
         preemptionDrainSeconds: timings.repair.preemptionDrainSeconds,
       },
@@ -249,6 +253,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       .filter((gate) => gate !== undefined && gate !== '')
       .join(',');
     const sweepLeaseNamespace = `nodeclaim-run-${runId}`;
+    const sweepScope: SweepScope | undefined = scoped
+      ? { nodeClaimSelector: `${RUN_LABEL}=${runId}`, leaseNamespace: sweepLeaseNamespace }
+      : undefined;
     if (scoped) {
       await timed(
         `sweep Lease namespace ${sweepLeaseNamespace}`,
@@ -277,14 +284,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
                 appSettings,
                 log,
                 sweepSchedule: timings.sweepSchedule,
-                ...(scoped
-                  ? {
-                      sweepScope: {
-                        nodeClaimSelector: `${RUN_LABEL}=${runId}`,
-                        leaseNamespace: sweepLeaseNamespace,
-                      },
-                    }
-                  : {}),
+                ...(sweepScope ? { sweepScope } : {}),
                 ...(options.onActivity ? { onActivity: options.onActivity } : {}),
                 host: { visibilityTimeoutMs: 1_000, pollIntervalMs: 50, stateDirectory },
               }),
@@ -340,6 +340,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       queueEndpoint,
       queueName,
       app,
+      sweepScope,
       appSettings,
       bridge,
       simulator,

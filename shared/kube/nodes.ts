@@ -69,6 +69,8 @@ export function toDomainNode(node: V1Node): Node {
                 status: c.status as 'True' | 'False' | 'Unknown',
                 reason: c.reason,
                 message: c.message,
+                // Node repair's tolerations count from it (decisions/node-repair/policies.ts).
+                lastTransitionTime: timestamp(c.lastTransitionTime),
               }),
             ),
           }),

@@ -12,7 +12,12 @@ import {
   unhealthyThreshold,
 } from '../../shared/decisions/node-repair/breaker.js';
 import { selectRepairs, type RepairCandidateInput } from '../../shared/decisions/node-repair/candidates.js';
-import { afterReboot, firstStep, rebootsLeft } from '../../shared/decisions/node-repair/escalation.js';
+import {
+  afterReboot,
+  firstStep,
+  rebootsLeft,
+  rebootsLeftInRepair,
+} from '../../shared/decisions/node-repair/escalation.js';
 import {
   AZURE_REPAIR_POLICIES,
   conditionMetricLabel,
@@ -265,5 +270,16 @@ describe('reboot before replace', () => {
     expect(afterReboot(true, t0, minutes(1), settings)).toBe('recovered');
     expect(afterReboot(false, t0, minutes(4), settings)).toBe('waiting');
     expect(afterReboot(false, t0, minutes(5), settings)).toBe('escalate');
+  });
+  it("a repair's own reboots count however late it decides (a host down past twice the bound)", () => {
+    // Rebooted at t0, decided 15 minutes later: by rebootsLeft that reboot is outside the window and
+    // another would be allowed; within the repair it still counts.
+    const afterOwnReboot = { rebootsTried: 1, lastRebootAt: t0.toISOString() };
+    expect(rebootsLeft(afterOwnReboot, settings, minutes(15))).toBe(1);
+    expect(rebootsLeftInRepair({ rebootsTried: 0 }, 1, settings, t0)).toBe(0);
+    expect(rebootsLeftInRepair({ rebootsTried: 0 }, 1, { ...settings, maxReboots: 2 }, t0)).toBe(1);
+    // Reboots of an earlier repair within the window are used up when this one begins.
+    const earlier = { rebootsTried: 1, lastRebootAt: minutes(-3).toISOString() };
+    expect(rebootsLeftInRepair(earlier, 0, { ...settings, maxReboots: 2 }, t0)).toBe(1);
   });
 });

@@ -42,6 +42,21 @@ export function rebootsLeft(previous: RebootRecord, settings: EscalationSettings
   return Math.max(0, settings.maxReboots - (recent ? previous.rebootsTried : 0));
 }
 
+/**
+ * Reboots one repair may still try: what rebootsLeft allowed when it began, less the reboots it tried
+ * since. Its own reboots count however late it comes to decide (a host that was down, a slow check);
+ * judged by rebootsLeft at that later time, a reboot older than the window would no longer count and
+ * the repair would reboot again, once more per outage.
+ */
+export function rebootsLeftInRepair(
+  previous: RebootRecord,
+  triedInThisRepair: number,
+  settings: EscalationSettings,
+  begunAt: Date,
+): number {
+  return Math.max(0, rebootsLeft(previous, settings, begunAt) - triedInThisRepair);
+}
+
 export type AfterReboot = 'recovered' | 'waiting' | 'escalate';
 
 /**

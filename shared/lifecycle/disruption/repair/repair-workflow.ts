@@ -17,7 +17,7 @@ import type * as df from 'durable-functions';
 import type { RestartPoll } from '../../../azure/virtual-machines.js';
 import {
   afterReboot,
-  rebootsLeft,
+  rebootsLeftInRepair,
   type EscalationSettings,
   type FirstStep,
   type RebootRecord,
@@ -93,7 +93,11 @@ export function* repairOrchestrator(
   }
 
   let why = '';
-  while (rebootsLeft(record, input.escalation, context.df.currentUtcDateTime) > 0) {
+  // What the previous reboots leave is judged once, when the repair begins; this repair's own reboots
+  // then count one by one, however long the checks between them take.
+  const begunAt = context.df.currentUtcDateTime;
+  let triedHere = 0;
+  while (rebootsLeftInRepair(input.previous, triedHere, input.escalation, begunAt) > 0) {
     context.df.setCustomStatus({ phase: 'rebooting', ...record } satisfies RepairStatus);
     const rebooted = yield* rebootOnce(context, input);
     if (rebooted === 'gone') return { outcome: 'Gone', ...record };
@@ -101,6 +105,7 @@ export function* repairOrchestrator(
       why = `the restart failed: ${rebooted.failed}`;
       break;
     }
+    triedHere += 1;
     record = { rebootsTried: record.rebootsTried + 1, lastRebootAt: rebooted };
     context.df.setCustomStatus({ phase: 'waiting-for-recovery', ...record } satisfies RepairStatus);
     yield* callActivityThroughOutages(context, RepairNames.recordReboot, { repair: input, record });
@@ -174,10 +179,11 @@ function* replaceOld(
     const now = context.df.currentUtcDateTime.getTime();
     if (now >= until) break;
     yield context.df.createTimer(new Date(Math.min(until, now + input.pollSeconds * 1000)));
+    // The check takes the replacement's name (functions/repair.ts), not its spec.
     check = yield* callActivityThroughOutages<ReplacementCheck>(
       context,
       RepairNames.checkReplacement,
-      input.replacement,
+      input.replacement.name,
     );
     if (check.status === 'NotLaunched') {
       check = yield* callActivityThroughOutages<ReplacementCheck>(
