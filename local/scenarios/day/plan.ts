@@ -1,7 +1,7 @@
 // What the day plays, drawn from one seed: the NodePools, the workload's curve through the simulated
 // hours, and the weather as a list of entries. Pure: the scenario applies the plan; the invariants and the
 // picture read it. Node repair and spot preemption are entries like the others, played only when the
-// stack has the controls that cause them (`requires`), and listed as not played otherwise.
+// function host runs with the feature gate they exercise (`requires`), and listed as not played otherwise.
 import type { Random } from './prng.js';
 import { seededRandom } from './prng.js';
 
@@ -53,8 +53,24 @@ export type WeatherEntry =
   | { kind: 'drift'; atHour: number; hours: number; pool: PoolName; imageFamily: string; windowHours: number }
   | { kind: 'apiServerOutage'; atHour: number; hours: number; seconds: number }
   | { kind: 'hostKill'; atHour: number; hours: number; downSeconds: number }
-  | { kind: 'nodeNotReady'; atHour: number; hours: number; requires: 'node-repair' }
-  | { kind: 'spotPreemption'; atHour: number; hours: number; requires: 'node-repair' };
+  | {
+      kind: 'nodeNotReady';
+      atHour: number;
+      hours: number;
+      /** The pool whose node's kubelet dies (the node carrying the most pods of it). */
+      pool: PoolName;
+      /** The fault outlives a VM restart (a broken disk): reboot does not help, the node is replaced. */
+      survivesReboot: boolean;
+      requires: 'NodeRepair';
+    }
+  | {
+      kind: 'spotPreemption';
+      atHour: number;
+      hours: number;
+      /** The pool whose spot node Azure preempts; played once it has one, within `hours`. */
+      pool: PoolName;
+      requires: 'NodeRepair';
+    };
 
 export type WeatherKind = WeatherEntry['kind'];
 
@@ -225,9 +241,26 @@ export function dayPlan(options: PlanOptions): DayPlan {
     { kind: 'apiServerOutage', atHour: random.between(15, 16), hours: 0, seconds: options.outageSeconds },
     { kind: 'hostKill', atHour: random.between(17, 18), hours: 0, downSeconds: 3 },
     { kind: 'zonalAllocationFailure', atHour: random.between(18.5, 19.5), hours: 2, zone: eveningZone },
-    { kind: 'nodeNotReady', atHour: random.between(10, 11), hours: 0, requires: 'node-repair' },
-    { kind: 'spotPreemption', atHour: burstAt + 0.5, hours: 0, requires: 'node-repair' },
+    {
+      kind: 'nodeNotReady',
+      atHour: random.between(10, 11),
+      hours: 0,
+      pool: 'general',
+      survivesReboot: false,
+      requires: 'NodeRepair',
+    },
+    // Within the burst, once the batch pool has a spot node (its launches may still be under way).
+    {
+      kind: 'spotPreemption',
+      atHour: burstAt + 0.5,
+      hours: burstHours - 1,
+      pool: 'batch',
+      requires: 'NodeRepair',
+    },
   ];
+  // Drawn last, so the draws above (and every seed's day recorded before) stay as they were.
+  const notReady = weather.find((w) => w.kind === 'nodeNotReady');
+  if (notReady) notReady.survivesReboot = random.next() < 0.5;
   weather.sort((a, b) => a.atHour - b.atHour);
   return { seed: options.seed, pools, workloads, weather };
 }
@@ -250,8 +283,8 @@ export function describeWeather(entry: WeatherEntry): string {
     case 'hostKill':
       return `the function host killed (SIGKILL), restarted ${entry.downSeconds} s later on the same durable history`;
     case 'nodeNotReady':
-      return 'a node goes NotReady (node repair)';
+      return `a ${entry.pool} node's kubelet dies (NotReady; ${entry.survivesReboot ? 'a reboot does not help' : 'a reboot brings it back'})`;
     case 'spotPreemption':
-      return 'a spot node is preempted (node repair)';
+      return `Azure preempts a ${entry.pool} spot VM (eviction notice, then the eviction)`;
   }
 }

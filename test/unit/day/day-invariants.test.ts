@@ -101,6 +101,43 @@ describe('budgets never exceeded, per reason', () => {
     expect(checkBudgets(marks(150_000), 0, 0).holds).toBe(false);
     expect(checkBudgets(marks(121_000), 5_000, 0).holds).toBe(true);
   });
+
+  it('budgets node repair’s Unhealthy marks, but not a spot eviction notice’s', () => {
+    const oneAtATime = [{ at: 0, pool: 'general', budgets: [{ nodes: '1' }] }];
+    const unhealthy = (at: number, name: string, policy: string) =>
+      claim(at, name, {
+        initialized: true,
+        nodeName: `node-${name}`,
+        reason: 'Unhealthy',
+        message: `${policy.split(':')[0] ?? ''} past its toleration (repair policy ${policy})`,
+      });
+    const twoRepairs = history({
+      poolBudgets: oneAtATime,
+      nodeClaims: [
+        ...fourNodes,
+        unhealthy(10, 'a', 'Ready=Unknown:1458ms:reboot'),
+        unhealthy(11, 'b', 'Ready=Unknown:1458ms:reboot'),
+      ],
+    });
+    const repairs = checkBudgets(twoRepairs, 0, 0);
+    expect(repairs.holds).toBe(false);
+    expect(repairs.violations[0]).toContain('b marked Unhealthy while 1 of 4');
+    // Two preemptions and a repair: the notices are not paced, the repair has the budget to itself.
+    const preemptions = history({
+      poolBudgets: oneAtATime,
+      nodeClaims: [
+        ...fourNodes,
+        unhealthy(10, 'a', 'PreemptionScheduled=True:0s:preempted'),
+        unhealthy(11, 'b', 'PreemptionScheduled=True:0s:preempted'),
+        claim(12, 'a', {}, 'DELETED'),
+        claim(13, 'b', {}, 'DELETED'),
+        unhealthy(14, 'c', 'Ready=Unknown:1458ms:reboot'),
+      ],
+    });
+    const outcome = checkBudgets(preemptions, 0, 0);
+    expect(outcome.holds).toBe(true);
+    expect(outcome.detail).toContain('general Unhealthy: at most 1');
+  });
 });
 
 describe('no churn loop', () => {
