@@ -143,6 +143,7 @@ async function playDay(
         history.poolBudgets.push({ at, pool: poolObjectName(pool, runId), budgets }),
       onPoolChange: (pool, at) => history.poolChanges.push({ at, pool: poolObjectName(pool, runId) }),
       onDisturbance: (from, to, what) => history.disturbances.push({ from, to, what }),
+      onBrokenNode: (node, at) => history.brokenNodes.push({ node, at }),
       note,
       daemonSet: history.daemonSet,
       gates,

@@ -57,7 +57,10 @@ export type WeatherEntry =
       kind: 'nodeNotReady';
       atHour: number;
       hours: number;
-      /** The pool whose node's kubelet dies (the node carrying the most pods of it). */
+      /**
+       * The pool whose node goes NotReady at `atHour` (the node carrying the most pods): its kubelet dies
+       * a node-monitor grace period of wall time before (weather.ts), as Kubernetes notices only then.
+       */
       pool: PoolName;
       /** The fault outlives a VM restart (a broken disk): reboot does not help, the node is replaced. */
       survivesReboot: boolean;
@@ -238,9 +241,12 @@ export function dayPlan(options: PlanOptions): DayPlan {
         requests: random.integer(10, 30),
       }),
     ),
-    { kind: 'apiServerOutage', atHour: random.between(15, 16), hours: 0, seconds: options.outageSeconds },
+    // In the evening scale-down, after the burst: 60 s of wall time is 7 simulated hours at CI's
+    // compression, which would otherwise swallow the burst's spot preemption and the hours after it.
+    { kind: 'apiServerOutage', atHour: random.between(19.5, 20.5), hours: 0, seconds: options.outageSeconds },
     { kind: 'hostKill', atHour: random.between(17, 18), hours: 0, downSeconds: 3 },
     { kind: 'zonalAllocationFailure', atHour: random.between(18.5, 19.5), hours: 2, zone: eveningZone },
+    // The hour the node goes NotReady: its kubelet dies one node-monitor grace period of wall time earlier.
     {
       kind: 'nodeNotReady',
       atHour: random.between(10, 11),
@@ -283,7 +289,7 @@ export function describeWeather(entry: WeatherEntry): string {
     case 'hostKill':
       return `the function host killed (SIGKILL), restarted ${entry.downSeconds} s later on the same durable history`;
     case 'nodeNotReady':
-      return `a ${entry.pool} node's kubelet dies (NotReady; ${entry.survivesReboot ? 'a reboot does not help' : 'a reboot brings it back'})`;
+      return `a ${entry.pool} node goes NotReady, its kubelet dead (${entry.survivesReboot ? 'a reboot does not help' : 'a reboot brings it back'})`;
     case 'spotPreemption':
       return `Azure preempts a ${entry.pool} spot VM (eviction notice, then the eviction)`;
   }

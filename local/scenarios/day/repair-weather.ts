@@ -25,6 +25,7 @@ export interface RepairWeatherDependencies {
   /** Wall time by which the entry stops watching (the day's end): what is left, the end state judges. */
   until: number;
   note(line: string): void;
+  onBrokenNode(node: string, at: number): void;
 }
 
 export interface RepairWeatherResult {
@@ -94,6 +95,7 @@ export async function playNodeNotReady(
   const name = claim.metadata.name;
   const stoppedAt = Date.now();
   deps.stack.simulator.stopKubelet(node, { survivesReboot: entry.survivesReboot });
+  deps.onBrokenNode(node, stoppedAt);
   deps.note(`kubelet stopped on ${node} (${pods.length} pods of the day)`);
 
   let notReadyAt: number | undefined;

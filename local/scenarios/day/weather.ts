@@ -35,6 +35,8 @@ export interface WeatherDependencies {
   onBudgets(pool: PoolName, budgets: Budget[], at: number): void;
   onPoolChange(pool: PoolName, at: number): void;
   onDisturbance(from: number, to: number, what: string): void;
+  /** A node's kubelet was stopped at this time (its pods cannot start until the node is repaired). */
+  onBrokenNode(node: string, at: number): void;
   note(line: string): void;
   /** The DaemonSet's `app` label. */
   daemonSet: string;
@@ -124,6 +126,7 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
     daemonSet: deps.daemonSet,
     until: deps.clock.wallAt(24),
     note: deps.note,
+    onBrokenNode: deps.onBrokenNode,
   };
   async function repair(record: WeatherRecord, played: Promise<RepairWeatherResult>): Promise<void> {
     const result = await played;
@@ -222,7 +225,7 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
         if (record.notPlayed) continue;
         const { atHour, hours } = record.entry;
         if (record.startedAt === undefined) {
-          if (now >= deps.clock.wallAt(atHour)) begin(record, now);
+          if (now >= deps.clock.wallAt(atHour) - leadMs(record.entry)) begin(record, now);
         } else if (
           lasts(record) &&
           record.endedAt === undefined &&
@@ -245,6 +248,15 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
     },
   };
 }
+
+/**
+ * kube-controller-manager's --node-monitor-grace-period (50 s since v1.32; the local control plane keeps
+ * the default): a dead kubelet's Node goes Ready=Unknown that long after its last heartbeat, in wall time.
+ */
+export const NODE_MONITOR_GRACE_MS = 50_000;
+
+/** How long before its hour an entry begins: a NotReady node's kubelet dies one grace period before. */
+const leadMs = (entry: WeatherEntry): number => (entry.kind === 'nodeNotReady' ? NODE_MONITOR_GRACE_MS : 0);
 
 /** Entries in force for a while (ended by the tick), as opposed to ones that happen at once or run alone. */
 const lasts = (record: WeatherRecord): boolean =>

@@ -18,6 +18,7 @@ export function history(parts: Partial<DayHistory> = {}): DayHistory {
     doNotDisruptSets: [],
     daemonSet: 'agent',
     disturbances: [],
+    brokenNodes: [],
     apiServer: [],
     injectedThrottles: 0,
     ...parts,

@@ -317,6 +317,38 @@ describe('pending → Running within the bound', () => {
     expect(checkPending(history({ pods, disturbances: outage }), 20_000, 80_000).invariant.holds).toBe(true);
   });
 
+  it('counts the wait of a pod bound to a node whose kubelet died from when the node went NotReady', () => {
+    const readyAs = (at: number, status: string) => {
+      const version = node(at, 'dead');
+      version.object.status = { conditions: [{ type: 'Ready', status }] } as never;
+      return version;
+    };
+    // Bound at 10 s to a node whose kubelet stopped at 5 s; NotReady at 55 s; evicted by repair at 70 s.
+    const pods = [
+      pod(10_000, 'swallowed', 'web', { nodeName: 'dead' }),
+      pod(70_000, 'swallowed', 'web', { nodeName: 'dead', deleting: true }),
+      pod(70_000, 'again', 'web'),
+      running(80_000, 'again', 'web', 'other'),
+    ];
+    const nodes = [readyAs(0, 'True'), readyAs(55_000, 'Unknown')];
+    const judged = checkPending(
+      history({ pods, nodes, brokenNodes: [{ node: 'dead', at: 5_000 }] }),
+      20_000,
+      100_000,
+    );
+    expect(judged.invariant.holds).toBe(true);
+    expect(judged.invariant.detail).toContain('1 bound to a node whose kubelet died');
+    // Without the weather's record the same pod waited 60 s for nothing the app could see.
+    expect(checkPending(history({ pods, nodes }), 20_000, 100_000).invariant.holds).toBe(false);
+    // A node that is not seen NotReady excuses its pods' wait (the end state judges whether it settled).
+    const never = checkPending(
+      history({ pods, nodes: [readyAs(0, 'True')], brokenNodes: [{ node: 'dead', at: 5_000 }] }),
+      20_000,
+      100_000,
+    );
+    expect(never.invariant.holds).toBe(true);
+  });
+
   it('takes percentiles by rank', () => {
     expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 50)).toBe(5);
     expect(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 99)).toBe(10);
