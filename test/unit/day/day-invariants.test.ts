@@ -283,6 +283,12 @@ describe('no do-not-disrupt pod’s node consolidated', () => {
     expect(outcome.holds).toBe(true);
     expect(outcome.detail).toContain('1 of them marked Drifted anyway');
   });
+  it('does not judge node repair, which ignores do-not-disrupt as upstream’s does', () => {
+    const outcome = checkDoNotDisrupt(marked(3_000, 'Unhealthy'), 0);
+    expect(outcome.holds).toBe(true);
+    expect(outcome.detail).toContain('1 repaired');
+    expect(checkDoNotDisrupt(marked(3_000, 'Empty'), 0).holds).toBe(false);
+  });
 });
 
 describe('pending → Running within the bound', () => {
