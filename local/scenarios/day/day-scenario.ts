@@ -146,6 +146,7 @@ async function playDay(
       onBrokenNode: (node, at) => history.brokenNodes.push({ node, at }),
       note,
       daemonSet: history.daemonSet,
+      doNotDisrupt: new Set(history.doNotDisruptSets),
       gates,
     });
 

@@ -22,6 +22,8 @@ export interface RepairWeatherDependencies {
   runId: string;
   /** The DaemonSet's `app` label: its pods are on every node and say nothing about the node's work. */
   daemonSet: string;
+  /** The `app` labels of the pods annotated karpenter.sh/do-not-disrupt. */
+  doNotDisrupt: ReadonlySet<string>;
   /** Wall time by which the entry stops watching (the day's end): what is left, the end state judges. */
   until: number;
   note(line: string): void;
@@ -87,9 +89,17 @@ export async function playNodeNotReady(
   deps: RepairWeatherDependencies,
 ): Promise<RepairWeatherResult> {
   const pool = poolObjectName(entry.pool, deps.runId);
-  const chosen = healthyClaims(deps, pool).sort(
-    (a, b) => b.pods.length - a.pods.length || a.node.localeCompare(b.node),
-  )[0];
+  // Not a node running a do-not-disrupt pod: repair ignores the annotation, but termination does not
+  // evict such a pod before the NodeClaim's terminationGracePeriod, which the day's pools do not set, so
+  // a replaced node would stay draining all day (upstream's semantics; docs/day-in-the-life.md).
+  const pinned = new Set(
+    [...deps.recorder.pods.values()]
+      .filter((p) => deps.doNotDisrupt.has(p.metadata.labels?.app ?? '') && !p.metadata.deletionTimestamp)
+      .map((p) => p.spec?.nodeName),
+  );
+  const chosen = healthyClaims(deps, pool)
+    .filter((c) => !pinned.has(c.node))
+    .sort((a, b) => b.pods.length - a.pods.length || a.node.localeCompare(b.node))[0];
   if (!chosen) return { notPlayed: `the ${entry.pool} pool had no healthy node`, endedAt: Date.now() };
   const { claim, node, pods } = chosen;
   const name = claim.metadata.name;

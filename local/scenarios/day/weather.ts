@@ -40,6 +40,8 @@ export interface WeatherDependencies {
   note(line: string): void;
   /** The DaemonSet's `app` label. */
   daemonSet: string;
+  /** The `app` labels of the pods annotated karpenter.sh/do-not-disrupt. */
+  doNotDisrupt: ReadonlySet<string>;
   /** Feature gates the function host runs with (as its settings read them): repair's entries need NodeRepair. */
   gates: ReadonlySet<string>;
 }
@@ -124,6 +126,7 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
     recorder: deps.recorder,
     runId: deps.runId,
     daemonSet: deps.daemonSet,
+    doNotDisrupt: deps.doNotDisrupt,
     until: deps.clock.wallAt(24),
     note: deps.note,
     onBrokenNode: deps.onBrokenNode,
