@@ -43,6 +43,8 @@ export interface DayOptions {
   dayMinutes?: number;
   /** Wall seconds kube-apiserver stays down. Default 60. */
   outageSeconds?: number;
+  /** Adds the capacity shortage from noon (plan.ts): what provokes consolidation into a failed offering. */
+  capacityShortage?: boolean;
 }
 
 export const DEFAULT_DAY_MINUTES = 12;
@@ -80,9 +82,13 @@ async function playDay(
   const started = Date.now();
   const seed = options.seed ?? freshSeed();
   note(
-    `seed ${seed} (replay: npm start -- --scenario day --seed ${seed} --day-minutes ${options.dayMinutes} --speed ${stack.timings.speed})`,
+    `seed ${seed} (replay: npm start -- --scenario day --seed ${seed} --day-minutes ${options.dayMinutes} --speed ${stack.timings.speed}${options.capacityShortage ? ' --capacity-shortage' : ''})`,
   );
-  const plan = dayPlan({ seed, outageSeconds: options.outageSeconds ?? 60 });
+  const plan = dayPlan({
+    seed,
+    outageSeconds: options.outageSeconds ?? 60,
+    ...(options.capacityShortage ? { capacityShortage: true } : {}),
+  });
 
   const hostLog: WriteStream | undefined = context.resultsDirectory
     ? createWriteStream(join(context.resultsDirectory, 'function-host.log'), { flags: 'a' })

@@ -40,7 +40,14 @@ export interface WorkloadPlan {
 }
 
 export type WeatherEntry =
-  | { kind: 'zonalAllocationFailure'; atHour: number; hours: number; zone: string }
+  | {
+      kind: 'zonalAllocationFailure';
+      atHour: number;
+      hours: number;
+      zone: string;
+      /** Only creations of this size fail (the capacity shortage); every size when absent. */
+      vmSize?: string;
+    }
   | { kind: 'familyQuota'; atHour: number; hours: number; family: string; sizes: readonly string[] }
   | {
       kind: 'throttleBurst';
@@ -89,7 +96,18 @@ export interface PlanOptions {
   seed: number;
   /** Wall seconds of the API server outage (real time: request timeouts and watches are real). */
   outageSeconds: number;
+  /**
+   * Adds a capacity shortage: from noon to the end of the day the general pool's cheapest size fails
+   * ZonalAllocationFailed in every zone, so the launches after noon remember it and take a dearer size,
+   * which consolidation would replace by the cheapest one in the evening if it did not see what launch
+   * sees. Not part of a default day (which leaves the churn invariant little to judge); the evidence
+   * that the invariant can fail (docs/day-in-the-life.md).
+   */
+  capacityShortage?: boolean;
 }
+
+/** The general pool's cheapest size in the emulator's catalog, which the capacity shortage takes away. */
+export const SHORTAGE_SIZE = 'Standard_D2as_v5';
 
 /** Families of the general pool's sizes, by the sizes the emulator's catalog has of each. */
 const generalFamilies: Record<string, readonly string[]> = {
@@ -267,6 +285,9 @@ export function dayPlan(options: PlanOptions): DayPlan {
   // Drawn last, so the draws above (and every seed's day recorded before) stay as they were.
   const notReady = weather.find((w) => w.kind === 'nodeNotReady');
   if (notReady) notReady.survivesReboot = random.next() < 0.5;
+  if (options.capacityShortage)
+    for (const zone of zones)
+      weather.push({ kind: 'zonalAllocationFailure', atHour: 12, hours: 12, zone, vmSize: SHORTAGE_SIZE });
   weather.sort((a, b) => a.atHour - b.atHour);
   return { seed: options.seed, pools, workloads, weather };
 }
@@ -275,7 +296,7 @@ export function dayPlan(options: PlanOptions): DayPlan {
 export function describeWeather(entry: WeatherEntry): string {
   switch (entry.kind) {
     case 'zonalAllocationFailure':
-      return `zone ${entry.zone}: every VM creation fails ZonalAllocationFailed for ${entry.hours} h`;
+      return `zone ${entry.zone}: every VM creation${entry.vmSize ? ` of ${entry.vmSize}` : ''} fails ZonalAllocationFailed for ${entry.hours} h`;
     case 'familyQuota':
       return `${entry.family} core quota exhausted for ${entry.hours} h (${entry.sizes.join(', ')})`;
     case 'throttleBurst':

@@ -72,7 +72,10 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
     switch (entry.kind) {
       case 'zonalAllocationFailure':
         faultIds.set(record, [
-          controls.injectFault({ match: { zone: entry.zone }, effect: { type: 'ZonalAllocationFailed' } }).id,
+          controls.injectFault({
+            match: { zone: entry.zone, ...(entry.vmSize ? { vmSize: entry.vmSize } : {}) },
+            effect: { type: 'ZonalAllocationFailed' },
+          }).id,
         ]);
         return;
       case 'familyQuota':

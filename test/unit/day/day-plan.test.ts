@@ -72,6 +72,22 @@ describe('the day plan', () => {
     ]);
   });
 
+  it('adds the capacity shortage only when asked: the cheapest general size fails in every zone from noon', () => {
+    const plain = dayPlan({ seed: 26, outageSeconds: 60 });
+    const short = dayPlan({ seed: 26, outageSeconds: 60, capacityShortage: true });
+    );
+    expect(short.weather.length).toBe(plain.weather.length + 3);
+    expect(
+      short.weather.filter((w) => w.kind === 'zonalAllocationFailure' && w.vmSize === 'Standard_D2as_v5'),
+    ).toEqual(
+      ['1', '2', '3'].map((zone) =>
+        expect.objectContaining({ atHour: 12, hours: 12, zone, vmSize: 'Standard_D2as_v5' }),
+      ),
+    );
+    // Everything else of the day is the same.
+    expect(short.workloads).toEqual(plain.workloads);
+  });
+
   it('follows a diurnal curve: quiet at night, busiest near the peak, a burst of a few hundred pods', () => {
     expect(diurnal(3, 13)).toBe(0);
     expect(diurnal(13, 13)).toBe(1);
