@@ -75,7 +75,6 @@ describe('the day plan', () => {
   it('adds the capacity shortage only when asked: the cheapest general size fails in every zone from noon', () => {
     const plain = dayPlan({ seed: 26, outageSeconds: 60 });
     const short = dayPlan({ seed: 26, outageSeconds: 60, capacityShortage: true });
-    );
     expect(short.weather.length).toBe(plain.weather.length + 3);
     expect(
       short.weather.filter((w) => w.kind === 'zonalAllocationFailure' && w.vmSize === 'Standard_D2as_v5'),
