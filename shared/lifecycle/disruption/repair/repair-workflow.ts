@@ -174,10 +174,11 @@ function* replaceOld(
     const now = context.df.currentUtcDateTime.getTime();
     if (now >= until) break;
     yield context.df.createTimer(new Date(Math.min(until, now + input.pollSeconds * 1000)));
+    // The activity takes the replacement's name (replacements.ts checkReplacement), not its spec.
     check = yield* callActivityThroughOutages<ReplacementCheck>(
       context,
       RepairNames.checkReplacement,
-      input.replacement,
+      input.replacement.name,
     );
     if (check.status === 'NotLaunched') {
       check = yield* callActivityThroughOutages<ReplacementCheck>(
