@@ -42,6 +42,8 @@ function usage(): string {
     '  --results DIR      where to write results (default results/<timestamp>)',
     '  --seed N           day: the seed of the workload and the weather (printed; random when omitted)',
     `  --day-minutes M    day: wall minutes for the simulated 24 h (default ${DEFAULT_DAY_MINUTES})`,
+    "  --capacity-shortage  day: from noon the general pool's cheapest size fails in every zone (provokes",
+    '                     consolidation into an offering launch remembers as failed)',
     '  --help             this text',
     '',
     "App settings (docs/settings.md) use upstream Karpenter's and the Azure provider's names; the names",
@@ -83,6 +85,7 @@ async function main(): Promise<number> {
       results: { type: 'string' },
       seed: { type: 'string' },
       'day-minutes': { type: 'string', default: String(DEFAULT_DAY_MINUTES) },
+      'capacity-shortage': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -102,7 +105,11 @@ async function main(): Promise<number> {
   const dayMinutes = Number(values['day-minutes']);
   if (!(dayMinutes > 0))
     throw new Error(`--day-minutes must be a positive number, got ${values['day-minutes']}`);
-  const named = namedOnlyScenarios({ ...(seed !== undefined ? { seed } : {}), dayMinutes });
+  const named = namedOnlyScenarios({
+    ...(seed !== undefined ? { seed } : {}),
+    dayMinutes,
+    ...(values['capacity-shortage'] ? { capacityShortage: true } : {}),
+  });
   const chosen = (values.scenario ?? scenarios.map((s) => s.name)).map((name) => {
     const scenario = [...scenarios, ...named].find((s) => s.name === name);
     if (scenario) return scenario;

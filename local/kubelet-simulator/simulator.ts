@@ -294,6 +294,10 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       if (vm?.phase !== 'running' || vm.nodeUid === undefined || !vm.kubelet) return;
       await vm.kubelet.api.renewLease(nodeName, vm.nodeUid, vm.leaseExists);
       vm.leaseExists = true;
+      // kubelet compares the Node's status on the server with its own every sync and posts a difference
+      // at once: a Node the controller-manager marked Unknown while this kubelet could not reach the API
+      // server (an outage) is Ready again within a heartbeat, not at the next 5-minute report.
+      if (cachedNode(nodeName)?.ready === 'Unknown') await markReady(vm);
     },
     reportStatus: async (nodeName) => {
       const node = cachedNode(nodeName);

@@ -69,7 +69,8 @@ export function toDomainNode(node: V1Node): Node {
                 status: c.status as 'True' | 'False' | 'Unknown',
                 reason: c.reason,
                 message: c.message,
-                // Node repair's tolerations count from it (decisions/node-repair/policies.ts).
+                // Node repair counts a policy's toleration from it: without it a NotReady node's
+                // toleration would start again at every sweep and never end.
                 lastTransitionTime: timestamp(c.lastTransitionTime),
               }),
             ),

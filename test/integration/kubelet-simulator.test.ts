@@ -265,6 +265,39 @@ describe('kubelet simulator', () => {
     expect(simulator?.stats().requests['renew lease']).toBeGreaterThan(0);
   });
 
+  it('posts Ready again within a heartbeat when the Node was marked Unknown while kubelet runs (after an outage)', async () => {
+    await pollUntilDefined('Ready=True', async () =>
+      readyStatus(await readNode(nodeName)) === 'True' ? true : undefined,
+    );
+    // What the node lifecycle controller writes when it heard nothing for its grace period, e.g. while
+    // the API server was away: the kubelet, running all along, corrects it as a real one does.
+    await core.patchNodeStatus(
+      {
+        name: nodeName,
+        body: {
+          status: {
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'Unknown',
+                reason: 'NodeStatusUnknown',
+                message: 'Kubelet stopped posting node status.',
+                lastHeartbeatTime: new Date(),
+                lastTransitionTime: new Date(),
+              },
+            ],
+          },
+        },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+    );
+    await pollUntilDefined(
+      'Ready=True again',
+      async () => (readyStatus(await readNode(nodeName)) === 'True' ? true : undefined),
+      10 * heartbeatIntervalMs,
+    );
+  });
+
   it('removes the startup taint after the delay, with a guarded write, and again when it comes back', async () => {
     const cleared = await pollUntilDefined('the startup taint to go', async () => {
       const node = await readNode(nodeName);

@@ -67,6 +67,7 @@ export function startCollector(
     doNotDisruptSets: plan.workloads.filter((w) => w.doNotDisrupt).map((w) => setName(w, runId)),
     daemonSet: `agent-${runId}`,
     disturbances: [],
+    brokenNodes: [],
     apiServer,
     injectedThrottles: 0,
   };

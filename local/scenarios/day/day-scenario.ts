@@ -1,12 +1,14 @@
 // day: one stack, a compressed day of mixed work and bad weather, with the invariants checked on every
 // recorded version all day (docs/day-in-the-life.md). Three NodePools, Deployments following a diurnal
 // curve, a batch burst, PDBs, do-not-disrupt pods and a DaemonSet; zonal allocation failures, a family
-// quota, throttling, slow creations, a drift with a maintenance window, expiring nodes, an API server
-// outage and a killed function host. One seed drives the workload and the weather.
+// quota, throttling, slow creations, a drift with a maintenance window, expiring nodes, a node whose
+// kubelet dies, a spot preemption, an API server outage and a killed function host. One seed drives the
+// workload and the weather.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadSettings } from '../../../shared/config/settings.js';
 import { isConditionTrue } from '../../../shared/decisions/conditions.js';
 import { ConditionTypes, type Budget, type Node } from '../../../shared/models/index.js';
 import { RUN_LABEL } from '../../stack/local-stack.js';
@@ -30,6 +32,7 @@ import {
 } from '../../../shared/decisions/launch-errors.js';
 import { describeWeather, dayPlan, type PoolPlan } from './plan.js';
 import { freshSeed } from './prng.js';
+import { dayRepairPolicies } from './repair-policies.js';
 import { startWeather } from './weather.js';
 import { dayWorkload, poolObjectName } from './workload.js';
 
@@ -40,8 +43,8 @@ export interface DayOptions {
   dayMinutes?: number;
   /** Wall seconds kube-apiserver stays down. Default 60. */
   outageSeconds?: number;
-  /** Controls beyond every stack's (node repair's), when the stack has them. */
-  available?: ReadonlySet<string>;
+  /** Adds the capacity shortage from noon (plan.ts): what provokes consolidation into a failed offering. */
+  capacityShortage?: boolean;
 }
 
 export const DEFAULT_DAY_MINUTES = 12;
@@ -55,7 +58,8 @@ export function dayScenario(options: DayOptions = {}): Scenario {
       'Three NodePools (on-demand general purpose spread over zones, spot-allowed batch, arm64 with expiring nodes), ' +
       'Deployments following a diurnal curve, a batch burst of 200-300 pods, PDBs, do-not-disrupt pods and a DaemonSet; ' +
       'zonal allocation failures, an hour of exhausted family quota, Compute throttling, slow VM creations, an image ' +
-      'change drifted in a maintenance window, a 60 s API server outage and a killed function host. Budgets, churn, ' +
+      'change drifted in a maintenance window, a node whose kubelet dies, a spot preemption, a 60 s API server ' +
+      'outage and a killed function host. Budgets, churn, ' +
       'destinations, pending time, VM PUTs, leaks, request rates and PDBs are checked on every recorded version. ' +
       `Plays only when named (${dayMinutes} min); --seed N replays a day, --day-minutes M compresses it.`,
     usesPods: true,
@@ -78,17 +82,32 @@ async function playDay(
   const started = Date.now();
   const seed = options.seed ?? freshSeed();
   note(
-    `seed ${seed} (replay: npm start -- --scenario day --seed ${seed} --day-minutes ${options.dayMinutes} --speed ${stack.timings.speed})`,
+    `seed ${seed} (replay: npm start -- --scenario day --seed ${seed} --day-minutes ${options.dayMinutes} --speed ${stack.timings.speed}${options.capacityShortage ? ' --capacity-shortage' : ''})`,
   );
-  const plan = dayPlan({ seed, outageSeconds: options.outageSeconds ?? 60 });
+  const plan = dayPlan({
+    seed,
+    outageSeconds: options.outageSeconds ?? 60,
+    ...(options.capacityShortage ? { capacityShortage: true } : {}),
+  });
 
   const hostLog: WriteStream | undefined = context.resultsDirectory
     ? createWriteStream(join(context.resultsDirectory, 'function-host.log'), { flags: 'a' })
     : undefined;
   const recentWarnings: string[] = [];
   const stateDirectory = await mkdtemp(join(tmpdir(), 'nodeclaim-day-'));
+  // Node repair's tolerations are durations of the day like consolidateAfter and expireAfter: the
+  // Azure policies' 10 minutes of NotReady become 10 simulated minutes.
+  const hostSettings = {
+    ...stack.appSettings,
+    REPAIR_POLICIES: dayRepairPolicies(options.dayMinutes),
+  };
+  const gates = new Set(
+    Object.entries(loadSettings(hostSettings).featureGates)
+      .filter(([, on]) => on)
+      .map(([gate]) => gate),
+  );
   const host = childHost(
-    { appSettings: stack.appSettings, stateDirectory, sweepSchedule: stack.timings.sweepSchedule },
+    { appSettings: hostSettings, stateDirectory, sweepSchedule: stack.timings.sweepSchedule },
     (line) => {
       hostLog?.write(line + '\n');
       if (/"level":"(warn|error)"/.test(line)) {
@@ -120,6 +139,7 @@ async function playDay(
     );
     const weather = startWeather(plan.weather, {
       stack,
+      recorder,
       host,
       clock,
       runId,
@@ -129,8 +149,11 @@ async function playDay(
         history.poolBudgets.push({ at, pool: poolObjectName(pool, runId), budgets }),
       onPoolChange: (pool, at) => history.poolChanges.push({ at, pool: poolObjectName(pool, runId) }),
       onDisturbance: (from, to, what) => history.disturbances.push({ from, to, what }),
+      onBrokenNode: (node, at) => history.brokenNodes.push({ node, at }),
       note,
-      available: options.available ?? new Set(),
+      daemonSet: history.daemonSet,
+      doNotDisrupt: new Set(history.doNotDisruptSets),
+      gates,
     });
 
     const t = stack.timings;
@@ -265,7 +288,7 @@ async function playDay(
           (r.notPlayed ? ` — not played: ${r.notPlayed}` : r.outcome ? ` — ${r.outcome}` : ''),
       ),
       `nodes: ${figures.nodeClaims} NodeClaims over the day, at most ${figures.peakNodes} at once, ${figures.nodeDays} node-days; ${figures.launchFailures} launch failures`,
-      `disruptions: ${figures.disruptions} (${['Drifted', 'Empty', 'Underutilized', 'Expired'].map((r) => `${r} ${figures[`disruptions${r}`] ?? 0}`).join(', ')}), ${figures.disruptionsPerNodeDay} per node-day`,
+      `disruptions: ${figures.disruptions} (${['Drifted', 'Empty', 'Underutilized', 'Expired', 'Unhealthy'].map((r) => `${r} ${figures[`disruptions${r}`] ?? 0}`).join(', ')}), ${figures.disruptionsPerNodeDay} per node-day`,
       `cost: ${figures.costOverLowerBound}× the lower bound of the requests, averaged over the day`,
       `pending → Running: p50 ${figures.pendingP50Seconds} s, p95 ${figures.pendingP95Seconds} s, p99 ${figures.pendingP99Seconds} s (${figures.pods} pods)`,
     ];

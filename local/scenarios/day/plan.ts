@@ -1,7 +1,7 @@
 // What the day plays, drawn from one seed: the NodePools, the workload's curve through the simulated
 // hours, and the weather as a list of entries. Pure: the scenario applies the plan; the invariants and the
 // picture read it. Node repair and spot preemption are entries like the others, played only when the
-// stack has the controls that cause them (`requires`), and listed as not played otherwise.
+// function host runs with the feature gate they exercise (`requires`), and listed as not played otherwise.
 import type { Random } from './prng.js';
 import { seededRandom } from './prng.js';
 
@@ -40,7 +40,14 @@ export interface WorkloadPlan {
 }
 
 export type WeatherEntry =
-  | { kind: 'zonalAllocationFailure'; atHour: number; hours: number; zone: string }
+  | {
+      kind: 'zonalAllocationFailure';
+      atHour: number;
+      hours: number;
+      zone: string;
+      /** Only creations of this size fail (the capacity shortage); every size when absent. */
+      vmSize?: string;
+    }
   | { kind: 'familyQuota'; atHour: number; hours: number; family: string; sizes: readonly string[] }
   | {
       kind: 'throttleBurst';
@@ -53,8 +60,27 @@ export type WeatherEntry =
   | { kind: 'drift'; atHour: number; hours: number; pool: PoolName; imageFamily: string; windowHours: number }
   | { kind: 'apiServerOutage'; atHour: number; hours: number; seconds: number }
   | { kind: 'hostKill'; atHour: number; hours: number; downSeconds: number }
-  | { kind: 'nodeNotReady'; atHour: number; hours: number; requires: 'node-repair' }
-  | { kind: 'spotPreemption'; atHour: number; hours: number; requires: 'node-repair' };
+  | {
+      kind: 'nodeNotReady';
+      atHour: number;
+      hours: number;
+      /**
+       * The pool whose node goes NotReady at `atHour` (the node carrying the most pods): its kubelet dies
+       * a node-monitor grace period of wall time before (weather.ts), as Kubernetes notices only then.
+       */
+      pool: PoolName;
+      /** The fault outlives a VM restart (a broken disk): reboot does not help, the node is replaced. */
+      survivesReboot: boolean;
+      requires: 'NodeRepair';
+    }
+  | {
+      kind: 'spotPreemption';
+      atHour: number;
+      hours: number;
+      /** The pool whose spot node Azure preempts; played once it has one, within `hours`. */
+      pool: PoolName;
+      requires: 'NodeRepair';
+    };
 
 export type WeatherKind = WeatherEntry['kind'];
 
@@ -70,7 +96,18 @@ export interface PlanOptions {
   seed: number;
   /** Wall seconds of the API server outage (real time: request timeouts and watches are real). */
   outageSeconds: number;
+  /**
+   * Adds a capacity shortage: from noon to the end of the day the general pool's cheapest size fails
+   * ZonalAllocationFailed in every zone, so the launches after noon remember it and take a dearer size,
+   * which consolidation would replace by the cheapest one in the evening if it did not see what launch
+   * sees. Not part of a default day (which leaves the churn invariant little to judge); the evidence
+   * that the invariant can fail (docs/day-in-the-life.md).
+   */
+  capacityShortage?: boolean;
 }
+
+/** The general pool's cheapest size in the emulator's catalog, which the capacity shortage takes away. */
+export const SHORTAGE_SIZE = 'Standard_D2as_v5';
 
 /** Families of the general pool's sizes, by the sizes the emulator's catalog has of each. */
 const generalFamilies: Record<string, readonly string[]> = {
@@ -222,12 +259,35 @@ export function dayPlan(options: PlanOptions): DayPlan {
         requests: random.integer(10, 30),
       }),
     ),
-    { kind: 'apiServerOutage', atHour: random.between(15, 16), hours: 0, seconds: options.outageSeconds },
+    // In the evening scale-down, after the burst: 60 s of wall time is 7 simulated hours at CI's
+    // compression, which would otherwise swallow the burst's spot preemption and the hours after it.
+    { kind: 'apiServerOutage', atHour: random.between(19.5, 20.5), hours: 0, seconds: options.outageSeconds },
     { kind: 'hostKill', atHour: random.between(17, 18), hours: 0, downSeconds: 3 },
     { kind: 'zonalAllocationFailure', atHour: random.between(18.5, 19.5), hours: 2, zone: eveningZone },
-    { kind: 'nodeNotReady', atHour: random.between(10, 11), hours: 0, requires: 'node-repair' },
-    { kind: 'spotPreemption', atHour: burstAt + 0.5, hours: 0, requires: 'node-repair' },
+    // The hour the node goes NotReady: its kubelet dies one node-monitor grace period of wall time earlier.
+    {
+      kind: 'nodeNotReady',
+      atHour: random.between(10, 11),
+      hours: 0,
+      pool: 'general',
+      survivesReboot: false,
+      requires: 'NodeRepair',
+    },
+    // Within the burst, once the batch pool has a spot node (its launches may still be under way).
+    {
+      kind: 'spotPreemption',
+      atHour: burstAt + 0.5,
+      hours: burstHours - 1,
+      pool: 'batch',
+      requires: 'NodeRepair',
+    },
   ];
+  // Drawn last, so the draws above (and every seed's day recorded before) stay as they were.
+  const notReady = weather.find((w) => w.kind === 'nodeNotReady');
+  if (notReady) notReady.survivesReboot = random.next() < 0.5;
+  if (options.capacityShortage)
+    for (const zone of zones)
+      weather.push({ kind: 'zonalAllocationFailure', atHour: 12, hours: 12, zone, vmSize: SHORTAGE_SIZE });
   weather.sort((a, b) => a.atHour - b.atHour);
   return { seed: options.seed, pools, workloads, weather };
 }
@@ -236,7 +296,7 @@ export function dayPlan(options: PlanOptions): DayPlan {
 export function describeWeather(entry: WeatherEntry): string {
   switch (entry.kind) {
     case 'zonalAllocationFailure':
-      return `zone ${entry.zone}: every VM creation fails ZonalAllocationFailed for ${entry.hours} h`;
+      return `zone ${entry.zone}: every VM creation${entry.vmSize ? ` of ${entry.vmSize}` : ''} fails ZonalAllocationFailed for ${entry.hours} h`;
     case 'familyQuota':
       return `${entry.family} core quota exhausted for ${entry.hours} h (${entry.sizes.join(', ')})`;
     case 'throttleBurst':
@@ -250,8 +310,8 @@ export function describeWeather(entry: WeatherEntry): string {
     case 'hostKill':
       return `the function host killed (SIGKILL), restarted ${entry.downSeconds} s later on the same durable history`;
     case 'nodeNotReady':
-      return 'a node goes NotReady (node repair)';
+      return `a ${entry.pool} node goes NotReady, its kubelet dead (${entry.survivesReboot ? 'a reboot does not help' : 'a reboot brings it back'})`;
     case 'spotPreemption':
-      return 'a spot node is preempted (node repair)';
+      return `Azure preempts a ${entry.pool} spot VM (eviction notice, then the eviction)`;
   }
 }

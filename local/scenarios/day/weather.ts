@@ -1,12 +1,15 @@
 // Plays the plan's weather on the running stack, each entry through the control a person would use: the
 // ARM emulator's faults, throttling and latencies, the AKSNodeClass and NodePool through the API server,
-// kube-apiserver stopped and started, the function host killed and restarted. An entry that needs
-// controls the stack does not have is reported as not played, never imitated.
+// kube-apiserver stopped and started, the function host killed and restarted, a node's kubelet stopped and
+// a spot VM preempted (repair-weather.ts). An entry that needs a feature gate the function host runs
+// without is reported as not played, never imitated.
 import type { Budget } from '../../../shared/models/index.js';
 import type { LocalStack } from '../../stack/local-stack.js';
+import type { Recorder } from '../../view/recorder.js';
 import type { ChildHost } from './child-host.js';
 import type { DayClock } from './day-clock.js';
 import { describeWeather, type PoolName, type PoolPlan, type WeatherEntry } from './plan.js';
+import { playNodeNotReady, playSpotPreemption, type RepairWeatherResult } from './repair-weather.js';
 import { poolObjectName } from './workload.js';
 
 export interface WeatherRecord {
@@ -22,6 +25,7 @@ export interface WeatherRecord {
 
 export interface WeatherDependencies {
   stack: LocalStack;
+  recorder: Recorder;
   host: ChildHost;
   clock: DayClock;
   runId: string;
@@ -31,9 +35,15 @@ export interface WeatherDependencies {
   onBudgets(pool: PoolName, budgets: Budget[], at: number): void;
   onPoolChange(pool: PoolName, at: number): void;
   onDisturbance(from: number, to: number, what: string): void;
+  /** A node's kubelet was stopped at this time (its pods cannot start until the node is repaired). */
+  onBrokenNode(node: string, at: number): void;
   note(line: string): void;
-  /** Controls the stack has beyond the ones every stack has (e.g. node repair's). */
-  available: ReadonlySet<string>;
+  /** The DaemonSet's `app` label. */
+  daemonSet: string;
+  /** The `app` labels of the pods annotated karpenter.sh/do-not-disrupt. */
+  doNotDisrupt: ReadonlySet<string>;
+  /** Feature gates the function host runs with (as its settings read them): repair's entries need NodeRepair. */
+  gates: ReadonlySet<string>;
 }
 
 export interface Weather {
@@ -62,7 +72,10 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
     switch (entry.kind) {
       case 'zonalAllocationFailure':
         faultIds.set(record, [
-          controls.injectFault({ match: { zone: entry.zone }, effect: { type: 'ZonalAllocationFailed' } }).id,
+          controls.injectFault({
+            match: { zone: entry.zone, ...(entry.vmSize ? { vmSize: entry.vmSize } : {}) },
+            effect: { type: 'ZonalAllocationFailed' },
+          }).id,
         ]);
         return;
       case 'familyQuota':
@@ -95,12 +108,38 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
         running.push(hostKill(record, entry.downSeconds));
         return;
       case 'nodeNotReady':
+        running.push(repair(record, playNodeNotReady(entry, repairDeps)));
+        return;
       case 'spotPreemption':
-        // Reached only when `available` has the controls; none exist in this stack yet.
-        record.notPlayed = `the stack has no ${entry.requires} control for it`;
+        running.push(
+          repair(
+            record,
+            playSpotPreemption(entry, {
+              ...repairDeps,
+              lastChance: deps.clock.wallAt(entry.atHour + entry.hours),
+            }),
+          ),
+        );
         return;
     }
   };
+
+  const repairDeps = {
+    stack: deps.stack,
+    recorder: deps.recorder,
+    runId: deps.runId,
+    daemonSet: deps.daemonSet,
+    doNotDisrupt: deps.doNotDisrupt,
+    until: deps.clock.wallAt(24),
+    note: deps.note,
+    onBrokenNode: deps.onBrokenNode,
+  };
+  async function repair(record: WeatherRecord, played: Promise<RepairWeatherResult>): Promise<void> {
+    const result = await played;
+    record.endedAt = result.endedAt;
+    if (result.notPlayed) record.notPlayed = result.notPlayed;
+    if (result.outcome) record.outcome = result.outcome;
+  }
 
   const end = (record: WeatherRecord, now: number): void => {
     record.endedAt = now;
@@ -179,9 +218,9 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
     const entry = record.entry;
     if (
       (entry.kind === 'nodeNotReady' || entry.kind === 'spotPreemption') &&
-      !deps.available.has(entry.requires)
+      !deps.gates.has(entry.requires)
     ) {
-      record.notPlayed = `needs ${entry.requires}'s controls in the kubelet simulator and the ARM emulator (not in this branch yet)`;
+      record.notPlayed = `the function host runs without FEATURE_GATES ${entry.requires}=true`;
     }
   }
 
@@ -192,7 +231,7 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
         if (record.notPlayed) continue;
         const { atHour, hours } = record.entry;
         if (record.startedAt === undefined) {
-          if (now >= deps.clock.wallAt(atHour)) begin(record, now);
+          if (now >= deps.clock.wallAt(atHour) - leadMs(record.entry)) begin(record, now);
         } else if (
           lasts(record) &&
           record.endedAt === undefined &&
@@ -215,6 +254,15 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
     },
   };
 }
+
+/**
+ * kube-controller-manager's --node-monitor-grace-period (50 s since v1.32; the local control plane keeps
+ * the default): a dead kubelet's Node goes Ready=Unknown that long after its last heartbeat, in wall time.
+ */
+export const NODE_MONITOR_GRACE_MS = 50_000;
+
+/** How long before its hour an entry begins: a NotReady node's kubelet dies one grace period before. */
+const leadMs = (entry: WeatherEntry): number => (entry.kind === 'nodeNotReady' ? NODE_MONITOR_GRACE_MS : 0);
 
 /** Entries in force for a while (ended by the tick), as opposed to ones that happen at once or run alone. */
 const lasts = (record: WeatherRecord): boolean =>

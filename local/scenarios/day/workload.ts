@@ -165,7 +165,15 @@ export function dayWorkload(
             namespace,
             body: {
               metadata: { name: setName(workload, runId) },
-              spec: { ...workload.pdb, selector: { matchLabels: setLabels(workload, runId) } },
+              // AlwaysAllow, as Kubernetes recommends: a pod that is not Ready (on a node whose kubelet
+              // died) protects no availability, and under the default IfHealthyBudget a PDB at its limit
+              // refuses its eviction while its replacement cannot start until it is gone, so a repaired
+              // node would drain forever.
+              spec: {
+                ...workload.pdb,
+                selector: { matchLabels: setLabels(workload, runId) },
+                unhealthyPodEvictionPolicy: 'AlwaysAllow',
+              },
             },
           });
         }

@@ -18,6 +18,7 @@ export function history(parts: Partial<DayHistory> = {}): DayHistory {
     doNotDisruptSets: [],
     daemonSet: 'agent',
     disturbances: [],
+    brokenNodes: [],
     apiServer: [],
     injectedThrottles: 0,
     ...parts,
@@ -28,6 +29,8 @@ export interface ClaimShape {
   pool?: string;
   initialized?: boolean;
   reason?: string;
+  /** The DisruptionReason condition's message (repair names its policy there). */
+  message?: string;
   deleting?: boolean;
   nodeName?: string;
   replacementOf?: string;
@@ -42,15 +45,15 @@ export function claim(
   type: Version<NodeClaim>['type'] = 'MODIFIED',
 ): Version<NodeClaim> {
   const conditions: Condition[] = [];
-  const condition = (type: string, status: Condition['status'], reason: string): Condition => ({
+  const condition = (type: string, status: Condition['status'], reason: string, message = ''): Condition => ({
     type,
     status,
     reason,
-    message: '',
+    message,
     lastTransitionTime: new Date(at).toISOString(),
   });
   if (shape.initialized) conditions.push(condition('Initialized', 'True', 'Initialized'));
-  if (shape.reason) conditions.push(condition('DisruptionReason', 'True', shape.reason));
+  if (shape.reason) conditions.push(condition('DisruptionReason', 'True', shape.reason, shape.message));
   if (shape.launchedFalse) conditions.push(condition('Launched', 'False', shape.launchedFalse));
   return {
     at,

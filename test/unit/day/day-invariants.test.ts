@@ -101,6 +101,43 @@ describe('budgets never exceeded, per reason', () => {
     expect(checkBudgets(marks(150_000), 0, 0).holds).toBe(false);
     expect(checkBudgets(marks(121_000), 5_000, 0).holds).toBe(true);
   });
+
+  it('budgets node repair’s Unhealthy marks, but not a spot eviction notice’s', () => {
+    const oneAtATime = [{ at: 0, pool: 'general', budgets: [{ nodes: '1' }] }];
+    const unhealthy = (at: number, name: string, policy: string) =>
+      claim(at, name, {
+        initialized: true,
+        nodeName: `node-${name}`,
+        reason: 'Unhealthy',
+        message: `${policy.split(':')[0] ?? ''} past its toleration (repair policy ${policy})`,
+      });
+    const twoRepairs = history({
+      poolBudgets: oneAtATime,
+      nodeClaims: [
+        ...fourNodes,
+        unhealthy(10, 'a', 'Ready=Unknown:1458ms:reboot'),
+        unhealthy(11, 'b', 'Ready=Unknown:1458ms:reboot'),
+      ],
+    });
+    const repairs = checkBudgets(twoRepairs, 0, 0);
+    expect(repairs.holds).toBe(false);
+    expect(repairs.violations[0]).toContain('b marked Unhealthy while 1 of 4');
+    // Two preemptions and a repair: the notices are not paced, the repair has the budget to itself.
+    const preemptions = history({
+      poolBudgets: oneAtATime,
+      nodeClaims: [
+        ...fourNodes,
+        unhealthy(10, 'a', 'PreemptionScheduled=True:0s:preempted'),
+        unhealthy(11, 'b', 'PreemptionScheduled=True:0s:preempted'),
+        claim(12, 'a', {}, 'DELETED'),
+        claim(13, 'b', {}, 'DELETED'),
+        unhealthy(14, 'c', 'Ready=Unknown:1458ms:reboot'),
+      ],
+    });
+    const outcome = checkBudgets(preemptions, 0, 0);
+    expect(outcome.holds).toBe(true);
+    expect(outcome.detail).toContain('general Unhealthy: at most 1');
+  });
 });
 
 describe('no churn loop', () => {
@@ -246,6 +283,12 @@ describe('no do-not-disrupt pod’s node consolidated', () => {
     expect(outcome.holds).toBe(true);
     expect(outcome.detail).toContain('1 of them marked Drifted anyway');
   });
+  it('does not judge node repair, which ignores do-not-disrupt as upstream’s does', () => {
+    const outcome = checkDoNotDisrupt(marked(3_000, 'Unhealthy'), 0);
+    expect(outcome.holds).toBe(true);
+    expect(outcome.detail).toContain('1 repaired');
+    expect(checkDoNotDisrupt(marked(3_000, 'Empty'), 0).holds).toBe(false);
+  });
 });
 
 describe('pending → Running within the bound', () => {
@@ -278,6 +321,38 @@ describe('pending → Running within the bound', () => {
     expect(checkPending(history({ pods }), 20_000, 80_000).invariant.holds).toBe(false);
     const outage = [{ from: 5_000, to: 65_000, what: 'API server down' }];
     expect(checkPending(history({ pods, disturbances: outage }), 20_000, 80_000).invariant.holds).toBe(true);
+  });
+
+  it('counts the wait of a pod bound to a node whose kubelet died from when the node went NotReady', () => {
+    const readyAs = (at: number, status: string) => {
+      const version = node(at, 'dead');
+      version.object.status = { conditions: [{ type: 'Ready', status }] } as never;
+      return version;
+    };
+    // Bound at 10 s to a node whose kubelet stopped at 5 s; NotReady at 55 s; evicted by repair at 70 s.
+    const pods = [
+      pod(10_000, 'swallowed', 'web', { nodeName: 'dead' }),
+      pod(70_000, 'swallowed', 'web', { nodeName: 'dead', deleting: true }),
+      pod(70_000, 'again', 'web'),
+      running(80_000, 'again', 'web', 'other'),
+    ];
+    const nodes = [readyAs(0, 'True'), readyAs(55_000, 'Unknown')];
+    const judged = checkPending(
+      history({ pods, nodes, brokenNodes: [{ node: 'dead', at: 5_000 }] }),
+      20_000,
+      100_000,
+    );
+    expect(judged.invariant.holds).toBe(true);
+    expect(judged.invariant.detail).toContain('1 bound to a node whose kubelet died');
+    // Without the weather's record the same pod waited 60 s for nothing the app could see.
+    expect(checkPending(history({ pods, nodes }), 20_000, 100_000).invariant.holds).toBe(false);
+    // A node that is not seen NotReady excuses its pods' wait (the end state judges whether it settled).
+    const never = checkPending(
+      history({ pods, nodes: [readyAs(0, 'True')], brokenNodes: [{ node: 'dead', at: 5_000 }] }),
+      20_000,
+      100_000,
+    );
+    expect(never.invariant.holds).toBe(true);
   });
 
   it('takes percentiles by rank', () => {

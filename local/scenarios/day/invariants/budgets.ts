@@ -6,9 +6,15 @@
 // Upstream also counts NotReady Nodes; the checker does not, because the recorder may see a Node go
 // NotReady a moment before the sweep does, and that would blame the sweep for what it could not see.
 // For the same reason a mark is judged against the budgets at its time and `slackMs` earlier.
+//
+// Node repair's marks (Unhealthy) are budgeted like the others: the repair method counts the same
+// disrupting nodes and not the merely NotReady ones. A spot eviction notice's mark is not (the VM goes
+// away whatever is decided, so the app replaces it at once, as upstream does): its DisruptionReason
+// message names the repair policy, whose action is `preempted`. Expiry is forceful and never marked.
 import { allowedDisruptions, type BudgetNode } from '../../../../shared/decisions/budgets.js';
-import { isConditionTrue } from '../../../../shared/decisions/conditions.js';
+import { findCondition, isConditionTrue } from '../../../../shared/decisions/conditions.js';
 import { disruptionReasonOf } from '../../../../shared/decisions/disruption-state.js';
+import { parseRepairPolicies } from '../../../../shared/decisions/node-repair/policies.js';
 import {
   ConditionTypes,
   WellKnown,
@@ -76,7 +82,12 @@ export function checkBudgets(history: DayHistory, slackMs: number, origin: numbe
     const before = claims.get(name);
     const reason = disruptionReasonOf(object);
     const state = stateOf(object, reason);
-    if (reason !== undefined && before?.marked === undefined && isBudgetedReason(reason)) {
+    if (
+      reason !== undefined &&
+      before?.marked === undefined &&
+      isBudgetedReason(reason) &&
+      !isPreemption(object)
+    ) {
       marks += 1;
       claims.set(name, state);
       const now = allowedAt(state.pool, reason, name, at);
@@ -107,7 +118,16 @@ export function checkBudgets(history: DayHistory, slackMs: number, origin: numbe
 }
 
 function isBudgetedReason(reason: string): reason is DisruptionReason {
-  return reason === 'Drifted' || reason === 'Empty' || reason === 'Underutilized';
+  return reason === 'Drifted' || reason === 'Empty' || reason === 'Underutilized' || reason === 'Unhealthy';
+}
+
+/** An Unhealthy mark for a spot eviction notice: the message names a repair policy whose action is `preempted`. */
+export function isPreemption(claim: NodeClaim): boolean {
+  const message = findCondition(claim.status?.conditions, ConditionTypes.disruptionReason)?.message ?? '';
+  const policy = /\(repair policy ([^\s)]+)\)/.exec(message)?.[1];
+  if (policy === undefined) return false;
+  const parsed = parseRepairPolicies(policy);
+  return 'policies' in parsed && parsed.policies.some((p) => p.action === 'preempted');
 }
 
 function stateOf(claim: NodeClaim, reason: string | undefined): ClaimState {

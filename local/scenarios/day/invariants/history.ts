@@ -89,6 +89,8 @@ export interface DayHistory {
   daemonSet: string;
   /** Times the cluster could not act (API server down, function host dead), with their end. */
   disturbances: readonly Disturbance[];
+  /** Nodes whose kubelet the weather stopped, and when: Kubernetes notices only when they go NotReady. */
+  brokenNodes: readonly { node: string; at: number }[];
   apiServer: readonly ApiServerSample[];
   /** 429s the weather's throttle faults answered (the rest came from Compute's buckets). */
   injectedThrottles: number;

@@ -3,7 +3,12 @@
 // scale-down) are not in the percentiles but are held to the bound too; pods still pending at the end
 // count with the time they have waited. The
 // bound grows by the time the cluster could not act while the pod waited (API server down, host dead).
-// DaemonSet pods are bound by their controller, not provisioned for, and are not counted. Pure.
+// DaemonSet pods are bound by their controller, not provisioned for, and are not counted.
+//
+// A pod bound to a node whose kubelet the weather stopped cannot start there, and nothing can know until
+// kube-controller-manager marks the Node NotReady (its grace period, real time): such a pod's wait counts
+// from that moment, when node repair can act (or from never, if the node did not go NotReady in the
+// history: then nothing could have acted, and the end state says whether the cluster settled). Pure.
 import { result, type DayHistory, type InvariantResult } from './history.js';
 
 export interface PendingFigures {
@@ -22,10 +27,27 @@ export interface PendingSpan {
   to: number;
   /** Running at `to`; otherwise deleted while pending (withdrawn) or still pending at the end. */
   outcome: 'running' | 'withdrawn' | 'pending';
+  /** Bound to a node whose kubelet was stopped: `from` is when that node went NotReady. */
+  onBrokenNode?: string;
+}
+
+/** When each node the weather broke was first seen not Ready after its kubelet stopped. */
+function brokenSince(history: DayHistory): Map<string, { at: number; notReadyAt?: number }> {
+  const broken = new Map<string, { at: number; notReadyAt?: number }>(
+    history.brokenNodes.map((b) => [b.node, { at: b.at }]),
+  );
+  for (const { object, at } of history.nodes) {
+    const entry = broken.get(object.metadata.name);
+    if (!entry || entry.notReadyAt !== undefined || at < entry.at) continue;
+    const ready = object.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+    if (ready !== undefined && ready !== 'True') entry.notReadyAt = at;
+  }
+  return broken;
 }
 
 export function pendingDurations(history: DayHistory, endAt: number): PendingSpan[] {
   const seen = new Map<string, PendingSpan>();
+  const broken = brokenSince(history);
   for (const { object, type, at } of history.pods) {
     if (object.metadata.labels?.app === history.daemonSet) continue;
     const name = object.metadata.name;
@@ -35,6 +57,9 @@ export function pendingDurations(history: DayHistory, endAt: number): PendingSpa
       seen.set(name, span);
     }
     if (span.outcome !== 'pending') continue;
+    const boundTo = object.spec?.nodeName;
+    const brokenNode = boundTo !== undefined ? broken.get(boundTo) : undefined;
+    if (boundTo !== undefined && brokenNode !== undefined && at >= brokenNode.at) span.onBrokenNode = boundTo;
     if (object.status?.phase === 'Running' && type !== 'DELETED') {
       span.to = at;
       span.outcome = 'running';
@@ -43,7 +68,11 @@ export function pendingDurations(history: DayHistory, endAt: number): PendingSpa
       span.outcome = 'withdrawn';
     }
   }
-  return [...seen.values()];
+  return [...seen.values()].map((span) => {
+    if (span.onBrokenNode === undefined) return span;
+    const notReadyAt = broken.get(span.onBrokenNode)?.notReadyAt ?? span.to;
+    return { ...span, from: Math.min(span.to, Math.max(span.from, notReadyAt)) };
+  });
 }
 
 const outcomeWords: Record<PendingSpan['outcome'], string> = {
@@ -77,6 +106,7 @@ export function checkPending(
     );
   const late = spans.filter((d) => d.to - d.from > boundMs + disturbedDuring(d.from, d.to));
   const withdrawn = spans.filter((d) => d.outcome === 'withdrawn').length;
+  const onBroken = spans.filter((d) => d.onBrokenNode !== undefined).length;
   const figures: PendingFigures = {
     count: waits.length,
     p50Ms: percentile(waits, 50),
@@ -92,7 +122,8 @@ export function checkPending(
       `every schedulable pod Running within ${s(boundMs)} (plus any outage it waited through)`,
       late.map((d) => `${d.name} ${outcomeWords[d.outcome]} after ${s(d.to - d.from)}`),
       `${figures.count} pods: pending → Running p50 ${s(figures.p50Ms)}, p95 ${s(figures.p95Ms)}, ` +
-        `p99 ${s(figures.p99Ms)}, max ${s(figures.maxMs)}; ${withdrawn} deleted by a scale-down before they ran`,
+        `p99 ${s(figures.p99Ms)}, max ${s(figures.maxMs)}; ${withdrawn} deleted before they ran` +
+        (onBroken > 0 ? `; ${onBroken} bound to a node whose kubelet died, counted from its NotReady` : ''),
     ),
   };
 }
