@@ -187,6 +187,28 @@ describe('no churn loop', () => {
     expect(outcome.violations[0]).toContain('the replacement of old was issued again');
   });
 
+  it('fails when consolidation issues a failed replacement again, identical, whatever the second one does', () => {
+    const marked = claim(0, 'old', { initialized: true, nodeName: 'node-old', reason: 'Underutilized' });
+    const again = (secondOutcome: 'Initialized' | 'drift') =>
+      history({
+        nodeClaims: [
+          secondOutcome === 'drift'
+            ? claim(0, 'old', { initialized: true, nodeName: 'node-old', reason: 'Drifted' })
+            : marked,
+          replacement(1, 'r1', undefined, 'ADDED'),
+          replacement(5, 'r1', 'InsufficientCapacity'),
+          replacement(6, 'r1', undefined, 'DELETED'),
+          replacement(20, 'r2', undefined, 'ADDED'),
+          claim(30, 'r2', { replacementOf: 'old', initialized: true }),
+        ],
+      });
+    const consolidation = checkChurn(again('Initialized'), options);
+    expect(consolidation.holds).toBe(false);
+    expect(consolidation.violations[0]).toContain('issued again with the same requirements by consolidation');
+    // Drift's retry after a failure is judged by its outcome: it launched elsewhere, no loop.
+    expect(checkChurn(again('drift'), options).holds).toBe(true);
+  });
+
   it('holds when the NodePool changed between the two', () => {
     const h = history({
       poolChanges: [{ at: 10, pool: 'general' }],

@@ -6,11 +6,15 @@
 //   Launched=False or went away without Initialized=True. Failing again the same way (same old, same
 //   requirements, same reason) with no change to its NodePool or AKSNodeClass in between is the loop:
 //   the app learnt nothing from the first failure (its failure memory, its command memory).
+//   A consolidation's replacement (its old NodeClaim marked Underutilized) is judged stricter: issued
+//   again identical after it failed, with nothing changed, is the loop whatever its outcome, because
+//   consolidation decides from the same failure memory launch reads and should not decide it again
+//   (the second attempt may be dropped at validation or fail otherwise, as in a day with an outage).
 // - A launch is a VM PUT at one placement (size, zone, priority). Once a creation there failed and the
 //   app had time to note it (`noticeMs`), a PUT at the same placement before the failure memory for
 //   that class of error runs out is a re-issue.
 import { findCondition, isConditionTrue } from '../../../../shared/decisions/conditions.js';
-import { DisruptionAnnotations } from '../../../../shared/decisions/disruption-state.js';
+import { DisruptionAnnotations, disruptionReasonOf } from '../../../../shared/decisions/disruption-state.js';
 import { ConditionTypes, type NodeClaim } from '../../../../shared/models/index.js';
 import {
   poolOf,
@@ -33,6 +37,8 @@ interface Command {
   key: string;
   old: string;
   pool: string;
+  /** The old NodeClaim's DisruptionReason when the replacement was created. */
+  why: string | undefined;
   createdAt: number;
   failedAt?: number;
   reason?: string;
@@ -54,16 +60,21 @@ export function checkChurn(history: DayHistory, options: ChurnOptions): Invarian
       const failedAt = first.failedAt;
       const changed = (until: number) =>
         history.poolChanges.some((c) => c.pool === first.pool && c.at > first.createdAt && c.at <= until);
+      const consolidation = first.why === 'Underutilized';
       const repeat = attempts
         .slice(index + 1)
         .find(
           (later) =>
-            later.createdAt >= failedAt && later.reason === first.reason && !changed(later.createdAt),
+            later.createdAt >= failedAt &&
+            (consolidation || later.reason === first.reason) &&
+            !changed(later.createdAt),
         );
       if (repeat && !violations.some((v) => v.includes(`${first.old} `))) {
         violations.push(
           `${secondsAfter(repeat.createdAt, options.origin)}: the replacement of ${first.old} was issued again ` +
-            `with the same requirements and failed again (${first.reason}) after it failed ${secondsAfter(failedAt, options.origin)}`,
+            `with the same requirements ` +
+            (consolidation ? `by consolidation (${first.why})` : `and failed again (${first.reason})`) +
+            ` after it failed (${first.reason}) ${secondsAfter(failedAt, options.origin)}`,
         );
       }
     });
@@ -118,13 +129,21 @@ function placementKey(placement: ArmRequest['placement']): string {
 
 function replacementCommands(versions: DayHistory['nodeClaims']): Command[] {
   const commands = new Map<string, Command>();
+  const reasonOf = new Map<string, string | undefined>();
   for (const { object, type, at } of versions) {
+    if (type !== 'DELETED') reasonOf.set(object.metadata.name, disruptionReasonOf(object));
     const old = object.metadata.annotations?.[DisruptionAnnotations.replacementOf];
     if (!old) continue;
     const name = object.metadata.name;
     let command = commands.get(name);
     if (!command) {
-      command = { key: `${old} ${requirementsKey(object)}`, old, pool: poolOf(object), createdAt: at };
+      command = {
+        key: `${old} ${requirementsKey(object)}`,
+        old,
+        pool: poolOf(object),
+        why: reasonOf.get(old),
+        createdAt: at,
+      };
       commands.set(name, command);
     }
     if (command.failedAt !== undefined) continue;
