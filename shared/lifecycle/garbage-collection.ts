@@ -6,7 +6,7 @@
 // NodeClaim just before its VM is deleted, so a NodeClaim created after the list is never orphaned.
 import { orphanVmCandidates, type OrphanCandidate } from '../decisions/orphan-vms.js';
 import type { LifecycleDependencies } from './dependencies.js';
-import { forgetQuotaFreedBy } from './quota-memory.js';
+import { forgetQuotaFreedBy } from '../cloudprovider/quota-memory.js';
 
 export interface GarbageCollectionResult {
   vms: number;

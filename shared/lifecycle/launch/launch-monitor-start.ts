@@ -9,9 +9,9 @@ import type { AKSNodeClass, NodeClaim } from '../../models/index.js';
 import type { CapacityOptions } from '../../decisions/offerings.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
-import { offeringsWithReservations } from '../reserved-offerings.js';
+import { offeringsWithReservations } from '../../cloudprovider/reserved-offerings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { capacityOptions, offeringOfVm } from './launch-vm.js';
+import { capacityOptions, offeringOfVm } from '../../cloudprovider/vm-body.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
 import { launchMonitorInstanceId, type LaunchMonitorInput } from './launch-monitor.js';
 

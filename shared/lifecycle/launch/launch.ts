@@ -32,15 +32,21 @@ import {
   listReservationClaimants,
   offeringsWithReservations,
   reservationClaimants,
-} from '../reserved-offerings.js';
+} from '../../cloudprovider/reserved-offerings.js';
 import { overlaidOfferingPrice, overlaidCapacity } from '../../decisions/node-overlays.js';
-import { currentNodeOverlays } from '../node-overlays.js';
+import { currentNodeOverlays } from '../../cloudprovider/node-overlays.js';
 import { countCreateError } from './create-error-metric.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
 import { ensureLaunchMonitor, launchMonitorInput, startLaunchMonitor } from './launch-monitor-start.js';
-import { capacityOptions, launchLabels, offeringOfVm, vmBody, type NodeLaunchInputs } from './launch-vm.js';
-import { resolveNodeImage } from '../node-image.js';
+import {
+  capacityOptions,
+  launchLabels,
+  offeringOfVm,
+  vmBody,
+  type NodeLaunchInputs,
+} from '../../cloudprovider/vm-body.js';
+import { resolveNodeImage } from '../../cloudprovider/node-image.js';
 import { ensureBootstrapToken } from '../../kube/bootstrap-tokens.js';
 import type { NodeOsSku } from '../../decisions/node-image.js';
 import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from '../nodeclaim-writes.js';

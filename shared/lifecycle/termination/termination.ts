@@ -18,7 +18,7 @@ import { isOrchestrationActive, type HandlerContext } from '../../runtime/defini
 import { TerminationNames } from '../../runtime/function-names.js';
 import { vmOwnership } from '../../decisions/vm-ownership.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { forgetQuotaFreedBy } from '../quota-memory.js';
+import { forgetQuotaFreedBy } from '../../cloudprovider/quota-memory.js';
 import type { DrainInput, DrainProgress } from './drain.js';
 import { launchMonitorInstanceIds } from '../launch-monitor-ids.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';

@@ -3,11 +3,11 @@
 // not only when the block's TTL ends.
 import type { VirtualMachine } from '@azure/arm-compute';
 import { quotaScopesFreedBy } from '../decisions/failure-memory.js';
-import { catalogOfferings } from './launch/catalog-offerings.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import { catalogOfferings } from './catalog-offerings.js';
+import type { CloudProviderParts } from './parts.js';
 
 export async function forgetQuotaFreedBy(
-  deps: Pick<LifecycleDependencies, 'skus' | 'settings' | 'unavailable' | 'log'>,
+  deps: Pick<CloudProviderParts, 'skus' | 'settings' | 'unavailable' | 'log'>,
   vm: VirtualMachine,
 ): Promise<void> {
   // Only a VM that was provisioned held cores; one that failed to create frees nothing.

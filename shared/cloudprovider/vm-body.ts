@@ -2,25 +2,25 @@
 // rendered bootstrap data, the offering's labels, and the reverse mapping from an existing VM to the
 // catalog offering it was created as. Pure functions of settings and objects; no I/O.
 import type { VirtualMachine } from '@azure/arm-compute';
-import type { Settings } from '../../config/settings.js';
+import type { Settings } from '../config/settings.js';
 import {
   buildAksNodeConfig,
   renderNodeCustomData,
   type ClusterNodeInputs,
-} from '../../decisions/aks-node-config.js';
-import { encodeCustomData, kubeletLabels, registrationTaints } from '../../decisions/bootstrap.js';
-import { nicIpConfigurationCount } from '../../decisions/network-mode.js';
-import type { NodeOsSku } from '../../decisions/node-image.js';
+} from '../decisions/aks-node-config.js';
+import { encodeCustomData, kubeletLabels, registrationTaints } from '../decisions/bootstrap.js';
+import { nicIpConfigurationCount } from '../decisions/network-mode.js';
+import type { NodeOsSku } from '../decisions/node-image.js';
 import {
   kubeletReservationFlags,
   maxPodsFor,
   nodeReservations,
   type ClusterNodeSettings,
-} from '../../decisions/node-reservations.js';
-import { offeringLabels, type CapacityOptions, type Offering } from '../../decisions/offerings.js';
-import { buildVirtualMachine } from '../../decisions/vm-spec.js';
-import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
-import { WellKnown } from '../../models/karpenter.js';
+} from '../decisions/node-reservations.js';
+import { offeringLabels, type CapacityOptions, type Offering } from '../decisions/offerings.js';
+import { buildVirtualMachine } from '../decisions/vm-spec.js';
+import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
+import { WellKnown } from '../models/karpenter.js';
 
 export function launchLabels(offering: Offering): Record<string, string> {
   const labels = offeringLabels(offering);
