@@ -13,6 +13,8 @@ import { CapacityReservationGroups } from '../azure/capacity-reservations.js';
 import { tableClientFromConnectionString } from '../azure/table-client.js';
 import { UnavailableOfferingsStore } from '../azure/unavailable-offerings.js';
 import { VirtualMachines } from '../azure/virtual-machines.js';
+import { azureCloudProvider } from '../cloudprovider/azure.js';
+import type { CloudProvider } from '../cloudprovider/types.js';
 import { kubeClientProvider, type KubeClients } from '../kube/client.js';
 import { karpenterObjects, type KarpenterObjects } from '../kube/custom-objects.js';
 import { kubeEventRecorder, type EventRecorder } from '../kube/events.js';
@@ -28,7 +30,8 @@ export interface LifecycleDependencies {
   kube: () => Promise<KubeClients>;
   objects: KarpenterObjects;
   events: EventRecorder;
-  vms: VirtualMachines;
+  /** The machines behind NodeClaims: every VM create, read, delete and reboot goes through it. */
+  cloud: CloudProvider;
   skus: ResourceSkuCatalog;
   images: NodeImageVersions;
   unavailable: UnavailableOfferingsStore;
@@ -81,14 +84,12 @@ export function createDependencies(
             onError: (error) => log.warn('cluster watch failed; it resumes from the last version', { error }),
           },
         );
-  return {
+  const parts = {
     settings,
     log,
-    metrics: options.metrics ?? createMetrics(log),
     now,
     kube,
     objects,
-    events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
     vms: new VirtualMachines(compute, settings.azure.resourceGroup),
     skus: new ResourceSkuCatalog(
       compute,
@@ -113,7 +114,6 @@ export function createDependencies(
           error,
         }),
     }),
-    cluster,
     reservations: new CapacityReservationGroups(
       compute,
       settings.featureGates.ReservedCapacity ? settings.capacityReservationGroups : [],
@@ -124,6 +124,14 @@ export function createDependencies(
         }),
       () => now().getTime(),
     ),
+  };
+  const { vms: _vms, ...shared } = parts;
+  return {
+    ...shared,
+    metrics: options.metrics ?? createMetrics(log),
+    events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
+    cloud: azureCloudProvider(parts),
+    cluster,
   };
 }
 

@@ -34,7 +34,7 @@ export async function handOffToRelaunch(
   const found = await deps.objects.nodeClaims.get(monitor.nodeClaim.name);
   if (!found || found.metadata.uid !== monitor.nodeClaim.uid) {
     // Nothing to launch again; the VM this monitor watched is removed rather than left orphaned.
-    await deps.vms.beginDelete(monitor.vmName);
+    await deps.cloud.delete(monitor.vmName);
     return 'HandedOff';
   }
   let nodeClaim: NodeClaim = found;
@@ -63,9 +63,9 @@ export async function handOffToRelaunch(
         vmName: monitor.vmName,
       });
     }
-    const vm = await deps.vms.get(monitor.vmName);
+    const vm = await deps.cloud.get(monitor.vmName);
     if (vm) {
-      if (vm.provisioningState !== 'Deleting') await deps.vms.beginDelete(monitor.vmName);
+      if (vm.state !== 'Deleting') await deps.cloud.delete(monitor.vmName);
       return 'VmDeleting';
     }
     const counted = await countRetry(deps, nodeClaim, monitorRetries);

@@ -14,7 +14,7 @@
 // avoids that offering), and the old node drained when the replacement is Initialized or at the latest
 // PREEMPTION_DRAIN_SECONDS after the notice, so its pods move before Azure evicts the VM.
 import type * as df from 'durable-functions';
-import type { RestartPoll } from '../../../azure/virtual-machines.js';
+import type { RebootProgress, RebootStart } from '../../../cloudprovider/types.js';
 import {
   afterReboot,
   rebootsLeft,
@@ -63,7 +63,6 @@ export type RepairOutput =
   | ({ outcome: 'Gone' } & RebootRecord);
 
 export type RepairBegin = 'ok' | 'gone';
-export type RebootStart = { pollerState: string } | 'gone' | { failed: string };
 export type HealthCheck = 'healthy' | 'unhealthy' | 'gone';
 
 export interface RepairStatus extends RebootRecord {
@@ -142,7 +141,7 @@ function* rebootOnce(
   for (;;) {
     const now = context.df.currentUtcDateTime.getTime();
     yield context.df.createTimer(new Date(now + input.pollSeconds * 1000));
-    const polled = yield* callActivityThroughOutages<RestartPoll>(
+    const polled = yield* callActivityThroughOutages<RebootProgress>(
       context,
       RepairNames.pollReboot,
       pollerState,
