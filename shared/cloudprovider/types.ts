@@ -68,7 +68,13 @@ export interface Launched {
 
 /** One poll of a VM's creation. */
 export type CreationProgress =
-  | { status: 'InProgress'; pollerState?: string; retryAfterSeconds?: number; rateLimitRemaining?: number }
+  | {
+      status: 'InProgress';
+      pollerState?: string;
+      retryAfterSeconds?: number;
+      /** The fewest requests ARM said were left in a short throttling window (x-ms-ratelimit-remaining-resource). */
+      rateLimitRemaining?: number;
+    }
   | { status: 'Succeeded' }
   | { status: 'Failed'; error: ArmErrorInfo };
 
