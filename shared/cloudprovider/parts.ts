@@ -24,7 +24,10 @@ export interface CloudProviderParts {
   skus: ResourceSkuCatalog;
   images: NodeImageVersions;
   unavailable: UnavailableOfferingsStore;
-  /** VM prices of the region, the same book provisioning's solve priced with. */
+  /**
+   * VM prices of the region: the shipped table until the Retail Prices API answers, refreshed every
+   * 12 h. Provisioning's solve and launch's offering order read the same book.
+   */
   pricing: PriceCatalog;
   /** The Capacity Reservation Groups of CAPACITY_RESERVATION_GROUP_IDS, read through a short cache. */
   reservations: CapacityReservationGroups;

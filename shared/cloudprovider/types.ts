@@ -123,38 +123,32 @@ export interface CloudProvider {
 /** Base of the cloud provider's typed errors: `reason` is what the NodeClaim's condition shows. */
 export abstract class CloudProviderError extends Error {
   abstract readonly reason: string;
-}
-
-/** No offering satisfies the NodeClaim (all are unavailable, or none fits its requirements). */
-export class InsufficientCapacityError extends CloudProviderError {
-  override readonly name = 'InsufficientCapacityError';
-  readonly reason = 'InsufficientCapacity';
-}
-
-/** A VM with the NodeClaim's VM name exists whose tags name another cluster or NodeClaim. */
-export class InstanceNameConflictError extends CloudProviderError {
-  override readonly name = 'InstanceNameConflictError';
-  readonly reason = 'VMNameConflict';
-}
-
-/** No node image resolves for the chosen offering. */
-export class ImageNotResolvedError extends CloudProviderError {
-  override readonly name = 'ImageNotResolvedError';
-  readonly reason = 'ImageNotResolved';
-}
-
-/** Azure refused a request for want of a permission: the same request would be refused again. */
-export class AuthorizationError extends CloudProviderError {
-  override readonly name = 'AuthorizationError';
-  readonly reason = 'AuthorizationFailed';
-  constructor(readonly failure: LaunchFailure) {
-    super(failure.message);
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
   }
 }
 
-/** Azure refused the VM for a reason that a new choice of offering may avoid (capacity, quota, …). */
-export class CreateError extends CloudProviderError {
-  override readonly name = 'CreateError';
+/** A typed error that carries nothing but its message and the reason it stands for. */
+function reasonError<Reason extends string>(reason: Reason) {
+  return class extends CloudProviderError {
+    readonly reason = reason;
+  };
+}
+
+/** No offering satisfies the NodeClaim (all are unavailable, or none fits its requirements). */
+export class InsufficientCapacityError extends reasonError('InsufficientCapacity') {}
+/** A VM with the NodeClaim's VM name exists whose tags name another cluster or NodeClaim. */
+export class InstanceNameConflictError extends reasonError('VMNameConflict') {}
+/** No node image resolves for the chosen offering. */
+export class ImageNotResolvedError extends reasonError('ImageNotResolved') {}
+/** The VM appeared between the plan's read and the create-only PUT: adopt it from a fresh plan. */
+export class InstanceExistsError extends reasonError('InstanceExists') {}
+/** Another launch took the reservation slot the plan chose: plan again, where it counts as taken. */
+export class ReservationContendedError extends reasonError('ReservationContended') {}
+
+/** Azure refused the request, as classified (decisions/launch-errors.ts); the failure says why. */
+abstract class FailureError extends CloudProviderError {
   constructor(readonly failure: LaunchFailure) {
     super(failure.message);
   }
@@ -163,22 +157,13 @@ export class CreateError extends CloudProviderError {
   }
 }
 
-/** The VM appeared between the plan's read and the create-only PUT: adopt it from a fresh plan. */
-export class InstanceExistsError extends CloudProviderError {
-  override readonly name = 'InstanceExistsError';
-  readonly reason = 'InstanceExists';
-}
-
-/** Another launch took the reservation slot the plan chose: plan again, where it counts as taken. */
-export class ReservationContendedError extends CloudProviderError {
-  override readonly name = 'ReservationContendedError';
-  readonly reason = 'ReservationContended';
-}
+/** Azure refused a request for want of a permission: the same request would be refused again. */
+export class AuthorizationError extends FailureError {}
+/** Azure refused the VM for a reason a new choice of offering may avoid (capacity, quota, …). */
+export class CreateError extends FailureError {}
 
 /** Throttling, server errors and unanswered requests: the same call may be made again later. */
-export class TransientCloudError extends CloudProviderError {
-  override readonly name = 'TransientCloudError';
-  readonly reason = 'Transient';
+export class TransientCloudError extends reasonError('Transient') {
   constructor(
     message: string,
     readonly retryAfterSeconds?: number,
@@ -187,18 +172,16 @@ export class TransientCloudError extends CloudProviderError {
   }
 }
 
-export const isInsufficientCapacityError = (error: unknown): error is InsufficientCapacityError =>
-  error instanceof InsufficientCapacityError;
-export const isAuthorizationError = (error: unknown): error is AuthorizationError =>
-  error instanceof AuthorizationError;
-export const isInstanceNameConflictError = (error: unknown): error is InstanceNameConflictError =>
-  error instanceof InstanceNameConflictError;
-export const isImageNotResolvedError = (error: unknown): error is ImageNotResolvedError =>
-  error instanceof ImageNotResolvedError;
-export const isCreateError = (error: unknown): error is CreateError => error instanceof CreateError;
-export const isInstanceExistsError = (error: unknown): error is InstanceExistsError =>
-  error instanceof InstanceExistsError;
-export const isReservationContendedError = (error: unknown): error is ReservationContendedError =>
-  error instanceof ReservationContendedError;
-export const isTransientCloudError = (error: unknown): error is TransientCloudError =>
-  error instanceof TransientCloudError;
+const instanceOf =
+  <T>(type: abstract new (...args: never[]) => T) =>
+  (error: unknown): error is T =>
+    error instanceof type;
+
+export const isInsufficientCapacityError = instanceOf(InsufficientCapacityError);
+export const isInstanceNameConflictError = instanceOf(InstanceNameConflictError);
+export const isImageNotResolvedError = instanceOf(ImageNotResolvedError);
+export const isInstanceExistsError = instanceOf(InstanceExistsError);
+export const isReservationContendedError = instanceOf(ReservationContendedError);
+export const isAuthorizationError = instanceOf(AuthorizationError);
+export const isCreateError = instanceOf(CreateError);
+export const isTransientCloudError = instanceOf(TransientCloudError);
