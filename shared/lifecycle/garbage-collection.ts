@@ -12,7 +12,9 @@ export interface GarbageCollectionResult {
   deleted: OrphanCandidate[];
 }
 
-export async function collectOrphanVms(deps: LifecycleDependencies): Promise<GarbageCollectionResult> {
+export async function collectOrphanVms(
+  deps: Pick<LifecycleDependencies, 'cloud' | 'objects' | 'settings' | 'now' | 'log'>,
+): Promise<GarbageCollectionResult> {
   const settings = deps.settings.disruption;
   const [vms, nodeClaims] = await Promise.all([deps.cloud.list(), deps.objects.nodeClaims.list()]);
   const candidates = orphanVmCandidates({

@@ -102,7 +102,7 @@ export function* terminationOrchestrator(
 
 /** Stops the launch monitor and deletes the VM; 'Gone' once ARM no longer has it. */
 export async function deleteNodeClaimVm(
-  deps: LifecycleDependencies,
+  deps: Pick<LifecycleDependencies, 'cloud' | 'settings' | 'log'>,
   input: TerminationInput,
   context: Pick<HandlerContext, 'orchestrations'>,
 ): Promise<VmDeletionProgress> {
