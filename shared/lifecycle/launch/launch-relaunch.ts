@@ -19,12 +19,15 @@ import { retryOnConflict } from '../../kube/retry-on-conflict.js';
 import type { NodeClaim } from '../../models/index.js';
 import { ConditionTypes } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
+
+/** What the hand-off touches: the NodeClaim, the VM, the event and metric of a retry, the clock, the log. */
+type RelaunchPorts = Pick<LifecycleDependencies, 'objects' | 'cloud' | 'events' | 'metrics' | 'now' | 'log'>;
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import type { LaunchMonitorInput } from './launch-monitor.js';
 import { countCreateError } from './create-error-metric.js';
 
 export async function handOffToRelaunch(
-  deps: LifecycleDependencies,
+  deps: RelaunchPorts,
   monitor: LaunchMonitorInput,
   failure: LaunchFailure,
   message: string,
@@ -89,7 +92,7 @@ function stateOf(nodeClaim: NodeClaim): Parameters<typeof relaunchStage>[0] {
 
 /** The annotation moves from this monitor's count to the next, once: a conflict re-reads and re-decides. */
 async function countRetry(
-  deps: LifecycleDependencies,
+  deps: Pick<RelaunchPorts, 'objects'>,
   nodeClaim: NodeClaim,
   monitorRetries: number,
 ): Promise<NodeClaim | undefined> {
@@ -111,7 +114,7 @@ async function countRetry(
 
 /** Clears the failed VM's providerID (a merge patch removes it with null), guarded by resourceVersion. */
 async function releaseForRelaunch(
-  deps: LifecycleDependencies,
+  deps: Pick<RelaunchPorts, 'objects'>,
   nodeClaim: NodeClaim,
   monitorRetries: number,
 ): Promise<void> {
