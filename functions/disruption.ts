@@ -10,39 +10,33 @@ import {
   completeCommand,
   disruptionOrchestrator,
   launchCommandReplacement,
+  DisruptionActivities,
   validateCommand,
-  type AbandonStep,
-  type ExecutorInput,
-  type ReplacementStep,
 } from '../shared/lifecycle/disruption/executor.js';
-import { outageTolerantActivity } from '../shared/lifecycle/outage-retry.js';
+import { outageTolerantRegistration } from '../shared/lifecycle/durable-activity.js';
 import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { DisruptionNames } from '../shared/runtime/function-names.js';
 
 export const disruptionFunctions: readonly FunctionDefinition[] = [
   orchestration(DisruptionNames.orchestration, disruptionOrchestrator),
   // The deciding method re-checks the command against fresh state.
-  outageTolerantActivity(DisruptionNames.validate, (input: ExecutorInput, context) =>
+  outageTolerantRegistration(DisruptionActivities.validate, (input, context) =>
     validateCommand(getDependencies(), input, context),
   ),
   // Marks the candidates and taints their Nodes karpenter.sh/disrupted:NoSchedule.
-  outageTolerantActivity(DisruptionNames.begin, (input: ExecutorInput) =>
-    beginCommand(getDependencies(), input),
-  ),
+  outageTolerantRegistration(DisruptionActivities.begin, (input) => beginCommand(getDependencies(), input)),
   // Creates one replacement NodeClaim from the NodePool's current template and launches it.
-  outageTolerantActivity(DisruptionNames.launch, (step: ReplacementStep, context) =>
+  outageTolerantRegistration(DisruptionActivities.launch, (step, context) =>
     launchCommandReplacement(getDependencies(), step, context),
   ),
   // Reports whether one replacement is Initialized, pending or failed.
-  outageTolerantActivity(DisruptionNames.check, (step: ReplacementStep) =>
+  outageTolerantRegistration(DisruptionActivities.check, (step) =>
     checkCommandReplacement(getDependencies(), step),
   ),
   // Deletes the candidates once every replacement is Initialized.
-  outageTolerantActivity(DisruptionNames.complete, (input: ExecutorInput, context) =>
+  outageTolerantRegistration(DisruptionActivities.complete, (input, context) =>
     completeCommand(getDependencies(), input, context),
   ),
   // Puts the candidates back in service after a failed replacement, and remembers the failure.
-  outageTolerantActivity(DisruptionNames.abandon, (step: AbandonStep) =>
-    abandonCommand(getDependencies(), step),
-  ),
+  outageTolerantRegistration(DisruptionActivities.abandon, (step) => abandonCommand(getDependencies(), step)),
 ];

@@ -7,9 +7,9 @@ import type { CapacityBuffer } from '../models/capacity-buffer.js';
 import type { KubeClients } from './client.js';
 import { CapacityBufferResource } from './crd-names.js';
 import { isNotFound } from './errors.js';
+import { listAllPages, pageOf } from './paging.js';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-const PAGE_SIZE = 500;
 
 export class CapacityBufferObjects {
   constructor(private readonly clients: () => Promise<KubeClients>) {}
@@ -17,20 +17,17 @@ export class CapacityBufferObjects {
   /** Every CapacityBuffer in every namespace, read in pages. */
   async list(): Promise<CapacityBuffer[]> {
     const { custom } = await this.clients();
-    const items: CapacityBuffer[] = [];
-    let token: string | undefined;
-    do {
-      const page = (await custom.listCustomObjectForAllNamespaces({
-        group: CapacityBufferResource.group,
-        version: CapacityBufferResource.version,
-        resourcePlural: CapacityBufferResource.plural,
-        limit: PAGE_SIZE,
-        ...(token ? { _continue: token } : {}),
-      })) as { items: CapacityBuffer[]; metadata?: { _continue?: string; continue?: string } };
-      items.push(...page.items);
-      token = page.metadata?._continue || page.metadata?.continue || undefined;
-    } while (token);
-    return items;
+    const listPage = async (token: string | undefined, limit: number) =>
+      pageOf(
+        (await custom.listCustomObjectForAllNamespaces({
+          group: CapacityBufferResource.group,
+          version: CapacityBufferResource.version,
+          resourcePlural: CapacityBufferResource.plural,
+          limit,
+          ...(token ? { _continue: token } : {}),
+        })) as { items: CapacityBuffer[]; metadata?: { _continue?: string; continue?: string } },
+      );
+    return (await listAllPages(listPage, (buffer: CapacityBuffer) => buffer)).items;
   }
 
   /** JSON merge patch of the status subresource; include metadata.resourceVersion to guard it. */

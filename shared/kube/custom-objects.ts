@@ -10,6 +10,7 @@ import {
 } from './crd-names.js';
 import type { KubeClients } from './client.js';
 import { isNotFound } from './errors.js';
+import { listAllPages, pageOf, type ListPage } from './paging.js';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const jsonPatch = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
@@ -35,14 +36,9 @@ export class CustomObjects<T extends { metadata: { name: string } }> {
 
   /** Lists every object, following `continue` tokens so large clusters are read in pages. */
   async list(options: { labelSelector?: string; pageSize?: number } = {}): Promise<T[]> {
-    const items: T[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.listPage(token, options.pageSize ?? 500, options.labelSelector);
-      items.push(...page.items);
-      token = page.continueToken;
-    } while (token);
-    return items;
+    const listPage = (token: string | undefined, limit: number) =>
+      this.listPage(token, limit, options.labelSelector);
+    return (await listAllPages(listPage, (item: T) => item, options.pageSize)).items;
   }
 
   /** One page of the collection, with the list's resourceVersion (where a watch can resume from). */
@@ -50,7 +46,7 @@ export class CustomObjects<T extends { metadata: { name: string } }> {
     continueToken: string | undefined,
     limit: number,
     labelSelector?: string,
-  ): Promise<{ items: T[]; resourceVersion: string | undefined; continueToken: string | undefined }> {
+  ): Promise<ListPage<T>> {
     const { custom } = await this.clients();
     const page = (await custom.listClusterCustomObject({
       ...this.coordinates(),
@@ -58,11 +54,7 @@ export class CustomObjects<T extends { metadata: { name: string } }> {
       ...(continueToken ? { _continue: continueToken } : {}),
       ...(labelSelector ? { labelSelector } : {}),
     })) as { items: T[]; metadata?: { _continue?: string; continue?: string; resourceVersion?: string } };
-    return {
-      items: page.items,
-      resourceVersion: page.metadata?.resourceVersion,
-      continueToken: page.metadata?._continue || page.metadata?.continue || undefined,
-    };
+    return pageOf(page);
   }
 
   /** The collection's URL path, as a watch requests it. */

@@ -7,7 +7,7 @@ import type { JsonPatchOperation } from '../decisions/node-patch.js';
 import { findNodesForClaim, sameProviderID } from '../decisions/registration.js';
 import { parseProviderId } from '../decisions/vm-spec.js';
 import { isNotFound } from './errors.js';
-import { pageOf, type ReflectorPage } from './reflector.js';
+import { listAllPages, LIST_PAGE_SIZE, pageOf, type ListPage } from './paging.js';
 
 const jsonPatch = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
 
@@ -90,15 +90,9 @@ export async function getNode(core: CoreV1Api, name: string): Promise<Node | und
 }
 
 /** Every Node, read in pages so a large cluster never arrives as one huge response. */
-export async function listNodes(core: CoreV1Api, pageSize = 500): Promise<Node[]> {
-  const nodes: Node[] = [];
-  let token: string | undefined;
-  do {
-    const page = await listNodesPage(core, token, pageSize);
-    for (const item of page.items) nodes.push(toDomainNode(item));
-    token = page.continueToken;
-  } while (token);
-  return nodes;
+export async function listNodes(core: CoreV1Api, pageSize = LIST_PAGE_SIZE): Promise<Node[]> {
+  return (await listAllPages((token, limit) => listNodesPage(core, token, limit), toDomainNode, pageSize))
+    .items;
 }
 
 /** One page of Nodes, with the list's resourceVersion (where a watch can resume from). */
@@ -106,7 +100,7 @@ export async function listNodesPage(
   core: CoreV1Api,
   continueToken: string | undefined,
   limit: number,
-): Promise<ReflectorPage<V1Node>> {
+): Promise<ListPage<V1Node>> {
   return pageOf(await core.listNode({ limit, ...(continueToken ? { _continue: continueToken } : {}) }));
 }
 

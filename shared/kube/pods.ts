@@ -6,9 +6,7 @@ import type { ConsolidationPod } from '../decisions/consolidation/pods.js';
 import type { LabelSelectorRequirement, SchedulingPodSpec } from '../decisions/scheduling/types.js';
 import { podRequests } from '../decisions/scheduling/resources.js';
 import type { KubeClients } from './client.js';
-import { pageOf, type ReflectorPage } from './reflector.js';
-
-const PAGE_SIZE = 500;
+import { listAllPages, pageOf, type ListPage } from './paging.js';
 
 const iso = (value: Date | string | undefined): string | undefined =>
   value === undefined ? undefined : new Date(value).toISOString();
@@ -94,18 +92,15 @@ export async function listConsolidationPods(
   clients: KubeClients,
   options: { nodeName?: string } = {},
 ): Promise<ConsolidationPod[]> {
-  const pods: ConsolidationPod[] = [];
-  let token: string | undefined;
-  do {
-    const page = await clients.core.listPodForAllNamespaces({
-      limit: PAGE_SIZE,
-      ...(options.nodeName ? { fieldSelector: `spec.nodeName=${options.nodeName}` } : {}),
-      ...(token ? { _continue: token } : {}),
-    });
-    for (const item of page.items) pods.push(toConsolidationPod(item));
-    token = page.metadata?._continue || undefined;
-  } while (token);
-  return pods;
+  const listPage = async (token: string | undefined, limit: number) =>
+    pageOf(
+      await clients.core.listPodForAllNamespaces({
+        limit,
+        ...(options.nodeName ? { fieldSelector: `spec.nodeName=${options.nodeName}` } : {}),
+        ...(token ? { _continue: token } : {}),
+      }),
+    );
+  return (await listAllPages(listPage, toConsolidationPod)).items;
 }
 
 /** One page of every namespace's pods, with the list's resourceVersion (where a watch resumes from). */
@@ -113,7 +108,7 @@ export async function listPodsPage(
   clients: KubeClients,
   continueToken: string | undefined,
   limit: number,
-): Promise<ReflectorPage<V1Pod>> {
+): Promise<ListPage<V1Pod>> {
   return pageOf(
     await clients.core.listPodForAllNamespaces({
       limit,
@@ -127,7 +122,7 @@ export async function listPdbsPage(
   clients: KubeClients,
   continueToken: string | undefined,
   limit: number,
-): Promise<ReflectorPage<V1PodDisruptionBudget>> {
+): Promise<ListPage<V1PodDisruptionBudget>> {
   const policy = clients.config.makeApiClient(PolicyV1Api);
   return pageOf(
     await policy.listPodDisruptionBudgetForAllNamespaces({
@@ -139,12 +134,5 @@ export async function listPdbsPage(
 
 /** Every PodDisruptionBudget in the cluster, in pages. */
 export async function listPdbLimits(clients: KubeClients): Promise<PdbLimit[]> {
-  const pdbs: PdbLimit[] = [];
-  let token: string | undefined;
-  do {
-    const page = await listPdbsPage(clients, token, PAGE_SIZE);
-    for (const item of page.items) pdbs.push(toPdbLimit(item));
-    token = page.continueToken;
-  } while (token);
-  return pdbs;
+  return (await listAllPages((token, limit) => listPdbsPage(clients, token, limit), toPdbLimit)).items;
 }

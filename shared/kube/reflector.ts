@@ -9,30 +9,13 @@
 // (images, managedFields), of which the lifecycle reads perhaps 1 KB.
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { statusCodeOf } from './errors.js';
-
-export interface ReflectorPage<Raw> {
-  items: Raw[];
-  resourceVersion: string | undefined;
-  continueToken: string | undefined;
-}
-
-/** A page of a Kubernetes list response: its items, where a watch resumes from, where the next page starts. */
-export function pageOf<Raw>(list: {
-  items: Raw[];
-  metadata?: { resourceVersion?: string; _continue?: string };
-}): ReflectorPage<Raw> {
-  return {
-    items: list.items,
-    resourceVersion: list.metadata?.resourceVersion,
-    continueToken: list.metadata?._continue || undefined,
-  };
-}
+import { listAllPages, LIST_PAGE_SIZE, type ListPage } from './paging.js';
 
 export interface ReflectorSource<Raw> {
   /** Collection path for the watch, e.g. `/api/v1/nodes`. */
   path: string;
   /** One page of the collection; the reflector follows continue tokens. */
-  listPage(continueToken: string | undefined, limit: number): Promise<ReflectorPage<Raw>>;
+  listPage(continueToken: string | undefined, limit: number): Promise<ListPage<Raw>>;
   /** The client configuration the watch connects with (called for every connection). */
   kubeConfig(): Promise<KubeConfig>;
 }
@@ -118,18 +101,15 @@ export class Reflector<Raw, Cached> {
 
   private async relist(): Promise<void> {
     this.watchController?.abort();
-    const fresh = new Map<string, Cached>();
-    let token: string | undefined;
-    let version: string | undefined;
-    do {
-      const page = await this.options.source.listPage(token, this.options.pageSize ?? 500);
-      for (const raw of page.items) fresh.set(this.options.keyOf(raw), this.options.project(raw));
-      version = page.resourceVersion ?? version;
-      token = page.continueToken || undefined;
-    } while (token);
+    const { keyOf, project } = this.options;
+    const { items, resourceVersion } = await listAllPages(
+      (token, limit) => this.options.source.listPage(token, limit),
+      (raw): [string, Cached] => [keyOf(raw), project(raw)],
+      this.options.pageSize ?? LIST_PAGE_SIZE,
+    );
     this.objects.clear();
-    for (const [key, value] of fresh) this.objects.set(key, value);
-    this.resourceVersion = version ?? '';
+    for (const [key, value] of items) this.objects.set(key, value);
+    this.resourceVersion = resourceVersion ?? '';
     this.lastListAt = (this.options.now ?? Date.now)();
     this.stats.lists += 1;
     this.stats.cached = this.objects.size;

@@ -7,40 +7,33 @@ import type { Settings } from '../config/settings.js';
 import { getSettings } from '../config/settings.js';
 import { createComputeClient } from '../azure/compute-client.js';
 import { NodeImageVersions } from '../azure/node-image-versions.js';
-import { RetailPriceCatalog, type PriceCatalog } from '../azure/retail-prices.js';
+import { RetailPriceCatalog } from '../azure/retail-prices.js';
 import { ResourceSkuCatalog } from '../azure/resource-skus.js';
 import { CapacityReservationGroups } from '../azure/capacity-reservations.js';
 import { tableClientFromConnectionString } from '../azure/table-client.js';
 import { UnavailableOfferingsStore } from '../azure/unavailable-offerings.js';
 import { VirtualMachines } from '../azure/virtual-machines.js';
-import { kubeClientProvider, type KubeClients } from '../kube/client.js';
-import { karpenterObjects, type KarpenterObjects } from '../kube/custom-objects.js';
+import { azureCloudProvider } from '../cloudprovider/azure.js';
+import type { CloudProvider } from '../cloudprovider/types.js';
+import type { CloudProviderParts } from '../cloudprovider/parts.js';
+import { kubeClientProvider } from '../kube/client.js';
+import { karpenterObjects } from '../kube/custom-objects.js';
 import { kubeEventRecorder, type EventRecorder } from '../kube/events.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { listingClusterReader, watchingClusterReader, type ClusterReader } from './cluster/cluster-reader.js';
 
-export interface LifecycleDependencies {
-  settings: Settings;
-  log: Logger;
+/**
+ * The cloud provider's parts (settings, clock, log, Kubernetes clients, the Azure adapters it is built
+ * from) except the VM adapter, which nothing but the cloud provider calls; and the lifecycle's own.
+ */
+export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
   metrics: Metrics;
-  now: () => Date;
-  kube: () => Promise<KubeClients>;
-  objects: KarpenterObjects;
   events: EventRecorder;
-  vms: VirtualMachines;
-  skus: ResourceSkuCatalog;
-  images: NodeImageVersions;
-  unavailable: UnavailableOfferingsStore;
-  /**
-   * VM prices of the region: the shipped table until the Retail Prices API answers, refreshed every
-   * 12 h. Provisioning's solve and launch's offering order read the same book.
-   */
-  pricing: PriceCatalog;
+  /** The machines behind NodeClaims: every VM create, read, delete and reboot goes through it. */
+  cloud: CloudProvider;
   /** Where the sweep reads the cluster's state from (cluster/cluster-reader.ts). */
   cluster: ClusterReader;
-  /** The Capacity Reservation Groups of CAPACITY_RESERVATION_GROUP_IDS, read through a short cache. */
-  reservations: CapacityReservationGroups;
 }
 
 export const EVENT_COMPONENT = 'nodeclaim-azure';
@@ -81,14 +74,12 @@ export function createDependencies(
             onError: (error) => log.warn('cluster watch failed; it resumes from the last version', { error }),
           },
         );
-  return {
+  const parts = {
     settings,
     log,
-    metrics: options.metrics ?? createMetrics(log),
     now,
     kube,
     objects,
-    events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
     vms: new VirtualMachines(compute, settings.azure.resourceGroup),
     skus: new ResourceSkuCatalog(
       compute,
@@ -113,7 +104,6 @@ export function createDependencies(
           error,
         }),
     }),
-    cluster,
     reservations: new CapacityReservationGroups(
       compute,
       settings.featureGates.ReservedCapacity ? settings.capacityReservationGroups : [],
@@ -124,6 +114,14 @@ export function createDependencies(
         }),
       () => now().getTime(),
     ),
+  };
+  const { vms: _vms, ...shared } = parts;
+  return {
+    ...shared,
+    metrics: options.metrics ?? createMetrics(log),
+    events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
+    cloud: azureCloudProvider(parts),
+    cluster,
   };
 }
 

@@ -6,22 +6,23 @@
 // NodeClaim just before its VM is deleted, so a NodeClaim created after the list is never orphaned.
 import { orphanVmCandidates, type OrphanCandidate } from '../decisions/orphan-vms.js';
 import type { LifecycleDependencies } from './dependencies.js';
-import { forgetQuotaFreedBy } from './quota-memory.js';
 
 export interface GarbageCollectionResult {
   vms: number;
   deleted: OrphanCandidate[];
 }
 
-export async function collectOrphanVms(deps: LifecycleDependencies): Promise<GarbageCollectionResult> {
+export async function collectOrphanVms(
+  deps: Pick<LifecycleDependencies, 'cloud' | 'objects' | 'settings' | 'now' | 'log'>,
+): Promise<GarbageCollectionResult> {
   const settings = deps.settings.disruption;
-  const [vms, nodeClaims] = await Promise.all([deps.vms.list(), deps.objects.nodeClaims.list()]);
+  const [vms, nodeClaims] = await Promise.all([deps.cloud.list(), deps.objects.nodeClaims.list()]);
   const candidates = orphanVmCandidates({
     vms: vms.map((vm) => ({
-      name: vm.name ?? '',
-      ...(vm.tags ? { tags: vm.tags } : {}),
-      ...(vm.timeCreated ? { timeCreated: vm.timeCreated } : {}),
-      ...(vm.provisioningState ? { provisioningState: vm.provisioningState } : {}),
+      name: vm.name,
+      tags: vm.tags,
+      ...(vm.createdAt ? { timeCreated: vm.createdAt } : {}),
+      ...(vm.state ? { provisioningState: vm.state } : {}),
     })),
     clusterName: deps.settings.clusterName,
     knownNodeClaims: new Set(nodeClaims.map((c) => c.metadata.name)),
@@ -31,9 +32,8 @@ export async function collectOrphanVms(deps: LifecycleDependencies): Promise<Gar
   const deleted: OrphanCandidate[] = [];
   for (const candidate of candidates) {
     if (await deps.objects.nodeClaims.get(candidate.nodeClaim)) continue;
-    await deps.vms.beginDelete(candidate.vmName);
     const vm = vms.find((v) => v.name === candidate.vmName);
-    if (vm) await forgetQuotaFreedBy(deps, vm);
+    await deps.cloud.delete(vm ?? candidate.vmName);
     deleted.push(candidate);
     deps.log.warn('orphan VM deleted: its NodeClaim no longer exists', { ...candidate });
   }

@@ -6,7 +6,6 @@ export const AKS_GROUP = 'karpenter.azure.com';
 export const AKS_STORAGE_VERSION = 'v1beta1';
 /** Versions the API server serves; both carry the same schema, so no conversion is needed. */
 export const AKS_SERVED_VERSIONS = ['v1beta1', 'v1alpha2'] as const;
-export type AKSServedVersion = (typeof AKS_SERVED_VERSIONS)[number];
 
 export type ImageFamily = 'Ubuntu' | 'Ubuntu2204' | 'Ubuntu2404' | 'AzureLinux';
 

@@ -21,6 +21,7 @@ import {
 } from '../../shared/lifecycle/launch/launch-monitor.js';
 import { LaunchMonitorNames } from '../../shared/runtime/function-names.js';
 import { pollVmCreation } from '../../shared/lifecycle/launch/launch-outcome.js';
+import { pollCreation } from '../../shared/cloudprovider/azure.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { FunctionDefinition } from '../../shared/runtime/definitions.js';
 
@@ -86,7 +87,9 @@ async function measure(options: {
   const vms = new VirtualMachines(compute, resourceGroup);
   const done = new Set<string>();
   const deps = {
-    vms,
+    cloud: {
+      pollCreate: (vmName: string, state?: string) => pollCreation({ vms, log: silentLogger }, vmName, state),
+    },
     log: silentLogger,
     cluster: { launchesInFlight: () => Promise.resolve(launches - done.size) },
   };

@@ -77,7 +77,7 @@ export function benchDependencies(
     kube,
     objects,
     events: kubeEventRecorder(kube, 'sweep-bench', silentLogger),
-    vms: missing as LifecycleDependencies['vms'],
+    cloud: missing as LifecycleDependencies['cloud'],
     skus: missing as LifecycleDependencies['skus'],
     images: missing as LifecycleDependencies['images'],
     unavailable: missing as LifecycleDependencies['unavailable'],

@@ -21,7 +21,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { expect, test } from 'vitest';
-import { catalogOfferings } from '../../shared/lifecycle/launch/catalog-offerings.js';
+import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.js';
 import { describeTaint, untoleratedTaint } from '../../shared/decisions/scheduling/taints.js';
 import type { Taint } from '../../shared/models/kube.js';
 import type { SchedulingPodSpec } from '../../shared/decisions/scheduling/types.js';

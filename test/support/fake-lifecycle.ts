@@ -6,11 +6,11 @@
 // starts doing new I/O fails loudly instead of passing against a silent stub. Behaviour across the real
 // API server, ARM and the Durable engine is covered by the integration tests.
 import { readFileSync } from 'node:fs';
-import type { VirtualMachine } from '@azure/arm-compute';
 import { localClusterSettings } from '../../local/stack/app-settings.js';
 import type { ResourceSkuCatalog } from '../../shared/azure/resource-skus.js';
 import { CapacityReservationGroups } from '../../shared/azure/capacity-reservations.js';
-import type { VirtualMachines } from '../../shared/azure/virtual-machines.js';
+import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.js';
+import { FakeCloudProvider } from './fake-cloud-provider.js';
 import { loadSettings, type Settings } from '../../shared/config/settings.js';
 import type { SkuRecord } from '../../shared/decisions/offerings.js';
 import type { PdbLimit } from '../../shared/decisions/consolidation/pdb.js';
@@ -243,8 +243,8 @@ export interface FakeLifecycle {
   nodePools: FakeObjects<NodePool>;
   nodeClasses: FakeObjects<AKSNodeClass>;
   events: RecordedEvent[];
-  /** VMs by name, as `deps.vms.get` answers. */
-  vms: Map<string, VirtualMachine>;
+  /** The machines behind NodeClaims, as `deps.cloud` answers. */
+  cloud: FakeCloudProvider;
   /** The Resource SKUs catalog `deps.skus.list` answers. */
   skus: SkuRecord[];
   /** What `deps.cluster.launchesInFlight` answers (a function, so a test can make it fail). */
@@ -267,26 +267,29 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
       events.push({ type: 'Normal', target, reason, message });
     },
   };
+  const settings = fakeSettings();
+  const catalog: SkuRecord[] = [];
+  // The fakes stand in for adapter classes (their private fields make a structural fake impossible),
+  // which is why these few casts are here and nowhere in the code under test.
+  const skus = { list: async () => catalog } as unknown as ResourceSkuCatalog;
   const fake: FakeLifecycle = {
     nodeClaims,
     nodePools,
     nodeClasses,
     events,
-    vms: new Map(),
-    skus: [],
+    cloud: new FakeCloudProvider(settings.clusterName, settings.azure, () =>
+      catalogOfferings({ skus, settings }),
+    ),
+    skus: catalog,
     launchesInFlight: async () => 0,
     workloads: { pods: [], pdbs: [] },
     deps: undefined as unknown as LifecycleDependencies,
   };
-  // The fakes stand in for adapter classes (their private fields make a structural fake impossible),
-  // which is why these few casts are here and nowhere in the code under test.
   const objects: KarpenterObjects = {
     nodeClaims: nodeClaims as unknown as CustomObjects<NodeClaim>,
     nodePools: nodePools as unknown as CustomObjects<NodePool>,
     nodeClasses: nodeClasses as unknown as CustomObjects<AKSNodeClass>,
   };
-  const vms = { get: async (name: string) => fake.vms.get(name) } as unknown as VirtualMachines;
-  const skus = { list: async () => fake.skus } as unknown as ResourceSkuCatalog;
   const cluster: ClusterReader = {
     launchesInFlight: () => fake.launchesInFlight(),
     read: () => Promise.reject(new Error('cluster.read is not faked: give the step a SweepView')),
@@ -294,14 +297,14 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     stop: () => undefined,
   };
   fake.deps = {
-    settings: fakeSettings(),
+    settings,
     log: silentLogger,
     metrics: createMetrics(silentLogger),
     now: () => now,
     kube: () => Promise.reject(new Error('kube() is not faked in this test')),
     objects,
     events: recorder,
-    vms,
+    cloud: fake.cloud,
     skus,
     images: notFaked('images'),
     unavailable: notFaked('unavailable'),

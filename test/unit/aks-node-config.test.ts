@@ -18,7 +18,7 @@ import {
   type AksNodeConfig,
 } from '../../shared/decisions/aks-node-config.js';
 import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
-import { vmBody } from '../../shared/lifecycle/launch/launch-vm.js';
+import { vmBody } from '../../shared/cloudprovider/vm-body.js';
 import { d2sV5Offering } from '../support/offering.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { nodeClass } from '../support/fixtures.js';

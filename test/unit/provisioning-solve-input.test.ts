@@ -2,7 +2,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { InstanceType } from '../../shared/decisions/scheduling/index.js';
 import { nodePoolUsage, solveInput } from '../../shared/lifecycle/provisioning/solve-input.js';
-import type { ClusterState } from '../../shared/lifecycle/provisioning/cluster-state.js';
+import type { ProvisioningState } from '../../shared/lifecycle/provisioning/cluster-state.js';
 import { WellKnown, type NodeClaim, type NodePool } from '../../shared/models/karpenter.js';
 import type { Node } from '../../shared/models/kube.js';
 import { nodeClass, nodeClassRef } from '../support/fixtures.js';
@@ -65,7 +65,7 @@ function inFlight(name: string, extra: Partial<NodeClaim['status']> = {}): NodeC
   };
 }
 
-function state(overrides: Partial<ClusterState> = {}): ClusterState {
+function state(overrides: Partial<ProvisioningState> = {}): ProvisioningState {
   return {
     nodes: [],
     boundPods: new Map(),

@@ -28,6 +28,7 @@ import {
   toConsolidationPod,
   toPdbLimit,
 } from '../../kube/pods.js';
+import { LIST_PAGE_SIZE } from '../../kube/paging.js';
 import { Reflector } from '../../kube/reflector.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
 import type { Node } from '../../models/kube.js';
@@ -64,7 +65,6 @@ export interface ClusterReader {
   stop(): void;
 }
 
-export const LIST_PAGE_SIZE = 500;
 export const FULL_RESYNC_MS = 30 * 60_000;
 const POD_EVENT_RETENTION_MS = 60 * 60_000;
 
@@ -78,13 +78,12 @@ export function listingClusterReader({ kube, objects }: Sources): ClusterReader 
     async read(options = {}) {
       const { core } = await kube();
       const [nodeClaims, nodes, nodePools, nodeClasses] = await Promise.all([
-        objects.nodeClaims.list({
-          pageSize: LIST_PAGE_SIZE,
-          ...(options.nodeClaimSelector ? { labelSelector: options.nodeClaimSelector } : {}),
-        }),
-        listNodes(core, LIST_PAGE_SIZE),
-        objects.nodePools.list({ pageSize: LIST_PAGE_SIZE }),
-        objects.nodeClasses.list({ pageSize: LIST_PAGE_SIZE }),
+        objects.nodeClaims.list(
+          options.nodeClaimSelector ? { labelSelector: options.nodeClaimSelector } : {},
+        ),
+        listNodes(core),
+        objects.nodePools.list(),
+        objects.nodeClasses.list(),
       ]);
       return { nodeClaims, nodes, nodePools, nodeClasses };
     },
@@ -94,7 +93,7 @@ export function listingClusterReader({ kube, objects }: Sources): ClusterReader 
       return { pods, pdbs, podEventTimes: new Map() };
     },
     async launchesInFlight() {
-      return (await objects.nodeClaims.list({ pageSize: LIST_PAGE_SIZE })).filter(isLaunchInFlight).length;
+      return (await objects.nodeClaims.list()).filter(isLaunchInFlight).length;
     },
     stop() {},
   };

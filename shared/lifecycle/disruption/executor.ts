@@ -21,7 +21,7 @@ import type { LifecycleDependencies } from '../dependencies.js';
 import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
-import { callActivityThroughOutages } from '../outage-retry.js';
+import { callThroughOutages, durableActivity } from '../durable-activity.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import { publishTerminating } from './blocked-events.js';
 import { forgetConsolidationFailures, rememberFailedConsolidation } from './command-memory.js';
@@ -66,6 +66,16 @@ export type ExecutorOutcome =
   | { outcome: 'Disrupted'; deleted: string[]; replacements: string[] }
   | { outcome: 'Abandoned'; why: string };
 
+/** One descriptor per activity: functions/disruption.ts registers them, the workflow calls them. */
+export const DisruptionActivities = {
+  validate: durableActivity<ExecutorInput, CommandValidation>(DisruptionNames.validate),
+  begin: durableActivity<ExecutorInput, 'ok' | 'gone'>(DisruptionNames.begin),
+  launch: durableActivity<ReplacementStep, ReplacementCheck>(DisruptionNames.launch),
+  check: durableActivity<ReplacementStep, ReplacementCheck>(DisruptionNames.check),
+  complete: durableActivity<ExecutorInput, string[]>(DisruptionNames.complete),
+  abandon: durableActivity<AbandonStep>(DisruptionNames.abandon),
+};
+
 /** `<prefix>-<uid>`: of the command's (only) candidate, or of its NodePool. */
 export function instanceIdOf(
   workflow: WorkflowKey,
@@ -106,15 +116,11 @@ export function* disruptionOrchestrator(
     if (context.df.currentUtcDateTime.getTime() < validateAt) {
       yield context.df.createTimer(new Date(validateAt));
     }
-    const validation = yield* callActivityThroughOutages<CommandValidation>(
-      context,
-      DisruptionNames.validate,
-      input,
-    );
+    const validation = yield* callThroughOutages(context, DisruptionActivities.validate, input);
     if ('invalid' in validation) return { outcome: 'Invalid', why: validation.invalid };
     input = { ...input, command: validation.command };
   }
-  const begun = yield* callActivityThroughOutages<'ok' | 'gone'>(context, DisruptionNames.begin, input);
+  const begun = yield* callThroughOutages(context, DisruptionActivities.begin, input);
   if (begun === 'gone') return { outcome: 'CandidatesGone' };
 
   const replacements = replacementSpecs(input.command).map((r) => r.name);
@@ -122,11 +128,11 @@ export function* disruptionOrchestrator(
     const why = yield* awaitReplacementsInitialized(context, input);
     if (why !== undefined) {
       const abandon: AbandonStep = { input, why };
-      yield* callActivityThroughOutages(context, DisruptionNames.abandon, abandon);
+      yield* callThroughOutages(context, DisruptionActivities.abandon, abandon);
       return { outcome: 'Abandoned', why };
     }
   }
-  const deleted = yield* callActivityThroughOutages<string[]>(context, DisruptionNames.complete, input);
+  const deleted = yield* callThroughOutages(context, DisruptionActivities.complete, input);
   return { outcome: 'Disrupted', deleted, replacements };
 }
 
@@ -143,11 +149,7 @@ function* awaitReplacementsInitialized(
   const initialized = new Set<number>();
   for (let index = 0; index < count; index++) {
     const step: ReplacementStep = { input, index };
-    const launched = yield* callActivityThroughOutages<ReplacementCheck>(
-      context,
-      DisruptionNames.launch,
-      step,
-    );
+    const launched = yield* callThroughOutages(context, DisruptionActivities.launch, step);
     if (launched.status === 'Failed') return launched.why;
   }
   while (initialized.size < count) {
@@ -159,9 +161,9 @@ function* awaitReplacementsInitialized(
     for (let index = 0; index < count; index++) {
       if (initialized.has(index)) continue;
       const step: ReplacementStep = { input, index };
-      let check = yield* callActivityThroughOutages<ReplacementCheck>(context, DisruptionNames.check, step);
+      let check = yield* callThroughOutages(context, DisruptionActivities.check, step);
       if (check.status === 'NotLaunched') {
-        check = yield* callActivityThroughOutages<ReplacementCheck>(context, DisruptionNames.launch, step);
+        check = yield* callThroughOutages(context, DisruptionActivities.launch, step);
       }
       if (check.status === 'Failed') return check.why;
       if (check.status === 'Initialized') initialized.add(index);

@@ -14,12 +14,8 @@ import { ConditionTypes, type NodeClaim } from '../../models/karpenter.js';
 import type { NodeSelectorRequirement } from '../../models/kube.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import {
-  LaunchInProgressError,
-  reconcileLaunch,
-  TransientLaunchError,
-  type LaunchResult,
-} from '../launch/launch.js';
+import { isTransientCloudError } from '../../cloudprovider/types.js';
+import { LaunchInProgressError, reconcileLaunch, type LaunchResult } from '../launch/launch.js';
 import { updateNodeClaimStatus } from '../nodeclaim-writes.js';
 
 export type ReplacementCheck =
@@ -114,7 +110,7 @@ export async function launchReplacement(
   } catch (error) {
     // The bridge's event may be launching the same NodeClaim right now, or ARM throttled the PUT: both
     // resolve themselves, and the next check launches again if the NodeClaim still has no providerID.
-    if (error instanceof LaunchInProgressError || error instanceof TransientLaunchError) {
+    if (error instanceof LaunchInProgressError || isTransientCloudError(error)) {
       deps.log.info('replacement launch deferred', { replacement: spec.name, why: error.message });
       return { status: 'Pending' };
     }

@@ -39,10 +39,10 @@ import {
   type NodePool,
 } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
-import { offeringsWithReservations } from '../reserved-offerings.js';
-import { capacityOptions } from '../launch/launch-vm.js';
+import { offeringsWithReservations } from '../../cloudprovider/reserved-offerings.js';
+import { capacityOptions } from '../../cloudprovider/vm-body.js';
 import { overlaidInstanceTypes, overlaidOfferingPrice } from '../../decisions/node-overlays.js';
-import { currentNodeOverlays } from '../node-overlays.js';
+import { currentNodeOverlays } from '../../cloudprovider/node-overlays.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { providerIdKey, type SweepView } from '../cluster/snapshot.js';
 import type { ClusterPods } from './cluster-pods.js';

@@ -1,19 +1,4 @@
-// The region's offerings, derived from the cached Resource SKUs catalog once per catalog refresh rather
-// than on every launch: the SKU adapter returns the same array until its TTL passes, so the derived
-// offerings are kept per array.
-import { offeringsFromSkus, type Offering, type SkuRecord } from '../../decisions/offerings.js';
-import type { LifecycleDependencies } from '../dependencies.js';
-
-const derived = new WeakMap<readonly SkuRecord[], Offering[]>();
-
-export async function catalogOfferings(
-  deps: Pick<LifecycleDependencies, 'skus' | 'settings'>,
-): Promise<Offering[]> {
-  const skus = await deps.skus.list();
-  let offerings = derived.get(skus);
-  if (!offerings) {
-    offerings = offeringsFromSkus(skus, deps.settings.azure.location);
-    derived.set(skus, offerings);
-  }
-  return offerings;
-}
+// The region's catalog offerings now come from the cloud provider (cloudprovider/catalog-offerings.ts).
+// This path is kept only because the local scenarios still import it from here; they move with their
+// owners' next change, and then this file goes.
+export { catalogOfferings } from '../../cloudprovider/catalog-offerings.js';

@@ -9,9 +9,8 @@ import type { AKSNodeClass, NodeClaim } from '../../models/index.js';
 import type { CapacityOptions } from '../../decisions/offerings.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
-import { offeringsWithReservations } from '../reserved-offerings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { capacityOptions, offeringOfVm } from './launch-vm.js';
+import { capacityOptions } from '../../cloudprovider/vm-body.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
 import { launchMonitorInstanceId, type LaunchMonitorInput } from './launch-monitor.js';
 
@@ -75,9 +74,8 @@ export async function ensureLaunchMonitor(
     return 'terminated';
   }
   const vmName = vmNameFor(nodeClaim.metadata.name);
-  const vm = await deps.vms.get(vmName);
-  const { offerings } = await offeringsWithReservations(deps);
-  const offering = vm ? offeringOfVm(vm, offerings) : undefined;
+  const vm = await deps.cloud.get(vmName);
+  const offering = vm ? await deps.cloud.offeringOf(vm, { withReservations: true }) : undefined;
   // No VM behind the providerID: nothing to monitor; registration's timeout deletes the NodeClaim.
   if (!offering) return 'no-vm';
   if (health.state === 'ended') {

@@ -9,6 +9,7 @@ import { callThroughOutages, durableActivity } from '../durable-activity.js';
 import type { ArmErrorInfo } from '../../azure/virtual-machines.js';
 import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/network-mode.js';
 import type { Offering } from '../../decisions/offerings.js';
+import type { CreationProgress } from '../../cloudprovider/types.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
 import { nextPollPacing, spreadMs } from '../../decisions/launch-poll-pacing.js';
 import type { RelaunchProgress } from '../../decisions/launch-retry.js';
@@ -49,18 +50,10 @@ export interface PollVmCreationInput {
   pollerState?: string;
 }
 
+/** The cloud provider's answer, with the cluster's launches in flight when the activity could count them. */
 export type PollVmCreationResult =
-  | {
-      status: 'InProgress';
-      pollerState?: string;
-      retryAfterSeconds?: number;
-      /** The fewest requests ARM said were left in a short throttling window (x-ms-ratelimit-remaining-resource). */
-      rateLimitRemaining?: number;
-      /** The cluster's launches in flight now, when the activity could count them. */
-      inFlightLaunches?: number;
-    }
-  | { status: 'Succeeded' }
-  | { status: 'Failed'; error: ArmErrorInfo };
+  | (Extract<CreationProgress, { status: 'InProgress' }> & { inFlightLaunches?: number })
+  | Exclude<CreationProgress, { status: 'InProgress' }>;
 
 export interface RecordLaunchFailureInput {
   monitor: LaunchMonitorInput;

@@ -1,11 +1,8 @@
 // The activities behind the launch monitor: poll the VM's creation once, and record the outcome on the
 // NodeClaim. A failure is written as Launched=False with a stable reason and Azure's message *before* the
 // NodeClaim is deleted, so the reason is visible on the object, in its events, in logs and in metrics.
-import type { VirtualMachine } from '@azure/arm-compute';
-import { armErrorInfo, isAuthorizationRefusal, isTransient } from '../../azure/virtual-machines.js';
 import { capacityFor, type CapacityOptions, type Offering } from '../../decisions/offerings.js';
 import { rememberFailure } from '../../decisions/failure-memory.js';
-import { provisioningFailureOf } from '../../decisions/vm-provisioning-failure.js';
 import { blockKey } from '../../decisions/offering-blocks.js';
 import {
   classifyLaunchError,
@@ -32,12 +29,16 @@ import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { ClusterReader } from '../cluster/cluster-reader.js';
+import type { CloudProvider } from '../../cloudprovider/types.js';
 
 export async function pollVmCreation(
-  deps: Pick<LifecycleDependencies, 'vms' | 'log'> & { cluster: Pick<ClusterReader, 'launchesInFlight'> },
+  deps: Pick<LifecycleDependencies, 'log'> & {
+    cloud: Pick<CloudProvider, 'pollCreate'>;
+    cluster: Pick<ClusterReader, 'launchesInFlight'>;
+  },
   input: PollVmCreationInput,
 ): Promise<PollVmCreationResult> {
-  const result = await pollOnce(deps, input);
+  const result = await deps.cloud.pollCreate(input.vmName, input.pollerState);
   if (result.status !== 'InProgress') return result;
   const inFlightLaunches = await countLaunchesInFlight(deps);
   return inFlightLaunches === undefined ? result : { ...result, inFlightLaunches };
@@ -55,65 +56,12 @@ async function countLaunchesInFlight(
   }
 }
 
-async function pollOnce(
-  deps: Pick<LifecycleDependencies, 'vms' | 'log'>,
-  input: PollVmCreationInput,
-): Promise<PollVmCreationResult> {
-  try {
-    if (input.pollerState) return await deps.vms.pollCreation(input.pollerState);
-    return await pollByGet(deps.vms, input.vmName);
-  } catch (error) {
-    // Throttled or a server error while polling: not an outcome; poll again after ARM's Retry-After.
-    if (isTransient(error)) {
-      deps.log.warn('transient error while polling VM creation', { vmName: input.vmName, error });
-      // Throttled: report the budget as exhausted so the monitor waits its longest interval.
-      return {
-        status: 'InProgress',
-        rateLimitRemaining: 0,
-        ...(input.pollerState ? { pollerState: input.pollerState } : {}),
-      };
-    }
-    // The VM's read refused for want of a permission (the poller's refusal is already an outcome): the
-    // same poll would be refused again, so it is the outcome, recorded as the PUT's refusal is.
-    if (isAuthorizationRefusal(error)) return { status: 'Failed', error: armErrorInfo(error) };
-    throw error;
-  }
-}
-
-/**
- * Without a poller (the VM already existed when launch ran), the VM's provisioningState is the outcome.
- * Only a failed VM is read again, with its instance view: that names the failed operation's code and
- * message, which the plain GET does not, so the failure is classified as the LRO's would be. Polls of a
- * VM still being created stay plain GETs.
- */
-async function pollByGet(vms: LifecycleDependencies['vms'], vmName: string): Promise<PollVmCreationResult> {
-  const vm = await vms.get(vmName);
-  if (!vm) return { status: 'Failed', error: { code: 'NotFound', message: `VM ${vmName} no longer exists` } };
-  switch (vm.provisioningState) {
-    case 'Succeeded':
-      return { status: 'Succeeded' };
-    case 'Failed': {
-      const viewed = await vms.get(vmName, { instanceView: true });
-      const failure = provisioningFailureOf(viewed?.instanceView?.statuses);
-      return {
-        status: 'Failed',
-        error: {
-          ...(failure?.code ? { code: failure.code } : {}),
-          message: failure?.message ?? `VM ${vmName} provisioning failed`,
-        },
-      };
-    }
-    default:
-      return { status: 'InProgress' };
-  }
-}
-
 export async function recordLaunchSuccess(
   deps: LifecycleDependencies,
   input: LaunchMonitorInput,
 ): Promise<void> {
   const log = deps.log.with({ nodeClaim: input.nodeClaim.name, nodeClaimUid: input.nodeClaim.uid });
-  const vm = await deps.vms.get(input.vmName);
+  const vm = await deps.cloud.get(input.vmName);
   const nodeClaim = await deps.objects.nodeClaims.get(input.nodeClaim.name);
   if (!nodeClaim || nodeClaim.metadata.uid !== input.nodeClaim.uid) {
     log.info('VM created for a NodeClaim that no longer exists; termination removes it', {
@@ -122,7 +70,7 @@ export async function recordLaunchSuccess(
     return;
   }
   const { capacity, allocatable } = capacityFor(input.offering, capacityOptionsOf(input));
-  const imageID = vm ? imageIdOf(vm) : undefined;
+  const imageID = vm?.imageID;
   const written = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
     ...current.status,
     ...(imageID ? { imageID } : {}),
@@ -229,7 +177,7 @@ export async function recordLaunchFailure(
       });
     }
   }
-  const vmState = await deps.vms.beginDelete(input.vmName);
+  const vmState = await deps.cloud.delete(input.vmName);
   countCreateError(deps, input.nodeClaim.nodePool, failure.reason);
   log.warn('launch failed', {
     reason: failure.reason,
@@ -254,17 +202,4 @@ function capacityOptionsOf(input: LaunchMonitorInput): CapacityOptions {
     ...(networkPlugin !== undefined ? { networkPlugin } : {}),
     ...(networkPluginMode !== undefined ? { networkPluginMode } : {}),
   };
-}
-
-/** The image the VM runs: the gallery image ID, or publisher:offer:sku:version for marketplace images. */
-function imageIdOf(vm: VirtualMachine): string | undefined {
-  const image = vm.storageProfile?.imageReference;
-  if (!image) return undefined;
-  if (image.id) return image.id;
-  if (image.communityGalleryImageId) return image.communityGalleryImageId;
-  if (image.sharedGalleryImageId) return image.sharedGalleryImageId;
-  const version = image.exactVersion ?? image.version;
-  return [image.publisher, image.offer, image.sku, version].every(Boolean)
-    ? `${image.publisher}:${image.offer}:${image.sku}:${version}`
-    : undefined;
 }

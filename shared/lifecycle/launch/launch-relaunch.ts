@@ -19,12 +19,15 @@ import { retryOnConflict } from '../../kube/retry-on-conflict.js';
 import type { NodeClaim } from '../../models/index.js';
 import { ConditionTypes } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
+
+/** What the hand-off touches: the NodeClaim, the VM, the event and metric of a retry, the clock, the log. */
+type RelaunchPorts = Pick<LifecycleDependencies, 'objects' | 'cloud' | 'events' | 'metrics' | 'now' | 'log'>;
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import type { LaunchMonitorInput } from './launch-monitor.js';
 import { countCreateError } from './create-error-metric.js';
 
 export async function handOffToRelaunch(
-  deps: LifecycleDependencies,
+  deps: RelaunchPorts,
   monitor: LaunchMonitorInput,
   failure: LaunchFailure,
   message: string,
@@ -34,7 +37,7 @@ export async function handOffToRelaunch(
   const found = await deps.objects.nodeClaims.get(monitor.nodeClaim.name);
   if (!found || found.metadata.uid !== monitor.nodeClaim.uid) {
     // Nothing to launch again; the VM this monitor watched is removed rather than left orphaned.
-    await deps.vms.beginDelete(monitor.vmName);
+    await deps.cloud.delete(monitor.vmName);
     return 'HandedOff';
   }
   let nodeClaim: NodeClaim = found;
@@ -63,9 +66,9 @@ export async function handOffToRelaunch(
         vmName: monitor.vmName,
       });
     }
-    const vm = await deps.vms.get(monitor.vmName);
+    const vm = await deps.cloud.get(monitor.vmName);
     if (vm) {
-      if (vm.provisioningState !== 'Deleting') await deps.vms.beginDelete(monitor.vmName);
+      if (vm.state !== 'Deleting') await deps.cloud.delete(monitor.vmName);
       return 'VmDeleting';
     }
     const counted = await countRetry(deps, nodeClaim, monitorRetries);
@@ -89,7 +92,7 @@ function stateOf(nodeClaim: NodeClaim): Parameters<typeof relaunchStage>[0] {
 
 /** The annotation moves from this monitor's count to the next, once: a conflict re-reads and re-decides. */
 async function countRetry(
-  deps: LifecycleDependencies,
+  deps: Pick<RelaunchPorts, 'objects'>,
   nodeClaim: NodeClaim,
   monitorRetries: number,
 ): Promise<NodeClaim | undefined> {
@@ -111,7 +114,7 @@ async function countRetry(
 
 /** Clears the failed VM's providerID (a merge patch removes it with null), guarded by resourceVersion. */
 async function releaseForRelaunch(
-  deps: LifecycleDependencies,
+  deps: Pick<RelaunchPorts, 'objects'>,
   nodeClaim: NodeClaim,
   monitorRetries: number,
 ): Promise<void> {

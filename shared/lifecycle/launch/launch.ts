@@ -1,48 +1,40 @@
-// Launch, the first lifecycle phase: for a NodeClaim without a providerID, choose the cheapest available
-// offering (spot where allowed, then zonal), PUT the VM and return as soon as ARM has accepted it. The launch monitor orchestration takes it from there.
-// Level-triggered: it reads the NodeClaim and the VM and converges, so duplicate, late and concurrent
-// events are harmless. Exactly one PUT per VM succeeds, whatever ARM and the queue do: the PUT is
-// create-only (`If-None-Match: *`), so a delivery whose PUT was throttled, failed or hung while another
-// delivery created the VM (or whose own earlier answer was lost) gets 412 and adopts the VM that exists;
-// it never PUTs again. The resourceVersion-guarded claim only keeps deliveries that read the same
-// version from deciding twice; it cannot order a delivery that is still inside the SDK's retries.
-import { isRestError } from '@azure/core-rest-pipeline';
-import { armErrorInfo } from '../../azure/virtual-machines.js';
+// Launch, the first lifecycle phase: for a NodeClaim without a providerID, resolve its classes, ask the
+// cloud provider for a plan (the VM to adopt, or the offering and image to create one on), claim the
+// NodeClaim for it (finalizer, the offering's labels), have the cloud provider create the VM, and record
+// the providerID as soon as Azure has accepted it. The launch monitor orchestration takes it from there.
+// The Azure work (offering choice, image, bootstrap token, the create-only PUT, adoption) is behind the
+// cloud provider (shared/cloudprovider/); this file is conditions, finalizers, events and the monitor.
+// Level-triggered: it reads the NodeClaim and converges, so duplicate, late and concurrent events are
+// harmless. The resourceVersion-guarded claim only keeps deliveries that read the same version from
+// deciding twice; the create-only PUT behind `create` is what keeps any two from creating the VM twice.
 import { findCondition } from '../../decisions/conditions.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { hashAnnotations } from '../../decisions/hash.js';
-import {
-  classifyLaunchError,
-  describeLaunchFailure,
-  type LaunchFailure,
-} from '../../decisions/launch-errors.js';
-import { selectOffering, type Offering } from '../../decisions/offerings.js';
-import { compareOfferingsByPrice } from '../../decisions/prices/offering-order.js';
-import { priceOf } from '../../decisions/prices/price-book.js';
+import { describeLaunchFailure, type LaunchFailure } from '../../decisions/launch-errors.js';
+import type { Offering } from '../../decisions/offerings.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
 import { validateRequirements } from '../../decisions/requirements.js';
-import { providerIdFor, vmNameFor } from '../../decisions/vm-spec.js';
-import { vmOwnership } from '../../decisions/vm-ownership.js';
 import { isConflict } from '../../kube/errors.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
-import { holdsReservationSeat, recordOfReservation } from '../../decisions/capacity-reservations.js';
 import {
-  listReservationClaimants,
-  offeringsWithReservations,
-  reservationClaimants,
-} from '../reserved-offerings.js';
-import { overlaidOfferingPrice, overlaidCapacity } from '../../decisions/node-overlays.js';
-import { currentNodeOverlays } from '../node-overlays.js';
+  isAuthorizationError,
+  isCreateError,
+  isImageNotResolvedError,
+  isInstanceExistsError,
+  isInstanceNameConflictError,
+  isInsufficientCapacityError,
+  isReservationContendedError,
+  type LaunchClasses,
+  type LaunchPlan,
+  type Launched,
+} from '../../cloudprovider/types.js';
+import { launchLabels } from '../../cloudprovider/vm-body.js';
 import { countCreateError } from './create-error-metric.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
 import { ensureLaunchMonitor, launchMonitorInput, startLaunchMonitor } from './launch-monitor-start.js';
-import { capacityOptions, launchLabels, offeringOfVm, vmBody, type NodeLaunchInputs } from './launch-vm.js';
-import { resolveNodeImage } from '../node-image.js';
-import { ensureBootstrapToken } from '../../kube/bootstrap-tokens.js';
-import type { NodeOsSku } from '../../decisions/node-image.js';
 import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from '../nodeclaim-writes.js';
 import { LaunchBlockReasons, type LaunchBlockReason } from './block-reasons.js';
 import { deleteNodeClaim } from '../termination/termination.js';
@@ -58,29 +50,7 @@ export class LaunchInProgressError extends Error {
   override readonly name = 'LaunchInProgressError';
 }
 
-/** Thrown for throttling and server errors from ARM: the message is retried, no VM is duplicated. */
-export class TransientLaunchError extends Error {
-  override readonly name = 'TransientLaunchError';
-  constructor(
-    message: string,
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(message);
-  }
-}
-
 export const LAUNCH_ATTEMPT_ANNOTATION = 'karpenter.azure.com/launch-attempt';
-
-/**
- * An ARM refusal for want of a permission, from any request launch makes (the VM PUT, reading the VM,
- * the SKU catalog, the image gallery): the same request would be refused again, so the NodeClaim waits
- * with the missing action named instead of the message being retried into the poison queue.
- */
-function authorizationRefusal(error: unknown): LaunchFailure | undefined {
-  if (!isRestError(error)) return undefined;
-  const failure = classifyLaunchError(armErrorInfo(error));
-  return failure.reason === LaunchBlockReasons.authorizationFailed ? failure : undefined;
-}
 
 async function blockForAuthorization(
   deps: LifecycleDependencies,
@@ -110,16 +80,16 @@ export async function reconcileLaunch(
   try {
     return await launchNodeClaim(deps, name, context, adopting, yieldedReservation);
   } catch (error) {
-    // A read refused before anything was created (the PUT's own refusal is handled where it is sent).
-    const refusal = authorizationRefusal(error);
-    if (!refusal) throw error;
+    // Azure refused a request for want of a permission (the PUT's own refusal is handled where it is
+    // sent): the same request would be refused again, whatever event brought this NodeClaim here.
+    if (!isAuthorizationError(error)) throw error;
     const nodeClaim = await deps.objects.nodeClaims.get(name);
     if (!nodeClaim || nodeClaim.status?.providerID || nodeClaim.metadata.deletionTimestamp) throw error;
     return blockForAuthorization(
       deps,
       nodeClaim,
       nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel],
-      refusal,
+      error.failure,
     );
   }
 }
@@ -160,63 +130,36 @@ async function launchNodeClaim(
   }
   const { nodePool, nodeClass } = resolved;
 
-  const vmName = vmNameFor(name);
-  const existingVm = await deps.vms.get(vmName);
-  // Reserved offerings count every other NodeClaim in their reservation, not this one's own earlier claim.
-  const { offerings, records } = await offeringsWithReservations(deps, { except: name });
-  let offering: Offering | undefined;
-  let image: { imageId: string; osSku: NodeOsSku } | undefined;
-  if (existingVm) {
-    const ownership = vmOwnership(existingVm, {
-      clusterName: deps.settings.clusterName,
-      nodeClaimName: name,
-    });
-    if (!ownership.owned) {
-      await blockLaunch(deps, nodeClaim, LaunchBlockReasons.vmNameConflict, ownership.conflict);
-      log.warn('launch blocked', { reason: LaunchBlockReasons.vmNameConflict, detail: ownership.conflict });
-      return { action: 'blocked', reason: LaunchBlockReasons.vmNameConflict, message: ownership.conflict };
+  let plan: LaunchPlan;
+  try {
+    plan = await deps.cloud.plan(nodeClaim, resolved);
+  } catch (error) {
+    const blocked = isInstanceNameConflictError(error)
+      ? LaunchBlockReasons.vmNameConflict
+      : isImageNotResolvedError(error)
+        ? LaunchBlockReasons.imageNotResolved
+        : undefined;
+    if (blocked && error instanceof Error) {
+      await blockLaunch(deps, nodeClaim, blocked, error.message);
+      log.warn('launch blocked', { reason: blocked, detail: error.message });
+      return { action: 'blocked', reason: blocked, message: error.message };
     }
-    offering = offeringOfVm(existingVm, offerings);
-    if (!offering) throw new Error(`VM ${vmName} exists with a size or zone that is not in the SKU catalog`);
-  } else {
-    const unavailable = await deps.unavailable.listActive(deps.now());
-    // The book provisioning priced this NodeClaim's instance types with, so both agree on the cheapest.
-    const prices = deps.pricing.prices();
-    const overlays = await currentNodeOverlays(deps);
-    const pool = nodePool?.metadata.name ?? '';
-    const selection = selectOffering({
-      requirements: nodeClaim.spec.requirements,
-      ...(nodeClaim.spec.resources?.requests ? { requests: nodeClaim.spec.resources.requests } : {}),
-      offerings,
-      unavailable: unavailable.map((u) => u.block),
-      order: compareOfferingsByPrice((o) => {
-        const price = priceOf(prices, o.vmSize, o.capacityType);
-        return overlays ? overlaidOfferingPrice(overlays, pool, o, price) : price;
-      }),
-      ...(overlays && { extendedCapacity: (o: Offering) => overlaidCapacity(overlays, pool, o.vmSize) }),
-      ...capacityOptions(deps.settings, nodeClass),
-    });
-    if (!selection.offering) {
-      await failWithoutOffering(deps, nodeClaim, selection.reason, context);
+    if (isInsufficientCapacityError(error)) {
+      await failWithoutOffering(deps, nodeClaim, error.message, context);
       return { action: 'failed', reason: 'InsufficientCapacity' };
     }
-    offering = selection.offering;
-    const resolvedImage = await resolveNodeImage(deps, nodeClass, offering);
-    if ('reason' in resolvedImage) {
-      await blockLaunch(deps, nodeClaim, resolvedImage.reason, resolvedImage.message);
-      log.warn('launch blocked', { reason: resolvedImage.reason, detail: resolvedImage.message });
-      return { action: 'blocked', ...resolvedImage };
-    }
-    image = resolvedImage;
+    throw error;
   }
+  const { offering, vmName } = plan;
 
   const claimed = await claimLaunch(deps, nodeClaim, offering, nodePool, nodeClass, context.invocationId);
-  if (!existingVm && offering.reservationId !== undefined) {
-    // Other launches may have read the same free slot: the claimants agree on who takes it, and a
-    // launch that does not relaunches from its claim, where the slot now counts as taken.
-    const record = recordOfReservation(records, offering.reservationId);
-    const claimants = reservationClaimants(await listReservationClaimants(deps), offering.reservationId);
-    if (!record || !holdsReservationSeat(record, claimants, name)) {
+  let launched: Launched;
+  try {
+    launched = await deps.cloud.create(claimed, resolved, plan);
+  } catch (error) {
+    if (isReservationContendedError(error)) {
+      // Another launch took the reservation slot this one read as free: choose again, where it counts
+      // as taken; a second contention is retried later rather than chosen around again.
       if (yieldedReservation)
         throw new LaunchInProgressError(`reservation ${offering.reservationId} is contended; retrying`);
       log.info('reservation slot taken by another launch; choosing again', {
@@ -224,64 +167,45 @@ async function launchNodeClaim(
       });
       return launchNodeClaim(deps, name, context, adopting, true);
     }
-  }
-  const providerID = providerIdFor({
-    subscriptionId: deps.settings.azure.subscriptionId,
-    resourceGroup: deps.settings.azure.resourceGroup,
-    vmName,
-  });
-
-  let pollerState: string | undefined;
-  if (!existingVm && image) {
-    // The node's own token, made before the VM that carries it; the same one when this launch is retried.
-    const bootstrapToken = await ensureBootstrapToken(
-      (await deps.kube()).core,
-      { name, uid: claimed.metadata.uid ?? '' },
-      { now: deps.now(), registrationTimeoutMinutes: deps.settings.lifecycle.registrationTimeoutMinutes },
-    );
-    const node: NodeLaunchInputs = { ...image, bootstrapToken };
-    let put: Awaited<ReturnType<typeof deps.vms.beginCreate>>;
-    try {
-      put = await deps.vms.beginCreate(
-        vmName,
-        vmBody(deps.settings, claimed, offering, nodePool, nodeClass, node),
-      );
-    } catch (error) {
-      const info = armErrorInfo(error);
-      const failure = classifyLaunchError(info);
-      if (failure.retryable || !isRestError(error)) {
-        throw new TransientLaunchError(
-          `VM PUT for ${vmName} failed: ${info.message}`,
-          failure.retryAfterSeconds,
-        );
-      }
-      if (failure.reason === LaunchBlockReasons.authorizationFailed) {
-        // ARM refused before creating anything; another offering would be refused alike. The NodeClaim
-        // keeps waiting with the missing permission named, and no offering is marked unavailable.
-        return blockForAuthorization(deps, claimed, nodePool?.metadata.name, failure);
-      }
+    if (isInstanceExistsError(error)) {
+      // The VM appeared between the plan and the PUT: adopt it from a fresh read of both, exactly as if
+      // it had existed from the start (its offering, not ours, goes on the NodeClaim).
+      if (adopting) throw new LaunchInProgressError(`VM ${vmName} is being created by another delivery`);
+      log.info('VM created meanwhile by another delivery; adopting it', { vmName });
+      return launchNodeClaim(deps, name, context, true, yieldedReservation);
+    }
+    if (isAuthorizationError(error)) {
+      // ARM refused before creating anything; another offering would be refused alike. The NodeClaim
+      // keeps waiting with the missing permission named, and no offering is marked unavailable.
+      return blockForAuthorization(deps, claimed, nodePool?.metadata.name, error.failure);
+    }
+    if (isCreateError(error)) {
       await recordLaunchFailure(
         deps,
         {
           nodeClaim: { name, uid: claimed.metadata.uid ?? '', ...poolOf(nodePool) },
           vmName,
           offering,
-          failure,
+          failure: error.failure,
         },
         context,
       );
-      return { action: 'failed', reason: failure.reason };
+      return { action: 'failed', reason: error.failure.reason };
     }
-    if (!put.created) {
-      // The VM appeared between our GET and our PUT: adopt it from a fresh read of both, exactly as if it
-      // had existed from the start (its offering, not ours, goes on the NodeClaim).
-      if (adopting) throw new LaunchInProgressError(`VM ${vmName} is being created by another delivery`);
-      log.info('VM created meanwhile by another delivery; adopting it', { vmName });
-      return launchNodeClaim(deps, name, context, true, yieldedReservation);
-    }
-    pollerState = put.pollerState;
+    throw error;
   }
+  return recordLaunched(deps, claimed, { nodePool, nodeClass }, launched, context);
+}
 
+/** The providerID on the NodeClaim and the launch monitor started: Azure has accepted the VM. */
+async function recordLaunched(
+  deps: LifecycleDependencies,
+  claimed: NodeClaim,
+  { nodePool, nodeClass }: LaunchClasses,
+  { vmName, providerID, offering, created, pollerState }: Launched,
+  context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
+): Promise<LaunchResult> {
+  const log = deps.log.with({ nodeClaim: claimed.metadata.name, nodeClaimUid: claimed.metadata.uid });
   const write = await writeNodeClaimStatus(deps.objects, claimed, (current) => ({
     ...current.status,
     providerID,
@@ -302,7 +226,7 @@ async function launchNodeClaim(
   if (!launched) {
     // The NodeClaim went away while the PUT was in flight; termination may already have looked for the
     // VM and found nothing, so the VM this launch created is removed here rather than left orphaned.
-    await deps.vms.beginDelete(vmName);
+    await deps.cloud.delete(vmName);
     log.warn('NodeClaim deleted during launch; deleting its VM', { vmName });
     return { action: 'skipped', why: 'NodeClaim deleted during launch' };
   }
@@ -328,9 +252,9 @@ async function launchNodeClaim(
     vmName,
     providerID,
     offering: `${offering.capacityType}/${offering.vmSize}/${offering.zone}`,
-    createdVm: !existingVm,
+    createdVm: created,
   });
-  return { action: 'launched', vmName, providerID, offering, createdVm: !existingVm };
+  return { action: 'launched', vmName, providerID, offering, createdVm: created };
 }
 
 type Resolution =

@@ -3,47 +3,55 @@
 // DaemonSets. Nodes are read before pods, as Karpenter snapshots nodes before listing pods: capacity is
 // then never more than what really exists, and any under-provisioning heals in the next window.
 //
-// Every list goes to the API server, not to the sweep's watch-fed cache (cluster/cluster-reader.ts): a
-// window must see the NodeClaims the previous window just created, or it would provision their pods a
-// second time, and an eventually consistent cache may not have them yet.
+// Every list goes to the API server, not to the sweep's watch-fed cache: a window must see the NodeClaims
+// the previous window just created, or it would provision their pods a second time, and an eventually
+// consistent cache may not have them yet. So the kinds the sweep reads come from the cluster reader's
+// fresh mode (cluster/cluster-reader.ts listingClusterReader), the same ClusterState, with the pods and
+// DaemonSets only provisioning needs beside them.
 import { AppsV1Api, type V1DaemonSet, type V1Pod } from '@kubernetes/client-node';
 import { isProvisionable } from '../../decisions/provisionable-pod.js';
-import type { AKSNodeClass } from '../../models/aks-node-class.js';
-import type { NodeClaim, NodePool } from '../../models/karpenter.js';
-import type { Node } from '../../models/kube.js';
-import { listNodes } from '../../kube/nodes.js';
+import { listAllPages, pageOf } from '../../kube/paging.js';
+import { listingClusterReader, type ClusterState } from '../cluster/cluster-reader.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 
-export interface ClusterState {
-  nodes: Node[];
+export interface ProvisioningState extends ClusterState {
   /** Pods bound to a node and not finished, by node name. */
   boundPods: Map<string, V1Pod[]>;
   pendingPods: V1Pod[];
-  nodePools: NodePool[];
-  nodeClasses: AKSNodeClass[];
-  nodeClaims: NodeClaim[];
   daemonSets: V1DaemonSet[];
 }
 
-const PAGE_SIZE = 500;
+const asIs = <T>(item: T): T => item;
 
-export async function readClusterState(
+export async function readProvisioningState(
   deps: Pick<LifecycleDependencies, 'kube' | 'objects'>,
-): Promise<ClusterState> {
+): Promise<ProvisioningState> {
+  // Nodes (with the NodeClaims, NodePools and AKSNodeClasses) before any pod.
+  const cluster = await listingClusterReader(deps).read();
   const clients = await deps.kube();
-  const [nodes, nodeClaims] = await Promise.all([listNodes(clients.core), deps.objects.nodeClaims.list()]);
   const apps = clients.config.makeApiClient(AppsV1Api);
-  const [bound, pending, nodePools, nodeClasses, daemonSets] = await Promise.all([
-    listAll((page) =>
-      clients.core.listPodForAllNamespaces({
-        fieldSelector: 'spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed',
-        ...page,
-      }),
+  const pods = async (fieldSelector: string): Promise<V1Pod[]> => {
+    const listed = await listAllPages(
+      async (token, limit) =>
+        pageOf(
+          await clients.core.listPodForAllNamespaces({
+            fieldSelector,
+            limit,
+            ...(token ? { _continue: token } : {}),
+          }),
+        ),
+      asIs<V1Pod>,
+    );
+    return listed.items;
+  };
+  const [bound, pending, daemonSets] = await Promise.all([
+    pods('spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed'),
+    pods('spec.nodeName='),
+    listAllPages(
+      async (token, limit) =>
+        pageOf(await apps.listDaemonSetForAllNamespaces({ limit, ...(token ? { _continue: token } : {}) })),
+      asIs<V1DaemonSet>,
     ),
-    listAll((page) => clients.core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=', ...page })),
-    deps.objects.nodePools.list(),
-    deps.objects.nodeClasses.list(),
-    listAll((page) => apps.listDaemonSetForAllNamespaces(page)),
   ]);
   const boundPods = new Map<string, V1Pod[]>();
   for (const pod of bound) {
@@ -53,13 +61,10 @@ export async function readClusterState(
     else boundPods.set(nodeName, [pod]);
   }
   return {
-    nodes,
+    ...cluster,
     boundPods,
     pendingPods: pending.filter((pod) => isProvisionable(provisionabilityOf(pod))),
-    nodePools,
-    nodeClasses,
-    nodeClaims,
-    daemonSets,
+    daemonSets: daemonSets.items,
   };
 }
 
@@ -71,21 +76,4 @@ export function provisionabilityOf(pod: V1Pod): Parameters<typeof isProvisionabl
     scheduled: scheduled ? { status: scheduled.status, reason: scheduled.reason } : undefined,
     ownerKinds: (pod.metadata?.ownerReferences ?? []).filter((o) => o.controller).map((o) => o.kind),
   };
-}
-
-/** Every item of a list, read PAGE_SIZE at a time so a large cluster never arrives as one response. */
-async function listAll<T>(
-  list: (page: { limit: number; _continue?: string }) => Promise<{
-    items: T[];
-    metadata?: { _continue?: string };
-  }>,
-): Promise<T[]> {
-  const items: T[] = [];
-  let token: string | undefined;
-  do {
-    const page = await list({ limit: PAGE_SIZE, ...(token ? { _continue: token } : {}) });
-    items.push(...page.items);
-    token = page.metadata?._continue || undefined;
-  } while (token);
-  return items;
 }

@@ -16,12 +16,12 @@ import { priceOf } from '../../decisions/prices/price-book.js';
 import { solve, type PodReference, type SchedulingResult } from '../../decisions/scheduling/index.js';
 import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
 import { isAlreadyExists } from '../../kube/errors.js';
-import { offeringsWithReservations } from '../reserved-offerings.js';
+import { offeringsWithReservations } from '../../cloudprovider/reserved-offerings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { capacityOptions } from '../launch/launch-vm.js';
-import { currentNodeOverlays } from '../node-overlays.js';
+import { capacityOptions } from '../../cloudprovider/vm-body.js';
+import { currentNodeOverlays } from '../../cloudprovider/node-overlays.js';
 import { realPodsOnly, recordBufferProvisioning, windowBuffers, withVirtualPods } from './buffers.js';
-import { readClusterState } from './cluster-state.js';
+import { readProvisioningState } from './cluster-state.js';
 import { solveInput } from './solve-input.js';
 
 /** What a window did; the batcher keeps it as its custom status. */
@@ -52,7 +52,7 @@ export async function provisionPendingPods(
   windowId: string,
 ): Promise<ProvisioningReport> {
   const log = deps.log.with({ windowId });
-  const state = await readClusterState(deps);
+  const state = await readProvisioningState(deps);
   // Reserved offerings count the slots this cluster's NodeClaims already hold.
   const { offerings } = await offeringsWithReservations(deps, { nodeClaims: state.nodeClaims });
   // The region's current book (the shipped table until the Retail Prices API has answered), the one

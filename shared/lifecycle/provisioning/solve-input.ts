@@ -19,7 +19,7 @@ import { tryParseQuantity } from '../../decisions/quantity.js';
 import type { AKSNodeClass } from '../../models/aks-node-class.js';
 import { ConditionTypes, WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { Node, ResourceList, Taint } from '../../models/kube.js';
-import type { ClusterState } from './cluster-state.js';
+import type { ProvisioningState } from './cluster-state.js';
 
 export interface SolveInputOptions {
   /** The instance types an AKSNodeClass can launch (allocatable depends on its maxPods and disk). */
@@ -30,7 +30,7 @@ export interface SolveInputOptions {
   overlaid?: (nodePoolName: string, instanceTypes: InstanceType[]) => InstanceType[];
 }
 
-export function solveInput(state: ClusterState, options: SolveInputOptions): SchedulingInput {
+export function solveInput(state: ProvisioningState, options: SolveInputOptions): SchedulingInput {
   const nodeClasses = new Map(state.nodeClasses.map((c) => [c.metadata.name, c]));
   const instanceTypesByClass = new Map<string, InstanceType[]>();
   const instanceTypesOf = (nodeClass: AKSNodeClass): InstanceType[] => {

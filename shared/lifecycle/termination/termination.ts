@@ -18,7 +18,6 @@ import { isOrchestrationActive, type HandlerContext } from '../../runtime/defini
 import { TerminationNames } from '../../runtime/function-names.js';
 import { vmOwnership } from '../../decisions/vm-ownership.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { forgetQuotaFreedBy } from '../quota-memory.js';
 import type { DrainInput, DrainProgress } from './drain.js';
 import { launchMonitorInstanceIds } from '../launch-monitor-ids.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
@@ -103,7 +102,7 @@ export function* terminationOrchestrator(
 
 /** Stops the launch monitor and deletes the VM; 'Gone' once ARM no longer has it. */
 export async function deleteNodeClaimVm(
-  deps: LifecycleDependencies,
+  deps: Pick<LifecycleDependencies, 'cloud' | 'settings' | 'log'>,
   input: TerminationInput,
   context: Pick<HandlerContext, 'orchestrations'>,
 ): Promise<VmDeletionProgress> {
@@ -112,7 +111,7 @@ export async function deleteNodeClaimVm(
     if (isOrchestrationActive(monitor))
       await context.orchestrations.terminate(monitorId, 'NodeClaim deleted');
   }
-  const vm = await deps.vms.get(input.vmName);
+  const vm = await deps.cloud.get(input.vmName);
   if (!vm) return 'Gone';
   // A VM under this name that is not this NodeClaim's (launch refused to adopt it) is never deleted.
   const ownership = vmOwnership(vm, {
@@ -123,10 +122,7 @@ export async function deleteNodeClaimVm(
     deps.log.warn('VM not deleted with its NodeClaim', { vmName: input.vmName, detail: ownership.conflict });
     return 'Gone';
   }
-  if (vm.provisioningState !== 'Deleting') {
-    await deps.vms.beginDelete(input.vmName);
-    await forgetQuotaFreedBy(deps, vm);
-  }
+  if (vm.state !== 'Deleting') await deps.cloud.delete(vm);
   return 'Deleting';
 }
 

@@ -3,9 +3,8 @@
 // without an outcome or stuck gets one that can still write the outcome. The monitor's own polling runs
 // against the ARM emulator in test/integration/launch.test.ts.
 import { beforeEach, describe, expect, test } from 'vitest';
-import type { SkuRecord } from '../../../shared/decisions/offerings.js';
 import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
-import { d2sV5Offering } from '../../support/offering.js';
+import { d2sV5Offering, d2sV5Sku as d2s } from '../../support/offering.js';
 import {
   ensureLaunchMonitor,
   startLaunchMonitor,
@@ -25,23 +24,6 @@ import {
 
 const nodeClassRef = { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' };
 const instanceId = launchMonitorInstanceId('uid-general-a');
-
-const d2s: SkuRecord = {
-  resourceType: 'virtualMachines',
-  name: 'Standard_D2s_v5',
-  family: 'standardDSv5Family',
-  locations: ['westus2'],
-  locationInfo: [{ location: 'westus2', zones: ['1', '2', '3'] }],
-  capabilities: [
-    { name: 'vCPUs', value: '2' },
-    { name: 'MemoryGB', value: '8' },
-    { name: 'LowPriorityCapable', value: 'True' },
-    { name: 'CpuArchitectureType', value: 'x64' },
-    { name: 'PremiumIO', value: 'True' },
-    { name: 'HyperVGenerations', value: 'V1,V2' },
-  ],
-  restrictions: [],
-};
 
 /** A NodeClaim whose VM PUT was accepted (providerID set) and whose launch outcome is still unknown. */
 function launching(launched?: 'True' | 'False'): NodeClaim {
@@ -126,11 +108,7 @@ describe('ensureLaunchMonitor', () => {
     fake = fakeLifecycle();
     orchestrations = new FakeOrchestrations();
     fake.skus.push(d2s);
-    fake.vms.set(vmNameFor('general-a'), {
-      location: 'westus2',
-      zones: ['1'],
-      hardwareProfile: { vmSize: 'Standard_D2s_v5' },
-    });
+    fake.cloud.seedInstance('general-a', { vmSize: 'Standard_D2s_v5', zoneNumber: '1' });
   });
 
   test('a NodeClaim with a launch outcome needs no monitor', async () => {
@@ -208,7 +186,7 @@ describe('ensureLaunchMonitor', () => {
   });
 
   test('no VM behind the providerID: nothing to monitor, registration times the NodeClaim out', async () => {
-    fake.vms.clear();
+    fake.cloud.instances.clear();
     const nodeClaim = fake.nodeClaims.seed(launching());
 
     expect(await ensureLaunchMonitor(fake.deps, nodeClaim, { orchestrations })).toBe('no-vm');

@@ -21,12 +21,6 @@ import type { HandlerContext } from '../../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../../dependencies.js';
 import type { SweepContext } from '../../sweep-step.js';
 
-/**
- * Upstream's two classes: graceful methods respect the NodePool's disruption budget for their reason and
- * the candidates' do-not-disrupt protections; forceful ones (expiration, repair) act regardless of budget.
- */
-export type DisruptionClass = 'graceful' | 'forceful';
-
 /** Upstream's consolidation type label of karpenter_voluntary_disruption_decisions_total ('' otherwise). */
 export type ConsolidationType = '' | 'empty' | 'single' | 'multi';
 
@@ -133,7 +127,11 @@ interface MethodBase {
   ): Promise<CommandValidation>;
 }
 
-/** A method: graceful ones name the budget reason they count against; forceful ones any reason. */
+/**
+ * A method, of upstream's two classes: graceful ones respect the NodePool's disruption budget for the
+ * reason they name and the candidates' do-not-disrupt protections; forceful ones (expiration, repair)
+ * act regardless of budget, under any reason.
+ */
 export type DisruptionMethod =
   | (MethodBase & { readonly class: 'graceful'; readonly reason: DisruptionReason })
   | (MethodBase & { readonly class: 'forceful'; readonly reason: string });

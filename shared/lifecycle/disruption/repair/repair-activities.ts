@@ -1,7 +1,6 @@
 // The repair workflow's activities (repair-workflow.ts): each reads what it needs, does one thing, and is
 // idempotent, so the orchestration can call it again after an outage or a host restart.
-import { isRestError } from '@azure/core-rest-pipeline';
-import { isTransient, type RestartPoll } from '../../../azure/virtual-machines.js';
+import type { RebootProgress, RebootStart } from '../../../cloudprovider/types.js';
 import { removeCondition } from '../../../decisions/conditions.js';
 import { disruptionReasonOf } from '../../../decisions/disruption-state.js';
 import { rememberPreemption, SPOT_PREEMPTED_REASON } from '../../../decisions/failure-memory.js';
@@ -13,20 +12,12 @@ import type { HandlerContext } from '../../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../../dependencies.js';
 import { publishTerminating } from '../blocked-events.js';
 import { markForDisruption } from '../replacements.js';
-import { catalogOfferings } from '../../launch/catalog-offerings.js';
-import { offeringOfVm } from '../../launch/launch-vm.js';
 import { nodesOfNodeClaim } from '../../nodeclaim-nodes.js';
 import { updateNodeClaimStatus } from '../../nodeclaim-writes.js';
 import { taintNodeDisrupted, untaintNodeDisrupted } from '../../node-taints.js';
 import { deleteNodeClaim } from '../../termination/termination.js';
 import { publishRepairEvent, RepairEventReasons } from './repair-events.js';
-import type {
-  HealthCheck,
-  RebootStart,
-  RepairBegin,
-  RepairInput,
-  ReplaceOldInput,
-} from './repair-workflow.js';
+import type { HealthCheck, RepairBegin, RepairInput, ReplaceOldInput } from './repair-workflow.js';
 
 /** On the NodeClaim: the reboots repair tried and when the last one finished, for a later repair. */
 export const RepairAnnotations = {
@@ -78,18 +69,18 @@ export async function beginRepair(deps: LifecycleDependencies, input: RepairInpu
 }
 
 /** POST restart; 'gone' for a VM that no longer exists, `failed` for an answer that is not transient. */
-export async function rebootVm(deps: LifecycleDependencies, input: RepairInput): Promise<RebootStart> {
-  try {
-    return await deps.vms.beginRestart(input.vmName);
-  } catch (error) {
-    if (isTransient(error) || !isRestError(error)) throw error;
-    deps.log.warn('VM restart refused', { vmName: input.vmName, code: error.code, error: error.message });
-    return { failed: `${error.code ?? error.statusCode ?? 'error'}: ${error.message}` };
-  }
+export function rebootVm(
+  deps: Pick<LifecycleDependencies, 'cloud'>,
+  input: RepairInput,
+): Promise<RebootStart> {
+  return deps.cloud.reboot(input.vmName);
 }
 
-export function pollReboot(deps: LifecycleDependencies, pollerState: string): Promise<RestartPoll> {
-  return deps.vms.pollRestart(pollerState);
+export function pollReboot(
+  deps: Pick<LifecycleDependencies, 'cloud'>,
+  pollerState: string,
+): Promise<RebootProgress> {
+  return deps.cloud.pollReboot(pollerState);
 }
 
 /** Writes the reboot onto the NodeClaim (so a later repair counts it) and says so on Node and NodeClaim. */
@@ -163,9 +154,9 @@ export async function finishRecovered(
 
 /** The preempted spot offering is marked unavailable, so the replacement and later launches avoid it. */
 export async function learnPreemption(deps: LifecycleDependencies, input: RepairInput): Promise<void> {
-  const vm = await deps.vms.get(input.vmName);
+  const vm = await deps.cloud.get(input.vmName);
   if (!vm) return;
-  const offering = offeringOfVm(vm, await catalogOfferings(deps));
+  const offering = await deps.cloud.offeringOf(vm);
   if (!offering || offering.capacityType !== 'spot') return;
   const remembered = rememberPreemption(offering);
   const expiresAt = new Date(deps.now().getTime() + remembered.ttlSeconds * 1000);

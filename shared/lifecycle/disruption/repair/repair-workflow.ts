@@ -14,7 +14,7 @@
 // avoids that offering), and the old node drained when the replacement is Initialized or at the latest
 // PREEMPTION_DRAIN_SECONDS after the notice, so its pods move before Azure evicts the VM.
 import type * as df from 'durable-functions';
-import type { RestartPoll } from '../../../azure/virtual-machines.js';
+import type { RebootProgress, RebootStart } from '../../../cloudprovider/types.js';
 import {
   afterReboot,
   rebootsLeftInRepair,
@@ -25,7 +25,7 @@ import {
 import type { RepairPolicy } from '../../../decisions/node-repair/policies.js';
 import { RepairNames } from '../../../runtime/function-names.js';
 import type { ReplacementCheck, ReplacementSpec } from '../replacements.js';
-import { callActivityThroughOutages } from '../../outage-retry.js';
+import { callThroughOutages, durableActivity } from '../../durable-activity.js';
 
 /**
  * One repair at a time per NodeClaim, `repair-<uid>`: this workflow and the executor's replacement for the
@@ -63,8 +63,27 @@ export type RepairOutput =
   | ({ outcome: 'Gone' } & RebootRecord);
 
 export type RepairBegin = 'ok' | 'gone';
-export type RebootStart = { pollerState: string } | 'gone' | { failed: string };
 export type HealthCheck = 'healthy' | 'unhealthy' | 'gone';
+
+/** The reboot as written on the NodeClaim (its annotations and event). */
+export interface RecordedReboot {
+  repair: RepairInput;
+  record: RebootRecord;
+}
+
+/** One descriptor per activity: functions/repair.ts registers them, this workflow calls them. */
+export const RepairActivities = {
+  begin: durableActivity<RepairInput, RepairBegin>(RepairNames.begin),
+  reboot: durableActivity<RepairInput, RebootStart>(RepairNames.reboot),
+  pollReboot: durableActivity<string, RebootProgress>(RepairNames.pollReboot),
+  recordReboot: durableActivity<RecordedReboot>(RepairNames.recordReboot),
+  check: durableActivity<RepairInput, HealthCheck>(RepairNames.check),
+  recover: durableActivity<RecordedReboot>(RepairNames.recover),
+  learnPreemption: durableActivity<RepairInput>(RepairNames.learnPreemption),
+  launchReplacement: durableActivity<ReplacementSpec, ReplacementCheck>(RepairNames.launchReplacement),
+  checkReplacement: durableActivity<string, ReplacementCheck>(RepairNames.checkReplacement),
+  replace: durableActivity<ReplaceOldInput>(RepairNames.replace),
+};
 
 export interface RepairStatus extends RebootRecord {
   phase: 'rebooting' | 'waiting-for-recovery' | 'replacing' | 'preempted';
@@ -82,12 +101,12 @@ export function* repairOrchestrator(
 ): Generator<df.Task, RepairOutput, unknown> {
   const input = context.df.getInput<RepairInput>();
   let record: RebootRecord = { ...input.previous };
-  const begun = yield* callActivityThroughOutages<RepairBegin>(context, RepairNames.begin, input);
+  const begun = yield* callThroughOutages(context, RepairActivities.begin, input);
   if (begun === 'gone') return { outcome: 'Gone', ...record };
 
   if (input.firstStep === 'preempted') {
     context.df.setCustomStatus({ phase: 'preempted', ...record } satisfies RepairStatus);
-    yield* callActivityThroughOutages(context, RepairNames.learnPreemption, input);
+    yield* callThroughOutages(context, RepairActivities.learnPreemption, input);
     const drainBy = Date.parse(input.drainBy ?? '') || context.df.currentUtcDateTime.getTime();
     return yield* replaceOld(context, input, record, drainBy, 'spot eviction notice');
   }
@@ -108,12 +127,12 @@ export function* repairOrchestrator(
     triedHere += 1;
     record = { rebootsTried: record.rebootsTried + 1, lastRebootAt: rebooted };
     context.df.setCustomStatus({ phase: 'waiting-for-recovery', ...record } satisfies RepairStatus);
-    yield* callActivityThroughOutages(context, RepairNames.recordReboot, { repair: input, record });
+    yield* callThroughOutages(context, RepairActivities.recordReboot, { repair: input, record });
     const rebootedAt = new Date(rebooted);
     for (;;) {
       const now = context.df.currentUtcDateTime;
       yield context.df.createTimer(new Date(now.getTime() + input.pollSeconds * 1000));
-      const health = yield* callActivityThroughOutages<HealthCheck>(context, RepairNames.check, input);
+      const health = yield* callThroughOutages(context, RepairActivities.check, input);
       if (health === 'gone') return { outcome: 'Gone', ...record };
       const next = afterReboot(
         health === 'healthy',
@@ -122,7 +141,7 @@ export function* repairOrchestrator(
         input.escalation,
       );
       if (next === 'recovered') {
-        yield* callActivityThroughOutages(context, RepairNames.recover, { repair: input, record });
+        yield* callThroughOutages(context, RepairActivities.recover, { repair: input, record });
         return { outcome: 'Recovered', ...record };
       }
       if (next === 'escalate') break;
@@ -141,17 +160,13 @@ function* rebootOnce(
   context: df.OrchestrationContext,
   input: RepairInput,
 ): Generator<df.Task, string | 'gone' | { failed: string }, unknown> {
-  const started = yield* callActivityThroughOutages<RebootStart>(context, RepairNames.reboot, input);
+  const started = yield* callThroughOutages(context, RepairActivities.reboot, input);
   if (started === 'gone' || 'failed' in started) return started;
   let pollerState = started.pollerState;
   for (;;) {
     const now = context.df.currentUtcDateTime.getTime();
     yield context.df.createTimer(new Date(now + input.pollSeconds * 1000));
-    const polled = yield* callActivityThroughOutages<RestartPoll>(
-      context,
-      RepairNames.pollReboot,
-      pollerState,
-    );
+    const polled = yield* callThroughOutages(context, RepairActivities.pollReboot, pollerState);
     if (polled.status === 'Succeeded') return context.df.currentUtcDateTime.toISOString();
     if (polled.status === 'Failed') return { failed: polled.error.message };
     pollerState = polled.pollerState;
@@ -170,32 +185,19 @@ function* replaceOld(
   until: number,
   why: string,
 ): Generator<df.Task, RepairOutput, unknown> {
-  let check = yield* callActivityThroughOutages<ReplacementCheck>(
-    context,
-    RepairNames.launchReplacement,
-    input.replacement,
-  );
+  let check = yield* callThroughOutages(context, RepairActivities.launchReplacement, input.replacement);
   while (check.status !== 'Initialized' && check.status !== 'Failed') {
     const now = context.df.currentUtcDateTime.getTime();
     if (now >= until) break;
     yield context.df.createTimer(new Date(Math.min(until, now + input.pollSeconds * 1000)));
-    // The check takes the replacement's name (functions/repair.ts), not its spec.
-    check = yield* callActivityThroughOutages<ReplacementCheck>(
-      context,
-      RepairNames.checkReplacement,
-      input.replacement.name,
-    );
+    check = yield* callThroughOutages(context, RepairActivities.checkReplacement, input.replacement.name);
     if (check.status === 'NotLaunched') {
-      check = yield* callActivityThroughOutages<ReplacementCheck>(
-        context,
-        RepairNames.launchReplacement,
-        input.replacement,
-      );
+      check = yield* callThroughOutages(context, RepairActivities.launchReplacement, input.replacement);
     }
   }
   const replacementReady = check.status === 'Initialized';
   const detail = check.status === 'Failed' ? `${why}; ${check.why}` : why;
-  yield* callActivityThroughOutages(context, RepairNames.replace, {
+  yield* callThroughOutages(context, RepairActivities.replace, {
     repair: input,
     replacementReady,
     why: detail,

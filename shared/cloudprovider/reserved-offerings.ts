@@ -11,8 +11,8 @@ import type { Offering } from '../decisions/offerings.js';
 import { vmNameFor } from '../decisions/vm-spec.js';
 import type { NodeClaim } from '../models/index.js';
 import { WellKnown } from '../models/karpenter.js';
-import type { LifecycleDependencies } from './dependencies.js';
-import { catalogOfferings } from './launch/catalog-offerings.js';
+import type { CloudProviderParts } from './parts.js';
+import { catalogOfferings } from './catalog-offerings.js';
 
 export interface OfferingsWithReservations {
   offerings: Offering[];
@@ -36,7 +36,7 @@ export function reservationClaimants(
 
 /** The NodeClaims of this cluster that carry a reservation label, read from the API server. */
 export async function listReservationClaimants(
-  deps: Pick<LifecycleDependencies, 'objects'>,
+  deps: Pick<CloudProviderParts, 'objects'>,
 ): Promise<NodeClaim[]> {
   return deps.objects.nodeClaims.list({ labelSelector: WellKnown.capacityReservationIdLabel });
 }
@@ -47,7 +47,7 @@ export async function listReservationClaimants(
  * NodeClaim out of the count: the one launching now, whose own earlier claim must not take its slot.
  */
 export async function offeringsWithReservations(
-  deps: Pick<LifecycleDependencies, 'skus' | 'settings' | 'reservations' | 'objects'>,
+  deps: Pick<CloudProviderParts, 'skus' | 'settings' | 'reservations' | 'objects'>,
   options: { nodeClaims?: readonly NodeClaim[]; except?: string } = {},
 ): Promise<OfferingsWithReservations> {
   const catalog = await catalogOfferings(deps);

@@ -9,13 +9,13 @@ import {
   type NodeOsSku,
 } from '../decisions/node-image.js';
 import type { AKSNodeClass } from '../models/index.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import type { CloudProviderParts } from './parts.js';
 
 export type NodeImageResolution =
   { imageId: string; osSku: NodeOsSku } | { reason: 'ImageNotResolved'; message: string };
 
 export async function resolveNodeImage(
-  deps: Pick<LifecycleDependencies, 'settings' | 'images'>,
+  deps: Pick<CloudProviderParts, 'settings' | 'images'>,
   nodeClass: AKSNodeClass,
   offering: Offering,
 ): Promise<NodeImageResolution> {

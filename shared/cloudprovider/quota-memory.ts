@@ -1,27 +1,23 @@
 // Quota blocks are forgotten when this project frees cores of their quota: a deleted VM of a family
 // gives that family (and the region) its cores back, so sizes that no longer fitted may fit again now,
 // not only when the block's TTL ends.
-import type { VirtualMachine } from '@azure/arm-compute';
 import { quotaScopesFreedBy } from '../decisions/failure-memory.js';
-import { catalogOfferings } from './launch/catalog-offerings.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import { catalogOfferings } from './catalog-offerings.js';
+import type { CloudProviderParts } from './parts.js';
+import type { Instance } from './types.js';
 
 export async function forgetQuotaFreedBy(
-  deps: Pick<LifecycleDependencies, 'skus' | 'settings' | 'unavailable' | 'log'>,
-  vm: VirtualMachine,
+  deps: Pick<CloudProviderParts, 'skus' | 'settings' | 'unavailable' | 'log'>,
+  vm: Instance,
 ): Promise<void> {
   // Only a VM that was provisioned held cores; one that failed to create frees nothing.
-  if (vm.provisioningState !== 'Succeeded') return;
-  const vmSize = vm.hardwareProfile?.vmSize?.toLowerCase();
+  if (vm.state !== 'Succeeded') return;
+  const vmSize = vm.vmSize?.toLowerCase();
   if (!vmSize) return;
   const offering = (await catalogOfferings(deps)).find((o) => o.vmSize.toLowerCase() === vmSize);
   if (!offering?.skuFamily) return;
   // A VM in a capacity reservation group ran on the reservation's cores, not the quota's free ones.
-  const capacityType = vm.capacityReservation?.capacityReservationGroup?.id
-    ? 'reserved'
-    : vm.priority === 'Spot'
-      ? 'spot'
-      : 'on-demand';
+  const capacityType = vm.reservationGroupId ? 'reserved' : vm.spot ? 'spot' : 'on-demand';
   const quotas = quotaScopesFreedBy({ skuFamily: offering.skuFamily, capacityType });
   const forgotten = await deps.unavailable.forgetQuota(quotas);
   if (forgotten > 0) {

@@ -2,25 +2,26 @@
 // rendered bootstrap data, the offering's labels, and the reverse mapping from an existing VM to the
 // catalog offering it was created as. Pure functions of settings and objects; no I/O.
 import type { VirtualMachine } from '@azure/arm-compute';
-import type { Settings } from '../../config/settings.js';
+import type { Settings } from '../config/settings.js';
 import {
   buildAksNodeConfig,
   renderNodeCustomData,
   type ClusterNodeInputs,
-} from '../../decisions/aks-node-config.js';
-import { encodeCustomData, kubeletLabels, registrationTaints } from '../../decisions/bootstrap.js';
-import { nicIpConfigurationCount } from '../../decisions/network-mode.js';
-import type { NodeOsSku } from '../../decisions/node-image.js';
+} from '../decisions/aks-node-config.js';
+import { encodeCustomData, kubeletLabels, registrationTaints } from '../decisions/bootstrap.js';
+import { nicIpConfigurationCount } from '../decisions/network-mode.js';
+import type { NodeOsSku } from '../decisions/node-image.js';
 import {
   kubeletReservationFlags,
   maxPodsFor,
   nodeReservations,
   type ClusterNodeSettings,
-} from '../../decisions/node-reservations.js';
-import { offeringLabels, type CapacityOptions, type Offering } from '../../decisions/offerings.js';
-import { buildVirtualMachine } from '../../decisions/vm-spec.js';
-import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
-import { WellKnown } from '../../models/karpenter.js';
+} from '../decisions/node-reservations.js';
+import { offeringLabels, type CapacityOptions, type Offering } from '../decisions/offerings.js';
+import { buildVirtualMachine } from '../decisions/vm-spec.js';
+import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
+import { WellKnown } from '../models/karpenter.js';
+import type { Instance } from './types.js';
 
 export function launchLabels(offering: Offering): Record<string, string> {
   const labels = offeringLabels(offering);
@@ -122,13 +123,15 @@ export function vmBody(
  * The catalog offering an existing VM was created as (size, zone, priority, and the reservation of the
  * group it names, when its group's reservations are still known; otherwise its on-demand offering).
  */
-export function offeringOfVm(vm: VirtualMachine, offerings: readonly Offering[]): Offering | undefined {
-  const group = vm.capacityReservation?.capacityReservationGroup?.id?.toLowerCase();
-  const capacityType = vm.priority === 'Spot' ? 'spot' : 'on-demand';
-  const zoneNumber = vm.zones?.[0];
-  const vmSize = vm.hardwareProfile?.vmSize?.toLowerCase();
+export function offeringOfInstance(
+  instance: Pick<Instance, 'vmSize' | 'zoneNumber' | 'spot' | 'reservationGroupId'>,
+  offerings: readonly Offering[],
+): Offering | undefined {
+  const group = instance.reservationGroupId?.toLowerCase();
+  const capacityType = instance.spot ? 'spot' : 'on-demand';
+  const vmSize = instance.vmSize?.toLowerCase();
   const sameMachine = (o: Offering): boolean =>
-    o.vmSize.toLowerCase() === vmSize && o.zoneNumber === zoneNumber;
+    o.vmSize.toLowerCase() === vmSize && o.zoneNumber === instance.zoneNumber;
   const reserved =
     group === undefined
       ? undefined

@@ -1,0 +1,292 @@
+// The cloud provider on Azure: a NodeClaim's machine is a VM in the node resource group, named after the
+// NodeClaim and tagged with it. This is where a launch's Azure work happens (the cheapest available
+// offering, spot where allowed, then zonal; the node image; the node's bootstrap token; the create-only
+// VM PUT; adopting the VM an earlier delivery created) and where ARM's answers become the typed errors of
+// types.ts. Exactly one PUT per VM succeeds, whatever ARM and the queue do: the PUT is create-only
+// (`If-None-Match: *`), so a delivery whose PUT was throttled, failed or hung while another delivery
+// created the VM (or whose own earlier answer was lost) gets 412, reported as InstanceExistsError, and
+// adopts the VM that exists; it never PUTs again.
+import type { VirtualMachine } from '@azure/arm-compute';
+import { isRestError } from '@azure/core-rest-pipeline';
+import {
+  armErrorInfo,
+  isAuthorizationRefusal,
+  isTransient,
+  type VirtualMachines,
+} from '../azure/virtual-machines.js';
+import { holdsReservationSeat, recordOfReservation } from '../decisions/capacity-reservations.js';
+import { classifyLaunchError } from '../decisions/launch-errors.js';
+import { overlaidCapacity, overlaidOfferingPrice } from '../decisions/node-overlays.js';
+import { selectOffering, type Offering } from '../decisions/offerings.js';
+import { compareOfferingsByPrice } from '../decisions/prices/offering-order.js';
+import { priceOf } from '../decisions/prices/price-book.js';
+import { providerIdFor, vmNameFor } from '../decisions/vm-spec.js';
+import { vmOwnership } from '../decisions/vm-ownership.js';
+import { ensureBootstrapToken } from '../kube/bootstrap-tokens.js';
+import type { NodeClaim } from '../models/index.js';
+import { catalogOfferings } from './catalog-offerings.js';
+import { resolveNodeImage } from './node-image.js';
+import { currentNodeOverlays } from './node-overlays.js';
+import type { CloudProviderParts } from './parts.js';
+import { forgetQuotaFreedBy } from './quota-memory.js';
+import {
+  listReservationClaimants,
+  offeringsWithReservations,
+  reservationClaimants,
+} from './reserved-offerings.js';
+import {
+  AuthorizationError,
+  CreateError,
+  ImageNotResolvedError,
+  InstanceExistsError,
+  InstanceNameConflictError,
+  InsufficientCapacityError,
+  ReservationContendedError,
+  TransientCloudError,
+  type CloudProvider,
+  type CreationProgress,
+  type Instance,
+  type LaunchClasses,
+  type LaunchPlan,
+  type Launched,
+  type RebootProgress,
+  type RebootStart,
+} from './types.js';
+import { capacityOptions, offeringOfInstance, vmBody } from './vm-body.js';
+import { provisioningFailureOf } from '../decisions/vm-provisioning-failure.js';
+
+export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
+  const { vms, settings } = parts;
+  const providerIdOf = (vmName: string): string =>
+    providerIdFor({
+      subscriptionId: settings.azure.subscriptionId,
+      resourceGroup: settings.azure.resourceGroup,
+      vmName,
+    });
+  const instanceOf = (vm: VirtualMachine): Instance => toInstance(vm, providerIdOf(vm.name ?? ''));
+
+  async function plan(nodeClaim: NodeClaim, { nodePool, nodeClass }: LaunchClasses): Promise<LaunchPlan> {
+    const name = nodeClaim.metadata.name;
+    const vmName = vmNameFor(name);
+    const existingVm = await vms.get(vmName);
+    // Reserved offerings count every other NodeClaim in their reservation, not this one's own earlier claim.
+    const { offerings, records } = await offeringsWithReservations(parts, { except: name });
+    if (existingVm) {
+      const ownership = vmOwnership(existingVm, { clusterName: settings.clusterName, nodeClaimName: name });
+      if (!ownership.owned) throw new InstanceNameConflictError(ownership.conflict);
+      const offering = offeringOfInstance(instanceOf(existingVm), offerings);
+      if (!offering)
+        throw new Error(`VM ${vmName} exists with a size or zone that is not in the SKU catalog`);
+      return { kind: 'adopt', vmName, offering };
+    }
+    const unavailable = await parts.unavailable.listActive(parts.now());
+    // The book provisioning priced this NodeClaim's instance types with, so both agree on the cheapest.
+    const prices = parts.pricing.prices();
+    const overlays = await currentNodeOverlays(parts);
+    const pool = nodePool?.metadata.name ?? '';
+    const selection = selectOffering({
+      requirements: nodeClaim.spec.requirements,
+      ...(nodeClaim.spec.resources?.requests ? { requests: nodeClaim.spec.resources.requests } : {}),
+      offerings,
+      unavailable: unavailable.map((u) => u.block),
+      order: compareOfferingsByPrice((o) => {
+        const price = priceOf(prices, o.vmSize, o.capacityType);
+        return overlays ? overlaidOfferingPrice(overlays, pool, o, price) : price;
+      }),
+      ...(overlays && { extendedCapacity: (o: Offering) => overlaidCapacity(overlays, pool, o.vmSize) }),
+      ...capacityOptions(settings, nodeClass),
+    });
+    if (!selection.offering) throw new InsufficientCapacityError(selection.reason);
+    const offering = selection.offering;
+    const image = await resolveNodeImage(parts, nodeClass, offering);
+    if ('reason' in image) throw new ImageNotResolvedError(image.message);
+    return { kind: 'create', vmName, offering, image, reservations: records };
+  }
+
+  async function create(
+    nodeClaim: NodeClaim,
+    { nodePool, nodeClass }: LaunchClasses,
+    launch: LaunchPlan,
+  ): Promise<Launched> {
+    const { vmName, offering } = launch;
+    const providerID = providerIdOf(vmName);
+    if (launch.kind === 'adopt') return { vmName, providerID, offering, created: false };
+    const name = nodeClaim.metadata.name;
+    if (offering.reservationId !== undefined) {
+      // Other launches may have read the same free slot: the claimants agree on who takes it, and a
+      // launch that does not plans again, where the slot now counts as taken.
+      const record = recordOfReservation(launch.reservations, offering.reservationId);
+      const claimants = reservationClaimants(await listReservationClaimants(parts), offering.reservationId);
+      if (!record || !holdsReservationSeat(record, claimants, name))
+        throw new ReservationContendedError(`reservation ${offering.reservationId} is contended`);
+    }
+    // The node's own token, made before the VM that carries it; the same one when this launch is retried.
+    const bootstrapToken = await ensureBootstrapToken(
+      (await parts.kube()).core,
+      { name, uid: nodeClaim.metadata.uid ?? '' },
+      { now: parts.now(), registrationTimeoutMinutes: settings.lifecycle.registrationTimeoutMinutes },
+    );
+    let put: Awaited<ReturnType<typeof vms.beginCreate>>;
+    try {
+      put = await vms.beginCreate(
+        vmName,
+        vmBody(settings, nodeClaim, offering, nodePool, nodeClass, { ...launch.image, bootstrapToken }),
+      );
+    } catch (error) {
+      const info = armErrorInfo(error);
+      const failure = classifyLaunchError(info);
+      if (failure.retryable || !isRestError(error)) {
+        throw new TransientCloudError(
+          `VM PUT for ${vmName} failed: ${info.message}`,
+          failure.retryAfterSeconds,
+        );
+      }
+      // ARM refused before creating anything; another offering would be refused alike.
+      if (failure.reason === 'AuthorizationFailed') throw new AuthorizationError(failure);
+      throw new CreateError(failure);
+    }
+    if (!put.created) throw new InstanceExistsError(`VM ${vmName} was created meanwhile by another delivery`);
+    return { vmName, providerID, offering, created: true, pollerState: put.pollerState };
+  }
+
+  return {
+    plan: (nodeClaim, classes) => refusingAuthorization(() => plan(nodeClaim, classes)),
+    create: (nodeClaim, classes, launch) => refusingAuthorization(() => create(nodeClaim, classes, launch)),
+
+    pollCreate: (vmName, pollerState) => pollCreation(parts, vmName, pollerState),
+
+    async get(vmName) {
+      const vm = await vms.get(vmName);
+      return vm ? instanceOf(vm) : undefined;
+    },
+
+    async list() {
+      return (await vms.list()).map(instanceOf);
+    },
+
+    async delete(target) {
+      const state = await vms.beginDelete(typeof target === 'string' ? target : target.name);
+      if (typeof target !== 'string') await forgetQuotaFreedBy(parts, target);
+      return state;
+    },
+
+    async reboot(vmName): Promise<RebootStart> {
+      try {
+        return await vms.beginRestart(vmName);
+      } catch (error) {
+        if (isTransient(error) || !isRestError(error)) throw error;
+        parts.log.warn('VM restart refused', { vmName, code: error.code, error: error.message });
+        return { failed: `${error.code ?? error.statusCode ?? 'error'}: ${error.message}` };
+      }
+    },
+
+    pollReboot: (pollerState): Promise<RebootProgress> => vms.pollRestart(pollerState),
+
+    async offeringOf(instance, options = {}) {
+      const offerings = options.withReservations
+        ? (await offeringsWithReservations(parts)).offerings
+        : await catalogOfferings(parts);
+      return offeringOfInstance(instance, offerings);
+    },
+  };
+}
+
+/**
+ * One request against a VM's creation: its operation when there is one, else the VM itself. Throttling
+ * and server errors are no outcome: the creation is still in progress, and the budget is reported as
+ * exhausted so the launch monitor waits its longest interval.
+ */
+export async function pollCreation(
+  { vms, log }: Pick<CloudProviderParts, 'vms' | 'log'>,
+  vmName: string,
+  pollerState: string | undefined,
+): Promise<CreationProgress> {
+  try {
+    if (!pollerState) return await pollByGet(vms, vmName);
+    const poll = await vms.pollCreation(pollerState);
+    return poll.status === 'Succeeded' ? { status: 'Succeeded' } : poll;
+  } catch (error) {
+    // The VM's read refused for want of a permission (the poller's refusal is already an outcome): the
+    // same poll would be refused again, so it is the outcome, recorded as the PUT's refusal is.
+    if (isAuthorizationRefusal(error)) return { status: 'Failed', error: armErrorInfo(error) };
+    if (!isTransient(error)) throw error;
+    log.warn('transient error while polling VM creation', { vmName, error });
+    return { status: 'InProgress', rateLimitRemaining: 0, ...(pollerState ? { pollerState } : {}) };
+  }
+}
+
+/**
+ * Without a poller (the VM already existed when launch ran), the VM's provisioningState is the outcome.
+ * Only a failed VM is read again, with its instance view: that names the failed operation's code and
+ * message, which the plain GET does not, so the failure is classified as the LRO's would be. Polls of a
+ * VM still being created stay plain GETs.
+ */
+async function pollByGet(vms: VirtualMachines, vmName: string): Promise<CreationProgress> {
+  const vm = await vms.get(vmName);
+  if (!vm) return { status: 'Failed', error: { code: 'NotFound', message: `VM ${vmName} no longer exists` } };
+  switch (vm.provisioningState) {
+    case 'Succeeded':
+      return { status: 'Succeeded' };
+    case 'Failed': {
+      const viewed = await vms.get(vmName, { instanceView: true });
+      const failure = provisioningFailureOf(viewed?.instanceView?.statuses);
+      return {
+        status: 'Failed',
+        error: {
+          ...(failure?.code ? { code: failure.code } : {}),
+          message: failure?.message ?? `VM ${vmName} provisioning failed`,
+        },
+      };
+    }
+    default:
+      return { status: 'InProgress' };
+  }
+}
+
+/**
+ * An ARM refusal for want of a permission, from any request a launch makes (the VM PUT, reading the VM,
+ * the SKU catalog, the image gallery), as AuthorizationError: the same request would be refused again,
+ * so the NodeClaim waits with the missing action named instead of the message being retried.
+ */
+async function refusingAuthorization<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!isRestError(error)) throw error;
+    const failure = classifyLaunchError(armErrorInfo(error));
+    if (failure.reason === 'AuthorizationFailed') throw new AuthorizationError(failure);
+    throw error;
+  }
+}
+
+function toInstance(vm: VirtualMachine, providerID: string): Instance {
+  const imageID = imageIdOf(vm);
+  const vmSize = vm.hardwareProfile?.vmSize;
+  const zoneNumber = vm.zones?.[0];
+  const reservationGroupId = vm.capacityReservation?.capacityReservationGroup?.id;
+  return {
+    name: vm.name ?? '',
+    providerID,
+    state: vm.provisioningState,
+    tags: vm.tags ?? {},
+    ...(vm.timeCreated ? { createdAt: vm.timeCreated } : {}),
+    ...(imageID ? { imageID } : {}),
+    ...(vmSize ? { vmSize } : {}),
+    ...(zoneNumber ? { zoneNumber } : {}),
+    spot: vm.priority === 'Spot',
+    ...(reservationGroupId ? { reservationGroupId } : {}),
+  };
+}
+
+/** The image the VM runs: the gallery image ID, or publisher:offer:sku:version for marketplace images. */
+function imageIdOf(vm: VirtualMachine): string | undefined {
+  const image = vm.storageProfile?.imageReference;
+  if (!image) return undefined;
+  if (image.id) return image.id;
+  if (image.communityGalleryImageId) return image.communityGalleryImageId;
+  if (image.sharedGalleryImageId) return image.sharedGalleryImageId;
+  const version = image.exactVersion ?? image.version;
+  return [image.publisher, image.offer, image.sku, version].every(Boolean)
+    ? `${image.publisher}:${image.offer}:${image.sku}:${version}`
+    : undefined;
+}

@@ -1,0 +1,187 @@
+// The seam between the NodeClaim lifecycle and the cloud, as Karpenter's cloudprovider.CloudProvider is:
+// the lifecycle (conditions, finalizers, monitors, events) asks for the machine behind a NodeClaim to be
+// created, read, listed, deleted or rebooted, and sorts what went wrong by the typed errors below, never
+// by ARM's codes. Everything Azure-specific (offering choice, node image, bootstrap token, the VM PUT,
+// adopting a VM an earlier delivery created) lives behind it, in azure.ts.
+//
+// Launch is two calls where upstream's Create is one: `plan` reads and chooses, the lifecycle then writes
+// its resourceVersion-guarded claim on the NodeClaim (finalizer, the offering's labels), and only then does
+// `create` send the VM PUT, so that concurrent deliveries of one event decide once and no VM is created
+// for a NodeClaim that could not carry its finalizer.
+import type { ArmErrorInfo } from '../azure/virtual-machines.js';
+import type { LaunchFailure } from '../decisions/launch-errors.js';
+import type { CapacityReservationRecord } from '../decisions/capacity-reservations.js';
+import type { NodeOsSku } from '../decisions/node-image.js';
+import type { Offering } from '../decisions/offerings.js';
+import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
+
+/** The machine behind a NodeClaim, as the lifecycle reads it. */
+export interface Instance {
+  /** The VM's name (decisions/vm-spec.ts vmNameFor). */
+  name: string;
+  providerID: string;
+  /** ARM's provisioningState: Creating, Succeeded, Failed, Deleting, … */
+  state: string | undefined;
+  /** The tags launch wrote, which say whose the VM is (decisions/vm-ownership.ts). */
+  tags: Readonly<Record<string, string>>;
+  createdAt?: Date;
+  /** The image it boots: a gallery image ID, or publisher:offer:sku:version for a marketplace image. */
+  imageID?: string;
+  vmSize?: string;
+  /** Azure's zone number ("1"), absent for a VM outside any zone. */
+  zoneNumber?: string;
+  spot: boolean;
+  /** The Capacity Reservation Group the VM was placed in, if any. */
+  reservationGroupId?: string;
+}
+
+/** The classes a launch resolved for its NodeClaim. */
+export interface LaunchClasses {
+  nodeClass: AKSNodeClass;
+  nodePool: NodePool | undefined;
+}
+
+/**
+ * What `create` will do: adopt the VM that already exists under the NodeClaim's VM name (an earlier
+ * delivery created it), or create one on the chosen offering and image.
+ */
+export type LaunchPlan =
+  | { kind: 'adopt'; vmName: string; offering: Offering }
+  | {
+      kind: 'create';
+      vmName: string;
+      offering: Offering;
+      image: { imageId: string; osSku: NodeOsSku };
+      /** The reservation groups as read for the choice, against which a reserved slot is confirmed. */
+      reservations: readonly CapacityReservationRecord[];
+    };
+
+export interface Launched {
+  vmName: string;
+  providerID: string;
+  offering: Offering;
+  /** False when the VM was adopted, not created by this call. */
+  created: boolean;
+  /** The creation's operation, serialized so the launch monitor can poll it from any process. */
+  pollerState?: string;
+}
+
+/** One poll of a VM's creation. */
+export type CreationProgress =
+  | {
+      status: 'InProgress';
+      pollerState?: string;
+      retryAfterSeconds?: number;
+      /** The fewest requests ARM said were left in a short throttling window (x-ms-ratelimit-remaining-resource). */
+      rateLimitRemaining?: number;
+    }
+  | { status: 'Succeeded' }
+  | { status: 'Failed'; error: ArmErrorInfo };
+
+/** A reboot accepted (to be polled), a VM that no longer exists, or a refusal that is not transient. */
+export type RebootStart = { pollerState: string } | 'gone' | { failed: string };
+
+/** One poll of a reboot. */
+export type RebootProgress =
+  | { status: 'InProgress'; pollerState: string; retryAfterSeconds?: number }
+  | { status: 'Succeeded' }
+  | { status: 'Failed'; error: ArmErrorInfo };
+
+export interface CloudProvider {
+  /**
+   * Reads only: the VM that exists under the NodeClaim's VM name and is its own (adopt), or the cheapest
+   * available offering and its node image (create). Throws InstanceNameConflictError,
+   * InsufficientCapacityError, ImageNotResolvedError or AuthorizationError.
+   */
+  plan(nodeClaim: NodeClaim, classes: LaunchClasses): Promise<LaunchPlan>;
+  /**
+   * Creates the plan's VM with the NodeClaim's bootstrap token, returning once ARM accepted it (an
+   * adopted VM is returned as it is). Create-only: a VM that appeared meanwhile is never updated but
+   * reported as InstanceExistsError. Throws ReservationContendedError, CreateError, AuthorizationError
+   * or TransientCloudError as well.
+   */
+  create(nodeClaim: NodeClaim, classes: LaunchClasses, plan: LaunchPlan): Promise<Launched>;
+  /** One request against a creation: its operation when there is one, else the VM itself. */
+  pollCreate(vmName: string, pollerState?: string): Promise<CreationProgress>;
+  get(vmName: string): Promise<Instance | undefined>;
+  /** Every VM of the node resource group (garbage collection judges which are this cluster's). */
+  list(): Promise<Instance[]>;
+  /**
+   * Starts a forced delete. Given the instance as just read rather than its name, a VM that was running
+   * also gives its cores back to the quota memory, so sizes blocked for quota may be tried again.
+   */
+  delete(target: string | Instance): Promise<'Deleting' | 'Gone'>;
+  reboot(vmName: string): Promise<RebootStart>;
+  pollReboot(pollerState: string): Promise<RebootProgress>;
+  /**
+   * The offering an instance runs as: from the catalog, and with `withReservations` from the reserved
+   * offerings too (a VM in a reservation group is then its reserved offering).
+   */
+  offeringOf(instance: Instance, options?: { withReservations?: boolean }): Promise<Offering | undefined>;
+}
+
+/** Base of the cloud provider's typed errors: `reason` is what the NodeClaim's condition shows. */
+export abstract class CloudProviderError extends Error {
+  abstract readonly reason: string;
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A typed error that carries nothing but its message and the reason it stands for. */
+function reasonError<Reason extends string>(reason: Reason) {
+  return class extends CloudProviderError {
+    readonly reason = reason;
+  };
+}
+
+/** No offering satisfies the NodeClaim (all are unavailable, or none fits its requirements). */
+export class InsufficientCapacityError extends reasonError('InsufficientCapacity') {}
+/** A VM with the NodeClaim's VM name exists whose tags name another cluster or NodeClaim. */
+export class InstanceNameConflictError extends reasonError('VMNameConflict') {}
+/** No node image resolves for the chosen offering. */
+export class ImageNotResolvedError extends reasonError('ImageNotResolved') {}
+/** The VM appeared between the plan's read and the create-only PUT: adopt it from a fresh plan. */
+export class InstanceExistsError extends reasonError('InstanceExists') {}
+/** Another launch took the reservation slot the plan chose: plan again, where it counts as taken. */
+export class ReservationContendedError extends reasonError('ReservationContended') {}
+
+/** Azure refused the request, as classified (decisions/launch-errors.ts); the failure says why. */
+abstract class FailureError extends CloudProviderError {
+  constructor(readonly failure: LaunchFailure) {
+    super(failure.message);
+  }
+  get reason(): string {
+    return this.failure.reason;
+  }
+}
+
+/** Azure refused a request for want of a permission: the same request would be refused again. */
+export class AuthorizationError extends FailureError {}
+/** Azure refused the VM for a reason a new choice of offering may avoid (capacity, quota, …). */
+export class CreateError extends FailureError {}
+
+/** Throttling, server errors and unanswered requests: the same call may be made again later. */
+export class TransientCloudError extends reasonError('Transient') {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+const instanceOf =
+  <T>(type: abstract new (...args: never[]) => T) =>
+  (error: unknown): error is T =>
+    error instanceof type;
+
+export const isInsufficientCapacityError = instanceOf(InsufficientCapacityError);
+export const isInstanceNameConflictError = instanceOf(InstanceNameConflictError);
+export const isImageNotResolvedError = instanceOf(ImageNotResolvedError);
+export const isInstanceExistsError = instanceOf(InstanceExistsError);
+export const isReservationContendedError = instanceOf(ReservationContendedError);
+export const isAuthorizationError = instanceOf(AuthorizationError);
+export const isCreateError = instanceOf(CreateError);
+export const isTransientCloudError = instanceOf(TransientCloudError);

@@ -1,0 +1,161 @@
+// An in-memory CloudProvider for unit tests of lifecycle phases: instances by VM name, the offering a
+// plan chooses set by the test, and typed errors a test queues for the next call of a method, so a phase
+// can be driven through every answer the seam gives (shared/cloudprovider/types.ts) without ARM. It keeps
+// the contracts the lifecycle relies on: a plan adopts the VM that exists under the NodeClaim's VM name
+// when its tags say it is this NodeClaim's, refuses one that is someone else's, and a create is
+// create-only. Which offering Azure's side would choose, and how ARM answers, are tested against the
+// emulator (test/integration/launch*.test.ts).
+import {
+  InstanceNameConflictError,
+  InsufficientCapacityError,
+  type CloudProvider,
+  type CreationProgress,
+  type Instance,
+  type LaunchPlan,
+  type Launched,
+  type RebootProgress,
+  type RebootStart,
+} from '../../shared/cloudprovider/types.js';
+import { offeringOfInstance } from '../../shared/cloudprovider/vm-body.js';
+import type { Offering } from '../../shared/decisions/offerings.js';
+import { providerIdFor, VmTags, vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { vmOwnership } from '../../shared/decisions/vm-ownership.js';
+
+type Method = 'plan' | 'create' | 'get' | 'delete' | 'reboot';
+
+export class FakeCloudProvider implements CloudProvider {
+  /** VMs by name. */
+  readonly instances = new Map<string, Instance>();
+  /** What a plan for a new VM chooses; none means no offering fits (InsufficientCapacityError). */
+  offering: Offering | undefined;
+  /** Every create that sent a VM, and every delete, in order. */
+  readonly created: string[] = [];
+  readonly deleted: string[] = [];
+  readonly rebooted: string[] = [];
+  /** Answers of pollCreate by VM name; InProgress when none is set. */
+  readonly creations = new Map<string, CreationProgress>();
+  private readonly failures = new Map<Method, Error[]>();
+
+  constructor(
+    private readonly clusterName: string,
+    private readonly azure: { subscriptionId: string; resourceGroup: string },
+    /** The region's catalog, where an instance's offering is looked up (the fake's SKUs). */
+    private readonly catalog: () => Promise<Offering[]>,
+  ) {}
+
+  /** The next call of `method` throws `error` (several queue up, one per call). */
+  failNext(method: Method, error: Error): void {
+    this.failures.set(method, [...(this.failures.get(method) ?? []), error]);
+  }
+
+  /** A VM as launch tags it for `nodeClaimName` (owned unless the test overrides the tags). */
+  seedInstance(nodeClaimName: string, instance: Partial<Instance> = {}): Instance {
+    const name = vmNameFor(nodeClaimName);
+    const seeded: Instance = {
+      name,
+      providerID: this.providerIdOf(name),
+      state: 'Succeeded',
+      tags: { [VmTags.cluster]: this.clusterName, [VmTags.nodeClaim]: nodeClaimName },
+      spot: false,
+      ...instance,
+    };
+    this.instances.set(name, seeded);
+    return seeded;
+  }
+
+  async plan(nodeClaim: Parameters<CloudProvider['plan']>[0]): Promise<LaunchPlan> {
+    this.throwQueued('plan');
+    const vmName = vmNameFor(nodeClaim.metadata.name);
+    const existing = this.instances.get(vmName);
+    if (existing) {
+      const ownership = vmOwnership(existing, {
+        clusterName: this.clusterName,
+        nodeClaimName: nodeClaim.metadata.name,
+      });
+      if (!ownership.owned) throw new InstanceNameConflictError(ownership.conflict);
+      const offering = offeringOfInstance(existing, await this.catalog());
+      if (!offering)
+        throw new Error(`VM ${vmName} exists with a size or zone that is not in the SKU catalog`);
+      return { kind: 'adopt', vmName, offering };
+    }
+    if (!this.offering) throw new InsufficientCapacityError('no offering is set in the fake cloud provider');
+    return {
+      kind: 'create',
+      vmName,
+      offering: this.offering,
+      image: { imageId: 'fake-image', osSku: 'Ubuntu2204' },
+      reservations: [],
+    };
+  }
+
+  async create(
+    nodeClaim: Parameters<CloudProvider['create']>[0],
+    _classes: Parameters<CloudProvider['create']>[1],
+    plan: LaunchPlan,
+  ): Promise<Launched> {
+    this.throwQueued('create');
+    const { vmName, offering } = plan;
+    const providerID = this.providerIdOf(vmName);
+    if (plan.kind === 'adopt') return { vmName, providerID, offering, created: false };
+    if (this.instances.has(vmName)) throw new Error(`fake: VM ${vmName} exists; a create-only PUT gets 412`);
+    this.instances.set(vmName, {
+      name: vmName,
+      providerID,
+      state: 'Creating',
+      tags: { [VmTags.cluster]: this.clusterName, [VmTags.nodeClaim]: nodeClaim.metadata.name },
+      vmSize: offering.vmSize,
+      ...(offering.zoneNumber ? { zoneNumber: offering.zoneNumber } : {}),
+      spot: offering.capacityType === 'spot',
+    });
+    this.created.push(vmName);
+    return { vmName, providerID, offering, created: true, pollerState: `poller-${vmName}` };
+  }
+
+  async pollCreate(vmName: string): Promise<CreationProgress> {
+    return this.creations.get(vmName) ?? { status: 'InProgress' };
+  }
+
+  async get(vmName: string): Promise<Instance | undefined> {
+    this.throwQueued('get');
+    return this.instances.get(vmName);
+  }
+
+  async list(): Promise<Instance[]> {
+    return [...this.instances.values()];
+  }
+
+  async delete(target: string | Instance): Promise<'Deleting' | 'Gone'> {
+    this.throwQueued('delete');
+    const name = typeof target === 'string' ? target : target.name;
+    const instance = this.instances.get(name);
+    if (!instance) return 'Gone';
+    this.deleted.push(name);
+    this.instances.set(name, { ...instance, state: 'Deleting' });
+    return 'Deleting';
+  }
+
+  async reboot(vmName: string): Promise<RebootStart> {
+    this.throwQueued('reboot');
+    if (!this.instances.has(vmName)) return 'gone';
+    this.rebooted.push(vmName);
+    return { pollerState: `restart-${vmName}` };
+  }
+
+  async pollReboot(): Promise<RebootProgress> {
+    return { status: 'Succeeded' };
+  }
+
+  async offeringOf(instance: Instance): Promise<Offering | undefined> {
+    return offeringOfInstance(instance, await this.catalog());
+  }
+
+  private providerIdOf(vmName: string): string {
+    return providerIdFor({ ...this.azure, vmName });
+  }
+
+  private throwQueued(method: Method): void {
+    const queued = this.failures.get(method);
+    const error = queued?.shift();
+    if (error) throw error;
+  }
+}
