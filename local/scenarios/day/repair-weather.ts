@@ -225,7 +225,9 @@ export async function playSpotPreemption(
       (replacement
         ? `replacement ${replacement.name} (${replacement.offering}) Initialized after ${seconds(noticeAt, replacement.initializedAt)}${before(replacement.initializedAt)}`
         : 'no replacement') +
-      `; the NodeClaim gone after ${seconds(noticeAt, goneAt)}${before(goneAt)}; ` +
+      (goneAt !== undefined
+        ? `; the NodeClaim gone after ${seconds(noticeAt, goneAt)}${before(goneAt)}; `
+        : '; the NodeClaim still there when the entry ended (the end state judges it); ') +
       (evictedAt !== undefined
         ? `Azure evicted the VM after ${seconds(noticeAt, evictedAt)}`
         : vmGoneAt !== undefined
