@@ -245,6 +245,16 @@ describe('no churn loop', () => {
     });
     expect(checkChurn(elsewhere, options).holds).toBe(true);
   });
+
+  it('holds when a quota-refused placement is PUT again after a VM of that quota was deleted', () => {
+    const refused = { ...put(2_000, 'vm-2', '1', 409), errorCode: 'OperationNotAllowed' };
+    const deleted: ArmRequest = { ...put(12_000, 'vm-1', '1', 200), method: 'DELETE', kind: 'deleteVm' };
+    const freed = history({ armRequests: [put(0, 'vm-1', '1'), refused, deleted, put(20_000, 'vm-3', '1')] });
+    expect(checkChurn(freed, options).holds).toBe(true);
+    // Without the delete the same PUT is a re-issue within the quota's memory.
+    const held = history({ armRequests: [put(0, 'vm-1', '1'), refused, put(20_000, 'vm-3', '1')] });
+    expect(checkChurn(held, options).holds).toBe(false);
+  });
 });
 
 describe('no node consolidated within consolidateAfter of becoming a destination', () => {

@@ -12,7 +12,9 @@
 //   (the second attempt may be dropped at validation or fail otherwise, as in a day with an outage).
 // - A launch is a VM PUT at one placement (size, zone, priority). Once a creation there failed and the
 //   app had time to note it (`noticeMs`), a PUT at the same placement before the failure memory for
-//   that class of error runs out is a re-issue.
+//   that class of error runs out is a re-issue. A quota failure's memory also ends when a VM of the
+//   same quota (family and priority) is deleted: the app forgets quota blocks when cores are freed
+//   (docs/offerings.md), so the PUT after such a delete depends on something that changed.
 import { findCondition, isConditionTrue } from '../../../../shared/decisions/conditions.js';
 import { DisruptionAnnotations, disruptionReasonOf } from '../../../../shared/decisions/disruption-state.js';
 import { ConditionTypes, type NodeClaim } from '../../../../shared/models/index.js';
@@ -85,23 +87,40 @@ export function checkChurn(history: DayHistory, options: ChurnOptions): Invarian
     (r) => r.method === 'PUT' && r.kind === 'putVm' && r.placement !== undefined && r.vmName !== undefined,
   );
   const placementOf = new Map(puts.map((r) => [r.vmName ?? '', placementKey(r.placement)]));
+  const quotaOf = new Map(puts.map((r) => [r.vmName ?? '', quotaKey(r.placement)]));
   const failedPlacements = [
     ...puts
       .filter((r) => r.status === 409 && r.errorCode !== undefined && isCapacityFailure(r.errorCode))
-      .map((r) => ({ placement: placementKey(r.placement), at: r.at, code: r.errorCode ?? '' })),
+      .map((r) => ({
+        placement: placementKey(r.placement),
+        quota: quotaKey(r.placement),
+        at: r.at,
+        code: r.errorCode ?? '',
+      })),
     ...history.vmFailures
       .filter((f) => isCapacityFailure(f.code) && placementOf.has(f.vmName))
-      .map((f) => ({ placement: placementOf.get(f.vmName) ?? '', at: f.at, code: f.code })),
+      .map((f) => ({
+        placement: placementOf.get(f.vmName) ?? '',
+        quota: quotaOf.get(f.vmName) ?? '',
+        at: f.at,
+        code: f.code,
+      })),
   ];
+  const quotaFreedAt = history.armRequests
+    .filter((r) => r.method === 'DELETE' && r.status >= 200 && r.status < 300 && quotaOf.has(r.vmName ?? ''))
+    .map((r) => ({ at: r.at, quota: quotaOf.get(r.vmName ?? '') }));
+  const memoryEnds = (f: { at: number; code: string; quota: string }): number => {
+    const ttlEnd = f.at + options.memoryMs(f.code);
+    if (!isQuotaFailure(f.code)) return ttlEnd;
+    const freed = quotaFreedAt.find((d) => d.quota === f.quota && d.at > f.at);
+    return freed ? Math.min(ttlEnd, freed.at) : ttlEnd;
+  };
   let repeatedPuts = 0;
   for (const request of puts) {
     if (request.status < 200 || request.status >= 300) continue;
     const placement = placementKey(request.placement);
     const known = failedPlacements.find(
-      (f) =>
-        f.placement === placement &&
-        request.at >= f.at + options.noticeMs &&
-        request.at < f.at + options.memoryMs(f.code),
+      (f) => f.placement === placement && request.at >= f.at + options.noticeMs && request.at < memoryEnds(f),
     );
     if (!known) continue;
     repeatedPuts += 1;
@@ -121,6 +140,16 @@ export function checkChurn(history: DayHistory, options: ChurnOptions): Invarian
 /** Allocation, quota and SKU failures: the classes the app remembers per placement. */
 export function isCapacityFailure(code: string): boolean {
   return /Allocation|Quota|OperationNotAllowed|SkuNotAvailable|Overconstrained/i.test(code);
+}
+
+/** Core quota refusals (ARM's QuotaExceeded, or OperationNotAllowed naming a quota). */
+function isQuotaFailure(code: string): boolean {
+  return /Quota|OperationNotAllowed/i.test(code);
+}
+
+/** The quota a VM's cores count against: its size family (the size without its vCPU count) and priority. */
+function quotaKey(placement: ArmRequest['placement']): string {
+  return placement ? `${placement.vmSize.replace(/\d+/, '')} ${placement.priority}` : '';
 }
 
 function placementKey(placement: ArmRequest['placement']): string {
