@@ -3,7 +3,7 @@
 // marks them Unschedulable, the bridge signals the provisioning batcher, one window solves over all of
 // them and creates NodeClaims, launch and registration bring the Nodes up, the scheduler binds the pods
 // and the simulated kubelet runs them.
-import { catalogOfferings } from '../../shared/lifecycle/launch/catalog-offerings.js';
+import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.js';
 import { WellKnown } from '../../shared/models/index.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
 import {
