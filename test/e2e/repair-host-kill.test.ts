@@ -26,6 +26,7 @@ import { devCa } from '../support/dev-ca.js';
 import type { HostProcessConfig } from '../support/host-process.js';
 import { shippedIdentities } from '../support/identities.js';
 import { pollUntilDefined } from '../support/poll.js';
+import { signalAndWait } from '../support/child-exit.js';
 import { E2E_SPEED } from './e2e-stack.js';
 
 const hostScript = fileURLToPath(new URL('../support/host-process.ts', import.meta.url));
@@ -91,19 +92,13 @@ async function startHost(): Promise<void> {
 async function killHost(): Promise<void> {
   const child = host;
   host = undefined;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
+  await signalAndWait(child, 'SIGKILL');
 }
 
 async function stopHost(): Promise<void> {
   const child = host;
   host = undefined;
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+  await signalAndWait(child, 'SIGTERM');
 }
 
 const initialized = (c: NodeClaim | undefined) =>

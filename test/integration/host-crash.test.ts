@@ -28,6 +28,7 @@ import { sweepLeaseNamespace } from '../support/identities.js';
 import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { eventually } from '../support/launch-stack.js';
 import { devCa } from '../support/dev-ca.js';
+import { signalAndWait } from '../support/child-exit.js';
 
 const hostScript = fileURLToPath(new URL('../support/host-process.ts', import.meta.url));
 const suffix = randomUUID().slice(0, 6);
@@ -112,19 +113,13 @@ async function startHost(): Promise<void> {
 async function killHost(): Promise<void> {
   const child = host;
   host = undefined;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
+  await signalAndWait(child, 'SIGKILL');
 }
 
 async function stopHost(): Promise<void> {
   const child = host;
   host = undefined;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+  await signalAndWait(child, 'SIGTERM');
 }
 
 async function createNodeClaim(): Promise<NodeClaim> {
