@@ -28,13 +28,20 @@ async function launchedCondition(stack: LaunchStack, name: string, reason: strin
   }, `Launched=False ${reason} on ${name}`);
 }
 
+/**
+ * The warnings of one reason about a NodeClaim, once there is at least one. The event is written after
+ * the condition it explains, so a read right after the condition is seen can come before it.
+ */
 async function warningsAbout(stack: LaunchStack, nodeClaim: NodeClaim, reason: string) {
   const { core } = await stack.admin.kube();
-  const list = await core.listNamespacedEvent({
-    namespace: 'default',
-    fieldSelector: `involvedObject.name=${nodeClaim.metadata.name}`,
-  });
-  return list.items.filter((event) => event.reason === reason);
+  return eventually(async () => {
+    const list = await core.listNamespacedEvent({
+      namespace: 'default',
+      fieldSelector: `involvedObject.name=${nodeClaim.metadata.name}`,
+    });
+    const warnings = list.items.filter((event) => event.reason === reason);
+    return warnings.length > 0 ? warnings : undefined;
+  }, `a ${reason} event about ${nodeClaim.metadata.name}`);
 }
 
 async function reannounce(stack: LaunchStack, nodeClaim: NodeClaim, times: number): Promise<void> {
