@@ -7,6 +7,9 @@
 // lifecycle controller treats either as a sign of life.
 import type { Logger } from '../../shared/observability/logger.js';
 
+/** kubelet's default Lease renewal (a quarter of its 40 s lease), in wall time at any speed. */
+export const KUBELET_HEARTBEAT_MS = 10_000;
+
 export interface HeartbeatLoopOptions {
   leaseIntervalMs: number;
   statusReportIntervalMs: number;

@@ -38,7 +38,7 @@ import {
 } from '../arm-emulator/index.js';
 import type { VmChangeEvent } from '../arm-emulator/index.js';
 import { startPodRunner, type PodRunner } from './pod-runner.js';
-import { HeartbeatLoop } from './heartbeat-loop.js';
+import { HeartbeatLoop, KUBELET_HEARTBEAT_MS } from './heartbeat-loop.js';
 import { ClusterApi } from './cluster-api.js';
 import { KubeletApi } from './kubelet-api.js';
 import { kubeRest, type KubeRequest, type KubeRest } from './kube-rest.js';
@@ -178,7 +178,7 @@ const defaults = {
   readyDelayMs: 2_000,
   podStartDelayMs: 1_000,
   podShutdownDelayMs: 1_000,
-  heartbeatIntervalMs: 10_000,
+  heartbeatIntervalMs: KUBELET_HEARTBEAT_MS,
   statusReportIntervalMs: 300_000,
   concurrency: 8,
 };
