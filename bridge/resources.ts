@@ -1,15 +1,14 @@
 // The five collections the bridge watches (pending Pods among them), with their watch paths and paginated
-// list calls. The custom resources' coordinates come from shared/kube/crd-names.ts.
-import type { KubeConfig, V1ListMeta } from '@kubernetes/client-node';
+// list calls. The custom resources' coordinates come from shared/kube/crd-names.ts; pages are read as
+// everywhere else in the app (shared/kube/paging.ts).
+import type { KubeConfig } from '@kubernetes/client-node';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { WatchedKind } from '../shared/events/cloud-event.js';
 import type { CustomResourceName } from '../shared/kube/crd-names.js';
 import { makeTimedApiClient } from '../shared/kube/client.js';
 import { AKSNodeClassResource, NodeClaimResource, NodePoolResource } from '../shared/kube/crd-names.js';
-import type { WatchedResource, ListPage } from './watcher.js';
-
-/** Objects per list page: keeps a relist of a large cluster from being one huge response. */
-export const LIST_PAGE_SIZE = 500;
+import { LIST_PAGE_SIZE, pageOf } from '../shared/kube/paging.js';
+import type { WatchedResource } from './watcher.js';
 
 const PENDING_POD_FIELD_SELECTOR = 'spec.nodeName=';
 
@@ -35,7 +34,7 @@ export function watchedResources(kubeConfig: KubeConfig): WatchedResources {
         limit: LIST_PAGE_SIZE,
         ...(continueToken !== undefined && { _continue: continueToken }),
       });
-      return pageOf(list);
+      return pageOf(plainList(list));
     },
   });
 
@@ -55,7 +54,7 @@ export function watchedResources(kubeConfig: KubeConfig): WatchedResources {
           limit: LIST_PAGE_SIZE,
           ...(continueToken !== undefined && { _continue: continueToken }),
         });
-        return typedPageOf(list);
+        return pageOf(list);
       },
     },
     Node: {
@@ -66,32 +65,33 @@ export function watchedResources(kubeConfig: KubeConfig): WatchedResources {
           limit: LIST_PAGE_SIZE,
           ...(continueToken !== undefined && { _continue: continueToken }),
         });
-        return typedPageOf(list);
+        return pageOf(list);
       },
     },
   };
 }
 
-/** A page of a core list, as client-node's models carry it (`_continue` for the API's `continue`). */
-function typedPageOf(list: { items: unknown[]; metadata?: V1ListMeta }): ListPage {
-  return {
-    items: list.items,
-    resourceVersion: list.metadata?.resourceVersion,
-    continueToken: list.metadata?._continue,
-  };
-}
-
-/** A page of a custom-resource list, which client-node returns as plain JSON. */
-function pageOf(list: unknown): ListPage {
+/**
+ * A custom-resource list as the shape paging reads: client-node returns it as plain JSON, typed unknown,
+ * so anything that is not an array of items or a string token is read as absent.
+ */
+function plainList(list: unknown): {
+  items: unknown[];
+  metadata: { resourceVersion?: string; continue?: string };
+} {
   const body = typeof list === 'object' && list !== null ? (list as Record<string, unknown>) : {};
   const metadata =
     typeof body['metadata'] === 'object' && body['metadata'] !== null
       ? (body['metadata'] as Record<string, unknown>)
       : {};
+  const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+  const resourceVersion = text(metadata['resourceVersion']);
+  const continueToken = text(metadata['continue']);
   return {
-    items: Array.isArray(body['items']) ? body['items'] : [],
-    resourceVersion:
-      typeof metadata['resourceVersion'] === 'string' ? metadata['resourceVersion'] : undefined,
-    continueToken: typeof metadata['continue'] === 'string' ? metadata['continue'] : undefined,
+    items: Array.isArray(body['items']) ? (body['items'] as unknown[]) : [],
+    metadata: {
+      ...(resourceVersion !== undefined && { resourceVersion }),
+      ...(continueToken !== undefined && { continue: continueToken }),
+    },
   };
 }

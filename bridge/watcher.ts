@@ -16,6 +16,7 @@ import { backoffDelay } from './backoff.js';
 import type { WatchedObjects } from './projection.js';
 import { projectors } from './projection.js';
 import type { InformerVerb } from './relevance.js';
+import type { ListPage as SharedListPage } from '../shared/kube/paging.js';
 
 /** What the informer cache holds: the identity ListWatch needs plus the slim projection. */
 export interface Cached<K extends WatchedKind> extends KubernetesObject {
@@ -23,11 +24,8 @@ export interface Cached<K extends WatchedKind> extends KubernetesObject {
   view: WatchedObjects[K];
 }
 
-export interface ListPage {
-  items: unknown[];
-  resourceVersion: string | undefined;
-  continueToken: string | undefined;
-}
+/** One page of a relist: shared/kube/paging.ts's, with items the bridge checks itself. */
+export type ListPage = SharedListPage<unknown>;
 
 export interface WatchedResource<K extends WatchedKind> {
   kind: K;
