@@ -12,8 +12,8 @@ import { cpuCores, gibibytes } from '../deployment-set.js';
 import type { DayClock } from './day-clock.js';
 import type { ApiServerSample, ArmRequest, DayHistory, VmFailure } from './invariants/history.js';
 import { parseApiServerMetrics } from './invariants/request-rates.js';
-import type { DayPlan, PoolName } from './plan.js';
-import { requestsLowerBound, vmHourlyPrice } from './pricing.js';
+import { DAY_ZONES, type DayPlan, type PoolName, type WorkloadPlan } from './plan.js';
+import { minimumNodes, requestsLowerBound, vmHourlyPrice, type PoolDemand } from './pricing.js';
 import { poolObjectName, setName } from './workload.js';
 
 export interface DaySample {
@@ -115,16 +115,25 @@ export function startCollector(
       .vms()
       .filter((vm) => vm.resourceGroup === stack.resourceGroup)
       .reduce((sum, vm) => sum + vmHourlyPrice(vm.vmSize, vm.priority), 0);
-    const demand = new Map<PoolName, { cpu: number; memoryGiB: number }>();
+    const demand = new Map<PoolName, PoolDemand>();
+    const podsOfSet = new Map<WorkloadPlan, number>();
     let pending = 0;
     for (const pod of recorder.pods.values()) {
       const workload = poolOfSet.get(pod.metadata.labels?.app ?? '');
       if (!workload || pod.metadata.deletionTimestamp) continue;
       if (pod.status?.phase !== 'Running') pending += 1;
-      const wanted = demand.get(workload.pool) ?? { cpu: 0, memoryGiB: 0 };
+      const wanted = demand.get(workload.pool) ?? { cpu: 0, memoryGiB: 0, nodes: 0 };
       wanted.cpu += cpuCores(workload.cpu);
       wanted.memoryGiB += gibibytes(workload.memory);
       demand.set(workload.pool, wanted);
+      podsOfSet.set(workload, (podsOfSet.get(workload) ?? 0) + 1);
+    }
+    for (const [pool, wanted] of demand) {
+      const sets = [...podsOfSet].filter(([w]) => w.pool === pool);
+      wanted.nodes = minimumNodes(
+        sets.map(([w, pods]) => ({ pods, zoneSpread: w.zoneSpread })),
+        DAY_ZONES.length,
+      );
     }
     samples.push({
       at: now,

@@ -131,13 +131,16 @@ function curve(random: Random, low: number, high: number, peak: number): number[
   return Array.from({ length: HOURS + 1 }, (_, hour) => Math.round(low + (top - low) * diurnal(hour, peak)));
 }
 
+/** The zones of the day's region: every pool may launch in each, and a zone spread reaches all three. */
+export const DAY_ZONES: readonly string[] = ['1', '2', '3'];
+
 export function dayPlan(options: PlanOptions): DayPlan {
   const random = seededRandom(options.seed);
   const peak = random.between(12, 14.5);
   const burstAt = Math.round(random.between(13, 15.5));
   const burstPods = random.integer(200, 300);
   const burstHours = 4;
-  const zones = ['1', '2', '3'];
+  const zones = DAY_ZONES;
   const morningZone = random.pick(zones);
   const eveningZone = random.pick(zones);
   const family = random.pick(Object.keys(generalFamilies));

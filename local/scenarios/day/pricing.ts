@@ -38,16 +38,39 @@ export function poolSizes(pool: PoolPlan): PricedSize[] {
     }));
 }
 
+/** What one pool's pods ask for at a moment: their requests, and the nodes they need at least. */
+export interface PoolDemand {
+  cpu: number;
+  memoryGiB: number;
+  /** The fewest nodes that can hold them (minimumNodes). */
+  nodes: number;
+}
+
+/**
+ * The fewest nodes a pool's pods fit on, whatever the sizes: one for any pod, and for a set spread over
+ * the zones with maxSkew 1 and DoNotSchedule, a node in each zone its pods reach (min(pods, zones)).
+ * Without it the bound of a quiet night (a few small pods that must still sit in three zones) is a
+ * fraction of one node's price, and the ratio measures the bound's looseness, not waste.
+ */
+export function minimumNodes(sets: readonly { pods: number; zoneSpread: boolean }[], zones: number): number {
+  let nodes = 0;
+  for (const set of sets) {
+    if (set.pods <= 0) continue;
+    nodes = Math.max(nodes, set.zoneSpread ? Math.min(set.pods, zones) : 1);
+  }
+  return nodes;
+}
+
 /** The lower bound of the requests of each pool, summed. */
 export function requestsLowerBound(
   pools: readonly PoolPlan[],
-  demand: ReadonlyMap<string, { cpu: number; memoryGiB: number }>,
+  demand: ReadonlyMap<string, PoolDemand>,
 ): number {
   let total = 0;
   for (const pool of pools) {
     const wanted = demand.get(pool.name);
     if (!wanted || (wanted.cpu === 0 && wanted.memoryGiB === 0)) continue;
-    total += priceLowerBound(poolSizes(pool), { ...wanted, nodes: 0 });
+    total += priceLowerBound(poolSizes(pool), wanted);
   }
   return total;
 }
