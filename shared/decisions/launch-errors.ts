@@ -42,6 +42,12 @@ export interface LaunchFailure {
   retryAfterSeconds?: number;
   /** Offerings to avoid, relative to the one that failed, and for how long (see failure-memory.ts). */
   unavailable?: FailureMemory;
+  /**
+   * True when any NodeClaim would fail alike, whatever its offering (a missing permission): the failed
+   * NodeClaim is kept, its cause named, instead of being deleted for a replacement that would be refused
+   * the same way.
+   */
+  failsEveryLaunch?: boolean;
 }
 
 export type QuotaKind = 'family' | 'regional' | 'lowPriority';
@@ -247,7 +253,12 @@ export function classifyLaunchError(error: LaunchErrorInput): LaunchFailure {
     case 'LinkedAuthorizationFailed':
       // The identity lacks a role: no offering, zone or retry changes that, only a role assignment does.
       return withCode(
-        { reason: 'AuthorizationFailed', message: authorizationMessage(message), retryable: false },
+        {
+          reason: 'AuthorizationFailed',
+          message: authorizationMessage(message),
+          retryable: false,
+          failsEveryLaunch: true,
+        },
         code,
       );
     case 'OSProvisioningTimedOut':

@@ -246,6 +246,7 @@ describe('authorization failures', () => {
       reason: 'AuthorizationFailed',
       azureCode: 'LinkedAuthorizationFailed',
       retryable: false,
+      failsEveryLaunch: true,
     });
     expect(failure.unavailable).toBeUndefined();
     expect(failure.message).toMatch(
@@ -253,6 +254,14 @@ describe('authorization failures', () => {
         `^the Function App identity lacks Microsoft\\.Network/networkSecurityGroups/join/action on ${nsg.replace(/[.]/g, '\\.')} `,
       ),
     );
+  });
+
+  it('only a missing permission fails every launch; a capacity or quota failure is one offering’s', () => {
+    for (const code of ['ZonalAllocationFailed', 'SkuNotAvailable', 'OperationNotAllowed'])
+      expect(classifyLaunchError({ code, statusCode: 409, message: 'x' }).failsEveryLaunch).toBeUndefined();
+    expect(
+      classifyLaunchError({ code: 'AuthorizationFailed', statusCode: 403, message: 'x' }).failsEveryLaunch,
+    ).toBe(true);
   });
 
   it('AuthorizationFailed on the VM itself names that action and scope', () => {

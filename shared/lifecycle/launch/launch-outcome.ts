@@ -135,8 +135,8 @@ export async function recordMonitorFailure(
 /**
  * Launched=False with the reason and Azure's message, a Warning event, the offering marked unavailable
  * for the reason's TTL, the VM deleted (forced), then the NodeClaim deleted. Each step is idempotent, so
- * a retried activity converges to the same end state. A refusal for want of a permission keeps the
- * NodeClaim, as a refused PUT does: a replacement would be refused alike, so it waits, visibly, until
+ * a retried activity converges to the same end state. A failure of every launch (failsEveryLaunch: a
+ * refusal for want of a permission) keeps the NodeClaim, as a refused PUT does: a replacement would be refused alike, so it waits, visibly, until
  * liveness replaces it after the registration timeout (one attempt per NodeClaim, never a loop).
  */
 export async function recordLaunchFailure(
@@ -189,7 +189,7 @@ export async function recordLaunchFailure(
     vmName: input.vmName,
     vm: vmState,
   });
-  if (current && failure.reason !== 'AuthorizationFailed') await deleteNodeClaim(deps, current, context);
+  if (current && !failure.failsEveryLaunch) await deleteNodeClaim(deps, current, context);
 }
 
 /** The capacity options launch resolved and handed to the monitor (see capacityOptions). */
