@@ -102,7 +102,11 @@ export interface PodShape {
   nodeName?: string;
   phase?: string;
   ready?: boolean;
+  /** Not Ready since this time (ms): the Ready condition False with that lastTransitionTime. */
+  notReadySince?: number;
   deleting?: boolean;
+  /** The grace period the delete was given: deletionTimestamp is `at` plus this. */
+  graceSeconds?: number;
 }
 
 export function pod(
@@ -119,12 +123,27 @@ export function pod(
       metadata: {
         name,
         labels: { app },
-        ...(shape.deleting ? { deletionTimestamp: new Date(at).toISOString() } : {}),
+        ...(shape.deleting
+          ? {
+              deletionTimestamp: new Date(at + (shape.graceSeconds ?? 0) * 1000).toISOString(),
+              ...(shape.graceSeconds !== undefined ? { deletionGracePeriodSeconds: shape.graceSeconds } : {}),
+            }
+          : {}),
       },
       spec: shape.nodeName ? { nodeName: shape.nodeName } : {},
       status: {
         phase: shape.phase ?? 'Pending',
-        conditions: shape.ready ? [{ type: 'Ready', status: 'True' }] : [],
+        conditions: shape.ready
+          ? [{ type: 'Ready', status: 'True' }]
+          : shape.notReadySince !== undefined
+            ? [
+                {
+                  type: 'Ready',
+                  status: 'False',
+                  lastTransitionTime: new Date(shape.notReadySince).toISOString(),
+                },
+              ]
+            : [],
       },
     },
   };

@@ -525,6 +525,35 @@ describe('no PodDisruptionBudget breached', () => {
     expect(outcome.violations[0]).toContain('w3 evicted leaving 1 healthy web pods, PDB wants 2');
   });
 
+  it('does not judge the eviction of a pod not Ready before it, when the version kept before was Ready (an outage)', () => {
+    // The recorder last saw w2 and w3 Ready (before the API server went away); both were evicted after it
+    // came back, by then marked not Ready by the controller-manager 20 s before their evictions.
+    const evictedAt = 100_000;
+    const blind = (name: string, notReadySince: number) =>
+      pod(evictedAt, name, 'web', {
+        nodeName: 'n2',
+        phase: 'Running',
+        notReadySince,
+        deleting: true,
+        graceSeconds: 30,
+      });
+    const h = history({
+      ...rules,
+      nodes: [node(5, 'n2', true)],
+      pods: [...base, blind('w2', evictedAt - 20_000), blind('w3', evictedAt - 20_000)],
+    });
+    const outcome = checkPdbs(h, 0, 0);
+    expect(outcome.holds).toBe(true);
+    expect(outcome.detail).toContain('2 more of pods already not Ready when evicted (not judged)');
+    // Not Ready only as the eviction began (the kubelet stopping it): judged, and the second breaches.
+    const stopping = history({
+      ...rules,
+      nodes: [node(5, 'n2', true)],
+      pods: [...base, blind('w2', evictedAt), blind('w3', evictedAt + 500)],
+    });
+    expect(checkPdbs(stopping, 0, 0).violations[0]).toContain('w3 evicted leaving 1 healthy web pods');
+  });
+
   it('does not take a scale-down’s deletions for evictions', () => {
     const h = history({
       pdbs: rules.pdbs,

@@ -9,10 +9,12 @@ export interface DayPod {
   metadata: {
     name: string;
     deletionTimestamp?: string;
+    /** The grace period the API server added to the time of the delete (or eviction) to make deletionTimestamp. */
+    deletionGracePeriodSeconds?: number;
     labels?: Record<string, string>;
   };
   spec?: { nodeName?: string };
-  status?: { phase?: string; conditions?: { type: string; status: string }[] };
+  status?: { phase?: string; conditions?: { type: string; status: string; lastTransitionTime?: string }[] };
 }
 
 export interface Version<T> {

@@ -1,8 +1,12 @@
 // No PodDisruptionBudget breached: every eviction (a pod that starts terminating on a Node tainted
 // karpenter.sh/disrupted, i.e. drained) leaves at least the PDB's desired healthy pods of its set
 // Running and Ready. A pod the ReplicaSet deletes in a scale-down is not an eviction: deletions within
-// `scaleSlackMs` after its Deployment was scaled down are not judged. Replays every pod and Node version.
-// Pure.
+// `scaleSlackMs` after its Deployment was scaled down are not judged. Neither is a pod that was already
+// not Ready when it was evicted, by its own Ready condition's lastTransitionTime: the recorder is blind
+// while the API server is down, and after the outage kube-controller-manager marks the pods of Nodes it
+// heard nothing from not Ready, so the version before the eviction that the recorder kept can be Ready
+// when the pod evicted was not (the Eviction API allows that eviction under `AlwaysAllow`, and it takes
+// nothing from the PDB's healthy pods). Replays every pod and Node version. Pure.
 import { WellKnown } from '../../../../shared/models/index.js';
 import { result, secondsAfter, type DayHistory, type DayPod, type InvariantResult } from './history.js';
 
@@ -10,6 +14,25 @@ const healthy = (pod: DayPod): boolean =>
   !pod.metadata.deletionTimestamp &&
   pod.status?.phase === 'Running' &&
   (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** When the eviction (or delete) was asked for: deletionTimestamp less the grace period added to it. */
+function evictionRequestedAt(pod: DayPod): number {
+  return (
+    Date.parse(pod.metadata.deletionTimestamp ?? '') - (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000
+  );
+}
+
+/**
+ * The pod's Ready condition went False (or Unknown) clearly before its eviction was asked for: more than
+ * the one second both RFC 3339 times may each have lost.
+ */
+function notReadyBeforeEviction(pod: DayPod): boolean {
+  const ready = (pod.status?.conditions ?? []).find((c) => c.type === 'Ready');
+  if (!ready || ready.status === 'True') return false;
+  const since = Date.parse(ready.lastTransitionTime ?? '');
+  const requested = evictionRequestedAt(pod);
+  return Number.isFinite(since) && Number.isFinite(requested) && since < requested - 1_000;
+}
 
 export function checkPdbs(
   history: DayHistory,
@@ -39,6 +62,7 @@ export function checkPdbs(
   };
   const violations: string[] = [];
   let evictions = 0;
+  let notReady = 0;
   let tightest = Infinity;
   for (const event of events) {
     if ('node' in event) {
@@ -61,6 +85,10 @@ export function checkPdbs(
     const node = object.spec?.nodeName;
     if (!rule || !startsTerminating || !node || !tainted.has(node) || !before || !healthy(before)) continue;
     if (scaledDownJustBefore(set, at)) continue;
+    if (notReadyBeforeEviction(object)) {
+      notReady += 1;
+      continue;
+    }
     evictions += 1;
     const expected = replicasAt(set, at) ?? 0;
     const desired = rule.minAvailable ?? expected - (rule.maxUnavailable ?? 0);
@@ -75,8 +103,9 @@ export function checkPdbs(
   return result(
     'no PodDisruptionBudget breached',
     violations,
-    evictions === 0
+    (evictions === 0
       ? 'no eviction of a PDB-protected pod'
-      : `${evictions} evictions of PDB-protected pods; the tightest left ${tightest} above the PDB`,
+      : `${evictions} evictions of PDB-protected pods; the tightest left ${tightest} above the PDB`) +
+      (notReady > 0 ? `; ${notReady} more of pods already not Ready when evicted (not judged)` : ''),
   );
 }
