@@ -86,6 +86,9 @@ export function projectNode(raw: unknown): Node {
       ...(taints !== undefined && { taints }),
     },
   };
+  // Each condition's type and status, nothing else: Ready for registration and initialization,
+  // PreemptionScheduled for node repair (relevance.ts forwards a Node when that spot eviction notice
+  // appears); reasons, messages and heartbeat times change on every kubelet report.
   if (Array.isArray(status['conditions'])) {
     projected.status = {
       conditions: status['conditions'].map((value) => {

@@ -96,6 +96,27 @@ describe('projection of watched objects', () => {
     expect(fromWatch.spec.taints).toEqual([{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }]);
   });
 
+  it("keeps every Node condition's type and status, so the spot eviction notice reaches relevance", () => {
+    const projected = projectNode({
+      metadata: { name: 'n' },
+      status: {
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'KubeletReady',
+            lastHeartbeatTime: '2025-03-01T10:00:00Z',
+          },
+          { type: 'PreemptionScheduled', status: 'True', reason: 'Preempt', message: 'NotBefore: …' },
+        ],
+      },
+    });
+    expect(projected.status?.conditions).toEqual([
+      { type: 'Ready', status: 'True' },
+      { type: 'PreemptionScheduled', status: 'True' },
+    ]);
+  });
+
   it('tolerates missing and malformed fields', () => {
     expect(projectNodeClaim({}).metadata).toEqual({ name: '' });
     expect(
