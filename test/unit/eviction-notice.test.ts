@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   carriesEvictionNotice,
+  evictionNoticeMatch,
   evictionNoticeVerdict,
 } from '../../shared/decisions/node-repair/eviction-notice.js';
 import { AZURE_REPAIR_POLICIES, type RepairPolicy } from '../../shared/decisions/node-repair/policies.js';
@@ -72,6 +73,20 @@ describe('carriesEvictionNotice', () => {
     expect(carriesEvictionNotice(node([{ ...notice, status: 'Unknown' }]))).toBe(false);
     expect(carriesEvictionNotice(node([]))).toBe(false);
     expect(carriesEvictionNotice({})).toBe(false);
+  });
+});
+
+describe('evictionNoticeMatch (the check before any read)', () => {
+  it('matches only the policies with the preempted action, toleration over or not', () => {
+    expect(evictionNoticeMatch(node([notice]), AZURE_REPAIR_POLICIES, now)?.policy.action).toBe('preempted');
+    const notReady: NodeCondition = {
+      type: 'Ready',
+      status: 'False',
+      lastTransitionTime: '2020-01-01T00:00:00Z',
+    };
+    expect(
+      evictionNoticeMatch({ ...node([]), status: { conditions: [notReady] } }, AZURE_REPAIR_POLICIES, now),
+    ).toBe(undefined);
   });
 });
 

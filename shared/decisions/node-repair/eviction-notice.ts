@@ -17,6 +17,22 @@ export function carriesEvictionNotice(node: Pick<Node, 'status'>): boolean {
   );
 }
 
+/**
+ * The repair policy with the `preempted` action that the Node matches, its toleration over or not; what
+ * a handler checks before it reads anything else, since most Node events carry no notice.
+ */
+export function evictionNoticeMatch(
+  node: Node,
+  policies: readonly RepairPolicy[],
+  now: Date,
+): UnhealthyMatch | undefined {
+  return unhealthyMatch(
+    node,
+    policies.filter((policy) => policy.action === 'preempted'),
+    now,
+  );
+}
+
 export type EvictionNoticeVerdict =
   { repairNow: true; nodePool: string; match: UnhealthyMatch } | { repairNow: false; why: string };
 
@@ -33,8 +49,7 @@ export function evictionNoticeVerdict(input: {
   now: Date;
 }): EvictionNoticeVerdict {
   const { node, nodeClaim, now } = input;
-  const policies = input.policies.filter((policy) => policy.action === 'preempted');
-  const match = unhealthyMatch(node, policies, now);
+  const match = evictionNoticeMatch(node, input.policies, now);
   if (!match)
     return { repairNow: false, why: 'no repair policy treats a condition of the Node as preemption' };
   if (match.repairableAt > now) return { repairNow: false, why: 'the preemption toleration has not ended' };
