@@ -7,7 +7,8 @@
 // and lastTransitionTime are prose and bookkeeping; capacity, allocatable, imageID and lastPodEventTime
 // change as side effects of the handlers' own writes or of pod churn. Forwarding those would turn every
 // status heartbeat into a function invocation without giving any handler a new decision to make.
-// Labels and annotations are left out for the same reason; the timer-triggered sweep is the safety net
+// Labels and annotations are left out for the same reason (but for the NodePool and initialized labels of
+// a Node, which say whether it awaits initialization); the timer-triggered sweep is the safety net
 // for anything a handler cares about that is not forwarded here. The one exception to "initialized Nodes
 // are never forwarded" is a spot eviction notice (PreemptionScheduled=True): Azure evicts about 30 s
 // later, too soon to wait for the sweep, so the Node is forwarded once when the notice appears.

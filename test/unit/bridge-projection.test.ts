@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { projectNode, projectNodeClaim, projectNodePool } from '../../bridge/projection.js';
+import { awaitsInitialization } from '../../shared/decisions/initialization.js';
 
 describe('projection of watched objects', () => {
   it('keeps the NodeClaim fields the filter and resync read, and drops the rest', () => {
@@ -115,6 +116,22 @@ describe('projection of watched objects', () => {
       { type: 'Ready', status: 'True' },
       { type: 'PreemptionScheduled', status: 'True' },
     ]);
+  });
+
+  it('keeps the NodePool and initialized labels of a Node, and no other', () => {
+    const waiting = projectNode({
+      metadata: { name: 'n', labels: { 'karpenter.sh/nodepool': 'general', 'kubernetes.io/os': 'linux' } },
+    });
+    expect(waiting.metadata.labels).toEqual({ 'karpenter.sh/nodepool': 'general' });
+    expect(awaitsInitialization(waiting)).toBe(true);
+    const done = projectNode({
+      metadata: {
+        name: 'n',
+        labels: { 'karpenter.sh/nodepool': 'general', 'karpenter.sh/initialized': 'true' },
+      },
+    });
+    expect(awaitsInitialization(done)).toBe(false);
+    expect(projectNode({ metadata: { name: 'n', labels: { team: 'x' } } }).metadata.labels).toBeUndefined();
   });
 
   it('tolerates missing and malformed fields', () => {
