@@ -77,15 +77,29 @@ export function projectNode(raw: unknown): Node {
   const status = record(field(raw, 'status'));
   const providerID = text(spec['providerID']);
   const taints = Array.isArray(spec['taints']) ? spec['taints'].map(projectTaint) : undefined;
+  const metadata = projectMeta(field(raw, 'metadata'));
+  // Only the two labels initialization is decided by (awaitsInitialization): a registered Node, labelled
+  // with its NodePool, is forwarded until it is labelled initialized. Without them the bridge could not
+  // tell such a Node, and initialization waited for the next sweep.
+  const rawLabels = record(record(field(raw, 'metadata'))['labels']);
+  const labels: Record<string, string> = {};
+  for (const key of [WellKnown.nodePoolLabel, WellKnown.initializedLabel]) {
+    const value = text(rawLabels[key]);
+    if (value !== undefined) labels[key] = value;
+  }
+  if (Object.keys(labels).length > 0) metadata.labels = labels;
   const projected: Node = {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: projectMeta(field(raw, 'metadata')),
+    metadata,
     spec: {
       ...(providerID !== undefined && { providerID }),
       ...(taints !== undefined && { taints }),
     },
   };
+  // Each condition's type and status, nothing else: Ready for registration and initialization,
+  // PreemptionScheduled for node repair (relevance.ts forwards a Node when that spot eviction notice
+  // appears); reasons, messages and heartbeat times change on every kubelet report.
   if (Array.isArray(status['conditions'])) {
     projected.status = {
       conditions: status['conditions'].map((value) => {

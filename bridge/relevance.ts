@@ -7,11 +7,15 @@
 // and lastTransitionTime are prose and bookkeeping; capacity, allocatable, imageID and lastPodEventTime
 // change as side effects of the handlers' own writes or of pod churn. Forwarding those would turn every
 // status heartbeat into a function invocation without giving any handler a new decision to make.
-// Labels and annotations are left out for the same reason; the timer-triggered sweep is the safety net
-// for anything a handler cares about that is not forwarded here.
+// Labels and annotations are left out for the same reason (but for the NodePool and initialized labels of
+// a Node, which say whether it awaits initialization); the timer-triggered sweep is the safety net
+// for anything a handler cares about that is not forwarded here. The one exception to "initialized Nodes
+// are never forwarded" is a spot eviction notice (PreemptionScheduled=True): Azure evicts about 30 s
+// later, too soon to wait for the sweep, so the Node is forwarded once when the notice appears.
 import type { ChangeType, ObjectChange, WatchedKind } from '../shared/events/cloud-event.js';
 import { isProvisionable as isProvisionablePod } from '../shared/decisions/provisionable-pod.js';
 import { awaitsInitialization } from '../shared/decisions/initialization.js';
+import { carriesEvictionNotice } from '../shared/decisions/node-repair/eviction-notice.js';
 import { isAksNodeClassRef } from '../shared/decisions/ownership.js';
 import type { NodeClaim, NodePool } from '../shared/models/karpenter.js';
 import { WellKnown } from '../shared/models/karpenter.js';
@@ -63,7 +67,7 @@ export function needsWork(kind: WatchedKind, object: WatchedObject): boolean {
       return registered?.status !== 'True';
     }
     case 'Node':
-      return hasUnregisteredTaint(object as Node);
+      return hasUnregisteredTaint(object as Node) || carriesEvictionNotice(object as Node);
     case 'NodePool':
     case 'AKSNodeClass':
       return false;
@@ -149,8 +153,11 @@ function decideOwned(notification: Notification, ours: boolean): Decision {
 /**
  * Nodes: registration wants to hear about a Node while it carries `karpenter.sh/unregistered`,
  * initialization while a registered Node is not yet labelled initialized (its Ready and its startup
- * taints decide it), and termination and garbage collection want to hear when an Azure Node goes away.
- * Only those Nodes are remembered; an initialized Node's heartbeats are never forwarded.
+ * taints decide it), node repair when a Node gets a spot eviction notice (PreemptionScheduled=True: the
+ * repair starts from the event, within Azure's 30 s notice), and termination and garbage collection want
+ * to hear when an Azure Node goes away. Only those Nodes are remembered, so a Node is forwarded when the
+ * notice appears and not on its heartbeats while it stays, and forgotten again when the notice goes; an
+ * initialized Node's heartbeats are never forwarded.
  */
 function decideNode(notification: Notification<'Node'>): Decision {
   const { verb, object: node, previous } = notification;
@@ -158,7 +165,9 @@ function decideNode(notification: Notification<'Node'>): Decision {
     const azure = node.spec.providerID?.startsWith(AZURE_PROVIDER_ID_PREFIX) ?? false;
     return { changes: azure ? [change('Node', node, 'DELETED')] : [], next: undefined };
   }
-  if (!hasUnregisteredTaint(node) && !awaitsInitialization(node)) return { changes: [], next: undefined };
+  if (!hasUnregisteredTaint(node) && !awaitsInitialization(node) && !carriesEvictionNotice(node)) {
+    return { changes: [], next: undefined };
+  }
   const uid = node.metadata.uid ?? '';
   const seen: Seen = { uid, digest: digestOf('Node', node) };
   const unchanged = previous !== undefined && previous.uid === uid && previous.digest === seen.digest;
@@ -191,7 +200,7 @@ export function digestOf(kind: WatchedKind, object: WatchedObject): string {
         .map((t) => [t.key, t.value ?? '', t.effect])
         .sort(compareTuples);
       const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? null;
-      return JSON.stringify([node.spec.providerID ?? null, taints, ready]);
+      return JSON.stringify([node.spec.providerID ?? null, taints, ready, carriesEvictionNotice(node)]);
     }
     case 'NodePool':
     case 'AKSNodeClass':

@@ -76,6 +76,11 @@ export interface LocalStackOptions {
    * which the real host needs. Default true.
    */
   functionHost?: boolean;
+  /**
+   * NCRONTAB (with seconds) for the lifecycle sweep instead of the timings' period: a scenario that must
+   * show what the bridge's events do on their own slows the sweep down, so it cannot be what answered.
+   */
+  sweepSchedule?: string;
 }
 
 export interface LocalStack {
@@ -126,6 +131,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const progress = options.progress ?? (() => undefined);
   const log = options.log ?? silentLogger;
   const timings = stackTimings(options.speed ?? 1);
+  const sweepSchedule = options.sweepSchedule ?? timings.sweepSchedule;
   const runId = options.runId ?? randomBytes(3).toString('hex');
   const scoped = options.scoped ?? false;
   const resourceGroup = scoped ? `MC_local_${runId}` : 'MC_local_nodes';
@@ -232,7 +238,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       unavailableOfferingsTable: scoped ? `offerings${runId}` : 'unavailableofferings',
       pollIntervalSeconds: timings.pollIntervalSeconds,
       maxPollIntervalSeconds: timings.maxPollIntervalSeconds,
-      sweepSchedule: timings.sweepSchedule,
+      sweepSchedule,
       disruptionPollSeconds: timings.disruptionPollSeconds,
       replacementBackoffMinutes: timings.replacementBackoffMinutes,
       consolidationValidationSeconds: timings.consolidationValidationSeconds,
@@ -283,7 +289,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
               startFunctionApp({
                 appSettings,
                 log,
-                sweepSchedule: timings.sweepSchedule,
+                sweepSchedule,
                 ...(sweepScope ? { sweepScope } : {}),
                 ...(options.onActivity ? { onActivity: options.onActivity } : {}),
                 host: { visibilityTimeoutMs: 1_000, pollIntervalMs: 50, stateDirectory },

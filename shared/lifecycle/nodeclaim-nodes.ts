@@ -1,5 +1,7 @@
 // The Nodes of a NodeClaim, found by providerID (a GET by status.nodeName, then by the VM's name, which
-// is its Node's name): what termination, drain and replacement act on.
+// is its Node's name): what termination, drain and replacement act on. And the other way round, the
+// NodeClaim of a Node, which the Node events (registration, a spot eviction notice) start from.
+import { parseProviderId, vmNameFor } from '../decisions/vm-spec.js';
 import { nodesWithProviderID } from '../kube/nodes.js';
 import type { NodeClaim } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
@@ -10,4 +12,30 @@ export async function nodesOfNodeClaim(deps: LifecycleDependencies, nodeClaim: N
   const providerID = nodeClaim.status?.providerID;
   if (!providerID) return [];
   return nodesWithProviderID((await deps.kube()).core, providerID, nodeClaim.status?.nodeName);
+}
+
+// VM names are the NodeClaim's name behind a fixed prefix unless it had to be sanitized or hashed;
+// vmNameFor of a one-letter name reveals the prefix without duplicating it here.
+const vmNamePrefix = vmNameFor('a').slice(0, -1);
+
+/**
+ * The NodeClaim a Node's providerID belongs to. The common case costs one GET: the VM name gives the
+ * NodeClaim's name back, confirmed by recomputing it. Otherwise (a sanitized or hashed VM name, or a VM
+ * this system did not name) the NodeClaims are listed, since no selector reaches status.providerID.
+ */
+export async function nodeClaimForProviderId(
+  deps: LifecycleDependencies,
+  providerID: string,
+): Promise<NodeClaim | undefined> {
+  const matches = (n: NodeClaim): boolean =>
+    n.status?.providerID !== undefined && n.status.providerID.toLowerCase() === providerID.toLowerCase();
+  const vmName = parseProviderId(providerID)?.vmName;
+  if (vmName?.startsWith(vmNamePrefix)) {
+    const candidate = vmName.slice(vmNamePrefix.length);
+    if (vmNameFor(candidate) === vmName) {
+      const nodeClaim = await deps.objects.nodeClaims.get(candidate);
+      if (nodeClaim && matches(nodeClaim)) return nodeClaim;
+    }
+  }
+  return (await deps.objects.nodeClaims.list()).find(matches);
 }

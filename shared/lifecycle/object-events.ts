@@ -3,6 +3,7 @@
 import { parseObjectChangeEvent } from '../events/cloud-event.js';
 import type { HandlerContext } from '../runtime/definitions.js';
 import type { LifecycleDependencies } from './dependencies.js';
+import { describeEvictionNoticeOutcome, repairOnEvictionNotice } from './eviction-notice.js';
 import { disruptAfterDeletion } from './freed-slot.js';
 import { reconcileLaunch } from './launch/launch.js';
 import { signalProvisioning } from './provisioning/signal.js';
@@ -47,6 +48,13 @@ export async function handleObjectEvent(
     case 'Node': {
       const result = await registerNodeFromEvent(deps, name);
       log.info('node event reconciled', describeNodeEventOutcome(result));
+      // A spot eviction notice is answered now, not at the next sweep: Azure evicts about 30 s after it.
+      const notice = await repairOnEvictionNotice(deps, context, name);
+      if (notice.outcome === 'repair-run') {
+        log.info('spot eviction notice: node repair run', describeEvictionNoticeOutcome(notice));
+      } else {
+        log.debug('spot eviction notice: nothing to repair', describeEvictionNoticeOutcome(notice));
+      }
       return;
     }
     case 'Pod': {

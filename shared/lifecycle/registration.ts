@@ -12,7 +12,6 @@ import {
   registrationPatch,
   RegistrationReasons,
 } from '../decisions/registration.js';
-import { parseProviderId, vmNameFor } from '../decisions/vm-spec.js';
 import { retryOnConflict } from '../kube/retry-on-conflict.js';
 import { getNode, patchNode } from '../kube/nodes.js';
 import type { NodeClaim } from '../models/index.js';
@@ -25,6 +24,7 @@ import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from './nodeclaim-writes.js';
 import { awaitsInitialization } from '../decisions/initialization.js';
 import { reconcileInitialization, type InitializationOutcome } from './initialization.js';
+import { nodeClaimForProviderId } from './nodeclaim-nodes.js';
 
 export type RegistrationOutcome =
   | { outcome: 'skipped'; why: string }
@@ -229,32 +229,6 @@ export function describeNodeEventOutcome(
         statusWritten: result.statusWritten,
       };
   }
-}
-
-// VM names are the NodeClaim's name behind a fixed prefix unless it had to be sanitized or hashed;
-// vmNameFor of a one-letter name reveals the prefix without duplicating it here.
-const vmNamePrefix = vmNameFor('a').slice(0, -1);
-
-/**
- * The NodeClaim a Node's providerID belongs to. The common case costs one GET: the VM name gives the
- * NodeClaim's name back, confirmed by recomputing it. Otherwise (a sanitized or hashed VM name, or a VM
- * this system did not name) the NodeClaims are listed, since no selector reaches status.providerID.
- */
-async function nodeClaimForProviderId(
-  deps: LifecycleDependencies,
-  providerID: string,
-): Promise<NodeClaim | undefined> {
-  const matches = (n: NodeClaim): boolean =>
-    n.status?.providerID !== undefined && n.status.providerID.toLowerCase() === providerID.toLowerCase();
-  const vmName = parseProviderId(providerID)?.vmName;
-  if (vmName?.startsWith(vmNamePrefix)) {
-    const candidate = vmName.slice(vmNamePrefix.length);
-    if (vmNameFor(candidate) === vmName) {
-      const nodeClaim = await deps.objects.nodeClaims.get(candidate);
-      if (nodeClaim && matches(nodeClaim)) return nodeClaim;
-    }
-  }
-  return (await deps.objects.nodeClaims.list()).find(matches);
 }
 
 /**

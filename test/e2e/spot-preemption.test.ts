@@ -1,10 +1,13 @@
 // The spot preemption fast path end to end, at speed 1 (Azure's 30 s notice): a static NodePool of one
 // spot node runs a Deployment's pod; the ARM emulator preempts the VM (the notice, then the eviction 30 s
 // later, evictionPolicy Delete). The kubelet simulator's node agent posts PreemptionScheduled=True, the
-// repair method starts the repair workflow, which remembers the spot offering as unavailable, launches a
-// replacement at once (so on another offering) and drains the node once the replacement is Initialized:
-// the pod is Running on the replacement before the VM is evicted. Real control plane, Azurite, ARM
-// emulator, Function App in the in-process host, event bridge and kubelet simulator; nothing mocked.
+// bridge forwards the Node and the event handler starts the repair workflow, which remembers the spot
+// offering as unavailable, launches a replacement at once (so on another offering) and drains the node
+// once the replacement is Initialized: the pod is Running on the replacement before the VM is evicted.
+// The sweep runs only every 30 s here and the notice comes 8 s after one, so the replacement created
+// within a few seconds of the notice can only have come from the event, not from the sweep's repair.
+// Real control plane, Azurite, ARM emulator, Function App in the in-process host, event bridge and
+// kubelet simulator; nothing mocked.
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
 import { exampleNodeClass, exampleNodePool, kubeApis } from '../../local/scenarios/scenario.js';
@@ -17,6 +20,12 @@ import { shippedIdentities } from '../support/identities.js';
 import { pollUntilDefined } from '../support/poll.js';
 
 let stack: LocalStack;
+/** The sweep's NCRONTAB here: at :00 and :30 of every minute (wall clock). */
+const SWEEP_PERIOD_SECONDS = 30;
+/** How far into a sweep period the notice comes: the sweep before it is done, the next 22 s away. */
+const NOTICE_OFFSET_SECONDS = 8;
+/** The event's answer: the replacement NodeClaim exists this soon after the notice. */
+const EVENT_ANSWER_MS = 5_000;
 const log = createLogger({
   component: 'e2e',
   minLevel: process.env.TEST_LOGS ? 'debug' : 'warn',
@@ -27,6 +36,7 @@ beforeAll(async () => {
   stack = await startLocalStack({
     speed: 1,
     scoped: true,
+    sweepSchedule: `*/${SWEEP_PERIOD_SECONDS} * * * * *`,
     shared: {
       kubeconfigPath: inject('kubeconfigPath'),
       identities: shippedIdentities(),
@@ -99,8 +109,21 @@ test('a preempted spot node’s pod is Running on the replacement before Azure e
     if (change.type === 'evicted' && change.vm.name === vmName) evictedAt = Date.now();
   });
   try {
+    await untilSecondOfSweepPeriod(NOTICE_OFFSET_SECONDS);
+    const noticeAt = Date.now();
     const notice = stack.emulator.controls.preemptVm(vmName, { noticeMs: 30_000 });
     expect(notice.evictionPolicy).toBe('Delete');
+    const replacementOf = (c: NodeClaim) =>
+      c.metadata.annotations?.['karpenter.azure.com/replacement-of'] === original.metadata.name;
+    const replacementAt = await pollUntilDefined(
+      'the replacement NodeClaim created',
+      async () => ((await ofPool()).some(replacementOf) ? Date.now() : undefined),
+      30_000,
+    );
+    process.stderr.write(
+      `spot preemption: notice → replacement NodeClaim in ${replacementAt - noticeAt} ms\n`,
+    );
+    expect(replacementAt - noticeAt).toBeLessThan(EVENT_ANSWER_MS);
     const movedAt = await pollUntilDefined(
       'the pod Running on another node',
       async () => ((await runningOn()).some((p) => p.spec?.nodeName !== oldNode) ? Date.now() : undefined),
@@ -118,9 +141,7 @@ test('a preempted spot node’s pod is Running on the replacement before Azure e
     if (evictedAt !== undefined) expect(movedAt).toBeLessThan(evictedAt);
 
     const claims = await ofPool();
-    const replacement = claims.find(
-      (c) => c.metadata.annotations?.['karpenter.azure.com/replacement-of'] === original.metadata.name,
-    );
+    const replacement = claims.find(replacementOf);
     expect(replacement).toBeDefined();
     // The preempted offering (size and zone, spot) was remembered: the replacement is another offering.
     const offeringOf = (c: NodeClaim | undefined) =>
@@ -138,3 +159,10 @@ test('a preempted spot node’s pod is Running on the replacement before Azure e
     await objects.nodePools.delete(name).catch(() => undefined);
   }
 }, 300_000);
+
+/** Waits until the wall clock is `offset` seconds into a sweep period (NCRONTAB fires on the clock). */
+async function untilSecondOfSweepPeriod(offset: number): Promise<void> {
+  const periodMs = SWEEP_PERIOD_SECONDS * 1000;
+  const waitMs = (offset * 1000 - (Date.now() % periodMs) + periodMs) % periodMs;
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { projectNode, projectNodeClaim, projectNodePool } from '../../bridge/projection.js';
+import { awaitsInitialization } from '../../shared/decisions/initialization.js';
 
 describe('projection of watched objects', () => {
   it('keeps the NodeClaim fields the filter and resync read, and drops the rest', () => {
@@ -94,6 +95,43 @@ describe('projection of watched objects', () => {
     });
     expect(fromList).toEqual(fromWatch);
     expect(fromWatch.spec.taints).toEqual([{ key: 'karpenter.sh/unregistered', effect: 'NoExecute' }]);
+  });
+
+  it("keeps every Node condition's type and status, so the spot eviction notice reaches relevance", () => {
+    const projected = projectNode({
+      metadata: { name: 'n' },
+      status: {
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'KubeletReady',
+            lastHeartbeatTime: '2025-03-01T10:00:00Z',
+          },
+          { type: 'PreemptionScheduled', status: 'True', reason: 'Preempt', message: 'NotBefore: …' },
+        ],
+      },
+    });
+    expect(projected.status?.conditions).toEqual([
+      { type: 'Ready', status: 'True' },
+      { type: 'PreemptionScheduled', status: 'True' },
+    ]);
+  });
+
+  it('keeps the NodePool and initialized labels of a Node, and no other', () => {
+    const waiting = projectNode({
+      metadata: { name: 'n', labels: { 'karpenter.sh/nodepool': 'general', 'kubernetes.io/os': 'linux' } },
+    });
+    expect(waiting.metadata.labels).toEqual({ 'karpenter.sh/nodepool': 'general' });
+    expect(awaitsInitialization(waiting)).toBe(true);
+    const done = projectNode({
+      metadata: {
+        name: 'n',
+        labels: { 'karpenter.sh/nodepool': 'general', 'karpenter.sh/initialized': 'true' },
+      },
+    });
+    expect(awaitsInitialization(done)).toBe(false);
+    expect(projectNode({ metadata: { name: 'n', labels: { team: 'x' } } }).metadata.labels).toBeUndefined();
   });
 
   it('tolerates missing and malformed fields', () => {

@@ -56,6 +56,8 @@ function node(overrides: {
   tainted?: boolean;
   otherTaints?: Node['spec']['taints'];
   ready?: 'True' | 'False';
+  /** PreemptionScheduled's status: the spot eviction notice. */
+  preemption?: 'True' | 'False';
   labels?: Record<string, string>;
 }): Node {
   const taints = [
@@ -75,8 +77,15 @@ function node(overrides: {
       ...(overrides.providerID !== undefined && { providerID: overrides.providerID }),
       taints,
     },
-    ...(overrides.ready !== undefined && {
-      status: { conditions: [{ type: 'Ready', status: overrides.ready }] },
+    ...((overrides.ready !== undefined || overrides.preemption !== undefined) && {
+      status: {
+        conditions: [
+          ...(overrides.ready !== undefined ? [{ type: 'Ready', status: overrides.ready }] : []),
+          ...(overrides.preemption !== undefined
+            ? [{ type: 'PreemptionScheduled', status: overrides.preemption }]
+            : []),
+        ],
+      },
     }),
   };
 }
@@ -355,9 +364,11 @@ describe('needsWork (the resync selection)', () => {
     expect(needsWork('NodeClaim', claim)).toBe(expected);
   });
 
-  it('selects Nodes that still carry the unregistered taint, and no NodePools or AKSNodeClasses', () => {
+  it('selects Nodes that still carry the unregistered taint or an eviction notice, and no NodePools or AKSNodeClasses', () => {
     expect(needsWork('Node', node({ tainted: true }))).toBe(true);
     expect(needsWork('Node', node({ tainted: false }))).toBe(false);
+    expect(needsWork('Node', node({ ready: 'True', preemption: 'True' }))).toBe(true);
+    expect(needsWork('Node', node({ ready: 'True', preemption: 'False' }))).toBe(false);
     expect(needsWork('NodePool', nodePool(1))).toBe(false);
     expect(needsWork('AKSNodeClass', nodeClass(1))).toBe(false);
   });
@@ -454,6 +465,62 @@ describe('Nodes', () => {
       initialList: false,
     });
     expect(initialized).toEqual({ changes: [], next: undefined });
+  });
+
+  describe('spot eviction notice (PreemptionScheduled=True)', () => {
+    const initialized = { 'karpenter.sh/nodepool': 'spot', 'karpenter.sh/initialized': 'true' };
+    const update = (object: Node, previous: Seen | undefined) =>
+      decide({ kind: 'Node', verb: 'update', object, previous, initialList: false });
+
+    it('forwards an initialized Node once when the notice appears, not on its heartbeats while it stays', () => {
+      const healthy = update(node({ labels: initialized, ready: 'True', preemption: 'False' }), undefined);
+      expect(healthy).toEqual({ changes: [], next: undefined });
+      const noticed = update(node({ labels: initialized, ready: 'True', preemption: 'True' }), healthy.next);
+      expect(noticed.changes.map((c) => [c.kind, c.name, c.changeType])).toEqual([
+        ['Node', 'aks-node-1', 'MODIFIED'],
+      ]);
+      expect(noticed.next).toBeDefined();
+      const heartbeat = update(
+        node({ labels: initialized, ready: 'True', preemption: 'True', rv: '8' }),
+        noticed.next,
+      );
+      expect(heartbeat).toEqual({ changes: [], next: noticed.next });
+    });
+
+    it('forgets the Node when the notice goes, and forwards it again on a new notice', () => {
+      const noticed = update(node({ ready: 'True', preemption: 'True' }), undefined);
+      const withdrawn = update(node({ ready: 'True', preemption: 'False', rv: '8' }), noticed.next);
+      expect(withdrawn).toEqual({ changes: [], next: undefined });
+      const again = update(node({ ready: 'True', preemption: 'True', rv: '9' }), withdrawn.next);
+      expect(again.changes.map((c) => c.changeType)).toEqual(['MODIFIED']);
+    });
+
+    it('announces a noticed Node on add and on the initial list (a bridge restart within the notice)', () => {
+      for (const initialList of [false, true]) {
+        expect(
+          changeTypes({
+            kind: 'Node',
+            verb: 'add',
+            object: node({ ready: 'True', preemption: 'True' }),
+            previous: undefined,
+            initialList,
+          }),
+        ).toEqual(['ADDED']);
+      }
+    });
+
+    it('forwards a tainted Node whose notice appears (the notice is part of the digest)', () => {
+      const tainted = node({ tainted: true, ready: 'True' });
+      expect(
+        changeTypes({
+          kind: 'Node',
+          verb: 'update',
+          object: node({ tainted: true, ready: 'True', preemption: 'True' }),
+          previous: seenOf('Node', tainted),
+          initialList: false,
+        }),
+      ).toEqual(['MODIFIED']);
+    });
   });
 
   it('forwards the deletion of a Node whose providerID is an Azure one, tainted or not', () => {

@@ -41,23 +41,32 @@ import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
 /** How long a mark may wait for the workflow its step is starting before it counts as abandoned. */
 export const UNSTARTED_COMMAND_GRACE_MS = 60_000;
 
-export const disruptionStep: SweepStep = {
-  name: 'disruption',
-  async run(context) {
-    const report: StepReport = { step: 'disruption', examined: 0, acted: 0, failed: 0 };
-    for (const nodePool of nodePoolsInScope(context)) {
-      if (context.stopping()) break;
-      report.examined += 1;
-      try {
-        report.acted += await disruptPool(context, nodePool);
-      } catch (error) {
-        report.failed += 1;
-        context.log.warn('disruption failed for one NodePool', { nodePool: nodePool.metadata.name, error });
+export const disruptionStep: SweepStep = disruptionStepOf(disruptionMethods);
+
+/**
+ * The disruption step asking only `methods` (in their list order): an event that concerns one method
+ * (a spot eviction notice: repair) runs it at once without deciding everything else as well. The
+ * commands in flight are tended as in the whole step.
+ */
+export function disruptionStepOf(methods: readonly DisruptionMethod[]): SweepStep {
+  return {
+    name: 'disruption',
+    async run(context) {
+      const report: StepReport = { step: 'disruption', examined: 0, acted: 0, failed: 0 };
+      for (const nodePool of nodePoolsInScope(context)) {
+        if (context.stopping()) break;
+        report.examined += 1;
+        try {
+          report.acted += await disruptPool(context, nodePool, methods);
+        } catch (error) {
+          report.failed += 1;
+          context.log.warn('disruption failed for one NodePool', { nodePool: nodePool.metadata.name, error });
+        }
       }
-    }
-    return report;
-  },
-};
+      return report;
+    },
+  };
+}
 
 /** getStatus once per instance ID within one NodePool's pass. */
 function statusReader(
@@ -80,7 +89,11 @@ const claimsOf = (context: SweepContext, nodePool: NodePool): NodeClaim[] =>
   nodeClaimsByPool(context.view.nodeClaims()).get(nodePool.metadata.name) ?? [];
 
 /** Returns how many commands it started. */
-async function disruptPool(context: SweepContext, nodePool: NodePool): Promise<number> {
+async function disruptPool(
+  context: SweepContext,
+  nodePool: NodePool,
+  methods: readonly DisruptionMethod[],
+): Promise<number> {
   const { deps } = context;
   await reportBudgetValidity(deps, nodePool);
   const statusOf = statusReader(context.orchestrations);
@@ -98,7 +111,7 @@ async function disruptPool(context: SweepContext, nodePool: NodePool): Promise<n
   /** NodePool-keyed workflows running, or started in this pass: their methods wait. */
   const busy = new Set<string>();
   let started = 0;
-  for (const method of disruptionMethods) {
+  for (const method of methods) {
     if (context.stopping()) break;
     if (!method.appliesTo(nodePool)) continue;
     const { per, instancePrefix } = method.workflow;

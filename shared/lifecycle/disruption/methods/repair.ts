@@ -4,7 +4,8 @@
 // first, within the budget for Unhealthy, unless more than 20% of the NodePool's nodes are unhealthy (the
 // breaker; NodeRepairBlocked on each held node). A policy that allows a reboot starts the repair
 // workflow (../../repair/repair-workflow.ts: reboot, wait, escalate), and so does a spot eviction notice
-// (replacement at once, drained within the notice, neither paced by budget nor breaker); a policy that
+// (replacement at once, drained within the notice, neither paced by budget nor breaker; run from the
+// notice's Node event too, ../../eviction-notice.ts, so it need not wait for the sweep); a policy that
 // replaces, or a node whose reboots are used up, becomes a command for the executor (a replacement, then
 // the node deleted).
 //
