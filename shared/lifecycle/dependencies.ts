@@ -16,7 +16,10 @@ import { VirtualMachines } from '../azure/virtual-machines.js';
 import { azureCloudProvider } from '../cloudprovider/azure.js';
 import type { CloudProvider } from '../cloudprovider/types.js';
 import type { CloudProviderParts } from '../cloudprovider/parts.js';
-import { kubeClientProvider } from '../kube/client.js';
+import { deleteBootstrapToken } from '../kube/bootstrap-tokens.js';
+import { kubeClientProvider, type KubeClients } from '../kube/client.js';
+import { kubeDrainPods, type DrainPods } from '../kube/drain-pods.js';
+import { kubeNodeStore, type NodeStore } from '../kube/node-store.js';
 import { karpenterObjects } from '../kube/custom-objects.js';
 import { kubeEventRecorder, type EventRecorder } from '../kube/events.js';
 import { createLogger, type Logger } from '../observability/logger.js';
@@ -34,6 +37,25 @@ export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
   cloud: CloudProvider;
   /** Where the sweep reads the cluster's state from (cluster/cluster-reader.ts). */
   cluster: ClusterReader;
+  /** Node reads and writes: registration, initialization, the disrupted taint, termination. */
+  nodes: NodeStore;
+  /** The pods termination's drain lists, evicts and deletes. */
+  drainPods: DrainPods;
+  /** A registered node's bootstrap token, deleted once it has its own credentials. */
+  bootstrapTokens: { delete(nodeClaimUid: string): Promise<void> };
+}
+
+/** The Kubernetes ports of LifecycleDependencies, implemented with the API server client. */
+export function kubePorts(
+  kube: () => Promise<KubeClients>,
+): Pick<LifecycleDependencies, 'nodes' | 'drainPods' | 'bootstrapTokens'> {
+  return {
+    nodes: kubeNodeStore(kube),
+    drainPods: kubeDrainPods(kube),
+    bootstrapTokens: {
+      delete: async (nodeClaimUid) => deleteBootstrapToken((await kube()).core, nodeClaimUid),
+    },
+  };
 }
 
 export const EVENT_COMPONENT = 'nodeclaim-azure';
@@ -122,6 +144,7 @@ export function createDependencies(
     events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
     cloud: azureCloudProvider(parts),
     cluster,
+    ...kubePorts(kube),
   };
 }
 
