@@ -10,7 +10,10 @@ import { localClusterSettings } from '../../local/stack/app-settings.js';
 import type { ResourceSkuCatalog } from '../../shared/azure/resource-skus.js';
 import { CapacityReservationGroups } from '../../shared/azure/capacity-reservations.js';
 import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.js';
+import { FakeApiError } from './fake-api-error.js';
 import { FakeCloudProvider } from './fake-cloud-provider.js';
+import { FakeNodes } from './fake-nodes.js';
+import { FakePods } from './fake-pods.js';
 import { loadSettings, type Settings } from '../../shared/config/settings.js';
 import type { SkuRecord } from '../../shared/decisions/offerings.js';
 import type { PdbLimit } from '../../shared/decisions/consolidation/pdb.js';
@@ -30,16 +33,6 @@ import type {
   OrchestrationRuntimeStatus,
   OrchestrationStatus,
 } from '../../shared/runtime/definitions.js';
-
-/** An error shaped as the Kubernetes client's (`code` is what shared/kube/errors.ts reads). */
-class FakeApiError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 type KubeObject = {
   metadata: {
@@ -251,6 +244,12 @@ export interface FakeLifecycle {
   launchesInFlight: () => Promise<number>;
   /** The pods and PDBs `deps.cluster.workloads` answers: none unless a test adds some. */
   workloads: { pods: ConsolidationPod[]; pdbs: PdbLimit[] };
+  /** The Nodes `deps.nodes` reads and writes. */
+  nodes: FakeNodes;
+  /** The pods `deps.drainPods` lists, evicts and deletes. */
+  pods: FakePods;
+  /** The NodeClaim UIDs whose bootstrap token `deps.bootstrapTokens.delete` was asked to delete. */
+  deletedBootstrapTokens: string[];
 }
 
 export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
@@ -283,6 +282,9 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     skus: catalog,
     launchesInFlight: async () => 0,
     workloads: { pods: [], pdbs: [] },
+    nodes: new FakeNodes(),
+    pods: new FakePods(() => now),
+    deletedBootstrapTokens: [],
     deps: undefined as unknown as LifecycleDependencies,
   };
   const objects: KarpenterObjects = {
@@ -312,6 +314,13 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     cluster,
     // No groups configured: the adapter answers without reaching ARM.
     reservations: new CapacityReservationGroups(notFaked('compute'), [], () => undefined),
+    nodes: fake.nodes,
+    drainPods: fake.pods,
+    bootstrapTokens: {
+      delete: async (nodeClaimUid) => {
+        fake.deletedBootstrapTokens.push(nodeClaimUid);
+      },
+    },
   };
   return fake;
 }
