@@ -64,7 +64,7 @@ function mergePatch(target: unknown, patch: unknown): unknown {
 export class FakeObjects<T extends KubeObject> {
   private readonly objects = new Map<string, T>();
   private version = 0;
-  /** Every write, in order: what a test asserts a phase did. */
+  /** Every write the store accepted, in order (not a refused one): what a test asserts a phase did. */
   readonly writes: { verb: 'create' | 'patch' | 'patchStatus' | 'delete'; name: string }[] = [];
 
   constructor(private readonly kind: string) {}
@@ -100,13 +100,15 @@ export class FakeObjects<T extends KubeObject> {
   }
 
   async mergePatch(name: string, patch: object): Promise<T> {
+    const stored = this.patch(name, patch);
     this.writes.push({ verb: 'patch', name });
-    return this.patch(name, patch);
+    return stored;
   }
 
   async mergePatchStatus(name: string, patch: object): Promise<T> {
+    const stored = this.patch(name, patch);
     this.writes.push({ verb: 'patchStatus', name });
-    return this.patch(name, patch);
+    return stored;
   }
 
   async jsonPatch(): Promise<T> {

@@ -47,6 +47,9 @@ function applyJsonPatch<T>(document: T, operations: readonly JsonPatchOperation[
       }
       continue;
     }
+    if ((operation.op === 'replace' || operation.op === 'remove') && !(key in parent)) {
+      throw new FakeApiError(422, `JSON Patch ${operation.op} of missing ${operation.path}`);
+    }
     if (operation.op === 'add' || operation.op === 'replace') parent[key] = clone(operation.value);
     else if (operation.op === 'remove') delete parent[key];
     else if (JSON.stringify(parent[key]) !== JSON.stringify(operation.value)) {
