@@ -30,14 +30,14 @@ describe('reconcileInitialization', () => {
     fake.nodes.seed(node({ labels: { [WellKnown.registeredLabel]: 'true' }, ...overrides }));
   const run = (claim: NodeClaim) => reconcileInitialization(fake.deps, claim, [fake.nodes.peek(NODE)!]);
 
-  test.each([
+  test.each<[string, Parameters<typeof nodeClaim>[0]]>([
     ['is not Registered yet', { conditions: [condition(ConditionTypes.launched, 'True')] }],
     [
       'is Initialized already',
       { conditions: [...REGISTERED, condition(ConditionTypes.initialized, 'True')] },
     ],
     ['is being deleted', { deletionTimestamp: '2026-11-30T11:00:00Z' }],
-  ] as const)('leaves a NodeClaim that %s alone', async (_name, overrides) => {
+  ])('leaves a NodeClaim that %s alone', async (_name, overrides) => {
     const claim = seedClaim(overrides);
     seedNode();
 

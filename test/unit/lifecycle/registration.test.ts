@@ -36,11 +36,11 @@ describe('reconcileRegistration', () => {
   const seedNode = (overrides: Parameters<typeof node>[0] = {}): Node =>
     fake.nodes.seed(node({ taints: [UNREGISTERED], ...overrides }));
 
-  test.each([
+  test.each<[string, Parameters<typeof nodeClaim>[0]]>([
     ['has no providerID yet', { providerID: null }],
     ['is Registered already', { conditions: [...LAUNCHED, condition(ConditionTypes.registered, 'True')] }],
     ['is being deleted', { deletionTimestamp: '2026-11-30T11:00:00Z' }],
-  ] as const)('leaves a NodeClaim that %s alone', async (_name, overrides) => {
+  ])('leaves a NodeClaim that %s alone', async (_name, overrides) => {
     const claim = seedClaim(overrides);
     seedNode();
 
