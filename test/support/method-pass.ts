@@ -49,6 +49,21 @@ export function initializedNodeClaim(
   };
 }
 
+/** An initialized NodeClaim of `nodePool` marked Drifted=True (its NodeClass changed) `sinceMinutes` ago. */
+export function driftedNodeClaim(name: string, nodePool: NodePool, sinceMinutes = 30): NodeClaim {
+  return initializedNodeClaim(name, nodePool, {
+    conditions: [
+      {
+        type: ConditionTypes.drifted,
+        status: 'True',
+        reason: 'NodeClassDrifted',
+        message: 'imageFamily',
+        lastTransitionTime: new Date(FAKE_NOW.getTime() - sinceMinutes * 60_000).toISOString(),
+      },
+    ],
+  });
+}
+
 /** The NodeClaim's Node, Ready (or with the Ready condition given) since an hour ago. */
 export function nodeOf(
   nodeClaim: NodeClaim,
