@@ -8,6 +8,12 @@
 import { readFileSync } from 'node:fs';
 import { localClusterSettings } from '../../local/stack/app-settings.js';
 import type { ResourceSkuCatalog } from '../../shared/azure/resource-skus.js';
+import type { PriceCatalog } from '../../shared/azure/retail-prices.js';
+import type {
+  UnavailableOffering,
+  UnavailableOfferingsStore,
+} from '../../shared/azure/unavailable-offerings.js';
+import { staticPriceBook } from '../../shared/decisions/prices/price-book.js';
 import { CapacityReservationGroups } from '../../shared/azure/capacity-reservations.js';
 import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.js';
 import { FakeApiError } from './fake-api-error.js';
@@ -242,6 +248,8 @@ export interface FakeLifecycle {
   cloud: FakeCloudProvider;
   /** The Resource SKUs catalog `deps.skus.list` answers. */
   skus: SkuRecord[];
+  /** The offerings `deps.unavailable` holds blocked (`mark` adds; `listActive` answers the unexpired). */
+  unavailableOfferings: UnavailableOffering[];
   /** What `deps.cluster.launchesInFlight` answers (a function, so a test can make it fail). */
   launchesInFlight: () => Promise<number>;
   /** The pods and PDBs `deps.cluster.workloads` answers: none unless a test adds some. */
@@ -273,6 +281,14 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
   // The fakes stand in for adapter classes (their private fields make a structural fake impossible),
   // which is why these few casts are here and nowhere in the code under test.
   const skus = { list: async () => catalog } as unknown as ResourceSkuCatalog;
+  const unavailable = {
+    mark: async (record: UnavailableOffering) => {
+      fake.unavailableOfferings.push(record);
+    },
+    listActive: async (at: Date) => fake.unavailableOfferings.filter((u) => u.expiresAt > at),
+  } as unknown as UnavailableOfferingsStore;
+  // The shipped price table of the region, as the Retail Prices adapter answers until its first refresh.
+  const pricing: PriceCatalog = { prices: () => staticPriceBook(settings.azure.location) };
   const fake: FakeLifecycle = {
     nodeClaims,
     nodePools,
@@ -282,6 +298,7 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
       catalogOfferings({ skus, settings }),
     ),
     skus: catalog,
+    unavailableOfferings: [],
     launchesInFlight: async () => 0,
     workloads: { pods: [], pdbs: [] },
     nodes: new FakeNodes(),
@@ -311,8 +328,8 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     cloud: fake.cloud,
     skus,
     images: notFaked('images'),
-    unavailable: notFaked('unavailable'),
-    pricing: notFaked('pricing'),
+    unavailable,
+    pricing,
     cluster,
     // No groups configured: the adapter answers without reaching ARM.
     reservations: new CapacityReservationGroups(notFaked('compute'), [], () => undefined),
