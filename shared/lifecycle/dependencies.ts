@@ -20,11 +20,12 @@ import { deleteBootstrapToken } from '../kube/bootstrap-tokens.js';
 import { kubeClientProvider, type KubeClients } from '../kube/client.js';
 import { kubeDrainPods, type DrainPods } from '../kube/drain-pods.js';
 import { kubeNodeStore, type NodeStore } from '../kube/node-store.js';
-import { karpenterObjects } from '../kube/custom-objects.js';
+import { karpenterObjects, type KarpenterObjects } from '../kube/custom-objects.js';
 import { kubeEventRecorder, type EventRecorder } from '../kube/events.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { listingClusterReader, watchingClusterReader, type ClusterReader } from './cluster/cluster-reader.js';
+import { kubeProvisioningReads, type ProvisioningReads } from './provisioning/provisioning-reads.js';
 
 /**
  * The cloud provider's parts (settings, clock, log, Kubernetes clients, the Azure adapters it is built
@@ -43,13 +44,17 @@ export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
   drainPods: DrainPods;
   /** A registered node's bootstrap token, deleted once it has its own credentials. */
   bootstrapTokens: { delete(nodeClaimUid: string): Promise<void> };
+  /** What a provisioning window reads, fresh from the API server (provisioning/provisioning-reads.ts). */
+  provisioningReads: ProvisioningReads;
 }
 
 /** The Kubernetes ports of LifecycleDependencies, implemented with the API server client. */
 export function kubePorts(
   kube: () => Promise<KubeClients>,
-): Pick<LifecycleDependencies, 'nodes' | 'drainPods' | 'bootstrapTokens'> {
+  objects: KarpenterObjects,
+): Pick<LifecycleDependencies, 'nodes' | 'drainPods' | 'bootstrapTokens' | 'provisioningReads'> {
   return {
+    provisioningReads: kubeProvisioningReads({ kube, objects }),
     nodes: kubeNodeStore(kube),
     drainPods: kubeDrainPods(kube),
     bootstrapTokens: {
@@ -144,7 +149,7 @@ export function createDependencies(
     events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
     cloud: azureCloudProvider(parts),
     cluster,
-    ...kubePorts(kube),
+    ...kubePorts(kube, objects),
   };
 }
 

@@ -85,7 +85,7 @@ export function benchDependencies(
     reservations: missing as LifecycleDependencies['reservations'],
     cluster:
       reads === 'list' ? listingClusterReader({ kube, objects }) : watchingClusterReader({ kube, objects }),
-    ...kubePorts(kube),
+    ...kubePorts(kube, objects),
   };
 }
 
