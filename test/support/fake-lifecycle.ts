@@ -6,6 +6,7 @@
 // starts doing new I/O fails loudly instead of passing against a silent stub. Behaviour across the real
 // API server, ARM and the Durable engine is covered by the integration tests.
 import { readFileSync } from 'node:fs';
+import type { V1DaemonSet } from '@kubernetes/client-node';
 import { localClusterSettings } from '../../local/stack/app-settings.js';
 import type { ResourceSkuCatalog } from '../../shared/azure/resource-skus.js';
 import type { PriceCatalog } from '../../shared/azure/retail-prices.js';
@@ -260,6 +261,8 @@ export interface FakeLifecycle {
   pods: FakePods;
   /** The NodeClaim UIDs whose bootstrap token `deps.bootstrapTokens.delete` was asked to delete. */
   deletedBootstrapTokens: string[];
+  /** The DaemonSets `deps.provisioningReads.daemonSets` lists. */
+  daemonSets: V1DaemonSet[];
 }
 
 export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
@@ -304,6 +307,7 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     nodes: new FakeNodes(),
     pods: new FakePods(() => now),
     deletedBootstrapTokens: [],
+    daemonSets: [],
     deps: undefined as unknown as LifecycleDependencies,
   };
   const objects: KarpenterObjects = {
@@ -335,6 +339,18 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     reservations: new CapacityReservationGroups(notFaked('compute'), [], () => undefined),
     nodes: fake.nodes,
     drainPods: fake.pods,
+    // A provisioning window's fresh reads, of the same stores the phases write.
+    provisioningReads: {
+      cluster: async () => ({
+        nodeClaims: await nodeClaims.list(),
+        nodes: await fake.nodes.list(),
+        nodePools: await nodePools.list(),
+        nodeClasses: await nodeClasses.list(),
+      }),
+      boundPods: () => fake.pods.bound(),
+      unboundPods: () => fake.pods.unbound(),
+      daemonSets: async () => structuredClone(fake.daemonSets),
+    },
     bootstrapTokens: {
       delete: async (nodeClaimUid) => {
         fake.deletedBootstrapTokens.push(nodeClaimUid);

@@ -85,6 +85,10 @@ export class FakeNodes implements NodeStore {
     return this.peek(name);
   }
 
+  async list(): Promise<Node[]> {
+    return [...this.nodes.values()].map(clone);
+  }
+
   async patch(name: string, operations: JsonPatchOperation[]): Promise<Node> {
     this.beforePatch?.(name);
     const current = this.nodes.get(name);

@@ -1,7 +1,9 @@
-// In-memory pods with the DrainPods contract termination's drain relies on: an eviction or a delete marks
-// the pod terminating (deletionTimestamp at the end of its grace period, as the API server does) and the
-// pod stays listed until a test plays its kubelet with `remove`; a missing pod answers 404, and a test
-// can make an eviction be refused (429 for a PodDisruptionBudget, 403, 500) through `refusals`.
+// In-memory pods with the contracts termination's drain (DrainPods) and a provisioning window's pod reads
+// rely on. For the drain, an eviction or a delete marks the pod terminating (deletionTimestamp at the end
+// of its grace period, as the API server does) and the pod stays listed until a test plays its kubelet
+// with `remove`; a missing pod answers 404, and a test can make an eviction be refused (429 for a
+// PodDisruptionBudget, 403, 500) through `refusals`. For provisioning, pods are listed bound (to a node,
+// not finished) or unbound, as the window's field selectors list them.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { DrainPods, PodRef } from '../../shared/kube/drain-pods.js';
 import { FakeApiError } from './fake-api-error.js';
@@ -35,10 +37,25 @@ export class FakePods implements DrainPods {
     this.pods.delete(keyOf(ref));
   }
 
+  /** Pods bound to a node and not finished, as provisioning lists them. */
+  async bound(): Promise<V1Pod[]> {
+    return this.matching(
+      (pod) =>
+        Boolean(pod.spec?.nodeName) && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed',
+    );
+  }
+
+  /** Pods bound to no node. */
+  async unbound(): Promise<V1Pod[]> {
+    return this.matching((pod) => !pod.spec?.nodeName);
+  }
+
   async onNode(nodeName: string): Promise<V1Pod[]> {
-    return [...this.pods.values()]
-      .filter((pod) => pod.spec?.nodeName === nodeName)
-      .map((pod) => structuredClone(pod));
+    return this.matching((pod) => pod.spec?.nodeName === nodeName);
+  }
+
+  private matching(predicate: (pod: V1Pod) => boolean): V1Pod[] {
+    return [...this.pods.values()].filter(predicate).map((pod) => structuredClone(pod));
   }
 
   async evict(ref: PodRef): Promise<void> {
