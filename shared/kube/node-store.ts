@@ -1,11 +1,11 @@
 // The Node reads and writes the lifecycle phases make (registration, initialization, taints, drain,
-// termination), behind one narrow interface so a phase can be unit tested against an in-memory store
-// (test/support/fake-nodes.ts). kubeNodeStore implements it with the API server client, making exactly
-// the requests the phases made before through the functions of nodes.ts.
+// termination, consolidation's validation), behind one narrow interface so a phase can be unit tested
+// against an in-memory store (test/support/fake-nodes.ts). kubeNodeStore implements it with the API
+// server client, making exactly the requests the phases made before through the functions of nodes.ts.
 import type { JsonPatchOperation } from '../decisions/node-patch.js';
 import type { Node } from '../models/kube.js';
 import type { KubeClients } from './client.js';
-import { getNode, nodesWithProviderID, patchNode } from './nodes.js';
+import { getNode, listNodes, nodesWithProviderID, patchNode, toDomainNode } from './nodes.js';
 
 export interface NodeStore {
   /** The Node, or undefined when it does not exist. */
@@ -19,6 +19,10 @@ export interface NodeStore {
   delete(name: string): Promise<void>;
   /** The Nodes whose spec.providerID is `providerID`, `knownNodeName` tried first (nodes.ts). */
   withProviderID(providerID: string, knownNodeName?: string): Promise<Node[]>;
+  /** Every Node, read in pages. */
+  list(): Promise<Node[]>;
+  /** The Nodes a label selector (`key=value`, comma-separated) selects, in one request. */
+  listLabelled(labelSelector: string): Promise<Node[]>;
 }
 
 export function kubeNodeStore(kube: () => Promise<KubeClients>): NodeStore {
@@ -30,5 +34,8 @@ export function kubeNodeStore(kube: () => Promise<KubeClients>): NodeStore {
     },
     withProviderID: async (providerID, knownNodeName) =>
       nodesWithProviderID((await kube()).core, providerID, knownNodeName),
+    list: async () => listNodes((await kube()).core),
+    listLabelled: async (labelSelector) =>
+      (await (await kube()).core.listNode({ labelSelector })).items.map(toDomainNode),
   };
 }
