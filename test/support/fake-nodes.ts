@@ -89,6 +89,20 @@ export class FakeNodes implements NodeStore {
     return [...this.nodes.values()].map(clone);
   }
 
+  /** Equality selectors only (`key=value`, comma-separated): the ones the lifecycle sends. */
+  async listLabelled(labelSelector: string): Promise<Node[]> {
+    const wanted = labelSelector.split(',').map((term) => {
+      const [key, value, ...rest] = term.split('=');
+      if (key === undefined || value === undefined || rest.length > 0 || key.endsWith('!')) {
+        throw new Error(`FakeNodes: label selector "${labelSelector}" is not faked`);
+      }
+      return [key, value] as const;
+    });
+    return (await this.list()).filter((node) =>
+      wanted.every(([key, value]) => node.metadata.labels?.[key] === value),
+    );
+  }
+
   async patch(name: string, operations: JsonPatchOperation[]): Promise<Node> {
     this.beforePatch?.(name);
     const current = this.nodes.get(name);
