@@ -20,6 +20,7 @@ import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.j
 import { FakeApiError } from './fake-api-error.js';
 import { FakeCloudProvider } from './fake-cloud-provider.js';
 import { FakeNodes } from './fake-nodes.js';
+import { equalitySelector } from './label-selector.js';
 import { FakePods } from './fake-pods.js';
 import { loadSettings, type Settings } from '../../shared/config/settings.js';
 import type { SkuRecord } from '../../shared/decisions/offerings.js';
@@ -44,6 +45,7 @@ import type {
 type KubeObject = {
   metadata: {
     name: string;
+    labels?: Record<string, string>;
     uid?: string;
     resourceVersion?: string;
     deletionTimestamp?: string;
@@ -94,8 +96,10 @@ export class FakeObjects<T extends KubeObject> {
     return this.peek(name);
   }
 
-  async list(): Promise<T[]> {
-    return [...this.objects.values()].map(clone);
+  /** Every object, or those an equality label selector (label-selector.ts) selects. */
+  async list(options: { labelSelector?: string } = {}): Promise<T[]> {
+    const selects = options.labelSelector ? equalitySelector(options.labelSelector) : () => true;
+    return [...this.objects.values()].filter((object) => selects(object.metadata.labels)).map(clone);
   }
 
   async create(object: T): Promise<T> {

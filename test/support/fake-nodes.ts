@@ -7,6 +7,7 @@ import { sameProviderID } from '../../shared/decisions/registration.js';
 import type { NodeStore } from '../../shared/kube/node-store.js';
 import type { Node } from '../../shared/models/kube.js';
 import { FakeApiError } from './fake-api-error.js';
+import { equalitySelector } from './label-selector.js';
 
 const clone = <T>(value: T): T => structuredClone(value);
 
@@ -89,18 +90,10 @@ export class FakeNodes implements NodeStore {
     return [...this.nodes.values()].map(clone);
   }
 
-  /** Equality selectors only (`key=value`, comma-separated): the ones the lifecycle sends. */
+  /** Equality selectors only (label-selector.ts): the ones the lifecycle sends. */
   async listLabelled(labelSelector: string): Promise<Node[]> {
-    const wanted = labelSelector.split(',').map((term) => {
-      const [key, value, ...rest] = term.split('=');
-      if (key === undefined || value === undefined || rest.length > 0 || key.endsWith('!')) {
-        throw new Error(`FakeNodes: label selector "${labelSelector}" is not faked`);
-      }
-      return [key, value] as const;
-    });
-    return (await this.list()).filter((node) =>
-      wanted.every(([key, value]) => node.metadata.labels?.[key] === value),
-    );
+    const selects = equalitySelector(labelSelector);
+    return (await this.list()).filter((node) => selects(node.metadata.labels));
   }
 
   async patch(name: string, operations: JsonPatchOperation[]): Promise<Node> {
