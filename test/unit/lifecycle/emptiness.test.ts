@@ -3,10 +3,12 @@
 // command, as many as the Empty budget allows, longest consolidatable first, validated again after the
 // validation delay; a node with a pod to move, one not yet past consolidateAfter or one do-not-disrupt
 // protects is not a candidate (the last says why in a DisruptionBlocked event); a budget allowing none
-// says so on the NodePool. Static NodePools and consolidateAfter Never are not consolidated.
+// says so on the NodePool. Static NodePools and consolidateAfter Never are not consolidated. After the
+// delay, validate() keeps only the candidates still empty, within the budget as it is then.
 import { beforeEach, describe, expect, test } from 'vitest';
 import { resetEventDedupe } from '../../../shared/lifecycle/disruption/blocked-events.js';
 import { emptinessMethod } from '../../../shared/lifecycle/disruption/methods/emptiness.js';
+import type { DisruptionCommand } from '../../../shared/lifecycle/disruption/methods/method.js';
 import { WellKnown, type NodeClaim, type NodePool } from '../../../shared/models/karpenter.js';
 import { consolidatingPool, runningPod } from '../../support/consolidation-fixtures.js';
 import {
@@ -134,5 +136,103 @@ describe('emptiness method', () => {
     expect(fake.nodeClaims.writes).toEqual([]);
     expect(fake.nodes.writes).toEqual([]);
     expect(orchestrations.startCalls).toBe(0);
+  });
+});
+
+describe('emptiness validation', () => {
+  const roomyPool: NodePool = {
+    ...pool,
+    spec: { ...pool.spec, disruption: { ...pool.spec.disruption, budgets: [{ nodes: '100%' }] } },
+  };
+  let fake: FakeLifecycle;
+  beforeEach(() => {
+    fake = fakeLifecycle();
+    resetEventDedupe();
+  });
+
+  /** The NodePool, empty NodeClaims `names` and their Nodes as the API server holds them now. */
+  const seed = (names: string[], nodePool = roomyPool) => {
+    fake.nodePools.seed(nodePool);
+    for (const name of names) {
+      const nodeClaim = initializedNodeClaim(name, nodePool);
+      fake.nodeClaims.seed(nodeClaim);
+      fake.nodes.seed(nodeOf(nodeClaim));
+    }
+  };
+  /** The command the method decided for the empty nodes `names` of the NodePool. */
+  const decided = async (names: string[], nodePool = roomyPool): Promise<DisruptionCommand> => {
+    const [command] = await emptinessMethod.computeCommands(
+      methodPass(fake, new FakeOrchestrations(), {
+        nodePool,
+        nodeClaims: names.map((name) => initializedNodeClaim(name, nodePool)),
+      }),
+    );
+    if (!command) throw new Error('no command decided');
+    return command;
+  };
+  const validate = (command: DisruptionCommand) =>
+    emptinessMethod.validate!(fake.deps, command, {
+      orchestrations: new FakeOrchestrations(),
+      invocationId: 'i',
+    });
+
+  test('candidates still empty are kept', async () => {
+    seed(['a', 'b']);
+    const command = await decided(['a', 'b']);
+
+    expect(await validate(command)).toEqual({ command });
+  });
+
+  test('a node a pod was scheduled onto since is dropped, the others kept', async () => {
+    seed(['a', 'b']);
+    const command = await decided(['a', 'b']);
+    fake.workloads.pods.push(runningPod('late', 'aks-a', { cpu: '1' }));
+
+    expect(await validate(command)).toEqual({
+      command: { ...command, candidates: [{ name: 'b', uid: 'uid-b' }] },
+    });
+  });
+
+  test('no candidate left, or the NodePool gone: the command is invalid', async () => {
+    seed(['a']);
+    const command = await decided(['a']);
+    fake.workloads.pods.push(runningPod('late', 'aks-a', { cpu: '1' }));
+    expect(await validate(command)).toEqual({ invalid: 'no candidate still qualifies' });
+
+    await fake.nodePools.delete('general');
+    expect(await validate(command)).toEqual({ invalid: 'NodePool general is gone' });
+  });
+
+  test('a NodeClaim deleted since is dropped as gone', async () => {
+    seed(['a', 'b']);
+    const command = await decided(['a', 'b']);
+    const a = fake.nodeClaims.peek('a')!;
+    await fake.nodeClaims.mergePatch('a', { metadata: { finalizers: null } });
+    await fake.nodeClaims.delete(a.metadata.name);
+
+    expect(await validate(command)).toEqual({
+      command: { ...command, candidates: [{ name: 'b', uid: 'uid-b' }] },
+    });
+  });
+
+  test('keeps only as many as the budget allows now', async () => {
+    const oneAtATime: NodePool = {
+      ...pool,
+      spec: { ...pool.spec, disruption: { ...pool.spec.disruption, budgets: [{ nodes: '1' }] } },
+    };
+    seed(['a', 'b'], oneAtATime);
+    const command = await decided(['a', 'b'], roomyPool);
+
+    const validated = await validate(command);
+
+    expect('command' in validated && validated.command.candidates).toHaveLength(1);
+  });
+
+  test('validating writes nothing', async () => {
+    seed(['a', 'b']);
+    await validate(await decided(['a', 'b']));
+
+    expect(fake.nodeClaims.writes).toEqual([]);
+    expect(fake.nodes.writes).toEqual([]);
   });
 });
