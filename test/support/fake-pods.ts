@@ -5,7 +5,7 @@
 // PodDisruptionBudget, 403, 500) through `refusals`. For provisioning, pods are listed bound (to a node,
 // not finished) or unbound, as the window's field selectors list them.
 import type { V1Pod } from '@kubernetes/client-node';
-import type { DrainPods, PodRef } from '../../shared/kube/drain-pods.js';
+import type { DrainPods, NodePods, PodRef } from '../../shared/kube/drain-pods.js';
 import { FakeApiError } from './fake-api-error.js';
 
 const keyOf = (pod: PodRef): string => `${pod.namespace}/${pod.name}`;
@@ -50,8 +50,12 @@ export class FakePods implements DrainPods {
     return this.matching((pod) => !pod.spec?.nodeName);
   }
 
-  async onNode(nodeName: string): Promise<V1Pod[]> {
-    return this.matching((pod) => pod.spec?.nodeName === nodeName);
+  async onNode(nodeName: string): Promise<NodePods> {
+    return {
+      pods: this.matching((pod) => pod.spec?.nodeName === nodeName),
+      evict: (ref) => this.evict(ref),
+      delete: (ref) => this.delete(ref),
+    };
   }
 
   private matching(predicate: (pod: V1Pod) => boolean): V1Pod[] {

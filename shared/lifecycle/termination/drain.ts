@@ -73,18 +73,18 @@ export async function drainNodeClaim(deps: LifecycleDependencies, input: DrainIn
   const refusals: string[] = [];
   for (const node of nodes) {
     await taintNodeDisrupted(deps, node);
-    const pods = await deps.drainPods.onNode(node.metadata.name);
-    for (const pod of pods.map(toDrainPod)) {
+    const onNode = await deps.drainPods.onNode(node.metadata.name);
+    for (const pod of onNode.pods.map(toDrainPod)) {
       const action = podDrainAction(pod, now, deadline);
       if (action === 'leave') continue;
       waiting += 1;
       if (action === 'wait') continue;
       try {
         if (action === 'delete') {
-          await deps.drainPods.delete(pod);
+          await onNode.delete(pod);
           deleted += 1;
         } else {
-          await deps.drainPods.evict(pod);
+          await onNode.evict(pod);
         }
       } catch (error) {
         if (isNotFound(error)) continue;
