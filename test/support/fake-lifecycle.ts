@@ -165,6 +165,8 @@ export class FakeOrchestrations implements OrchestrationClient {
   startCalls = 0;
   readonly purged: string[] = [];
   readonly terminated: string[] = [];
+  /** Events raised to an existing instance, in order. */
+  readonly raised: { instanceId: string; eventName: string }[] = [];
   /** Runs inside startNew before it stores the instance: lets a test play a concurrent starter. */
   beforeStart: ((instanceId: string) => void) | undefined;
 
@@ -189,8 +191,9 @@ export class FakeOrchestrations implements OrchestrationClient {
     return this.instances.get(instanceId);
   }
 
-  async raiseEvent(instanceId: string): Promise<void> {
+  async raiseEvent(instanceId: string, eventName: string): Promise<void> {
     if (!this.instances.has(instanceId)) throw new Error(`no instance ${instanceId}`);
+    this.raised.push({ instanceId, eventName });
   }
 
   async terminate(instanceId: string): Promise<void> {
