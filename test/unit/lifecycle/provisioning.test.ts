@@ -2,8 +2,9 @@
 // as Karpenter tests its provisioner: the window's provisionable pods get one NodeClaim per node the
 // solve needs, named by the window (so a rerun creates nothing more) and each pod a Nominated event
 // naming it; a pod that fits on an existing Node or an in-flight NodeClaim is nominated there and no
-// NodeClaim is made for it; a pod that fits nowhere gets FailedScheduling saying why. Against the real
-// control plane: test/integration/provisioning-bad-input.test.ts and test/e2e/.
+// NodeClaim is made for it; a pod that fits nowhere gets FailedScheduling saying why. A provisionable pod
+// signals the batcher, starting it first when it is not running. Against the real control plane:
+// test/integration/provisioning-bad-input.test.ts and test/e2e/.
 import type { V1Pod } from '@kubernetes/client-node';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { skuCatalog } from '../../../local/arm-emulator/sku-catalog.js';
@@ -12,8 +13,10 @@ import {
   provisionPendingPods,
   ProvisioningEvents,
 } from '../../../shared/lifecycle/provisioning/provision.js';
+import { signalProvisioning } from '../../../shared/lifecycle/provisioning/signal.js';
+import { ProvisioningNames } from '../../../shared/runtime/function-names.js';
 import { WellKnown, type NodePool } from '../../../shared/models/karpenter.js';
-import { fakeLifecycle, type FakeLifecycle } from '../../support/fake-lifecycle.js';
+import { fakeLifecycle, FakeOrchestrations, type FakeLifecycle } from '../../support/fake-lifecycle.js';
 import { nodeClass, nodeClassRef } from '../../support/fixtures.js';
 
 const WINDOW = 'window-1';
@@ -167,5 +170,44 @@ describe('provisionPendingPods', () => {
         message: expect.stringMatching(/^Failed to schedule pod, /),
       }),
     ]);
+  });
+});
+
+describe('signalProvisioning', () => {
+  const settings = fakeLifecycle().deps.settings.provisioning;
+  const signal = { instanceId: ProvisioningNames.instanceId, eventName: ProvisioningNames.podEvent };
+  let orchestrations: FakeOrchestrations;
+  beforeEach(() => {
+    orchestrations = new FakeOrchestrations();
+  });
+
+  test('starts the batcher when it is not running, then signals it', async () => {
+    expect(await signalProvisioning(orchestrations, settings)).toBe('started');
+
+    expect(orchestrations.started).toEqual([
+      {
+        name: ProvisioningNames.orchestration,
+        instanceId: ProvisioningNames.instanceId,
+        input: { idleMs: settings.batchIdleMs, maxMs: settings.batchMaxMs },
+      },
+    ]);
+    expect(orchestrations.raised).toEqual([signal]);
+  });
+
+  test('a running batcher is only signalled', async () => {
+    await signalProvisioning(orchestrations, settings);
+
+    expect(await signalProvisioning(orchestrations, settings)).toBe('signalled');
+    expect(orchestrations.startCalls).toBe(1);
+    expect(orchestrations.raised).toEqual([signal, signal]);
+  });
+
+  test('a batcher another handler started meanwhile is signalled, not started twice', async () => {
+    orchestrations.beforeStart = (instanceId) =>
+      orchestrations.seed(instanceId, ProvisioningNames.orchestration, 'Running');
+
+    expect(await signalProvisioning(orchestrations, settings)).toBe('started');
+    expect(orchestrations.started).toEqual([]);
+    expect(orchestrations.raised).toEqual([signal]);
   });
 });
