@@ -94,8 +94,10 @@ describe('single-node consolidation', () => {
     expect(fake.events).toEqual([]);
   });
 
-  test('deciding writes nothing', async () => {
-    await commandsFor(['1']);
+  test('deciding writes nothing, and deciding again decides the same', async () => {
+    const first = await commandsFor(['1']);
+    fake.workloads.pods.length = 0;
+    expect(await commandsFor(['1'])).toEqual(first);
 
     expect(fake.nodeClaims.writes).toEqual([]);
     expect(fake.nodes.writes).toEqual([]);

@@ -25,7 +25,7 @@ describe('static-drift method', () => {
     expect(staticDriftMethod.appliesTo(dynamicPool)).toBe(false);
   });
 
-  test('each drifted NodeClaim of a static NodePool is a command of its own with a replacement, within the budget', async () => {
+  test('each drifted NodeClaim of a static NodePool is a command of its own with a replacement, within the budget, decided alike twice', async () => {
     const nodeClaims = [
       driftedNodeClaim('newer', staticPool, 5),
       driftedNodeClaim('older', staticPool, 50),
@@ -47,6 +47,10 @@ describe('static-drift method', () => {
     ]);
     expect(fake.nodeClaims.writes).toEqual([]);
     expect(fake.events).toEqual([]);
+    const again = await staticDriftMethod.computeCommands(
+      methodPass(fake, orchestrations, { nodePool: staticPool, nodeClaims, allowed: 1 }),
+    );
+    expect(again).toEqual(commands);
   });
 
   test('nothing drifted, nothing decided', async () => {
