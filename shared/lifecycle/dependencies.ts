@@ -26,6 +26,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { listingClusterReader, watchingClusterReader, type ClusterReader } from './cluster/cluster-reader.js';
 import { kubeProvisioningReads, type ProvisioningReads } from './provisioning/provisioning-reads.js';
+import { kubeLeases, type Leases } from './sweep/lease.js';
 
 /**
  * The cloud provider's parts (settings, clock, log, Kubernetes clients, the Azure adapters it is built
@@ -46,14 +47,17 @@ export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
   bootstrapTokens: { delete(nodeClaimUid: string): Promise<void> };
   /** What a provisioning window reads, fresh from the API server (provisioning/provisioning-reads.ts). */
   provisioningReads: ProvisioningReads;
+  /** The sweep's singleton Lease (sweep/lease.ts). */
+  leases: Leases;
 }
 
 /** The Kubernetes ports of LifecycleDependencies, implemented with the API server client. */
 export function kubePorts(
   kube: () => Promise<KubeClients>,
   objects: KarpenterObjects,
-): Pick<LifecycleDependencies, 'nodes' | 'drainPods' | 'bootstrapTokens' | 'provisioningReads'> {
+): Pick<LifecycleDependencies, 'nodes' | 'drainPods' | 'bootstrapTokens' | 'provisioningReads' | 'leases'> {
   return {
+    leases: kubeLeases(kube),
     provisioningReads: kubeProvisioningReads({ kube, objects }),
     nodes: kubeNodeStore(kube),
     drainPods: kubeDrainPods(kube),
