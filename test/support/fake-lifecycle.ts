@@ -19,6 +19,7 @@ import { CapacityReservationGroups } from '../../shared/azure/capacity-reservati
 import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.js';
 import { FakeApiError } from './fake-api-error.js';
 import { FakeCloudProvider } from './fake-cloud-provider.js';
+import { FakeLeases } from './fake-leases.js';
 import { FakeNodes } from './fake-nodes.js';
 import { equalitySelector } from './label-selector.js';
 import { FakePods } from './fake-pods.js';
@@ -270,6 +271,8 @@ export interface FakeLifecycle {
   deletedBootstrapTokens: string[];
   /** The DaemonSets `deps.provisioningReads.daemonSets` lists. */
   daemonSets: V1DaemonSet[];
+  /** The sweep's Lease, as `deps.leases` takes it. */
+  leases: FakeLeases;
 }
 
 export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
@@ -315,6 +318,7 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     pods: new FakePods(() => now),
     deletedBootstrapTokens: [],
     daemonSets: [],
+    leases: new FakeLeases(),
     deps: undefined as unknown as LifecycleDependencies,
   };
   const objects: KarpenterObjects = {
@@ -346,6 +350,7 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     reservations: new CapacityReservationGroups(notFaked('compute'), [], () => undefined),
     nodes: fake.nodes,
     drainPods: fake.pods,
+    leases: fake.leases,
     // A provisioning window's fresh reads, of the same stores the phases write.
     provisioningReads: {
       cluster: async () => ({
