@@ -17,6 +17,7 @@ import { azureCloudProvider } from '../cloudprovider/azure.js';
 import type { CloudProvider } from '../cloudprovider/types.js';
 import type { CloudProviderParts } from '../cloudprovider/parts.js';
 import { deleteBootstrapToken } from '../kube/bootstrap-tokens.js';
+import { kubeCapacityBufferStore, type CapacityBufferStore } from '../kube/capacity-buffers.js';
 import { kubeClientProvider, type KubeClients } from '../kube/client.js';
 import { kubeDrainPods, type DrainPods } from '../kube/drain-pods.js';
 import { kubeNodeStore, type NodeStore } from '../kube/node-store.js';
@@ -49,14 +50,20 @@ export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
   provisioningReads: ProvisioningReads;
   /** The sweep's singleton Lease (sweep/lease.ts). */
   leases: Leases;
+  /** CapacityBuffers and the PodTemplates and workloads they refer to (gate CapacityBuffer). */
+  capacityBuffers: CapacityBufferStore;
 }
 
 /** The Kubernetes ports of LifecycleDependencies, implemented with the API server client. */
 export function kubePorts(
   kube: () => Promise<KubeClients>,
   objects: KarpenterObjects,
-): Pick<LifecycleDependencies, 'nodes' | 'drainPods' | 'bootstrapTokens' | 'provisioningReads' | 'leases'> {
+): Pick<
+  LifecycleDependencies,
+  'nodes' | 'drainPods' | 'bootstrapTokens' | 'provisioningReads' | 'leases' | 'capacityBuffers'
+> {
   return {
+    capacityBuffers: kubeCapacityBufferStore(kube),
     leases: kubeLeases(kube),
     provisioningReads: kubeProvisioningReads({ kube, objects }),
     nodes: kubeNodeStore(kube),

@@ -19,9 +19,11 @@ import { CapacityReservationGroups } from '../../shared/azure/capacity-reservati
 import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.js';
 import { FakeApiError } from './fake-api-error.js';
 import { FakeCloudProvider } from './fake-cloud-provider.js';
+import { FakeCapacityBuffers } from './fake-capacity-buffers.js';
 import { FakeLeases } from './fake-leases.js';
 import { FakeNodes } from './fake-nodes.js';
 import { equalitySelector } from './label-selector.js';
+import { mergePatch } from './merge-patch.js';
 import { FakePods } from './fake-pods.js';
 import { loadSettings, type Settings } from '../../shared/config/settings.js';
 import type { SkuRecord } from '../../shared/decisions/offerings.js';
@@ -55,20 +57,6 @@ type KubeObject = {
 };
 
 const clone = <T>(value: T): T => structuredClone(value);
-
-/** RFC 7386 JSON merge patch: objects merge, null removes, anything else replaces. */
-function mergePatch(target: unknown, patch: unknown): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return clone(patch);
-  const base: Record<string, unknown> =
-    typeof target === 'object' && target !== null && !Array.isArray(target)
-      ? { ...(target as Record<string, unknown>) }
-      : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete base[key];
-    else base[key] = mergePatch(base[key], value);
-  }
-  return base;
-}
 
 /** One kind's objects, with the parts of CustomObjects' contract the lifecycle relies on. */
 export class FakeObjects<T extends KubeObject> {
@@ -273,6 +261,8 @@ export interface FakeLifecycle {
   daemonSets: V1DaemonSet[];
   /** The sweep's Lease, as `deps.leases` takes it. */
   leases: FakeLeases;
+  /** The CapacityBuffers, PodTemplates and workloads `deps.capacityBuffers` reads and writes. */
+  capacityBuffers: FakeCapacityBuffers;
 }
 
 export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
@@ -319,6 +309,7 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     deletedBootstrapTokens: [],
     daemonSets: [],
     leases: new FakeLeases(),
+    capacityBuffers: new FakeCapacityBuffers(),
     deps: undefined as unknown as LifecycleDependencies,
   };
   const objects: KarpenterObjects = {
@@ -351,6 +342,7 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     nodes: fake.nodes,
     drainPods: fake.pods,
     leases: fake.leases,
+    capacityBuffers: fake.capacityBuffers,
     // A provisioning window's fresh reads, of the same stores the phases write.
     provisioningReads: {
       cluster: async () => ({
