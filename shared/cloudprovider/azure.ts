@@ -188,6 +188,10 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
         : await catalogOfferings(parts);
       return offeringOfInstance(instance, offerings);
     },
+
+    async offerings(options = {}) {
+      return (await offeringsWithReservations(parts, options)).offerings;
+    },
   };
 }
 

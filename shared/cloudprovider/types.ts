@@ -118,6 +118,12 @@ export interface CloudProvider {
    * offerings too (a VM in a reservation group is then its reserved offering).
    */
   offeringOf(instance: Instance, options?: { withReservations?: boolean }): Promise<Offering | undefined>;
+  /**
+   * What provisioning and consolidation choose instance types from: the region's catalog offerings and
+   * the reserved ones with a free slot, counting the claims of `nodeClaims` when the caller has the
+   * cluster's (else of the NodeClaims labelled with a reservation, listed).
+   */
+  offerings(options?: { nodeClaims?: readonly NodeClaim[] }): Promise<Offering[]>;
 }
 
 /** Base of the cloud provider's typed errors: `reason` is what the NodeClaim's condition shows. */

@@ -1,6 +1,8 @@
 // Typed access to CapacityBuffers (namespaced, unlike the other custom resources: custom-objects.ts) and
 // to what a buffer refers to: a PodTemplate, or a Deployment, StatefulSet or ReplicaSet in the buffer's
-// namespace. Requests only; what they mean is decisions/capacity-buffers.ts.
+// namespace. Requests only; what they mean is decisions/capacity-buffers.ts. The lifecycle reaches them
+// through the CapacityBufferStore port (kubeCapacityBufferStore), so its buffer code can be unit tested
+// against an in-memory store (test/support/fake-capacity-buffers.ts).
 import { AppsV1Api, PatchStrategy, setHeaderOptions, type V1PodTemplateSpec } from '@kubernetes/client-node';
 import type { ScalableKind } from '../decisions/capacity-buffers.js';
 import type { CapacityBuffer } from '../models/capacity-buffer.js';
@@ -52,7 +54,7 @@ export async function readPodTemplate(
   clients: KubeClients,
   namespace: string,
   name: string,
-): Promise<{ template: V1PodTemplateSpec; generation?: number } | undefined> {
+): Promise<ReadPodTemplate | undefined> {
   const { core } = clients;
   try {
     const podTemplate = await core.readNamespacedPodTemplate({ namespace, name });
@@ -74,7 +76,7 @@ export async function readScalable(
   kind: ScalableKind,
   namespace: string,
   name: string,
-): Promise<{ template: V1PodTemplateSpec; replicas: number } | undefined> {
+): Promise<ReadScalable | undefined> {
   const apps = clients.config.makeApiClient(AppsV1Api);
   try {
     const workload =
@@ -88,4 +90,36 @@ export async function readScalable(
     if (isNotFound(error)) return undefined;
     throw error;
   }
+}
+
+/** A PodTemplate's template and generation, as a buffer referring to it resolves. */
+export interface ReadPodTemplate {
+  template: V1PodTemplateSpec;
+  generation?: number;
+}
+
+/** A workload's pod template and replica count, as a buffer referring to it resolves. */
+export interface ReadScalable {
+  template: V1PodTemplateSpec;
+  replicas: number;
+}
+
+/** The CapacityBuffer reads and writes the lifecycle makes; undefined answers are objects that do not exist. */
+export interface CapacityBufferStore {
+  /** Every CapacityBuffer in every namespace. */
+  list(): Promise<CapacityBuffer[]>;
+  /** JSON merge patch of the status subresource; include metadata.resourceVersion to guard it. */
+  mergePatchStatus(namespace: string, name: string, patch: object): Promise<CapacityBuffer>;
+  podTemplate(namespace: string, name: string): Promise<ReadPodTemplate | undefined>;
+  scalable(kind: ScalableKind, namespace: string, name: string): Promise<ReadScalable | undefined>;
+}
+
+export function kubeCapacityBufferStore(kube: () => Promise<KubeClients>): CapacityBufferStore {
+  const objects = new CapacityBufferObjects(kube);
+  return {
+    list: () => objects.list(),
+    mergePatchStatus: (namespace, name, patch) => objects.mergePatchStatus(namespace, name, patch),
+    podTemplate: async (namespace, name) => readPodTemplate(await kube(), namespace, name),
+    scalable: async (kind, namespace, name) => readScalable(await kube(), kind, namespace, name),
+  };
 }

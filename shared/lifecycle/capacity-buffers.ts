@@ -22,12 +22,11 @@ import {
 import { labelsMatch } from '../decisions/label-selector.js';
 import { plainEqual } from '../decisions/plain-equal.js';
 import type { SchedulingPodSpec } from '../decisions/scheduling/types.js';
-import { CapacityBufferObjects, readPodTemplate, readScalable } from '../kube/capacity-buffers.js';
 import type { CapacityBuffer, CapacityBufferStatus } from '../models/capacity-buffer.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { writeStatus } from './status-write.js';
 
-type BufferDependencies = Pick<LifecycleDependencies, 'kube' | 'settings' | 'now'>;
+type BufferDependencies = Pick<LifecycleDependencies, 'capacityBuffers' | 'settings' | 'now'>;
 
 /** A buffer as read, what its reference resolved to, and its status as it should be now. */
 export interface ResolvedBuffer {
@@ -35,10 +34,6 @@ export interface ResolvedBuffer {
   status: CapacityBufferStatus;
   /** The chunk's shape, when the reference resolved. */
   template?: BufferPodTemplate;
-}
-
-export function capacityBufferObjects(deps: Pick<LifecycleDependencies, 'kube'>): CapacityBufferObjects {
-  return new CapacityBufferObjects(deps.kube);
 }
 
 function podTemplateOf(template: V1PodTemplateSpec): BufferPodTemplate {
@@ -56,9 +51,8 @@ async function resolve(
   const reference = bufferReference(buffer);
   if (reference.kind === 'Invalid') return reference;
   const namespace = buffer.metadata.namespace ?? 'default';
-  const clients = await deps.kube();
   if (reference.kind === 'PodTemplate') {
-    const read = await readPodTemplate(clients, namespace, reference.name);
+    const read = await deps.capacityBuffers.podTemplate(namespace, reference.name);
     if (!read) return { kind: 'NotFound', message: `PodTemplate ${namespace}/${reference.name} not found` };
     return {
       kind: 'PodTemplate',
@@ -67,7 +61,7 @@ async function resolve(
       template: podTemplateOf(read.template),
     };
   }
-  const read = await readScalable(clients, reference.workload, namespace, reference.name);
+  const read = await deps.capacityBuffers.scalable(reference.workload, namespace, reference.name);
   if (!read) {
     return { kind: 'NotFound', message: `${reference.workload} ${namespace}/${reference.name} not found` };
   }
@@ -77,8 +71,7 @@ async function resolve(
 /** Every buffer not being deleted, resolved; undefined when the gate is off. */
 export async function readCapacityBuffers(deps: BufferDependencies): Promise<ResolvedBuffer[] | undefined> {
   if (!deps.settings.featureGates.CapacityBuffer) return undefined;
-  const capacityBuffers = capacityBufferObjects(deps);
-  const buffers = (await capacityBuffers.list()).filter((b) => !b.metadata.deletionTimestamp);
+  const buffers = (await deps.capacityBuffers.list()).filter((b) => !b.metadata.deletionTimestamp);
   const now = deps.now();
   return Promise.all(
     buffers.map(async (buffer) => {
@@ -127,7 +120,7 @@ export function bufferVirtualPods(entries: readonly ResolvedBuffer[]): VirtualPo
  * (a merge patch keeps what it does not name). True when written.
  */
 export async function writeCapacityBufferStatus(
-  deps: Pick<LifecycleDependencies, 'kube'>,
+  deps: Pick<LifecycleDependencies, 'capacityBuffers'>,
   buffer: CapacityBuffer,
   status: CapacityBufferStatus,
 ): Promise<boolean> {
@@ -137,10 +130,9 @@ export async function writeCapacityBufferStatus(
       .filter((key) => status[key as keyof CapacityBufferStatus] === undefined)
       .map((key) => [key, null]),
   );
-  const capacityBuffers = capacityBufferObjects(deps);
   const namespace = buffer.metadata.namespace ?? 'default';
   const result = await writeStatus(buffer, { ...removed, ...status }, (name, patch) =>
-    capacityBuffers.mergePatchStatus(namespace, name, patch),
+    deps.capacityBuffers.mergePatchStatus(namespace, name, patch),
   );
   return result.written;
 }

@@ -16,12 +16,18 @@ import { VirtualMachines } from '../azure/virtual-machines.js';
 import { azureCloudProvider } from '../cloudprovider/azure.js';
 import type { CloudProvider } from '../cloudprovider/types.js';
 import type { CloudProviderParts } from '../cloudprovider/parts.js';
-import { kubeClientProvider } from '../kube/client.js';
-import { karpenterObjects } from '../kube/custom-objects.js';
+import { deleteBootstrapToken } from '../kube/bootstrap-tokens.js';
+import { kubeCapacityBufferStore, type CapacityBufferStore } from '../kube/capacity-buffers.js';
+import { kubeClientProvider, type KubeClients } from '../kube/client.js';
+import { kubeDrainPods, type DrainPods } from '../kube/drain-pods.js';
+import { kubeNodeStore, type NodeStore } from '../kube/node-store.js';
+import { karpenterObjects, type KarpenterObjects } from '../kube/custom-objects.js';
 import { kubeEventRecorder, type EventRecorder } from '../kube/events.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { listingClusterReader, watchingClusterReader, type ClusterReader } from './cluster/cluster-reader.js';
+import { kubeProvisioningReads, type ProvisioningReads } from './provisioning/provisioning-reads.js';
+import { kubeLeases, type Leases } from './sweep/lease.js';
 
 /**
  * The cloud provider's parts (settings, clock, log, Kubernetes clients, the Azure adapters it is built
@@ -34,6 +40,38 @@ export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
   cloud: CloudProvider;
   /** Where the sweep reads the cluster's state from (cluster/cluster-reader.ts). */
   cluster: ClusterReader;
+  /** Node reads and writes: registration, initialization, the disrupted taint, termination. */
+  nodes: NodeStore;
+  /** The pods termination's drain lists, evicts and deletes. */
+  drainPods: DrainPods;
+  /** A registered node's bootstrap token, deleted once it has its own credentials. */
+  bootstrapTokens: { delete(nodeClaimUid: string): Promise<void> };
+  /** What a provisioning window reads, fresh from the API server (provisioning/provisioning-reads.ts). */
+  provisioningReads: ProvisioningReads;
+  /** The sweep's singleton Lease (sweep/lease.ts). */
+  leases: Leases;
+  /** CapacityBuffers and the PodTemplates and workloads they refer to (gate CapacityBuffer). */
+  capacityBuffers: CapacityBufferStore;
+}
+
+/** The Kubernetes ports of LifecycleDependencies, implemented with the API server client. */
+export function kubePorts(
+  kube: () => Promise<KubeClients>,
+  objects: KarpenterObjects,
+): Pick<
+  LifecycleDependencies,
+  'nodes' | 'drainPods' | 'bootstrapTokens' | 'provisioningReads' | 'leases' | 'capacityBuffers'
+> {
+  return {
+    capacityBuffers: kubeCapacityBufferStore(kube),
+    leases: kubeLeases(kube),
+    provisioningReads: kubeProvisioningReads({ kube, objects }),
+    nodes: kubeNodeStore(kube),
+    drainPods: kubeDrainPods(kube),
+    bootstrapTokens: {
+      delete: async (nodeClaimUid) => deleteBootstrapToken((await kube()).core, nodeClaimUid),
+    },
+  };
 }
 
 export const EVENT_COMPONENT = 'nodeclaim-azure';
@@ -122,6 +160,7 @@ export function createDependencies(
     events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
     cloud: azureCloudProvider(parts),
     cluster,
+    ...kubePorts(kube, objects),
   };
 }
 

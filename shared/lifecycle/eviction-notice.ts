@@ -11,7 +11,6 @@
 // again. The workflow's instance ID is `repair-<uid>`, and a running one is never started twice; every
 // write of the step is guarded, as the sweep's are, so it needs no lease.
 import { evictionNoticeMatch, evictionNoticeVerdict } from '../decisions/node-repair/eviction-notice.js';
-import { getNode } from '../kube/nodes.js';
 import { WellKnown } from '../models/karpenter.js';
 import { isOrchestrationActive, type HandlerContext } from '../runtime/definitions.js';
 import type { LifecycleDependencies } from './dependencies.js';
@@ -43,7 +42,7 @@ export async function repairOnEvictionNotice(
 ): Promise<EvictionNoticeOutcome> {
   const settings = deps.settings.repair;
   if (!settings.enabled) return { outcome: 'repair-off' };
-  const node = await getNode((await deps.kube()).core, nodeName);
+  const node = await deps.nodes.get(nodeName);
   if (!node) return { outcome: 'node-gone' };
   const now = deps.now();
   if (!evictionNoticeMatch(node, settings.policies, now))

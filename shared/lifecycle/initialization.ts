@@ -8,7 +8,6 @@ import { evaluateInitialization, initializedLabelPatch } from '../decisions/init
 import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
 import { matchNodeForClaim } from '../decisions/registration.js';
 import { retryOnConflict } from '../kube/retry-on-conflict.js';
-import { getNode, patchNode } from '../kube/nodes.js';
 import type { NodeClaim } from '../models/index.js';
 import { ConditionTypes } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
@@ -78,13 +77,12 @@ export async function reconcileInitialization(
 
 /** Adds karpenter.sh/initialized=true with a guarded patch; a conflict re-reads and retries. */
 async function labelInitialized(deps: LifecycleDependencies, found: Node): Promise<void> {
-  const { core } = await deps.kube();
   await retryOnConflict(
     found,
     async (node) => {
       const operations = initializedLabelPatch(node);
-      if (operations.length > 0) await patchNode(core, node.metadata.name, operations);
+      if (operations.length > 0) await deps.nodes.patch(node.metadata.name, operations);
     },
-    (stale) => getNode(core, stale.metadata.name),
+    (stale) => deps.nodes.get(stale.metadata.name),
   );
 }

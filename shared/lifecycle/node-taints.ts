@@ -4,7 +4,6 @@
 // and retries, and a Node that is already as wanted costs one read and no write.
 import { guardedNodePatch } from '../decisions/node-patch.js';
 import { isNotFound } from '../kube/errors.js';
-import { getNode, patchNode } from '../kube/nodes.js';
 import { retryOnConflict } from '../kube/retry-on-conflict.js';
 import { WellKnown } from '../models/karpenter.js';
 import type { Node, Taint } from '../models/kube.js';
@@ -32,15 +31,13 @@ async function updateTaints(
   node: Node,
   change: (taints: readonly Taint[] | undefined) => Taint[] | undefined,
 ): Promise<Node | undefined> {
-  const { core } = await deps.kube();
   return retryOnConflict(
     node,
     async (current) => {
       const taints = change(current.spec.taints);
       if (taints === undefined) return current;
       try {
-        return await patchNode(
-          core,
+        return await deps.nodes.patch(
           current.metadata.name,
           guardedNodePatch(current, { ...current, spec: { ...current.spec, taints } }),
         );
@@ -49,7 +46,7 @@ async function updateTaints(
         throw error;
       }
     },
-    (stale) => getNode(core, stale.metadata.name),
+    (stale) => deps.nodes.get(stale.metadata.name),
   );
 }
 

@@ -2,16 +2,18 @@
 // is its Node's name): what termination, drain and replacement act on. And the other way round, the
 // NodeClaim of a Node, which the Node events (registration, a spot eviction notice) start from.
 import { parseProviderId, vmNameFor } from '../decisions/vm-spec.js';
-import { nodesWithProviderID } from '../kube/nodes.js';
 import type { NodeClaim } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
 import type { LifecycleDependencies } from './dependencies.js';
 
 /** The Nodes of a NodeClaim; none before it has a providerID. */
-export async function nodesOfNodeClaim(deps: LifecycleDependencies, nodeClaim: NodeClaim): Promise<Node[]> {
+export async function nodesOfNodeClaim(
+  deps: Pick<LifecycleDependencies, 'nodes'>,
+  nodeClaim: NodeClaim,
+): Promise<Node[]> {
   const providerID = nodeClaim.status?.providerID;
   if (!providerID) return [];
-  return nodesWithProviderID((await deps.kube()).core, providerID, nodeClaim.status?.nodeName);
+  return deps.nodes.withProviderID(providerID, nodeClaim.status?.nodeName);
 }
 
 // VM names are the NodeClaim's name behind a fixed prefix unless it had to be sanitized or hashed;

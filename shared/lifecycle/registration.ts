@@ -13,11 +13,9 @@ import {
   RegistrationReasons,
 } from '../decisions/registration.js';
 import { retryOnConflict } from '../kube/retry-on-conflict.js';
-import { getNode, patchNode } from '../kube/nodes.js';
 import type { NodeClaim } from '../models/index.js';
 import { ConditionTypes, WellKnown } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
-import { deleteBootstrapToken } from '../kube/bootstrap-tokens.js';
 import { recordNodeClaimTransition } from '../observability/nodeclaim-status-metrics.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { isManagedNodeClaim } from '../decisions/ownership.js';
@@ -135,24 +133,23 @@ async function syncNode(
   nodeClaim: NodeClaim,
   found: Node,
 ): Promise<{ node: Node; nodeWritten: boolean; unregisteredTaintMissing: boolean } | undefined> {
-  const { core } = await deps.kube();
   return retryOnConflict(
     found,
     async (node) => {
       if (matchNodeForClaim(nodeClaim, [node]).outcome !== 'found') return undefined;
       const plan = planNodeRegistration(nodeClaim, node);
       if (!plan.changed) return { node, nodeWritten: false, unregisteredTaintMissing: false };
-      const written = await patchNode(core, node.metadata.name, registrationPatch(node, plan.node));
+      const written = await deps.nodes.patch(node.metadata.name, registrationPatch(node, plan.node));
       return { node: written, nodeWritten: true, unregisteredTaintMissing: plan.unregisteredTaintMissing };
     },
-    (stale) => getNode(core, stale.metadata.name),
+    (stale) => deps.nodes.get(stale.metadata.name),
   );
 }
 
 /** The node has its own credentials now; its bootstrap token must not outlive the need. */
 async function revokeBootstrapToken(deps: LifecycleDependencies, nodeClaim: NodeClaim): Promise<void> {
   try {
-    await deleteBootstrapToken((await deps.kube()).core, nodeClaim.metadata.uid ?? '');
+    await deps.bootstrapTokens.delete(nodeClaim.metadata.uid ?? '');
   } catch (error) {
     // It still expires, and goes with the NodeClaim; a later registration pass does not retry it.
     deps.log.warn('could not delete the bootstrap token of a registered node', {
@@ -244,8 +241,7 @@ export async function registerNodeFromEvent(
   deps: LifecycleDependencies,
   nodeName: string,
 ): Promise<NodeEventOutcome> {
-  const { core } = await deps.kube();
-  const node = await getNode(core, nodeName);
+  const node = await deps.nodes.get(nodeName);
   if (!node) return { outcome: 'ignored', why: 'Node is gone' };
   const unregistered = (node.spec.taints ?? []).some((t) => t.key === WellKnown.unregisteredTaintKey);
   if (!unregistered && !awaitsInitialization(node))

@@ -11,7 +11,7 @@ import { startControlPlane } from '../../local/control-plane/launcher.js';
 import { kubeClientsFromConfig } from '../../shared/kube/client.js';
 import { karpenterObjects } from '../../shared/kube/custom-objects.js';
 import { kubeEventRecorder } from '../../shared/kube/events.js';
-import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
+import { kubePorts, type LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
 import { runSweepSteps, type SweepResult } from '../../shared/lifecycle/sweep/sweep.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
 import {
@@ -85,6 +85,7 @@ export function benchDependencies(
     reservations: missing as LifecycleDependencies['reservations'],
     cluster:
       reads === 'list' ? listingClusterReader({ kube, objects }) : watchingClusterReader({ kube, objects }),
+    ...kubePorts(kube, objects),
   };
 }
 

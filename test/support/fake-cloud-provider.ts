@@ -149,6 +149,11 @@ export class FakeCloudProvider implements CloudProvider {
     return offeringOfInstance(instance, await this.catalog());
   }
 
+  /** The catalog: the fake has no Capacity Reservation Groups. */
+  async offerings(): Promise<Offering[]> {
+    return this.catalog();
+  }
+
   private providerIdOf(vmName: string): string {
     return providerIdFor({ ...this.azure, vmName });
   }

@@ -6,11 +6,25 @@
 // starts doing new I/O fails loudly instead of passing against a silent stub. Behaviour across the real
 // API server, ARM and the Durable engine is covered by the integration tests.
 import { readFileSync } from 'node:fs';
+import type { V1DaemonSet } from '@kubernetes/client-node';
 import { localClusterSettings } from '../../local/stack/app-settings.js';
 import type { ResourceSkuCatalog } from '../../shared/azure/resource-skus.js';
+import type { PriceCatalog } from '../../shared/azure/retail-prices.js';
+import type {
+  UnavailableOffering,
+  UnavailableOfferingsStore,
+} from '../../shared/azure/unavailable-offerings.js';
+import { staticPriceBook } from '../../shared/decisions/prices/price-book.js';
 import { CapacityReservationGroups } from '../../shared/azure/capacity-reservations.js';
 import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.js';
+import { FakeApiError } from './fake-api-error.js';
 import { FakeCloudProvider } from './fake-cloud-provider.js';
+import { FakeCapacityBuffers } from './fake-capacity-buffers.js';
+import { FakeLeases } from './fake-leases.js';
+import { FakeNodes } from './fake-nodes.js';
+import { equalitySelector } from './label-selector.js';
+import { mergePatch } from './merge-patch.js';
+import { FakePods } from './fake-pods.js';
 import { loadSettings, type Settings } from '../../shared/config/settings.js';
 import type { SkuRecord } from '../../shared/decisions/offerings.js';
 import type { PdbLimit } from '../../shared/decisions/consolidation/pdb.js';
@@ -31,19 +45,10 @@ import type {
   OrchestrationStatus,
 } from '../../shared/runtime/definitions.js';
 
-/** An error shaped as the Kubernetes client's (`code` is what shared/kube/errors.ts reads). */
-class FakeApiError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 type KubeObject = {
   metadata: {
     name: string;
+    labels?: Record<string, string>;
     uid?: string;
     resourceVersion?: string;
     deletionTimestamp?: string;
@@ -53,25 +58,11 @@ type KubeObject = {
 
 const clone = <T>(value: T): T => structuredClone(value);
 
-/** RFC 7386 JSON merge patch: objects merge, null removes, anything else replaces. */
-function mergePatch(target: unknown, patch: unknown): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return clone(patch);
-  const base: Record<string, unknown> =
-    typeof target === 'object' && target !== null && !Array.isArray(target)
-      ? { ...(target as Record<string, unknown>) }
-      : {};
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === null) delete base[key];
-    else base[key] = mergePatch(base[key], value);
-  }
-  return base;
-}
-
 /** One kind's objects, with the parts of CustomObjects' contract the lifecycle relies on. */
 export class FakeObjects<T extends KubeObject> {
   private readonly objects = new Map<string, T>();
   private version = 0;
-  /** Every write, in order: what a test asserts a phase did. */
+  /** Every write the store accepted, in order (not a refused one): what a test asserts a phase did. */
   readonly writes: { verb: 'create' | 'patch' | 'patchStatus' | 'delete'; name: string }[] = [];
 
   constructor(private readonly kind: string) {}
@@ -94,8 +85,10 @@ export class FakeObjects<T extends KubeObject> {
     return this.peek(name);
   }
 
-  async list(): Promise<T[]> {
-    return [...this.objects.values()].map(clone);
+  /** Every object, or those an equality label selector (label-selector.ts) selects. */
+  async list(options: { labelSelector?: string } = {}): Promise<T[]> {
+    const selects = options.labelSelector ? equalitySelector(options.labelSelector) : () => true;
+    return [...this.objects.values()].filter((object) => selects(object.metadata.labels)).map(clone);
   }
 
   async create(object: T): Promise<T> {
@@ -107,13 +100,15 @@ export class FakeObjects<T extends KubeObject> {
   }
 
   async mergePatch(name: string, patch: object): Promise<T> {
+    const stored = this.patch(name, patch);
     this.writes.push({ verb: 'patch', name });
-    return this.patch(name, patch);
+    return stored;
   }
 
   async mergePatchStatus(name: string, patch: object): Promise<T> {
+    const stored = this.patch(name, patch);
     this.writes.push({ verb: 'patchStatus', name });
-    return this.patch(name, patch);
+    return stored;
   }
 
   async jsonPatch(): Promise<T> {
@@ -159,6 +154,8 @@ export class FakeOrchestrations implements OrchestrationClient {
   startCalls = 0;
   readonly purged: string[] = [];
   readonly terminated: string[] = [];
+  /** Events raised to an existing instance, in order. */
+  readonly raised: { instanceId: string; eventName: string }[] = [];
   /** Runs inside startNew before it stores the instance: lets a test play a concurrent starter. */
   beforeStart: ((instanceId: string) => void) | undefined;
 
@@ -183,8 +180,9 @@ export class FakeOrchestrations implements OrchestrationClient {
     return this.instances.get(instanceId);
   }
 
-  async raiseEvent(instanceId: string): Promise<void> {
+  async raiseEvent(instanceId: string, eventName: string): Promise<void> {
     if (!this.instances.has(instanceId)) throw new Error(`no instance ${instanceId}`);
+    this.raised.push({ instanceId, eventName });
   }
 
   async terminate(instanceId: string): Promise<void> {
@@ -247,10 +245,24 @@ export interface FakeLifecycle {
   cloud: FakeCloudProvider;
   /** The Resource SKUs catalog `deps.skus.list` answers. */
   skus: SkuRecord[];
+  /** The offerings `deps.unavailable` holds blocked (`mark` adds; `listActive` answers the unexpired). */
+  unavailableOfferings: UnavailableOffering[];
   /** What `deps.cluster.launchesInFlight` answers (a function, so a test can make it fail). */
   launchesInFlight: () => Promise<number>;
   /** The pods and PDBs `deps.cluster.workloads` answers: none unless a test adds some. */
   workloads: { pods: ConsolidationPod[]; pdbs: PdbLimit[] };
+  /** The Nodes `deps.nodes` reads and writes. */
+  nodes: FakeNodes;
+  /** The pods `deps.drainPods` lists, evicts and deletes. */
+  pods: FakePods;
+  /** The NodeClaim UIDs whose bootstrap token `deps.bootstrapTokens.delete` was asked to delete. */
+  deletedBootstrapTokens: string[];
+  /** The DaemonSets `deps.provisioningReads.daemonSets` lists. */
+  daemonSets: V1DaemonSet[];
+  /** The sweep's Lease, as `deps.leases` takes it. */
+  leases: FakeLeases;
+  /** The CapacityBuffers, PodTemplates and workloads `deps.capacityBuffers` reads and writes. */
+  capacityBuffers: FakeCapacityBuffers;
 }
 
 export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
@@ -272,6 +284,14 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
   // The fakes stand in for adapter classes (their private fields make a structural fake impossible),
   // which is why these few casts are here and nowhere in the code under test.
   const skus = { list: async () => catalog } as unknown as ResourceSkuCatalog;
+  const unavailable = {
+    mark: async (record: UnavailableOffering) => {
+      fake.unavailableOfferings.push(record);
+    },
+    listActive: async (at: Date) => fake.unavailableOfferings.filter((u) => u.expiresAt > at),
+  } as unknown as UnavailableOfferingsStore;
+  // The shipped price table of the region, as the Retail Prices adapter answers until its first refresh.
+  const pricing: PriceCatalog = { prices: () => staticPriceBook(settings.azure.location) };
   const fake: FakeLifecycle = {
     nodeClaims,
     nodePools,
@@ -281,8 +301,15 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
       catalogOfferings({ skus, settings }),
     ),
     skus: catalog,
+    unavailableOfferings: [],
     launchesInFlight: async () => 0,
     workloads: { pods: [], pdbs: [] },
+    nodes: new FakeNodes(),
+    pods: new FakePods(() => now),
+    deletedBootstrapTokens: [],
+    daemonSets: [],
+    leases: new FakeLeases(),
+    capacityBuffers: new FakeCapacityBuffers(),
     deps: undefined as unknown as LifecycleDependencies,
   };
   const objects: KarpenterObjects = {
@@ -307,11 +334,32 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     cloud: fake.cloud,
     skus,
     images: notFaked('images'),
-    unavailable: notFaked('unavailable'),
-    pricing: notFaked('pricing'),
+    unavailable,
+    pricing,
     cluster,
     // No groups configured: the adapter answers without reaching ARM.
     reservations: new CapacityReservationGroups(notFaked('compute'), [], () => undefined),
+    nodes: fake.nodes,
+    drainPods: fake.pods,
+    leases: fake.leases,
+    capacityBuffers: fake.capacityBuffers,
+    // A provisioning window's fresh reads, of the same stores the phases write.
+    provisioningReads: {
+      cluster: async () => ({
+        nodeClaims: await nodeClaims.list(),
+        nodes: await fake.nodes.list(),
+        nodePools: await nodePools.list(),
+        nodeClasses: await nodeClasses.list(),
+      }),
+      boundPods: () => fake.pods.bound(),
+      unboundPods: () => fake.pods.unbound(),
+      daemonSets: async () => structuredClone(fake.daemonSets),
+    },
+    bootstrapTokens: {
+      delete: async (nodeClaimUid) => {
+        fake.deletedBootstrapTokens.push(nodeClaimUid);
+      },
+    },
   };
   return fake;
 }

@@ -39,7 +39,6 @@ import {
   type NodePool,
 } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
-import { offeringsWithReservations } from '../../cloudprovider/reserved-offerings.js';
 import { capacityOptions } from '../../cloudprovider/vm-body.js';
 import { overlaidInstanceTypes, overlaidOfferingPrice } from '../../decisions/node-overlays.js';
 import { currentNodeOverlays } from '../../cloudprovider/node-overlays.js';
@@ -117,7 +116,7 @@ export async function underutilizedInput(
   // NodeOverlays price the replacements and the candidates as provisioning and launch price them.
   const [offerings, unavailable, nodeClass, overlays] = await Promise.all([
     // With the reserved offerings that have a free slot, so a node may move onto a freed reservation.
-    offeringsWithReservations(deps).then((r) => r.offerings),
+    deps.cloud.offerings(),
     deps.unavailable.listActive(deps.now()),
     deps.objects.nodeClasses.get(template.spec.nodeClassRef.name),
     currentNodeOverlays(deps),

@@ -29,7 +29,7 @@ export interface WindowBuffers {
  * selector (a sharded app) only the buffers whose template labels it selects, as for real pods.
  */
 export async function windowBuffers(
-  deps: Pick<LifecycleDependencies, 'kube' | 'settings' | 'now'>,
+  deps: Pick<LifecycleDependencies, 'capacityBuffers' | 'settings' | 'now'>,
 ): Promise<WindowBuffers | undefined> {
   const read = await readCapacityBuffers(deps);
   if (!read) return undefined;
@@ -64,7 +64,7 @@ export function realPodsOnly(result: SchedulingResult, buffers: WindowBuffers | 
  * Returns how many buffers were written.
  */
 export async function recordBufferProvisioning(
-  deps: Pick<LifecycleDependencies, 'kube' | 'now'>,
+  deps: Pick<LifecycleDependencies, 'capacityBuffers' | 'now'>,
   buffers: WindowBuffers,
   result: SchedulingResult,
 ): Promise<number> {

@@ -7,11 +7,11 @@
 // the previous window just created, or it would provision their pods a second time, and an eventually
 // consistent cache may not have them yet. So the kinds the sweep reads come from the cluster reader's
 // fresh mode (cluster/cluster-reader.ts listingClusterReader), the same ClusterState, with the pods and
-// DaemonSets only provisioning needs beside them.
-import { AppsV1Api, type V1DaemonSet, type V1Pod } from '@kubernetes/client-node';
+// DaemonSets only provisioning needs beside them. The reads go through the provisioningReads port
+// (provisioning-reads.ts); this file orders them and groups the pods.
+import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { isProvisionable } from '../../decisions/provisionable-pod.js';
-import { listAllPages, pageOf } from '../../kube/paging.js';
-import { listingClusterReader, type ClusterState } from '../cluster/cluster-reader.js';
+import type { ClusterState } from '../cluster/cluster-reader.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 
 export interface ProvisioningState extends ClusterState {
@@ -21,37 +21,16 @@ export interface ProvisioningState extends ClusterState {
   daemonSets: V1DaemonSet[];
 }
 
-const asIs = <T>(item: T): T => item;
-
 export async function readProvisioningState(
-  deps: Pick<LifecycleDependencies, 'kube' | 'objects'>,
+  deps: Pick<LifecycleDependencies, 'provisioningReads'>,
 ): Promise<ProvisioningState> {
+  const reads = deps.provisioningReads;
   // Nodes (with the NodeClaims, NodePools and AKSNodeClasses) before any pod.
-  const cluster = await listingClusterReader(deps).read();
-  const clients = await deps.kube();
-  const apps = clients.config.makeApiClient(AppsV1Api);
-  const pods = async (fieldSelector: string): Promise<V1Pod[]> => {
-    const listed = await listAllPages(
-      async (token, limit) =>
-        pageOf(
-          await clients.core.listPodForAllNamespaces({
-            fieldSelector,
-            limit,
-            ...(token ? { _continue: token } : {}),
-          }),
-        ),
-      asIs<V1Pod>,
-    );
-    return listed.items;
-  };
+  const cluster = await reads.cluster();
   const [bound, pending, daemonSets] = await Promise.all([
-    pods('spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed'),
-    pods('spec.nodeName='),
-    listAllPages(
-      async (token, limit) =>
-        pageOf(await apps.listDaemonSetForAllNamespaces({ limit, ...(token ? { _continue: token } : {}) })),
-      asIs<V1DaemonSet>,
-    ),
+    reads.boundPods(),
+    reads.unboundPods(),
+    reads.daemonSets(),
   ]);
   const boundPods = new Map<string, V1Pod[]>();
   for (const pod of bound) {
@@ -64,7 +43,7 @@ export async function readProvisioningState(
     ...cluster,
     boundPods,
     pendingPods: pending.filter((pod) => isProvisionable(provisionabilityOf(pod))),
-    daemonSets: daemonSets.items,
+    daemonSets,
   };
 }
 

@@ -16,7 +16,6 @@ import { priceOf } from '../../decisions/prices/price-book.js';
 import { solve, type PodReference, type SchedulingResult } from '../../decisions/scheduling/index.js';
 import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
 import { isAlreadyExists } from '../../kube/errors.js';
-import { offeringsWithReservations } from '../../cloudprovider/reserved-offerings.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { capacityOptions } from '../../cloudprovider/vm-body.js';
 import { currentNodeOverlays } from '../../cloudprovider/node-overlays.js';
@@ -54,7 +53,7 @@ export async function provisionPendingPods(
   const log = deps.log.with({ windowId });
   const state = await readProvisioningState(deps);
   // Reserved offerings count the slots this cluster's NodeClaims already hold.
-  const { offerings } = await offeringsWithReservations(deps, { nodeClaims: state.nodeClaims });
+  const offerings = await deps.cloud.offerings({ nodeClaims: state.nodeClaims });
   // The region's current book (the shipped table until the Retail Prices API has answered), the one
   // launch orders offerings by, so the cheapest instance type listed here is the one launch tries first.
   const prices = deps.pricing.prices();

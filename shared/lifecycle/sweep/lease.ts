@@ -59,6 +59,19 @@ export interface HeldLease {
 
 export type LeaseAttempt = { held: HeldLease } | { held: undefined; holder: string };
 
+/** The sweep's way to the Lease, as a port on the dependencies (a unit test gives an in-memory one). */
+export interface Leases {
+  tryAcquire(options: LeaseOptions, holderIdentity: string, now: () => Date): Promise<LeaseAttempt>;
+}
+
+/** The Lease in the cluster, through the API server client. */
+export function kubeLeases(kube: () => Promise<KubeClients>): Leases {
+  return {
+    tryAcquire: async (options, holderIdentity, now) =>
+      tryAcquireLease(await kube(), options, holderIdentity, now),
+  };
+}
+
 /** Takes the lease for `holderIdentity` if it is free or expired; otherwise says who holds it. */
 export async function tryAcquireLease(
   clients: KubeClients,

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { createLeftoverMemory } from './launch-leftovers.js';
-import { tryAcquireLease, type LeaseOptions } from './lease.js';
+import type { LeaseOptions } from './lease.js';
 import { readClusterSnapshot, SweepView } from '../cluster/snapshot.js';
 import type { StepReport, SweepContext, SweepStep } from '../sweep-step.js';
 import { lifecycleSteps } from './steps.js';
@@ -66,7 +66,7 @@ async function leasedSweep(
 ): Promise<SweepResult> {
   const leaseOptions = options.lease ?? DEFAULT_SWEEP_LEASE;
   const identity = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-  const attempt = await tryAcquireLease(await deps.kube(), leaseOptions, identity, deps.now);
+  const attempt = await deps.leases.tryAcquire(leaseOptions, identity, deps.now);
   if (!attempt.held) return { status: 'skipped', reason: `the sweep lease is held by ${attempt.holder}` };
   const lease = attempt.held;
 

@@ -65,7 +65,6 @@ export async function drainNodeClaim(deps: LifecycleDependencies, input: DrainIn
   if (!nodeClaim || nodeClaim.metadata.uid !== input.nodeClaim.uid) return { status: 'Drained' };
   const nodes = await nodesOfNodeClaim(deps, nodeClaim);
   if (nodes.length === 0) return { status: 'Drained' };
-  const { core } = await deps.kube();
   const now = deps.now();
   const deadline = graceDeadlineOf(nodeClaim);
   let waiting = 0;
@@ -74,26 +73,18 @@ export async function drainNodeClaim(deps: LifecycleDependencies, input: DrainIn
   const refusals: string[] = [];
   for (const node of nodes) {
     await taintNodeDisrupted(deps, node);
-    const pods = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${node.metadata.name}` });
-    for (const pod of pods.items.map(toDrainPod)) {
+    const onNode = await deps.drainPods.onNode(node.metadata.name);
+    for (const pod of onNode.pods.map(toDrainPod)) {
       const action = podDrainAction(pod, now, deadline);
       if (action === 'leave') continue;
       waiting += 1;
       if (action === 'wait') continue;
       try {
         if (action === 'delete') {
-          await core.deleteNamespacedPod({ name: pod.name, namespace: pod.namespace });
+          await onNode.delete(pod);
           deleted += 1;
         } else {
-          await core.createNamespacedPodEviction({
-            name: pod.name,
-            namespace: pod.namespace,
-            body: {
-              apiVersion: 'policy/v1',
-              kind: 'Eviction',
-              metadata: { name: pod.name, namespace: pod.namespace },
-            },
-          });
+          await onNode.evict(pod);
         }
       } catch (error) {
         if (isNotFound(error)) continue;

@@ -9,7 +9,6 @@ import { callThroughOutages, durableActivity } from '../durable-activity.js';
 import { vmNameFor } from '../../decisions/vm-spec.js';
 import { guardedNodePatch } from '../../decisions/node-patch.js';
 import { isNotFound } from '../../kube/errors.js';
-import { patchNode } from '../../kube/nodes.js';
 import type { Node } from '../../models/kube.js';
 import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import type { NodeClaim } from '../../models/index.js';
@@ -133,7 +132,6 @@ export async function finishNodeClaimTermination(
 ): Promise<void> {
   const nodeClaim = await deps.objects.nodeClaims.get(input.nodeClaim.name);
   if (!nodeClaim || nodeClaim.metadata.uid !== input.nodeClaim.uid) return;
-  const { core } = await deps.kube();
   for (const node of await nodesOfNodeClaim(deps, nodeClaim)) {
     try {
       // Registration put our finalizer on the Node; the VM is gone, so nothing is left to wait for.
@@ -146,9 +144,9 @@ export async function finishNodeClaimTermination(
             finalizers: finalizers.filter((f) => f !== WellKnown.terminationFinalizer),
           },
         };
-        await patchNode(core, node.metadata.name, guardedNodePatch(node, released));
+        await deps.nodes.patch(node.metadata.name, guardedNodePatch(node, released));
       }
-      await core.deleteNode({ name: node.metadata.name });
+      await deps.nodes.delete(node.metadata.name);
       deps.metrics.increment('karpenter_nodes_terminated_total', { nodepool: nodePoolOf(nodeClaim) });
     } catch (error) {
       if (!isNotFound(error)) throw error;

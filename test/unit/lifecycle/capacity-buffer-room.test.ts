@@ -1,15 +1,13 @@
 // Buffer room in consolidation and the sweep's refill signal, against in-memory fakes: a node that holds a
 // buffer's virtual pods is not an empty candidate, Underutilized consolidation may delete it only when the
 // virtual pods fit on another node, and the capacity-buffers step signals provisioning exactly when the
-// buffer needs a window (new status, capacity not yet there, or its room taken by real pods). The
-// Kubernetes API (buffers, PodTemplates, status patches) is faked here because a unit test has no API
-// server; test/integration/capacity-buffers.test.ts and test/e2e/headroom.test.ts use the real one.
-import type { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+// buffer needs a window (new status, capacity not yet there, or its room taken by real pods). The buffers,
+// their PodTemplate and the status patches are the in-memory store's (test/support/fake-capacity-buffers.ts);
+// test/integration/capacity-buffers.test.ts and test/e2e/headroom.test.ts use the real API server.
 import { describe, expect, test } from 'vitest';
 import { evaluateCandidates, type Candidate } from '../../../shared/decisions/consolidation/candidates.js';
 import type { ConsolidationPod } from '../../../shared/decisions/consolidation/pods.js';
 import { underutilizedSearch } from '../../../shared/decisions/consolidation/underutilized.js';
-import type { KubeClients } from '../../../shared/kube/client.js';
 import { withCapacityBufferPods } from '../../../shared/lifecycle/capacity-buffer-room.js';
 import { capacityBuffersStep } from '../../../shared/lifecycle/sweep/steps/capacity-buffers.js';
 import type { CapacityBuffer } from '../../../shared/models/capacity-buffer.js';
@@ -113,28 +111,13 @@ function readyBuffer(conditions: { type: string; status: 'True' | 'False' }[] = 
   };
 }
 
-/** Fakes of the three API calls buffers need: list buffers, read the PodTemplate, patch status. */
+/** The buffer and its PodTemplate in the in-memory store, with the gate on, over `nodes` and `pods`. */
 function setup(buffer: CapacityBuffer, nodes: Node[], pods: ConsolidationPod[]) {
   const fake = fakeLifecycle();
-  const patches: object[] = [];
-  const custom = {
-    listCustomObjectForAllNamespaces: async () => ({ items: [structuredClone(buffer)], metadata: {} }),
-    patchNamespacedCustomObjectStatus: async (request: { body: object }) => {
-      patches.push(request.body);
-      return buffer;
-    },
-  };
-  const core = {
-    readNamespacedPodTemplate: async () => ({ metadata: { name: 'chunk' }, template: { spec: chunk } }),
-  };
-  // Only the calls the code under test makes are provided; the casts stand in for the generated clients.
-  const clients = {
-    custom: custom as unknown as CustomObjectsApi,
-    core: core as unknown as CoreV1Api,
-  } as KubeClients;
+  fake.capacityBuffers.seed(buffer);
+  fake.capacityBuffers.podTemplates.set('default/chunk', { template: { spec: chunk } });
   const deps = {
     ...fake.deps,
-    kube: async () => clients,
     settings: {
       ...fake.deps.settings,
       featureGates: { ...fake.deps.settings.featureGates, CapacityBuffer: true },
@@ -146,7 +129,7 @@ function setup(buffer: CapacityBuffer, nodes: Node[], pods: ConsolidationPod[]) 
     },
   };
   fake.deps = deps;
-  return { fake, deps, patches };
+  return { fake, deps, patches: fake.capacityBuffers.statusPatches };
 }
 
 function byNodeOf(pods: ConsolidationPod[]): Map<string, ConsolidationPod[]> {

@@ -9,7 +9,6 @@ import { allowedDisruptions } from '../../../decisions/budgets.js';
 import { evaluateCandidate, type Candidate } from '../../../decisions/consolidation/candidates.js';
 import { computeConsolidation } from '../../../decisions/consolidation/underutilized.js';
 import { budgetNodesOf } from '../../../decisions/disruption-state.js';
-import { listNodes, toDomainNode } from '../../../kube/nodes.js';
 import {
   WellKnown,
   type DisruptionReason,
@@ -34,12 +33,11 @@ async function readFreshView(
   nodePool: NodePool,
   wholeCluster: boolean,
 ): Promise<SweepView> {
-  const { core } = await deps.kube();
   const readAt = deps.now();
   const poolOnly = { labelSelector: `${WellKnown.nodePoolLabel}=${nodePool.metadata.name}` };
   const [nodeClaims, nodes] = await Promise.all([
     deps.objects.nodeClaims.list(wholeCluster ? {} : poolOnly),
-    wholeCluster ? listNodes(core) : core.listNode(poolOnly).then((list) => list.items.map(toDomainNode)),
+    wholeCluster ? deps.nodes.list() : deps.nodes.listLabelled(poolOnly.labelSelector),
   ]);
   return new SweepView({ readAt, nodeClaims, nodes, nodePools: [nodePool], nodeClasses: [] });
 }
