@@ -85,22 +85,32 @@ export function nodeOf(
   };
 }
 
-/** The pass a method gets for `nodePool`, with work shared between methods computed once. */
+/** The NodeClaims a pass decides about: given with their Nodes (pairs), or alone with Ready Nodes. */
+export type PassNodes =
+  { nodeClaims: NodeClaim[]; nodes?: Node[] } | { pairs: readonly { nodeClaim: NodeClaim; node: Node }[] };
+
+/**
+ * The pass a method gets for `nodePool`, with work shared between methods computed once; `allowed`
+ * (the budget left) is unlimited when not given.
+ */
 export function methodPass(
   fake: FakeLifecycle,
   orchestrations: FakeOrchestrations,
-  state: { nodePool: NodePool; nodeClaims: NodeClaim[]; nodes?: Node[]; allowed?: number },
+  state: { nodePool: NodePool; allowed?: number | undefined } & PassNodes,
 ): MethodPass {
+  const nodeClaims = 'pairs' in state ? state.pairs.map((p) => p.nodeClaim) : state.nodeClaims;
+  const nodes =
+    'pairs' in state ? state.pairs.map((p) => p.node) : (state.nodes ?? nodeClaims.map((c) => nodeOf(c)));
   const sweep = fakeSweepContext(fake, orchestrations, {
-    nodeClaims: state.nodeClaims,
-    nodes: state.nodes ?? state.nodeClaims.map((c) => nodeOf(c)),
+    nodeClaims,
+    nodes,
     nodePools: [state.nodePool],
   });
   const shared = new Map<string, Promise<unknown>>();
   return {
     sweep,
     nodePool: state.nodePool,
-    nodeClaims: state.nodeClaims,
+    nodeClaims,
     nodesFor: (nodeClaim) => sweep.view.nodesFor(nodeClaim),
     now: fake.deps.now(),
     allowed: state.allowed ?? Number.POSITIVE_INFINITY,

@@ -33,13 +33,7 @@ describe('drift method', () => {
   });
 
   const commandsFor = (nodeClaims: NodeClaim[], allowed?: number) =>
-    driftMethod.computeCommands(
-      methodPass(fake, orchestrations, {
-        nodePool: pool,
-        nodeClaims,
-        ...(allowed !== undefined ? { allowed } : {}),
-      }),
-    );
+    driftMethod.computeCommands(methodPass(fake, orchestrations, { nodePool: pool, nodeClaims, allowed }));
 
   test('decides for dynamic NodePools only', () => {
     expect(driftMethod.appliesTo(pool)).toBe(true);

@@ -35,7 +35,7 @@ describe('emptiness method', () => {
       methodPass(fake, orchestrations, {
         nodePool: options.nodePool ?? pool,
         nodeClaims,
-        ...(options.allowed !== undefined ? { allowed: options.allowed } : {}),
+        allowed: options.allowed,
       }),
     );
   /** Initialized `minutesAgo` minutes ago (consolidatable since then, consolidateAfter being 0 s). */

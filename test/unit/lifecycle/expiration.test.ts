@@ -28,11 +28,7 @@ describe('expiration method', () => {
 
   const commandsFor = (nodeClaims: NodeClaim[], allowed?: number) =>
     expirationMethod.computeCommands(
-      methodPass(fake, orchestrations, {
-        nodePool: pool,
-        nodeClaims,
-        ...(allowed !== undefined ? { allowed } : {}),
-      }),
+      methodPass(fake, orchestrations, { nodePool: pool, nodeClaims, allowed }),
     );
   const expiring = (name: string, expireAfter: string, age: number) =>
     initializedNodeClaim(name, pool, { creationTimestamp: createdAgo(age), spec: { expireAfter } });

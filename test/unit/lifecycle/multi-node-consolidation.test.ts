@@ -32,12 +32,7 @@ describe('multi-node consolidation', () => {
       );
     }
     return multiNodeConsolidationMethod.computeCommands(
-      methodPass(fake, orchestrations, {
-        nodePool: pool,
-        nodeClaims: pairs.map((p) => p.nodeClaim),
-        nodes: pairs.map((p) => p.node),
-        ...(allowed !== undefined ? { allowed } : {}),
-      }),
+      methodPass(fake, orchestrations, { nodePool: pool, pairs, allowed }),
     );
   };
 

@@ -39,12 +39,7 @@ describe('single-node consolidation', () => {
       ),
     );
     return singleNodeConsolidationMethod.computeCommands(
-      methodPass(fake, orchestrations, {
-        nodePool: pool,
-        nodeClaims: pairs.map((p) => p.nodeClaim),
-        nodes: pairs.map((p) => p.node),
-        ...(allowed !== undefined ? { allowed } : {}),
-      }),
+      methodPass(fake, orchestrations, { nodePool: pool, pairs, allowed }),
     );
   };
 
