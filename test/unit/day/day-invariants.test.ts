@@ -7,7 +7,7 @@ import { checkDestinations } from '../../../local/scenarios/day/invariants/desti
 import { checkDoNotDisrupt } from '../../../local/scenarios/day/invariants/do-not-disrupt.js';
 import { checkEndState } from '../../../local/scenarios/day/invariants/end-state.js';
 import type { ArmRequest, PdbStatusVersion } from '../../../local/scenarios/day/invariants/history.js';
-import { checkPdbs } from '../../../local/scenarios/day/invariants/pdbs.js';
+import { checkPdbs, desiredHealthy } from '../../../local/scenarios/day/invariants/pdbs.js';
 import { checkPending, percentile } from '../../../local/scenarios/day/invariants/pending.js';
 import {
   checkArmRates,
@@ -552,6 +552,24 @@ describe('no PodDisruptionBudget breached', () => {
       pods: [...base, blind('w2', evictedAt), blind('w3', evictedAt + 500)],
     });
     expect(checkPdbs(stopping, 0, 0).violations[0]).toContain('w3 evicted leaving 1 healthy web pods');
+  });
+
+  it('wants Kubernetes’ desiredHealthy: minAvailable absolute, replicas less maxUnavailable never below 0', () => {
+    expect(desiredHealthy({ set: 'web', minAvailable: 5 }, 6)).toBe(5);
+    expect(desiredHealthy({ set: 'web', minAvailable: 5 }, 2)).toBe(5);
+    expect(desiredHealthy({ set: 'web', maxUnavailable: 2 }, 6)).toBe(4);
+    expect(desiredHealthy({ set: 'web', maxUnavailable: 2 }, 1)).toBe(0);
+    // A set scaled to 1 under maxUnavailable 2: its last pod's eviction breaches nothing.
+    const h = history({
+      pdbs: [{ set: 'web', maxUnavailable: 2 }],
+      replicas: [{ at: 0, set: 'web', replicas: 1 }],
+      nodes: [node(5, 'n1', true)],
+      pods: [
+        running(0, 'w1', 'web', 'n1'),
+        pod(10, 'w1', 'web', { nodeName: 'n1', phase: 'Running', ready: true, deleting: true }),
+      ],
+    });
+    expect(checkPdbs(h, 0, 0).holds).toBe(true);
   });
 
   it('says beside a breach what the PDB status said just before and which pods of the set existed then', () => {

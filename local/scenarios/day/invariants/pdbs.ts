@@ -6,10 +6,11 @@
 // while the API server is down, and after the outage kube-controller-manager marks the pods of Nodes it
 // heard nothing from not Ready, so the version before the eviction that the recorder kept can be Ready
 // when the pod evicted was not (the Eviction API allows that eviction under `AlwaysAllow`, and it takes
-// nothing from the PDB's healthy pods). Beside each breach it says what the PDB's status said just before
-// (what the API server judged the eviction by) and which pods of the set existed then, so a breach tells
-// Kubernetes' own race (a status that had not yet counted an earlier eviction or an unready pod) from a
-// misjudgment. Replays every pod and Node version. Pure.
+// nothing from the PDB's healthy pods). The desired healthy pods are Kubernetes' desiredHealthy:
+// minAvailable as it is, or the Deployment's replicas less maxUnavailable, never below 0. Beside each breach
+// it says what the PDB's status said just before (what the API server judged the eviction by) and which
+// pods of the set existed then, so a breach tells Kubernetes' own race (a status that had not yet counted
+// an earlier eviction or an unready pod) from a misjudgment. Replays every pod and Node version. Pure.
 import { WellKnown } from '../../../../shared/models/index.js';
 import {
   result,
@@ -17,6 +18,7 @@ import {
   type DayHistory,
   type DayPod,
   type InvariantResult,
+  type PdbRule,
   type PdbStatusVersion,
 } from './history.js';
 
@@ -42,6 +44,15 @@ function notReadyBeforeEviction(pod: DayPod): boolean {
   const since = Date.parse(ready.lastTransitionTime ?? '');
   const requested = evictionRequestedAt(pod);
   return Number.isFinite(since) && Number.isFinite(requested) && since < requested - 1_000;
+}
+
+/**
+ * Kubernetes' desiredHealthy: an integer minAvailable is absolute; maxUnavailable is taken from the scale
+ * of the controller (the Deployment's replicas), and the difference is never below 0.
+ */
+export function desiredHealthy(rule: PdbRule, replicas: number): number {
+  if (rule.minAvailable !== undefined) return rule.minAvailable;
+  return Math.max(0, replicas - (rule.maxUnavailable ?? 0));
 }
 
 const readiness = (pod: DayPod): string => {
@@ -144,8 +155,7 @@ export function checkPdbs(
       continue;
     }
     evictions += 1;
-    const expected = replicasAt(set, at) ?? 0;
-    const desired = rule.minAvailable ?? expected - (rule.maxUnavailable ?? 0);
+    const desired = desiredHealthy(rule, replicasAt(set, at) ?? 0);
     const left = [...pods.values()].filter((p) => p.metadata.labels?.app === set && healthy(p)).length;
     tightest = Math.min(tightest, left - desired);
     if (left < desired) {
