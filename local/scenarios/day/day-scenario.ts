@@ -312,6 +312,8 @@ async function playDay(
         weather: weather.records,
         disruptions,
         disturbances: history.disturbances,
+        // Small (a version per PDB status change) and what a PDB breach is read against.
+        pdbStatuses: history.pdbStatuses,
       },
     };
   } finally {
