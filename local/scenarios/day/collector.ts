@@ -1,16 +1,24 @@
 // Collects the day's history while it plays: the recorder's object versions (shared, not copied), the
 // ARM emulator's request log drained every second (the emulator keeps only its latest 20,000 entries),
 // failed VM creations from its change feed, the API server's own metrics every few seconds, and a sample
-// of the picture's series (nodes per pool, $/h, the requests' lower bound, pending pods).
+// of the picture's series (nodes per pool, $/h, the requests' lower bound, pending pods), and every status
+// version of the day's PodDisruptionBudgets (what the API server judged each eviction by; the recorder
+// stays generic and does not watch them).
 import { request } from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, Watch, type V1PodDisruptionBudget } from '@kubernetes/client-node';
 import type { RequestLogEntry } from '../../arm-emulator/request-log.js';
 import type { LocalStack } from '../../stack/local-stack.js';
 import type { Recorder } from '../../view/recorder.js';
 import { WellKnown } from '../../../shared/models/index.js';
 import { cpuCores, gibibytes } from '../deployment-set.js';
 import type { DayClock } from './day-clock.js';
-import type { ApiServerSample, ArmRequest, DayHistory, VmFailure } from './invariants/history.js';
+import type {
+  ApiServerSample,
+  ArmRequest,
+  DayHistory,
+  PdbStatusVersion,
+  VmFailure,
+} from './invariants/history.js';
 import { parseApiServerMetrics } from './invariants/request-rates.js';
 import { DAY_ZONES, type DayPlan, type PoolName, type WorkloadPlan } from './plan.js';
 import { minimumNodes, requestsLowerBound, vmHourlyPrice, type PoolDemand } from './pricing.js';
@@ -43,6 +51,8 @@ export function startCollector(
   plan: DayPlan,
   clock: DayClock,
   runId: string,
+  /** The day's namespace, whose PodDisruptionBudgets are watched. */
+  namespace: string,
   sampleMs: number,
 ): DayCollector {
   const controls = stack.emulator.controls;
@@ -50,6 +60,7 @@ export function startCollector(
   const vmFailures: VmFailure[] = [];
   const apiServer: ApiServerSample[] = [];
   const samples: DaySample[] = [];
+  const pdbStatuses: PdbStatusVersion[] = [];
   const history: WritableHistory = {
     nodeClaims: recorder.history.nodeClaims,
     nodes: recorder.history.nodes,
@@ -63,6 +74,7 @@ export function startCollector(
       consolidateAfterMs: p.consolidateAfterHours * clock.msPerHour,
     })),
     pdbs: plan.workloads.flatMap((w) => (w.pdb ? [{ set: setName(w, runId), ...w.pdb }] : [])),
+    pdbStatuses,
     replicas: [],
     doNotDisruptSets: plan.workloads.filter((w) => w.doNotDisrupt).map((w) => setName(w, runId)),
     daemonSet: `agent-${runId}`,
@@ -100,6 +112,8 @@ export function startCollector(
       sampling = false;
     }
   };
+
+  const stopPdbWatch = watchPdbStatuses(config, namespace, pdbStatuses);
 
   const poolOfSet = new Map(plan.workloads.map((w) => [setName(w, runId), w]));
   const sample = (): void => {
@@ -158,8 +172,67 @@ export function startCollector(
     stop() {
       for (const timer of timers) clearInterval(timer);
       offVm();
+      stopPdbWatch();
       drain();
     },
+  };
+}
+
+/**
+ * Watches the namespace's PDBs and keeps each new status version (a reopened watch replays every PDB as
+ * ADDED; a resourceVersion already kept is not kept again). Returns the stop.
+ */
+function watchPdbStatuses(config: KubeConfig, namespace: string, into: PdbStatusVersion[]): () => void {
+  const watch = new Watch(config);
+  const lastVersion = new Map<string, string>();
+  let stopped = false;
+  let abort: (() => void) | undefined;
+  const open = (): void => {
+    if (stopped) return;
+    watch
+      .watch(
+        `/apis/policy/v1/namespaces/${namespace}/poddisruptionbudgets`,
+        { allowWatchBookmarks: 'false' },
+        (type: string, pdb: V1PodDisruptionBudget) => {
+          if (type !== 'ADDED' && type !== 'MODIFIED') return;
+          const name = pdb.metadata?.name ?? '';
+          const version = pdb.metadata?.resourceVersion ?? '';
+          if (lastVersion.get(name) === version) return;
+          lastVersion.set(name, version);
+          const status = pdb.status;
+          if (!status) return;
+          into.push({
+            at: Date.now(),
+            set: name,
+            ...(pdb.metadata?.generation !== undefined ? { generation: pdb.metadata.generation } : {}),
+            ...(status.observedGeneration !== undefined
+              ? { observedGeneration: status.observedGeneration }
+              : {}),
+            currentHealthy: status.currentHealthy ?? 0,
+            desiredHealthy: status.desiredHealthy ?? 0,
+            disruptionsAllowed: status.disruptionsAllowed ?? 0,
+            expectedPods: status.expectedPods ?? 0,
+            disruptedPods: Object.keys(status.disruptedPods ?? {}),
+          });
+        },
+        () => {
+          // Watches end (timeouts, the outage); reopen while collecting.
+          if (!stopped) setTimeout(open, 200);
+        },
+      )
+      .then(
+        (request: { abort(): void }) => {
+          abort = () => request.abort();
+        },
+        () => {
+          if (!stopped) setTimeout(open, 500);
+        },
+      );
+  };
+  open();
+  return () => {
+    stopped = true;
+    abort?.();
   };
 }
 

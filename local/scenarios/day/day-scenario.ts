@@ -118,7 +118,15 @@ async function playDay(
   );
   await host.start();
   let clock = dayClock(Date.now(), options.dayMinutes);
-  const collector = startCollector(stack, recorder, plan, clock, runId, Math.max(250, clock.msPerHour / 20));
+  const collector = startCollector(
+    stack,
+    recorder,
+    plan,
+    clock,
+    runId,
+    context.namespace,
+    Math.max(250, clock.msPerHour / 20),
+  );
   const history = collector.history;
   const baseBudgets = (pool: PoolPlan): Budget[] => [{ nodes: pool.budget }];
   const workload = dayWorkload(context, plan.pools, plan.workloads, clock, (set, replicas, at) =>
@@ -304,6 +312,8 @@ async function playDay(
         weather: weather.records,
         disruptions,
         disturbances: history.disturbances,
+        // Small (a version per PDB status change) and what a PDB breach is read against.
+        pdbStatuses: history.pdbStatuses,
       },
     };
   } finally {

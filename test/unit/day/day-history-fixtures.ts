@@ -14,6 +14,7 @@ export function history(parts: Partial<DayHistory> = {}): DayHistory {
     poolChanges: [],
     pools: [{ name: 'general', consolidateAfterMs: 10_000 }],
     pdbs: [],
+    pdbStatuses: [],
     replicas: [],
     doNotDisruptSets: [],
     daemonSet: 'agent',

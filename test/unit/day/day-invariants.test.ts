@@ -6,8 +6,8 @@ import { checkChurn } from '../../../local/scenarios/day/invariants/churn.js';
 import { checkDestinations } from '../../../local/scenarios/day/invariants/destinations.js';
 import { checkDoNotDisrupt } from '../../../local/scenarios/day/invariants/do-not-disrupt.js';
 import { checkEndState } from '../../../local/scenarios/day/invariants/end-state.js';
-import type { ArmRequest } from '../../../local/scenarios/day/invariants/history.js';
-import { checkPdbs } from '../../../local/scenarios/day/invariants/pdbs.js';
+import type { ArmRequest, PdbStatusVersion } from '../../../local/scenarios/day/invariants/history.js';
+import { checkPdbs, desiredHealthy } from '../../../local/scenarios/day/invariants/pdbs.js';
 import { checkPending, percentile } from '../../../local/scenarios/day/invariants/pending.js';
 import {
   checkArmRates,
@@ -552,6 +552,63 @@ describe('no PodDisruptionBudget breached', () => {
       pods: [...base, blind('w2', evictedAt), blind('w3', evictedAt + 500)],
     });
     expect(checkPdbs(stopping, 0, 0).violations[0]).toContain('w3 evicted leaving 1 healthy web pods');
+  });
+
+  it('wants Kubernetes’ desiredHealthy: minAvailable absolute, replicas less maxUnavailable never below 0', () => {
+    expect(desiredHealthy({ set: 'web', minAvailable: 5 }, 6)).toBe(5);
+    expect(desiredHealthy({ set: 'web', minAvailable: 5 }, 2)).toBe(5);
+    expect(desiredHealthy({ set: 'web', maxUnavailable: 2 }, 6)).toBe(4);
+    expect(desiredHealthy({ set: 'web', maxUnavailable: 2 }, 1)).toBe(0);
+    // A set scaled to 1 under maxUnavailable 2: its last pod's eviction breaches nothing.
+    const h = history({
+      pdbs: [{ set: 'web', maxUnavailable: 2 }],
+      replicas: [{ at: 0, set: 'web', replicas: 1 }],
+      nodes: [node(5, 'n1', true)],
+      pods: [
+        running(0, 'w1', 'web', 'n1'),
+        pod(10, 'w1', 'web', { nodeName: 'n1', phase: 'Running', ready: true, deleting: true }),
+      ],
+    });
+    expect(checkPdbs(h, 0, 0).holds).toBe(true);
+  });
+
+  it('says beside a breach what the PDB status said just before and which pods of the set existed then', () => {
+    const status = (at: number, allowed: number, healthy: number, disrupted: string[]): PdbStatusVersion => ({
+      at,
+      set: 'web',
+      generation: 1,
+      observedGeneration: 1,
+      currentHealthy: healthy,
+      desiredHealthy: 2,
+      disruptionsAllowed: allowed,
+      expectedPods: 3,
+      disruptedPods: disrupted,
+    });
+    const h = history({
+      ...rules,
+      // The status had not yet counted w2's eviction when w3's was judged (Kubernetes' race).
+      pdbStatuses: [status(1, 1, 3, []), status(12, 0, 2, ['w3'])],
+      nodes: [node(5, 'n2', true)],
+      pods: [
+        ...base,
+        pod(10, 'w2', 'web', { nodeName: 'n2', phase: 'Running', ready: true, deleting: true }),
+        pod(11, 'w3', 'web', { nodeName: 'n2', phase: 'Running', ready: true, deleting: true }),
+      ],
+    });
+    const outcome = checkPdbs(h, 0, 0);
+    expect(outcome.holds).toBe(false);
+    const violation = outcome.violations[0] ?? '';
+    expect(violation).toContain('w3 evicted leaving 1 healthy web pods, PDB wants 2');
+    expect(violation).toContain(
+      'PDB status then (0.0 s before): disruptionsAllowed 1, currentHealthy 3, desiredHealthy 2, expectedPods 3, observedGeneration 1 of 1, disruptedPods []',
+    );
+    expect(violation).toContain('counted by: disruptionsAllowed 0, currentHealthy 2');
+    expect(violation).toContain(
+      'pods then: w1 Running Ready, w2 Running Ready terminating, w3 Running Ready',
+    );
+    // Without any status seen, it says so rather than guess.
+    const blind = checkPdbs(history({ ...h, pdbStatuses: [] }), 0, 0).violations[0] ?? '';
+    expect(blind).toContain('no PDB status seen before it; no status named it among disruptedPods');
   });
 
   it('does not take a scale-down’s deletions for evictions', () => {

@@ -56,6 +56,25 @@ export interface PdbRule {
   minAvailable?: number;
 }
 
+/**
+ * One version of a PodDisruptionBudget's status as a watch delivered it: what the API server judged each
+ * eviction by (it allows one while disruptionsAllowed > 0 and takes one off it, naming the pod in
+ * disruptedPods until the PDB controller sees the pod go).
+ */
+export interface PdbStatusVersion {
+  at: number;
+  /** The PDB's name, which is its set's `app` label. */
+  set: string;
+  generation?: number;
+  observedGeneration?: number;
+  currentHealthy: number;
+  desiredHealthy: number;
+  disruptionsAllowed: number;
+  expectedPods: number;
+  /** Pods evicted that the PDB controller has not yet seen deleted. */
+  disruptedPods: string[];
+}
+
 /** A sample of the API server's own metrics (counters as read, they restart with the process). */
 export interface ApiServerSample {
   at: number;
@@ -83,6 +102,8 @@ export interface DayHistory {
   poolChanges: readonly { at: number; pool: string }[];
   pools: readonly PoolSettings[];
   pdbs: readonly PdbRule[];
+  /** Every status version of the day's PDBs, in the order seen (evidence beside a breach). */
+  pdbStatuses: readonly PdbStatusVersion[];
   /** Each Deployment's replicas, from when they were written. */
   replicas: readonly { at: number; set: string; replicas: number }[];
   /** Sets whose pods carry karpenter.sh/do-not-disrupt. */

@@ -6,9 +6,21 @@
 // while the API server is down, and after the outage kube-controller-manager marks the pods of Nodes it
 // heard nothing from not Ready, so the version before the eviction that the recorder kept can be Ready
 // when the pod evicted was not (the Eviction API allows that eviction under `AlwaysAllow`, and it takes
-// nothing from the PDB's healthy pods). Replays every pod and Node version. Pure.
+// nothing from the PDB's healthy pods). The desired healthy pods are Kubernetes' desiredHealthy:
+// minAvailable as it is, or the Deployment's replicas less maxUnavailable, never below 0. Beside each breach
+// it says what the PDB's status said just before (what the API server judged the eviction by) and which
+// pods of the set existed then, so a breach tells Kubernetes' own race (a status that had not yet counted
+// an earlier eviction or an unready pod) from a misjudgment. Replays every pod and Node version. Pure.
 import { WellKnown } from '../../../../shared/models/index.js';
-import { result, secondsAfter, type DayHistory, type DayPod, type InvariantResult } from './history.js';
+import {
+  result,
+  secondsAfter,
+  type DayHistory,
+  type DayPod,
+  type InvariantResult,
+  type PdbRule,
+  type PdbStatusVersion,
+} from './history.js';
 
 const healthy = (pod: DayPod): boolean =>
   !pod.metadata.deletionTimestamp &&
@@ -32,6 +44,59 @@ function notReadyBeforeEviction(pod: DayPod): boolean {
   const since = Date.parse(ready.lastTransitionTime ?? '');
   const requested = evictionRequestedAt(pod);
   return Number.isFinite(since) && Number.isFinite(requested) && since < requested - 1_000;
+}
+
+/**
+ * Kubernetes' desiredHealthy: an integer minAvailable is absolute; maxUnavailable is taken from the scale
+ * of the controller (the Deployment's replicas), and the difference is never below 0.
+ */
+export function desiredHealthy(rule: PdbRule, replicas: number): number {
+  if (rule.minAvailable !== undefined) return rule.minAvailable;
+  return Math.max(0, replicas - (rule.maxUnavailable ?? 0));
+}
+
+const readiness = (pod: DayPod): string => {
+  const ready = (pod.status?.conditions ?? []).find((c) => c.type === 'Ready')?.status === 'True';
+  const state = `${pod.status?.phase ?? 'no phase'}${ready ? ' Ready' : ' not Ready'}`;
+  return pod.metadata.deletionTimestamp ? `${state} terminating` : state;
+};
+
+/** The pod's name without its set's prefix (the ReplicaSet hash and the pod's own suffix). */
+const shortName = (name: string, set: string): string =>
+  name.startsWith(`${set}-`) ? name.slice(set.length + 1) : name;
+
+const statusLine = (status: PdbStatusVersion): string =>
+  `disruptionsAllowed ${status.disruptionsAllowed}, currentHealthy ${status.currentHealthy}, ` +
+  `desiredHealthy ${status.desiredHealthy}, expectedPods ${status.expectedPods}, ` +
+  `observedGeneration ${status.observedGeneration ?? '?'} of ${status.generation ?? '?'}, ` +
+  `disruptedPods [${status.disruptedPods.join(' ')}]`;
+
+/**
+ * What the PDB's status said just before the pod's eviction (its last version seen by then that did not
+ * yet name the pod among disruptedPods), and the first version that counted it.
+ */
+export function pdbStatusEvidence(
+  statuses: readonly PdbStatusVersion[],
+  set: string,
+  pod: string,
+  at: number,
+): string {
+  const ofSet = statuses.filter((s) => s.set === set);
+  const countedAt = ofSet.findIndex((s) => s.disruptedPods.includes(pod));
+  const candidates = ofSet.filter(
+    (s, i) => s.at <= at && (countedAt < 0 || i < countedAt) && !s.disruptedPods.includes(pod),
+  );
+  const then = candidates[candidates.length - 1];
+  const counted = countedAt >= 0 ? ofSet[countedAt] : undefined;
+  const parts = [
+    then
+      ? `PDB status then (${((at - then.at) / 1000).toFixed(1)} s before): ${statusLine(then)}`
+      : 'no PDB status seen before it',
+    counted
+      ? `counted by: ${statusLine(counted)} (${((counted.at - at) / 1000).toFixed(1)} s after)`
+      : 'no status named it among disruptedPods',
+  ];
+  return parts.join('; ');
 }
 
 export function checkPdbs(
@@ -90,13 +155,16 @@ export function checkPdbs(
       continue;
     }
     evictions += 1;
-    const expected = replicasAt(set, at) ?? 0;
-    const desired = rule.minAvailable ?? expected - (rule.maxUnavailable ?? 0);
+    const desired = desiredHealthy(rule, replicasAt(set, at) ?? 0);
     const left = [...pods.values()].filter((p) => p.metadata.labels?.app === set && healthy(p)).length;
     tightest = Math.min(tightest, left - desired);
     if (left < desired) {
+      const podsThen = [...pods.values()]
+        .filter((p) => p.metadata.labels?.app === set)
+        .map((p) => `${shortName(p.metadata.name, set)} ${readiness(p.metadata.name === name ? before : p)}`);
       violations.push(
-        `${secondsAfter(at, origin)}: ${name} evicted leaving ${left} healthy ${set} pods, PDB wants ${desired}`,
+        `${secondsAfter(at, origin)}: ${name} evicted leaving ${left} healthy ${set} pods, PDB wants ${desired}` +
+          ` (${pdbStatusEvidence(history.pdbStatuses, set, name, at)}; pods then: ${podsThen.join(', ')})`,
       );
     }
   }
