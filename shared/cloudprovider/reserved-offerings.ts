@@ -5,6 +5,7 @@
 import {
   reservedOfferings,
   type CapacityReservationRecord,
+  RESERVATION_CLAIMED_AT_ANNOTATION,
   type ReservationClaimant,
 } from '../decisions/capacity-reservations.js';
 import type { Offering } from '../decisions/offerings.js';
@@ -30,6 +31,9 @@ export function reservationClaimants(
       nodeClaimName: nc.metadata.name,
       vmName: vmNameFor(nc.metadata.name),
       creationTimestamp: nc.metadata.creationTimestamp ?? '',
+      ...(nc.metadata.annotations?.[RESERVATION_CLAIMED_AT_ANNOTATION] !== undefined && {
+        claimedAt: nc.metadata.annotations[RESERVATION_CLAIMED_AT_ANNOTATION],
+      }),
       launched: Boolean(nc.status?.providerID),
     }));
 }

@@ -73,10 +73,18 @@ export function reservedOfferings(
 }
 
 /** A NodeClaim that launched, or is launching, into a reservation (it carries the reservation's label). */
+/**
+ * When a launch claimed its reservation slot (RFC 3339 with milliseconds), written with the reservation
+ * label in the launch's claim, before it lists the other claimants.
+ */
+export const RESERVATION_CLAIMED_AT_ANNOTATION = 'karpenter.azure.com/reservation-claimed-at';
+
 export interface ReservationClaimant {
   nodeClaimName: string;
   vmName: string;
   creationTimestamp: string;
+  /** RESERVATION_CLAIMED_AT_ANNOTATION; absent on a claim written before it existed. */
+  claimedAt?: string;
   /** Whether its VM PUT was already accepted (status.providerID set): it holds its slot whatever comes. */
   launched: boolean;
 }
@@ -85,10 +93,20 @@ export interface ReservationClaimant {
  * After a launch labelled its NodeClaim with a reservation, and before its VM PUT: does it hold one of
  * the reservation's free slots? Several launches (on several instances of the app) may have read the same
  * availability; each one lists the reservation's claimants again and they agree on who goes in: those
- * already launched first, then the oldest NodeClaims, then by name. The others take another offering, so
- * a reservation is never overallocated by this app's concurrent launches (Azure would accept those VMs,
- * outside the reservation's SLA and at the on-demand price).
+ * already launched first, then in the order they claimed, then the oldest NodeClaims, then by name. The
+ * others take another offering, so a reservation is not overallocated by this app's concurrent launches
+ * (Azure would accept those VMs, outside the reservation's SLA and at the on-demand price).
+ *
+ * The claim order matters: a launch lists after its own claim is written, so it sees every claim made
+ * before its own and yields to them. Ordered by creation time and name instead, a claimant that listed
+ * later could sort ahead of one that had already decided and was sending its PUT, and both went in.
  */
+/** A claim's time as a sortable string; a claim without one sorts first, as it was written earliest. */
+function claimOrder(claimant: ReservationClaimant): string {
+  const at = Date.parse(claimant.claimedAt ?? '');
+  return Number.isFinite(at) ? new Date(at).toISOString() : '';
+}
+
 export function holdsReservationSeat(
   record: Pick<CapacityReservationRecord, 'capacity' | 'allocatedVmNames'>,
   claimants: readonly ReservationClaimant[],
@@ -102,6 +120,7 @@ export function holdsReservationSeat(
     .sort(
       (a, b) =>
         Number(b.launched) - Number(a.launched) ||
+        claimOrder(a).localeCompare(claimOrder(b)) ||
         a.creationTimestamp.localeCompare(b.creationTimestamp) ||
         (a.nodeClaimName < b.nodeClaimName ? -1 : a.nodeClaimName > b.nodeClaimName ? 1 : 0),
     );

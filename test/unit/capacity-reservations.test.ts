@@ -167,6 +167,45 @@ describe('concurrent launches agree on who takes the free slots', () => {
   });
 });
 
+describe('concurrent launches yield to earlier claims', () => {
+  // Four NodeClaims created in the same second; three claimed first (c, then b, then a), d last. d lists
+  // after its claim and sees all four; it must not take a seat by its name, since c, b and a may already
+  // be sending their PUTs on what they saw.
+  const claimed = (name: string, at: string): ReservationClaimant => ({
+    nodeClaimName: name,
+    vmName: `aks-${name}`,
+    creationTimestamp: '2026-12-02T00:00:00Z',
+    claimedAt: at,
+    launched: false,
+  });
+  const all = [
+    claimed('a', '2026-12-02T00:00:00.300Z'),
+    claimed('b', '2026-12-02T00:00:00.200Z'),
+    claimed('c', '2026-12-02T00:00:00.100Z'),
+    claimed('0d', '2026-12-02T00:00:00.400Z'),
+  ];
+  it.each([
+    ['c', true],
+    ['b', true],
+    ['a', true],
+    ['0d', false],
+  ])('%s → %s', (self, seat) => {
+    expect(holdsReservationSeat({ capacity: 3, allocatedVmNames: [] }, all, self)).toBe(seat);
+  });
+
+  it('each decides alike on what it saw when it listed: never more seats than the capacity', () => {
+    // c listed when only c had claimed, b when c and b had, a when three had, 0d when all four had.
+    const seen = (upTo: number) => all.slice(0, 4).filter((_, i) => [2, 1, 0, 3].indexOf(i) < upTo);
+    const decisions = [
+      holdsReservationSeat({ capacity: 3, allocatedVmNames: [] }, seen(1), 'c'),
+      holdsReservationSeat({ capacity: 3, allocatedVmNames: [] }, seen(2), 'b'),
+      holdsReservationSeat({ capacity: 3, allocatedVmNames: [] }, seen(3), 'a'),
+      holdsReservationSeat({ capacity: 3, allocatedVmNames: [] }, seen(4), '0d'),
+    ];
+    expect(decisions).toEqual([true, true, true, false]);
+  });
+});
+
 describe('launch prefers a reservation while it has a slot (upstream: reserved before on-demand)', () => {
   const book: PriceBook = {
     region: 'westus2',

@@ -12,6 +12,7 @@ import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { hashAnnotations } from '../../decisions/hash.js';
 import { describeLaunchFailure, type LaunchFailure } from '../../decisions/launch-errors.js';
 import type { Offering } from '../../decisions/offerings.js';
+import { RESERVATION_CLAIMED_AT_ANNOTATION } from '../../decisions/capacity-reservations.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
 import { validateRequirements } from '../../decisions/requirements.js';
 import { isConflict } from '../../kube/errors.js';
@@ -350,6 +351,11 @@ async function claimLaunch(
     ...(nodePool ? hashAnnotations(nodePool, nodeClass) : {}),
     ...nodeClaim.metadata.annotations,
     [LAUNCH_ATTEMPT_ANNOTATION]: attempt,
+    // When this NodeClaim claimed its reservation slot (kept while it claims the same one): concurrent
+    // launches yield to earlier claims.
+    ...(offering.reservationId !== undefined && !claimsAlready(nodeClaim, offering.reservationId)
+      ? { [RESERVATION_CLAIMED_AT_ANNOTATION]: deps.now().toISOString() }
+      : {}),
   };
   try {
     return await deps.objects.nodeClaims.mergePatch(nodeClaim.metadata.name, {
@@ -374,6 +380,14 @@ async function claimLaunch(
     }
     throw error;
   }
+}
+
+/** The NodeClaim already claimed a slot of this reservation, at the time its annotation says. */
+function claimsAlready(nodeClaim: NodeClaim, reservationId: string): boolean {
+  return (
+    nodeClaim.metadata.labels?.[WellKnown.capacityReservationIdLabel] === reservationId &&
+    nodeClaim.metadata.annotations?.[RESERVATION_CLAIMED_AT_ANNOTATION] !== undefined
+  );
 }
 
 /** The relaunch count that keys the monitor; absent for a first launch, as in monitors started before. */
