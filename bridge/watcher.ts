@@ -167,6 +167,8 @@ export class ResourceWatcher<K extends WatchedKind> {
   #lists = 0;
   #restartTimer: NodeJS.Timeout | undefined;
   #lastError: string | undefined;
+  /** When the first of the failures not yet followed by a live connection happened. */
+  #failingSince: number | undefined;
 
   constructor(options: WatcherOptions<K>) {
     this.kind = options.resource.kind;
@@ -188,6 +190,15 @@ export class ResourceWatcher<K extends WatchedKind> {
         },
         onConnected: (live) => {
           this.#connected = live;
+          if (live && this.#failingSince !== undefined) {
+            // Said at info so an outage's end is as visible as its start ('watch failed; restarting').
+            options.logger.info('watch restored', {
+              kind: this.kind,
+              downMs: Date.now() - this.#failingSince,
+              restarts: this.#restarts,
+            });
+            this.#failingSince = undefined;
+          }
         },
       },
     );
@@ -263,6 +274,7 @@ export class ResourceWatcher<K extends WatchedKind> {
     if (this.#stopped || this.#restartTimer !== undefined) return;
     this.#attempt += 1;
     this.#restarts += 1;
+    this.#failingSince ??= Date.now();
     this.#lastError = describe(error);
     const delayMs = backoffDelay(this.#attempt, this.#options.backoff, this.#options.random);
     this.#options.logger.warn('watch failed; restarting', {

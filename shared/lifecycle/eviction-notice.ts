@@ -12,6 +12,7 @@
 // write of the step is guarded, as the sweep's are, so it needs no lease.
 import { evictionNoticeMatch, evictionNoticeVerdict } from '../decisions/node-repair/eviction-notice.js';
 import { WellKnown } from '../models/karpenter.js';
+import type { Node } from '../models/kube.js';
 import { isOrchestrationActive, type HandlerContext } from '../runtime/definitions.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { disruptionStepOf } from './disruption/disruption-step.js';
@@ -24,7 +25,6 @@ const repairStep = disruptionStepOf([repairMethod]);
 
 export type EvictionNoticeOutcome =
   | { outcome: 'repair-off' }
-  | { outcome: 'node-gone' }
   | { outcome: 'left'; why: string }
   | {
       outcome: 'repair-run';
@@ -38,20 +38,19 @@ export type EvictionNoticeOutcome =
 export async function repairOnEvictionNotice(
   deps: LifecycleDependencies,
   context: Pick<HandlerContext, 'orchestrations' | 'log'>,
-  nodeName: string,
+  node: Node,
 ): Promise<EvictionNoticeOutcome> {
   const settings = deps.settings.repair;
   if (!settings.enabled) return { outcome: 'repair-off' };
-  const node = await deps.nodes.get(nodeName);
-  if (!node) return { outcome: 'node-gone' };
   const now = deps.now();
-  if (!evictionNoticeMatch(node, settings.policies, now))
-    return { outcome: 'left', why: 'no eviction notice' };
+  // Most Node events carry no notice: decided before the NodeClaim is looked up.
+  const match = evictionNoticeMatch(node, settings.policies, now);
+  if (!match) return { outcome: 'left', why: 'no eviction notice' };
   const providerID = node.spec.providerID;
-  const nodeClaim = providerID ? await nodeClaimForProviderId(deps, providerID) : undefined;
-  const verdict = evictionNoticeVerdict({ node, nodeClaim, policies: settings.policies, now });
+  const found = providerID ? await nodeClaimForProviderId(deps, providerID) : undefined;
+  const verdict = evictionNoticeVerdict({ node, nodeClaim: found, match, now });
   if (!verdict.repairNow) return { outcome: 'left', why: verdict.why };
-  if (!nodeClaim) return { outcome: 'left', why: 'the Node belongs to no NodeClaim' };
+  const { nodeClaim } = verdict;
   const result = await runSweepSteps(deps, context, {
     steps: [repairStep],
     nodeClaimSelector: `${WellKnown.nodePoolLabel}=${verdict.nodePool}`,
@@ -72,7 +71,6 @@ export function describeEvictionNoticeOutcome(
 ): Record<string, string | number | boolean> {
   switch (outcome.outcome) {
     case 'repair-off':
-    case 'node-gone':
       return { outcome: outcome.outcome };
     case 'left':
       return { outcome: outcome.outcome, why: outcome.why };

@@ -46,10 +46,16 @@ export async function handleObjectEvent(
       return;
     }
     case 'Node': {
-      const result = await registerNodeFromEvent(deps, name);
+      // Read once for both: registration (or initialization), then a spot eviction notice.
+      const node = await deps.nodes.get(name);
+      if (!node) {
+        log.debug('Node is gone; nothing to do');
+        return;
+      }
+      const result = await registerNodeFromEvent(deps, node);
       log.info('node event reconciled', describeNodeEventOutcome(result));
       // A spot eviction notice is answered now, not at the next sweep: Azure evicts about 30 s after it.
-      const notice = await repairOnEvictionNotice(deps, context, name);
+      const notice = await repairOnEvictionNotice(deps, context, node);
       if (notice.outcome === 'repair-run') {
         log.info('spot eviction notice: node repair run', describeEvictionNoticeOutcome(notice));
       } else {
@@ -60,7 +66,7 @@ export async function handleObjectEvent(
     case 'Pod': {
       // The bridge forwards only pods that became provisionable; the window re-reads every one of them.
       const outcome = await signalProvisioning(context.orchestrations, deps.settings.provisioning);
-      log.debug('provisioning signalled', { outcome });
+      log.info('provisioning signalled', { outcome });
       return;
     }
     case 'NodePool':

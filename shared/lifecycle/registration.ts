@@ -239,10 +239,8 @@ export function describeNodeEventOutcome(
  */
 export async function registerNodeFromEvent(
   deps: LifecycleDependencies,
-  nodeName: string,
+  node: Node,
 ): Promise<NodeEventOutcome> {
-  const node = await deps.nodes.get(nodeName);
-  if (!node) return { outcome: 'ignored', why: 'Node is gone' };
   const unregistered = (node.spec.taints ?? []).some((t) => t.key === WellKnown.unregisteredTaintKey);
   if (!unregistered && !awaitsInitialization(node))
     return { outcome: 'ignored', why: 'Node is registered and initialized' };

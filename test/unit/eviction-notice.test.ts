@@ -64,7 +64,7 @@ const verdict = (
   n: Node,
   c: NodeClaim | undefined,
   policies: readonly RepairPolicy[] = AZURE_REPAIR_POLICIES,
-) => evictionNoticeVerdict({ node: n, nodeClaim: c, policies, now });
+) => evictionNoticeVerdict({ node: n, nodeClaim: c, match: evictionNoticeMatch(n, policies, now), now });
 
 describe('carriesEvictionNotice', () => {
   it('is PreemptionScheduled=True, nothing else', () => {

@@ -5,13 +5,14 @@
 // kubelet dies, a spot preemption, an API server outage and a killed function host. One seed drives the
 // workload and the weather.
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings } from '../../../shared/config/settings.js';
+import { ProvisioningNames } from '../../../shared/runtime/function-names.js';
 import { isConditionTrue } from '../../../shared/decisions/conditions.js';
 import { ConditionTypes, type Budget, type Node } from '../../../shared/models/index.js';
-import { RUN_LABEL } from '../../stack/local-stack.js';
+import { RUN_LABEL, type LocalStack } from '../../stack/local-stack.js';
 import { renderDayPictureSvg } from '../../view/day-picture-svg.js';
 import {
   patience,
@@ -285,6 +286,18 @@ async function playDay(
     if (!invariants.every((i) => i.holds) && recentWarnings.length > 0) {
       note(`the function host's last warnings:\n${recentWarnings.slice(-20).join('\n')}`);
     }
+    if (!invariants.every((i) => i.holds) && context.resultsDirectory) {
+      // What a stalled pipeline leaves behind: what each of the bridge's watches saw and the batcher's
+      // last execution, read before the history directory goes.
+      const diagnostics = await pipelineDiagnostics(stack.bridge, stateDirectory);
+      await writeFile(
+        join(context.resultsDirectory, 'diagnostics.json'),
+        JSON.stringify(diagnostics, null, 2),
+      );
+      note(
+        `the bridge's watches and the provisioning batcher: ${join(context.resultsDirectory, 'diagnostics.json')}`,
+      );
+    }
     const summary = [
       `seed ${seed}; ${options.dayMinutes} min for 24 h at speed ×${t.speed}; wall ${figures.wallSeconds} s; replay with --seed ${seed}`,
       `pools: ${plan.pools.map((p) => `${p.name} (${p.purpose})`).join('; ')}`,
@@ -322,6 +335,16 @@ async function playDay(
     await rm(stateDirectory, { recursive: true, force: true });
     await new Promise<void>((resolve) => (hostLog ? hostLog.end(resolve) : resolve()));
   }
+}
+
+/** The bridge's counters and watches, and the provisioning batcher's stored instance (its last window). */
+async function pipelineDiagnostics(bridge: LocalStack['bridge'], stateDirectory: string): Promise<unknown> {
+  const batcherFile = join(stateDirectory, `${encodeURIComponent(ProvisioningNames.instanceId)}.json`);
+  const batcher = await readFile(batcherFile, 'utf8').then(
+    (text): unknown => JSON.parse(text),
+    (error: unknown) => `not read: ${error instanceof Error ? error.message : String(error)}`,
+  );
+  return { at: new Date().toISOString(), bridge: bridge.stats(), provisioningBatcher: batcher };
 }
 
 async function endState(context: ScenarioContext, at: number) {

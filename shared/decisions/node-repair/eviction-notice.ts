@@ -34,22 +34,22 @@ export function evictionNoticeMatch(
 }
 
 export type EvictionNoticeVerdict =
-  { repairNow: true; nodePool: string; match: UnhealthyMatch } | { repairNow: false; why: string };
+  | { repairNow: true; nodePool: string; nodeClaim: NodeClaim; match: UnhealthyMatch }
+  | { repairNow: false; why: string };
 
 /**
- * Whether the Node's eviction notice starts its NodeClaim's repair now: a repair policy with the
- * `preempted` action matches it past its toleration, the Node belongs to a NodeClaim of a NodePool, and
- * neither is already being deleted or disrupted (then the repair, or another disruption, has begun and
- * the repair method would pass the node over anyway).
+ * Whether the Node's eviction notice starts its NodeClaim's repair now: the repair policy with the
+ * `preempted` action that the Node matches (evictionNoticeMatch) has no toleration left, the Node belongs
+ * to a NodeClaim of a NodePool, and neither is already being deleted or disrupted (then the repair, or
+ * another disruption, has begun and the repair method would pass the node over anyway).
  */
 export function evictionNoticeVerdict(input: {
   node: Node;
   nodeClaim: NodeClaim | undefined;
-  policies: readonly RepairPolicy[];
+  match: UnhealthyMatch | undefined;
   now: Date;
 }): EvictionNoticeVerdict {
-  const { node, nodeClaim, now } = input;
-  const match = evictionNoticeMatch(node, input.policies, now);
+  const { node, nodeClaim, match, now } = input;
   if (!match)
     return { repairNow: false, why: 'no repair policy treats a condition of the Node as preemption' };
   if (match.repairableAt > now) return { repairNow: false, why: 'the preemption toleration has not ended' };
@@ -62,5 +62,5 @@ export function evictionNoticeVerdict(input: {
   if (isMarkedForDisruption(nodeClaim) || hasDisruptedTaint(node)) {
     return { repairNow: false, why: 'the node is already being disrupted' };
   }
-  return { repairNow: true, nodePool, match };
+  return { repairNow: true, nodePool, nodeClaim, match };
 }

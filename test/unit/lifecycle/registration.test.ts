@@ -212,6 +212,12 @@ describe('reconcileRegistration', () => {
 
 describe('registerNodeFromEvent', () => {
   let fake: FakeLifecycle;
+  // The event handler reads the Node once and hands it over.
+  const nodeNamed = async (name: string) => {
+    const found = await fake.deps.nodes.get(name);
+    if (!found) throw new Error(`no Node ${name} in the fake`);
+    return found;
+  };
   beforeEach(() => {
     fake = fakeLifecycle();
   });
@@ -220,7 +226,7 @@ describe('registerNodeFromEvent', () => {
     fake.nodeClaims.seed(nodeClaim({ conditions: LAUNCHED }));
     fake.nodes.seed(node({ taints: [UNREGISTERED] }));
 
-    expect(await registerNodeFromEvent(fake.deps, 'aks-default-abcde')).toMatchObject({
+    expect(await registerNodeFromEvent(fake.deps, await nodeNamed('aks-default-abcde'))).toMatchObject({
       outcome: 'registered',
       nodeName: 'aks-default-abcde',
     });
@@ -232,10 +238,12 @@ describe('registerNodeFromEvent', () => {
     fake.nodeClaims.seed(nodeClaim({ providerID, conditions: LAUNCHED }));
     fake.nodes.seed(node({ name: 'someone-elses-name', providerID, taints: [UNREGISTERED] }));
 
-    expect((await registerNodeFromEvent(fake.deps, 'someone-elses-name')).outcome).toBe('registered');
+    expect((await registerNodeFromEvent(fake.deps, await nodeNamed('someone-elses-name'))).outcome).toBe(
+      'registered',
+    );
   });
 
-  test('ignores a Node that is gone, without a providerID, or registered and initialized', async () => {
+  test('ignores a Node without a providerID, or registered and initialized', async () => {
     fake.nodes.seed({
       ...node({ name: 'no-provider', taints: [UNREGISTERED] }),
       spec: { taints: [UNREGISTERED] },
@@ -247,19 +255,15 @@ describe('registerNodeFromEvent', () => {
       }),
     );
 
-    expect(await registerNodeFromEvent(fake.deps, 'gone')).toEqual({
-      outcome: 'ignored',
-      why: 'Node is gone',
-    });
-    expect((await registerNodeFromEvent(fake.deps, 'no-provider')).outcome).toBe('ignored');
-    expect((await registerNodeFromEvent(fake.deps, 'done')).outcome).toBe('ignored');
+    expect((await registerNodeFromEvent(fake.deps, await nodeNamed('no-provider'))).outcome).toBe('ignored');
+    expect((await registerNodeFromEvent(fake.deps, await nodeNamed('done'))).outcome).toBe('ignored');
     expect(fake.nodes.writes).toEqual([]);
   });
 
   test('reports a Node no NodeClaim claims', async () => {
     fake.nodes.seed(node({ taints: [UNREGISTERED] }));
 
-    expect(await registerNodeFromEvent(fake.deps, 'aks-default-abcde')).toEqual({
+    expect(await registerNodeFromEvent(fake.deps, await nodeNamed('aks-default-abcde'))).toEqual({
       outcome: 'no-nodeclaim',
       providerID: PROVIDER_ID,
     });
