@@ -5,7 +5,7 @@
 // kubelet dies, a spot preemption, an API server outage and a killed function host. One seed drives the
 // workload and the weather.
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings } from '../../../shared/config/settings.js';
@@ -294,6 +294,13 @@ async function playDay(
         join(context.resultsDirectory, 'diagnostics.json'),
         JSON.stringify(diagnostics, null, 2),
       );
+      // The control plane's own logs go with its work directory; kept here, they tell whether
+      // kube-scheduler and kube-controller-manager came back from the outage.
+      for (const component of stack.controlPlane.processes) {
+        await copyFile(component.logPath, join(context.resultsDirectory, `${component.name}.log`)).catch(
+          () => undefined,
+        );
+      }
       note(
         `the bridge's watches and the provisioning batcher: ${join(context.resultsDirectory, 'diagnostics.json')}`,
       );
