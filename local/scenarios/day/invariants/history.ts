@@ -14,7 +14,11 @@ export interface DayPod {
     labels?: Record<string, string>;
   };
   spec?: { nodeName?: string };
-  status?: { phase?: string; conditions?: { type: string; status: string; lastTransitionTime?: string }[] };
+  status?: {
+    phase?: string;
+    nominatedNodeName?: string;
+    conditions?: { type: string; status: string; reason?: string; lastTransitionTime?: string }[];
+  };
 }
 
 export interface Version<T> {

@@ -29,6 +29,8 @@ export interface PendingSpan {
   outcome: 'running' | 'withdrawn' | 'pending';
   /** Bound to a node whose kubelet was stopped: `from` is when that node went NotReady. */
   onBrokenNode?: string;
+  /** How the pod's last recorded version stood with the scheduler, for a pod that never ran. */
+  lastSeen?: string;
 }
 
 /** When each node the weather broke was first seen not Ready after its kubelet stopped. */
@@ -57,6 +59,7 @@ export function pendingDurations(history: DayHistory, endAt: number): PendingSpa
       seen.set(name, span);
     }
     if (span.outcome !== 'pending') continue;
+    span.lastSeen = schedulingState(object, at, span.from);
     const boundTo = object.spec?.nodeName;
     const brokenNode = boundTo !== undefined ? broken.get(boundTo) : undefined;
     if (boundTo !== undefined && brokenNode !== undefined && at >= brokenNode.at) span.onBrokenNode = boundTo;
@@ -73,6 +76,23 @@ export function pendingDurations(history: DayHistory, endAt: number): PendingSpa
     const notReadyAt = broken.get(span.onBrokenNode)?.notReadyAt ?? span.to;
     return { ...span, from: Math.min(span.to, Math.max(span.from, notReadyAt)) };
   });
+}
+
+/**
+ * What a late pod's last version says about why it waited: bound or not, nominated for a preemption,
+ * and its PodScheduled condition (only an Unschedulable one makes a pod provisionable).
+ */
+function schedulingState(pod: DayHistory['pods'][number]['object'], at: number, from: number): string {
+  const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+  const parts = [
+    pod.spec?.nodeName ? `bound to ${pod.spec.nodeName}` : 'not bound',
+    ...(pod.status?.nominatedNodeName ? [`nominated to ${pod.status.nominatedNodeName}`] : []),
+    scheduled
+      ? `PodScheduled=${scheduled.status}${scheduled.reason ? ` ${scheduled.reason}` : ''}` +
+        (scheduled.lastTransitionTime ? ` since ${scheduled.lastTransitionTime}` : '')
+      : 'no PodScheduled condition',
+  ];
+  return `${parts.join(', ')} (version seen ${((at - from) / 1000).toFixed(1)} s after the pod)`;
 }
 
 const outcomeWords: Record<PendingSpan['outcome'], string> = {
@@ -120,7 +140,11 @@ export function checkPending(
     figures,
     invariant: result(
       `every schedulable pod Running within ${s(boundMs)} (plus any outage it waited through)`,
-      late.map((d) => `${d.name} ${outcomeWords[d.outcome]} after ${s(d.to - d.from)}`),
+      late.map(
+        (d) =>
+          `${d.name} ${outcomeWords[d.outcome]} after ${s(d.to - d.from)}` +
+          (d.outcome !== 'running' && d.lastSeen ? `; last seen ${d.lastSeen}` : ''),
+      ),
       `${figures.count} pods: pending → Running p50 ${s(figures.p50Ms)}, p95 ${s(figures.p95Ms)}, ` +
         `p99 ${s(figures.p99Ms)}, max ${s(figures.maxMs)}; ${withdrawn} deleted before they ran` +
         (onBroken > 0 ? `; ${onBroken} bound to a node whose kubelet died, counted from its NotReady` : ''),
