@@ -2,7 +2,7 @@
 // every NodeClaim, Node, NodePool and Pod seen through watches (so a state that lasts milliseconds is not
 // missed), every VM change, and every activity call of the host. The live view and the summaries read the
 // current state; the invariants and the timeline read the history.
-import { KubeConfig, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
 import type { ArmEmulator, EmulatedVm, VmChangeType } from '../arm-emulator/index.js';
 import type { Node, NodeClaim, NodePool } from '../../shared/models/index.js';
 import type { ActivityCall } from '../stack/definitions.js';
@@ -66,6 +66,37 @@ export interface Recorder {
   stop(): void;
 }
 
+/** One list of a collection: its objects as the API server's JSON, and the version to watch from. */
+interface Listed<T> {
+  items: T[];
+  resourceVersion: string;
+}
+
+/**
+ * A typed list as JSON: the client turns timestamps into Dates, and the history keeps what a watch
+ * delivers (RFC 3339 strings), which a JSON round trip gives back.
+ */
+function asJson<T>(list: { items: unknown[]; metadata?: { resourceVersion?: string } }): Listed<T> {
+  return {
+    items: JSON.parse(JSON.stringify(list.items)) as T[],
+    resourceVersion: list.metadata?.resourceVersion ?? '',
+  };
+}
+
+async function listCustom<T>(
+  custom: CustomObjectsApi,
+  plural: string,
+  labelSelector: string | undefined,
+): Promise<Listed<T>> {
+  const list = (await custom.listClusterCustomObject({
+    group: 'karpenter.sh',
+    version: 'v1',
+    plural,
+    ...(labelSelector !== undefined && { labelSelector }),
+  })) as { items?: T[]; metadata?: { resourceVersion?: string } };
+  return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion ?? '' };
+}
+
 export function startRecorder(options: RecorderOptions): Recorder {
   const config = new KubeConfig();
   config.loadFromFile(options.kubeconfigPath);
@@ -88,69 +119,129 @@ export function startRecorder(options: RecorderOptions): Recorder {
     known.metadata.resourceVersion !== undefined &&
     known.metadata.resourceVersion === seen.metadata.resourceVersion;
 
+  const core = config.makeApiClient(CoreV1Api);
+  const custom = config.makeApiClient(CustomObjectsApi);
+  const selector: Record<string, string> = options.labelSelector
+    ? { labelSelector: options.labelSelector }
+    : {};
+
+  /**
+   * Records every version of one collection: a list first, then a watch from the list's version. A
+   * watch that ends (its 30 s idle timeout, an API server restart) resumes from the last version it
+   * delivered, so the server replays what happened meanwhile, deletions included. When that version is
+   * too old (410 Gone, as after the API server's restart), the collection is listed again and what is
+   * missing from the list is recorded as DELETED at that moment: without it, a pod deleted during an
+   * outage would stay pending in the history forever.
+   */
   const follow = <T extends { metadata: { name: string; resourceVersion?: string } }>(
     path: string,
     query: Record<string, string>,
+    list: () => Promise<Listed<T>>,
     current: Map<string, T>,
     log: Observed<T>[] | undefined,
     keep: (object: T) => boolean = () => true,
   ): void => {
-    // A watch without a resourceVersion first replays every existing object as ADDED: that is the sync.
     let resolveSynced: () => void = () => undefined;
     syncs.push(
       new Promise<void>((resolve) => {
         resolveSynced = resolve;
-        setTimeout(resolve, 2_000);
       }),
     );
-    const open = (): void => {
+    let version: string | undefined;
+    const record = (type: WatchedType, object: T): void => {
+      const name = object.metadata.name;
+      if (type === 'DELETED') current.delete(name);
+      else current.set(name, object);
+      log?.push({ at: Date.now(), type, object });
+    };
+    const relist = async (): Promise<void> => {
+      const listed = await list();
+      const seen = new Set<string>();
+      for (const object of listed.items) {
+        if (!keep(object)) continue;
+        seen.add(object.metadata.name);
+        const known = current.get(object.metadata.name);
+        if (sameVersion(known, object)) continue;
+        record(known === undefined ? 'ADDED' : 'MODIFIED', object);
+      }
+      for (const [name, object] of [...current]) if (!seen.has(name)) record('DELETED', object);
+      version = listed.resourceVersion;
+      resolveSynced();
+    };
+    const reopen = (delayMs: number): void => {
+      if (!stopped) setTimeout(() => void open(), delayMs);
+    };
+    const open = async (): Promise<void> => {
       if (stopped) return;
+      try {
+        if (version === undefined) await relist();
+      } catch {
+        reopen(500);
+        return;
+      }
       watch
         .watch(
           path,
-          { ...query, allowWatchBookmarks: 'false' },
-          (type: string, object: T) => {
+          { ...query, resourceVersion: version, allowWatchBookmarks: 'true' },
+          (type: string, object: T & { code?: number }) => {
+            if (type === 'ERROR') {
+              // 410 Gone: the version is older than the server keeps; list again.
+              if (object.code === 410) version = undefined;
+              return;
+            }
+            if (object.metadata?.resourceVersion) version = object.metadata.resourceVersion;
             if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
             if (!keep(object)) return;
-            const name = object.metadata.name;
-            // A reopened watch replays every object as ADDED; one the recorder already has at the same
-            // resourceVersion did not change, and recording it would make a quiet cluster look busy (the
-            // client ends a watch after 30 s without a line, so a quiet cluster reopens it every 30 s).
-            if (type === 'ADDED' && sameVersion(current.get(name), object)) return;
-            if (type === 'DELETED') current.delete(name);
-            else current.set(name, object);
-            log?.push({ at: Date.now(), type, object });
-            resolveSynced();
+            if (type !== 'DELETED' && sameVersion(current.get(object.metadata.name), object)) return;
+            record(type, object);
           },
-          () => {
-            // Watches end (timeouts, API server restarts); reopen while recording.
-            if (!stopped) setTimeout(open, 200);
+          (error: unknown) => {
+            if ((error as { statusCode?: number } | null)?.statusCode === 410) version = undefined;
+            reopen(200);
           },
         )
         .then(
           (request: { abort(): void }) => {
             aborts.push(() => request.abort());
-            setTimeout(resolveSynced, 300);
           },
-          () => {
-            if (!stopped) setTimeout(open, 500);
-          },
+          () => reopen(500),
         );
     };
-    open();
+    void open();
   };
 
-  const selector: Record<string, string> = options.labelSelector
-    ? { labelSelector: options.labelSelector }
-    : {};
-  follow<NodeClaim>('/apis/karpenter.sh/v1/nodeclaims', selector, nodeClaims, history.nodeClaims);
-  follow<NodePool>('/apis/karpenter.sh/v1/nodepools', selector, nodePools, undefined);
-  const token = options.nodeNameToken;
-  follow<Node>('/api/v1/nodes', {}, nodes, history.nodes, (node) =>
-    token === undefined ? true : node.metadata.name.includes(token),
+  follow<NodeClaim>(
+    '/apis/karpenter.sh/v1/nodeclaims',
+    selector,
+    () => listCustom<NodeClaim>(custom, 'nodeclaims', selector.labelSelector),
+    nodeClaims,
+    history.nodeClaims,
   );
-  if (options.podNamespace)
-    follow<PodView>(`/api/v1/namespaces/${options.podNamespace}/pods`, {}, pods, history.pods);
+  follow<NodePool>(
+    '/apis/karpenter.sh/v1/nodepools',
+    selector,
+    () => listCustom<NodePool>(custom, 'nodepools', selector.labelSelector),
+    nodePools,
+    undefined,
+  );
+  const token = options.nodeNameToken;
+  follow<Node>(
+    '/api/v1/nodes',
+    {},
+    async () => asJson<Node>(await core.listNode()),
+    nodes,
+    history.nodes,
+    (node) => (token === undefined ? true : node.metadata.name.includes(token)),
+  );
+  const podNamespace = options.podNamespace;
+  if (podNamespace)
+    follow<PodView>(
+      `/api/v1/namespaces/${podNamespace}/pods`,
+      {},
+      async () => asJson<PodView>(await core.listNamespacedPod({ namespace: podNamespace })),
+      pods,
+      history.pods,
+    );
 
   const offVm = options.emulator.controls.onVmChange((change) =>
     history.vms.push({ at: Date.now(), type: change.type, vm: change.vm }),

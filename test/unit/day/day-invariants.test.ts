@@ -18,6 +18,7 @@ import {
 } from '../../../local/scenarios/day/invariants/request-rates.js';
 import { checkVmPuts } from '../../../local/scenarios/day/invariants/vm-puts.js';
 import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
+import type { NodeClaim } from '../../../shared/models/index.js';
 import { claim, history, node, pod, running } from './day-history-fixtures.js';
 
 const initialized = (at: number, name: string, nodeName = `node-${name}`) =>
@@ -448,6 +449,38 @@ describe('the end state', () => {
     expect(outcome.violations.join('\n')).toMatch(
       /aks-leaked[\s\S]*node-orphan[\s\S]*b not Initialized[\s\S]*1 VMs/,
     );
+  });
+});
+
+describe('the end state, around an outage', () => {
+  it('gives a NodeClaim deleting or launching through an outage the outage on top of the bound', () => {
+    const deleting = {
+      ...initialized(0, 'a').object,
+      metadata: {
+        ...initialized(0, 'a').object.metadata,
+        deletionTimestamp: new Date(900_000).toISOString(),
+      },
+    };
+    const at = 1_000_000;
+    const endOf = (claims: NodeClaim[]) => ({
+      at,
+      vms: [{ name: vmNameFor('a'), provisioningState: 'Succeeded' }],
+      nodeClaims: claims,
+      nodes: [node(0, 'node-a').object],
+      firstSeen: { a: 0 },
+    });
+    const teardown = { vms: 0, nodes: 0, nodeClaims: 0 };
+    // Deleting for 100 s against a bound of 60 s: stuck, unless 40 s or more of it was an outage.
+    expect(checkEndState(history({ end: endOf([deleting]), teardown }), 60_000).holds).toBe(false);
+    const outage = { from: 920_000, to: 970_000, what: 'API server down' };
+    expect(
+      checkEndState(history({ end: endOf([deleting]), teardown, disturbances: [outage] }), 60_000).holds,
+    ).toBe(true);
+    // An outage before the deletion does not count.
+    const before = { from: 800_000, to: 890_000, what: 'API server down' };
+    expect(
+      checkEndState(history({ end: endOf([deleting]), teardown, disturbances: [before] }), 60_000).holds,
+    ).toBe(false);
   });
 });
 

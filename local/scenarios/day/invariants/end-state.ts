@@ -1,10 +1,11 @@
 // At the end of the day, once it settled: no VM without its NodeClaim (leaked), no Node without its
-// NodeClaim (orphan), no NodeClaim stuck (not Initialized, or deleting, for longer than `stuckMs`); and
+// NodeClaim (orphan), no NodeClaim stuck (not Initialized, or deleting, for longer than `stuckMs` plus
+// any outage or dead host meanwhile); and
 // after the scenario deleted its NodePools and workloads, nothing of the run left at all. Pure.
 import { isConditionTrue } from '../../../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../../../shared/decisions/vm-spec.js';
 import { ConditionTypes } from '../../../../shared/models/index.js';
-import { result, type DayHistory, type InvariantResult } from './history.js';
+import { disturbedDuring, result, type DayHistory, type InvariantResult } from './history.js';
 
 export function checkEndState(history: DayHistory, stuckMs: number): InvariantResult {
   const end = history.end;
@@ -23,11 +24,14 @@ export function checkEndState(history: DayHistory, stuckMs: number): InvariantRe
   const orphans = end.nodes.filter(
     (n) => !claimedNodes.has(n.metadata.name) && !providerIds.has(n.spec.providerID?.toLowerCase()),
   );
+  // As the pending bound, the stuck bound grows by the time the cluster could not act meanwhile: a
+  // drain or a launch cannot progress while the API server is down or the host is dead.
+  const stuckSince = (since: number) => end.at - since > stuckMs + disturbedDuring(history, since, end.at);
   const stuck = end.nodeClaims.filter((c) => {
     const deleting = c.metadata.deletionTimestamp ? Date.parse(c.metadata.deletionTimestamp) : undefined;
-    if (deleting !== undefined) return end.at - deleting > stuckMs;
+    if (deleting !== undefined) return stuckSince(deleting);
     const since = end.firstSeen[c.metadata.name] ?? end.at;
-    return !isConditionTrue(c.status?.conditions, ConditionTypes.initialized) && end.at - since > stuckMs;
+    return !isConditionTrue(c.status?.conditions, ConditionTypes.initialized) && stuckSince(since);
   });
   const teardown = history.teardown;
   const left = teardown ? teardown.vms + teardown.nodes + teardown.nodeClaims : undefined;

@@ -189,3 +189,11 @@ export function firstOrigin(history: DayHistory): number {
     history.armRequests[0]?.at ?? Infinity,
   );
 }
+
+/** How long, of `from`..`to`, the cluster could not act (an outage, a dead host): what a bound grows by. */
+export function disturbedDuring(history: Pick<DayHistory, 'disturbances'>, from: number, to: number): number {
+  return history.disturbances.reduce(
+    (sum, d) => sum + Math.max(0, Math.min(to, d.to) - Math.max(from, d.from)),
+    0,
+  );
+}

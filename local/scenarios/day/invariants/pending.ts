@@ -9,7 +9,7 @@
 // kube-controller-manager marks the Node NotReady (its grace period, real time): such a pod's wait counts
 // from that moment, when node repair can act (or from never, if the node did not go NotReady in the
 // history: then nothing could have acted, and the end state says whether the cluster settled). Pure.
-import { result, type DayHistory, type InvariantResult } from './history.js';
+import { disturbedDuring, result, type DayHistory, type InvariantResult } from './history.js';
 
 export interface PendingFigures {
   count: number;
@@ -119,12 +119,7 @@ export function checkPending(
     .filter((d) => d.outcome === 'running')
     .map((d) => d.to - d.from)
     .sort((a, b) => a - b);
-  const disturbedDuring = (from: number, to: number) =>
-    history.disturbances.reduce(
-      (sum, d) => sum + Math.max(0, Math.min(to, d.to) - Math.max(from, d.from)),
-      0,
-    );
-  const late = spans.filter((d) => d.to - d.from > boundMs + disturbedDuring(d.from, d.to));
+  const late = spans.filter((d) => d.to - d.from > boundMs + disturbedDuring(history, d.from, d.to));
   const withdrawn = spans.filter((d) => d.outcome === 'withdrawn').length;
   const onBroken = spans.filter((d) => d.onBrokenNode !== undefined).length;
   const figures: PendingFigures = {
