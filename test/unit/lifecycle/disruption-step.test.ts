@@ -26,6 +26,7 @@ import {
   FakeOrchestrations,
   type FakeLifecycle,
 } from '../../support/fake-lifecycle.js';
+import { driftedNodeClaim, HOUR_AGO } from '../../support/method-pass.js';
 
 const nodeClassRef = { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' };
 
@@ -43,50 +44,18 @@ function poolWithBudget(nodes: string): NodePool {
 }
 const pool = poolWithBudget('100%');
 
-const HOUR_AGO = new Date(FAKE_NOW.getTime() - 3_600_000).toISOString();
-
 /** A launched, initialized, drifted NodeClaim of `pool`; `markedAt` adds a Drifted DisruptionReason mark. */
 function drifted(name: string, markedAt?: string): NodeClaim {
-  return {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodeClaim',
-    metadata: {
-      name,
-      uid: `uid-${name}`,
-      labels: { [WellKnown.nodePoolLabel]: pool.metadata.name },
-      finalizers: [WellKnown.terminationFinalizer],
-    },
-    spec: { nodeClassRef, requirements: [] },
-    status: {
-      conditions: [
-        {
-          type: ConditionTypes.initialized,
-          status: 'True',
-          reason: 'Initialized',
-          message: '',
-          lastTransitionTime: HOUR_AGO,
-        },
-        {
-          type: ConditionTypes.drifted,
-          status: 'True',
-          reason: 'NodeClassDrifted',
-          message: 'imageFamily',
-          lastTransitionTime: HOUR_AGO,
-        },
-        ...(markedAt
-          ? [
-              {
-                type: ConditionTypes.disruptionReason,
-                status: 'True' as const,
-                reason: 'Drifted',
-                message: 'drifted',
-                lastTransitionTime: markedAt,
-              },
-            ]
-          : []),
-      ],
-    },
+  const claim = driftedNodeClaim(name, pool, 60);
+  if (!markedAt) return claim;
+  const mark = {
+    type: ConditionTypes.disruptionReason,
+    status: 'True' as const,
+    reason: 'Drifted',
+    message: 'drifted',
+    lastTransitionTime: markedAt,
   };
+  return { ...claim, status: { ...claim.status, conditions: [...(claim.status?.conditions ?? []), mark] } };
 }
 
 const markOf = (nodeClaim: NodeClaim | undefined) =>
