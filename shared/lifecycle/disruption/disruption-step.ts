@@ -35,6 +35,7 @@ import { reportBudgetValidity } from './budget-status.js';
 import { commandInstanceId, instanceIdOf, releaseCandidate, type ExecutorInput } from './executor.js';
 import type { DisruptionCommand, DisruptionMethod, MethodPass } from './methods/method.js';
 import { disruptionMethods, methodNamed } from './methods/methods.js';
+import { budgetAllowsMarks } from './budget-at-mark.js';
 import { deleteUninitializedReplacement, markForDisruption } from './replacements.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
 
@@ -189,7 +190,25 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
   // An earlier command is still winding down (it has released its candidates but not returned yet).
   if (isOrchestrationActive(existing)) return false;
   if (existing) await orchestrations.purge(instanceId);
-  if (!methodNamed(command.method)?.validate) {
+  const method = methodNamed(command.method);
+  if (!method?.validate) {
+    if (method?.class === 'graceful') {
+      const budget = await budgetAllowsMarks(
+        deps,
+        command.nodePool.name,
+        method.reason,
+        command.candidates.length,
+      );
+      if (!budget.allows) {
+        context.log.info('disruption command not started: the budget, read again, no longer allows it', {
+          nodePool: command.nodePool.name,
+          method: command.method,
+          candidates: command.candidates.map((c) => c.name),
+          why: budget.why,
+        });
+        return false;
+      }
+    }
     const byName = new Map(view.nodeClaims().map((c) => [c.metadata.name, c]));
     for (const candidate of command.candidates) {
       const nodeClaim = byName.get(candidate.name);

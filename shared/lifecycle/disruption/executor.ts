@@ -32,6 +32,7 @@ import type {
   WorkflowKey,
 } from './methods/method.js';
 import { methodNamed } from './methods/methods.js';
+import { budgetAllowsMarks } from './budget-at-mark.js';
 import {
   checkReplacement,
   deleteUninitializedReplacement,
@@ -66,10 +67,13 @@ export type ExecutorOutcome =
   | { outcome: 'Disrupted'; deleted: string[]; replacements: string[] }
   | { outcome: 'Abandoned'; why: string };
 
+/** What begin did: marked and tainted, nothing left to mark, or marked nothing because the budget is spent. */
+export type BeginOutcome = 'ok' | 'gone' | 'over-budget';
+
 /** One descriptor per activity: functions/disruption.ts registers them, the workflow calls them. */
 export const DisruptionActivities = {
   validate: durableActivity<ExecutorInput, CommandValidation>(DisruptionNames.validate),
-  begin: durableActivity<ExecutorInput, 'ok' | 'gone'>(DisruptionNames.begin),
+  begin: durableActivity<ExecutorInput, BeginOutcome>(DisruptionNames.begin),
   launch: durableActivity<ReplacementStep, ReplacementCheck>(DisruptionNames.launch),
   check: durableActivity<ReplacementStep, ReplacementCheck>(DisruptionNames.check),
   complete: durableActivity<ExecutorInput, string[]>(DisruptionNames.complete),
@@ -122,6 +126,7 @@ export function* disruptionOrchestrator(
   }
   const begun = yield* callThroughOutages(context, DisruptionActivities.begin, input);
   if (begun === 'gone') return { outcome: 'CandidatesGone' };
+  if (begun === 'over-budget') return { outcome: 'Invalid', why: 'the budget no longer allows it' };
 
   const replacements = replacementSpecs(input.command).map((r) => r.name);
   if (replacements.length > 0) {
@@ -205,11 +210,28 @@ export async function validateCommand(
  * to do: no candidate left, or one of a command with replacements is gone (the replacement was sized
  * for all of them).
  */
-export async function beginCommand(
-  deps: LifecycleDependencies,
-  input: ExecutorInput,
-): Promise<'ok' | 'gone'> {
+export async function beginCommand(deps: LifecycleDependencies, input: ExecutorInput): Promise<BeginOutcome> {
   const { command } = input;
+  const method = methodNamed(command.method);
+  if (method?.class === 'graceful') {
+    // Another writer may have marked since the decision or its validation: the budget is read again.
+    const unmarked: string[] = [];
+    for (const candidate of command.candidates) {
+      const current = await currentCandidate(deps, candidate);
+      if (current && !current.metadata.deletionTimestamp && disruptionReasonOf(current) === undefined)
+        unmarked.push(candidate.name);
+    }
+    const budget = await budgetAllowsMarks(deps, command.nodePool.name, method.reason, unmarked.length);
+    if (!budget.allows) {
+      deps.log.info('disruption command called off before its marks: the budget no longer allows it', {
+        nodePool: command.nodePool.name,
+        method: command.method,
+        candidates: unmarked,
+        why: budget.why,
+      });
+      return 'over-budget';
+    }
+  }
   let begun = 0;
   for (const candidate of command.candidates) {
     const current = await currentCandidate(deps, candidate);
@@ -227,7 +249,7 @@ export async function beginCommand(
   }
   if (begun === 0) return 'gone';
   // Upstream counts only graceful (voluntary) methods' decisions here; expiration and repair are not.
-  if (methodNamed(command.method)?.class === 'graceful') {
+  if (method?.class === 'graceful') {
     deps.metrics.increment('karpenter_voluntary_disruption_decisions_total', {
       decision: command.replacements.length > 0 ? 'replace' : 'delete',
       reason: metricReason(command.reason),

@@ -136,6 +136,17 @@ describe('disruption step', () => {
     expect(markOf(fake.nodeClaims.peek('general-c'))).toBeUndefined();
   });
 
+  test('drift reads the budget again before it marks: a mark made since the view was read counts', async () => {
+    const claims = ['a', 'b'].map((n) => fake.nodeClaims.seed(drifted(`general-${n}`)));
+    // Another writer (a freed slot's run, a workflow beginning) marked general-b after this view was read.
+    fake.nodeClaims.seed(drifted('general-b', new Date(FAKE_NOW.getTime() - 1_000).toISOString()));
+
+    await run(claims, poolWithBudget('1'));
+
+    expect(orchestrations.started).toEqual([]);
+    expect(markOf(fake.nodeClaims.peek('general-a'))).toBeUndefined();
+  });
+
   test('a mark whose workflow never started is released after the grace and decided again at once', async () => {
     const markedAt = new Date(FAKE_NOW.getTime() - UNSTARTED_COMMAND_GRACE_MS - 1000).toISOString();
     const old = fake.nodeClaims.seed(drifted('general-a', markedAt));
