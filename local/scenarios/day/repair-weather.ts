@@ -204,10 +204,10 @@ export async function playSpotPreemption(
       const next = replacementOf(deps, name);
       if (next) {
         const l = next.metadata.labels ?? {};
-        replacement ??= {
-          name: next.metadata.name,
-          offering: `${l[WellKnown.instanceTypeLabel] ?? '?'} ${l[WellKnown.capacityTypeLabel] ?? '?'} in zone ${l[WellKnown.zoneLabel] ?? '?'}`,
-        };
+        const offeringNow = `${l[WellKnown.instanceTypeLabel] ?? '?'} ${l[WellKnown.capacityTypeLabel] ?? '?'} in zone ${l[WellKnown.zoneLabel] ?? '?'}`;
+        replacement ??= { name: next.metadata.name, offering: offeringNow };
+        // A replacement is first seen before its launch has written the offering's labels.
+        if (l[WellKnown.instanceTypeLabel] !== undefined) replacement.offering = offeringNow;
         if (initialized(next)) replacement.initializedAt ??= now;
       }
       if (!deps.recorder.nodeClaims.has(name)) goneAt ??= now;
