@@ -6,22 +6,12 @@ import { findCondition } from '../../../shared/decisions/conditions.js';
 import { beginCommand, type ExecutorInput } from '../../../shared/lifecycle/disruption/executor.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../../shared/models/karpenter.js';
 import { fakeLifecycle, FAKE_NOW, type FakeLifecycle } from '../../support/fake-lifecycle.js';
+import { nodePool } from '../../support/fixtures.js';
 import { initializedNodeClaim, nodeOf } from '../../support/method-pass.js';
 
 const pool: NodePool = {
-  apiVersion: 'karpenter.sh/v1',
-  kind: 'NodePool',
+  ...nodePool('general', 'default', { budgets: [{ nodes: '1' }], consolidateAfter: '0s' }),
   metadata: { name: 'general', uid: 'pool-uid' },
-  spec: {
-    template: {
-      spec: {
-        nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' },
-        requirements: [],
-      },
-    },
-    disruption: { consolidateAfter: '0s', budgets: [{ nodes: '1' }] },
-  },
-  status: { conditions: [] },
 };
 
 const emptyCommand = (candidate: NodeClaim): ExecutorInput => ({
