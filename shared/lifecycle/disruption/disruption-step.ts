@@ -32,7 +32,13 @@ import { DisruptionNames } from '../../runtime/function-names.js';
 import { nodeClaimTarget } from '../nodeclaim-writes.js';
 import { forEachObject, type StepReport, type SweepContext, type SweepStep } from '../sweep-step.js';
 import { reportBudgetValidity } from './budget-status.js';
-import { commandInstanceId, instanceIdOf, releaseCandidate, type ExecutorInput } from './executor.js';
+import {
+  commandInstanceId,
+  currentCandidate,
+  instanceIdOf,
+  releaseCandidate,
+  type ExecutorInput,
+} from './executor.js';
 import type { DisruptionCommand, DisruptionMethod, MethodPass } from './methods/method.js';
 import { disruptionMethods, methodNamed } from './methods/methods.js';
 import { budgetAllowsMarks } from './budget-at-mark.js';
@@ -191,7 +197,20 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
   if (isOrchestrationActive(existing)) return false;
   if (existing) await orchestrations.purge(instanceId);
   const method = methodNamed(command.method);
-  if (!method?.validate) {
+  if (method?.validate) {
+    // A validated command holds its NodePool's workflow until it is validated; decided on a view that
+    // is behind (the watch-fed cache just after an outage), its candidates may already be deleting or
+    // marked, and it would keep the NodePool's next real command waiting for nothing.
+    const behind = await candidatesBehind(context, command);
+    if (behind.length > 0) {
+      context.log.info('disruption command not started: its candidates changed since the view was read', {
+        nodePool: command.nodePool.name,
+        method: command.method,
+        candidates: behind,
+      });
+      return false;
+    }
+  } else {
     if (method?.class === 'graceful') {
       const budget = await budgetAllowsMarks(
         deps,
@@ -231,6 +250,19 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
   };
   await orchestrations.startNew(DisruptionNames.orchestration, { instanceId, input });
   return true;
+}
+
+/** The candidates that, read fresh, are gone, recreated, deleting or already marked. */
+async function candidatesBehind(context: SweepContext, command: DisruptionCommand): Promise<string[]> {
+  const fresh = await Promise.all(command.candidates.map((c) => currentCandidate(context.deps, c)));
+  return command.candidates
+    .filter((_, i) => {
+      const nodeClaim = fresh[i];
+      return (
+        !nodeClaim || nodeClaim.metadata.deletionTimestamp || disruptionReasonOf(nodeClaim) !== undefined
+      );
+    })
+    .map((c) => c.name);
 }
 
 /** The method whose workflow holds a mark of `reason` (the first listed with that reason). */

@@ -26,7 +26,8 @@ import {
   FakeOrchestrations,
   type FakeLifecycle,
 } from '../../support/fake-lifecycle.js';
-import { driftedNodeClaim, HOUR_AGO } from '../../support/method-pass.js';
+import { consolidatingPool } from '../../support/consolidation-fixtures.js';
+import { driftedNodeClaim, HOUR_AGO, initializedNodeClaim, nodeOf } from '../../support/method-pass.js';
 
 const nodeClassRef = { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' };
 
@@ -145,6 +146,39 @@ describe('disruption step', () => {
 
     expect(orchestrations.started).toEqual([]);
     expect(markOf(fake.nodeClaims.peek('general-a'))).toBeUndefined();
+  });
+
+  test('a validated command whose candidates the view has behind (already deleting) is not started', async () => {
+    const consolidating = consolidatingPool('batch');
+    const empty: NodePool = {
+      ...consolidating,
+      spec: {
+        ...consolidating.spec,
+        disruption: { ...consolidating.spec.disruption, budgets: [{ nodes: '100%' }] },
+      },
+    };
+    const nodeClaim = (name: string) => {
+      const claim = initializedNodeClaim(name, empty);
+      claim.status = { ...claim.status, lastPodEventTime: HOUR_AGO };
+      return claim;
+    };
+    const [a, b] = [nodeClaim('batch-a'), nodeClaim('batch-b')];
+    fake.nodes.seed(nodeOf(a));
+    fake.nodes.seed(nodeOf(b));
+    fake.nodePools.seed(empty);
+    // Stored: batch-b is already deleting (an earlier command completed); the view still has it whole.
+    fake.nodeClaims.seed(a);
+    fake.nodeClaims.seed({ ...b, metadata: { ...b.metadata, deletionTimestamp: FAKE_NOW.toISOString() } });
+    const view = { nodeClaims: [a, b], nodes: [nodeOf(a), nodeOf(b)], nodePools: [empty] };
+
+    await disruptionStep.run(fakeSweepContext(fake, orchestrations, view));
+    expect(orchestrations.started).toEqual([]);
+
+    // With the view caught up, the node still empty is decided as usual.
+    await disruptionStep.run(fakeSweepContext(fake, orchestrations, { ...view, nodeClaims: [a] }));
+    expect(orchestrations.started.map((s) => (s.input as ExecutorInput).command.candidates)).toEqual([
+      [{ name: 'batch-a', uid: 'uid-batch-a' }],
+    ]);
   });
 
   test('a mark whose workflow never started is released after the grace and decided again at once', async () => {
