@@ -644,6 +644,44 @@ describe('no PodDisruptionBudget breached', () => {
     expect(blind).toContain('no PDB status seen before it; no status named it among disruptedPods');
   });
 
+  it('does not judge an eviction the PDB status allowed before it had counted a scale-down’s deletion', () => {
+    const four = [...base, running(0, 'w4', 'web', 'n1')];
+    const status = (at: number, healthy: number, allowed: number): PdbStatusVersion => ({
+      at,
+      set: 'web',
+      generation: 1,
+      observedGeneration: 1,
+      currentHealthy: healthy,
+      desiredHealthy: 2,
+      disruptionsAllowed: allowed,
+      expectedPods: 3,
+      disruptedPods: [],
+    });
+    // Scaled from 4 to 3 (desired 2): the ReplicaSet deletes w4 on an untainted node; 20 s later, past
+    // the scale-down slack, w3 is evicted from the drained n2 on a status that still counted w4 healthy.
+    const raced = (statuses: PdbStatusVersion[]) =>
+      history({
+        pdbs: rules.pdbs,
+        replicas: [
+          { at: 0, set: 'web', replicas: 4 },
+          { at: 9, set: 'web', replicas: 3 },
+        ],
+        pdbStatuses: statuses,
+        nodes: [node(5, 'n2', true)],
+        pods: [
+          ...four,
+          pod(10, 'w4', 'web', { nodeName: 'n1', phase: 'Running', ready: true, deleting: true }),
+          pod(10, 'w2', 'web', { nodeName: 'n2', phase: 'Running', ready: true, deleting: true }),
+          pod(30_000, 'w3', 'web', { nodeName: 'n2', phase: 'Running', ready: true, deleting: true }),
+        ],
+      });
+    const lagged = checkPdbs(raced([status(29_000, 3, 1)]), 1_000, 0);
+    expect(lagged.holds).toBe(true);
+    expect(lagged.detail).toContain('1 allowed by a PDB status that had not yet counted a scale-down');
+    // A status that allowed nothing: the eviction is judged, and fails.
+    expect(checkPdbs(raced([status(29_000, 2, 0)]), 1_000, 0).holds).toBe(false);
+  });
+
   it('does not take a scale-down’s deletions for evictions', () => {
     const h = history({
       pdbs: rules.pdbs,

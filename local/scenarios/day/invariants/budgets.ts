@@ -58,6 +58,18 @@ export function checkBudgets(history: DayHistory, slackMs: number, origin: numbe
             state.marked !== undefined ||
             (state.nodeName !== undefined && tainted.has(state.nodeName))),
       }));
+  /** Which initialized NodeClaims of the pool count as disrupting now, and why: the evidence beside a breach. */
+  const disruptingNow = (pool: string, except: string): string[] =>
+    [...claims.entries()]
+      .filter(([name, state]) => state.pool === pool && state.initialized && name !== except)
+      .flatMap(([name, state]) => {
+        const why = [
+          ...(state.deleting ? ['deleting'] : []),
+          ...(state.marked !== undefined ? [`marked ${state.marked}`] : []),
+          ...(state.nodeName !== undefined && tainted.has(state.nodeName) ? ['tainted'] : []),
+        ];
+        return why.length > 0 ? [`${name} ${why.join(' and ')}`] : [];
+      });
   const allowedAt = (pool: string, reason: DisruptionReason, except: string, at: number) => {
     const budgets = budgetsAt(pool, at);
     const nodePool = { spec: { disruption: budgets ? { budgets } : {} } } as unknown as NodePool;
@@ -100,7 +112,8 @@ export function checkBudgets(history: DayHistory, slackMs: number, origin: numbe
       if (now.allowed < 1 && earlier.allowed < 1) {
         violations.push(
           `${secondsAfter(at, origin)}: ${name} marked ${reason} while ${now.disrupting} of ${now.total} ` +
-            `${state.pool} nodes were disrupting and the budget allowed ${now.disrupting + now.allowed}`,
+            `${state.pool} nodes were disrupting and the budget allowed ${now.disrupting + now.allowed}` +
+            ` (disrupting: ${disruptingNow(state.pool, name).join(', ') || 'none initialized'})`,
         );
       }
       continue;
