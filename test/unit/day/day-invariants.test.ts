@@ -532,6 +532,18 @@ describe('request rates', () => {
 describe('no PodDisruptionBudget breached', () => {
   const base = [running(0, 'w1', 'web', 'n1'), running(0, 'w2', 'web', 'n2'), running(0, 'w3', 'web', 'n2')];
   const rules = { pdbs: [{ set: 'web', maxUnavailable: 1 }], replicas: [{ at: 0, set: 'web', replicas: 3 }] };
+  /** A status version of web's PDB (desiredHealthy 2 of 3). */
+  const status = (at: number, allowed: number, healthy: number, disrupted: string[]): PdbStatusVersion => ({
+    at,
+    set: 'web',
+    generation: 1,
+    observedGeneration: 1,
+    currentHealthy: healthy,
+    desiredHealthy: 2,
+    disruptionsAllowed: allowed,
+    expectedPods: 3,
+    disruptedPods: disrupted,
+  });
 
   it('holds when one pod of three is evicted under maxUnavailable 1, fails on the second', () => {
     const one = history({
@@ -606,17 +618,6 @@ describe('no PodDisruptionBudget breached', () => {
   });
 
   it('says beside a breach what the PDB status said just before and which pods of the set existed then', () => {
-    const status = (at: number, allowed: number, healthy: number, disrupted: string[]): PdbStatusVersion => ({
-      at,
-      set: 'web',
-      generation: 1,
-      observedGeneration: 1,
-      currentHealthy: healthy,
-      desiredHealthy: 2,
-      disruptionsAllowed: allowed,
-      expectedPods: 3,
-      disruptedPods: disrupted,
-    });
     const h = history({
       ...rules,
       // The status had not yet counted w2's eviction when w3's was judged (Kubernetes' race).
@@ -646,17 +647,6 @@ describe('no PodDisruptionBudget breached', () => {
 
   it('does not judge an eviction the PDB status allowed before it had counted a scale-down’s deletion', () => {
     const four = [...base, running(0, 'w4', 'web', 'n1')];
-    const status = (at: number, healthy: number, allowed: number): PdbStatusVersion => ({
-      at,
-      set: 'web',
-      generation: 1,
-      observedGeneration: 1,
-      currentHealthy: healthy,
-      desiredHealthy: 2,
-      disruptionsAllowed: allowed,
-      expectedPods: 3,
-      disruptedPods: [],
-    });
     // Scaled from 4 to 3 (desired 2): the ReplicaSet deletes w4 on an untainted node; 20 s later, past
     // the scale-down slack, w3 is evicted from the drained n2 on a status that still counted w4 healthy.
     const raced = (statuses: PdbStatusVersion[]) =>
@@ -675,11 +665,11 @@ describe('no PodDisruptionBudget breached', () => {
           pod(30_000, 'w3', 'web', { nodeName: 'n2', phase: 'Running', ready: true, deleting: true }),
         ],
       });
-    const lagged = checkPdbs(raced([status(29_000, 3, 1)]), 1_000, 0);
+    const lagged = checkPdbs(raced([status(29_000, 1, 3, [])]), 1_000, 0);
     expect(lagged.holds).toBe(true);
     expect(lagged.detail).toContain('1 allowed by a PDB status that had not yet counted a scale-down');
     // A status that allowed nothing: the eviction is judged, and fails.
-    expect(checkPdbs(raced([status(29_000, 2, 0)]), 1_000, 0).holds).toBe(false);
+    expect(checkPdbs(raced([status(29_000, 0, 2, [])]), 1_000, 0).holds).toBe(false);
   });
 
   it('does not take a scale-down’s deletions for evictions', () => {
