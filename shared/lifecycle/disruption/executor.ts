@@ -213,14 +213,22 @@ export async function validateCommand(
 export async function beginCommand(deps: LifecycleDependencies, input: ExecutorInput): Promise<BeginOutcome> {
   const { command } = input;
   const method = methodNamed(command.method);
+  // Read once: the budget check and the marks below work from the same versions (a mark that meets a
+  // newer one is retried on conflict by updateNodeClaimStatus).
+  const candidates = await Promise.all(
+    command.candidates.map(async (candidate) => ({
+      candidate,
+      current: await currentCandidate(deps, candidate),
+    })),
+  );
   if (method?.class === 'graceful') {
     // Another writer may have marked since the decision or its validation: the budget is read again.
-    const unmarked: string[] = [];
-    for (const candidate of command.candidates) {
-      const current = await currentCandidate(deps, candidate);
-      if (current && !current.metadata.deletionTimestamp && disruptionReasonOf(current) === undefined)
-        unmarked.push(candidate.name);
-    }
+    const unmarked = candidates
+      .filter(
+        ({ current }) =>
+          current && !current.metadata.deletionTimestamp && disruptionReasonOf(current) === undefined,
+      )
+      .map(({ candidate }) => candidate.name);
     const budget = await budgetAllowsMarks(deps, command.nodePool.name, method.reason, unmarked.length);
     if (!budget.allows) {
       deps.log.info('disruption command called off before its marks: the budget no longer allows it', {
@@ -233,8 +241,7 @@ export async function beginCommand(deps: LifecycleDependencies, input: ExecutorI
     }
   }
   let begun = 0;
-  for (const candidate of command.candidates) {
-    const current = await currentCandidate(deps, candidate);
+  for (const { candidate, current } of candidates) {
     const marked =
       current && !current.metadata.deletionTimestamp
         ? await markForDisruption(deps, current, command.reason, command.detail)
