@@ -35,9 +35,13 @@ function pattern(action: string): RegExp {
   return new RegExp(`^${escaped.join('.*')}$`, 'i');
 }
 
-/** `scope` is `assigned` or lies below it (segment-wise, case-insensitive as ARM IDs are). */
+/**
+ * `scope` is `assigned` or lies below it (segment-wise, case-insensitive as ARM IDs are). An assignment
+ * must name a scope: an empty one (a setting left unset) grants nothing rather than everything.
+ */
 function within(scope: string, assigned: string): boolean {
   const a = assigned.replace(/\/+$/, '').toLowerCase();
+  if (!/^\/subscriptions\/[^/]+/.test(a)) return false;
   const s = scope.replace(/\/+$/, '').toLowerCase();
   return s === a || s.startsWith(`${a}/`);
 }

@@ -63,7 +63,7 @@ describe('a VM role without the NSG join action', () => {
     // A BYO VNet: the NIC itself joins the node NSG (ATTACH_NSG_TO_NIC), so the VM PUT links it.
     stack = await startLaunchStack({
       env: { ATTACH_NSG_TO_NIC: 'true' },
-      azureRoleWithout: { role: 'vmOperator', action: NSG_JOIN },
+      azureRoleWithout: { role: 'nodeSecurityGroupJoiner', action: NSG_JOIN },
     });
     await stack.admin.objects.nodeClasses.create(nodeClass(className, 'Ubuntu2204'));
   });

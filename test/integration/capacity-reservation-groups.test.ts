@@ -17,7 +17,11 @@ const nodeGroup = 'MC_reservations_nodes';
 const reservationsGroup = 'reservations';
 const location = 'westus2';
 const groupId = `/subscriptions/${subscriptionId}/resourceGroups/${reservationsGroup}/providers/Microsoft.Compute/capacityReservationGroups/crg`;
+/** Configured, so the app identity may deploy into it, but never created: ARM answers it is not found. */
+const missingGroupId = groupId.replace(/crg$/, 'missing');
 const appSettings = {
+  // The reservation role is assigned on each configured group only (test/integration/arm-scopes.test.ts).
+  CAPACITY_RESERVATION_GROUP_IDS: `${groupId},${missingGroupId}`,
   AZURE_SUBSCRIPTION_ID: subscriptionId,
   AZURE_RESOURCE_GROUP: nodeGroup,
   AZURE_SUBNET_ID: `/subscriptions/${subscriptionId}/resourceGroups/${nodeGroup}/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes`,
@@ -111,10 +115,9 @@ describe('capacity reservation groups in the ARM emulator', () => {
       code: 'InvalidParameter',
       message: expect.stringContaining("no capacity reservation for VM size 'Standard_D4s_v5' in zone 2"),
     });
-    const missing = groupId.replace(/crg$/, 'missing');
     expect(
       await refusal(
-        client().virtualMachines.beginCreateOrUpdate(nodeGroup, 'vm-x', vm('vm-x', '1', missing)),
+        client().virtualMachines.beginCreateOrUpdate(nodeGroup, 'vm-x', vm('vm-x', '1', missingGroupId)),
       ),
     ).toMatchObject({ code: 'ResourceNotFound' });
     expect(emulator.controls.vms().map((v) => v.name)).toEqual([]);

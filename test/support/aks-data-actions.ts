@@ -75,8 +75,7 @@ export function aksDataActions(rules: readonly KubernetesRule[]): AksDataActions
         const [resource = '', subresource] = named.split('/');
         for (const verb of rule.verbs) {
           if (BUILT_IN_GROUPS.has(group)) {
-            const action =
-              resource === 'pods' && subresource === 'exec' ? 'exec/action' : dataVerb(verb);
+            const action = resource === 'pods' && subresource === 'exec' ? 'exec/action' : dataVerb(verb);
             dataActions.add([CLUSTER, ...(group ? [group] : []), resource, action].join('/'));
             continue;
           }
