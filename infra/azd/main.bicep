@@ -30,6 +30,9 @@ param nodeSshPublicKey string
 @description('base64 cluster CA (certificate-authority-data).')
 param kubeCaCert string
 
+@description('Capacity Reservation Groups launches may use (CAPACITY_RESERVATION_GROUP_IDS, comma-separated); the app may read and deploy into these only. Empty for none.')
+param capacityReservationGroupIds string = ''
+
 @description('E-mail for alerts; empty for none.')
 param alertEmail string = ''
 
@@ -56,6 +59,7 @@ module app '../bicep/main.bicep' = {
     nodeSshPublicKey: nodeSshPublicKey
     kubeCaCert: kubeCaCert
     alertEmail: alertEmail
+    capacityReservationGroupIds: filter(map(split(capacityReservationGroupIds, ','), id => trim(id)), id => !empty(id))
   }
 }
 

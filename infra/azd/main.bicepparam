@@ -13,3 +13,4 @@ param attachNsgToNic = bool(readEnvironmentVariable('ATTACH_NSG_TO_NIC', 'false'
 param nodeSshPublicKey = readEnvironmentVariable('NODE_SSH_PUBLIC_KEY')
 param kubeCaCert = readEnvironmentVariable('KUBE_CA_CERT')
 param alertEmail = readEnvironmentVariable('ALERT_EMAIL', '')
+param capacityReservationGroupIds = readEnvironmentVariable('CAPACITY_RESERVATION_GROUP_IDS', '')

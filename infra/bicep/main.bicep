@@ -61,9 +61,12 @@ param bootstrapApiServerUrl string = ''
 @description('BOOTSTRAP_CA_CERT: base64 of the CA nodes trust; empty uses KUBE_CA_CERT.')
 param bootstrapCaCert string = ''
 
-@description('AzureRBAC: the app identity gets "Azure Kubernetes Service RBAC Cluster Admin". KubernetesRBAC: bind it with the roles in infra/k8s/functions (narrower; azd up applies them).')
+@description('AzureRBAC: the app identity gets custom roles holding, as AKS data actions, what the roles in infra/k8s/functions grant (modules/rbac/cluster-roles.bicep). KubernetesRBAC: bind it with those roles themselves (narrower: per-name Lease access, subresources apart; azd up applies them).')
 @allowed(['AzureRBAC', 'KubernetesRBAC'])
 param kubernetesAuthorization string = 'KubernetesRBAC'
+
+@description('CAPACITY_RESERVATION_GROUP_IDS: Capacity Reservation Groups launches may use (ARM IDs in this subscription); the app may read and deploy into these only. Empty for none.')
+param capacityReservationGroupIds array = []
 
 @description('Subnet for the Function App\'s VNet integration (delegated to Microsoft.App/environments); empty for none.')
 param functionSubnetId string = ''
@@ -186,6 +189,13 @@ module rbac 'modules/rbac.bicep' = {
     aksClusterResourceGroupName: aksClusterResourceGroupName
     aksClusterName: aksClusterName
     kubernetesAuthorization: kubernetesAuthorization
+    // What node VMs link, read from the cluster (modules/aks-cluster-inputs.bicep): each join or assign
+    // action is granted on exactly that resource.
+    kubeletIdentityResourceId: clusterInputs.outputs.settings.kubeletIdentityResourceId
+    loadBalancerBackendPoolIds: clusterInputs.outputs.settings.loadBalancerBackendPoolIds
+    nodeSecurityGroupId: clusterInputs.outputs.settings.nodeSecurityGroupId
+    attachNsgToNic: attachNsgToNic
+    capacityReservationGroupIds: capacityReservationGroupIds
     roleNameSuffix: '${namePrefix}-${take(suffix, 6)}'
   }
 }
@@ -236,6 +246,7 @@ module functionApp 'modules/function-app.bicep' = {
     sweepSchedule: sweepSchedule
     registrationTimeoutMinutes: registrationTimeoutMinutes
     clusterInputs: clusterInputs.outputs.settings
+    capacityReservationGroupIds: capacityReservationGroupIds
     // azd deploys the `functions` service (azure.yaml) to the app that carries this tag.
     tags: union(allTags, { 'azd-service-name': 'functions' })
   }

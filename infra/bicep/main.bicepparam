@@ -15,6 +15,8 @@ param attachNsgToNic = true
 // base64 of the cluster CA: kubectl config view --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}'
 param kubeCaCert = readEnvironmentVariable('KUBE_CA_CERT')
 param kubernetesAuthorization = 'KubernetesRBAC'
+// The groups node VMs may be launched into; the app is granted read and deploy on these only.
+param capacityReservationGroupIds = []
 param alertEmail = 'oncall@example.com'
 param tags = {
   environment: 'prod'

@@ -34,8 +34,9 @@ variable "network_dataplane" {
 
 # The azurerm data source exports only part of the network profile (not networkPluginMode,
 # networkDataplane nor outboundType), so the cluster's own ARM representation is read for those, as the
-# Bicep template reads them (modules/aks-cluster-inputs.bicep). A GET, once at creation.
-resource "azapi_resource_action" "cluster_network_profile" {
+# Bicep template reads them (modules/aks-cluster-inputs.bicep). A data source, so it is read at plan
+# time: the outbound pool's role assignment (rbac.tf) is planned per pool, which needs the pool known.
+data "azapi_resource_action" "cluster_network_profile" {
   type                   = "Microsoft.ContainerService/managedClusters@2024-09-01"
   resource_id            = data.azurerm_kubernetes_cluster.target.id
   method                 = "GET"
@@ -44,7 +45,7 @@ resource "azapi_resource_action" "cluster_network_profile" {
 
 locals {
   cluster_network     = data.azurerm_kubernetes_cluster.target.network_profile[0]
-  cluster_arm_network = azapi_resource_action.cluster_network_profile.output.properties.networkProfile
+  cluster_arm_network = data.azapi_resource_action.cluster_network_profile.output.properties.networkProfile
   # Absent properties are AKS's defaults: pod IPs from the node subnet, the Azure dataplane, a load balancer.
   cluster_plugin_mode   = lookup(local.cluster_arm_network, "networkPluginMode", "")
   cluster_dataplane     = lookup(local.cluster_arm_network, "networkDataplane", "azure")

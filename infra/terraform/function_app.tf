@@ -58,6 +58,7 @@ locals {
     KUBELET_IDENTITY_RESOURCE_ID              = local.cluster_inputs.kubelet_identity_resource_id
     KUBELET_IDENTITY_CLIENT_ID                = local.cluster_inputs.kubelet_identity_client_id
     LOAD_BALANCER_BACKEND_POOL_IDS            = local.cluster_inputs.load_balancer_backend_pool_ids
+    CAPACITY_RESERVATION_GROUP_IDS            = join(",", var.capacity_reservation_group_ids)
   }
 }
 

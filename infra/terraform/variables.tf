@@ -89,8 +89,18 @@ variable "bootstrap_ca_cert" {
   default     = ""
 }
 
+variable "capacity_reservation_group_ids" {
+  description = "CAPACITY_RESERVATION_GROUP_IDS: Capacity Reservation Groups launches may use (ARM IDs in this subscription); the app may read and deploy into these only. Empty for none."
+  type        = list(string)
+  default     = []
+  validation {
+    condition     = alltrue([for id in var.capacity_reservation_group_ids : can(regex("^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\\.Compute/capacityReservationGroups/[^/]+$", id))])
+    error_message = "capacity_reservation_group_ids must hold Capacity Reservation Group resource IDs."
+  }
+}
+
 variable "kubernetes_authorization" {
-  description = "AzureRBAC: the app identity gets \"Azure Kubernetes Service RBAC Cluster Admin\". KubernetesRBAC: bind it with the roles in infra/k8s/functions (narrower; azd up applies them)."
+  description = "AzureRBAC: the app identity gets custom roles holding, as AKS data actions, what the roles in infra/k8s/functions grant (rbac.tf). KubernetesRBAC: bind it with those roles themselves (narrower: per-name Lease access, subresources apart; azd up applies them)."
   type        = string
   default     = "KubernetesRBAC"
   validation {

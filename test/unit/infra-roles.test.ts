@@ -5,6 +5,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { ASSIGNMENT_SCOPES, type AssignmentScope } from '../../local/stack/azure-role-assignments.js';
+import {
+  aksDataActions,
+  customResourceCondition,
+  type CustomResourceAccess,
+  type KubernetesRule,
+} from '../support/aks-data-actions.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -100,8 +108,8 @@ describe('Bicep', () => {
         const expression = rest.startsWith('subscriptionResourceId(')
           ? rest.slice(0, rest.indexOf(')') + 1).replace(/\s+/g, ' ')
           : rest.slice(0, rest.indexOf('\n'));
-        // A custom roleDefinitions resource of the template, or its ID passed to a module.
-        if (/^\w+Role\.id$|^\w+RoleId$/.test(expression)) continue;
+        // A custom role definition of the template (roleIds.<role>), or its ID passed to a module.
+        if (/^roleIds\.\w+$|^\w+RoleId$/.test(expression)) continue;
         expect(expression, file).toMatch(
           /^subscriptionResourceId\( ?'Microsoft\.Authorization\/roleDefinitions', ?[\w.]+ ?\)$/,
         );
@@ -131,22 +139,169 @@ describe('Terraform', () => {
       expect(text, file).not.toMatch(/role_definition_name\s*=/);
       for (const m of text.matchAll(/role_definition_id\s*=\s*(.+)/g)) {
         expect(m[1], file).toMatch(
-          /^"\$\{local\.role_definition_prefix\}\$\{local\.built_in_roles\[[^\]]+\]\}"$|^azurerm_role_definition\.\w+\.role_definition_resource_id$/,
+          /^"\$\{local\.role_definition_prefix\}\$\{local\.built_in_roles\[[^\]]+\]\}"$|^azurerm_role_definition\.custom\["\w+"\]\.role_definition_resource_id$/,
         );
       }
     }
   });
 });
 
+const roleTable = JSON.parse(read('infra/azure-roles.json')) as { customRoles: Record<string, CustomRole> };
+const customRoles = roleTable.customRoles;
+
 interface CustomRole {
   roleName: string;
   description: string;
-  assignedAt: 'nodeResourceGroup' | 'subscription' | 'nodeSubnet';
+  assignedAt: AssignmentScope;
   actions: string[];
+  dataActions?: string[];
+  namespace?: string;
+  customResources?: CustomResourceAccess[];
+  condition?: string;
 }
-const customRoles = (
-  JSON.parse(read('infra/azure-roles.json')) as { customRoles: Record<string, CustomRole> }
-).customRoles;
+
+/** The text of one top-level Bicep declaration (`resource x …` / `module x …`) up to the next. */
+function bicepDeclaration(text: string, symbol: string): string {
+  const start = text.search(new RegExp(`^(resource|module) ${symbol} `, 'm'));
+  if (start < 0) throw new Error(`no declaration ${symbol}`);
+  const next = text.slice(start + 1).search(/^(resource|module|var|param|output) /m);
+  return next < 0 ? text.slice(start) : text.slice(start, start + 1 + next);
+}
+
+/** The body of one Terraform resource block, `resource "<type>" "<name>" { … }`. */
+function terraformResource(text: string, type: string, name: string): string {
+  const start = text.indexOf(`resource "${type}" "${name}" {`);
+  if (start < 0) throw new Error(`no resource ${type}.${name}`);
+  const end = text.indexOf('\n}\n', start);
+  return text.slice(start, end + 2);
+}
+
+/**
+ * For each scope of the table's vocabulary (the scopes the ARM emulator resolves too,
+ * local/stack/azure-role-assignments.ts), how each template assigns a role there: the Bicep module (or
+ * resource) and what fixes its scope, and the Terraform assignment with its scope and repetition.
+ */
+const ASSIGNERS: Record<
+  AssignmentScope,
+  {
+    bicep: { symbol: string; scope: RegExp; module?: string; target?: RegExp };
+    terraform: { name: string; scope: RegExp };
+  }
+> = {
+  subscription: {
+    bicep: {
+      symbol: 'computeReader',
+      scope: /^resource computeReader 'Microsoft\.Authorization\/roleAssignments/,
+    },
+    terraform: {
+      name: 'function_compute_catalog_reader',
+      scope: /scope\s+= data\.azurerm_subscription\.current\.id/,
+    },
+  },
+  nodeResourceGroup: {
+    bicep: {
+      symbol: 'nodeRoles',
+      scope: /scope: resourceGroup\(nodeResourceGroupName\)/,
+      module: 'rbac/node-resource-group-roles.bicep',
+      target:
+        /resource vmOperator 'Microsoft\.Authorization\/roleAssignments@[^']+' = \{\n {2}name: guid\(resourceGroup\(\)\.id/,
+    },
+    terraform: { name: 'function_vm_operator', scope: /scope\s+= local\.node_resource_group_id/ },
+  },
+  nodeSubnet: {
+    bicep: {
+      symbol: 'subnetRoles',
+      scope: /scope: resourceGroup\(subnetSubscriptionId, subnetResourceGroupName\)/,
+      module: 'rbac/subnet-roles.bicep',
+      target: /scope: vnet::subnet\n/,
+    },
+    terraform: { name: 'function_subnet_join', scope: /scope\s+= var\.node_subnet_id/ },
+  },
+  kubeletIdentity: {
+    bicep: {
+      symbol: 'kubeletIdentityRoles',
+      scope:
+        /scope: resourceGroup\(kubeletIdentityParts\[2\], kubeletIdentityParts\[4\]\)[^]*kubeletIdentityName: kubeletIdentityParts\[8\]/,
+      module: 'rbac/kubelet-identity-roles.bicep',
+      target:
+        /resource kubeletIdentity 'Microsoft\.ManagedIdentity\/userAssignedIdentities@[^']+' existing[^]*scope: kubeletIdentity\n/,
+    },
+    terraform: {
+      name: 'function_kubelet_identity_assigner',
+      scope: /scope\s+= local\.cluster_inputs\.kubelet_identity_resource_id/,
+    },
+  },
+  outboundBackendPool: {
+    bicep: {
+      symbol: 'outboundPoolRoles',
+      scope:
+        /for \(poolId, index\) in outboundPoolIds[^]*scope: resourceGroup\(split\(poolId, '\/'\)\[2\], split\(poolId, '\/'\)\[4\]\)/,
+      module: 'rbac/outbound-pool-roles.bicep',
+      target: /resource backendPool 'backendAddressPools' existing[^]*scope: loadBalancer::backendPool\n/,
+    },
+    terraform: {
+      name: 'function_outbound_pool_joiner',
+      scope: /for_each\s+= local\.outbound_pool_ids\n\s+scope\s+= each\.value/,
+    },
+  },
+  nodeSecurityGroup: {
+    bicep: {
+      symbol: 'nodeSecurityGroupRoles',
+      scope:
+        /= if \(attachNsgToNic\)[^]*scope: resourceGroup\(nodeSecurityGroupParts\[2\], nodeSecurityGroupParts\[4\]\)/,
+      module: 'rbac/node-security-group-roles.bicep',
+      target:
+        /resource nodeSecurityGroup 'Microsoft\.Network\/networkSecurityGroups@[^']+' existing[^]*scope: nodeSecurityGroup\n/,
+    },
+    terraform: {
+      name: 'function_node_security_group_joiner',
+      scope:
+        /count\s+= var\.attach_nsg_to_nic \? 1 : 0\n\s+scope\s+= local\.cluster_inputs\.node_security_group_id/,
+    },
+  },
+  capacityReservationGroup: {
+    bicep: {
+      symbol: 'capacityReservationGroupRoles',
+      scope:
+        /for \(groupId, index\) in capacityReservationGroupIds[^]*scope: resourceGroup\(split\(groupId, '\/'\)\[2\], split\(groupId, '\/'\)\[4\]\)/,
+      module: 'rbac/capacity-reservation-group-roles.bicep',
+      target:
+        /resource group 'Microsoft\.Compute\/capacityReservationGroups@[^']+' existing[^]*scope: group\n/,
+    },
+    terraform: {
+      name: 'function_capacity_reservation_user',
+      scope: /for_each\s+= toset\(var\.capacity_reservation_group_ids\)\n\s+scope\s+= each\.value/,
+    },
+  },
+  aksCluster: {
+    bicep: {
+      symbol: 'clusterRoles',
+      scope: /= if \(azureRbac\)[^]*scope: resourceGroup\(aksClusterResourceGroupName\)/,
+      module: 'rbac/cluster-roles.bicep',
+      target:
+        /resource clusterAccess [^]*scope: cluster\n[^]*condition: customRoles\.kubernetesClusterAccess\.condition\n\s+conditionVersion: '2\.0'/,
+    },
+    terraform: {
+      name: 'function_kubernetes_cluster_access',
+      scope:
+        /count\s+= local\.azure_rbac \? 1 : 0\n\s+scope\s+= data\.azurerm_kubernetes_cluster\.target\.id[^]*condition\s+= local\.custom_roles\.kubernetesClusterAccess\.condition\n\s+condition_version\s+= "2\.0"/,
+    },
+  },
+  aksNamespace: {
+    bicep: {
+      symbol: 'clusterRoles',
+      scope: /= if \(azureRbac\)[^]*scope: resourceGroup\(aksClusterResourceGroupName\)/,
+      module: 'rbac/cluster-roles.bicep',
+      target:
+        /resource kubeSystem 'namespaces' existing = \{\n\s+name: customRoles\.kubernetesKubeSystemAccess\.namespace[^]*resource kubeSystemAccess [^]*scope: cluster::kubeSystem\n/,
+    },
+    terraform: {
+      name: 'function_kubernetes_kube_system_access',
+      scope:
+        /count\s+= local\.azure_rbac \? 1 : 0\n\s+scope\s+= "\$\{data\.azurerm_kubernetes_cluster\.target\.id\}\/namespaces\/\$\{local\.custom_roles\.kubernetesKubeSystemAccess\.namespace\}"/,
+    },
+  },
+};
 
 describe('custom roles come from infra/azure-roles.json, in both templates', () => {
   const bicep = read('infra/bicep/modules/rbac.bicep');
@@ -157,46 +312,165 @@ describe('custom roles come from infra/azure-roles.json, in both templates', () 
       expect(text).not.toMatch(/['"]Microsoft\.\w+\/[\w/]*\/(?:read|write|delete|action)['"]/);
   });
 
-  it('each custom role is defined from the table by both', () => {
-    for (const key of Object.keys(customRoles)) {
-      expect(bicep).toContain(`actions: customRoles.${key}.actions`);
-      expect(terraform).toContain(`actions     = local.custom_roles.${key}.actions`);
-    }
+  it('every role names a scope of the vocabulary the emulator and both templates share', () => {
+    expect(Object.keys(ASSIGNERS).sort()).toEqual([...ASSIGNMENT_SCOPES].sort());
+    for (const [key, role] of Object.entries(customRoles))
+      expect(ASSIGNMENT_SCOPES, key).toContain(role.assignedAt);
+    // No link action is left on a scope wider than the resource it links, but the join of the NICs each
+    // VM PUT creates in the node resource group itself (they are the VM's own, and exist only there).
+    const wide = Object.values(customRoles)
+      .filter((role) => ['nodeResourceGroup', 'subscription'].includes(role.assignedAt))
+      .flatMap((role) => role.actions);
+    expect(wide.filter((action) => /\/(join|assign|deploy)\/action$/.test(action))).toEqual([
+      'Microsoft.Network/networkInterfaces/join/action',
+    ]);
   });
 
-  it('each is assigned at the scope the table names (the scope the ARM emulator enforces)', () => {
-    // Bicep: the module that assigns the role runs at the scope; Terraform: the assignment's scope.
-    const bicepScope = {
-      nodeResourceGroup: 'nodeRoles',
-      subscription: 'computeReader',
-      nodeSubnet: 'subnetRoles',
-    };
-    const terraformScope = {
-      nodeResourceGroup: 'scope              = local.node_resource_group_id',
-      subscription: 'scope              = data.azurerm_subscription.current.id',
-      nodeSubnet: 'scope              = var.node_subnet_id',
-    };
-    const bicepDefinition = {
-      vmOperator: 'vmOperatorRole',
-      computeCatalogReader: 'computeReaderRole',
-      capacityReservationUser: 'capacityReservationRole',
-      subnetJoiner: 'subnetJoinRole',
-    };
-    const terraformDefinition = {
-      vmOperator: 'vm_operator',
-      computeCatalogReader: 'compute_catalog_reader',
-      capacityReservationUser: 'capacity_reservation_user',
-      subnetJoiner: 'subnet_joiner',
-    };
-    for (const [key, role] of Object.entries(customRoles)) {
-      const bicepRole = bicepDefinition[key as keyof typeof bicepDefinition];
-      const bicepAssigner = bicepScope[role.assignedAt];
-      expect(bicep).toMatch(new RegExp(`(resource|module) ${bicepAssigner} [^]*?${bicepRole}\\.id`));
-      const tfRole = terraformDefinition[key as keyof typeof terraformDefinition];
-      const assignment = new RegExp(
-        `resource "azurerm_role_assignment" "\\w+" \\{\\n  ${terraformScope[role.assignedAt].replace(/[.]/g, '\\.')}\\n  role_definition_id = azurerm_role_definition\\.${tfRole}\\.`,
+  it('each custom role is defined from the table by both, one definition per role', () => {
+    expect(bicep).toMatch(
+      /for role in items\(customRoles\): if \(azureRbac \|\| !startsWith\(role\.value\.assignedAt, 'aks'\)\)/,
+    );
+    expect(bicep).toContain('actions: role.value.actions');
+    expect(bicep).toContain('dataActions: role.value.?dataActions ?? []');
+    expect(terraform).toMatch(
+      /for key, role in local\.custom_roles : key => role if local\.azure_rbac \|\| !startswith\(role\.assignedAt, "aks"\)/,
+    );
+    expect(terraform).toContain('actions          = each.value.actions');
+    expect(terraform).toContain('data_actions     = try(each.value.dataActions, [])');
+    // A definition's name stays what earlier versions created (role names are unique in a tenant).
+    const seeds = /var roleSeeds = \{([^}]*)\}/.exec(bicep)?.[1] ?? '';
+    for (const key of Object.keys(customRoles))
+      expect(seeds, key).toMatch(new RegExp(`\\b${key}: 'nodeclaim-`));
+    for (const [key, seed] of [
+      ['vmOperator', 'nodeclaim-vm-operator'],
+      ['computeCatalogReader', 'nodeclaim-compute-catalog-reader'],
+      ['capacityReservationUser', 'nodeclaim-capacity-reservation-user'],
+      ['subnetJoiner', 'nodeclaim-subnet-joiner'],
+    ])
+      expect(seeds).toContain(`${key}: '${seed}'`);
+    for (const key of ['vmOperator', 'computeCatalogReader', 'capacityReservationUser', 'subnetJoiner'])
+      expect(terraform).toContain(`to   = azurerm_role_definition.custom["${key}"]`);
+  });
+
+  it.each(Object.entries(customRoles))(
+    '%s is assigned at the scope the table names, by both (the scope the ARM emulator enforces)',
+    (key, role) => {
+      const assigner = ASSIGNERS[role.assignedAt];
+      // Bicep: the module (or resource) that assigns the role, its scope, and inside it the resource
+      // the assignment is scoped to.
+      const declaration = bicepDeclaration(bicep, assigner.bicep.symbol);
+      expect(declaration).toMatch(assigner.bicep.scope);
+      expect(declaration).toMatch(new RegExp(`roleIds\\.${key}\\b`));
+      if (assigner.bicep.module) {
+        expect(declaration).toContain(`'${assigner.bicep.module}'`);
+        expect(read(`infra/bicep/modules/${assigner.bicep.module}`)).toMatch(assigner.bicep.target as RegExp);
+      }
+      // Terraform: the assignment of this role and its scope.
+      const assignments = [...terraform.matchAll(/resource "azurerm_role_assignment" "(\w+)" \{/g)]
+        .map((m) => m[1] as string)
+        .filter((name) =>
+          terraformResource(terraform, 'azurerm_role_assignment', name).includes(
+            `azurerm_role_definition.custom["${key}"]`,
+          ),
+        );
+      expect(assignments).toEqual([assigner.terraform.name]);
+      expect(terraformResource(terraform, 'azurerm_role_assignment', assigner.terraform.name)).toMatch(
+        assigner.terraform.scope,
       );
-      expect(terraform).toMatch(assignment);
-    }
+    },
+  );
+
+  it('the resources the link roles are assigned on are the ones the app puts in VM bodies', () => {
+    // Bicep: rbac gets them from the cluster inputs the Function App's settings come from.
+    const main = read('infra/bicep/main.bicep');
+    const rbacModule = bicepDeclaration(main, 'rbac');
+    for (const [param, output] of [
+      ['kubeletIdentityResourceId', 'kubeletIdentityResourceId'],
+      ['loadBalancerBackendPoolIds', 'loadBalancerBackendPoolIds'],
+      ['nodeSecurityGroupId', 'nodeSecurityGroupId'],
+    ])
+      expect(rbacModule).toContain(`${param}: clusterInputs.outputs.settings.${output}`);
+    expect(rbacModule).toContain('attachNsgToNic: attachNsgToNic');
+    expect(rbacModule).toContain('capacityReservationGroupIds: capacityReservationGroupIds');
+    const functionApp = read('infra/bicep/modules/function-app.bicep');
+    expect(functionApp).toContain('KUBELET_IDENTITY_RESOURCE_ID: clusterInputs.kubeletIdentityResourceId');
+    expect(functionApp).toContain('LOAD_BALANCER_BACKEND_POOL_IDS: clusterInputs.loadBalancerBackendPoolIds');
+    expect(functionApp).toContain('NODE_SECURITY_GROUP_ID: clusterInputs.nodeSecurityGroupId');
+    expect(functionApp).toContain("CAPACITY_RESERVATION_GROUP_IDS: join(capacityReservationGroupIds, ',')");
+    // Terraform: the same locals the app settings read.
+    const app = read('infra/terraform/function_app.tf');
+    expect(app).toMatch(
+      /KUBELET_IDENTITY_RESOURCE_ID\s+= local\.cluster_inputs\.kubelet_identity_resource_id/,
+    );
+    expect(app).toMatch(
+      /LOAD_BALANCER_BACKEND_POOL_IDS\s+= local\.cluster_inputs\.load_balancer_backend_pool_ids/,
+    );
+    expect(app).toMatch(/NODE_SECURITY_GROUP_ID\s+= local\.cluster_inputs\.node_security_group_id/);
+    expect(app).toMatch(
+      /CAPACITY_RESERVATION_GROUP_IDS\s+= join\(",", var\.capacity_reservation_group_ids\)/,
+    );
+    expect(terraform).toMatch(
+      /outbound_pool_ids\s+= toset\(compact\(\[for id in split\(",", local\.cluster_inputs\.load_balancer_backend_pool_ids\)/,
+    );
+    // Read at plan time, so the per-pool assignments can be planned.
+    expect(read('infra/terraform/aks_cluster_inputs.tf')).toMatch(
+      /^data "azapi_resource_action" "cluster_network_profile"/m,
+    );
+  });
+});
+
+describe('the AKS data roles (kubernetesAuthorization=AzureRBAC) grant what infra/k8s/functions grants', () => {
+  const manifests = readdirSync(join(root, 'infra/k8s/functions'))
+    .filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml')
+    .flatMap((file) =>
+      parseAllDocuments(read(`infra/k8s/functions/${file}`)).map(
+        (doc) => doc.toJSON() as { kind: string; metadata: { namespace?: string }; rules?: KubernetesRule[] },
+      ),
+    );
+  const clusterRoles = manifests.filter((object) => object.kind === 'ClusterRole');
+  const roles = manifests.filter((object) => object.kind === 'Role');
+  const cluster = customRoles.kubernetesClusterAccess as CustomRole;
+  const namespaced = customRoles.kubernetesKubeSystemAccess as CustomRole;
+
+  it("the cluster-wide role holds exactly the ClusterRoles' rules as data actions, and its condition their custom resources", () => {
+    expect(clusterRoles.length).toBeGreaterThan(0);
+    const derived = aksDataActions(clusterRoles.flatMap((role) => role.rules ?? []));
+    expect([...(cluster.dataActions ?? [])].sort()).toEqual(derived.dataActions);
+    expect(cluster.customResources).toEqual(derived.customResources);
+    expect(cluster.condition).toBe(customResourceCondition(derived.customResources));
+    expect(cluster.actions).toEqual([]);
+  });
+
+  it("the namespace role holds exactly the Roles' rules, in the one namespace they are in", () => {
+    expect(new Set(roles.map((role) => role.metadata.namespace))).toEqual(new Set([namespaced.namespace]));
+    const derived = aksDataActions(roles.flatMap((role) => role.rules ?? []));
+    expect(derived.customResources).toEqual([]);
+    expect([...(namespaced.dataActions ?? [])].sort()).toEqual(derived.dataActions);
+    expect(namespaced.actions).toEqual([]);
+  });
+
+  it('maps verbs and subresources as AKS authorizes them, and a custom resource only through its condition', () => {
+    const mapped = aksDataActions([
+      { apiGroups: [''], resources: ['pods/eviction'], verbs: ['create'] },
+      { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: ['karpenter.sh'], resources: ['nodeclaims/status'], verbs: ['patch'] },
+    ]);
+    expect(mapped.dataActions).toEqual([
+      'Microsoft.ContainerService/managedClusters/apps/deployments/read',
+      'Microsoft.ContainerService/managedClusters/customresources/write',
+      'Microsoft.ContainerService/managedClusters/pods/write',
+    ]);
+    expect(mapped.customResources).toEqual([
+      { group: 'karpenter.sh', resource: 'nodeclaims', access: ['write'] },
+    ]);
+    expect(customResourceCondition(mapped.customResources)).toBe(
+      "((!(ActionMatches{'Microsoft.ContainerService/managedClusters/customresources/write'})) OR ((@Request[Microsoft.ContainerService/managedClusters/customResources:group] StringEqualsIgnoreCase 'karpenter.sh' AND @Request[Microsoft.ContainerService/managedClusters/customResources:kind] StringEqualsIgnoreCase 'nodeclaims')))",
+    );
+  });
+
+  it('no longer grants the built-in cluster admin role', () => {
+    expect(Object.keys(JSON.parse(read('infra/azure-roles.json')).roles as object)).not.toContain(
+      'Azure Kubernetes Service RBAC Cluster Admin',
+    );
   });
 });

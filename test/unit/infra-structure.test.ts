@@ -192,7 +192,11 @@ function terraformReferences(): {
 }[] {
   const refs: { kind: 'variable' | 'local' | 'resource' | 'data'; name: string; file: string }[] = [];
   for (const file of terraformFileNames) {
-    const text = withoutLineComments(readFileSync(join(terraformDir, file), 'utf8'));
+    // A `moved` block's `from` names an address of an earlier version, which is gone by design.
+    const text = withoutLineComments(readFileSync(join(terraformDir, file), 'utf8')).replace(
+      /^\s*from\s*=.*$/gm,
+      '',
+    );
     for (const m of text.matchAll(/\bvar\.(\w+)/g))
       refs.push({ kind: 'variable', name: m[1] as string, file });
     for (const m of text.matchAll(/\blocal\.(\w+)/g))

@@ -106,6 +106,9 @@ param registrationTimeoutMinutes int = 15
 @description('Node configuration read from the AKS cluster (the settings output of aks-cluster-inputs.bicep).')
 param clusterInputs object
 
+@description('CAPACITY_RESERVATION_GROUP_IDS: Capacity Reservation Groups launches may use; empty for none.')
+param capacityReservationGroupIds array = []
+
 @description('Tags for every resource.')
 param tags object = {}
 
@@ -219,6 +222,7 @@ var appSettings = {
   KUBELET_IDENTITY_RESOURCE_ID: clusterInputs.kubeletIdentityResourceId
   KUBELET_IDENTITY_CLIENT_ID: clusterInputs.kubeletIdentityClientId
   LOAD_BALANCER_BACKEND_POOL_IDS: clusterInputs.loadBalancerBackendPoolIds
+  CAPACITY_RESERVATION_GROUP_IDS: join(capacityReservationGroupIds, ',')
 }
 
 resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
