@@ -6,7 +6,7 @@
 //   narrow: the same identity is refused just outside each scope: another user-assigned identity of the
 //   node resource group (an add-on's), another backend pool of the same load balancer, another NSG and
 //   another subnet beside the node ones, a reservation group not configured (and any group when none
-//   is), and a VM in another resource group.
+//   is), a VM in another resource group, the catalogs of another subscription.
 // The slow half of the mutation table (a whole launch and deletion per action, through the Function
 // App) stays opt-in: test/e2e/azure-role-mutations.test.ts.
 import type { ComputeManagementClient, VirtualMachine } from '@azure/arm-compute';
@@ -299,6 +299,41 @@ describe('narrow: the same identity just outside each scope', () => {
     expect(
       await refusal(client.virtualMachines.beginDeleteAndWait(otherGroup, vmNameFor('elsewhere'), fast)),
     ).toMatchObject(refusedFor('AuthorizationFailed', 'Microsoft.Compute/virtualMachines/delete', other));
+    expect(
+      await refusal(client.virtualMachines.beginRestartAndWait(otherGroup, vmNameFor('elsewhere'), fast)),
+    ).toMatchObject(
+      refusedFor('AuthorizationFailed', 'Microsoft.Compute/virtualMachines/restart/action', other),
+    );
+  });
+
+  it("another subscription's catalog, operations and gallery cannot be read", async () => {
+    const foreign = '00000000-0000-0000-0000-0000000000ff';
+    const elsewhere = emulatorComputeClient(emulator, foreign);
+    const listed = async (pages: AsyncIterable<unknown>) => {
+      for await (const _item of pages) break;
+    };
+    // The SDK's pagers keep ARM's code but not its message.
+    expect(await refusal(listed(elsewhere.resourceSkus.list()))).toMatchObject({
+      code: 'AuthorizationFailed',
+    });
+    expect(
+      await refusal(
+        listed(
+          elsewhere.communityGalleryImageVersions.list(
+            location,
+            'AKSUbuntu-38d80f77-467a-481f-a8d4-09b6d4220bd2',
+            '2404gen2containerd',
+          ),
+        ),
+      ),
+    ).toMatchObject({ code: 'AuthorizationFailed' });
+    expect(await refusal(elsewhere.virtualMachines.get(nodeGroup, vmNameFor('elsewhere')))).toMatchObject(
+      refusedFor(
+        'AuthorizationFailed',
+        'Microsoft.Compute/virtualMachines/read',
+        `/subscriptions/${foreign}`,
+      ),
+    );
   });
 });
 
