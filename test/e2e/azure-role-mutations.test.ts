@@ -4,6 +4,8 @@
 // test needs it and it does not belong in the role; with every action granted the cycle completes
 // without a single 403. The table it prints is the one in docs/permissions.md. About four minutes, so it
 // runs only when asked: NODECLAIM_MUTATION_CHECK=1 npx vitest run test/e2e/azure-role-mutations.test.ts
+// Its fast half runs in CI: test/integration/arm-scopes.test.ts removes each action at the emulator (the
+// request that uses it is refused) and shows every grant refused just outside its scope.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
