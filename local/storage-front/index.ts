@@ -21,3 +21,4 @@ export {
   type RequiredPermission,
   type StorageService,
 } from './operations.js';
+export { azuriteFromConnectionString } from './azurite-endpoints.js';
