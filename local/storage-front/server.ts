@@ -80,6 +80,8 @@ export interface StorageFront {
   register(principal: StoragePrincipal): TokenCredential;
   /** The decisions so far, oldest first (bounded). */
   decisions(): readonly StorageDecisionRecord[];
+  /** How many requests each identity made of each operation, by outcome, since the start (unbounded). */
+  tally(): { principal: string; operation: string; status: StorageDecisionRecord['status']; count: number }[];
   stop(): Promise<void>;
 }
 
@@ -92,6 +94,10 @@ export async function startStorageFront(options: StorageFrontOptions): Promise<S
   const byToken = new Map<string, StoragePrincipal>();
   const tokenOf = new Map<string, string>();
   const decisions: StorageDecisionRecord[] = [];
+  const counts = new Map<
+    string,
+    { principal: string; operation: string; status: StorageDecisionRecord['status']; count: number }
+  >();
   const sas = accountSas(options.azurite);
   const upstream: Record<StorageService, URL> = {
     queue: new URL(options.azurite.queueEndpoint),
@@ -101,6 +107,12 @@ export async function startStorageFront(options: StorageFrontOptions): Promise<S
   const record = (decision: StorageDecisionRecord): void => {
     decisions.push(decision);
     if (decisions.length > DECISIONS_KEPT) decisions.shift();
+    const principal = decision.principal ?? '(no token)';
+    const operation = decision.operation ?? `${decision.method} ${decision.path}`;
+    const key = `${principal}\n${operation}\n${decision.status}`;
+    const entry = counts.get(key) ?? { principal, operation, status: decision.status, count: 0 };
+    entry.count += 1;
+    counts.set(key, entry);
     if (decision.status === 'refused') log.warn('storage front refused a request', { ...decision });
     else log.debug('storage front decision', { ...decision });
   };
@@ -244,6 +256,7 @@ export async function startStorageFront(options: StorageFrontOptions): Promise<S
       return fixedTokenCredential(token);
     },
     decisions: () => [...decisions],
+    tally: () => [...counts.values()].map((entry) => ({ ...entry })),
     stop: async () => {
       await Promise.all(servers.map(close));
     },
