@@ -138,21 +138,26 @@ export function toBridgeProbeEvent(options: { id: string; source: string; time: 
   };
 }
 
-/** True for a bridge probe (string, Buffer or decoded JSON); anything else goes to parseObjectChangeEvent. */
-export function isBridgeProbeEvent(body: unknown): body is BridgeProbeEvent {
+/** The bridge probe a message body (string, Buffer or decoded JSON) holds, or undefined for anything else. */
+export function bridgeProbeOf(body: unknown): BridgeProbeEvent | undefined {
   let value: unknown = body;
   if (Buffer.isBuffer(value)) value = value.toString('utf8');
   if (typeof value === 'string') {
     try {
       value = JSON.parse(value);
     } catch {
-      return false;
+      return undefined;
     }
   }
-  return (
-    isRecord(value) &&
+  return isRecord(value) &&
     value.specversion === CLOUD_EVENT_SPEC_VERSION &&
     value.type === BRIDGE_PROBE_EVENT_TYPE &&
     typeof value.id === 'string'
-  );
+    ? (value as unknown as BridgeProbeEvent)
+    : undefined;
+}
+
+/** True for a bridge probe; anything else goes to parseObjectChangeEvent. */
+export function isBridgeProbeEvent(body: unknown): boolean {
+  return bridgeProbeOf(body) !== undefined;
 }

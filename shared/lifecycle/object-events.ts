@@ -1,6 +1,6 @@
 // Routes a bridge event to the lifecycle phase that owns it. The event only names an object; the phase
 // reads its current state, so a late, duplicated or reordered event does the right thing or nothing.
-import { isBridgeProbeEvent, parseObjectChangeEvent } from '../events/cloud-event.js';
+import { bridgeProbeOf, parseObjectChangeEvent } from '../events/cloud-event.js';
 import type { HandlerContext } from '../runtime/definitions.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { describeEvictionNoticeOutcome, repairOnEvictionNotice } from './eviction-notice.js';
@@ -17,11 +17,9 @@ export async function handleObjectEvent(
 ): Promise<void> {
   // The bridge's readiness probe names no object: it only proved that the bridge may send. Dropped here,
   // so it neither reaches a phase nor the poison queue.
-  if (isBridgeProbeEvent(message)) {
-    context.log.debug('bridge readiness probe; nothing to do', {
-      eventId: message.id,
-      source: message.source,
-    });
+  const probe = bridgeProbeOf(message);
+  if (probe) {
+    context.log.debug('bridge readiness probe; nothing to do', { eventId: probe.id, source: probe.source });
     return;
   }
   // A malformed message throws MalformedEventError before anything is read or written; the host retries
