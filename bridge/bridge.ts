@@ -1,6 +1,7 @@
 // Wires the bridge together: informers → relevance filter → outbox → queue publisher, plus the periodic
 // resync, backpressure between the outbox and the watches, the health endpoint and graceful shutdown.
 import { randomUUID } from 'node:crypto';
+import type { TokenCredential } from '@azure/identity';
 import { KubeConfig, type Watch } from '@kubernetes/client-node';
 import type { ObjectChange, WatchedKind } from '../shared/events/cloud-event.js';
 import { toCloudEvent } from '../shared/events/cloud-event.js';
@@ -47,6 +48,10 @@ export interface BridgeOptions {
   logger?: Logger;
   /** Replaces the Storage queue client; for callers that bring their own transport. */
   queueSink?: QueueSink;
+  /** The identity's credential for a serviceUrl queue; DefaultAzureCredential (workload identity) by default. */
+  queueCredential?: TokenCredential;
+  /** Extra CA to trust for a serviceUrl queue (the local storage front's); unset in Azure. */
+  queueCaCertPem?: string;
   /**
    * The Watch each kind's informer opens its connections with (default: the Kubernetes client's own).
    * Tests pass a double that drops or holds connections as the network or the API server would.
@@ -104,6 +109,9 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
     options.queueSink ??
     createQueueSink(options.queue, {
       ...(options.queueRequestTimeoutMs !== undefined && { requestTimeoutMs: options.queueRequestTimeoutMs }),
+      ...(options.queueCredential !== undefined && { credential: options.queueCredential }),
+      ...(options.queueCaCertPem !== undefined && { caCertPem: options.queueCaCertPem }),
+      source: options.source,
     });
   const buffer = new ChangeBuffer({ capacity, newEventId: randomUUID, now: Date.now });
   const forwarded: BridgeStats['forwarded'] = { ADDED: 0, MODIFIED: 0, DELETED: 0, RESYNC: 0 };

@@ -6,7 +6,7 @@ import type { Logger } from '../shared/observability/logger.js';
 import type { BackoffPolicy } from './backoff.js';
 import { backoffDelay } from './backoff.js';
 import type { ChangeBuffer, PendingChange } from './change-buffer.js';
-import type { QueueSink } from './queue-sink.js';
+import { QueuePermissionError, type QueueSink } from './queue-sink.js';
 
 export interface PublisherOptions {
   buffer: ChangeBuffer;
@@ -207,13 +207,22 @@ export class QueuePublisher {
     if (this.#state === 'waiting' || this.#state === 'stopped') return;
     this.#consecutiveFailures += 1;
     const delayMs = backoffDelay(this.#consecutiveFailures, this.#options.backoff, this.#options.random);
-    this.#options.logger.warn('queue unreachable; keeping changes and retrying', {
+    const fields = {
       operation,
-      error: this.#lastError,
       attempt: this.#consecutiveFailures,
       retryInMs: delayMs,
       waiting: this.#options.buffer.size,
-    });
+    };
+    if (error instanceof QueuePermissionError) {
+      // Not an outage: the identity lacks a role. The line says what to grant; retries continue so the
+      // bridge recovers without a restart once it is granted.
+      this.#options.logger.error(error.message, { ...fields, missingDataAction: error.dataAction });
+    } else {
+      this.#options.logger.warn('queue unreachable; keeping changes and retrying', {
+        ...fields,
+        error: this.#lastError,
+      });
+    }
     this.#state = 'waiting';
     this.#retryTimer = setTimeout(() => {
       if (this.#state === 'waiting') this.#probe();

@@ -36,6 +36,8 @@ function usage(): string {
     '  --no-demo          start the stack and keep it running until Ctrl-C (kubectl apply your own objects);',
     '                     writes local.settings.json for Functions Core Tools pointing at the stack',
     '  --no-host          with --no-demo: no in-process function host, for `func start` (Core Tools) instead',
+    "  --storage-keys     the host and the bridge use Azurite's connection string (account key) instead of",
+    '                     their identities through the authorizing storage front (the default, as in Azure)',
     `  --scenario NAME    play only this scenario (repeatable): ${[...scenarios, ...namedOnlyScenarios()].map((s) => s.name).join(', ')}`,
     '                     (day plays only when named, and alone)',
     '  --speed FACTOR     divide every latency by FACTOR (VM creation, polling, sweep, kubelet); default 1',
@@ -86,6 +88,7 @@ async function main(): Promise<number> {
       seed: { type: 'string' },
       'day-minutes': { type: 'string', default: String(DEFAULT_DAY_MINUTES) },
       'capacity-shortage': { type: 'boolean', default: false },
+      'storage-keys': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -204,6 +207,7 @@ async function main(): Promise<number> {
       onActivity: relay.listener,
       signal: cancel.signal,
       functionHost: !values['no-host'] && !ownHost,
+      storage: values['storage-keys'] ? 'connectionString' : 'identity',
     });
   } catch (error) {
     await new Promise<void>((resolve) => logFile.end(resolve));
@@ -225,7 +229,9 @@ async function main(): Promise<number> {
       `  API server         ${stack.apiServer ?? '(shared)'}`,
       `  ARM emulator       ${stack.emulator.url}   (CA certificate: ${ca.certPath})`,
       `  emulator admin API ${admin}/faults, /latencies, /vms, /requests`,
-      `  Azurite queue      ${stack.queueEndpoint ?? '(shared)'}/${stack.queueName}`,
+      stack.storageFront
+        ? `  storage front      ${stack.storageFront.queueEndpoint()}/${stack.queueName} (queues), ${stack.storageFront.tableEndpoint()} (tables): Azurite behind Entra authorization, the host and the bridge as their identities with the roles of infra/azure-roles.json (CA certificate: ${ca.certPath})`
+        : `  Azurite queue      ${stack.queueEndpoint ?? '(shared)'}/${stack.queueName} (--storage-keys: the host and the bridge use the account key)`,
       stack.app
         ? `  function host      in process: every function of functions/index.ts (sweep ${stack.timings.sweepSchedule})`
         : ownHost

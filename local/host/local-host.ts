@@ -24,7 +24,12 @@ import { createWorkTracker } from './work-tracker.js';
 export interface LocalHostOptions {
   definitions: readonly FunctionDefinition[];
   /** Connection string of the Storage account whose queues feed the queue functions (Azurite). */
-  storageConnectionString: string;
+  storageConnectionString?: string;
+  /**
+   * Instead of a connection string: the queue service as the Function App's identity reaches it (a
+   * service URL and a token credential, as the Functions host does with AzureWebJobsStorage__accountName).
+   */
+  queueService?: QueueServiceClient;
   /** Keeps orchestration history here (one JSON file per instance) so it survives a restart. */
   stateDirectory?: string;
   /** Defaults to real time; tests pass createScaledClock(factor). */
@@ -100,7 +105,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
     contextFor,
   });
 
-  const service = QueueServiceClient.fromConnectionString(options.storageConnectionString);
+  const service = queueServiceOf(options);
   const queues: QueueListener[] = (byKind('queue') as QueueFunctionDefinition[]).map((definition) =>
     createQueueListener({
       definition,
@@ -208,4 +213,11 @@ async function withDeadline(promise: Promise<void>, deadline: number, describe: 
   } finally {
     clearTimeout(timer);
   }
+}
+
+function queueServiceOf(options: LocalHostOptions): QueueServiceClient {
+  if (options.queueService) return options.queueService;
+  if (options.storageConnectionString !== undefined)
+    return QueueServiceClient.fromConnectionString(options.storageConnectionString);
+  throw new Error('the local host needs storageConnectionString or queueService');
 }

@@ -34,7 +34,18 @@ export interface LocalAppSettingsInput {
   armCaCertPem: string;
   /** CA a node's kubelet would trust for the API server; the bootstrap data carries it. */
   bootstrapCaCertPem: string;
-  storageConnectionString: string;
+  /** AzureWebJobsStorage as a connection string (Azurite's); or, instead, `storageIdentity`. */
+  storageConnectionString?: string;
+  /**
+   * An identity-based AzureWebJobsStorage, as in Azure: the account, the service URLs (the local storage
+   * front's) and the CA that signed the front's certificate. The app authenticates with its credential.
+   */
+  storageIdentity?: {
+    accountName: string;
+    queueServiceUri: string;
+    tableServiceUri: string;
+    caCertPem: string;
+  };
   queueName: string;
   unavailableOfferingsTable: string;
   clusterName?: string;
@@ -84,7 +95,7 @@ export function localAppSettings(input: LocalAppSettingsInput): Record<string, s
     KUBECONFIG: input.kubeconfigPath,
     BOOTSTRAP_API_SERVER_URL: 'https://127.0.0.1:6443',
     BOOTSTRAP_CA_CERT: input.bootstrapCaCertPem,
-    AzureWebJobsStorage: input.storageConnectionString,
+    ...storageAppSettings(input),
     EVENTS_QUEUE_NAME: input.queueName,
     UNAVAILABLE_OFFERINGS_TABLE: input.unavailableOfferingsTable,
   };
@@ -122,4 +133,20 @@ export function localRepairPolicies(readyTolerationSeconds: number): string {
         : policy,
     ),
   ).join(',');
+}
+
+/** AzureWebJobsStorage as a connection string, or identity-based under the names the Functions host reads. */
+function storageAppSettings(input: LocalAppSettingsInput): Record<string, string> {
+  if (input.storageIdentity) {
+    return {
+      AzureWebJobsStorage__accountName: input.storageIdentity.accountName,
+      AzureWebJobsStorage__credential: 'managedidentity',
+      AzureWebJobsStorage__queueServiceUri: input.storageIdentity.queueServiceUri,
+      AzureWebJobsStorage__tableServiceUri: input.storageIdentity.tableServiceUri,
+      STORAGE_CA_CERT: input.storageIdentity.caCertPem,
+    };
+  }
+  if (input.storageConnectionString === undefined)
+    throw new Error('localAppSettings needs storageConnectionString or storageIdentity');
+  return { AzureWebJobsStorage: input.storageConnectionString };
 }

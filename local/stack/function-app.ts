@@ -1,7 +1,8 @@
 // The Function App running in the in-process host: settings read and validated from app settings exactly
 // as in Azure, the lifecycle dependencies built for the emulators, and the app's own function definitions.
 import type { TokenCredential } from '@azure/identity';
-import { QueueClient } from '@azure/storage-queue';
+import { QueueClient, QueueServiceClient } from '@azure/storage-queue';
+import { queueClientOptions } from '../../shared/azure/storage-tls.js';
 import { definitions as appDefinitions } from '../../functions/index.js';
 import { loadSettings, setSettings, type Settings } from '../../shared/config/settings.js';
 import {
@@ -45,19 +46,16 @@ export interface RunningFunctionApp {
  */
 export async function startFunctionApp(options: FunctionAppOptions): Promise<RunningFunctionApp> {
   const settings = loadSettings(options.appSettings);
-  const connectionString = settings.storage.connectionString;
-  if (!connectionString) throw new Error('the local stack needs AzureWebJobsStorage as a connection string');
+  const credential = options.credential ?? fixedTokenCredential;
   setSettings(settings);
-  const deps = createDependencies(settings, {
-    credential: options.credential ?? fixedTokenCredential,
-    log: options.log,
-  });
+  const deps = createDependencies(settings, { credential, log: options.log });
   setDependencies(deps);
-  const queue = new QueueClient(connectionString, settings.queues.events);
+  const service = queueServiceOf(settings, credential);
+  const queue = service.getQueueClient(settings.queues.events);
   await queue.createIfNotExists();
   const host = createLocalHost({
     definitions: localDefinitions(appDefinitions, options),
-    storageConnectionString: connectionString,
+    queueService: service,
     appSettings: options.appSettings,
     log: options.log,
     ...options.host,
@@ -82,4 +80,19 @@ export async function startFunctionApp(options: FunctionAppOptions): Promise<Run
       setSettings(undefined);
     },
   };
+}
+
+/**
+ * The queue service the Functions host reads the triggers' queues from, as it connects in Azure: with
+ * the connection string when AzureWebJobsStorage is one, otherwise as the app's identity at
+ * AzureWebJobsStorage__queueServiceUri (by default the account's public endpoint).
+ */
+function queueServiceOf(settings: Settings, credential: TokenCredential): QueueServiceClient {
+  const { connectionString, accountName, queueServiceUri, caCertPem } = settings.storage;
+  if (connectionString) return QueueServiceClient.fromConnectionString(connectionString);
+  return new QueueServiceClient(
+    queueServiceUri ?? `https://${accountName ?? ''}.queue.core.windows.net`,
+    credential,
+    queueClientOptions({}, caCertPem),
+  );
 }

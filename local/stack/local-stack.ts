@@ -3,11 +3,12 @@
 // queue, and the kubelet simulator giving every running VM a Node. `npm start` starts all of it; the
 // end-to-end tests reuse the control plane and Azurite of the test run and start the rest per test file.
 import { randomBytes } from 'node:crypto';
+import { QueueClient } from '@azure/storage-queue';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startBridge, type BridgeHandle } from '../../bridge/index.js';
+import { startBridge, type BridgeHandle, type QueueTarget } from '../../bridge/index.js';
 import { kubeClientsFromKubeconfig } from '../../shared/kube/client.js';
 import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custom-objects.js';
 import type { Logger } from '../../shared/observability/logger.js';
@@ -16,7 +17,8 @@ import { startArmEmulator, type ArmEmulator } from '../arm-emulator/index.js';
 import { startAzurite, type RunningAzurite } from '../azurite/launcher.js';
 import { startControlPlane, type ControlPlane } from '../control-plane/launcher.js';
 import { startKubeletSimulator, type KubeletSimulator } from '../kubelet-simulator/index.js';
-import type { PemKeyPair } from '../tls/dev-ca.js';
+import { azuriteFromConnectionString, startStorageFront, type StorageFront } from '../storage-front/index.js';
+import { createEphemeralCa, type PemKeyPair } from '../tls/dev-ca.js';
 import { localAppSettings, LOCAL_SUBSCRIPTION_ID } from './app-settings.js';
 import { appAuthorization } from './azure-role-assignments.js';
 import {
@@ -27,6 +29,11 @@ import {
 import type { ActivityListener, SweepScope } from './definitions.js';
 import { startFunctionApp, type RunningFunctionApp } from './function-app.js';
 import { scopedQueueSink } from './scoped-queue-sink.js';
+import {
+  localStorageAccountId,
+  shippedStoragePrincipal,
+  type StorageRoleMutation,
+} from './storage-role-assignments.js';
 import { stackTimings, type StackTimings } from './timings.js';
 
 const crdDirectory = fileURLToPath(new URL('../../infra/k8s/crds/', import.meta.url));
@@ -81,6 +88,16 @@ export interface LocalStackOptions {
    * show what the bridge's events do on their own slows the sweep down, so it cannot be what answered.
    */
   sweepSchedule?: string;
+  /**
+   * How the function host and the bridge reach Storage. `identity` (the default): as their identities,
+   * with bearer tokens, through the authorizing storage front (local/storage-front), which allows each
+   * only what its roles in infra/azure-roles.json allow, as in Azure. `connectionString`: with Azurite's
+   * account key, for users who run the app that way. Functions Core Tools (functionHost: false) always
+   * gets the connection string: the real host cannot present the front's tokens.
+   */
+  storage?: 'identity' | 'connectionString';
+  /** One permission taken out of one storage role (tests of a role that lacks it). */
+  storageRoleMutation?: StorageRoleMutation;
 }
 
 export interface LocalStack {
@@ -100,6 +117,13 @@ export interface LocalStack {
   caCertPem: string;
   queueEndpoint: string | undefined;
   queueName: string;
+  /** The authorizing storage front the identities reach Azurite through; undefined with connection strings. */
+  storageFront: StorageFront | undefined;
+  /**
+   * The bearer token the front knows the Function App's identity by, for a Function App started outside
+   * the stack with `appSettings` (a child-process host); undefined with connection strings.
+   */
+  functionsStorageToken: string | undefined;
   /** The in-process function host; undefined when started with functionHost: false. */
   app: RunningFunctionApp | undefined;
   /** Where a scoped stack's sweep looks (a host run outside the stack must sweep the same). */
@@ -209,6 +233,43 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       storageConnectionString = azurite.connectionString;
       queueEndpoint = azurite.queueEndpoint;
     }
+    const storageMode = options.storage ?? 'identity';
+    const azuriteAccess = azuriteFromConnectionString(storageConnectionString);
+    const storageWhere = {
+      accountId: localStorageAccountId(azuriteAccess.accountName),
+      eventsQueue: queueName,
+    };
+    const storageFront =
+      storageMode === 'identity'
+        ? await timed<StorageFront>(
+            'storage front (Entra authorization for Azurite)',
+            async () =>
+              startStorageFront({
+                azurite: azuriteAccess,
+                ca: options.shared?.ca ?? options.ca ?? (await createEphemeralCa()),
+                accounts: { [azuriteAccess.accountName]: storageWhere.accountId },
+                log: log.with({ component: 'storage-front' }),
+              }),
+            (value) => value.stop,
+          )
+        : undefined;
+    const functionsStorage = storageFront?.register(
+      shippedStoragePrincipal('functionApp', storageWhere, options.storageRoleMutation),
+    );
+    const bridgeStorage = storageFront?.register(
+      shippedStoragePrincipal('bridge', storageWhere, options.storageRoleMutation),
+    );
+    // The events queue and its poison queue exist before anything uses them, as Bicep and Terraform
+    // create them: the bridge's identity may only send. Set-up, so with the account key.
+    await timed(
+      `events queues ${queueName}, ${queueName}-poison (as infrastructure creates them)`,
+      async () => {
+        for (const name of [queueName, `${queueName}-poison`])
+          await new QueueClient(storageConnectionString, name).createIfNotExists();
+      },
+      () => () => Promise.resolve(),
+    );
+    if (storageFront) queueEndpoint = storageFront.queueEndpoint();
 
     const emulator = await timed<ArmEmulator>(
       'ARM emulator',
@@ -233,7 +294,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       armEndpoint: emulator.url,
       armCaCertPem: emulator.caCertPem,
       bootstrapCaCertPem: emulator.caCertPem,
-      storageConnectionString,
+      ...(storageFront && options.functionHost !== false
+        ? {
+            storageIdentity: {
+              accountName: azuriteAccess.accountName,
+              queueServiceUri: storageFront.queueEndpoint(),
+              tableServiceUri: storageFront.tableEndpoint(),
+              caCertPem: storageFront.caCertPem,
+            },
+          }
+        : { storageConnectionString }),
       queueName,
       unavailableOfferingsTable: scoped ? `offerings${runId}` : 'unavailableofferings',
       pollIntervalSeconds: timings.pollIntervalSeconds,
@@ -290,6 +360,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
                 appSettings,
                 log,
                 sweepSchedule,
+                ...(functionsStorage ? { credential: functionsStorage } : {}),
                 ...(sweepScope ? { sweepScope } : {}),
                 ...(options.onActivity ? { onActivity: options.onActivity } : {}),
                 host: { visibilityTimeoutMs: 1_000, pollIntervalMs: 50, stateDirectory },
@@ -297,11 +368,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             (value) => value.stop,
           );
 
-    const queueTarget = {
-      mode: 'connectionString' as const,
-      connectionString: storageConnectionString,
-      queueName,
-    };
+    const queueTarget: QueueTarget = storageFront
+      ? { mode: 'serviceUrl', serviceUrl: storageFront.queueEndpoint(), queueName }
+      : { mode: 'connectionString', connectionString: storageConnectionString, queueName };
+    const queueIdentity =
+      storageFront && bridgeStorage
+        ? { credential: bridgeStorage, caCertPem: storageFront.caCertPem }
+        : undefined;
     const bridge = await timed<BridgeHandle>(
       'event bridge',
       () =>
@@ -309,7 +382,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           queue: queueTarget,
           kubernetes: { mode: 'kubeconfig', kubeconfigPath: identities.bridge.kubeconfigPath },
           source: '/clusters/local/event-bridge',
-          ...(scoped ? { queueSink: scopedQueueSink(queueTarget, runId) } : {}),
+          ...(scoped
+            ? {
+                queueSink: scopedQueueSink(queueTarget, runId, {
+                  ...queueIdentity,
+                  source: '/clusters/local/event-bridge',
+                }),
+              }
+            : {}),
+          ...(queueIdentity
+            ? { queueCredential: queueIdentity.credential, queueCaCertPem: queueIdentity.caCertPem }
+            : {}),
           shutdownFlushSeconds: 2,
           logger: log.with({ component: 'event-bridge' }),
         }),
@@ -345,6 +428,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       caCertPem: emulator.caCertPem,
       queueEndpoint,
       queueName,
+      storageFront,
+      functionsStorageToken: (await functionsStorage?.getToken([]))?.token,
       app,
       sweepScope,
       appSettings,

@@ -2,11 +2,15 @@
 // token. When several local stacks share one control plane (the end-to-end tests), each bridge then feeds
 // its own host only its own objects, as if each stack had a cluster to itself.
 import type { QueueTarget } from '../../bridge/index.js';
-import { createQueueSink, type QueueSink } from '../../bridge/queue-sink.js';
+import { createQueueSink, type QueueSink, type QueueSinkOptions } from '../../bridge/queue-sink.js';
 import { parseObjectChangeEvent } from '../../shared/events/cloud-event.js';
 
-export function scopedQueueSink(target: QueueTarget, nameToken: string): QueueSink {
-  const sink = createQueueSink(target);
+export function scopedQueueSink(
+  target: QueueTarget,
+  nameToken: string,
+  options: QueueSinkOptions = {},
+): QueueSink {
+  const sink = createQueueSink(target, options);
   return {
     probe: () => sink.probe(),
     send: async (messageText) => {

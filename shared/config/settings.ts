@@ -54,6 +54,16 @@ export interface Settings {
     connectionString?: string;
     /** The account name for identity-based connections (`AzureWebJobsStorage__accountName`). */
     accountName?: string;
+    /**
+     * The queue and table service URLs of an identity-based connection
+     * (`AzureWebJobsStorage__queueServiceUri`, `AzureWebJobsStorage__tableServiceUri`, the Functions host's
+     * names); by default `https://<accountName>.queue|table.core.windows.net`. The local storage front's
+     * URLs locally.
+     */
+    queueServiceUri?: string;
+    tableServiceUri?: string;
+    /** Extra CA to trust for those URLs (STORAGE_CA_CERT; the local storage front's); unset in Azure. */
+    caCertPem?: string;
   };
   queues: {
     events: string;
@@ -522,9 +532,16 @@ function storageSettings(reader: EnvReader, problems: string[]): Settings['stora
       'AzureWebJobsStorage (a connection string) or AzureWebJobsStorage__accountName (identity-based) must be set',
     );
   }
+  const serviceUri = (name: string): string | undefined =>
+    reader.optional(name) ? reader.url(name).replace(/\/+$/, '') : undefined;
+  const queueServiceUri = serviceUri('AzureWebJobsStorage__queueServiceUri');
+  const tableServiceUri = serviceUri('AzureWebJobsStorage__tableServiceUri');
   return {
     ...(connectionString ? { connectionString } : {}),
     ...(accountName ? { accountName } : {}),
+    ...(queueServiceUri ? { queueServiceUri } : {}),
+    ...(tableServiceUri ? { tableServiceUri } : {}),
+    ...(reader.optional('STORAGE_CA_CERT') ? { caCertPem: reader.pem('STORAGE_CA_CERT') } : {}),
   };
 }
 

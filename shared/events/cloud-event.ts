@@ -112,3 +112,52 @@ export function parseObjectChangeEvent(body: unknown): ObjectChangeEvent {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * The event bridge's readiness probe. With only "Storage Queue Data Message Sender" the bridge can send
+ * and do nothing else (not even read the queue's metadata), so the one proof that it can publish is a
+ * message it published: the probe. It names no object; the queue trigger drops it (isBridgeProbeEvent).
+ */
+export const BRIDGE_PROBE_EVENT_TYPE = 'com.nodeclaim-azure.bridge.probe';
+
+export interface BridgeProbeEvent {
+  specversion: '1.0';
+  id: string;
+  source: string;
+  type: typeof BRIDGE_PROBE_EVENT_TYPE;
+  time: string;
+}
+
+export function toBridgeProbeEvent(options: { id: string; source: string; time: Date }): BridgeProbeEvent {
+  return {
+    specversion: CLOUD_EVENT_SPEC_VERSION,
+    id: options.id,
+    source: options.source,
+    type: BRIDGE_PROBE_EVENT_TYPE,
+    time: options.time.toISOString(),
+  };
+}
+
+/** The bridge probe a message body (string, Buffer or decoded JSON) holds, or undefined for anything else. */
+export function bridgeProbeOf(body: unknown): BridgeProbeEvent | undefined {
+  let value: unknown = body;
+  if (Buffer.isBuffer(value)) value = value.toString('utf8');
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  return isRecord(value) &&
+    value.specversion === CLOUD_EVENT_SPEC_VERSION &&
+    value.type === BRIDGE_PROBE_EVENT_TYPE &&
+    typeof value.id === 'string'
+    ? (value as unknown as BridgeProbeEvent)
+    : undefined;
+}
+
+/** True for a bridge probe; anything else goes to parseObjectChangeEvent. */
+export function isBridgeProbeEvent(body: unknown): boolean {
+  return bridgeProbeOf(body) !== undefined;
+}

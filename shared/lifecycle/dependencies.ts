@@ -10,6 +10,7 @@ import { NodeImageVersions } from '../azure/node-image-versions.js';
 import { RetailPriceCatalog } from '../azure/retail-prices.js';
 import { ResourceSkuCatalog } from '../azure/resource-skus.js';
 import { CapacityReservationGroups } from '../azure/capacity-reservations.js';
+import { storageTlsOptions } from '../azure/storage-tls.js';
 import { tableClientFromConnectionString } from '../azure/table-client.js';
 import { UnavailableOfferingsStore } from '../azure/unavailable-offerings.js';
 import { VirtualMachines } from '../azure/virtual-machines.js';
@@ -169,7 +170,12 @@ function tableClient(settings: Settings, credential: TokenCredential): TableClie
   if (settings.storage.connectionString) {
     return tableClientFromConnectionString(settings.storage.connectionString, table);
   }
-  return new TableClient(`https://${settings.storage.accountName}.table.core.windows.net`, table, credential);
+  return new TableClient(
+    settings.storage.tableServiceUri ?? `https://${settings.storage.accountName}.table.core.windows.net`,
+    table,
+    credential,
+    storageTlsOptions(settings.storage.caCertPem),
+  );
 }
 
 let current: LifecycleDependencies | undefined;

@@ -1,6 +1,6 @@
 // Routes a bridge event to the lifecycle phase that owns it. The event only names an object; the phase
 // reads its current state, so a late, duplicated or reordered event does the right thing or nothing.
-import { parseObjectChangeEvent } from '../events/cloud-event.js';
+import { bridgeProbeOf, parseObjectChangeEvent } from '../events/cloud-event.js';
 import type { HandlerContext } from '../runtime/definitions.js';
 import type { LifecycleDependencies } from './dependencies.js';
 import { describeEvictionNoticeOutcome, repairOnEvictionNotice } from './eviction-notice.js';
@@ -15,6 +15,13 @@ export async function handleObjectEvent(
   message: unknown,
   context: Pick<HandlerContext, 'orchestrations' | 'invocationId' | 'log'>,
 ): Promise<void> {
+  // The bridge's readiness probe names no object: it only proved that the bridge may send. Dropped here,
+  // so it neither reaches a phase nor the poison queue.
+  const probe = bridgeProbeOf(message);
+  if (probe) {
+    context.log.debug('bridge readiness probe; nothing to do', { eventId: probe.id, source: probe.source });
+    return;
+  }
   // A malformed message throws MalformedEventError before anything is read or written; the host retries
   // it and then moves it to the poison queue with this error's message as the reason.
   const event = parseObjectChangeEvent(message);

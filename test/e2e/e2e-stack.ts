@@ -53,6 +53,7 @@ export async function playEndToEnd(scenario: Scenario): Promise<ScenarioReport> 
     const report = await playScenario(scenario, stack, { relay });
     console.log(report.summaryText);
     if (!report.passed) printRecentLog(recent);
+    expectStorageAsShipped(stack);
     return report;
   } catch (error) {
     printRecentLog(recent);
@@ -89,4 +90,18 @@ export function expectInvariantsHold(report: ScenarioReport): void {
   for (const invariant of report.outcome.invariants) {
     expect(invariant.holds, `${invariant.name}: ${invariant.detail}`).toBe(true);
   }
+}
+
+/**
+ * The bridge published and the host read its queue as their identities, through the authorizing
+ * storage front with the roles of infra/azure-roles.json, and the front refused nothing.
+ */
+export function expectStorageAsShipped(stack: LocalStack): void {
+  expect(stack.storageFront, 'the stack reaches storage through the storage front').toBeDefined();
+  const tally = stack.storageFront?.tally() ?? [];
+  expect(tally.filter((entry) => entry.status !== 'allowed')).toEqual([]);
+  const count = (principal: string, operation: string): number =>
+    tally.find((entry) => entry.principal === principal && entry.operation === operation)?.count ?? 0;
+  expect(count('bridge', 'Put Message'), 'the bridge sent through the front').toBeGreaterThan(0);
+  expect(count('functionApp', 'Get Messages'), 'the host received through the front').toBeGreaterThan(0);
 }

@@ -3,12 +3,15 @@
 // in HOST_PROCESS_CONFIG; "ready" on stdout once every function is registered and listening.
 import type { SweepScope } from '../../local/stack/definitions.js';
 import { startFunctionApp } from '../../local/stack/function-app.js';
+import { fixedTokenCredential } from '../../local/storage-front/index.js';
 import { createLogger } from '../../shared/observability/logger.js';
 
 export interface HostProcessConfig {
   appSettings: Record<string, string>;
   stateDirectory: string;
   sweepSchedule: string;
+  /** The Function App identity's token at the storage front (LocalStack.functionsStorageToken), if any. */
+  storageToken?: string;
   sweepScope: SweepScope;
 }
 
@@ -21,6 +24,7 @@ const log = createLogger({
 const app = await startFunctionApp({
   appSettings: config.appSettings,
   log,
+  ...(config.storageToken ? { credential: fixedTokenCredential(config.storageToken) } : {}),
   sweepSchedule: config.sweepSchedule,
   sweepScope: config.sweepScope,
   host: { visibilityTimeoutMs: 500, pollIntervalMs: 50, stateDirectory: config.stateDirectory },

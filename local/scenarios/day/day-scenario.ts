@@ -108,7 +108,12 @@ async function playDay(
       .map(([gate]) => gate),
   );
   const host = childHost(
-    { appSettings: hostSettings, stateDirectory, sweepSchedule: stack.timings.sweepSchedule },
+    {
+      appSettings: hostSettings,
+      stateDirectory,
+      sweepSchedule: stack.timings.sweepSchedule,
+      ...(stack.functionsStorageToken ? { storageToken: stack.functionsStorageToken } : {}),
+    },
     (line) => {
       hostLog?.write(line + '\n');
       if (/"level":"(warn|error)"/.test(line)) {

@@ -4,12 +4,15 @@
 // registered and listening; the app's log lines (JSON) go to stderr for the parent to keep.
 import type { SweepScope } from '../../stack/definitions.js';
 import { startFunctionApp } from '../../stack/function-app.js';
+import { fixedTokenCredential } from '../../storage-front/index.js';
 import { createLogger } from '../../../shared/observability/logger.js';
 
 export interface DayHostConfig {
   appSettings: Record<string, string>;
   stateDirectory: string;
   sweepSchedule: string;
+  /** The Function App identity's token at the storage front (LocalStack.functionsStorageToken), if any. */
+  storageToken?: string;
   sweepScope?: SweepScope;
 }
 
@@ -22,6 +25,7 @@ const log = createLogger({
 const app = await startFunctionApp({
   appSettings: config.appSettings,
   log,
+  ...(config.storageToken ? { credential: fixedTokenCredential(config.storageToken) } : {}),
   sweepSchedule: config.sweepSchedule,
   ...(config.sweepScope ? { sweepScope: config.sweepScope } : {}),
   host: { visibilityTimeoutMs: 1_000, pollIntervalMs: 50, stateDirectory: config.stateDirectory },
