@@ -39,7 +39,10 @@ export interface BridgeOptions {
   bufferCapacity?: number;
   sendConcurrency?: number;
   shutdownFlushSeconds?: number;
-  /** How often an idle bridge checks the queue; readiness needs a success within 3 of these. */
+  /**
+   * How often an idle bridge checks the queue (default 15 s with a connection string, 5 min with an
+   * identity, where each probe is a message); readiness needs a success within 3 of these.
+   */
   queueProbeIntervalMs?: number;
   /** Per-request timeout of queue calls. */
   queueRequestTimeoutMs?: number;
@@ -99,7 +102,11 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
   const capacity = options.bufferCapacity ?? bridgeDefaults.bufferCapacity;
   // Resume reading once the outbox has drained to half, so watches do not flap at the mark.
   const resumeBelow = Math.floor(capacity / 2);
-  const probeIntervalMs = options.queueProbeIntervalMs ?? 15_000;
+  // With a key the idle probe is a metadata read and costs nothing; with an identity it is a message the
+  // functions receive (queue-sink.ts), so an idle bridge probes every 5 minutes there, not every 15 s, and
+  // a settled cluster stays near silent. Sends refresh readiness as probes do.
+  const probeIntervalMs =
+    options.queueProbeIntervalMs ?? (options.queue.mode === 'serviceUrl' ? 300_000 : 15_000);
   const shutdownFlushMs = (options.shutdownFlushSeconds ?? bridgeDefaults.shutdownFlushSeconds) * 1000;
   const watchBackoff = validateBackoff(options.watchBackoff ?? { ...defaultBackoff, initialMs: 1_000 });
   const queueBackoff = validateBackoff(options.queueBackoff ?? defaultBackoff);
