@@ -14,7 +14,6 @@ import {
   isTransient,
   type VirtualMachines,
 } from '../azure/virtual-machines.js';
-import { holdsReservationSeat, recordOfReservation } from '../decisions/capacity-reservations.js';
 import { classifyLaunchError } from '../decisions/launch-errors.js';
 import { overlaidCapacity, overlaidOfferingPrice } from '../decisions/node-overlays.js';
 import { selectOffering, type Offering } from '../decisions/offerings.js';
@@ -29,11 +28,7 @@ import { resolveNodeImage } from './node-image.js';
 import { currentNodeOverlays } from './node-overlays.js';
 import type { CloudProviderParts } from './parts.js';
 import { forgetQuotaFreedBy } from './quota-memory.js';
-import {
-  listReservationClaimants,
-  offeringsWithReservations,
-  reservationClaimants,
-} from './reserved-offerings.js';
+import { offeringsWithReservations, takeReservationSeat } from './reserved-offerings.js';
 import {
   AuthorizationError,
   CreateError,
@@ -41,7 +36,6 @@ import {
   InstanceExistsError,
   InstanceNameConflictError,
   InsufficientCapacityError,
-  ReservationContendedError,
   TransientCloudError,
   type CloudProvider,
   type CreationProgress,
@@ -112,14 +106,10 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
     const providerID = providerIdOf(vmName);
     if (launch.kind === 'adopt') return { vmName, providerID, offering, created: false };
     const name = nodeClaim.metadata.name;
-    if (offering.reservationId !== undefined) {
-      // Other launches may have read the same free slot: the claimants agree on who takes it, and a
-      // launch that does not plans again, where the slot now counts as taken.
-      const record = recordOfReservation(launch.reservations, offering.reservationId);
-      const claimants = reservationClaimants(await listReservationClaimants(parts), offering.reservationId);
-      if (!record || !holdsReservationSeat(record, claimants, name))
-        throw new ReservationContendedError(`reservation ${offering.reservationId} is contended`);
-    }
+    // Other launches may have read the same free slot: the claimants agree on who takes it, and a
+    // launch that does not plans again, where the slot now counts as taken.
+    if (offering.reservationId !== undefined)
+      await takeReservationSeat(parts, launch.reservations, offering.reservationId, name);
     // The node's own token, made before the VM that carries it; the same one when this launch is retried.
     const bootstrapToken = await ensureBootstrapToken(
       (await parts.kube()).core,

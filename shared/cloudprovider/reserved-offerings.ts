@@ -3,9 +3,13 @@
 // the VMs Azure lists in it and this cluster's NodeClaims labelled with it (launching or launched), so
 // every part of the app, on every instance, hands out a slot once.
 import {
+  holdsCommittedSeat,
+  holdsReservationSeat,
+  recordOfReservation,
   reservedOfferings,
   type CapacityReservationRecord,
   RESERVATION_CLAIMED_AT_ANNOTATION,
+  RESERVATION_COMMITTED_ANNOTATION,
   type ReservationClaimant,
 } from '../decisions/capacity-reservations.js';
 import type { Offering } from '../decisions/offerings.js';
@@ -14,6 +18,7 @@ import type { NodeClaim } from '../models/index.js';
 import { WellKnown } from '../models/karpenter.js';
 import type { CloudProviderParts } from './parts.js';
 import { catalogOfferings } from './catalog-offerings.js';
+import { ReservationContendedError } from './types.js';
 
 export interface OfferingsWithReservations {
   offerings: Offering[];
@@ -35,6 +40,8 @@ export function reservationClaimants(
         claimedAt: nc.metadata.annotations[RESERVATION_CLAIMED_AT_ANNOTATION],
       }),
       launched: Boolean(nc.status?.providerID),
+      committed: nc.metadata.annotations?.[RESERVATION_COMMITTED_ANNOTATION] === reservationId,
+      ...(nc.metadata.resourceVersion !== undefined && { resourceVersion: nc.metadata.resourceVersion }),
     }));
 }
 
@@ -63,4 +70,33 @@ export async function offeringsWithReservations(
   const launching = (reservationId: string): ReadonlySet<string> =>
     new Set(reservationClaimants(nodeClaims, reservationId).map((c) => c.vmName));
   return { offerings: [...catalog, ...reservedOfferings(records, catalog, launching)], records };
+}
+
+/**
+ * Takes one of the reservation's slots for the NodeClaim about to send its VM PUT, or throws
+ * ReservationContendedError (and gives back its commitment) when other launches hold them all. Two
+ * checks, each on a fresh list: the claim order (holdsReservationSeat) lets through the launches that
+ * come first by their claims, then the commitment written here orders those by the API server's own
+ * write order (holdsCommittedSeat), so no interleaving of concurrent launches overallocates the group.
+ */
+export async function takeReservationSeat(
+  deps: Pick<CloudProviderParts, 'objects'>,
+  records: readonly CapacityReservationRecord[],
+  reservationId: string,
+  nodeClaimName: string,
+): Promise<void> {
+  const record = recordOfReservation(records, reservationId);
+  const claimed = reservationClaimants(await listReservationClaimants(deps), reservationId);
+  if (!record || !holdsReservationSeat(record, claimed, nodeClaimName))
+    throw new ReservationContendedError(`reservation ${reservationId} is contended`);
+  const committed = await deps.objects.nodeClaims.mergePatch(nodeClaimName, {
+    metadata: { annotations: { [RESERVATION_COMMITTED_ANNOTATION]: reservationId } },
+  });
+  const ownVersion = committed.metadata.resourceVersion ?? '';
+  const listed = reservationClaimants(await listReservationClaimants(deps), reservationId);
+  if (holdsCommittedSeat(record, listed, nodeClaimName, ownVersion)) return;
+  await deps.objects.nodeClaims.mergePatch(nodeClaimName, {
+    metadata: { annotations: { [RESERVATION_COMMITTED_ANNOTATION]: null } },
+  });
+  throw new ReservationContendedError(`reservation ${reservationId} is taken by earlier launches`);
 }

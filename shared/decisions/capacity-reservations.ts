@@ -79,6 +79,12 @@ export function reservedOfferings(
  */
 export const RESERVATION_CLAIMED_AT_ANNOTATION = 'karpenter.azure.com/reservation-claimed-at';
 
+/**
+ * Set (to the reservation's ID) by a launch that held a seat by its claim and is about to send its VM
+ * PUT, before it lists the claimants a second time (holdsCommittedSeat).
+ */
+export const RESERVATION_COMMITTED_ANNOTATION = 'karpenter.azure.com/reservation-committed';
+
 export interface ReservationClaimant {
   nodeClaimName: string;
   vmName: string;
@@ -87,6 +93,10 @@ export interface ReservationClaimant {
   claimedAt?: string;
   /** Whether its VM PUT was already accepted (status.providerID set): it holds its slot whatever comes. */
   launched: boolean;
+  /** RESERVATION_COMMITTED_ANNOTATION names this reservation: its launch is sending, or about to send, its PUT. */
+  committed?: boolean;
+  /** The NodeClaim's metadata.resourceVersion as listed (the order of its last write among NodeClaims). */
+  resourceVersion?: string;
 }
 
 /**
@@ -127,6 +137,49 @@ export function holdsReservationSeat(
   const free = record.capacity - allocated.size;
   const position = waiting.findIndex((c) => c.nodeClaimName === self);
   return position >= 0 && position < free;
+}
+
+/**
+ * Kubernetes resource versions of one resource, compared as the integers they are (KEP-5504, stable in
+ * Kubernetes 1.35, documents what etcd-backed API servers have always served): negative when `a` was
+ * written before `b`. Undefined when either is not a positive decimal integer.
+ */
+export function compareResourceVersions(a: string, b: string): number | undefined {
+  const valid = /^[1-9][0-9]*$/;
+  if (!valid.test(a) || !valid.test(b)) return undefined;
+  return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The second check, after a launch that held a seat (holdsReservationSeat) wrote its commitment and listed
+ * the claimants again: does it keep the seat? The claim order alone cannot keep concurrent launches apart,
+ * since a claim stamped earlier can land after a later claimant listed, and then both believe they come
+ * first. The commitments are ordered by the API server itself: a committed claimant whose resource
+ * version is below this launch's commitment wrote its commitment before, and counts against the slots,
+ * as does any claimant already launched or allocated. One that committed after this launch lists after
+ * its own commitment and so sees this one, with a lower version: of any capacity + 1 commitments, the last
+ * one counts all the others and yields. Only the earliest commitments go in, so two launches never both
+ * yield a slot one of them could have had. A claimant whose version cannot be compared counts, to be safe.
+ */
+export function holdsCommittedSeat(
+  record: Pick<CapacityReservationRecord, 'capacity' | 'allocatedVmNames'>,
+  claimants: readonly ReservationClaimant[],
+  self: string,
+  ownCommitVersion: string,
+): boolean {
+  const taken = new Set(record.allocatedVmNames.map((n) => n.toLowerCase()));
+  const me = claimants.find((c) => c.nodeClaimName === self);
+  if (me && taken.has(me.vmName.toLowerCase())) return true;
+  for (const other of claimants) {
+    if (other.nodeClaimName === self) continue;
+    const order =
+      other.resourceVersion === undefined
+        ? undefined
+        : compareResourceVersions(other.resourceVersion, ownCommitVersion);
+    const before = order === undefined || order < 0;
+    if (other.launched || (other.committed === true && before)) taken.add(other.vmName.toLowerCase());
+  }
+  return taken.size < record.capacity;
 }
 
 /** The record behind a reserved offering, found by the offering's reservation ID. */

@@ -13,6 +13,8 @@ import {
   reservationIdOf,
 } from '../../shared/decisions/capacity-reservation-groups.js';
 import {
+  compareResourceVersions,
+  holdsCommittedSeat,
   holdsReservationSeat,
   reservationAvailability,
   reservedOfferings,
@@ -203,6 +205,78 @@ describe('concurrent launches yield to earlier claims', () => {
       holdsReservationSeat({ capacity: 3, allocatedVmNames: [] }, seen(4), '0d'),
     ];
     expect(decisions).toEqual([true, true, true, false]);
+  });
+});
+
+describe('commitments ordered by the API server keep concurrent launches within the capacity', () => {
+  const record = { capacity: 3, allocatedVmNames: [] as string[] };
+  const claimant = (name: string, extra: Partial<ReservationClaimant> = {}): ReservationClaimant => ({
+    nodeClaimName: name,
+    vmName: `aks-${name}`,
+    creationTimestamp: '2026-12-02T00:00:00Z',
+    launched: false,
+    ...extra,
+  });
+
+  it('compares resource versions as integers, and refuses what is not one', () => {
+    expect(compareResourceVersions('9', '10')).toBeLessThan(0);
+    expect(compareResourceVersions('1200', '1199')).toBeGreaterThan(0);
+    expect(compareResourceVersions('42', '42')).toBe(0);
+    expect(compareResourceVersions('042', '42')).toBeUndefined();
+    expect(compareResourceVersions('', '1')).toBeUndefined();
+    expect(compareResourceVersions('abc', '1')).toBeUndefined();
+  });
+
+  it('the interleaving that overallocated: all four held a seat by their claims, only the first three commitments keep it', () => {
+    // d listed before a's claim landed (a stamped its claim earlier but wrote it later), so by the claims
+    // alone all four went in. Their commitments landed in the order b (101), c (102), d (103), a (104);
+    // each lists after its own commitment and sees at least those written before it.
+    const version = { b: '101', c: '102', d: '103', a: '104' } as const;
+    const committed = (name: keyof typeof version) =>
+      claimant(name, { committed: true, resourceVersion: version[name] });
+    const views: Record<keyof typeof version, ReservationClaimant[]> = {
+      b: [committed('b'), claimant('c', { resourceVersion: '90' })],
+      c: [committed('b'), committed('c'), claimant('d', { resourceVersion: '95' })],
+      d: [committed('b'), committed('c'), committed('d')],
+      a: [committed('b'), committed('c'), committed('d'), committed('a')],
+    };
+    const keeps = (Object.keys(version) as (keyof typeof version)[]).filter((name) =>
+      holdsCommittedSeat(record, views[name], name, version[name]),
+    );
+    expect(keeps).toEqual(['b', 'c', 'd']);
+  });
+
+  it('an earlier commitment seen later never makes an earlier launch yield (no slot lost to two yields)', () => {
+    // b committed first (101) and lists late, after c, d and a committed: it still counts none of them.
+    const seen = [
+      claimant('b', { committed: true, resourceVersion: '101' }),
+      claimant('c', { committed: true, resourceVersion: '102' }),
+      claimant('d', { committed: true, resourceVersion: '103' }),
+      claimant('a', { committed: true, resourceVersion: '104' }),
+    ];
+    expect(holdsCommittedSeat(record, seen, 'b', '101')).toBe(true);
+    expect(holdsCommittedSeat(record, seen, 'a', '104')).toBe(false);
+  });
+
+  it('launched and allocated claimants count whatever their version; an uncomparable version counts', () => {
+    const launched = [claimant('x', { launched: true, resourceVersion: '500' })];
+    expect(holdsCommittedSeat({ capacity: 1, allocatedVmNames: [] }, launched, 'me', '100')).toBe(false);
+    expect(holdsCommittedSeat({ capacity: 2, allocatedVmNames: ['aks-y'] }, launched, 'me', '100')).toBe(
+      false,
+    );
+    expect(
+      holdsCommittedSeat(
+        { capacity: 1, allocatedVmNames: ['aks-me'] },
+        [...launched, claimant('me')],
+        'me',
+        '100',
+      ),
+    ).toBe(true);
+    const opaque = [claimant('x', { committed: true, resourceVersion: 'opaque' })];
+    expect(holdsCommittedSeat({ capacity: 1, allocatedVmNames: [] }, opaque, 'me', '100')).toBe(false);
+    // Uncommitted claimants (they have not passed their own first check yet) take nothing.
+    const waiting = [claimant('x', { resourceVersion: '50' })];
+    expect(holdsCommittedSeat({ capacity: 1, allocatedVmNames: [] }, waiting, 'me', '100')).toBe(true);
   });
 });
 
