@@ -18,6 +18,7 @@ import {
   type ClusterNodeSettings,
 } from '../decisions/node-reservations.js';
 import { offeringLabels, type CapacityOptions, type Offering } from '../decisions/offerings.js';
+import { assertValidNodeClass } from '../decisions/nodeclass-validation.js';
 import { buildVirtualMachine } from '../decisions/vm-spec.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
 import { WellKnown } from '../models/karpenter.js';
@@ -78,6 +79,8 @@ export function vmBody(
   nodeClass: AKSNodeClass,
   node: NodeLaunchInputs,
 ): VirtualMachine {
+  // Launch refuses an invalid class before it gets here; nothing of one is ever rendered regardless.
+  assertValidNodeClass(nodeClass);
   const nodeLabels = kubeletLabels({
     ...nodePool?.spec.template.metadata?.labels,
     ...nodeClaim.metadata.labels,

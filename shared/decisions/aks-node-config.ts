@@ -12,6 +12,7 @@ import type { Taint } from '../models/kube.js';
 import { formatTaint, kubeletConfigFlags, parseTaint } from './bootstrap.js';
 import { agentBakerNetworkPlugin, networkLabels, type NetworkModeName } from './network-mode.js';
 import { atLeast, minorVersion } from './kubernetes-version.js';
+import { IMAGE_GC_DEFAULTS, describeValue, isFlagWord } from './nodeclass-validation.js';
 import type { NodeOsSku } from './node-image.js';
 import type { KubeletReservationFlags } from './node-reservations.js';
 
@@ -121,8 +122,9 @@ function sortedByKey(map: Record<string, string>): Record<string, string> {
 /**
  * kubelet flags the AKS images expect (the provider's base set, adjusted per Kubernetes version), plus
  * this node's taints, cluster DNS, reservations (the same figures launch planned allocatable with) and
- * AKSNodeClass kubelet settings. The
- * kubeconfig and bootstrap kubeconfig flags are not here: the image adds them with the bootstrap token.
+ * AKSNodeClass kubelet settings (parsed, see kubeletConfigFlags). The kubeconfig and bootstrap kubeconfig
+ * flags are not here: the image adds them with the bootstrap token. Throws NodeClassFieldError for a
+ * kubelet field that does not parse and NodeConfigError for any value that is not one word.
  */
 export function aksKubeletFlags(input: NodeConfigInput): Record<string, string> {
   const version = minorVersion(input.cluster.kubernetesVersion) ?? [1, 0];
@@ -138,8 +140,8 @@ export function aksKubeletFlags(input: NodeConfigInput): Record<string, string> 
     '--cluster-domain': 'cluster.local',
     '--enforce-node-allocatable': 'pods',
     '--event-qps': '0',
-    '--image-gc-high-threshold': '85',
-    '--image-gc-low-threshold': '80',
+    '--image-gc-high-threshold': String(IMAGE_GC_DEFAULTS.high),
+    '--image-gc-low-threshold': String(IMAGE_GC_DEFAULTS.low),
     '--node-status-update-frequency': '10s',
     '--pod-manifest-path': '/etc/kubernetes/manifests',
     '--pod-max-pids': '-1',
@@ -168,6 +170,14 @@ export function aksKubeletFlags(input: NodeConfigInput): Record<string, string> 
   }
   for (const [name, value] of Object.entries(input.reservations)) flags[`--${name}`] = value;
   for (const [name, value] of kubeletConfigFlags(input.kubeletConfig)) flags[`--${name}`] = value;
+  // The image joins these into KUBELET_FLAGS and expands it unquoted: a value that would not stay one
+  // word there (whatever let it through) must not reach a node at all.
+  for (const [name, value] of Object.entries(flags)) {
+    if (!isFlagWord(value))
+      throw new NodeConfigError(
+        `kubelet flag ${name}: ${describeValue(value)} would not stay one word on kubelet's command line`,
+      );
+  }
   return sortedByKey(flags);
 }
 

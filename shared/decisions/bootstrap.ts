@@ -5,6 +5,7 @@ import type { KubeletConfiguration } from '../models/aks-node-class.js';
 import type { NodeClaimSpec } from '../models/karpenter.js';
 import type { Taint, TaintEffect } from '../models/kube.js';
 import { WellKnown } from '../models/karpenter.js';
+import { KUBELET_FIELD_PARSERS, parsedOrThrow, type Parsed } from './nodeclass-validation.js';
 
 /** Azure accepts at most 65,535 bytes of custom data (before base64). */
 export const MAX_CUSTOM_DATA_BYTES = 65_535;
@@ -116,30 +117,45 @@ export function parseTaint(text: string): Taint {
   return value ? { key, value, effect: effect as TaintEffect } : { key, effect: effect as TaintEffect };
 }
 
-/** Kubelet flags derived from the AKSNodeClass kubelet configuration, in a fixed order. */
+// Each AKSNodeClass kubelet field with the flag it becomes and how its parsed value is written.
+const KUBELET_CONFIG_FLAGS: ReadonlyArray<{
+  field: keyof typeof KUBELET_FIELD_PARSERS & keyof KubeletConfiguration;
+  flag: string;
+  write: (parsed: unknown) => string;
+}> = [
+  { field: 'cpuManagerPolicy', flag: 'cpu-manager-policy', write: String },
+  { field: 'cpuCFSQuota', flag: 'cpu-cfs-quota', write: String },
+  { field: 'cpuCFSQuotaPeriod', flag: 'cpu-cfs-quota-period', write: String },
+  { field: 'imageGCHighThresholdPercent', flag: 'image-gc-high-threshold', write: String },
+  { field: 'imageGCLowThresholdPercent', flag: 'image-gc-low-threshold', write: String },
+  { field: 'topologyManagerPolicy', flag: 'topology-manager-policy', write: String },
+  {
+    field: 'allowedUnsafeSysctls',
+    flag: 'allowed-unsafe-sysctls',
+    write: (names) => (names as string[]).join(','),
+  },
+  { field: 'containerLogMaxSize', flag: 'container-log-max-size', write: String },
+  { field: 'containerLogMaxFiles', flag: 'container-log-max-files', write: String },
+  { field: 'podPidsLimit', flag: 'pod-max-pids', write: String },
+];
+
+/**
+ * Kubelet flags derived from the AKSNodeClass kubelet configuration, in a fixed order. Each value is
+ * parsed by its field's type (nodeclass-validation.ts) and written from the parsed value, never pasted:
+ * a value that does not parse throws NodeClassFieldError naming the field, so no flag is made of it.
+ * An empty sysctl list sets no flag.
+ */
 export function kubeletConfigFlags(config: KubeletConfiguration | undefined): [string, string][] {
   if (!config) return [];
   const flags: [string, string][] = [];
-  if (config.cpuManagerPolicy !== undefined) flags.push(['cpu-manager-policy', config.cpuManagerPolicy]);
-  if (config.cpuCFSQuota !== undefined) flags.push(['cpu-cfs-quota', String(config.cpuCFSQuota)]);
-  if (config.cpuCFSQuotaPeriod !== undefined) flags.push(['cpu-cfs-quota-period', config.cpuCFSQuotaPeriod]);
-  if (config.imageGCHighThresholdPercent !== undefined) {
-    flags.push(['image-gc-high-threshold', String(config.imageGCHighThresholdPercent)]);
+  for (const { field, flag, write } of KUBELET_CONFIG_FLAGS) {
+    const value: unknown = config[field];
+    if (value === undefined) continue;
+    if (Array.isArray(value) && value.length === 0) continue;
+    const parse: (value: unknown) => Parsed<unknown> = KUBELET_FIELD_PARSERS[field];
+    const parsed = parsedOrThrow(`spec.kubelet.${field}`, parse(value));
+    flags.push([flag, write(parsed)]);
   }
-  if (config.imageGCLowThresholdPercent !== undefined) {
-    flags.push(['image-gc-low-threshold', String(config.imageGCLowThresholdPercent)]);
-  }
-  if (config.topologyManagerPolicy !== undefined)
-    flags.push(['topology-manager-policy', config.topologyManagerPolicy]);
-  if (config.allowedUnsafeSysctls !== undefined && config.allowedUnsafeSysctls.length > 0) {
-    flags.push(['allowed-unsafe-sysctls', config.allowedUnsafeSysctls.join(',')]);
-  }
-  if (config.containerLogMaxSize !== undefined)
-    flags.push(['container-log-max-size', config.containerLogMaxSize]);
-  if (config.containerLogMaxFiles !== undefined) {
-    flags.push(['container-log-max-files', String(config.containerLogMaxFiles)]);
-  }
-  if (config.podPidsLimit !== undefined) flags.push(['pod-max-pids', String(config.podPidsLimit)]);
   return flags;
 }
 

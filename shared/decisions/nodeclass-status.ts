@@ -1,22 +1,29 @@
 // The AKSNodeClass status the Azure provider keeps (pkg/controllers/nodeclass/status): the images the
 // class resolves to, one per architecture and Hyper-V generation with the requirements a VM size must
 // meet to boot it (status.images, preferred first), the cluster's Kubernetes version, and the conditions
-// ImagesReady, KubernetesVersionReady and Ready (True when both are). The provider also checks subnets
-// (SubnetsReady) against its own VNet; this app validates a subnet when a launch uses it instead, so
-// Ready here depends on the two conditions it can decide. Pure: the image lookups are inputs.
+// ImagesReady, KubernetesVersionReady, ValidationSucceeded (every field that reaches a node parses by its
+// type, nodeclass-validation.ts; False names the field) and Ready (True when all three are; with
+// ValidationSucceeded False, its message follows Ready's, so Ready names the field too). The provider also checks subnets (SubnetsReady) against its own VNet; this app validates a subnet
+// when a launch uses it instead, so Ready here depends on the conditions it can decide. Pure: the image
+// lookups are inputs.
 import type { AKSNodeClass, AKSNodeClassImage } from '../models/index.js';
 import type { Condition } from '../models/kube.js';
-import { setCondition, type ConditionUpdate } from './conditions.js';
+import { findCondition, setCondition, type ConditionUpdate } from './conditions.js';
 import { minorVersion } from './kubernetes-version.js';
 import { imageDefinitionFor } from './node-image.js';
+import { describeFieldProblems, nodeClassProblems } from './nodeclass-validation.js';
 import { rootReadiness } from './nodepool-status.js';
 import type { Architecture, HyperVGeneration } from './offerings.js';
 
 export const NodeClassConditions = {
   imagesReady: 'ImagesReady',
   kubernetesVersionReady: 'KubernetesVersionReady',
+  validationSucceeded: 'ValidationSucceeded',
   ready: 'Ready',
 } as const;
+
+/** ValidationSucceeded=False's reason: a field of the spec does not parse by its type. */
+export const INVALID_FIELD_REASON = 'InvalidFieldValue';
 
 const ARCH_LABEL = 'kubernetes.io/arch';
 const HYPERV_GENERATION_LABEL = 'karpenter.azure.com/sku-hyperv-generation';
@@ -67,6 +74,24 @@ export interface NodeClassStatusFields {
   images: AKSNodeClassImage[];
   kubernetesVersion: string;
   conditions: Condition[];
+}
+
+const READY_DEPENDENTS = [
+  NodeClassConditions.imagesReady,
+  NodeClassConditions.kubernetesVersionReady,
+  NodeClassConditions.validationSucceeded,
+];
+
+/**
+ * Ready as operatorpkg computes it (reason UnhealthyDependents, "Type=Status" for each), and, when
+ * validation failed, its message after that: the field a bad value is in, read from Ready alone (and from
+ * each NodePool's NodeClassReady, which copies it).
+ */
+function classReadiness(conditions: readonly Condition[]): ConditionUpdate {
+  const root = rootReadiness(conditions, READY_DEPENDENTS);
+  const validation = findCondition(conditions, NodeClassConditions.validationSucceeded);
+  if (root.status !== 'False' || validation?.status !== 'False') return root;
+  return { ...root, message: `${root.message}: ${validation.message}` };
 }
 
 export function desiredNodeClassStatus(input: NodeClassStatusInput): NodeClassStatusFields {
@@ -131,9 +156,23 @@ export function desiredNodeClassStatus(input: NodeClassStatusInput): NodeClassSt
               : `no published version of ${input.resolved.map((r) => `${r.lookup.gallery}/${r.lookup.definition}`).join(', ')}`,
         },
   );
+  const problems = nodeClassProblems(input.nodeClass);
   conditions = set(
     conditions,
-    rootReadiness(conditions, [NodeClassConditions.imagesReady, NodeClassConditions.kubernetesVersionReady]),
+    problems.length === 0
+      ? {
+          type: NodeClassConditions.validationSucceeded,
+          status: 'True',
+          reason: NodeClassConditions.validationSucceeded,
+          message: '',
+        }
+      : {
+          type: NodeClassConditions.validationSucceeded,
+          status: 'False',
+          reason: INVALID_FIELD_REASON,
+          message: describeFieldProblems(problems),
+        },
   );
+  conditions = set(conditions, classReadiness(conditions));
   return { images, kubernetesVersion: input.kubernetesVersion.replace(/^v/, ''), conditions };
 }

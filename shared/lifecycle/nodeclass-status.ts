@@ -1,7 +1,8 @@
 // Keeps an AKSNodeClass's status as the Azure provider does: the images it resolves to (the newest
 // published version of each architecture/generation's gallery definition, from the cached version list),
-// the cluster's Kubernetes version, and ImagesReady / KubernetesVersionReady / Ready. Writes only when
-// something changed, guarded by the resourceVersion it read.
+// the cluster's Kubernetes version, and ImagesReady / KubernetesVersionReady / ValidationSucceeded (every
+// field that reaches a node parses) / Ready. Writes only when something changed, guarded by the
+// resourceVersion it read.
 import { desiredNodeClassStatus, imageLookups } from '../decisions/nodeclass-status.js';
 import { communityGalleryImageId, newestImageVersion } from '../decisions/node-image.js';
 import { plainEqual } from '../decisions/plain-equal.js';

@@ -250,6 +250,7 @@ describe('AKSNodeClass status', () => {
     const byType = new Map(status.conditions.map((c) => [c.type, c]));
     expect(byType.get('ImagesReady')?.status).toBe('True');
     expect(byType.get('KubernetesVersionReady')?.status).toBe('True');
+    expect(byType.get('ValidationSucceeded')?.status).toBe('True');
     expect(byType.get('Ready')).toMatchObject({ status: 'True', reason: 'Ready', observedGeneration: 2 });
   });
 
@@ -265,6 +266,14 @@ describe('AKSNodeClass status', () => {
     });
     const byType = new Map(status.conditions.map((c) => [c.type, c]));
     expect(byType.get('ImagesReady')).toMatchObject({ status: 'False', reason: 'ImagesNotFound' });
-    expect(byType.get('Ready')).toMatchObject({ status: 'False', message: 'ImagesReady=False' });
+    expect(byType.get('ValidationSucceeded')).toMatchObject({
+      status: 'False',
+      reason: 'InvalidFieldValue',
+      message: expect.stringContaining('spec.imageFamily: "Windows" is not one of'),
+    });
+    expect(byType.get('Ready')).toMatchObject({
+      status: 'False',
+      message: expect.stringMatching(/^ImagesReady=False, ValidationSucceeded=False: spec\.imageFamily: /),
+    });
   });
 });

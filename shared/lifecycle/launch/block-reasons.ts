@@ -1,8 +1,11 @@
-// Why a launch waits instead of failing: the NodeClaim's AKSNodeClass or NodePool is missing, its
-// requirements are invalid, no node image resolves for the chosen offering, Azure refused the VM for
+// Why a launch waits instead of failing: the NodeClaim's AKSNodeClass or NodePool is missing, a field of
+// its AKSNodeClass does not parse (the class is then ValidationSucceeded=False too), its requirements are
+// invalid, no node image resolves for the chosen offering, Azure refused the VM for
 // want of a permission, or a VM of someone else's has the NodeClaim's VM name. The launch writes the reason as Launched=False with an event.
 export const LaunchBlockReasons = {
   nodeClassNotFound: 'NodeClassNotFound',
+  /** A field of the AKSNodeClass that would reach the node does not parse (nodeclass-validation.ts). */
+  nodeClassInvalid: 'NodeClassInvalid',
   nodePoolNotFound: 'NodePoolNotFound',
   invalidRequirements: 'InvalidRequirements',
   imageNotResolved: 'ImageNotResolved',
@@ -19,6 +22,7 @@ export type LaunchBlockReason = (typeof LaunchBlockReasons)[keyof typeof LaunchB
 // registration timeout (one attempt per NodeClaim, never a loop).
 const retriedBySweep: ReadonlySet<string> = new Set<LaunchBlockReason>([
   LaunchBlockReasons.nodeClassNotFound,
+  LaunchBlockReasons.nodeClassInvalid,
   LaunchBlockReasons.nodePoolNotFound,
   LaunchBlockReasons.invalidRequirements,
 ]);

@@ -14,6 +14,7 @@ import { describeLaunchFailure, type LaunchFailure } from '../../decisions/launc
 import type { Offering } from '../../decisions/offerings.js';
 import { RESERVATION_CLAIMED_AT_ANNOTATION } from '../../decisions/capacity-reservations.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
+import { describeFieldProblems, nodeClassProblems } from '../../decisions/nodeclass-validation.js';
 import { validateRequirements } from '../../decisions/requirements.js';
 import { isConflict } from '../../kube/errors.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
@@ -269,6 +270,15 @@ async function resolveClasses(deps: LifecycleDependencies, nodeClaim: NodeClaim)
     return {
       reason: LaunchBlockReasons.nodeClassNotFound,
       message: `AKSNodeClass "${ref.name}" (spec.nodeClassRef.name) does not exist`,
+    };
+  }
+  // Before anything is made for the node (its bootstrap token, its VM): a value that does not parse
+  // would be pasted into the node's kubelet flags or configuration.
+  const invalid = nodeClassProblems(nodeClass);
+  if (invalid.length > 0) {
+    return {
+      reason: LaunchBlockReasons.nodeClassInvalid,
+      message: `AKSNodeClass "${ref.name}" is invalid: ${describeFieldProblems(invalid)}`,
     };
   }
   const nodePoolName = nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel];

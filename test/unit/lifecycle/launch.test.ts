@@ -150,6 +150,33 @@ describe('reconcileLaunch', () => {
     });
   });
 
+  test('an AKSNodeClass with a field that does not parse blocks the launch before the cloud provider is asked; fixed, it launches', async () => {
+    const hostile = '100ms --anonymous-auth=true --authorization-mode=AlwaysAllow';
+    fake.nodeClasses.seed({ ...nodeClass, spec: { kubelet: { cpuCFSQuotaPeriod: hostile } } });
+    fake.nodeClaims.seed(pending());
+    let plans = 0;
+    const plan = fake.cloud.plan.bind(fake.cloud);
+    fake.cloud.plan = (...args) => {
+      plans += 1;
+      return plan(...args);
+    };
+
+    const blocked = await reconcileLaunch(fake.deps, 'general-a', context());
+    await reconcileLaunch(fake.deps, 'general-a', context());
+
+    expect(blocked).toMatchObject({ action: 'blocked', reason: 'NodeClassInvalid' });
+    const condition = launchedCondition(fake.nodeClaims.peek('general-a'));
+    expect(condition).toMatchObject({ status: 'False', reason: 'NodeClassInvalid' });
+    expect(condition?.message).toContain('spec.kubelet.cpuCFSQuotaPeriod: "100ms --anonymous-auth=true');
+    expect(fake.events.map((e) => e.reason)).toEqual(['NodeClassInvalid']);
+    expect(plans).toBe(0);
+    expect(fake.cloud.created).toEqual([]);
+    expect(fake.nodeClaims.peek('general-a')?.metadata.finalizers ?? []).toEqual([]);
+
+    fake.nodeClasses.seed({ ...nodeClass, spec: { kubelet: { cpuCFSQuotaPeriod: '100ms' } } });
+    expect(await reconcileLaunch(fake.deps, 'general-a', context())).toMatchObject({ action: 'launched' });
+  });
+
   test('no offering that fits fails the launch and deletes the NodeClaim', async () => {
     fake.cloud.offering = undefined;
     fake.nodeClaims.seed(pending());
