@@ -176,8 +176,9 @@ export function parseSubnetId(value: unknown): Parsed<SubnetRef> {
 }
 
 // Azure's tag rules: at most 50 tags a resource (the VM carries 3 of its own here), names of at most 512
-// characters without < > % & \ ? /, values of at most 256. Control characters are refused in both: no
-// tag needs one, and a log or portal showing them would mislead.
+// characters without < > % & \ ? /, values of at most 256. A '/' is allowed here: the VM body writes it
+// as '_', as the Azure provider does (karpenter.sh/nodepool becomes karpenter.sh_nodepool). Control
+// characters are refused in both: no tag needs one, and a log or portal showing them would mislead.
 const MAX_CLASS_TAGS = 47;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -189,9 +190,9 @@ export function parseTags(value: unknown): Parsed<Record<string, string>> {
   if (entries.length > MAX_CLASS_TAGS)
     return bad(`${entries.length} tags; a VM takes ${MAX_CLASS_TAGS} besides the 3 the system puts on it`);
   for (const [name, tagValue] of entries) {
-    if (name === '' || name.length > 512 || /[<>%&\\?/]/.test(name) || CONTROL.test(name))
+    if (name === '' || name.length > 512 || /[<>%&\\?]/.test(name) || CONTROL.test(name))
       return bad(
-        `tag name ${describeValue(name)} is not a tag name (1–512 characters, none of < > % & \\ ? / or control characters)`,
+        `tag name ${describeValue(name)} is not a tag name (1–512 characters, none of < > % & \\ ? or control characters)`,
       );
     if (typeof tagValue !== 'string' || tagValue.length > 256 || CONTROL.test(tagValue))
       return bad(

@@ -125,9 +125,10 @@ export function buildVirtualMachine(input: VirtualMachineInput): VirtualMachine 
   const vmName = vmNameFor(input.nodeClaimName);
   const { offering } = input;
   const spot = offering.capacityType === 'spot';
-  const extraTags = Object.entries(input.extraTags ?? {}).filter(
-    ([key]) => !key.toLowerCase().startsWith(AKS_MANAGED_TAG_PREFIX),
-  );
+  // Azure refuses '/' in tag names; the Azure provider writes it as '_', and so does this.
+  const extraTags = Object.entries(input.extraTags ?? {})
+    .filter(([key]) => !key.toLowerCase().startsWith(AKS_MANAGED_TAG_PREFIX))
+    .map(([key, value]) => [key.replaceAll('/', '_'), value] as const);
   return {
     location: input.location,
     tags: {

@@ -194,6 +194,7 @@ describe('buildVirtualMachine', () => {
       vmInput({
         extraTags: {
           team: 'infra',
+          'example.com/owner': 'payments',
           [VmTags.nodeClaim]: 'spoofed',
           [VmTags.cluster]: 'other',
           'aks-managed-poolName': 'nodepool1',
@@ -202,6 +203,7 @@ describe('buildVirtualMachine', () => {
     );
     expect(vm.tags).toEqual({
       team: 'infra',
+      'example.com_owner': 'payments',
       'karpenter.azure.com_cluster': 'prod',
       'karpenter.sh_nodepool': 'default',
       'karpenter.sh_nodeclaim': 'default-x7k2p',
