@@ -41,3 +41,8 @@ export function* countingTasks<T>(
     step = work.next(answer);
   }
 }
+
+/** A durable timer as a generator, so `countingTasks` can count it like an activity call. */
+export function* timerUntil(context: df.OrchestrationContext, at: Date): Generator<df.Task, void, unknown> {
+  yield context.df.createTimer(at);
+}

@@ -25,7 +25,7 @@ import type { DrainInput, DrainProgress } from './drain.js';
 import { launchMonitorInstanceIds } from '../launch-monitor-ids.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { nodePoolOf } from '../registration.js';
-import { countingTasks, type TaskCount } from '../history-budget.js';
+import { countingTasks, timerUntil, type TaskCount } from '../history-budget.js';
 
 export interface TerminationInput {
   nodeClaim: { name: string; uid: string };
@@ -142,7 +142,7 @@ export function* terminationOrchestrator(
     context.df.setCustomStatus(progress);
     if (drain.status === 'Drained') break;
     const next = new Date(context.df.currentUtcDateTime.getTime() + (input.drainPollSeconds ?? 5) * 1000);
-    yield* countingTasks(count, waitUntil(context, next));
+    yield* countingTasks(count, timerUntil(context, next));
     if (continuedAsNew()) return 'ContinuedAsNew';
   }
   for (;;) {
@@ -154,15 +154,11 @@ export function* terminationOrchestrator(
     context.df.setCustomStatus(progress);
     if (vm === 'Gone') break;
     const next = new Date(context.df.currentUtcDateTime.getTime() + input.pollIntervalSeconds * 1000);
-    yield* countingTasks(count, waitUntil(context, next));
+    yield* countingTasks(count, timerUntil(context, next));
     if (continuedAsNew()) return 'ContinuedAsNew';
   }
   yield* callThroughOutages(context, TerminationActivities.finish, input);
   return 'Terminated';
-}
-
-function* waitUntil(context: df.OrchestrationContext, at: Date): Generator<df.Task, void, unknown> {
-  yield context.df.createTimer(at);
 }
 
 /** Stops the launch monitor and deletes the VM; 'Gone' once ARM no longer has it. */
