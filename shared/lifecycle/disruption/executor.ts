@@ -9,7 +9,11 @@
 //    delete the replacements that never initialized, untaint and unmark the candidates, and remember
 //    the failure (on the NodePool under the command's key, or on each candidate) with a backoff.
 // The instance ID is deterministic per command (instanceIdOf), so a sweep that runs again while it is in
-// flight neither starts it twice nor starts another for the same candidate or NodePool.
+// flight neither starts it twice nor starts another for the same candidate or NodePool. The wait for the
+// replacements can last REPLACEMENT_TIMEOUT_MINUTES (up to a day): it continues as new once an execution
+// has yielded EXECUTOR_TASKS_PER_EXECUTION tasks, carrying the validated command, the wait's deadline and
+// the replacements already Initialized, and the next execution goes straight back to waiting (validate,
+// begin and the launches are not run again), so the history stays bounded (../history-budget.ts).
 import type * as df from 'durable-functions';
 import { removeCondition } from '../../decisions/conditions.js';
 import { disruptionReasonOf, failedAttemptAnnotations } from '../../decisions/disruption-state.js';
@@ -21,7 +25,8 @@ import type { LifecycleDependencies } from '../dependencies.js';
 import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
 import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
-import { callThroughOutages, durableActivity } from '../durable-activity.js';
+import { callThroughOutages, durableActivity, type DurableActivity } from '../durable-activity.js';
+import { countingTasks, timerUntil, type TaskCount } from '../history-budget.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import { publishTerminating } from './blocked-events.js';
 import { forgetConsolidationFailures, rememberFailedConsolidation } from './command-memory.js';
@@ -49,7 +54,30 @@ export interface ExecutorInput {
   command: DisruptionCommand;
   pollSeconds: number;
   timeoutMinutes: number;
+  /** Set when a previous execution continued as new while waiting for the replacements. */
+  continued?: ExecutorProgress;
 }
+
+/** What an execution waiting for replacements hands the next over continue-as-new. */
+export interface ExecutorProgress {
+  /** When the wait for the replacements ends (RFC 3339), fixed when it began. */
+  deadline: string;
+  /** Indexes of the replacements already Initialized (not checked again). */
+  initialized: number[];
+  continuations: number;
+}
+
+/**
+ * Tasks one execution yields before the wait for replacements continues as new. A wait round of one
+ * replacement is two tasks (the timer, the check), so this is 50 rounds, about four minutes at the
+ * default 5 s poll; a replacement usually initializes within that and never continues, while one that
+ * takes the whole 30-minute default timeout (360 rounds, ~2,900 events) keeps each execution near
+ * 400 events plus one round (a round of R replacements is 1 + R tasks).
+ */
+export const EXECUTOR_TASKS_PER_EXECUTION = 100;
+
+/** What the wait answers when it has continued as new: the orchestrator then returns at once. */
+const CONTINUED = Symbol('continued as new');
 
 export interface ReplacementStep {
   input: ExecutorInput;
@@ -110,27 +138,33 @@ export function replacementSpecs(command: DisruptionCommand): ReplacementSpec[] 
 
 export function* disruptionOrchestrator(
   context: df.OrchestrationContext,
-): Generator<df.Task, ExecutorOutcome, unknown> {
-  const started = context.df.getInput<ExecutorInput>();
+): Generator<df.Task, ExecutorOutcome | undefined, unknown> {
+  const { continued, ...started } = context.df.getInput<ExecutorInput>();
   let input = started;
   const { command } = started;
+  const tasks: TaskCount = { tasks: 0 };
+  const call = <I, O>(activity: DurableActivity<I, O>, activityInput: I) =>
+    countingTasks(tasks, callThroughOutages(context, activity, activityInput));
   // The method list is code, the same in every replay: looking a method up is deterministic.
-  if (methodNamed(command.method)?.validate) {
+  if (!continued && methodNamed(command.method)?.validate) {
     const validateAt = Date.parse(command.decidedAt) + command.validateAfterSeconds * 1000;
     if (context.df.currentUtcDateTime.getTime() < validateAt) {
-      yield context.df.createTimer(new Date(validateAt));
+      yield* countingTasks(tasks, timerUntil(context, new Date(validateAt)));
     }
-    const validation = yield* callThroughOutages(context, DisruptionActivities.validate, input);
+    const validation = yield* call(DisruptionActivities.validate, input);
     if ('invalid' in validation) return { outcome: 'Invalid', why: validation.invalid };
     input = { ...input, command: validation.command };
   }
-  const begun = yield* callThroughOutages(context, DisruptionActivities.begin, input);
-  if (begun === 'gone') return { outcome: 'CandidatesGone' };
-  if (begun === 'over-budget') return { outcome: 'Invalid', why: 'the budget no longer allows it' };
+  if (!continued) {
+    const begun = yield* call(DisruptionActivities.begin, input);
+    if (begun === 'gone') return { outcome: 'CandidatesGone' };
+    if (begun === 'over-budget') return { outcome: 'Invalid', why: 'the budget no longer allows it' };
+  }
 
   const replacements = replacementSpecs(input.command).map((r) => r.name);
   if (replacements.length > 0) {
-    const why = yield* awaitReplacementsInitialized(context, input);
+    const why = yield* awaitReplacementsInitialized(context, tasks, input, continued);
+    if (why === CONTINUED) return undefined;
     if (why !== undefined) {
       const abandon: AbandonStep = { input, why };
       yield* callThroughOutages(context, DisruptionActivities.abandon, abandon);
@@ -143,35 +177,56 @@ export function* disruptionOrchestrator(
 
 /**
  * Launches every replacement, then polls until all are Initialized (undefined) or one has failed or the
- * timeout passed (why), launching again one that has no VM yet.
+ * timeout passed (why), launching again one that has no VM yet. Resumed from `resume` after a
+ * continuation: the launches are done and the deadline stays where it was.
  */
 function* awaitReplacementsInitialized(
   context: df.OrchestrationContext,
+  tasks: TaskCount,
   input: ExecutorInput,
-): Generator<df.Task, string | undefined, unknown> {
+  resume: ExecutorProgress | undefined,
+): Generator<df.Task, string | undefined | typeof CONTINUED, unknown> {
   const count = input.command.replacements.length;
-  const deadline = context.df.currentUtcDateTime.getTime() + input.timeoutMinutes * 60_000;
-  const initialized = new Set<number>();
-  for (let index = 0; index < count; index++) {
-    const step: ReplacementStep = { input, index };
-    const launched = yield* callThroughOutages(context, DisruptionActivities.launch, step);
-    if (launched.status === 'Failed') return launched.why;
+  const call = <I, O>(activity: DurableActivity<I, O>, activityInput: I) =>
+    countingTasks(tasks, callThroughOutages(context, activity, activityInput));
+  const deadline = resume
+    ? Date.parse(resume.deadline)
+    : context.df.currentUtcDateTime.getTime() + input.timeoutMinutes * 60_000;
+  const initialized = new Set<number>(resume?.initialized ?? []);
+  if (!resume) {
+    for (let index = 0; index < count; index++) {
+      const step: ReplacementStep = { input, index };
+      const launched = yield* call(DisruptionActivities.launch, step);
+      if (launched.status === 'Failed') return launched.why;
+    }
   }
   while (initialized.size < count) {
     const now = context.df.currentUtcDateTime.getTime();
     if (now >= deadline) {
       return `the replacement was not Initialized within ${input.timeoutMinutes} minutes`;
     }
-    yield context.df.createTimer(new Date(Math.min(deadline, now + input.pollSeconds * 1000)));
+    yield* countingTasks(
+      tasks,
+      timerUntil(context, new Date(Math.min(deadline, now + input.pollSeconds * 1000))),
+    );
     for (let index = 0; index < count; index++) {
       if (initialized.has(index)) continue;
       const step: ReplacementStep = { input, index };
-      let check = yield* callThroughOutages(context, DisruptionActivities.check, step);
+      let check = yield* call(DisruptionActivities.check, step);
       if (check.status === 'NotLaunched') {
-        check = yield* callThroughOutages(context, DisruptionActivities.launch, step);
+        check = yield* call(DisruptionActivities.launch, step);
       }
       if (check.status === 'Failed') return check.why;
       if (check.status === 'Initialized') initialized.add(index);
+    }
+    if (initialized.size < count && tasks.tasks >= EXECUTOR_TASKS_PER_EXECUTION) {
+      const progress: ExecutorProgress = {
+        deadline: new Date(deadline).toISOString(),
+        initialized: [...initialized].sort((a, b) => a - b),
+        continuations: (resume?.continuations ?? 0) + 1,
+      };
+      context.df.continueAsNew({ ...input, continued: progress } satisfies ExecutorInput);
+      return CONTINUED;
     }
   }
   return undefined;

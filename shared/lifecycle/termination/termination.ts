@@ -3,7 +3,11 @@
 // its launch monitor, delete its VM (forced) and wait until ARM no longer has it, delete its Node, then
 // remove the finalizer.
 // Every step is idempotent and a VM that is already gone counts as deleted, so the orchestration can be
-// restarted at any point and still converge.
+// restarted at any point and still converge. A drain a PodDisruptionBudget holds up can poll for hours:
+// the orchestration continues as new once an execution has yielded TERMINATION_TASKS_PER_EXECUTION
+// tasks, carrying its phase, pass count, start time and last drain answer, so its history stays bounded
+// (history-budget.ts). The grace period needs nothing carried: the drain counts it from the NodeClaim's
+// deletionTimestamp on every pass.
 import type * as df from 'durable-functions';
 import { callThroughOutages, durableActivity } from '../durable-activity.js';
 import { vmNameFor } from '../../decisions/vm-spec.js';
@@ -21,6 +25,7 @@ import type { DrainInput, DrainProgress } from './drain.js';
 import { launchMonitorInstanceIds } from '../launch-monitor-ids.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { nodePoolOf } from '../registration.js';
+import { countingTasks, timerUntil, type TaskCount } from '../history-budget.js';
 
 export interface TerminationInput {
   nodeClaim: { name: string; uid: string };
@@ -28,7 +33,32 @@ export interface TerminationInput {
   pollIntervalSeconds: number;
   /** Pause between drain passes; absent in inputs written before drain existed (then 5 s). */
   drainPollSeconds?: number;
+  /** Where the previous execution left off; absent in the first one. */
+  continued?: TerminationProgress;
 }
+
+/** What one execution hands the next over continue-as-new, and what the custom status shows. */
+export interface TerminationProgress {
+  phase: 'Draining' | 'DeletingVm';
+  /** Drain and VM-deletion passes of this termination so far, over every execution. */
+  passes: number;
+  /** How many times this termination has continued as new. */
+  continuations: number;
+  /** When the termination's first execution began (RFC 3339). */
+  startedAt: string;
+  /** The last drain pass's answer. */
+  lastDrain?: DrainProgress;
+}
+
+/**
+ * Tasks (activity calls and timers) one execution yields before it continues as new at the end of a pass.
+ * A blocked drain's pass is two tasks (the drain, the wait), so this is 50 passes, about four minutes at
+ * the default 5 s poll, and about 4 events a task (history-budget.ts) keep an execution near 400 events:
+ * small enough that a replay stays cheap, large enough that a drain that finishes in minutes (the common
+ * case) never continues at all. A pass that meets an outage adds at most the ~47 tasks its retries take
+ * within OUTAGE_GIVE_UP_MS before the check runs.
+ */
+export const TERMINATION_TASKS_PER_EXECUTION = 100;
 
 export type VmDeletionProgress = 'Deleting' | 'Gone';
 
@@ -82,18 +112,50 @@ export async function reconcileTermination(
 export function* terminationOrchestrator(
   context: df.OrchestrationContext,
 ): Generator<df.Task, string, unknown> {
-  const input = context.df.getInput<TerminationInput>();
-  for (;;) {
-    const drain = yield* callThroughOutages(context, TerminationActivities.drain, input);
+  const { continued, ...input } = context.df.getInput<TerminationInput>();
+  const progress: TerminationProgress = continued ?? {
+    phase: 'Draining',
+    passes: 0,
+    continuations: 0,
+    startedAt: context.df.currentUtcDateTime.toISOString(),
+  };
+  const count: TaskCount = { tasks: 0 };
+  /** After a pass's wait: true once this execution has used its budget, having continued as new. */
+  const continuedAsNew = (): boolean => {
+    if (count.tasks < TERMINATION_TASKS_PER_EXECUTION) return false;
+    const next: TerminationInput = {
+      ...input,
+      continued: { ...progress, continuations: progress.continuations + 1 },
+    };
+    context.df.continueAsNew(next);
+    return true;
+  };
+  context.df.setCustomStatus(progress);
+  while (progress.phase === 'Draining') {
+    const drain = yield* countingTasks(
+      count,
+      callThroughOutages(context, TerminationActivities.drain, input),
+    );
+    progress.passes += 1;
+    progress.lastDrain = drain;
+    if (drain.status === 'Drained') progress.phase = 'DeletingVm';
+    context.df.setCustomStatus(progress);
     if (drain.status === 'Drained') break;
     const next = new Date(context.df.currentUtcDateTime.getTime() + (input.drainPollSeconds ?? 5) * 1000);
-    yield context.df.createTimer(next);
+    yield* countingTasks(count, timerUntil(context, next));
+    if (continuedAsNew()) return 'ContinuedAsNew';
   }
   for (;;) {
-    const progress = yield* callThroughOutages(context, TerminationActivities.deleteVm, input);
-    if (progress === 'Gone') break;
+    const vm = yield* countingTasks(
+      count,
+      callThroughOutages(context, TerminationActivities.deleteVm, input),
+    );
+    progress.passes += 1;
+    context.df.setCustomStatus(progress);
+    if (vm === 'Gone') break;
     const next = new Date(context.df.currentUtcDateTime.getTime() + input.pollIntervalSeconds * 1000);
-    yield context.df.createTimer(next);
+    yield* countingTasks(count, timerUntil(context, next));
+    if (continuedAsNew()) return 'ContinuedAsNew';
   }
   yield* callThroughOutages(context, TerminationActivities.finish, input);
   return 'Terminated';

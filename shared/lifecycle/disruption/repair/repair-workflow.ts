@@ -13,6 +13,12 @@
 // Preemption: the spot offering is remembered as unavailable, a replacement launched at once (so it
 // avoids that offering), and the old node drained when the replacement is Initialized or at the latest
 // PREEMPTION_DRAIN_SECONDS after the notice, so its pods move before Azure evicts the VM.
+//
+// A restart's operation, a recovery wait or a replacement can each be polled for a long time: the
+// workflow continues as new once an execution has yielded REPAIR_TASKS_PER_EXECUTION tasks, carrying its
+// reboot record, when the repair began, its own reboots and the step it was polling (the restart's
+// poller state, the reboot's time, or the replacement's time limit and why), and the next execution
+// resumes that step without sending anything again, so its history stays bounded (../../history-budget.ts).
 import type * as df from 'durable-functions';
 import type { RebootProgress, RebootStart } from '../../../cloudprovider/types.js';
 import {
@@ -25,7 +31,8 @@ import {
 import type { RepairPolicy } from '../../../decisions/node-repair/policies.js';
 import { RepairNames } from '../../../runtime/function-names.js';
 import type { ReplacementCheck, ReplacementSpec } from '../replacements.js';
-import { callThroughOutages, durableActivity } from '../../durable-activity.js';
+import { callThroughOutages, durableActivity, type DurableActivity } from '../../durable-activity.js';
+import { countingTasks, timerUntil, type TaskCount } from '../../history-budget.js';
 
 /**
  * One repair at a time per NodeClaim, `repair-<uid>`: this workflow and the executor's replacement for the
@@ -55,7 +62,35 @@ export interface RepairInput {
   replacement: ReplacementSpec;
   /** How long a replacement may take to be Initialized (REPLACEMENT_TIMEOUT_MINUTES). */
   replacementTimeoutMinutes: number;
+  /** Where the previous execution left off; absent in the first one. */
+  continued?: RepairProgress;
 }
+
+/** What one execution of the repair hands the next over continue-as-new. */
+export interface RepairProgress {
+  record: RebootRecord;
+  /** When the repair began (RFC 3339): the reboots the previous repairs leave are judged at that time. */
+  begunAt: string;
+  /** Reboots this repair sent. */
+  triedHere: number;
+  continuations: number;
+  /** The step that was being polled, resumed without sending its request again. */
+  resume:
+    | { step: 'polling-reboot'; pollerState: string }
+    | { step: 'awaiting-recovery'; rebootedAt: string }
+    | { step: 'replacing'; until: number; why: string };
+}
+
+/**
+ * Tasks one execution yields before the repair continues as new at the end of a poll. A poll is two tasks
+ * (the wait, the activity), so this is 50 polls, about four minutes at the default 5 s: a reboot and its
+ * recovery usually fit and never continue, while a replacement waited for up to its 30-minute default
+ * timeout (360 polls, ~2,900 events) keeps each execution near 400 events.
+ */
+export const REPAIR_TASKS_PER_EXECUTION = 100;
+
+/** What a resumable step answers when it has continued as new: the orchestrator then returns at once. */
+const CONTINUED = Symbol('continued as new');
 
 export type RepairOutput =
   | ({ outcome: 'Recovered' } & RebootRecord)
@@ -98,53 +133,81 @@ export interface ReplaceOldInput {
 
 export function* repairOrchestrator(
   context: df.OrchestrationContext,
-): Generator<df.Task, RepairOutput, unknown> {
-  const input = context.df.getInput<RepairInput>();
-  let record: RebootRecord = { ...input.previous };
-  const begun = yield* callThroughOutages(context, RepairActivities.begin, input);
-  if (begun === 'gone') return { outcome: 'Gone', ...record };
+): Generator<df.Task, RepairOutput | undefined, unknown> {
+  const { continued, ...input } = context.df.getInput<RepairInput>();
+  let record: RebootRecord = continued?.record ?? { ...input.previous };
+  const begunAt = continued ? new Date(continued.begunAt) : context.df.currentUtcDateTime;
+  let triedHere = continued?.triedHere ?? 0;
+  const steps = resumableSteps(context, input, continued, () => ({
+    record,
+    begunAt: begunAt.toISOString(),
+    triedHere,
+  }));
+  const { call } = steps;
+  let resume = continued?.resume;
 
-  if (input.firstStep === 'preempted') {
-    context.df.setCustomStatus({ phase: 'preempted', ...record } satisfies RepairStatus);
-    yield* callThroughOutages(context, RepairActivities.learnPreemption, input);
-    const drainBy = Date.parse(input.drainBy ?? '') || context.df.currentUtcDateTime.getTime();
-    return yield* replaceOld(context, input, record, drainBy, 'spot eviction notice');
+  if (!continued) {
+    const begun = yield* call(RepairActivities.begin, input);
+    if (begun === 'gone') return { outcome: 'Gone', ...record };
+    if (input.firstStep === 'preempted') {
+      context.df.setCustomStatus({ phase: 'preempted', ...record } satisfies RepairStatus);
+      yield* call(RepairActivities.learnPreemption, input);
+      const drainBy = Date.parse(input.drainBy ?? '') || context.df.currentUtcDateTime.getTime();
+      return yield* replaceOld(steps, record, drainBy, 'spot eviction notice', false);
+    }
+  }
+  if (resume?.step === 'replacing') {
+    context.df.setCustomStatus({ phase: 'replacing', ...record } satisfies RepairStatus);
+    return yield* replaceOld(steps, record, resume.until, resume.why, true);
   }
 
   let why = '';
   // What the previous reboots leave is judged once, when the repair begins; this repair's own reboots
   // then count one by one, however long the checks between them take.
-  const begunAt = context.df.currentUtcDateTime;
-  let triedHere = 0;
-  while (rebootsLeftInRepair(input.previous, triedHere, input.escalation, begunAt) > 0) {
-    context.df.setCustomStatus({ phase: 'rebooting', ...record } satisfies RepairStatus);
-    const rebooted = yield* rebootOnce(context, input);
-    if (rebooted === 'gone') return { outcome: 'Gone', ...record };
-    if (typeof rebooted === 'object') {
-      why = `the restart failed: ${rebooted.failed}`;
-      break;
+  while (
+    resume !== undefined ||
+    rebootsLeftInRepair(input.previous, triedHere, input.escalation, begunAt) > 0
+  ) {
+    let rebootedAt: string;
+    if (resume?.step === 'awaiting-recovery') {
+      // The reboot was sent, counted and recorded by an earlier execution.
+      rebootedAt = resume.rebootedAt;
+      context.df.setCustomStatus({ phase: 'waiting-for-recovery', ...record } satisfies RepairStatus);
+    } else {
+      context.df.setCustomStatus({ phase: 'rebooting', ...record } satisfies RepairStatus);
+      const rebooted = yield* rebootOnce(
+        steps,
+        resume?.step === 'polling-reboot' ? resume.pollerState : undefined,
+      );
+      if (rebooted === CONTINUED) return undefined;
+      if (rebooted === 'gone') return { outcome: 'Gone', ...record };
+      if (typeof rebooted === 'object') {
+        why = `the restart failed: ${rebooted.failed}`;
+        break;
+      }
+      triedHere += 1;
+      record = { rebootsTried: record.rebootsTried + 1, lastRebootAt: rebooted };
+      context.df.setCustomStatus({ phase: 'waiting-for-recovery', ...record } satisfies RepairStatus);
+      yield* call(RepairActivities.recordReboot, { repair: input, record });
+      rebootedAt = rebooted;
     }
-    triedHere += 1;
-    record = { rebootsTried: record.rebootsTried + 1, lastRebootAt: rebooted };
-    context.df.setCustomStatus({ phase: 'waiting-for-recovery', ...record } satisfies RepairStatus);
-    yield* callThroughOutages(context, RepairActivities.recordReboot, { repair: input, record });
-    const rebootedAt = new Date(rebooted);
+    resume = undefined;
     for (;;) {
-      const now = context.df.currentUtcDateTime;
-      yield context.df.createTimer(new Date(now.getTime() + input.pollSeconds * 1000));
-      const health = yield* callThroughOutages(context, RepairActivities.check, input);
+      yield* steps.wait(input.pollSeconds * 1000);
+      const health = yield* call(RepairActivities.check, input);
       if (health === 'gone') return { outcome: 'Gone', ...record };
       const next = afterReboot(
         health === 'healthy',
-        rebootedAt,
+        new Date(rebootedAt),
         context.df.currentUtcDateTime,
         input.escalation,
       );
       if (next === 'recovered') {
-        yield* callThroughOutages(context, RepairActivities.recover, { repair: input, record });
+        yield* call(RepairActivities.recover, { repair: input, record });
         return { outcome: 'Recovered', ...record };
       }
       if (next === 'escalate') break;
+      if (steps.continuedAsNew({ step: 'awaiting-recovery', rebootedAt })) return undefined;
     }
     why = `${input.condition.type}=${input.condition.status} did not clear within ${input.escalation.recoveryMs / 1000} s of reboot ${record.rebootsTried}`;
   }
@@ -152,52 +215,103 @@ export function* repairOrchestrator(
   context.df.setCustomStatus({ phase: 'replacing', ...record } satisfies RepairStatus);
   // The replacement's time limit counts from the escalation, not from when the repair began.
   const until = context.df.currentUtcDateTime.getTime() + input.replacementTimeoutMinutes * 60_000;
-  return yield* replaceOld(context, input, record, until, why);
+  return yield* replaceOld(steps, record, until, why, false);
 }
 
-/** Sends the restart and polls its operation; the time it finished, 'gone', or why it failed. */
-function* rebootOnce(
+/** The repair's counted calls and waits, and its continuation once the execution's budget is used. */
+interface ResumableSteps {
+  context: df.OrchestrationContext;
+  input: RepairInput;
+  call<I, O>(activity: DurableActivity<I, O>, activityInput: I): Generator<df.Task, O, unknown>;
+  wait(ms: number): Generator<df.Task, void, unknown>;
+  /** Continues as new if the budget is used (the caller must then return CONTINUED at once). */
+  continuedAsNew(resume: RepairProgress['resume']): boolean;
+}
+
+function resumableSteps(
   context: df.OrchestrationContext,
   input: RepairInput,
-): Generator<df.Task, string | 'gone' | { failed: string }, unknown> {
-  const started = yield* callThroughOutages(context, RepairActivities.reboot, input);
-  if (started === 'gone' || 'failed' in started) return started;
-  let pollerState = started.pollerState;
+  continued: RepairProgress | undefined,
+  /** What the orchestrator carries besides the step, as it is when the execution continues. */
+  progress: () => Omit<RepairProgress, 'resume' | 'continuations'>,
+): ResumableSteps {
+  const tasks: TaskCount = { tasks: 0 };
+  return {
+    context,
+    input,
+    call: (activity, activityInput) =>
+      countingTasks(tasks, callThroughOutages(context, activity, activityInput)),
+    wait: (ms) =>
+      countingTasks(tasks, timerUntil(context, new Date(context.df.currentUtcDateTime.getTime() + ms))),
+    continuedAsNew: (resume) => {
+      if (tasks.tasks < REPAIR_TASKS_PER_EXECUTION) return false;
+      const next: RepairInput = {
+        ...input,
+        continued: { ...progress(), resume, continuations: (continued?.continuations ?? 0) + 1 },
+      };
+      context.df.continueAsNew(next);
+      return true;
+    },
+  };
+}
+
+/**
+ * Sends the restart (unless resuming the poll of one with `pollerState`) and polls its operation; the
+ * time it finished, 'gone', why it failed, or CONTINUED.
+ */
+function* rebootOnce(
+  steps: ResumableSteps,
+  resumePollerState: string | undefined,
+): Generator<df.Task, string | 'gone' | { failed: string } | typeof CONTINUED, unknown> {
+  const { context, input } = steps;
+  let pollerState: string;
+  if (resumePollerState === undefined) {
+    const started = yield* steps.call(RepairActivities.reboot, input);
+    if (started === 'gone' || 'failed' in started) return started;
+    pollerState = started.pollerState;
+  } else pollerState = resumePollerState;
   for (;;) {
-    const now = context.df.currentUtcDateTime.getTime();
-    yield context.df.createTimer(new Date(now + input.pollSeconds * 1000));
-    const polled = yield* callThroughOutages(context, RepairActivities.pollReboot, pollerState);
+    yield* steps.wait(input.pollSeconds * 1000);
+    const polled: RebootProgress = yield* steps.call(RepairActivities.pollReboot, pollerState);
     if (polled.status === 'Succeeded') return context.df.currentUtcDateTime.toISOString();
     if (polled.status === 'Failed') return { failed: polled.error.message };
     pollerState = polled.pollerState;
+    if (steps.continuedAsNew({ step: 'polling-reboot', pollerState })) return CONTINUED;
   }
 }
 
 /**
- * Launches the replacement and waits until it is Initialized, it failed, or `until`; then the unhealthy
- * NodeClaim is deleted whatever became of the replacement: the node is broken (or about to be evicted),
- * and its pods are better pending, where provisioning sees them, than on it.
+ * Launches the replacement (unless `resumed`: an earlier execution did) and waits until it is Initialized,
+ * it failed, or `until`; then the unhealthy NodeClaim is deleted whatever became of the replacement: the
+ * node is broken (or about to be evicted), and its pods are better pending, where provisioning sees
+ * them, than on it.
  */
 function* replaceOld(
-  context: df.OrchestrationContext,
-  input: RepairInput,
+  steps: ResumableSteps,
   record: RebootRecord,
   until: number,
   why: string,
-): Generator<df.Task, RepairOutput, unknown> {
-  let check = yield* callThroughOutages(context, RepairActivities.launchReplacement, input.replacement);
+  resumed: boolean,
+): Generator<df.Task, RepairOutput | undefined, unknown> {
+  const { context, input } = steps;
+  let check: ReplacementCheck = resumed
+    ? { status: 'Pending' }
+    : yield* steps.call(RepairActivities.launchReplacement, input.replacement);
   while (check.status !== 'Initialized' && check.status !== 'Failed') {
     const now = context.df.currentUtcDateTime.getTime();
     if (now >= until) break;
-    yield context.df.createTimer(new Date(Math.min(until, now + input.pollSeconds * 1000)));
-    check = yield* callThroughOutages(context, RepairActivities.checkReplacement, input.replacement.name);
+    yield* steps.wait(Math.min(until, now + input.pollSeconds * 1000) - now);
+    check = yield* steps.call(RepairActivities.checkReplacement, input.replacement.name);
     if (check.status === 'NotLaunched') {
-      check = yield* callThroughOutages(context, RepairActivities.launchReplacement, input.replacement);
+      check = yield* steps.call(RepairActivities.launchReplacement, input.replacement);
+    }
+    if (check.status !== 'Initialized' && check.status !== 'Failed') {
+      if (steps.continuedAsNew({ step: 'replacing', until, why })) return undefined;
     }
   }
   const replacementReady = check.status === 'Initialized';
   const detail = check.status === 'Failed' ? `${why}; ${check.why}` : why;
-  yield* callThroughOutages(context, RepairActivities.replace, {
+  yield* steps.call(RepairActivities.replace, {
     repair: input,
     replacementReady,
     why: detail,
