@@ -21,7 +21,8 @@ import { compareOfferingsByPrice } from '../decisions/prices/offering-order.js';
 import { priceOf } from '../decisions/prices/price-book.js';
 import { providerIdFor, vmNameFor } from '../decisions/vm-spec.js';
 import { vmOwnership } from '../decisions/vm-ownership.js';
-import { ensureBootstrapToken } from '../kube/bootstrap-tokens.js';
+import { LAUNCH_ATTEMPT_ANNOTATION } from '../decisions/bootstrap-token.js';
+import { createBootstrapToken, deleteBootstrapTokenSecret } from '../kube/bootstrap-tokens.js';
 import type { NodeClaim } from '../models/index.js';
 import { catalogOfferings } from './catalog-offerings.js';
 import { resolveNodeImage } from './node-image.js';
@@ -110,17 +111,38 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
     // launch that does not plans again, where the slot now counts as taken.
     if (offering.reservationId !== undefined)
       await takeReservationSeat(parts, launch.reservations, offering.reservationId, name);
-    // The node's own token, made before the VM that carries it; the same one when this launch is retried.
-    const bootstrapToken = await ensureBootstrapToken(
-      (await parts.kube()).core,
-      { name, uid: nodeClaim.metadata.uid ?? '' },
+    // The node's own token, made before the VM that carries it, one per launch attempt.
+    const { core } = await parts.kube();
+    const bootstrap = await createBootstrapToken(
+      core,
+      {
+        name,
+        uid: nodeClaim.metadata.uid ?? '',
+        ...(nodeClaim.metadata.annotations?.[LAUNCH_ATTEMPT_ANNOTATION] !== undefined && {
+          attempt: nodeClaim.metadata.annotations[LAUNCH_ATTEMPT_ANNOTATION],
+        }),
+      },
       { now: parts.now(), registrationTimeoutMinutes: settings.lifecycle.registrationTimeoutMinutes },
     );
+    // A token whose VM certainly was not made goes at once: a PUT refused, or one that found the VM made
+    // by another delivery (that VM carries the other delivery's token, which stays). After a transient
+    // failure the PUT may have been accepted after all, so that token stays: it expires with the
+    // registration timeout and goes with the NodeClaim.
+    const withdrawToken = (): Promise<unknown> =>
+      deleteBootstrapTokenSecret(core, bootstrap.secretName).catch((error: unknown) =>
+        parts.log.warn('could not delete the bootstrap token of a launch that made no VM', {
+          nodeClaim: name,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
     let put: Awaited<ReturnType<typeof vms.beginCreate>>;
     try {
       put = await vms.beginCreate(
         vmName,
-        vmBody(settings, nodeClaim, offering, nodePool, nodeClass, { ...launch.image, bootstrapToken }),
+        vmBody(settings, nodeClaim, offering, nodePool, nodeClass, {
+          ...launch.image,
+          bootstrapToken: bootstrap.token,
+        }),
       );
     } catch (error) {
       const info = armErrorInfo(error);
@@ -132,10 +154,14 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
         );
       }
       // ARM refused before creating anything; another offering would be refused alike.
+      await withdrawToken();
       if (failure.reason === 'AuthorizationFailed') throw new AuthorizationError(failure);
       throw new CreateError(failure);
     }
-    if (!put.created) throw new InstanceExistsError(`VM ${vmName} was created meanwhile by another delivery`);
+    if (!put.created) {
+      await withdrawToken();
+      throw new InstanceExistsError(`VM ${vmName} was created meanwhile by another delivery`);
+    }
     return { vmName, providerID, offering, created: true, pollerState: put.pollerState };
   }
 

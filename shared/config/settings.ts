@@ -13,8 +13,17 @@ import {
   type RepairPolicy,
 } from '../decisions/node-repair/policies.js';
 
+/** Where infra/k8s and the chart install the app's namespaced objects by default. */
+export const DEFAULT_SYSTEM_NAMESPACE = 'nodeclaim-system';
+
 export interface Settings {
   clusterName: string;
+  /**
+   * The namespace the app was installed in (SYSTEM_NAMESPACE, as Karpenter names its own; default
+   * nodeclaim-system, the namespace infra/k8s and the chart install into): the sweep's Lease lives there,
+   * not in kube-system.
+   */
+  systemNamespace: string;
   azure: {
     subscriptionId: string;
     /** The resource group that holds the nodes' VMs (the AKS node resource group). */
@@ -273,6 +282,12 @@ export function loadSettings(env: Env = process.env): Settings {
 
   const settings: Settings = {
     clusterName: reader.name('CLUSTER_NAME'),
+    systemNamespace: reader.matching(
+      'SYSTEM_NAMESPACE',
+      /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/,
+      'a namespace name (a DNS label: up to 63 lower-case letters, digits and "-")',
+      DEFAULT_SYSTEM_NAMESPACE,
+    ),
     azure: {
       subscriptionId: reader.guid('AZURE_SUBSCRIPTION_ID'),
       resourceGroup: reader.name('AZURE_NODE_RESOURCE_GROUP'),

@@ -2,8 +2,10 @@
 // authenticates its node as `system:bootstrap:<id>` (group system:bootstrappers:nodeclaim-azure) just long
 // enough to request its client certificate. It expires shortly after the registration timeout, is owned
 // by the NodeClaim (the garbage collector deletes it with the NodeClaim) and is deleted once the node
-// registered. The token id is derived from the NodeClaim's UID, so a retried launch finds the token it
-// already created; the secret half is random. Pure: no I/O.
+// registered. The token id is derived from the NodeClaim's UID and its launch attempt (the
+// `karpenter.azure.com/launch-attempt` annotation the launch's claim writes), so each attempt makes its
+// own token and never needs to read one back: the app's identity may create and delete its tokens but
+// read no Secret at all. The secret half is random. Pure: no I/O.
 import { createHash } from 'node:crypto';
 
 export const BOOTSTRAP_TOKEN_NAMESPACE = 'kube-system';
@@ -25,10 +27,30 @@ function fromBytes(bytes: Uint8Array, length: number): string {
   return text;
 }
 
-/** The 6-character token id of a NodeClaim ([a-z0-9], as kubeadm-style bootstrap tokens require). */
-export function bootstrapTokenId(nodeClaimUid: string): string {
-  return fromBytes(createHash('sha256').update(nodeClaimUid).digest(), 6);
+/** The annotation a launch's claim writes with its attempt (the invocation that claimed the launch). */
+export const LAUNCH_ATTEMPT_ANNOTATION = 'karpenter.azure.com/launch-attempt';
+
+/**
+ * The 6-character token id of one launch attempt of a NodeClaim ([a-z0-9], as kubeadm-style bootstrap
+ * tokens require). Without an attempt (a NodeClaim claimed before attempts were recorded) the UID alone.
+ */
+export function bootstrapTokenId(nodeClaimUid: string, attempt?: string): string {
+  const input = attempt === undefined ? nodeClaimUid : `${nodeClaimUid}/${attempt}`;
+  return fromBytes(createHash('sha256').update(input).digest(), 6);
 }
+
+/** The token id of the attempt a NodeClaim carries now (its last claimed launch). */
+export function bootstrapTokenIdOf(nodeClaim: {
+  metadata: { uid?: string; annotations?: Record<string, string> };
+}): string {
+  return bootstrapTokenId(
+    nodeClaim.metadata.uid ?? '',
+    nodeClaim.metadata.annotations?.[LAUNCH_ATTEMPT_ANNOTATION],
+  );
+}
+
+/** The shape ValidatingAdmissionPolicy holds the app's token Secrets to (infra/k8s/functions). */
+export const BOOTSTRAP_TOKEN_SECRET_NAME_PATTERN = /^bootstrap-token-[a-z0-9]{6}$/;
 
 /** The 16-character secret half from random bytes (at least 16). */
 export function bootstrapTokenSecretFrom(random: Uint8Array): string {
@@ -92,71 +114,4 @@ export function bootstrapTokenSecret(input: BootstrapTokenSecretInput): Bootstra
       description: `bootstrap token of NodeClaim ${input.nodeClaim.name}`,
     },
   };
-}
-
-export interface StoredBootstrapToken {
-  tokenId: string;
-  tokenSecret: string;
-  expiresAt: Date | undefined;
-  ownerUid: string | undefined;
-}
-
-/** The token a stored Secret holds (its data is base64); undefined when it is not a usable token Secret. */
-export function storedBootstrapToken(secret: {
-  type?: string;
-  data?: Record<string, string>;
-  metadata?: { ownerReferences?: Array<{ uid: string }> };
-}): StoredBootstrapToken | undefined {
-  if (secret.type !== BOOTSTRAP_TOKEN_SECRET_TYPE || !secret.data) return undefined;
-  const field = (key: string): string | undefined => {
-    const value = secret.data?.[key];
-    return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
-  };
-  const tokenId = field('token-id');
-  const tokenSecret = field('token-secret');
-  if (!tokenId || !tokenSecret) return undefined;
-  const expiration = field('expiration');
-  return {
-    tokenId,
-    tokenSecret,
-    expiresAt: expiration ? new Date(expiration) : undefined,
-    ownerUid: secret.metadata?.ownerReferences?.[0]?.uid,
-  };
-}
-
-/**
- * Whether a Secret under a token name is one this app made for a NodeClaim: a bootstrap token of its
- * group, labelled as its own, owned by a NodeClaim. Token IDs are six characters derived from UIDs, so
- * another tool's token can share one; that Secret is never replaced nor deleted.
- */
-export function isOwnBootstrapToken(secret: {
-  type?: string;
-  data?: Record<string, string>;
-  metadata?: {
-    labels?: Record<string, string>;
-    ownerReferences?: Array<{ apiVersion?: string; kind?: string; uid: string }>;
-  };
-}): boolean {
-  const owner = secret.metadata?.ownerReferences?.[0];
-  const groups = secret.data?.['auth-extra-groups'];
-  return (
-    secret.type === BOOTSTRAP_TOKEN_SECRET_TYPE &&
-    secret.metadata?.labels?.[MANAGED_BY_LABEL] === MANAGED_BY &&
-    owner?.kind === 'NodeClaim' &&
-    (owner.apiVersion ?? '').startsWith('karpenter.sh/') &&
-    groups !== undefined &&
-    Buffer.from(groups, 'base64').toString('utf8') === BOOTSTRAP_GROUP
-  );
-}
-
-/** Whether a stored token can still be handed to a VM that will take minutes to boot. */
-export function reusable(
-  token: StoredBootstrapToken,
-  nodeClaimUid: string,
-  now: Date,
-  minimumMinutes: number,
-): boolean {
-  if (token.ownerUid !== nodeClaimUid) return false;
-  if (token.expiresAt === undefined || Number.isNaN(token.expiresAt.getTime())) return false;
-  return token.expiresAt.getTime() - now.getTime() >= minimumMinutes * 60_000;
 }

@@ -1,104 +1,94 @@
-// The per-NodeClaim bootstrap token Secrets in kube-system (see decisions/bootstrap-token.ts): ensure one
-// exists and is fresh before a VM is created with it, delete it once the node registered. Only Secrets
-// this app made are ever replaced or deleted (isOwnBootstrapToken), and each delete is guarded by the
-// UID of the Secret that was judged, so a Secret recreated meanwhile by someone else is not taken.
+// The per-NodeClaim bootstrap token Secrets in kube-system (see decisions/bootstrap-token.ts): one made
+// for each launch attempt before the VM that carries it, deleted when that VM was never made, and deleted
+// once the node registered. The app never reads a Secret: its identity holds only `create` and `delete`
+// on Secrets in kube-system, and the ValidatingAdmissionPolicy shipped beside its Role
+// (infra/k8s/functions/bootstrap-token-policy.yaml) lets it create nothing but a bootstrap token of its
+// own shape and delete nothing but those. So a token is never read back: each attempt makes its own
+// (its id derives from the NodeClaim's UID and the attempt), and deletes go by name, the policy refusing
+// any Secret that is not the app's.
 import { randomBytes } from 'node:crypto';
-import type { CoreV1Api, V1Secret } from '@kubernetes/client-node';
+import type { CoreV1Api } from '@kubernetes/client-node';
 import {
   BOOTSTRAP_TOKEN_NAMESPACE,
   bootstrapTokenId,
   bootstrapTokenSecret,
   bootstrapTokenSecretFrom,
   bootstrapTokenSecretName,
-  isOwnBootstrapToken,
-  reusable,
-  storedBootstrapToken,
   tokenExpiry,
 } from '../decisions/bootstrap-token.js';
-import { isAlreadyExists, isConflict, isNotFound } from './errors.js';
+import { isAlreadyExists, isNotFound, statusCodeOf } from './errors.js';
 
 export interface BootstrapTokenOptions {
   now: Date;
   registrationTimeoutMinutes: number;
 }
 
-async function readSecret(core: CoreV1Api, name: string): Promise<V1Secret | undefined> {
+export interface CreatedBootstrapToken {
+  /** "<id>.<secret>", for the node's configuration. */
+  token: string;
+  /** The Secret's name, to delete it again when the VM that was to carry it is never made. */
+  secretName: string;
+}
+
+/**
+ * Thrown when the attempt's token name is taken already: by another tool's token sharing the six
+ * characters, or by this very attempt's earlier try. Either way it is not read (the app may not) nor
+ * replaced; the next delivery is another attempt, under another name.
+ */
+export class BootstrapTokenTakenError extends Error {
+  override readonly name = 'BootstrapTokenTakenError';
+}
+
+/** Makes the token of one launch attempt of a NodeClaim, valid for a whole registration timeout. */
+export async function createBootstrapToken(
+  core: CoreV1Api,
+  nodeClaim: { name: string; uid: string; attempt?: string },
+  options: BootstrapTokenOptions,
+): Promise<CreatedBootstrapToken> {
+  const tokenId = bootstrapTokenId(nodeClaim.uid, nodeClaim.attempt);
+  const tokenSecret = bootstrapTokenSecretFrom(randomBytes(16));
+  const body = bootstrapTokenSecret({
+    nodeClaim,
+    tokenId,
+    tokenSecret,
+    expiresAt: tokenExpiry(options.now, options.registrationTimeoutMinutes),
+  });
   try {
-    return await core.readNamespacedSecret({ name, namespace: BOOTSTRAP_TOKEN_NAMESPACE });
+    await core.createNamespacedSecret({ namespace: BOOTSTRAP_TOKEN_NAMESPACE, body });
   } catch (error) {
-    if (isNotFound(error)) return undefined;
+    if (!isAlreadyExists(error)) throw error;
+    throw new BootstrapTokenTakenError(
+      `Secret ${BOOTSTRAP_TOKEN_NAMESPACE}/${body.metadata.name} (bootstrap token ${tokenId} of NodeClaim ` +
+        `${nodeClaim.name}) exists already; it is left alone, and the next launch attempt uses another name`,
+    );
+  }
+  return { token: `${tokenId}.${tokenSecret}`, secretName: body.metadata.name };
+}
+
+/**
+ * Deletes a token Secret by name. Absent is fine; refused (403 from RBAC, or the admission policy's
+ * refusal because the Secret under that name is not one of the app's tokens) means it is not ours and
+ * is left alone: reported as `false`.
+ */
+export async function deleteBootstrapTokenSecret(core: CoreV1Api, secretName: string): Promise<boolean> {
+  try {
+    await core.deleteNamespacedSecret({ name: secretName, namespace: BOOTSTRAP_TOKEN_NAMESPACE });
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return true;
+    const status = statusCodeOf(error);
+    if (status === 403 || status === 422) return false;
     throw error;
   }
 }
 
-/** Thrown when a token name is taken by a Secret this app did not make (a token-ID collision). */
-export class ForeignBootstrapTokenError extends Error {
-  override readonly name = 'ForeignBootstrapTokenError';
-}
-
-async function deleteSecret(core: CoreV1Api, secret: V1Secret): Promise<void> {
-  try {
-    await core.deleteNamespacedSecret({
-      name: secret.metadata?.name ?? '',
-      namespace: BOOTSTRAP_TOKEN_NAMESPACE,
-      body: { preconditions: { uid: secret.metadata?.uid ?? '' } },
-    });
-  } catch (error) {
-    // Gone, or replaced by another Secret (409, the UID precondition): either way not ours to delete.
-    if (!isNotFound(error) && !isConflict(error)) throw error;
-  }
-}
-
-/**
- * "<id>.<secret>" of the NodeClaim's token: the stored one while it stays valid for a whole registration
- * timeout, else a new one (the stale Secret is replaced). Concurrent callers converge on one Secret.
- */
-export async function ensureBootstrapToken(
+/** Deletes the token of the NodeClaim's current launch attempt (its node registered, or it is gone). */
+export async function deleteBootstrapToken(
   core: CoreV1Api,
-  nodeClaim: { name: string; uid: string },
-  options: BootstrapTokenOptions,
-): Promise<string> {
-  const tokenId = bootstrapTokenId(nodeClaim.uid);
-  const name = bootstrapTokenSecretName(tokenId);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const existing = await readSecret(core, name);
-    const stored = existing ? storedBootstrapToken(existing) : undefined;
-    if (stored && reusable(stored, nodeClaim.uid, options.now, options.registrationTimeoutMinutes)) {
-      return `${stored.tokenId}.${stored.tokenSecret}`;
-    }
-    if (existing) {
-      if (!isOwnBootstrapToken(existing))
-        throw new ForeignBootstrapTokenError(
-          `Secret ${BOOTSTRAP_TOKEN_NAMESPACE}/${name} (bootstrap token ${tokenId}) exists but was not made by ` +
-            `this app; it is left alone and NodeClaim ${nodeClaim.name} cannot get a token under that ID`,
-        );
-      await deleteSecret(core, existing);
-    }
-    const tokenSecret = bootstrapTokenSecretFrom(randomBytes(16));
-    const body = bootstrapTokenSecret({
-      nodeClaim,
-      tokenId,
-      tokenSecret,
-      expiresAt: tokenExpiry(options.now, options.registrationTimeoutMinutes),
-    });
-    try {
-      await core.createNamespacedSecret({ namespace: BOOTSTRAP_TOKEN_NAMESPACE, body });
-      return `${tokenId}.${tokenSecret}`;
-    } catch (error) {
-      // Another delivery created it meanwhile: read and use theirs.
-      if (!isAlreadyExists(error)) throw error;
-    }
-  }
-  throw new Error(`bootstrap token ${name} kept changing while it was being created`);
-}
-
-/**
- * Deletes the NodeClaim's token (its node registered, or it is gone) when the Secret under its name is
- * this app's and this NodeClaim's; absent is fine, and anyone else's is left alone.
- */
-export async function deleteBootstrapToken(core: CoreV1Api, nodeClaimUid: string): Promise<void> {
-  const existing = await readSecret(core, bootstrapTokenSecretName(bootstrapTokenId(nodeClaimUid)));
-  if (!existing || !isOwnBootstrapToken(existing)) return;
-  if (storedBootstrapToken(existing)?.ownerUid !== nodeClaimUid) return;
-  await deleteSecret(core, existing);
+  nodeClaim: { uid: string; attempt?: string },
+): Promise<boolean> {
+  return deleteBootstrapTokenSecret(
+    core,
+    bootstrapTokenSecretName(bootstrapTokenId(nodeClaim.uid, nodeClaim.attempt)),
+  );
 }

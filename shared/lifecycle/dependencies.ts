@@ -45,8 +45,11 @@ export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
   nodes: NodeStore;
   /** The pods termination's drain lists, evicts and deletes. */
   drainPods: DrainPods;
-  /** A registered node's bootstrap token, deleted once it has its own credentials. */
-  bootstrapTokens: { delete(nodeClaimUid: string): Promise<void> };
+  /**
+   * A registered node's bootstrap token (that of the NodeClaim's launch attempt), deleted once it has its
+   * own credentials; false when the Secret under its name is not the app's and was left alone.
+   */
+  bootstrapTokens: { delete(nodeClaim: { uid: string; attempt?: string }): Promise<boolean> };
   /** What a provisioning window reads, fresh from the API server (provisioning/provisioning-reads.ts). */
   provisioningReads: ProvisioningReads;
   /** The sweep's singleton Lease (sweep/lease.ts). */
@@ -70,7 +73,7 @@ export function kubePorts(
     nodes: kubeNodeStore(kube),
     drainPods: kubeDrainPods(kube),
     bootstrapTokens: {
-      delete: async (nodeClaimUid) => deleteBootstrapToken((await kube()).core, nodeClaimUid),
+      delete: async (nodeClaim) => deleteBootstrapToken((await kube()).core, nodeClaim),
     },
   };
 }

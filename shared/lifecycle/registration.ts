@@ -3,6 +3,7 @@
 // resourceVersion-guarded write, then records Registered=True and status.nodeName on the NodeClaim.
 // The Node write comes first: if the process dies between the two writes, the next pass finds the Node
 // already synced (the plan is empty) and only writes the status.
+import { LAUNCH_ATTEMPT_ANNOTATION } from '../decisions/bootstrap-token.js';
 import { findCondition, isConditionTrue } from '../decisions/conditions.js';
 import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
 import {
@@ -149,7 +150,18 @@ async function syncNode(
 /** The node has its own credentials now; its bootstrap token must not outlive the need. */
 async function revokeBootstrapToken(deps: LifecycleDependencies, nodeClaim: NodeClaim): Promise<void> {
   try {
-    await deps.bootstrapTokens.delete(nodeClaim.metadata.uid ?? '');
+    const attempt = nodeClaim.metadata.annotations?.[LAUNCH_ATTEMPT_ANNOTATION];
+    const deleted = await deps.bootstrapTokens.delete({
+      uid: nodeClaim.metadata.uid ?? '',
+      ...(attempt !== undefined && { attempt }),
+    });
+    if (!deleted)
+      deps.log.warn(
+        "the Secret under the registered node's bootstrap token name is not the app's; left alone",
+        {
+          nodeClaim: nodeClaim.metadata.name,
+        },
+      );
   } catch (error) {
     // It still expires, and goes with the NodeClaim; a later registration pass does not retry it.
     deps.log.warn('could not delete the bootstrap token of a registered node', {

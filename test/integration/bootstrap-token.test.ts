@@ -1,23 +1,26 @@
-// Per-NodeClaim bootstrap tokens against the real API server and garbage collector: a launch creates
-// one `bootstrap.kubernetes.io/token` Secret for its node, puts exactly that token (and no other) in the
-// VM's AKSNodeConfig, reuses it when the launch is retried, and the token goes with the NodeClaim. A token
-// Secret the app did not make is never replaced nor deleted.
+// Per-NodeClaim bootstrap tokens against the real API server, its admission policies and garbage
+// collector: a launch creates one `bootstrap.kubernetes.io/token` Secret for its node (named after the
+// NodeClaim's launch attempt), puts exactly that token (and no other) in the VM's AKSNodeConfig, makes no
+// second one when the event is delivered again, and the token goes with the NodeClaim. A token Secret
+// the app did not make is never replaced nor deleted: the app's identity cannot read it, and the shipped
+// ValidatingAdmissionPolicy refuses its delete.
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { parseNodeCustomData } from '../../shared/decisions/aks-node-config.js';
 import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
-import { bootstrapTokenId, storedBootstrapToken } from '../../shared/decisions/bootstrap-token.js';
+import { bootstrapTokenId, bootstrapTokenIdOf } from '../../shared/decisions/bootstrap-token.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
 import {
+  BootstrapTokenTakenError,
+  createBootstrapToken,
   deleteBootstrapToken,
-  ensureBootstrapToken,
-  ForeignBootstrapTokenError,
 } from '../../shared/kube/bootstrap-tokens.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import { reconcileRegistration } from '../../shared/lifecycle/registration.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';
+import { storedBootstrapToken } from '../support/bootstrap-token.js';
 import { nodeClass } from '../support/fixtures.js';
 import { launchNodeClaim } from '../support/launch-nodeclaim.js';
 import { eventually, startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
@@ -38,10 +41,12 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/** The token Secret of the NodeClaim's current launch attempt, read as admin (the app cannot). */
 async function tokenSecret(nodeClaim: NodeClaim) {
+  const current = (await stack.admin.objects.nodeClaims.get(nodeClaim.metadata.name)) ?? nodeClaim;
   try {
     return await core.readNamespacedSecret({
-      name: `bootstrap-token-${bootstrapTokenId(nodeClaim.metadata.uid ?? '')}`,
+      name: `bootstrap-token-${bootstrapTokenIdOf(current)}`,
       namespace: 'kube-system',
     });
   } catch (error) {
@@ -89,10 +94,15 @@ describe('per-NodeClaim bootstrap tokens', () => {
     );
     expect(JSON.stringify(config)).not.toContain('abcdef.0123456789abcdef');
 
-    // A repeated delivery reuses the token: no second Secret, the same value.
+    // A repeated delivery makes no second token: the NodeClaim is launched, the same Secret stays.
     await stack.publish({ ...event, changeType: 'MODIFIED' });
     await stack.host.waitForIdle();
     expect(storedBootstrapToken((await tokenSecret(nodeClaim)) ?? {})?.tokenSecret).toBe(token?.tokenSecret);
+    const ours = await core.listNamespacedSecret({
+      namespace: 'kube-system',
+      labelSelector: `karpenter.sh/nodeclaim=${nodeClaim.metadata.name}`,
+    });
+    expect(ours.items.map((secret) => secret.metadata?.name)).toEqual([secret.metadata?.name]);
 
     // The NodeClaim goes (termination deletes the VM and releases it): the garbage collector deletes the token.
     await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
@@ -132,7 +142,8 @@ describe('per-NodeClaim bootstrap tokens', () => {
 describe("a token Secret this app did not make, under a NodeClaim's token name", () => {
   test('is neither replaced nor deleted (the app acting as its shipped identity)', async () => {
     const uid = randomUUID();
-    const tokenId = bootstrapTokenId(uid);
+    const attempt = randomUUID();
+    const tokenId = bootstrapTokenId(uid, attempt);
     const name = `bootstrap-token-${tokenId}`;
     // Another tool's token that happens to share the six-character ID.
     await core.createNamespacedSecret({
@@ -149,14 +160,15 @@ describe("a token Secret this app did not make, under a NodeClaim's token name",
     });
     try {
       const { core: appCore } = await stack.deps.kube();
-      await deleteBootstrapToken(appCore, uid);
+      // The admission policy refuses the delete: not the app's token; reported, not thrown.
+      expect(await deleteBootstrapToken(appCore, { uid, attempt })).toBe(false);
       await expect(
-        ensureBootstrapToken(
+        createBootstrapToken(
           appCore,
-          { name: 'someone', uid },
+          { name: 'someone', uid, attempt },
           { now: new Date(), registrationTimeoutMinutes: 15 },
         ),
-      ).rejects.toBeInstanceOf(ForeignBootstrapTokenError);
+      ).rejects.toBeInstanceOf(BootstrapTokenTakenError);
       const still = await core.readNamespacedSecret({ name, namespace: 'kube-system' });
       expect(still.metadata?.labels?.['app.kubernetes.io/managed-by']).toBeUndefined();
       expect(Buffer.from(still.data?.['token-secret'] ?? '', 'base64').toString()).toBe('abcdefghijklmnop');

@@ -22,3 +22,20 @@ export async function createBootstrapToken(core: CoreV1Api, expiresAt: Date): Pr
   await core.createNamespacedSecret({ namespace: 'kube-system', body: { ...secret, metadata } });
   return `${tokenId}.${tokenSecret}`;
 }
+
+/** The token a Secret read back (as admin) holds; undefined when it is not a usable token Secret. */
+export function storedBootstrapToken(secret: {
+  type?: string;
+  data?: Record<string, string>;
+}): { tokenId: string; tokenSecret: string; expiresAt: Date | undefined } | undefined {
+  if (secret.type !== 'bootstrap.kubernetes.io/token' || !secret.data) return undefined;
+  const field = (key: string): string | undefined => {
+    const value = secret.data?.[key];
+    return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+  };
+  const tokenId = field('token-id');
+  const tokenSecret = field('token-secret');
+  if (!tokenId || !tokenSecret) return undefined;
+  const expiration = field('expiration');
+  return { tokenId, tokenSecret, expiresAt: expiration ? new Date(expiration) : undefined };
+}

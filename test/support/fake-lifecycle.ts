@@ -255,7 +255,10 @@ export interface FakeLifecycle {
   nodes: FakeNodes;
   /** The pods `deps.drainPods` lists, evicts and deletes. */
   pods: FakePods;
-  /** The NodeClaim UIDs whose bootstrap token `deps.bootstrapTokens.delete` was asked to delete. */
+  /**
+   * The NodeClaims (UID, and /attempt when it has one) whose bootstrap token `deps.bootstrapTokens.delete`
+   * was asked to delete.
+   */
   deletedBootstrapTokens: string[];
   /** The DaemonSets `deps.provisioningReads.daemonSets` lists. */
   daemonSets: V1DaemonSet[];
@@ -356,8 +359,11 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
       daemonSets: async () => structuredClone(fake.daemonSets),
     },
     bootstrapTokens: {
-      delete: async (nodeClaimUid) => {
-        fake.deletedBootstrapTokens.push(nodeClaimUid);
+      delete: async (nodeClaim) => {
+        fake.deletedBootstrapTokens.push(
+          nodeClaim.attempt === undefined ? nodeClaim.uid : `${nodeClaim.uid}/${nodeClaim.attempt}`,
+        );
+        return true;
       },
     },
   };

@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SYSTEM_NAMESPACE } from '../../shared/config/settings.js';
 import { DEFAULT_SWEEP_LEASE } from '../../shared/lifecycle/sweep/sweep.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -188,8 +189,8 @@ describe("the functions' Kubernetes RBAC", () => {
     expect(missing.map((u) => `${u.permission} (${u.where})`)).toEqual([]);
   });
 
-  it('bootstrap token Secrets: get, create and delete in kube-system only, exactly what the code does', () => {
-    expect(secretUses.sort()).toEqual(['|secrets|create', '|secrets|delete', '|secrets|get']);
+  it('bootstrap token Secrets: create and delete in kube-system only (never get), exactly what the code does', () => {
+    expect(secretUses.sort()).toEqual(['|secrets|create', '|secrets|delete']);
     expect(tokenRole.metadata.namespace).toBe('kube-system');
     expect([...granted(tokenRole.rules ?? [])].sort()).toEqual(secretUses.sort());
     expect(granted(clusterRole.rules ?? []).has('|secrets|get')).toBe(false);
@@ -202,7 +203,8 @@ describe("the functions' Kubernetes RBAC", () => {
   });
 
   it('the sweep Lease is reachable only by its name, except create (which RBAC cannot limit by name)', () => {
-    expect(leaseRole.metadata.namespace).toBe(DEFAULT_SWEEP_LEASE.namespace);
+    // In the app's own namespace, never kube-system, where create would reach every Lease of the system.
+    expect(leaseRole.metadata.namespace).toBe(DEFAULT_SYSTEM_NAMESPACE);
     const rules = leaseRole.rules ?? [];
     for (const rule of rules) {
       expect(rule.apiGroups).toEqual(['coordination.k8s.io']);
@@ -214,7 +216,7 @@ describe("the functions' Kubernetes RBAC", () => {
   });
 
   it('binds every role to the Function App identity placeholder the deploy hook fills in', () => {
-    const bindings = manifests.filter((o) => o.kind.endsWith('Binding'));
+    const bindings = manifests.filter((o) => o.kind === 'ClusterRoleBinding' || o.kind === 'RoleBinding');
     expect(bindings.map((b) => b.roleRef?.name).sort()).toEqual(
       [clusterRole.metadata.name, leaseRole.metadata.name, tokenRole.metadata.name].sort(),
     );
@@ -222,7 +224,11 @@ describe("the functions' Kubernetes RBAC", () => {
       expect(binding.subjects).toEqual([
         expect.objectContaining({ kind: 'User', name: 'FUNCTION_PRINCIPAL_ID' }),
       ]);
+    const roleNamespace = new Map([
+      [leaseRole.metadata.name, leaseRole.metadata.namespace],
+      [tokenRole.metadata.name, tokenRole.metadata.namespace],
+    ]);
     for (const binding of bindings.filter((b) => b.kind === 'RoleBinding'))
-      expect(binding.metadata.namespace).toBe(DEFAULT_SWEEP_LEASE.namespace);
+      expect(binding.metadata.namespace).toBe(roleNamespace.get(binding.roleRef?.name ?? ''));
   });
 });

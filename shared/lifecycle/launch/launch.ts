@@ -12,6 +12,7 @@ import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { hashAnnotations } from '../../decisions/hash.js';
 import { describeLaunchFailure, type LaunchFailure } from '../../decisions/launch-errors.js';
 import type { Offering } from '../../decisions/offerings.js';
+import { LAUNCH_ATTEMPT_ANNOTATION } from '../../decisions/bootstrap-token.js';
 import { RESERVATION_CLAIMED_AT_ANNOTATION } from '../../decisions/capacity-reservations.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
 import { describeFieldProblems, nodeClassProblems } from '../../decisions/nodeclass-validation.js';
@@ -51,8 +52,6 @@ export type LaunchResult =
 export class LaunchInProgressError extends Error {
   override readonly name = 'LaunchInProgressError';
 }
-
-export const LAUNCH_ATTEMPT_ANNOTATION = 'karpenter.azure.com/launch-attempt';
 
 async function blockForAuthorization(
   deps: LifecycleDependencies,

@@ -13,9 +13,9 @@ import { readClusterSnapshot, SweepView } from '../cluster/snapshot.js';
 import type { StepReport, SweepContext, SweepStep } from '../sweep-step.js';
 import { lifecycleSteps } from './steps.js';
 
-export const DEFAULT_SWEEP_LEASE: LeaseOptions = {
+/** The sweep's Lease; its namespace is the app's own (settings.systemNamespace) unless a caller names one. */
+export const DEFAULT_SWEEP_LEASE: Omit<LeaseOptions, 'namespace'> = {
   name: 'nodeclaim-azure-sweep',
-  namespace: 'kube-system',
   durationSeconds: 30,
 };
 
@@ -64,7 +64,7 @@ async function leasedSweep(
   context: Pick<HandlerContext, 'orchestrations' | 'log'>,
   options: SweepOptions,
 ): Promise<SweepResult> {
-  const leaseOptions = options.lease ?? DEFAULT_SWEEP_LEASE;
+  const leaseOptions = options.lease ?? { ...DEFAULT_SWEEP_LEASE, namespace: deps.settings.systemNamespace };
   const identity = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   const attempt = await deps.leases.tryAcquire(leaseOptions, identity, deps.now);
   if (!attempt.held) return { status: 'skipped', reason: `the sweep lease is held by ${attempt.holder}` };
