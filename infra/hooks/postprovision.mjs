@@ -86,7 +86,10 @@ process.stdout.write(
     `controller.image.tag=${tag}`,
     '--set',
     `functions.kubernetesRbac=${kubernetesRbac}`,
-    ...(kubernetesRbac ? ['--set', `functions.principalId=${required('functionPrincipalId', hint)}`] : []),
+    // Named under Azure RBAC too: the chart's admission policy holds the identity's Secrets in kube-system
+    // to its own bootstrap tokens whichever authorizer grants the verbs.
+    '--set',
+    `functions.principalId=${required('functionPrincipalId', hint)}`,
   ]),
 );
 say(

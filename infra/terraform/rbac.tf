@@ -150,7 +150,8 @@ resource "azurerm_role_assignment" "function_capacity_reservation_user" {
 
 # Azure RBAC for Kubernetes authorization: what the ClusterRole of infra/k8s/functions grants, with its
 # custom resources limited by the condition to the groups and resources that role names, and what its
-# kube-system Roles grant, on that namespace. With KubernetesRBAC nothing is granted in Azure.
+# namespaced Roles grant, each on its own namespace (kube-system, the app's). With KubernetesRBAC nothing
+# is granted in Azure.
 resource "azurerm_role_assignment" "function_kubernetes_cluster_access" {
   count              = local.azure_rbac ? 1 : 0
   scope              = data.azurerm_kubernetes_cluster.target.id
@@ -165,6 +166,14 @@ resource "azurerm_role_assignment" "function_kubernetes_kube_system_access" {
   count              = local.azure_rbac ? 1 : 0
   scope              = "${data.azurerm_kubernetes_cluster.target.id}/namespaces/${local.custom_roles.kubernetesKubeSystemAccess.namespace}"
   role_definition_id = azurerm_role_definition.custom["kubernetesKubeSystemAccess"].role_definition_resource_id
+  principal_id       = azurerm_user_assigned_identity.function.principal_id
+  principal_type     = "ServicePrincipal"
+}
+
+resource "azurerm_role_assignment" "function_kubernetes_system_namespace_access" {
+  count              = local.azure_rbac ? 1 : 0
+  scope              = "${data.azurerm_kubernetes_cluster.target.id}/namespaces/${local.custom_roles.kubernetesSystemNamespaceAccess.namespace}"
+  role_definition_id = azurerm_role_definition.custom["kubernetesSystemNamespaceAccess"].role_definition_resource_id
   principal_id       = azurerm_user_assigned_identity.function.principal_id
   principal_type     = "ServicePrincipal"
 }

@@ -30,6 +30,7 @@ export const ASSIGNMENT_SCOPES = [
   'capacityReservationGroup',
   'aksCluster',
   'aksNamespace',
+  'aksSystemNamespace',
 ] as const;
 export type AssignmentScope = (typeof ASSIGNMENT_SCOPES)[number];
 
@@ -39,7 +40,7 @@ export interface CustomRole {
   assignedAt: AssignmentScope;
   actions: string[];
   dataActions?: string[];
-  /** aksNamespace: the namespace the assignment is scoped to. */
+  /** aksNamespace, aksSystemNamespace: the namespace the assignment is scoped to. */
   namespace?: string;
 }
 
@@ -99,6 +100,7 @@ export function assignmentScopes(
     capacityReservationGroup: list(setting(appSettings, 'CAPACITY_RESERVATION_GROUP_IDS')),
     aksCluster: [],
     aksNamespace: [],
+    aksSystemNamespace: [],
   };
 }
 

@@ -29,6 +29,7 @@ describe('Helm chart sources', () => {
   it('takes its RBAC from the manifests in infra/k8s/functions and infra/k8s/bridge', () => {
     expect(Object.fromEntries(linksIn('files'))).toEqual({
       'bridge-clusterrole.yaml': 'infra/k8s/bridge/clusterrole.yaml',
+      'functions-bootstrap-token-policy.yaml': 'infra/k8s/functions/bootstrap-token-policy.yaml',
       'functions-bootstrap-token-role.yaml': 'infra/k8s/functions/bootstrap-token-role.yaml',
       'functions-clusterrole.yaml': 'infra/k8s/functions/clusterrole.yaml',
       'functions-lease-role.yaml': 'infra/k8s/functions/lease-role.yaml',

@@ -301,6 +301,20 @@ const ASSIGNERS: Record<
         /count\s+= local\.azure_rbac \? 1 : 0\n\s+scope\s+= "\$\{data\.azurerm_kubernetes_cluster\.target\.id\}\/namespaces\/\$\{local\.custom_roles\.kubernetesKubeSystemAccess\.namespace\}"/,
     },
   },
+  aksSystemNamespace: {
+    bicep: {
+      symbol: 'clusterRoles',
+      scope: /= if \(azureRbac\)[^]*scope: resourceGroup\(aksClusterResourceGroupName\)/,
+      module: 'rbac/cluster-roles.bicep',
+      target:
+        /resource systemNamespace 'namespaces' existing = \{\n\s+name: customRoles\.kubernetesSystemNamespaceAccess\.namespace[^]*resource systemNamespaceAccess [^]*scope: cluster::systemNamespace\n/,
+    },
+    terraform: {
+      name: 'function_kubernetes_system_namespace_access',
+      scope:
+        /count\s+= local\.azure_rbac \? 1 : 0\n\s+scope\s+= "\$\{data\.azurerm_kubernetes_cluster\.target\.id\}\/namespaces\/\$\{local\.custom_roles\.kubernetesSystemNamespaceAccess\.namespace\}"/,
+    },
+  },
 };
 
 describe('custom roles come from infra/azure-roles.json, in both templates', () => {
@@ -430,7 +444,10 @@ describe('the AKS data roles (kubernetesAuthorization=AzureRBAC) grant what infr
   const clusterRoles = manifests.filter((object) => object.kind === 'ClusterRole');
   const roles = manifests.filter((object) => object.kind === 'Role');
   const cluster = customRoles.kubernetesClusterAccess as CustomRole;
-  const namespaced = customRoles.kubernetesKubeSystemAccess as CustomRole;
+  const namespacedRoles = [
+    customRoles.kubernetesKubeSystemAccess as CustomRole,
+    customRoles.kubernetesSystemNamespaceAccess as CustomRole,
+  ];
 
   it("the cluster-wide role holds exactly the ClusterRoles' rules as data actions, and its condition their custom resources", () => {
     expect(clusterRoles.length).toBeGreaterThan(0);
@@ -441,12 +458,21 @@ describe('the AKS data roles (kubernetesAuthorization=AzureRBAC) grant what infr
     expect(cluster.actions).toEqual([]);
   });
 
-  it("the namespace role holds exactly the Roles' rules, in the one namespace they are in", () => {
-    expect(new Set(roles.map((role) => role.metadata.namespace))).toEqual(new Set([namespaced.namespace]));
-    const derived = aksDataActions(roles.flatMap((role) => role.rules ?? []));
-    expect(derived.customResources).toEqual([]);
-    expect([...(namespaced.dataActions ?? [])].sort()).toEqual(derived.dataActions);
-    expect(namespaced.actions).toEqual([]);
+  it("each namespace role holds exactly the Roles' rules of its namespace, one role per namespace", () => {
+    expect(new Set(roles.map((role) => role.metadata.namespace))).toEqual(
+      new Set(namespacedRoles.map((role) => role.namespace)),
+    );
+    for (const namespaced of namespacedRoles) {
+      const inNamespace = roles.filter((role) => role.metadata.namespace === namespaced.namespace);
+      const derived = aksDataActions(inNamespace.flatMap((role) => role.rules ?? []));
+      expect(derived.customResources).toEqual([]);
+      expect([...(namespaced.dataActions ?? [])].sort(), namespaced.namespace).toEqual(derived.dataActions);
+      expect(namespaced.actions).toEqual([]);
+    }
+    // Never a Secret read, in any namespace: the app reads no Secret.
+    expect(namespacedRoles.flatMap((role) => role.dataActions ?? [])).not.toContain(
+      'Microsoft.ContainerService/managedClusters/secrets/read',
+    );
   });
 
   it('maps verbs and subresources as AKS authorizes them, and a custom resource only through its condition', () => {

@@ -46,7 +46,7 @@ param aksClusterResourceGroupName string
 @description('Name of the AKS cluster resource.')
 param aksClusterName string
 
-@description('AzureRBAC: grant the custom roles kubernetesClusterAccess (on the cluster) and kubernetesKubeSystemAccess (on its kube-system namespace), what infra/k8s/functions grants. KubernetesRBAC: grant nothing in Azure; bind the identity with the roles in infra/k8s/functions.')
+@description('AzureRBAC: grant the custom roles kubernetesClusterAccess (on the cluster) and kubernetesKubeSystemAccess (on its kube-system namespace) and kubernetesSystemNamespaceAccess (on the app's namespace), what infra/k8s/functions grants. KubernetesRBAC: grant nothing in Azure; bind the identity with the roles in infra/k8s/functions.')
 @allowed(['AzureRBAC', 'KubernetesRBAC'])
 param kubernetesAuthorization string = 'KubernetesRBAC'
 
@@ -89,6 +89,7 @@ var roleSeeds = {
   capacityReservationUser: 'nodeclaim-capacity-reservation-user'
   kubernetesClusterAccess: 'nodeclaim-kubernetes-cluster-access'
   kubernetesKubeSystemAccess: 'nodeclaim-kubernetes-kube-system-access'
+  kubernetesSystemNamespaceAccess: 'nodeclaim-kubernetes-system-namespace-access'
 }
 var roleIds = toObject(
   items(customRoles),
@@ -227,5 +228,6 @@ module clusterRoles 'rbac/cluster-roles.bicep' = if (azureRbac) {
     aksClusterName: aksClusterName
     kubernetesClusterAccessRoleId: roleIds.kubernetesClusterAccess
     kubernetesKubeSystemAccessRoleId: roleIds.kubernetesKubeSystemAccess
+    kubernetesSystemNamespaceAccessRoleId: roleIds.kubernetesSystemNamespaceAccess
   }
 }
