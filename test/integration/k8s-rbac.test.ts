@@ -1,6 +1,10 @@
 // The functions' RBAC manifests (infra/k8s/functions) on the real API server: applied with a test user as
-// the subject, the server's own authorizer (SubjectAccessReview) allows what the drain, the status step
-// and the sweep Lease need, and refuses the Lease under any other name and what the functions never do.
+// the subject, the server's own authorizer (SubjectAccessReview) allows what the drain, the status step,
+// the bootstrap tokens and the sweep Lease need, and refuses the Lease under any other name or in any
+// other namespace, any Secret read, and what the functions never do. Then, as the shipped identity
+// itself (every Role and the admission policy applied by the global setup), real requests: a bootstrap
+// token of its own is created and deleted; a service-account-token Secret, a token of another shape, a
+// read, an update or the delete of another Secret in kube-system are refused.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +17,16 @@ import {
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually } from '../support/launch-stack.js';
+import { CoreV1Api, type V1Secret } from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import {
+  bootstrapTokenSecret,
+  bootstrapTokenSecretFrom,
+  BOOTSTRAP_TOKEN_NAMESPACE,
+} from '../../shared/decisions/bootstrap-token.js';
+import { DEFAULT_SYSTEM_NAMESPACE } from '../../shared/config/settings.js';
+import { statusCodeOf } from '../../shared/kube/errors.js';
+import { shippedIdentities } from '../support/identities.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const suffix = randomUUID().slice(0, 6);
@@ -23,16 +37,20 @@ let objects: KubernetesObject[] = [];
 beforeAll(async () => {
   config.loadFromFile(inject('kubeconfigPath'));
   const api = KubernetesObjectApi.makeApiClient(config);
-  objects = ['clusterrole.yaml', 'lease-role.yaml', 'bindings.yaml'].flatMap((file) =>
-    parseAllDocuments(
-      readFileSync(join(root, 'infra/k8s/functions', file), 'utf8').replaceAll('FUNCTION_PRINCIPAL_ID', user),
-    ).map((d) => {
-      const object = d.toJS() as KubernetesObject & { roleRef?: { name: string } };
-      // Unique names, so this run never collides with another on the shared control plane.
-      object.metadata = { ...object.metadata, name: `${object.metadata?.name}-${suffix}` };
-      if (object.roleRef) object.roleRef.name = `${object.roleRef.name}-${suffix}`;
-      return object;
-    }),
+  objects = ['clusterrole.yaml', 'lease-role.yaml', 'bootstrap-token-role.yaml', 'bindings.yaml'].flatMap(
+    (file) =>
+      parseAllDocuments(
+        readFileSync(join(root, 'infra/k8s/functions', file), 'utf8').replaceAll(
+          'FUNCTION_PRINCIPAL_ID',
+          user,
+        ),
+      ).map((d) => {
+        const object = d.toJS() as KubernetesObject & { roleRef?: { name: string } };
+        // Unique names, so this run never collides with another on the shared control plane.
+        object.metadata = { ...object.metadata, name: `${object.metadata?.name}-${suffix}` };
+        if (object.roleRef) object.roleRef.name = `${object.roleRef.name}-${suffix}`;
+        return object;
+      }),
   );
   for (const object of objects) await api.create(object);
 });
@@ -68,15 +86,28 @@ describe('infra/k8s/functions on the real API server', () => {
       { group: 'karpenter.sh', resource: 'nodeclaims', subresource: 'status', verb: 'patch' },
       { group: 'karpenter.sh', resource: 'nodepools', subresource: 'status', verb: 'patch' },
       { group: 'karpenter.azure.com', resource: 'aksnodeclasses', subresource: 'status', verb: 'patch' },
-      { group: 'coordination.k8s.io', resource: 'leases', verb: 'create', namespace: 'kube-system' },
+      {
+        group: 'coordination.k8s.io',
+        resource: 'leases',
+        verb: 'create',
+        namespace: DEFAULT_SYSTEM_NAMESPACE,
+      },
       {
         group: 'coordination.k8s.io',
         resource: 'leases',
         verb: 'update',
-        namespace: 'kube-system',
+        namespace: DEFAULT_SYSTEM_NAMESPACE,
         name: 'nodeclaim-azure-sweep',
       },
       { group: '', resource: 'events', verb: 'create', namespace: 'default' },
+      { group: '', resource: 'secrets', verb: 'create', namespace: 'kube-system' },
+      {
+        group: '',
+        resource: 'secrets',
+        verb: 'delete',
+        namespace: 'kube-system',
+        name: 'bootstrap-token-abc123',
+      },
     ];
     // RBAC objects reach the authorizer through its informers (roles and bindings each their own), so
     // each grant is waited for; the timeout names those still refused.
@@ -92,8 +123,17 @@ describe('infra/k8s/functions on the real API server', () => {
     );
   });
 
-  it('refuses the Lease under another name and what the functions never do', async () => {
+  it('refuses the Lease under another name or elsewhere, any Secret read, and what the functions never do', async () => {
     const refused: Access[] = [
+      {
+        group: 'coordination.k8s.io',
+        resource: 'leases',
+        verb: 'update',
+        namespace: DEFAULT_SYSTEM_NAMESPACE,
+        name: 'another-lease',
+      },
+      // kube-system holds the control plane's own Leases: nothing of the app's is there any more.
+      { group: 'coordination.k8s.io', resource: 'leases', verb: 'create', namespace: 'kube-system' },
       {
         group: 'coordination.k8s.io',
         resource: 'leases',
@@ -109,9 +149,151 @@ describe('infra/k8s/functions on the real API server', () => {
         name: 'nodeclaim-azure-sweep',
       },
       { group: '', resource: 'secrets', verb: 'get', namespace: 'kube-system' },
+      {
+        group: '',
+        resource: 'secrets',
+        verb: 'get',
+        namespace: 'kube-system',
+        name: 'bootstrap-token-abc123',
+      },
+      { group: '', resource: 'secrets', verb: 'list', namespace: 'kube-system' },
+      { group: '', resource: 'secrets', verb: 'watch', namespace: 'kube-system' },
+      { group: '', resource: 'secrets', verb: 'update', namespace: 'kube-system' },
+      { group: '', resource: 'secrets', verb: 'patch', namespace: 'kube-system' },
+      { group: '', resource: 'secrets', verb: 'create', namespace: 'default' },
+      { group: '', resource: 'secrets', verb: 'delete', namespace: DEFAULT_SYSTEM_NAMESPACE },
       { group: 'karpenter.sh', resource: 'nodepools', verb: 'delete' },
       { group: '', resource: 'pods', verb: 'create', namespace: 'default' },
     ];
     for (const access of refused) expect(await allowed(access), JSON.stringify(access)).toBe(false);
+  });
+});
+
+describe('the shipped identity and its admission policy on kube-system Secrets (real requests)', () => {
+  const admin = (): CoreV1Api => config.makeApiClient(CoreV1Api);
+  const app = (): CoreV1Api => {
+    const own = new KubeConfig();
+    own.loadFromFile(shippedIdentities().functions.kubeconfigPath);
+    return own.makeApiClient(CoreV1Api);
+  };
+  const namespace = BOOTSTRAP_TOKEN_NAMESPACE;
+  const ownToken = (tokenId: string): V1Secret => {
+    const secret = bootstrapTokenSecret({
+      nodeClaim: { name: `rbac-${suffix}`, uid: randomUUID() },
+      tokenId,
+      tokenSecret: bootstrapTokenSecretFrom(randomBytes(16)),
+      expiresAt: new Date(Date.now() + 600_000),
+    });
+    // No owner: there is no NodeClaim here (the garbage collector would delete the Secret at once).
+    const { ownerReferences: _owner, ...metadata } = secret.metadata;
+    return { ...secret, metadata };
+  };
+  const tokenId = (): string => randomBytes(3).toString('hex');
+  const refusal = async (request: Promise<unknown>): Promise<{ status?: number; message: string }> => {
+    try {
+      await request;
+    } catch (error) {
+      return { status: statusCodeOf(error), message: String((error as { body?: unknown }).body ?? error) };
+    }
+    throw new Error('the request was allowed');
+  };
+  const cleanUp: string[] = [];
+
+  afterAll(async () => {
+    for (const name of cleanUp)
+      await admin()
+        .deleteNamespacedSecret({ name, namespace })
+        .catch(() => undefined);
+  });
+
+  it('creates and deletes a bootstrap token of its own', async () => {
+    // The policy reaches the API server through its informer like the roles: waited for once here.
+    const body = ownToken(tokenId());
+    const name = body.metadata?.name ?? '';
+    cleanUp.push(name);
+    await eventually(
+      async () =>
+        await app()
+          .createNamespacedSecret({ namespace, body })
+          .then(() => true),
+      'its own bootstrap token created',
+      30_000,
+    );
+    await app().deleteNamespacedSecret({ name, namespace });
+  });
+
+  it('cannot mint a ServiceAccount token, nor a token of another shape, name, group or usage', async () => {
+    const serviceAccountToken: V1Secret = {
+      metadata: {
+        name: `sa-token-${suffix}`,
+        annotations: { 'kubernetes.io/service-account.name': 'default' },
+      },
+      type: 'kubernetes.io/service-account-token',
+    };
+    cleanUp.push(`sa-token-${suffix}`);
+    const id = tokenId();
+    const base = ownToken(id);
+    const withLabels = (labels: Record<string, string>): V1Secret => ({
+      ...base,
+      metadata: { ...base.metadata, labels },
+    });
+    const cases: [string, V1Secret][] = [
+      ['a service-account-token Secret', serviceAccountToken],
+      [
+        'an Opaque Secret',
+        { metadata: { name: `opaque-${suffix}` }, type: 'Opaque', stringData: { a: 'b' } },
+      ],
+      [
+        'a token under another name',
+        { ...base, metadata: { ...base.metadata, name: `bootstrap-token-${id}-x` } },
+      ],
+      ['a token without the managed-by label', withLabels({})],
+      [
+        'a token in another group',
+        {
+          ...base,
+          stringData: {
+            ...base.stringData,
+            'auth-extra-groups': 'system:bootstrappers:kubeadm:default-node-token',
+          },
+        },
+      ],
+      ['a signing token', { ...base, stringData: { ...base.stringData, 'usage-bootstrap-signing': 'true' } }],
+    ];
+    for (const [what, body] of cases) {
+      const refused = await refusal(app().createNamespacedSecret({ namespace, body }));
+      expect(refused.status, what).toBe(403);
+      expect(refused.message, what).toMatch(/ValidatingAdmissionPolicy|forbidden/);
+    }
+    // And nothing of it exists (the admin reads).
+    const secrets = await admin().listNamespacedSecret({ namespace });
+    expect(secrets.items.map((s) => s.metadata?.name)).not.toContain(`sa-token-${suffix}`);
+  });
+
+  it('cannot read, update or delete a Secret it did not make', async () => {
+    const name = `foreign-${suffix}`;
+    cleanUp.push(name);
+    await admin().createNamespacedSecret({
+      namespace,
+      body: { metadata: { name }, type: 'Opaque', stringData: { key: 'value' } },
+    });
+    const read = await refusal(app().readNamespacedSecret({ name, namespace }));
+    expect(read.status).toBe(403);
+    const list = await refusal(app().listNamespacedSecret({ namespace }));
+    expect(list.status).toBe(403);
+    const deleted = await refusal(app().deleteNamespacedSecret({ name, namespace }));
+    expect(deleted.status).toBe(403);
+    expect(deleted.message).toMatch(/ValidatingAdmissionPolicy/);
+    // Its own token cannot be rewritten either (RBAC grants no update; the policy refuses it besides).
+    const own = ownToken(tokenId());
+    cleanUp.push(own.metadata?.name ?? '');
+    await app().createNamespacedSecret({ namespace, body: own });
+    const updated = await refusal(
+      app().replaceNamespacedSecret({ name: own.metadata?.name ?? '', namespace, body: own }),
+    );
+    expect(updated.status).toBe(403);
+    expect((await admin().readNamespacedSecret({ name, namespace })).data?.key).toBe(
+      Buffer.from('value').toString('base64'),
+    );
   });
 });
