@@ -1,7 +1,7 @@
 // startArmEmulator: wires the emulator's parts together behind an HTTPS server on loopback.
 
 import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { silentLogger, type Logger } from '../../shared/observability/logger.js';
 import { createEphemeralCa, issueServerCertificate, type PemKeyPair } from '../tls/dev-ca.js';
@@ -21,6 +21,7 @@ import { Throttler, type ThrottlingOptions } from './throttling.js';
 import { VmPowerService } from './vm-power.js';
 import { toEmulatedVm, VmStore } from './vm-store.js';
 import { CapacityReservationStore } from './capacity-reservations.js';
+import { readRequestBody } from '../http/request-body.js';
 
 export interface ArmEmulatorOptions {
   /** 0 (default) picks a free port. */
@@ -50,26 +51,6 @@ export interface ArmEmulator {
   caCertPem: string;
   controls: EmulatorControls;
   stop(): Promise<void>;
-}
-
-const maxBodyBytes = 4 * 1024 * 1024;
-
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBodyBytes) {
-        reject(new Error('request body too large'));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
 }
 
 function send(response: ServerResponse, result: ServiceResponse): void {
@@ -184,7 +165,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
         const url = new URL(request.url ?? '/', `https://${request.headers.host ?? `${urlHost(host)}`}`);
         let result: ArmAnswer;
         try {
-          const body = await readBody(request);
+          const body = await readRequestBody(request);
           result = url.pathname.startsWith('/admin/')
             ? handleAdmin(method, url, body, controls)
             : url.pathname.toLowerCase() === '/api/retail/prices'

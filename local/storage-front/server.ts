@@ -37,6 +37,7 @@ import {
   type RequiredPermission,
   type StorageService,
 } from './operations.js';
+import { readRequestBody } from '../http/request-body.js';
 
 export interface AzuriteBehindFront {
   accountName: string;
@@ -86,8 +87,6 @@ export interface StorageFront {
 }
 
 const DECISIONS_KEPT = 2_000;
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
-
 export async function startStorageFront(options: StorageFrontOptions): Promise<StorageFront> {
   const log = options.log ?? silentLogger;
   const certificate = await issueServerCertificate(options.ca, ['127.0.0.1', 'localhost']);
@@ -138,7 +137,7 @@ export async function startStorageFront(options: StorageFrontOptions): Promise<S
     const path = `/${rest.join('/')}`;
     const decodedPath = safeDecode(path);
     const base = { service, method, path: `/${account}${decodedPath}` };
-    const body = await readBody(request);
+    const body = await readRequestBody(request);
 
     const principal = authenticate(request.headers.authorization);
     if (principal === 'missing' || principal === 'unknown') {
@@ -296,24 +295,6 @@ function safeDecode(path: string): string {
   } catch {
     return path;
   }
-}
-
-function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error(`request body over ${MAX_BODY_BYTES} bytes`));
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.once('end', () => resolve(Buffer.concat(chunks)));
-    request.once('error', reject);
-  });
 }
 
 function listen(server: Server): Promise<Server> {
