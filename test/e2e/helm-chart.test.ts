@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueueClient } from '@azure/storage-queue';
 import {
+  AdmissionregistrationV1Api,
   AppsV1Api,
   AuthorizationV1Api,
   CoreV1Api,
@@ -255,16 +256,30 @@ describe('helm install on the test control plane', () => {
     expect(
       await can({ group: 'karpenter.sh', resource: 'nodeclaims', subresource: 'status', verb: 'patch' }),
     ).toBe(true);
-    expect(
-      await can({
-        group: 'coordination.k8s.io',
-        resource: 'leases',
-        verb: 'update',
-        namespace: 'kube-system',
-        name: 'nodeclaim-azure-sweep',
-      }),
-    ).toBe(true);
+    // The sweep Lease in the release namespace (the Function App's SYSTEM_NAMESPACE), never kube-system.
+    const sweepLease = {
+      group: 'coordination.k8s.io',
+      resource: 'leases',
+      verb: 'update',
+      name: 'nodeclaim-azure-sweep',
+    };
+    expect(await can({ ...sweepLease, namespace })).toBe(true);
+    expect(await can({ ...sweepLease, namespace: 'kube-system' })).toBe(false);
     expect(await can({ group: '', resource: 'secrets', verb: 'list', namespace: 'default' })).toBe(false);
+    // Bootstrap tokens: created and deleted, never read; the chart's admission policy holds the rest.
+    expect(await can({ group: '', resource: 'secrets', verb: 'create', namespace: 'kube-system' })).toBe(
+      true,
+    );
+    expect(await can({ group: '', resource: 'secrets', verb: 'get', namespace: 'kube-system' })).toBe(false);
+    const policies = await kubeConfig
+      .makeApiClient(AdmissionregistrationV1Api)
+      .listValidatingAdmissionPolicy();
+    const policy = policies.items.find(
+      (p) => p.metadata?.name === `${release}-nodeclaim-azure-functions-bootstrap-tokens`,
+    );
+    expect(policy?.spec?.matchConditions?.[0]?.expression).toBe(
+      `request.userInfo.username == '${principal}'`,
+    );
 
     // A token the API server issues for the chart's ServiceAccount: the bridge is that identity, no more.
     const token = await core.createNamespacedServiceAccountToken({
