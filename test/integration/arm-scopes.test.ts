@@ -171,6 +171,7 @@ describe('the shipped assignments', () => {
       capacityReservationGroup: [groupId],
       aksCluster: [],
       aksNamespace: [],
+      aksSystemNamespace: [],
     });
     // The NSG is joined only when the NIC carries it; a group only when one is configured.
     const { ATTACH_NSG_TO_NIC: _attach, CAPACITY_RESERVATION_GROUP_IDS: _groups, ...managed } = appSettings;

@@ -383,8 +383,14 @@ async function teardown(context: ScenarioContext, pools: readonly PoolPlan[], ti
     await objects.nodePools
       .mergePatch(poolObjectName(pool.name, runId), { spec: { disruption: { budgets: [{ nodes: '0' }] } } })
       .catch(() => undefined);
-  for (const claim of await objects.nodeClaims.list({ labelSelector: selector }))
-    await objects.nodeClaims.delete(claim.metadata.name);
+  // Delete until none is left, not once: a provisioning window that solved before the workloads went
+  // may still create a NodeClaim after the first list, and the NodePool still exists to launch it.
+  const deleteNodeClaims = async (): Promise<void> => {
+    for (const claim of await objects.nodeClaims.list({ labelSelector: selector }))
+      if (!claim.metadata.deletionTimestamp)
+        await objects.nodeClaims.delete(claim.metadata.name).catch(() => undefined);
+  };
+  await deleteNodeClaims();
   const count = async () => ({
     nodeClaims: (await objects.nodeClaims.list({ labelSelector: selector })).length,
     nodes: (await context.core.listNode()).items.filter((n) => n.metadata?.name?.includes(runId)).length,
@@ -394,6 +400,7 @@ async function teardown(context: ScenarioContext, pools: readonly PoolPlan[], ti
   let left = await count();
   while (left.nodeClaims + left.nodes + left.vms > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await deleteNodeClaims();
     left = await count();
   }
   for (const pool of pools) {
