@@ -249,6 +249,9 @@ async function playDay(
     await workload.deleteWorkloads();
     history.teardown = await teardown(context, plan.pools, patience(stack, 10));
     collector.stop();
+    // Counted again now that the collector has every request: a throttle the weather armed late (the
+    // next N PUTs) can still answer the teardown's requests, which would otherwise count as Compute's.
+    history.injectedThrottles = weather.injectedThrottles();
 
     const checked = checkDay(history, checkOptions(endAt, true));
     const invariants = checked.invariants.map((i): Invariant => ({
