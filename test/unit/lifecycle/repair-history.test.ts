@@ -49,7 +49,7 @@ interface Script {
   health: (elapsedMs: number) => HealthCheck;
 }
 
-async function runRepair(script: Script) {
+async function runRepair(script: Script, repair: RepairInput = input) {
   const calls: { name: string; at: number; input: unknown }[] = [];
   let now = (): number => START.getTime();
   const record = (name: string, callInput: unknown) => calls.push({ name, at: now(), input: callInput });
@@ -58,6 +58,10 @@ async function runRepair(script: Script) {
     [
       orchestration(RepairNames.orchestration, repairOrchestrator),
       activity(RepairActivities.begin.name, async (step) => (record('begin', step), 'ok')),
+      activity(
+        RepairActivities.learnPreemption.name,
+        async (step) => (record('learnPreemption', step), null),
+      ),
       activity(RepairActivities.reboot.name, async (step): Promise<RebootStart> => {
         record('reboot', step);
         return { pollerState: 'reboot-0' };
@@ -95,7 +99,7 @@ async function runRepair(script: Script) {
   );
   now = () => engine.clock.now();
   try {
-    await engine.client.startNew(RepairNames.orchestration, { instanceId: INSTANCE, input });
+    await engine.client.startNew(RepairNames.orchestration, { instanceId: INSTANCE, input: repair });
     await engine.runUntil(START.getTime() + 3 * 60 * MINUTE);
     return {
       status: await engine.client.getStatus(INSTANCE),
@@ -165,5 +169,30 @@ describe('repair workflow history while a step is slow', () => {
     expect((run.named('replace')[0]?.input as ReplaceOldInput).why).toBe(
       'Ready=False did not clear within 1800 s of reboot 1',
     );
+  });
+
+  test("a spot eviction's replacement waited for past several continuations still shows preempted, launched once, the old node replaced at drainBy", async () => {
+    const drainBy = START.getTime() + 20 * MINUTE;
+    const preempted: RepairInput = {
+      ...input,
+      policy: { ...input.policy, action: 'preempted' },
+      firstStep: 'preempted',
+      drainBy: new Date(drainBy).toISOString(),
+    };
+    const run = await runRepair(
+      { pollReboot: () => ({ status: 'Succeeded' }), health: () => 'unhealthy' },
+      preempted,
+    );
+
+    expect(run.status?.runtimeStatus).toBe('Completed');
+    expect(run.continuations).toBeGreaterThanOrEqual(4);
+    expect(run.longest).toBeLessThanOrEqual(HISTORY_BOUND);
+    expect((run.status?.customStatus as RepairStatus).phase).toBe('preempted');
+    expect(run.named('begin')).toHaveLength(1);
+    expect(run.named('learnPreemption')).toHaveLength(1);
+    expect(run.named('reboot')).toEqual([]);
+    expect(run.named('launchReplacement').map((c) => c.at)).toEqual([START.getTime()]);
+    expect(run.named('replace').map((c) => c.at)).toEqual([drainBy]);
+    expect((run.named('replace')[0]?.input as ReplaceOldInput).why).toBe('spot eviction notice');
   });
 });

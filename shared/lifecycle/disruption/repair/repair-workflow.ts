@@ -78,7 +78,13 @@ export interface RepairProgress {
   resume:
     | { step: 'polling-reboot'; pollerState: string }
     | { step: 'awaiting-recovery'; rebootedAt: string }
-    | { step: 'replacing'; until: number; why: string };
+    | {
+        step: 'replacing';
+        until: number;
+        why: string;
+        /** The custom status shown ('replacing' when absent, as before it was carried). */
+        phase?: 'replacing' | 'preempted';
+      };
 }
 
 /**
@@ -153,12 +159,13 @@ export function* repairOrchestrator(
       context.df.setCustomStatus({ phase: 'preempted', ...record } satisfies RepairStatus);
       yield* call(RepairActivities.learnPreemption, input);
       const drainBy = Date.parse(input.drainBy ?? '') || context.df.currentUtcDateTime.getTime();
-      return yield* replaceOld(steps, record, drainBy, 'spot eviction notice', false);
+      return yield* replaceOld(steps, record, drainBy, 'spot eviction notice', false, 'preempted');
     }
   }
   if (resume?.step === 'replacing') {
-    context.df.setCustomStatus({ phase: 'replacing', ...record } satisfies RepairStatus);
-    return yield* replaceOld(steps, record, resume.until, resume.why, true);
+    const phase = resume.phase ?? 'replacing';
+    context.df.setCustomStatus({ phase, ...record } satisfies RepairStatus);
+    return yield* replaceOld(steps, record, resume.until, resume.why, true, phase);
   }
 
   let why = '';
@@ -215,7 +222,7 @@ export function* repairOrchestrator(
   context.df.setCustomStatus({ phase: 'replacing', ...record } satisfies RepairStatus);
   // The replacement's time limit counts from the escalation, not from when the repair began.
   const until = context.df.currentUtcDateTime.getTime() + input.replacementTimeoutMinutes * 60_000;
-  return yield* replaceOld(steps, record, until, why, false);
+  return yield* replaceOld(steps, record, until, why, false, 'replacing');
 }
 
 /** The repair's counted calls and waits, and its continuation once the execution's budget is used. */
@@ -292,6 +299,8 @@ function* replaceOld(
   until: number,
   why: string,
   resumed: boolean,
+  /** The custom status it shows (a spot eviction's replacement stays 'preempted'), carried on too. */
+  phase: 'replacing' | 'preempted',
 ): Generator<df.Task, RepairOutput | undefined, unknown> {
   const { context, input } = steps;
   let check: ReplacementCheck = resumed
@@ -306,7 +315,7 @@ function* replaceOld(
       check = yield* steps.call(RepairActivities.launchReplacement, input.replacement);
     }
     if (check.status !== 'Initialized' && check.status !== 'Failed') {
-      if (steps.continuedAsNew({ step: 'replacing', until, why })) return undefined;
+      if (steps.continuedAsNew({ step: 'replacing', until, why, phase })) return undefined;
     }
   }
   const replacementReady = check.status === 'Initialized';
