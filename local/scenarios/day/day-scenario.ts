@@ -184,7 +184,6 @@ async function playDay(
         memoryMs: (code) =>
           (/Quota/i.test(code) ? LOW_QUOTA_TTL_SECONDS : ALLOCATION_FAILURE_TTL_SECONDS) * 1_000,
       },
-      scaleSlackMs: 3_000,
       at,
       final,
     });

@@ -106,6 +106,8 @@ export interface PodShape {
   /** Not Ready since this time (ms): the Ready condition False with that lastTransitionTime. */
   notReadySince?: number;
   deleting?: boolean;
+  /** Deleting through the Eviction API, which marks the pod DisruptionTarget (EvictionByEvictionAPI) first. */
+  evicted?: boolean;
   /** The grace period the delete was given: deletionTimestamp is `at` plus this. */
   graceSeconds?: number;
 }
@@ -124,7 +126,7 @@ export function pod(
       metadata: {
         name,
         labels: { app },
-        ...(shape.deleting
+        ...(shape.deleting || shape.evicted
           ? {
               deletionTimestamp: new Date(at + (shape.graceSeconds ?? 0) * 1000).toISOString(),
               ...(shape.graceSeconds !== undefined ? { deletionGracePeriodSeconds: shape.graceSeconds } : {}),
@@ -134,17 +136,22 @@ export function pod(
       spec: shape.nodeName ? { nodeName: shape.nodeName } : {},
       status: {
         phase: shape.phase ?? 'Pending',
-        conditions: shape.ready
-          ? [{ type: 'Ready', status: 'True' }]
-          : shape.notReadySince !== undefined
-            ? [
-                {
-                  type: 'Ready',
-                  status: 'False',
-                  lastTransitionTime: new Date(shape.notReadySince).toISOString(),
-                },
-              ]
-            : [],
+        conditions: [
+          ...(shape.ready
+            ? [{ type: 'Ready', status: 'True' }]
+            : shape.notReadySince !== undefined
+              ? [
+                  {
+                    type: 'Ready',
+                    status: 'False',
+                    lastTransitionTime: new Date(shape.notReadySince).toISOString(),
+                  },
+                ]
+              : []),
+          ...(shape.evicted
+            ? [{ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI' }]
+            : []),
+        ],
       },
     },
   };

@@ -17,8 +17,6 @@ export interface CheckOptions {
   pendingBoundMs: number;
   stuckMs: number;
   churn: Omit<ChurnOptions, 'origin'>;
-  /** How long after a scale-down a deletion is taken for the ReplicaSet's, not an eviction. */
-  scaleSlackMs: number;
   /** Now, or the end of the day: pods still pending wait until then. */
   at: number;
   /** Whether the end-of-day checks apply yet. */
@@ -41,7 +39,7 @@ export function checkDay(
     ...(options.final ? [checkEndState(history, options.stuckMs)] : []),
     checkArmRates(history),
     checkKubernetesRates(history.apiServer, options.final),
-    checkPdbs(history, options.scaleSlackMs, origin, options.at),
+    checkPdbs(history, origin, options.at),
   ];
   return { invariants, pending: pending.figures };
 }

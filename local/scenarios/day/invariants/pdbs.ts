@@ -1,20 +1,21 @@
-// No PodDisruptionBudget breached: every eviction (a pod that starts terminating on a Node tainted
-// karpenter.sh/disrupted, i.e. drained) leaves at least the PDB's desired healthy pods of its set
-// Running and Ready. A pod the ReplicaSet deletes in a scale-down is not an eviction: deletions within
-// `scaleSlackMs` after its Deployment was scaled down are not judged. Neither is a pod that was already
-// not Ready when it was evicted, by its own Ready condition's lastTransitionTime: the recorder is blind
-// while the API server is down, and after the outage kube-controller-manager marks the pods of Nodes it
-// heard nothing from not Ready, so the version before the eviction that the recorder kept can be Ready
-// when the pod evicted was not (the Eviction API allows that eviction under `AlwaysAllow`, and it takes
-// nothing from the PDB's healthy pods). The desired healthy pods are Kubernetes' desiredHealthy:
-// minAvailable as it is, or the Deployment's replicas less maxUnavailable, never below 0. Beside each breach
-// it says what the PDB's status said just before (what the API server judged the eviction by) and which
-// pods of the set existed then, so a breach tells Kubernetes' own race (a status that had not yet counted
-// an earlier eviction or an unready pod) from a misjudgment. One such race is not judged: an eviction the
-// status before it allowed, short only by pods the ReplicaSet had begun deleting in a scale-down that the
-// status had not yet counted (the disruption controller lags; the Eviction API judges by its status, and
-// the app can do no more than ask it). Replays every pod and Node version. Pure.
-import { WellKnown } from '../../../../shared/models/index.js';
+// No PodDisruptionBudget breached: every eviction leaves at least the PDB's desired healthy pods of its set
+// Running and Ready. An eviction is what the Eviction API did: it writes the pod's DisruptionTarget
+// condition (reason EvictionByEvictionAPI) before it deletes the pod, so a deletion without it is not one —
+// the ReplicaSet's deletions in a scale-down, which after an API server outage can come a minute late
+// (kube-controller-manager's informers wait out their backoff before they watch again), are not judged.
+// Neither is a pod that was already not Ready when it was evicted, by its own Ready condition's
+// lastTransitionTime: the recorder is blind while the API server is down, and after the outage
+// kube-controller-manager marks the pods of Nodes it heard nothing from not Ready, so the version before
+// the eviction that the recorder kept can be Ready when the pod evicted was not (the Eviction API allows
+// that eviction under `AlwaysAllow`, and it takes nothing from the PDB's healthy pods). The desired healthy
+// pods are Kubernetes' desiredHealthy: minAvailable as it is, or the Deployment's replicas less
+// maxUnavailable, never below 0. Beside each breach it says what the PDB's status said just before (what
+// the API server judged the eviction by) and which pods of the set existed then, so a breach tells
+// Kubernetes' own race (a status that had not yet counted an earlier eviction or an unready pod) from a
+// misjudgment. One such race is not judged: an eviction the status before it allowed, short only by pods
+// being deleted without an eviction (a scale-down) that the status had not yet counted (the disruption
+// controller lags; the Eviction API judges by its status, and the app can do no more than ask it).
+// Replays every pod version. Pure.
 import {
   result,
   secondsAfter,
@@ -29,6 +30,13 @@ const healthy = (pod: DayPod): boolean =>
   !pod.metadata.deletionTimestamp &&
   pod.status?.phase === 'Running' &&
   (pod.status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** The Eviction API's mark, written on the pod before the API server deletes it. */
+export function evictedByEvictionApi(pod: DayPod): boolean {
+  return (pod.status?.conditions ?? []).some(
+    (c) => c.type === 'DisruptionTarget' && c.status === 'True' && c.reason === 'EvictionByEvictionAPI',
+  );
+}
 
 /** When the eviction (or delete) was asked for: deletionTimestamp less the grace period added to it. */
 function evictionRequestedAt(pod: DayPod): number {
@@ -126,29 +134,16 @@ export function pdbStatusEvidence(
 
 export function checkPdbs(
   history: DayHistory,
-  scaleSlackMs: number,
   origin: number,
   /** The day's end: the teardown deletes the PDBs with the workloads before the nodes, and is not judged. */
   until = Infinity,
 ): InvariantResult {
   const rules = new Map(history.pdbs.map((r) => [r.set, r]));
   const pods = new Map<string, DayPod>();
-  const tainted = new Set<string>();
-  const events = [
-    ...history.pods.map((pod) => ({ at: pod.at, pod })),
-    ...history.nodes.map((node) => ({ at: node.at, node })),
-  ].sort((a, b) => a.at - b.at);
   const replicasAt = (set: string, at: number): number | undefined => {
     let found: number | undefined;
     for (const r of history.replicas) if (r.set === set && r.at <= at) found = r.replicas;
     return found;
-  };
-  const scaledDownJustBefore = (set: string, at: number): boolean => {
-    const changes = history.replicas.filter((r) => r.set === set);
-    return changes.some(
-      (r, i) =>
-        i > 0 && r.replicas < (changes[i - 1]?.replicas ?? 0) && r.at <= at && at - r.at <= scaleSlackMs,
-    );
   };
   const violations: string[] = [];
   /** Pods that began terminating without an eviction: the ReplicaSet's deletions in a scale-down. */
@@ -157,15 +152,7 @@ export function checkPdbs(
   let notReady = 0;
   let statusLagged = 0;
   let tightest = Infinity;
-  for (const event of events) {
-    if ('node' in event) {
-      const { object, type } = event.node;
-      if (type !== 'DELETED' && (object.spec.taints ?? []).some((t) => t.key === WellKnown.disruptedTaintKey))
-        tainted.add(object.metadata.name);
-      else tainted.delete(object.metadata.name);
-      continue;
-    }
-    const { object, type, at } = event.pod;
+  for (const { object, type, at } of history.pods) {
     if (at > until) break;
     const name = object.metadata.name;
     const before = pods.get(name);
@@ -175,16 +162,13 @@ export function checkPdbs(
     const rule = rules.get(set);
     const startsTerminating =
       Boolean(object.metadata.deletionTimestamp) && !before?.metadata.deletionTimestamp;
-    const node = object.spec?.nodeName;
     if (type === 'DELETED') deletedBySet.delete(name);
-    if (!rule || !startsTerminating || !node || !tainted.has(node) || !before || !healthy(before)) {
-      if (startsTerminating) deletedBySet.add(name);
-      continue;
-    }
-    if (scaledDownJustBefore(set, at)) {
+    if (!startsTerminating) continue;
+    if (!evictedByEvictionApi(object)) {
       deletedBySet.add(name);
       continue;
     }
+    if (!rule || !before || !healthy(before)) continue;
     if (notReadyBeforeEviction(object)) {
       notReady += 1;
       continue;
