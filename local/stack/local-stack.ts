@@ -329,6 +329,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       .filter((gate) => gate !== undefined && gate !== '')
       .join(',');
     const sweepLeaseNamespace = `nodeclaim-run-${runId}`;
+    // A stack sharing its control plane keeps its Leases (the sweep's, the disruption marks') in a
+    // namespace of its own, so runs side by side never wait for each other's.
+    if (scoped) appSettings['SYSTEM_NAMESPACE'] = sweepLeaseNamespace;
     const sweepScope: SweepScope | undefined = scoped
       ? { nodeClaimSelector: `${RUN_LABEL}=${runId}`, leaseNamespace: sweepLeaseNamespace }
       : undefined;

@@ -99,6 +99,13 @@ describe('infra/k8s/functions on the real API server', () => {
         namespace: DEFAULT_SYSTEM_NAMESPACE,
         name: 'nodeclaim-azure-sweep',
       },
+      {
+        group: 'coordination.k8s.io',
+        resource: 'leases',
+        verb: 'update',
+        namespace: DEFAULT_SYSTEM_NAMESPACE,
+        name: 'nodeclaim-azure-disruption-marks',
+      },
       { group: '', resource: 'events', verb: 'create', namespace: 'default' },
       { group: '', resource: 'secrets', verb: 'create', namespace: 'kube-system' },
       {

@@ -13,6 +13,7 @@ import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SYSTEM_NAMESPACE } from '../../shared/config/settings.js';
 import { DEFAULT_SWEEP_LEASE } from '../../shared/lifecycle/sweep/sweep.js';
+import { DISRUPTION_MARKS_LEASE } from '../../shared/lifecycle/disruption/budget-at-mark.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -202,14 +203,15 @@ describe("the functions' Kubernetes RBAC", () => {
     expect(JSON.stringify(clusterRole.rules)).not.toContain('*');
   });
 
-  it('the sweep Lease is reachable only by its name, except create (which RBAC cannot limit by name)', () => {
+  it('the sweep and disruption-marks Leases are reachable only by their names, except create (which RBAC cannot limit by name)', () => {
     // In the app's own namespace, never kube-system, where create would reach every Lease of the system.
     expect(leaseRole.metadata.namespace).toBe(DEFAULT_SYSTEM_NAMESPACE);
     const rules = leaseRole.rules ?? [];
     for (const rule of rules) {
       expect(rule.apiGroups).toEqual(['coordination.k8s.io']);
       expect(rule.resources).toEqual(['leases']);
-      if (rule.resourceNames) expect(rule.resourceNames).toEqual([DEFAULT_SWEEP_LEASE.name]);
+      if (rule.resourceNames)
+        expect(rule.resourceNames).toEqual([DEFAULT_SWEEP_LEASE.name, DISRUPTION_MARKS_LEASE.name]);
       else expect(rule.verbs).toEqual(['create']);
     }
     expect([...granted(rules)].sort()).toEqual([...leaseUses].sort());

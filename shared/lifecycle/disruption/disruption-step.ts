@@ -41,7 +41,7 @@ import {
 } from './executor.js';
 import type { DisruptionCommand, DisruptionMethod, MethodPass } from './methods/method.js';
 import { disruptionMethods, methodNamed } from './methods/methods.js';
-import { budgetAllowsMarks } from './budget-at-mark.js';
+import { markWithinBudget } from './budget-at-mark.js';
 import { deleteUninitializedReplacement, markForDisruption } from './replacements.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
 
@@ -211,36 +211,43 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
       return false;
     }
   } else {
-    if (method?.class === 'graceful') {
-      const budget = await budgetAllowsMarks(
-        deps,
-        command.nodePool.name,
-        method.reason,
-        command.candidates.length,
-      );
-      if (!budget.allows) {
-        context.log.info('disruption command not started: the budget, read again, no longer allows it', {
-          nodePool: command.nodePool.name,
-          method: command.method,
-          candidates: command.candidates.map((c) => c.name),
-          why: budget.why,
-        });
-        return false;
-      }
-    }
     const byName = new Map(view.nodeClaims().map((c) => [c.metadata.name, c]));
-    for (const candidate of command.candidates) {
-      const nodeClaim = byName.get(candidate.name);
-      const marked = nodeClaim
-        ? await markForDisruption(deps, nodeClaim, command.reason, command.detail)
-        : undefined;
-      if (!marked) {
-        if (nodeClaim) view.removeNodeClaim(nodeClaim);
-        // Marks already made are released by tendInFlight once the grace has passed.
-        return false;
+    const markAll = async (): Promise<boolean> => {
+      for (const candidate of command.candidates) {
+        const nodeClaim = byName.get(candidate.name);
+        const marked = nodeClaim
+          ? await markForDisruption(deps, nodeClaim, command.reason, command.detail)
+          : undefined;
+        if (!marked) {
+          if (nodeClaim) view.removeNodeClaim(nodeClaim);
+          // Marks already made are released by tendInFlight once the grace has passed.
+          return false;
+        }
+        view.updateNodeClaim(marked);
       }
-      view.updateNodeClaim(marked);
+      return true;
+    };
+    // A graceful method's marks are made under the disruption-marks Lease, on a budget read again.
+    const outcome =
+      method?.class === 'graceful'
+        ? await markWithinBudget(
+            deps,
+            command.nodePool.name,
+            method.reason,
+            command.candidates.length,
+            markAll,
+          )
+        : { marked: true as const, value: await markAll() };
+    if (!outcome.marked) {
+      context.log.info('disruption command not started: the budget, read again, no longer allows it', {
+        nodePool: command.nodePool.name,
+        method: command.method,
+        candidates: command.candidates.map((c) => c.name),
+        why: outcome.why,
+      });
+      return false;
     }
+    if (!outcome.value) return false;
   }
   const settings = deps.settings.disruption;
   const input: ExecutorInput = {

@@ -37,7 +37,7 @@ import type {
   WorkflowKey,
 } from './methods/method.js';
 import { methodNamed } from './methods/methods.js';
-import { budgetAllowsMarks } from './budget-at-mark.js';
+import { markWithinBudget } from './budget-at-mark.js';
 import {
   checkReplacement,
   deleteUninitializedReplacement,
@@ -276,40 +276,54 @@ export async function beginCommand(deps: LifecycleDependencies, input: ExecutorI
       current: await currentCandidate(deps, candidate),
     })),
   );
+  const markAll = async (): Promise<number | 'gone'> => {
+    let begun = 0;
+    for (const { candidate, current } of candidates) {
+      const marked =
+        current && !current.metadata.deletionTimestamp
+          ? await markForDisruption(deps, current, command.reason, command.detail)
+          : undefined;
+      if (!marked) {
+        if (command.replacements.length === 0) continue;
+        await abandonCommand(deps, { input, why: `${candidate.name} is gone` });
+        return 'gone';
+      }
+      for (const node of await nodesOfNodeClaim(deps, marked)) await taintNodeDisrupted(deps, node);
+      begun += 1;
+    }
+    return begun;
+  };
+  let begun: number | 'gone';
   if (method?.class === 'graceful') {
-    // Another writer may have marked since the decision or its validation: the budget is read again.
+    // Another writer may have marked since the decision or its validation: the budget is read again,
+    // under the disruption-marks Lease.
     const unmarked = candidates
       .filter(
         ({ current }) =>
           current && !current.metadata.deletionTimestamp && disruptionReasonOf(current) === undefined,
       )
       .map(({ candidate }) => candidate.name);
-    const budget = await budgetAllowsMarks(deps, command.nodePool.name, method.reason, unmarked.length);
-    if (!budget.allows) {
+    const outcome = await markWithinBudget(
+      deps,
+      command.nodePool.name,
+      method.reason,
+      unmarked.length,
+      markAll,
+    );
+    if (!outcome.marked) {
       deps.log.info('disruption command called off before its marks: the budget no longer allows it', {
         nodePool: command.nodePool.name,
         method: command.method,
         candidates: unmarked,
-        why: budget.why,
+        why: outcome.why,
       });
       return 'over-budget';
     }
+    begun = outcome.value;
+  } else {
+    begun = await markAll();
   }
-  let begun = 0;
-  for (const { candidate, current } of candidates) {
-    const marked =
-      current && !current.metadata.deletionTimestamp
-        ? await markForDisruption(deps, current, command.reason, command.detail)
-        : undefined;
-    if (!marked) {
-      if (command.replacements.length === 0) continue;
-      await abandonCommand(deps, { input, why: `${candidate.name} is gone` });
-      return 'gone';
-    }
-    for (const node of await nodesOfNodeClaim(deps, marked)) await taintNodeDisrupted(deps, node);
-    begun += 1;
-  }
-  if (begun === 0) return 'gone';
+  if (begun === 'gone' || begun === 0) return 'gone';
   // Upstream counts only graceful (voluntary) methods' decisions here; expiration and repair are not.
   if (method?.class === 'graceful') {
     deps.metrics.increment('karpenter_voluntary_disruption_decisions_total', {

@@ -3,6 +3,7 @@
 // workflow) may have marked a node of the NodePool since the command was decided and validated.
 import { beforeEach, describe, expect, test } from 'vitest';
 import { findCondition } from '../../../shared/decisions/conditions.js';
+import { DISRUPTION_MARKS_LEASE } from '../../../shared/lifecycle/disruption/budget-at-mark.js';
 import { beginCommand, type ExecutorInput } from '../../../shared/lifecycle/disruption/executor.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../../shared/models/karpenter.js';
 import { fakeLifecycle, FAKE_NOW, type FakeLifecycle } from '../../support/fake-lifecycle.js';
@@ -70,5 +71,34 @@ describe('beginCommand', () => {
     expect(await beginCommand(fake.deps, emptyCommand(a))).toBe('over-budget');
     expect(markOf(fake.nodeClaims.peek('general-a'))).toBeUndefined();
     expect(fake.nodes.writes).toEqual([]);
+  });
+
+  test('two commands begun at once under a budget of 1: the marks Lease lets one mark, the other sees its mark', async () => {
+    const a = fake.nodeClaims.seed(initializedNodeClaim('general-a', pool));
+    const b = fake.nodeClaims.seed(initializedNodeClaim('general-b', pool));
+    fake.nodes.seed(nodeOf(a));
+    fake.nodes.seed(nodeOf(b));
+
+    const outcomes = await Promise.all([
+      beginCommand(fake.deps, emptyCommand(a)),
+      beginCommand(fake.deps, emptyCommand(b)),
+    ]);
+    expect([...outcomes].sort()).toEqual(['ok', 'over-budget']);
+    const marked = ['general-a', 'general-b'].filter((name) => markOf(fake.nodeClaims.peek(name)));
+    expect(marked).toHaveLength(1);
+    // Each took the Lease once and gave it back.
+    expect(fake.leases.acquisitionsOf(DISRUPTION_MARKS_LEASE.name)).toHaveLength(2);
+    expect(fake.leases.recordOf(DISRUPTION_MARKS_LEASE.name)).toBeUndefined();
+  });
+
+  test('marks nothing while another writer holds the marks Lease, and leaves it to them', async () => {
+    const a = fake.nodeClaims.seed(initializedNodeClaim('general-a', pool));
+    fake.nodes.seed(nodeOf(a));
+    fake.leases.holdFor('other-writer', FAKE_NOW, 10, DISRUPTION_MARKS_LEASE.name);
+
+    expect(await beginCommand(fake.deps, emptyCommand(a))).toBe('over-budget');
+    expect(markOf(fake.nodeClaims.peek('general-a'))).toBeUndefined();
+    expect(fake.leases.recordOf(DISRUPTION_MARKS_LEASE.name)?.holderIdentity).toBe('other-writer');
+    expect(fake.leases.acquisitionsOf(DISRUPTION_MARKS_LEASE.name)).toEqual([]);
   });
 });

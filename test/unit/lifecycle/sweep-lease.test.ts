@@ -3,7 +3,7 @@
 // lease up when it ends, failed or not, so the next sweep need not wait for it to expire. The real Lease
 // (guarded writes, concurrent contenders) is tested in test/integration/sweep.test.ts.
 import { beforeEach, describe, expect, test } from 'vitest';
-import { runLifecycleSweep } from '../../../shared/lifecycle/sweep/sweep.js';
+import { DEFAULT_SWEEP_LEASE, runLifecycleSweep } from '../../../shared/lifecycle/sweep/sweep.js';
 import type { SweepStep } from '../../../shared/lifecycle/sweep-step.js';
 import { silentLogger } from '../../../shared/observability/logger.js';
 import {
@@ -13,7 +13,7 @@ import {
   type FakeLifecycle,
 } from '../../support/fake-lifecycle.js';
 
-const lease = { name: 'sweep', namespace: 'kube-system', durationSeconds: 30 };
+const lease = { name: DEFAULT_SWEEP_LEASE.name, namespace: 'nodeclaim-system', durationSeconds: 30 };
 const secondsAgo = (seconds: number) => new Date(FAKE_NOW.getTime() - seconds * 1000);
 
 describe('the sweep lease', () => {
