@@ -284,9 +284,9 @@ describe('helm upgrade from the previous chart', () => {
   );
 
   it('refuses the upgrade without --take-ownership and changes nothing', { timeout: 60_000 }, async () => {
-    await expect(helm('upgrade', release, CHART_DIRECTORY, ...values)).rejects.toThrow(
-      /invalid ownership metadata|cannot be imported/,
-    );
+    await expect(
+      helm('upgrade', release, CHART_DIRECTORY, '--reset-then-reuse-values', '--wait', '--timeout', '90s'),
+    ).rejects.toThrow(/invalid ownership metadata|cannot be imported/);
     const pdbs = await kubeConfig.makeApiClient(PolicyV1Api).listNamespacedPodDisruptionBudget({ namespace });
     expect(pdbs.items).toEqual([]);
     expect(
@@ -299,22 +299,35 @@ describe('helm upgrade from the previous chart', () => {
     { timeout: 120_000 },
     async () => {
       const previous = await manifest(1);
+      // As the chart's README tells an operator: the install's values, this chart's defaults for new keys.
       await helm(
         'upgrade',
         release,
         CHART_DIRECTORY,
+        '--reset-then-reuse-values',
         '--take-ownership',
         '--wait',
         '--timeout',
         '90s',
-        ...values,
       );
-      const status = JSON.parse(await helm('status', release, '-o', 'json')) as {
-        version: number;
-        chart?: { metadata?: { version?: string } };
-        info: { status: string };
-      };
-      expect(status.info.status).toBe('deployed');
+      const history = JSON.parse(await helm('history', release, '-o', 'json')) as {
+        revision: number;
+        status: string;
+        chart: string;
+        app_version: string;
+      }[];
+      const status = { version: history.at(-1)?.revision ?? 0 };
+      // The last revision is this chart, deployed (after the refused attempt's, if Helm recorded one).
+      expect(history.at(-1)).toMatchObject({
+        status: 'deployed',
+        chart: `nodeclaim-azure-${headVersion}`,
+        app_version: headVersion,
+      });
+      // The values the install was given are still the release's.
+      expect(JSON.parse(await helm('get', 'values', release, '-o', 'json'))).toMatchObject({
+        replicas: 0,
+        settings: { clusterName: 'upgrade' },
+      });
       const current = await manifest(status.version);
 
       for (const name of crdNames) {
