@@ -3,7 +3,9 @@
 // kubernetesAuthorization is KubernetesRBAC), the node bootstrap bindings, and the event bridge with this
 // deployment's identity, queue and cluster name. The bridge image is built in the new registry (az acr
 // build: no local Docker); the chart is packaged and pushed to the same registry as an OCI artifact and
-// installed from there, as a user installs it. Idempotent: `helm upgrade --install`.
+// installed from there, as a user installs it. Idempotent: `helm upgrade --install`, with the image pinned
+// by the digest ACR built, and --take-ownership so a cluster installed with chart 0.1.0 (CRDs in crds/,
+// owned by no release) hands its CRDs to the release instead of refusing the upgrade.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +22,7 @@ const chartVersion = /^version:\s*(\S+)/m.exec(readFileSync(join(chartDirectory,
 const registry = required('bridgeRegistryName', hint);
 const loginServer = required('bridgeRegistryLoginServer', hint);
 const tag = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').toLowerCase();
-say(`1/2 event bridge image ${loginServer}/nodeclaim-event-bridge:${tag}, built by ACR`);
+say(`1/2 event bridge image ${loginServer}/nodeclaim-event-bridge:${tag}, built by ACR and pinned by digest`);
 run('az', [
   'acr',
   'build',
@@ -32,6 +34,24 @@ run('az', [
   join(root, 'bridge/Dockerfile'),
   root,
 ]);
+// The digest of what was just built: a later push of the same tag cannot change what the cluster runs.
+const digest = run(
+  'az',
+  [
+    'acr',
+    'repository',
+    'show',
+    '--name',
+    registry,
+    '--image',
+    `nodeclaim-event-bridge:${tag}`,
+    '--query',
+    'digest',
+    '--output',
+    'tsv',
+  ],
+  { quiet: true },
+).trim();
 
 say(`2/2 chart nodeclaim-azure ${chartVersion} pushed to oci://${loginServer}/helm and installed from there`);
 // The registry accepts the Azure CLI login's token; helm keeps it in its own registry config.
@@ -62,6 +82,7 @@ process.stdout.write(
   run('helm', [
     'upgrade',
     '--install',
+    '--take-ownership',
     'nodeclaim-azure',
     `oci://${loginServer}/helm/nodeclaim-azure`,
     '--version',
@@ -84,6 +105,8 @@ process.stdout.write(
     `controller.image.repository=${loginServer}/nodeclaim-event-bridge`,
     '--set',
     `controller.image.tag=${tag}`,
+    '--set',
+    `controller.image.digest=${digest}`,
     '--set',
     `functions.kubernetesRbac=${kubernetesRbac}`,
     // Named under Azure RBAC too: the chart's admission policy holds the identity's Secrets in kube-system

@@ -10,8 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { findGo } from '../../local/control-plane/build.js';
 
-/** The pinned Helm release. */
-export const HELM_VERSION = 'v3.22.0';
+/** The pinned Helm release: v3.21.4, the newest v3 approved here (v3.22.0 is served but not approved). */
+export const HELM_VERSION = 'v3.21.4';
 
 export const CHART_DIRECTORY = fileURLToPath(new URL('../../charts/nodeclaim-azure', import.meta.url));
 

@@ -1,16 +1,18 @@
 // The Helm chart on the test control plane: rendered by Helm (built from its Go module, scripts/helm) it
-// carries exactly the RBAC rules and CRDs of infra/k8s, keeps the bridge off managed nodes and out of
-// system-cluster-critical outside kube-system; `helm install` puts it on the real API server, and the
+// carries exactly the RBAC rules and CRDs of infra/k8s (the CRDs as templates that upgrade and are kept on
+// uninstall), bounds the bridge by a PodDisruptionBudget, pins its image by digest on request, keeps the
+// bridge off managed nodes and out of system-cluster-critical outside kube-system; `helm install` puts it on the real API server, and the
 // bridge, run as the chart's ServiceAccount with a token the API server issued for it, publishes.
 // The bridge image cannot run here (no container runtime), so the chart's Deployment is installed with 0
 // replicas and the bridge runs as a process (bridge/main.ts) with the installed ConfigMap's settings;
 // workload identity cannot run here either, so it sends to Azurite with a connection string instead of
 // the chart's queue service URL.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { QueueClient } from '@azure/storage-queue';
 import {
   AdmissionregistrationV1Api,
@@ -25,9 +27,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { parseObjectChangeEvent } from '../../shared/events/cloud-event.js';
 import { NodeClaimResource } from '../../shared/kube/crd-names.js';
+import { chartSources, expectedCopy } from '../../scripts/chart/sync.js';
 import { CHART_DIRECTORY, ensureHelm, runHelm } from '../../scripts/helm/helm.js';
 
 const root = join(import.meta.dirname, '..', '..');
+const run = promisify(execFile);
+const chartVersion = /^version:\s*(\S+)$/m.exec(
+  readFileSync(join(CHART_DIRECTORY, 'Chart.yaml'), 'utf8'),
+)?.[1];
 const suffix = randomBytes(3).toString('hex');
 const release = `chart-${suffix}`;
 const namespace = `chart-${suffix}`;
@@ -126,18 +133,99 @@ describe('the rendered chart', () => {
     }
   });
 
-  it('carries the CRDs of infra/k8s/crds unchanged', async () => {
-    const withCrds = await runHelm(['template', release, CHART_DIRECTORY, '--include-crds', ...values]);
-    const crds = parseAllDocuments(withCrds)
-      .map((d) => d.toJS() as RbacObject | null)
-      .filter((o) => o?.kind === 'CustomResourceDefinition');
+  it('carries the CRDs of infra/k8s/crds, with the chart labels and kept on uninstall', async () => {
+    const crds = rendered.filter((o) => o.kind === 'CustomResourceDefinition');
     const expected = readdirSync(join(root, 'infra/k8s/crds'))
       .filter((file) => file.endsWith('.yaml'))
       .map((file) => manifest(`infra/k8s/crds/${file}`).find((o) => o?.kind === 'CustomResourceDefinition'));
-    expect(expected.length).toBeGreaterThanOrEqual(4);
-    expect(crds.sort((a, b) => String(a?.metadata?.name).localeCompare(String(b?.metadata?.name)))).toEqual(
-      expected.sort((a, b) => String(a?.metadata?.name).localeCompare(String(b?.metadata?.name))),
+    expect(expected.length).toBeGreaterThanOrEqual(5);
+    expect(crds.map((o) => o.metadata?.name).sort()).toEqual(expected.map((o) => o?.metadata?.name).sort());
+    for (const source of expected) {
+      const crd = crds.find((o) => o.metadata?.name === source?.metadata?.name);
+      // Everything but metadata exactly as infra/k8s has it: the spec text is never re-serialised.
+      expect({ ...crd, metadata: undefined }).toEqual({ ...source, metadata: undefined });
+      expect(crd?.metadata?.annotations).toEqual({
+        ...source?.metadata?.annotations,
+        'helm.sh/resource-policy': 'keep',
+      });
+      expect(crd?.metadata?.labels).toMatchObject({
+        'helm.sh/chart': `nodeclaim-azure-${chartVersion}`,
+        'app.kubernetes.io/managed-by': 'Helm',
+      });
+    }
+    const notKept = await runHelm([
+      'template',
+      release,
+      CHART_DIRECTORY,
+      ...values,
+      '--set',
+      'crds.keep=false',
+    ]);
+    expect(notKept).toContain('kind: CustomResourceDefinition');
+    expect(notKept).not.toContain('helm.sh/resource-policy');
+    const notInstalled = await runHelm([
+      'template',
+      release,
+      CHART_DIRECTORY,
+      ...values,
+      '--set',
+      'crds.install=false',
+    ]);
+    expect(notInstalled).not.toContain('kind: CustomResourceDefinition');
+  });
+
+  it('bounds the bridge by a PodDisruptionBudget over its own pods, maxUnavailable 1 by default', async () => {
+    const name = `${release}-nodeclaim-azure-event-bridge`;
+    const deployment = renderedOf('Deployment', name) as RbacObject & {
+      spec: { selector: { matchLabels: Record<string, string> } };
+    };
+    expect(renderedOf('PodDisruptionBudget', name).spec).toEqual({
+      maxUnavailable: 1,
+      selector: { matchLabels: deployment.spec.selector.matchLabels },
+    });
+    const pdbOf = async (...set: string[]) =>
+      parseAllDocuments(
+        await runHelm(['template', release, CHART_DIRECTORY, ...values, ...set.flatMap((s) => ['--set', s])]),
+      )
+        .map((d) => d.toJS() as RbacObject | null)
+        .find((o) => o?.kind === 'PodDisruptionBudget');
+    expect((await pdbOf('replicas=3', 'podDisruptionBudget.minAvailable=2'))?.spec).toMatchObject({
+      minAvailable: 2,
+    });
+    expect((await pdbOf('podDisruptionBudget.minAvailable=2'))?.spec?.['maxUnavailable']).toBeUndefined();
+    expect(await pdbOf('podDisruptionBudget.enabled=false')).toBeUndefined();
+    await expect(pdbOf('podDisruptionBudget.maxUnavailable=null')).rejects.toThrow(
+      /needs podDisruptionBudget\.maxUnavailable or podDisruptionBudget\.minAvailable/,
     );
+  });
+
+  it('runs the image bridge/Dockerfile builds, tagged with the appVersion or pinned by digest', async () => {
+    const imageOf = async (...set: string[]) => {
+      const output = await runHelm([
+        'template',
+        release,
+        CHART_DIRECTORY,
+        ...values,
+        ...set.flatMap((s) => ['--set', s]),
+      ]);
+      const deployment = parseAllDocuments(output)
+        .map((d) => d.toJS() as RbacObject | null)
+        .find((o) => o?.kind === 'Deployment') as
+        (RbacObject & { spec: { template: { spec: { containers: { image: string }[] } } } }) | undefined;
+      return deployment?.spec.template.spec.containers[0]?.image;
+    };
+    expect(await imageOf()).toBe(`nodeclaim-event-bridge:${chartVersion}`);
+    expect(await imageOf('controller.image.repository=example.azurecr.io/nodeclaim-event-bridge')).toBe(
+      `example.azurecr.io/nodeclaim-event-bridge:${chartVersion}`,
+    );
+    const digest = `sha256:${'0123456789abcdef'.repeat(4)}`;
+    expect(
+      await imageOf(
+        'controller.image.repository=example.azurecr.io/nodeclaim-event-bridge',
+        'controller.image.tag=ignored',
+        `controller.image.digest=${digest}`,
+      ),
+    ).toBe(`example.azurecr.io/nodeclaim-event-bridge@${digest}`);
   });
 
   it('keeps the bridge off managed nodes, with no system-cluster-critical outside kube-system', async () => {
@@ -187,25 +275,25 @@ describe('the rendered chart', () => {
     expect(azureRbac).not.toContain('kind: User');
   });
 
-  it('packages with the linked files stored by content, so the OCI artifact renders the same', async () => {
+  it('packages the copied files as they are, so the OCI artifact renders the same', async () => {
     await runHelm(['package', CHART_DIRECTORY, '--destination', workDirectory]);
-    const archive = join(workDirectory, 'nodeclaim-azure-0.1.0.tgz');
-    const fromArchive = await runHelm([
-      'template',
-      release,
-      archive,
-      '--namespace',
-      namespace,
-      '--include-crds',
-      ...values,
-    ]);
+    const archive = join(workDirectory, `nodeclaim-azure-${chartVersion}.tgz`);
+    // The packed copies are the sources' text (and no file of the archive is a link).
+    const unpacked = join(workDirectory, 'unpacked');
+    mkdirSync(unpacked);
+    await run('tar', ['-xzf', archive, '-C', unpacked]);
+    for (const { source, target } of chartSources()) {
+      const packed = join(unpacked, target.replace('charts/', ''));
+      expect(lstatSync(packed).isFile(), target).toBe(true);
+      expect(readFileSync(packed, 'utf8'), target).toBe(expectedCopy(root, source));
+    }
+    const fromArchive = await runHelm(['template', release, archive, '--namespace', namespace, ...values]);
     const fromDirectory = await runHelm([
       'template',
       release,
       CHART_DIRECTORY,
       '--namespace',
       namespace,
-      '--include-crds',
       ...values,
     ]);
     expect(fromArchive).toBe(fromDirectory);
@@ -238,6 +326,9 @@ describe('helm install on the test control plane', () => {
       // No container runtime here: the Deployment exists but runs nothing; the bridge runs as a process.
       '--set',
       'replicas=0',
+      // The shared control plane was started with the CRDs; helm-upgrade.test.ts installs them by the chart.
+      '--set',
+      'crds.install=false',
     ]);
     const core = kubeConfig.makeApiClient(CoreV1Api);
     const deployment = await kubeConfig

@@ -1,8 +1,8 @@
 {{/*
-Names and labels, and the one way RBAC reaches this chart: files/*.yaml are symbolic links to the
-manifests in infra/k8s/functions and infra/k8s/bridge (Helm follows them, and `helm package` stores
-their content), and the templates take rules, roleRefs and subjects from them, so the chart and the
-kustomize manifests cannot grant different things.
+Names and labels, and the one way RBAC reaches this chart: files/*.yaml are copies of the manifests in
+infra/k8s/functions and infra/k8s/bridge (written by `npm run chart:sync`; a unit test fails when one
+differs), and the templates take rules, roleRefs and subjects from them, so the chart and the kustomize
+manifests cannot grant different things.
 */}}
 
 {{- define "nodeclaim-azure.name" -}}
