@@ -36,7 +36,7 @@ locals {
     VNET_SUBNET_ID                            = var.node_subnet_id
     ARM_ENDPOINT                              = var.arm_endpoint
     RETAIL_PRICES_ENDPOINT                    = var.retail_prices_endpoint
-    NODE_ADMIN_USERNAME                       = var.node_admin_username
+    LINUX_ADMIN_USERNAME                      = var.node_admin_username
     SSH_PUBLIC_KEY                            = var.node_ssh_public_key
     CLUSTER_ENDPOINT                          = local.kube_api_server_url
     KUBE_CA_CERT                              = var.kube_ca_cert

@@ -200,7 +200,7 @@ var appSettings = {
   VNET_SUBNET_ID: nodeSubnetId
   ARM_ENDPOINT: armEndpoint
   RETAIL_PRICES_ENDPOINT: retailPricesEndpoint
-  NODE_ADMIN_USERNAME: nodeAdminUsername
+  LINUX_ADMIN_USERNAME: nodeAdminUsername
   SSH_PUBLIC_KEY: nodeSshPublicKey
   CLUSTER_ENDPOINT: kubeApiServerUrl
   KUBE_CA_CERT: kubeCaCert
