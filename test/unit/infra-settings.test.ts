@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parse as parseHcl } from '@cdktf/hcl2json';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings, SETTING_ALIASES, SettingsError } from '../../shared/config/settings.js';
+import { bindingExpressions, namesTheFunctionsCodeReads } from '../support/setting-reads.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -119,26 +120,9 @@ function settingsProblems(env: Record<string, string>): string[] {
   }
 }
 
-/** Every setting name the app reads: reader calls in settings.ts, %NAME% in host.json and in functions. */
+/** Every setting name the app reads (found by running its readers) and every %NAME% the host resolves. */
 function namesTheAppReads(): Set<string> {
-  const settingsSource = read('shared/config/settings.ts');
-  const names = new Set<string>();
-  for (const m of settingsSource.matchAll(/reader\.[a-zA-Z]+\(\s*'([A-Za-z_][A-Za-z0-9_]*)'/g))
-    names.add(m[1] as string);
-  for (const name of bindingExpressions()) names.add(name);
-  return names;
-}
-
-/** Quoted "%NAME%" binding expressions, which the host resolves from app settings (comments ignored). */
-function bindingExpressions(): Set<string> {
-  const sources = [
-    read('host.json'),
-    ...readdirSync(join(root, 'functions')).map((f) => read(`functions/${f}`)),
-  ];
-  const names = new Set<string>();
-  for (const source of sources)
-    for (const m of source.matchAll(/['"]%([A-Za-z_][A-Za-z0-9_]*)%['"]/g)) names.add(m[1] as string);
-  return names;
+  return new Set([...namesTheFunctionsCodeReads(), ...bindingExpressions()]);
 }
 
 // Read by the Functions host, Azure SDK credentials or the Application Insights agent, not by our code.
@@ -146,8 +130,6 @@ const platformSettings = new Set([
   'AzureWebJobsStorage__credential',
   'AzureWebJobsStorage__clientId',
   'AZURE_CLIENT_ID',
-  'APPLICATIONINSIGHTS_CONNECTION_STRING',
-  'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
 ]);
 
 // Flex Consumption rejects these: the runtime and version come from functionAppConfig.
