@@ -37,6 +37,8 @@ export interface SettingRow {
   chart: { value: string } | { absent: string };
   /** Read by the Functions host, the Azure SDK or the telemetry agent rather than by this app's code. */
   platform?: true;
+  /** What an empty value means, for the one setting where empty is a value of its own and not the default. */
+  emptyMeans?: string;
 }
 
 const input = (name: string): SettingSource => ({ input: name });
@@ -48,7 +50,7 @@ const FUNCTIONS_NOT_IN_CHART = {
 };
 const BRIDGE_NOT_IN_AZURE = absent('the bridge runs in the cluster: a value of the chart');
 const LOCAL_ONLY = (what: string): SettingSource => absent(`${what}; a deployment never needs it`);
-const FROM_CLUSTER = (property: string): SettingSource => derived(`read from the AKS cluster: ${property}`);
+const FROM_CLUSTER = (property: string): SettingSource => derived(`the AKS cluster's ${property}`);
 const ONLY_DEFAULT_IMPLEMENTED = absent(
   "only upstream's default is implemented (any other value is refused at startup), so there is nothing to choose",
 );
@@ -242,6 +244,7 @@ export const SETTING_TABLE: readonly SettingRow[] = [
       value: '',
       why: 'empty reads the cluster\'s networkProfile.networkPluginMode; "none" writes the empty value (node-subnet)',
     },
+    emptyMeans: 'node-subnet: pod IPs from the node subnet',
     description: '`overlay` (Azure CNI Overlay) or empty (node-subnet)',
     bicep: input('networkPluginMode'),
     terraform: input('network_plugin_mode'),
@@ -788,7 +791,6 @@ export const SETTING_TABLE: readonly SettingRow[] = [
   {
     name: 'KUBERNETES_SERVICE_HOST',
     reader: 'bridge',
-    platform: true,
     description: 'set by Kubernetes in every pod: without KUBECONFIG the bridge requires it',
     bicep: BRIDGE_NOT_IN_AZURE,
     terraform: BRIDGE_NOT_IN_AZURE,
