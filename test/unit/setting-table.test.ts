@@ -331,7 +331,7 @@ describe('the chart has a value for every bridge setting it deploys', () => {
       const value = valueAt(path);
       expect(value, `values.yaml has ${path}`).toBeDefined();
       expect(allowedDefaults(row), `values.yaml's ${path}`).toContain(String(value));
-      expect(configMap).toMatch(
+      expect(configMap, `configmap.yaml sets ${row.name} from .Values.${path}`).toMatch(
         new RegExp(`^ {2}${row.name}: .*\\.Values\\.${path.replace(/\./g, '\\.')}\\b`, 'm'),
       );
       const azdSource = row.azd;
