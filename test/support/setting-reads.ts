@@ -1,5 +1,5 @@
 // The setting names the code actually reads, found by running it: loadSettings, the timers' schedules,
-// the telemetry credentials, the build label and the bridge's loadBridgeConfig each get an environment
+// the telemetry credentials, the build commit and the bridge's loadBridgeConfig each get an environment
 // that records every name asked for. A hand list would drift from the code; this cannot. %NAME% binding
 // expressions, which the Functions host resolves rather than the code, are read from host.json and the
 // function definitions.
@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadBridgeConfig } from '../../bridge/config.js';
 import { loadSettings, timerSchedules } from '../../shared/config/settings.js';
-import { buildInfoLabels } from '../../shared/observability/build-info.js';
+import { buildCommit } from '../../shared/observability/build-info.js';
 import { azureMonitorCredentials } from '../../shared/observability/metric-export.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -62,9 +62,8 @@ export function namesTheFunctionsCodeReads(): Set<string> {
     ignoringErrors(() => loadSettings(recordingEnv({ ...values }, seen)));
     ignoringErrors(() => timerSchedules(recordingEnv({ ...values }, seen)));
     ignoringErrors(() => azureMonitorCredentials(recordingEnv({ ...values }, seen)));
+    ignoringErrors(() => buildCommit(recordingEnv({ ...values }, seen)));
   }
-  // buildInfoLabels caches its first answer; in a fresh module state (each test file's) this call is it.
-  buildInfoLabels(recordingEnv({}, seen));
   return seen;
 }
 
