@@ -211,6 +211,8 @@ module app '../bicep/main.bicep' = {
   }
 }
 
+// azd's own name for the resource group it deploys into. The app no longer reads AZURE_RESOURCE_GROUP
+// (once an alias of AZURE_NODE_RESOURCE_GROUP): set alone it stops startup naming the setting to use.
 output AZURE_RESOURCE_GROUP string = app.outputs.appResourceGroupName
 output appResourceGroupName string = app.outputs.appResourceGroupName
 output functionAppName string = app.outputs.functionAppName

@@ -16,7 +16,15 @@ export const BEGIN_MARKER =
   '<!-- settings-table: generated from shared/config/setting-table.ts by `npm run docs:settings` -->';
 export const END_MARKER = '<!-- settings-table: end -->';
 
-const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** A table cell: pipes escaped, and outside code spans `<placeholder>`s too, which would render as HTML. */
+function cell(text: string): string {
+  return text
+    .split('`')
+    .map((part, i) => (i % 2 === 0 ? part.replace(/</g, '&lt;').replace(/>/g, '&gt;') : part))
+    .join('`')
+    .replace(/\|/g, '\\|')
+    .replace(/\n/g, ' ');
+}
 const code = (text: string): string => (text === '' ? '(empty)' : `\`${text}\``);
 
 function source(from: SettingSource | undefined): string {
