@@ -1,7 +1,7 @@
 // The functions started from outside the app: bridge events from the Storage queue, and two timers.
 // A timer's schedule (NCRONTAB with seconds) is read when this module loads, because the Functions host
 // reads it at indexing time; the settings validate the same variables on first run.
-import { DEFAULT_GC_SCHEDULE, DEFAULT_SWEEP_SCHEDULE } from '../shared/config/settings.js';
+import { timerSchedules } from '../shared/config/settings.js';
 import { getDependencies } from '../shared/lifecycle/dependencies.js';
 import { collectOrphanVms } from '../shared/lifecycle/garbage-collection.js';
 import { handleObjectEvent } from '../shared/lifecycle/object-events.js';
@@ -24,7 +24,7 @@ export const triggerFunctions: readonly FunctionDefinition[] = [
   {
     kind: 'timer',
     name: TriggerNames.lifecycleSweep,
-    schedule: process.env.SWEEP_SCHEDULE?.trim() || DEFAULT_SWEEP_SCHEDULE,
+    schedule: timerSchedules().sweep,
     handler: async (_timer, context) => {
       const result = await runLifecycleSweep(getDependencies(), context);
       if (result.status === 'skipped') context.log.info('lifecycle sweep skipped', { reason: result.reason });
@@ -34,7 +34,7 @@ export const triggerFunctions: readonly FunctionDefinition[] = [
   {
     kind: 'timer',
     name: TriggerNames.collectOrphanVms,
-    schedule: process.env.GC_SCHEDULE?.trim() || DEFAULT_GC_SCHEDULE,
+    schedule: timerSchedules().gc,
     handler: async () => {
       await collectOrphanVms(getDependencies());
     },

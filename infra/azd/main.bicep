@@ -36,6 +36,117 @@ param capacityReservationGroupIds string = ''
 @description('E-mail for alerts; empty for none.')
 param alertEmail string = ''
 
+@description('LINUX_ADMIN_USERNAME (main.bicep\'s nodeAdminUsername).')
+param nodeAdminUsername string = 'azureuser'
+
+@description('VNET_GUID (main.bicep\'s vnetGuid).')
+param vnetGuid string = ''
+
+@description('VM_MEMORY_OVERHEAD_PERCENT (main.bicep\'s vmMemoryOverheadPercent).')
+param vmMemoryOverheadPercent string = '0.075'
+
+@description('CLUSTER_ENDPOINT (main.bicep\'s kubeApiServerUrl).')
+param kubeApiServerUrl string = ''
+
+@description('KUBE_TOKEN_SCOPE (main.bicep\'s kubeTokenScope).')
+param kubeTokenScope string = '6dae42f8-4368-4678-94ff-3960e28e3630/.default'
+
+@description('BOOTSTRAP_API_SERVER_URL (main.bicep\'s bootstrapApiServerUrl).')
+param bootstrapApiServerUrl string = ''
+
+@description('BOOTSTRAP_CA_CERT (main.bicep\'s bootstrapCaCert).')
+param bootstrapCaCert string = ''
+
+@description('KUBERNETES_VERSION (main.bicep\'s kubernetesVersion).')
+param kubernetesVersion string = ''
+
+@description('NETWORK_PLUGIN_MODE (main.bicep\'s networkPluginMode).')
+param networkPluginMode string = ''
+
+@description('NETWORK_DATAPLANE (main.bicep\'s networkDataplane).')
+param networkDataplane string = ''
+
+@description('RETAIL_PRICES_ENDPOINT (main.bicep\'s retailPricesEndpoint).')
+param retailPricesEndpoint string = 'https://prices.azure.com'
+
+@description('EVENTS_QUEUE_NAME (main.bicep\'s eventsQueueName).')
+param eventsQueueName string = 'nodeclaim-events'
+
+@description('UNAVAILABLE_OFFERINGS_TABLE (main.bicep\'s unavailableOfferingsTableName).')
+param unavailableOfferingsTableName string = 'unavailableofferings'
+
+@description('DURABLE_TASK_HUB (main.bicep\'s durableTaskHubName).')
+param durableTaskHubName string = 'nodeclaims'
+
+@description('BUILD_COMMIT (main.bicep\'s buildCommit).')
+param buildCommit string = ''
+
+@description('LAUNCH_POLL_INTERVAL_SECONDS (main.bicep\'s launchPollIntervalSeconds).')
+param launchPollIntervalSeconds int = 5
+
+@description('LAUNCH_MAX_POLL_INTERVAL_SECONDS (main.bicep\'s launchMaxPollIntervalSeconds).')
+param launchMaxPollIntervalSeconds int = 60
+
+@description('LAUNCH_DEADLINE_MINUTES (main.bicep\'s launchDeadlineMinutes).')
+param launchDeadlineMinutes int = 15
+
+@description('SKU_CACHE_SECONDS (main.bicep\'s skuCacheSeconds).')
+param skuCacheSeconds int = 3600
+
+@description('SWEEP_SCHEDULE (main.bicep\'s sweepSchedule).')
+param sweepSchedule string = '*/15 * * * * *'
+
+@description('GC_SCHEDULE (main.bicep\'s gcSchedule).')
+param gcSchedule string = '0 */5 * * * *'
+
+@description('REGISTRATION_TIMEOUT_MINUTES (main.bicep\'s registrationTimeoutMinutes).')
+param registrationTimeoutMinutes int = 15
+
+@description('REPLACEMENT_POLL_SECONDS (main.bicep\'s replacementPollSeconds).')
+param replacementPollSeconds int = 5
+
+@description('REPLACEMENT_TIMEOUT_MINUTES (main.bicep\'s replacementTimeoutMinutes).')
+param replacementTimeoutMinutes int = 30
+
+@description('REPLACEMENT_BACKOFF_MINUTES (main.bicep\'s replacementBackoffMinutes).')
+param replacementBackoffMinutes int = 5
+
+@description('DRAIN_POLL_SECONDS (main.bicep\'s drainPollSeconds).')
+param drainPollSeconds int = 5
+
+@description('ORPHAN_VM_GRACE_MINUTES (main.bicep\'s orphanVmGraceMinutes).')
+param orphanVmGraceMinutes int = 10
+
+@description('CONSOLIDATION_VALIDATION_SECONDS (main.bicep\'s consolidationValidationSeconds).')
+param consolidationValidationSeconds int = 15
+
+@description('REQUEST_TIMEOUT_SECONDS (main.bicep\'s requestTimeoutSeconds).')
+param requestTimeoutSeconds int = 30
+
+@description('BATCH_IDLE_DURATION (main.bicep\'s batchIdleDuration).')
+param batchIdleDuration string = '1s'
+
+@description('BATCH_MAX_DURATION (main.bicep\'s batchMaxDuration).')
+param batchMaxDuration string = '10s'
+
+@description('PROVISIONING_SELECTOR (main.bicep\'s provisioningSelector).')
+param provisioningSelector string = ''
+
+@description('FEATURE_GATES (main.bicep\'s featureGates).')
+param featureGates string = ''
+
+@description('REPAIR_POLICIES (main.bicep\'s repairPolicies).')
+param repairPolicies string = 'Ready=False:10m:reboot,Ready=Unknown:10m:reboot,kubernetes.azure.com/NodeHealthy=False:0s:reboot,PreemptionScheduled=True:0s:preempted'
+
+@description('REPAIR_MAX_REBOOTS (main.bicep\'s repairMaxReboots).')
+param repairMaxReboots int = 1
+
+@description('REPAIR_REBOOT_RECOVERY_SECONDS (main.bicep\'s repairRebootRecoverySeconds).')
+param repairRebootRecoverySeconds int = 300
+
+@description('PREEMPTION_DRAIN_SECONDS (main.bicep\'s preemptionDrainSeconds).')
+param preemptionDrainSeconds int = 15
+
 resource cluster 'Microsoft.ContainerService/managedClusters@2024-09-01' existing = {
   scope: resourceGroup(aksClusterResourceGroupName)
   name: aksClusterName
@@ -60,9 +171,48 @@ module app '../bicep/main.bicep' = {
     kubeCaCert: kubeCaCert
     alertEmail: alertEmail
     capacityReservationGroupIds: filter(map(split(capacityReservationGroupIds, ','), id => trim(id)), id => !empty(id))
+    nodeAdminUsername: nodeAdminUsername
+    vnetGuid: vnetGuid
+    vmMemoryOverheadPercent: vmMemoryOverheadPercent
+    kubeApiServerUrl: kubeApiServerUrl
+    kubeTokenScope: kubeTokenScope
+    bootstrapApiServerUrl: bootstrapApiServerUrl
+    bootstrapCaCert: bootstrapCaCert
+    kubernetesVersion: kubernetesVersion
+    networkPluginMode: networkPluginMode
+    networkDataplane: networkDataplane
+    retailPricesEndpoint: retailPricesEndpoint
+    eventsQueueName: eventsQueueName
+    unavailableOfferingsTableName: unavailableOfferingsTableName
+    durableTaskHubName: durableTaskHubName
+    buildCommit: buildCommit
+    launchPollIntervalSeconds: launchPollIntervalSeconds
+    launchMaxPollIntervalSeconds: launchMaxPollIntervalSeconds
+    launchDeadlineMinutes: launchDeadlineMinutes
+    skuCacheSeconds: skuCacheSeconds
+    sweepSchedule: sweepSchedule
+    gcSchedule: gcSchedule
+    registrationTimeoutMinutes: registrationTimeoutMinutes
+    replacementPollSeconds: replacementPollSeconds
+    replacementTimeoutMinutes: replacementTimeoutMinutes
+    replacementBackoffMinutes: replacementBackoffMinutes
+    drainPollSeconds: drainPollSeconds
+    orphanVmGraceMinutes: orphanVmGraceMinutes
+    consolidationValidationSeconds: consolidationValidationSeconds
+    requestTimeoutSeconds: requestTimeoutSeconds
+    batchIdleDuration: batchIdleDuration
+    batchMaxDuration: batchMaxDuration
+    provisioningSelector: provisioningSelector
+    featureGates: featureGates
+    repairPolicies: repairPolicies
+    repairMaxReboots: repairMaxReboots
+    repairRebootRecoverySeconds: repairRebootRecoverySeconds
+    preemptionDrainSeconds: preemptionDrainSeconds
   }
 }
 
+// azd's own name for the resource group it deploys into. The app no longer reads AZURE_RESOURCE_GROUP
+// (once an alias of AZURE_NODE_RESOURCE_GROUP): set alone it stops startup naming the setting to use.
 output AZURE_RESOURCE_GROUP string = app.outputs.appResourceGroupName
 output appResourceGroupName string = app.outputs.appResourceGroupName
 output functionAppName string = app.outputs.functionAppName

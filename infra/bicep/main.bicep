@@ -28,10 +28,10 @@ param aksClusterResourceGroupName string
 @description('Name of the existing AKS cluster resource (needs the OIDC issuer and Workload ID enabled).')
 param aksClusterName string
 
-@description('AZURE_RESOURCE_GROUP: resource group the node VMs are created in (usually the cluster\'s MC_ group).')
+@description('AZURE_NODE_RESOURCE_GROUP: resource group the node VMs are created in (usually the cluster\'s MC_ group).')
 param nodeResourceGroupName string
 
-@description('AZURE_SUBNET_ID: subnet for node NICs when an AKSNodeClass names none.')
+@description('VNET_SUBNET_ID: subnet for node NICs when an AKSNodeClass names none.')
 param nodeSubnetId string
 
 @description('Node NSG in the node resource group, aks-agentpool-<cluster id>-nsg: NODE_SECURITY_GROUP_ID.')
@@ -43,19 +43,27 @@ param attachNsgToNic bool = false
 @description('KUBERNETES_VERSION override (major.minor.patch); empty reads the cluster\'s current version.')
 param kubernetesVersion string = ''
 
-@description('NODE_SSH_PUBLIC_KEY: OpenSSH public key for the node admin user.')
+@description('NETWORK_PLUGIN_MODE override: overlay, or none for pod IPs from the node subnet; empty reads the cluster\'s networkProfile.networkPluginMode.')
+@allowed(['', 'overlay', 'none'])
+param networkPluginMode string = ''
+
+@description('NETWORK_DATAPLANE override: cilium or azure; empty reads the cluster\'s networkProfile.networkDataplane.')
+@allowed(['', 'cilium', 'azure'])
+param networkDataplane string = ''
+
+@description('SSH_PUBLIC_KEY: OpenSSH public key for the node admin user.')
 param nodeSshPublicKey string
 
-@description('NODE_ADMIN_USERNAME: admin user of the node VMs.')
+@description('LINUX_ADMIN_USERNAME: admin user of the node VMs.')
 param nodeAdminUsername string = 'azureuser'
 
-@description('KUBE_API_SERVER_URL: API server URL the functions call; empty uses https://<cluster FQDN>:443 (set the private FQDN URL for a private cluster).')
+@description('CLUSTER_ENDPOINT: API server URL the functions call and nodes join through; empty uses https://<cluster FQDN>:443 (set the private FQDN URL for a private cluster).')
 param kubeApiServerUrl string = ''
 
 @description('KUBE_CA_CERT: base64 of the cluster CA certificate, as in the kubeconfig\'s certificate-authority-data.')
 param kubeCaCert string
 
-@description('BOOTSTRAP_API_SERVER_URL: API server URL written into node bootstrap data; empty uses the KUBE_API_SERVER_URL value.')
+@description('BOOTSTRAP_API_SERVER_URL: API server URL written into node bootstrap data; empty uses the CLUSTER_ENDPOINT value.')
 param bootstrapApiServerUrl string = ''
 
 @description('BOOTSTRAP_CA_CERT: base64 of the CA nodes trust; empty uses KUBE_CA_CERT.')
@@ -95,10 +103,85 @@ param sweepSchedule string = '*/15 * * * * *'
 @description('REGISTRATION_TIMEOUT_MINUTES: launched NodeClaims whose Node has not registered by then are deleted.')
 param registrationTimeoutMinutes int = 15
 
+@description('VNET_GUID: resourceGuid of the node VNet; Azure CNI Overlay nodes carry it as a label. Empty for none.')
+param vnetGuid string = ''
+
+@description('VM_MEMORY_OVERHEAD_PERCENT: the share of a size\'s memory the guest does not see, as a fraction (0.075 is 7.5%), taken off every instance type\'s memory before scheduling.')
+param vmMemoryOverheadPercent string = '0.075'
+
+@description('KUBE_TOKEN_SCOPE: Entra scope of the API server\'s token (the AKS AAD server application).')
+param kubeTokenScope string = '6dae42f8-4368-4678-94ff-3960e28e3630/.default'
+
+@description('RETAIL_PRICES_ENDPOINT: Azure Retail Prices API that VM prices are refreshed from every 12 h (public, no credentials).')
+param retailPricesEndpoint string = 'https://prices.azure.com'
+
+@description('BUILD_COMMIT: commit label of karpenter_build_info; empty for none.')
+param buildCommit string = ''
+
+@description('LAUNCH_POLL_INTERVAL_SECONDS: shortest wait between polls of a VM creation.')
+param launchPollIntervalSeconds int = 5
+
+@description('LAUNCH_MAX_POLL_INTERVAL_SECONDS: longest wait between those polls, with many launches in flight.')
+param launchMaxPollIntervalSeconds int = 60
+
+@description('LAUNCH_DEADLINE_MINUTES: a VM creation not finished by then is abandoned.')
+param launchDeadlineMinutes int = 15
+
+@description('SKU_CACHE_SECONDS: how long the region\'s VM size list is kept.')
+param skuCacheSeconds int = 3600
+
+@description('GC_SCHEDULE: NCRONTAB (with seconds) of orphan VM collection.')
+param gcSchedule string = '0 */5 * * * *'
+
+@description('REPLACEMENT_POLL_SECONDS: how often a replacement looks at its new NodeClaim.')
+param replacementPollSeconds int = 5
+
+@description('REPLACEMENT_TIMEOUT_MINUTES: a replacement not Initialized by then is abandoned and the old node put back in service.')
+param replacementTimeoutMinutes int = 30
+
+@description('REPLACEMENT_BACKOFF_MINUTES: a node whose replacement failed is not tried again before this.')
+param replacementBackoffMinutes int = 5
+
+@description('DRAIN_POLL_SECONDS: how often termination retries evictions a PodDisruptionBudget refused.')
+param drainPollSeconds int = 5
+
+@description('ORPHAN_VM_GRACE_MINUTES: a tagged VM without a NodeClaim is deleted only once it is this old.')
+param orphanVmGraceMinutes int = 10
+
+@description('CONSOLIDATION_VALIDATION_SECONDS: a consolidation decision is checked again this long after it was made, before it acts.')
+param consolidationValidationSeconds int = 15
+
+@description('REQUEST_TIMEOUT_SECONDS: how long one ARM or Kubernetes API request may take before it is abandoned and retried.')
+param requestTimeoutSeconds int = 30
+
+@description('BATCH_IDLE_DURATION: a provisioning window closes this long after the last new pending pod (a Go duration).')
+param batchIdleDuration string = '1s'
+
+@description('BATCH_MAX_DURATION: and at the latest this long after it opened (a Go duration).')
+param batchMaxDuration string = '10s'
+
+@description('PROVISIONING_SELECTOR: label selector the pods and the NodePools\' template labels must match, for several systems sharing one cluster; empty provisions for every pod.')
+param provisioningSelector string = ''
+
+@description('FEATURE_GATES: Karpenter\'s Gate=true|false list (SpotToSpotConsolidation, NodeOverlay, CapacityBuffer, NodeRepair, ReservedCapacity); empty keeps upstream\'s defaults.')
+param featureGates string = ''
+
+@description('REPAIR_POLICIES: node repair policies, Type=Status[/Reason]:toleration[:action] (read with FEATURE_GATES NodeRepair=true).')
+param repairPolicies string = 'Ready=False:10m:reboot,Ready=Unknown:10m:reboot,kubernetes.azure.com/NodeHealthy=False:0s:reboot,PreemptionScheduled=True:0s:preempted'
+
+@description('REPAIR_MAX_REBOOTS: reboots tried before a node whose policy allows one is replaced (0: replace at once).')
+param repairMaxReboots int = 1
+
+@description('REPAIR_REBOOT_RECOVERY_SECONDS: how long a rebooted node has for its condition to clear before it is replaced.')
+param repairRebootRecoverySeconds int = 300
+
+@description('PREEMPTION_DRAIN_SECONDS: a node with a spot eviction notice is drained at the latest this long after the notice.')
+param preemptionDrainSeconds int = 15
+
 @description('E-mail address for alerts; empty creates the alert rules without notifications.')
 param alertEmail string = ''
 
-@description('Namespace of the event bridge ServiceAccount (infra/k8s/bridge/serviceaccount.yaml).')
+@description('SYSTEM_NAMESPACE: the namespace the chart is installed in, where the bridge ServiceAccount (trusted by its federated credential) and the sweep\'s Lease live.')
 param bridgeServiceAccountNamespace string = 'nodeclaim-system'
 
 @description('Name of the event bridge ServiceAccount (infra/k8s/bridge/serviceaccount.yaml).')
@@ -208,6 +291,8 @@ module clusterInputs 'modules/aks-cluster-inputs.bicep' = {
     nodeSecurityGroupName: nodeSecurityGroupName
     attachNsgToNic: attachNsgToNic
     kubernetesVersion: kubernetesVersion
+    networkPluginMode: networkPluginMode
+    networkDataplane: networkDataplane
   }
 }
 
@@ -247,6 +332,32 @@ module functionApp 'modules/function-app.bicep' = {
     registrationTimeoutMinutes: registrationTimeoutMinutes
     clusterInputs: clusterInputs.outputs.settings
     capacityReservationGroupIds: capacityReservationGroupIds
+    systemNamespace: bridgeServiceAccountNamespace
+    vnetGuid: vnetGuid
+    vmMemoryOverheadPercent: vmMemoryOverheadPercent
+    kubeTokenScope: kubeTokenScope
+    retailPricesEndpoint: retailPricesEndpoint
+    buildCommit: buildCommit
+    launchPollIntervalSeconds: launchPollIntervalSeconds
+    launchMaxPollIntervalSeconds: launchMaxPollIntervalSeconds
+    launchDeadlineMinutes: launchDeadlineMinutes
+    skuCacheSeconds: skuCacheSeconds
+    gcSchedule: gcSchedule
+    replacementPollSeconds: replacementPollSeconds
+    replacementTimeoutMinutes: replacementTimeoutMinutes
+    replacementBackoffMinutes: replacementBackoffMinutes
+    drainPollSeconds: drainPollSeconds
+    orphanVmGraceMinutes: orphanVmGraceMinutes
+    consolidationValidationSeconds: consolidationValidationSeconds
+    requestTimeoutSeconds: requestTimeoutSeconds
+    batchIdleDuration: batchIdleDuration
+    batchMaxDuration: batchMaxDuration
+    provisioningSelector: provisioningSelector
+    featureGates: featureGates
+    repairPolicies: repairPolicies
+    repairMaxReboots: repairMaxReboots
+    repairRebootRecoverySeconds: repairRebootRecoverySeconds
+    preemptionDrainSeconds: preemptionDrainSeconds
     // azd deploys the `functions` service (azure.yaml) to the app that carries this tag.
     tags: union(allTags, { 'azd-service-name': 'functions' })
   }

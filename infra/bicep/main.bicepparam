@@ -17,6 +17,46 @@ param kubeCaCert = readEnvironmentVariable('KUBE_CA_CERT')
 param kubernetesAuthorization = 'KubernetesRBAC'
 // The groups node VMs may be launched into; the app is granted read and deploy on these only.
 param capacityReservationGroupIds = []
+// Every other app setting, at the app's default (docs/settings.md). Change them here, not on the Function
+// App: each deployment writes the whole set of app settings, so one changed by hand is lost at the next.
+param bridgeServiceAccountNamespace = 'nodeclaim-system'
+param nodeAdminUsername = 'azureuser'
+param vnetGuid = ''
+param vmMemoryOverheadPercent = '0.075'
+param kubeApiServerUrl = ''
+param kubeTokenScope = '6dae42f8-4368-4678-94ff-3960e28e3630/.default'
+param bootstrapApiServerUrl = ''
+param bootstrapCaCert = ''
+param kubernetesVersion = ''
+param networkPluginMode = ''
+param networkDataplane = ''
+param retailPricesEndpoint = 'https://prices.azure.com'
+param eventsQueueName = 'nodeclaim-events'
+param unavailableOfferingsTableName = 'unavailableofferings'
+param durableTaskHubName = 'nodeclaims'
+param buildCommit = ''
+param launchPollIntervalSeconds = 5
+param launchMaxPollIntervalSeconds = 60
+param launchDeadlineMinutes = 15
+param skuCacheSeconds = 3600
+param sweepSchedule = '*/15 * * * * *'
+param gcSchedule = '0 */5 * * * *'
+param registrationTimeoutMinutes = 15
+param replacementPollSeconds = 5
+param replacementTimeoutMinutes = 30
+param replacementBackoffMinutes = 5
+param drainPollSeconds = 5
+param orphanVmGraceMinutes = 10
+param consolidationValidationSeconds = 15
+param requestTimeoutSeconds = 30
+param batchIdleDuration = '1s'
+param batchMaxDuration = '10s'
+param provisioningSelector = ''
+param featureGates = ''
+param repairPolicies = 'Ready=False:10m:reboot,Ready=Unknown:10m:reboot,kubernetes.azure.com/NodeHealthy=False:0s:reboot,PreemptionScheduled=True:0s:preempted'
+param repairMaxReboots = 1
+param repairRebootRecoverySeconds = 300
+param preemptionDrainSeconds = 15
 param alertEmail = 'oncall@example.com'
 param tags = {
   environment: 'prod'

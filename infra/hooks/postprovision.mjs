@@ -78,6 +78,23 @@ const packaged = mkdtempSync(join(tmpdir(), 'nodeclaim-chart-'));
 run('helm', ['package', chartDirectory, '--destination', packaged]);
 run('helm', ['push', join(packaged, `nodeclaim-azure-${chartVersion}.tgz`), `oci://${loginServer}/helm`]);
 const kubernetesRbac = output('kubernetesAuthorization') === 'KubernetesRBAC';
+// The bridge's own settings, when set in the azd environment (azd env set BRIDGE_RESYNC_SECONDS 600):
+// passed on every run, so they survive the next `azd provision`, which a value set by hand with `helm
+// upgrade` does not. Numbers with --set (the chart's schema wants integers), text with --set-string.
+const bridgeSettings = [
+  ['BRIDGE_HEALTH_PORT', 'controller.healthProbe.port', '--set'],
+  ['BRIDGE_RESYNC_SECONDS', 'settings.resyncSeconds', '--set'],
+  ['BRIDGE_POD_RESYNC_SECONDS', 'settings.podResyncSeconds', '--set'],
+  ['BRIDGE_SOURCE', 'settings.source', '--set-string'],
+  ['BRIDGE_BUFFER_CAPACITY', 'settings.bufferCapacity', '--set'],
+  ['BRIDGE_SEND_CONCURRENCY', 'settings.sendConcurrency', '--set'],
+  ['BRIDGE_SHUTDOWN_FLUSH_SECONDS', 'settings.shutdownFlushSeconds', '--set'],
+  ['BRIDGE_LOG_LEVEL', 'logLevel', '--set-string'],
+];
+const bridgeValues = bridgeSettings.flatMap(([name, path, flag]) => {
+  const value = process.env[name]?.trim();
+  return value ? [flag, `${path}=${value}`] : [];
+});
 process.stdout.write(
   run('helm', [
     'upgrade',
@@ -113,6 +130,7 @@ process.stdout.write(
     // to its own bootstrap tokens whichever authorizer grants the verbs.
     '--set',
     `functions.principalId=${required('functionPrincipalId', hint)}`,
+    ...bridgeValues,
   ]),
 );
 say(

@@ -36,11 +36,11 @@ locals {
     VNET_SUBNET_ID                            = var.node_subnet_id
     ARM_ENDPOINT                              = var.arm_endpoint
     RETAIL_PRICES_ENDPOINT                    = var.retail_prices_endpoint
-    NODE_ADMIN_USERNAME                       = var.node_admin_username
+    LINUX_ADMIN_USERNAME                      = var.node_admin_username
     SSH_PUBLIC_KEY                            = var.node_ssh_public_key
     CLUSTER_ENDPOINT                          = local.kube_api_server_url
     KUBE_CA_CERT                              = var.kube_ca_cert
-    KUBE_TOKEN_SCOPE                          = "6dae42f8-4368-4678-94ff-3960e28e3630/.default"
+    KUBE_TOKEN_SCOPE                          = var.kube_token_scope
     BOOTSTRAP_API_SERVER_URL                  = var.bootstrap_api_server_url != "" ? var.bootstrap_api_server_url : local.kube_api_server_url
     BOOTSTRAP_CA_CERT                         = var.bootstrap_ca_cert != "" ? var.bootstrap_ca_cert : var.kube_ca_cert
     EVENTS_QUEUE_NAME                         = azurerm_storage_queue.events.name
@@ -59,6 +59,30 @@ locals {
     KUBELET_IDENTITY_CLIENT_ID                = local.cluster_inputs.kubelet_identity_client_id
     LOAD_BALANCER_BACKEND_POOL_IDS            = local.cluster_inputs.load_balancer_backend_pool_ids
     CAPACITY_RESERVATION_GROUP_IDS            = join(",", var.capacity_reservation_group_ids)
+    SYSTEM_NAMESPACE                          = var.bridge_service_account_namespace
+    VNET_GUID                                 = var.vnet_guid
+    VM_MEMORY_OVERHEAD_PERCENT                = tostring(var.vm_memory_overhead_percent)
+    BUILD_COMMIT                              = var.build_commit
+    LAUNCH_POLL_INTERVAL_SECONDS              = tostring(var.launch_poll_interval_seconds)
+    LAUNCH_MAX_POLL_INTERVAL_SECONDS          = tostring(var.launch_max_poll_interval_seconds)
+    LAUNCH_DEADLINE_MINUTES                   = tostring(var.launch_deadline_minutes)
+    SKU_CACHE_SECONDS                         = tostring(var.sku_cache_seconds)
+    GC_SCHEDULE                               = var.gc_schedule
+    REPLACEMENT_POLL_SECONDS                  = tostring(var.replacement_poll_seconds)
+    REPLACEMENT_TIMEOUT_MINUTES               = tostring(var.replacement_timeout_minutes)
+    REPLACEMENT_BACKOFF_MINUTES               = tostring(var.replacement_backoff_minutes)
+    DRAIN_POLL_SECONDS                        = tostring(var.drain_poll_seconds)
+    ORPHAN_VM_GRACE_MINUTES                   = tostring(var.orphan_vm_grace_minutes)
+    CONSOLIDATION_VALIDATION_SECONDS          = tostring(var.consolidation_validation_seconds)
+    REQUEST_TIMEOUT_SECONDS                   = tostring(var.request_timeout_seconds)
+    BATCH_IDLE_DURATION                       = var.batch_idle_duration
+    BATCH_MAX_DURATION                        = var.batch_max_duration
+    PROVISIONING_SELECTOR                     = var.provisioning_selector
+    FEATURE_GATES                             = var.feature_gates
+    REPAIR_POLICIES                           = var.repair_policies
+    REPAIR_MAX_REBOOTS                        = tostring(var.repair_max_reboots)
+    REPAIR_REBOOT_RECOVERY_SECONDS            = tostring(var.repair_reboot_recovery_seconds)
+    PREEMPTION_DRAIN_SECONDS                  = tostring(var.preemption_drain_seconds)
   }
 }
 

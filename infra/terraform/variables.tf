@@ -42,12 +42,12 @@ variable "aks_cluster_name" {
 }
 
 variable "node_resource_group_name" {
-  description = "AZURE_RESOURCE_GROUP: resource group the node VMs are created in (usually the cluster's MC_ group)."
+  description = "AZURE_NODE_RESOURCE_GROUP: resource group the node VMs are created in (usually the cluster's MC_ group)."
   type        = string
 }
 
 variable "node_subnet_id" {
-  description = "AZURE_SUBNET_ID: subnet for node NICs when an AKSNodeClass names none."
+  description = "VNET_SUBNET_ID: subnet for node NICs when an AKSNodeClass names none."
   type        = string
   validation {
     condition     = can(regex("(?i)^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\\.Network/virtualNetworks/[^/]+/subnets/[^/]+$", var.node_subnet_id))
@@ -56,18 +56,18 @@ variable "node_subnet_id" {
 }
 
 variable "node_ssh_public_key" {
-  description = "NODE_SSH_PUBLIC_KEY: OpenSSH public key for the node admin user."
+  description = "SSH_PUBLIC_KEY: OpenSSH public key for the node admin user."
   type        = string
 }
 
 variable "node_admin_username" {
-  description = "NODE_ADMIN_USERNAME: admin user of the node VMs."
+  description = "LINUX_ADMIN_USERNAME: admin user of the node VMs."
   type        = string
   default     = "azureuser"
 }
 
 variable "kube_api_server_url" {
-  description = "KUBE_API_SERVER_URL: API server URL the functions call; empty uses https://<cluster FQDN>:443 (set the private FQDN URL for a private cluster)."
+  description = "CLUSTER_ENDPOINT: API server URL the functions call and nodes join through; empty uses https://<cluster FQDN>:443 (set the private FQDN URL for a private cluster)."
   type        = string
   default     = ""
 }
@@ -78,7 +78,7 @@ variable "kube_ca_cert" {
 }
 
 variable "bootstrap_api_server_url" {
-  description = "BOOTSTRAP_API_SERVER_URL: API server URL written into node bootstrap data; empty uses the KUBE_API_SERVER_URL value."
+  description = "BOOTSTRAP_API_SERVER_URL: API server URL written into node bootstrap data; empty uses the CLUSTER_ENDPOINT value."
   type        = string
   default     = ""
 }
@@ -118,7 +118,7 @@ variable "function_subnet_id" {
 variable "arm_endpoint" {
   description = "ARM_ENDPOINT: Azure Resource Manager endpoint of this cloud."
   type        = string
-  default     = "https://management.azure.com/"
+  default     = "https://management.azure.com"
 }
 
 variable "retail_prices_endpoint" {
@@ -189,6 +189,150 @@ variable "registration_timeout_minutes" {
   default     = 15
 }
 
+variable "vnet_guid" {
+  description = "VNET_GUID: resourceGuid of the node VNet; Azure CNI Overlay nodes carry it as a label. Empty for none."
+  type        = string
+  default     = ""
+}
+
+variable "vm_memory_overhead_percent" {
+  description = "VM_MEMORY_OVERHEAD_PERCENT: the share of a size's memory the guest does not see, as a fraction (0.075 is 7.5%), taken off every instance type's memory before scheduling."
+  type        = number
+  default     = 0.075
+}
+
+variable "kube_token_scope" {
+  description = "KUBE_TOKEN_SCOPE: Entra scope of the API server's token (the AKS AAD server application)."
+  type        = string
+  default     = "6dae42f8-4368-4678-94ff-3960e28e3630/.default"
+}
+
+variable "build_commit" {
+  description = "BUILD_COMMIT: commit label of karpenter_build_info; empty for none."
+  type        = string
+  default     = ""
+}
+
+variable "launch_poll_interval_seconds" {
+  description = "LAUNCH_POLL_INTERVAL_SECONDS: shortest wait between polls of a VM creation."
+  type        = number
+  default     = 5
+}
+
+variable "launch_max_poll_interval_seconds" {
+  description = "LAUNCH_MAX_POLL_INTERVAL_SECONDS: longest wait between those polls, with many launches in flight."
+  type        = number
+  default     = 60
+}
+
+variable "launch_deadline_minutes" {
+  description = "LAUNCH_DEADLINE_MINUTES: a VM creation not finished by then is abandoned."
+  type        = number
+  default     = 15
+}
+
+variable "sku_cache_seconds" {
+  description = "SKU_CACHE_SECONDS: how long the region's VM size list is kept."
+  type        = number
+  default     = 3600
+}
+
+variable "gc_schedule" {
+  description = "GC_SCHEDULE: NCRONTAB (with seconds) of orphan VM collection."
+  type        = string
+  default     = "0 */5 * * * *"
+}
+
+variable "replacement_poll_seconds" {
+  description = "REPLACEMENT_POLL_SECONDS: how often a replacement looks at its new NodeClaim."
+  type        = number
+  default     = 5
+}
+
+variable "replacement_timeout_minutes" {
+  description = "REPLACEMENT_TIMEOUT_MINUTES: a replacement not Initialized by then is abandoned and the old node put back in service."
+  type        = number
+  default     = 30
+}
+
+variable "replacement_backoff_minutes" {
+  description = "REPLACEMENT_BACKOFF_MINUTES: a node whose replacement failed is not tried again before this."
+  type        = number
+  default     = 5
+}
+
+variable "drain_poll_seconds" {
+  description = "DRAIN_POLL_SECONDS: how often termination retries evictions a PodDisruptionBudget refused."
+  type        = number
+  default     = 5
+}
+
+variable "orphan_vm_grace_minutes" {
+  description = "ORPHAN_VM_GRACE_MINUTES: a tagged VM without a NodeClaim is deleted only once it is this old."
+  type        = number
+  default     = 10
+}
+
+variable "consolidation_validation_seconds" {
+  description = "CONSOLIDATION_VALIDATION_SECONDS: a consolidation decision is checked again this long after it was made, before it acts."
+  type        = number
+  default     = 15
+}
+
+variable "request_timeout_seconds" {
+  description = "REQUEST_TIMEOUT_SECONDS: how long one ARM or Kubernetes API request may take before it is abandoned and retried."
+  type        = number
+  default     = 30
+}
+
+variable "batch_idle_duration" {
+  description = "BATCH_IDLE_DURATION: a provisioning window closes this long after the last new pending pod (a Go duration)."
+  type        = string
+  default     = "1s"
+}
+
+variable "batch_max_duration" {
+  description = "BATCH_MAX_DURATION: and at the latest this long after it opened (a Go duration)."
+  type        = string
+  default     = "10s"
+}
+
+variable "provisioning_selector" {
+  description = "PROVISIONING_SELECTOR: label selector the pods and the NodePools' template labels must match, for several systems sharing one cluster; empty provisions for every pod."
+  type        = string
+  default     = ""
+}
+
+variable "feature_gates" {
+  description = "FEATURE_GATES: Karpenter's Gate=true|false list (SpotToSpotConsolidation, NodeOverlay, CapacityBuffer, NodeRepair, ReservedCapacity); empty keeps upstream's defaults."
+  type        = string
+  default     = ""
+}
+
+variable "repair_policies" {
+  description = "REPAIR_POLICIES: node repair policies, Type=Status[/Reason]:toleration[:action] (read with FEATURE_GATES NodeRepair=true)."
+  type        = string
+  default     = "Ready=False:10m:reboot,Ready=Unknown:10m:reboot,kubernetes.azure.com/NodeHealthy=False:0s:reboot,PreemptionScheduled=True:0s:preempted"
+}
+
+variable "repair_max_reboots" {
+  description = "REPAIR_MAX_REBOOTS: reboots tried before a node whose policy allows one is replaced (0: replace at once)."
+  type        = number
+  default     = 1
+}
+
+variable "repair_reboot_recovery_seconds" {
+  description = "REPAIR_REBOOT_RECOVERY_SECONDS: how long a rebooted node has for its condition to clear before it is replaced."
+  type        = number
+  default     = 300
+}
+
+variable "preemption_drain_seconds" {
+  description = "PREEMPTION_DRAIN_SECONDS: a node with a spot eviction notice is drained at the latest this long after the notice."
+  type        = number
+  default     = 15
+}
+
 variable "alert_email" {
   description = "E-mail address for alerts; empty creates the alert rules without notifications."
   type        = string
@@ -196,7 +340,7 @@ variable "alert_email" {
 }
 
 variable "bridge_service_account_namespace" {
-  description = "Namespace of the event bridge ServiceAccount (infra/k8s/bridge/serviceaccount.yaml)."
+  description = "SYSTEM_NAMESPACE: the namespace the chart is installed in, where the bridge ServiceAccount (trusted by its federated credential) and the sweep's Lease live."
   type        = string
   default     = "nodeclaim-system"
 }

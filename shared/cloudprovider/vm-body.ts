@@ -15,6 +15,7 @@ import {
   kubeletReservationFlags,
   maxPodsFor,
   nodeReservations,
+  VM_MEMORY_OVERHEAD_FRACTION,
   type ClusterNodeSettings,
 } from '../decisions/node-reservations.js';
 import { offeringLabels, type CapacityOptions, type Offering } from '../decisions/offerings.js';
@@ -152,6 +153,10 @@ function clusterNodeSettings(settings: Settings): ClusterNodeSettings {
     kubernetesVersion: cluster.kubernetesVersion,
     networkPlugin: cluster.network.plugin,
     networkPluginMode: cluster.network.pluginMode,
+    // Carried only when set to something else, so launch inputs written before the setting stay equal.
+    ...(cluster.vmMemoryOverheadFraction !== VM_MEMORY_OVERHEAD_FRACTION
+      ? { vmMemoryOverheadFraction: cluster.vmMemoryOverheadFraction }
+      : {}),
   };
 }
 

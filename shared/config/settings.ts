@@ -7,6 +7,7 @@ import {
 // The one typed, validated view of the app's configuration. An invalid or missing setting stops startup
 // with a message that names the setting and says what it should look like.
 import { networkMode, type NetworkModeName, type NetworkProfile } from '../decisions/network-mode.js';
+import { VM_MEMORY_OVERHEAD_FRACTION } from '../decisions/node-reservations.js';
 import {
   AZURE_REPAIR_POLICIES,
   parseRepairPolicies,
@@ -43,6 +44,7 @@ export interface Settings {
     retailPricesEndpoint: string;
     /** Subnet for node NICs when the AKSNodeClass does not name one. */
     defaultSubnetId: string;
+    /** LINUX_ADMIN_USERNAME (the Azure provider's name; alias NODE_ADMIN_USERNAME): the VMs' admin user. */
     adminUsername: string;
     sshPublicKey: string;
   };
@@ -152,6 +154,12 @@ export interface ClusterSettings {
   kubeletIdentity: { resourceId: string; clientId: string };
   /** Backend pools of the cluster load balancer the NIC joins (outbound and inbound); may be empty. */
   loadBalancerBackendPoolIds: string[];
+  /**
+   * VM_MEMORY_OVERHEAD_PERCENT, the Azure provider's setting: the share of a size's memory the guest does
+   * not see, subtracted from every instance type's memory capacity before scheduling. A fraction, as
+   * upstream writes it (default 0.075, i.e. 7.5%).
+   */
+  vmMemoryOverheadFraction: number;
 }
 
 /** Karpenter's batcher: a window closes after `idleMs` without a new pending pod, or `maxMs` after it opened. */
@@ -196,11 +204,24 @@ export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = {
   spotToSpotConsolidation: false,
 };
 
+type Env = Readonly<Record<string, string | undefined>>;
+
 /** NCRONTAB (with seconds) of orphan VM collection when GC_SCHEDULE is not set: List VMs is 300/min. */
 export const DEFAULT_GC_SCHEDULE = '0 */5 * * * *';
 
 /** NCRONTAB (with seconds) of the lifecycle sweep when SWEEP_SCHEDULE is not set. */
 export const DEFAULT_SWEEP_SCHEDULE = '*/15 * * * * *';
+
+/**
+ * The timers' schedules, read by functions/triggers.ts when it loads, because the Functions host reads a
+ * timer's schedule at indexing time, before loadSettings runs.
+ */
+export function timerSchedules(env: Env = process.env): { sweep: string; gc: string } {
+  return {
+    sweep: env['SWEEP_SCHEDULE']?.trim() || DEFAULT_SWEEP_SCHEDULE,
+    gc: env['GC_SCHEDULE']?.trim() || DEFAULT_GC_SCHEDULE,
+  };
+}
 
 /**
  * Upstream's and the Azure provider's setting names, each with the names this app used before, which are
@@ -211,11 +232,42 @@ export const DEFAULT_SWEEP_SCHEDULE = '*/15 * * * * *';
  */
 export const SETTING_ALIASES = {
   VNET_SUBNET_ID: ['AZURE_SUBNET_ID'],
-  AZURE_NODE_RESOURCE_GROUP: ['AZURE_RESOURCE_GROUP'],
   LOCATION: ['AZURE_LOCATION'],
   SSH_PUBLIC_KEY: ['NODE_SSH_PUBLIC_KEY'],
   CLUSTER_ENDPOINT: ['KUBE_API_SERVER_URL'],
+  LINUX_ADMIN_USERNAME: ['NODE_ADMIN_USERNAME'],
 } as const satisfies Record<string, readonly string[]>;
+
+/**
+ * Former aliases that are no longer read, because another tool owns the name: azd keeps the resource
+ * group of the app's own resources in AZURE_RESOURCE_GROUP, so reading it as the node resource group
+ * could create VMs in the wrong group. Seen without the setting it stood for, it stops startup with a
+ * message naming the setting to use; beside that setting it is ignored (it is then azd's).
+ */
+export const RETIRED_SETTING_ALIASES = {
+  AZURE_NODE_RESOURCE_GROUP: {
+    alias: 'AZURE_RESOURCE_GROUP',
+    why: "azd uses that name for the app's own resource group",
+  },
+} as const satisfies Record<string, { alias: string; why: string }>;
+
+/**
+ * Upstream Karpenter's scheduling policies. The app implements each at upstream's default only, so that
+ * value is accepted and the other is refused at startup instead of being silently ignored.
+ */
+export const UPSTREAM_POLICY_SETTINGS = {
+  PREFERENCE_POLICY: {
+    implemented: 'Respect',
+    refused: 'Ignore',
+    behaviour:
+      'preferred affinities and ScheduleAnyway spreads are tried first and relaxed one at a time when they cannot be met',
+  },
+  MIN_VALUES_POLICY: {
+    implemented: 'Strict',
+    refused: 'BestEffort',
+    behaviour: "a NodeClaim whose instance-type options fall below a requirement's minValues is not created",
+  },
+} as const satisfies Record<string, { implemented: string; refused: string; behaviour: string }>;
 
 /**
  * Karpenter's feature gates (FEATURE_GATES="SpotToSpotConsolidation=true,NodeRepair=false"): the ones this
@@ -245,8 +297,6 @@ export const LAUNCH_POLL_DEFAULTS = {
 export class SettingsError extends Error {
   override readonly name = 'SettingsError';
 }
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 /** Reads and validates settings from an environment. Throws SettingsError listing every problem found. */
 export function loadSettings(env: Env = process.env): Settings {
@@ -296,7 +346,12 @@ export function loadSettings(env: Env = process.env): Settings {
       ...(reader.optional('ARM_CA_CERT') ? { armCaCertPem: reader.pem('ARM_CA_CERT') } : {}),
       retailPricesEndpoint: reader.url('RETAIL_PRICES_ENDPOINT', 'https://prices.azure.com'),
       defaultSubnetId: reader.subnetId('VNET_SUBNET_ID'),
-      adminUsername: reader.optional('NODE_ADMIN_USERNAME') ?? 'azureuser',
+      adminUsername: reader.matching(
+        'LINUX_ADMIN_USERNAME',
+        /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/,
+        'a Linux user name (up to 64 letters, digits, "_", "-", ".", starting with a letter or "_")',
+        'azureuser',
+      ),
       sshPublicKey: reader.required('SSH_PUBLIC_KEY', 'an OpenSSH public key such as "ssh-ed25519 AAAA..."'),
     },
     kubernetes,
@@ -395,6 +450,16 @@ export function loadSettings(env: Env = process.env): Settings {
     capacityReservationGroups: reservationGroups.groups,
   };
 
+  for (const [name, policy] of Object.entries(UPSTREAM_POLICY_SETTINGS)) {
+    const value = reader.optional(name);
+    if (value !== undefined && value !== policy.implemented)
+      problems.push(
+        value === policy.refused
+          ? `${name}=${policy.refused} is not implemented by this app: remove the setting or set ${name}=${policy.implemented} (${policy.behaviour})`
+          : `${name} is ${JSON.stringify(value)}: this app implements only ${policy.implemented} (upstream's default; ${policy.refused} is not implemented)`,
+      );
+  }
+
   for (const group of settings.capacityReservationGroups) {
     // The VM PUT goes through the app's subscription, and a group shared from another subscription
     // needs that subscription's sharing set up, which this app does not check: refused until it does.
@@ -478,6 +543,12 @@ function clusterSettings(reader: EnvReader, problems: string[]): ClusterSettings
         }
         return id;
       }),
+    vmMemoryOverheadFraction: reader.number(
+      'VM_MEMORY_OVERHEAD_PERCENT',
+      VM_MEMORY_OVERHEAD_FRACTION,
+      0,
+      0.5,
+    ),
   };
 }
 
@@ -648,6 +719,13 @@ class EnvReader {
   required(name: string, what: string, fallback?: string): string {
     const value = this.optional(name) ?? fallback;
     if (value === undefined) {
+      const retired = (RETIRED_SETTING_ALIASES as Record<string, { alias: string; why: string }>)[name];
+      if (retired && this.env[retired.alias]?.trim()) {
+        this.problems.push(
+          `${name} is missing; ${retired.alias} is set, but is no longer read as ${name} (${retired.why}): set ${name} to ${what}`,
+        );
+        return '';
+      }
       const aliases = (SETTING_ALIASES as Record<string, readonly string[]>)[name] ?? [];
       const alias = aliases.length > 0 ? ` (alias ${aliases.join(', ')})` : '';
       this.problems.push(`${name} is missing${alias}: set it to ${what}`);
@@ -656,9 +734,11 @@ class EnvReader {
     return value;
   }
 
+  /** Empty is the fallback, unless empty is one of the allowed values (NETWORK_PLUGIN_MODE's node-subnet). */
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
     const raw = this.env[name];
-    if (raw === undefined) return fallback;
+    if (raw === undefined || (raw.trim() === '' && !(allowed as readonly string[]).includes('')))
+      return fallback;
     const value = raw.trim();
     if ((allowed as readonly string[]).includes(value)) return value as T;
     this.problems.push(

@@ -6,7 +6,10 @@
 import { atLeast, minorVersion } from './kubernetes-version.js';
 import type { NetworkPlugin, NetworkPluginMode } from './network-mode.js';
 
-/** The share of a size's nominal memory the guest kernel does not see (the Azure provider's 7.5%). */
+/**
+ * The share of a size's nominal memory the guest kernel does not see: the Azure provider's default of
+ * VM_MEMORY_OVERHEAD_PERCENT (7.5%, written as the fraction 0.075, as upstream writes it).
+ */
 export const VM_MEMORY_OVERHEAD_FRACTION = 0.075;
 
 /**
@@ -35,6 +38,8 @@ export interface ClusterNodeSettings {
   networkPlugin?: NetworkPlugin;
   /** "overlay" (Azure CNI Overlay) or empty (node-subnet), as networkProfile.networkPluginMode. */
   networkPluginMode?: NetworkPluginMode;
+  /** VM_MEMORY_OVERHEAD_PERCENT as a fraction; VM_MEMORY_OVERHEAD_FRACTION when unset. */
+  vmMemoryOverheadFraction?: number;
 }
 
 /**
@@ -110,10 +115,16 @@ export function evictionHardMemoryMiB(formula: ReservationFormula): number {
 export const EVICTION_HARD_NODEFS_FRACTION = 0.1;
 const EVICTION_HARD_NODEFS_INODES = '5%';
 
-/** Memory the guest sees for a size with `memoryMiB` nominal memory, in KiB (what kubelet reports). */
-export function vmVisibleMemoryKiB(memoryMiB: number): number {
+/**
+ * Memory the guest sees for a size with `memoryMiB` nominal memory, in KiB (what kubelet reports), with
+ * `overheadFraction` of it taken by the hypervisor (VM_MEMORY_OVERHEAD_PERCENT).
+ */
+export function vmVisibleMemoryKiB(
+  memoryMiB: number,
+  overheadFraction: number = VM_MEMORY_OVERHEAD_FRACTION,
+): number {
   const nominalKiB = memoryMiB * 1024;
-  return nominalKiB - Math.ceil(nominalKiB * VM_MEMORY_OVERHEAD_FRACTION);
+  return nominalKiB - Math.ceil(nominalKiB * overheadFraction);
 }
 
 export interface NodeReservations {

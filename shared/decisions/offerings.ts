@@ -304,7 +304,7 @@ export function capacityFor(
 ): { capacity: ResourceList; allocatable: ResourceList } {
   const reservations = nodeReservations(offering, options);
   const diskGiB = options.osDiskSizeGB ?? DEFAULT_OS_DISK_SIZE_GB;
-  const memoryKiB = vmVisibleMemoryKiB(offering.memoryMiB);
+  const memoryKiB = vmVisibleMemoryKiB(offering.memoryMiB, options.vmMemoryOverheadFraction);
   const allocatableMilliCpu = Math.max(0, offering.cpu * 1000 - reservations.kubeReservedMilliCpu);
   const allocatableMemoryKiB = Math.max(
     0,

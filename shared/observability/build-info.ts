@@ -22,12 +22,17 @@ function packageVersion(): string {
   }
 }
 
+/** BUILD_COMMIT, the commit the deployment says it runs; empty when unset. */
+export function buildCommit(env: NodeJS.ProcessEnv = process.env): string {
+  return env['BUILD_COMMIT']?.trim() ?? '';
+}
+
 export function buildInfoLabels(env: NodeJS.ProcessEnv = process.env): MetricLabels {
   cached ??= {
     version: packageVersion(),
     goversion: process.version,
     goarch: process.arch,
-    commit: env['BUILD_COMMIT'] ?? '',
+    commit: buildCommit(env),
   };
   return cached;
 }

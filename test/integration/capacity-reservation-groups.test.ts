@@ -23,7 +23,7 @@ const appSettings = {
   // The reservation role is assigned on each configured group only (test/integration/arm-scopes.test.ts).
   CAPACITY_RESERVATION_GROUP_IDS: `${groupId},${missingGroupId}`,
   AZURE_SUBSCRIPTION_ID: subscriptionId,
-  AZURE_RESOURCE_GROUP: nodeGroup,
+  AZURE_NODE_RESOURCE_GROUP: nodeGroup,
   AZURE_SUBNET_ID: `/subscriptions/${subscriptionId}/resourceGroups/${nodeGroup}/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes`,
 };
 let emulator: ArmEmulator;

@@ -46,7 +46,7 @@ export function testDependencies(options: {
     CLUSTER_NAME: 'registration-test',
     ...localClusterSettings(subscriptionId, resourceGroup),
     AZURE_SUBSCRIPTION_ID: subscriptionId,
-    AZURE_RESOURCE_GROUP: resourceGroup,
+    AZURE_NODE_RESOURCE_GROUP: resourceGroup,
     AZURE_LOCATION: 'westus2',
     ARM_ENDPOINT: options.armEndpoint ?? 'https://127.0.0.1:1',
     // Never the public Retail Prices API from a test; where this answers nothing, prices stay static.

@@ -13,7 +13,7 @@ const subscriptionId = '00000000-0000-0000-0000-0000000000aa';
 const resourceGroup = 'MC_restart_nodes';
 const appSettings = {
   AZURE_SUBSCRIPTION_ID: subscriptionId,
-  AZURE_RESOURCE_GROUP: resourceGroup,
+  AZURE_NODE_RESOURCE_GROUP: resourceGroup,
   AZURE_SUBNET_ID: `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes`,
 };
 

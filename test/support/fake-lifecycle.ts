@@ -225,7 +225,7 @@ function fakeSettings(): Settings {
     KUBECONFIG: '/dev/null',
     CLUSTER_NAME: 'test',
     AZURE_SUBSCRIPTION_ID: subscriptionId,
-    AZURE_RESOURCE_GROUP: resourceGroup,
+    AZURE_NODE_RESOURCE_GROUP: resourceGroup,
     AZURE_LOCATION: 'westus2',
     AZURE_SUBNET_ID: `/subscriptions/${subscriptionId}/resourceGroups/net/providers/Microsoft.Network/virtualNetworks/vnet/subnets/nodes`,
     NODE_SSH_PUBLIC_KEY: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHRlc3Q= test',

@@ -35,7 +35,7 @@ function settingsFor(network: Record<string, string>) {
     KUBECONFIG: '/dev/null',
     CLUSTER_NAME: 'prod',
     AZURE_SUBSCRIPTION_ID: subscriptionId,
-    AZURE_RESOURCE_GROUP: nodeGroup,
+    AZURE_NODE_RESOURCE_GROUP: nodeGroup,
     AZURE_LOCATION: 'westus2',
     AZURE_SUBNET_ID: `/subscriptions/${subscriptionId}/resourceGroups/prod-net/providers/Microsoft.Network/virtualNetworks/prod-vnet/subnets/nodes`,
     NODE_SSH_PUBLIC_KEY: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHRlc3Q= test',

@@ -4,85 +4,19 @@
 // @cdktf/hcl2json); what this cannot see (resource schemas, ARM validation) is listed in infra/README.md.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseHcl } from '@cdktf/hcl2json';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings, SETTING_ALIASES, SettingsError } from '../../shared/config/settings.js';
+import {
+  bicepAppSettings,
+  terraformAppSettings,
+  terraformFiles,
+  type AppSettings,
+  type Hcl,
+} from '../support/infra-templates.js';
+import { bindingExpressions, namesTheFunctionsCodeReads } from '../support/setting-reads.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
-
-type AppSettings = ReadonlyMap<string, string>;
-
-/** The `var appSettings = { ... }` object of function-app.bicep: name → value expression. */
-function bicepAppSettings(): AppSettings {
-  const text = read('infra/bicep/modules/function-app.bicep');
-  const start = text.indexOf('var appSettings = {');
-  if (start < 0) throw new Error('function-app.bicep has no `var appSettings = {`');
-  const body = bracedBlock(text, text.indexOf('{', start));
-  const settings = new Map<string, string>();
-  for (const line of body.split('\n')) {
-    const match = /^\s*'?([A-Za-z_][A-Za-z0-9_]*)'?\s*:\s*(.+?)\s*$/.exec(line);
-    if (match) settings.set(match[1] as string, match[2] as string);
-  }
-  return settings;
-}
-
-/** The text between the brace at `open` and its partner, skipping quoted strings. */
-function bracedBlock(text: string, open: number): string {
-  let depth = 0;
-  let quoted = false;
-  for (let i = open; i < text.length; i++) {
-    const c = text[i];
-    if (c === "'" && text[i - 1] !== '\\') quoted = !quoted;
-    if (quoted) continue;
-    if (c === '{') depth++;
-    if (c === '}' && --depth === 0) return text.slice(open + 1, i);
-  }
-  throw new Error(`unbalanced braces from offset ${open}`);
-}
-
-type Hcl = Record<string, unknown>;
-
-async function terraformFiles(): Promise<Hcl[]> {
-  const dir = join(root, 'infra', 'terraform');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.tf'));
-  return Promise.all(files.map(async (f) => (await parseHcl(f, readFileSync(join(dir, f), 'utf8'))) as Hcl));
-}
-
-function asRecord(value: unknown, what: string): Hcl {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new Error(`${what} is not a block`);
-  return value as Hcl;
-}
-
-/** Settings of the Flex Consumption app: its app_settings (through `local.app_settings`) plus the
- * settings the provider writes from dedicated arguments. */
-function terraformAppSettings(files: Hcl[]): AppSettings {
-  const apps = files.flatMap((f) => {
-    const resources = f.resource as Hcl | undefined;
-    const flex = resources?.azurerm_function_app_flex_consumption as Hcl | undefined;
-    return flex ? Object.values(flex).map((blocks) => (blocks as Hcl[])[0] as Hcl) : [];
-  });
-  expect(apps, 'exactly one azurerm_function_app_flex_consumption').toHaveLength(1);
-  const app = apps[0] as Hcl;
-  let raw: unknown = app.app_settings;
-  const local = typeof raw === 'string' ? /^\$\{local\.([A-Za-z0-9_]+)\}$/.exec(raw) : null;
-  if (local) {
-    const definitions = files.flatMap((f) =>
-      ((f.locals as Hcl[] | undefined) ?? []).map((l) => l[local[1] as string]),
-    );
-    raw = definitions.find((d) => d !== undefined);
-  }
-  const settings = new Map(Object.entries(asRecord(raw, 'app_settings')).map(([k, v]) => [k, String(v)]));
-  const siteConfig = (app.site_config as Hcl[] | undefined)?.[0];
-  if (siteConfig?.application_insights_connection_string !== undefined) {
-    settings.set(
-      'APPLICATIONINSIGHTS_CONNECTION_STRING',
-      String(siteConfig.application_insights_connection_string),
-    );
-  }
-  return settings;
-}
 
 /**
  * The settings loadSettings reports missing when only `provided` are set. Present settings get a
@@ -119,26 +53,9 @@ function settingsProblems(env: Record<string, string>): string[] {
   }
 }
 
-/** Every setting name the app reads: reader calls in settings.ts, %NAME% in host.json and in functions. */
+/** Every setting name the app reads (found by running its readers) and every %NAME% the host resolves. */
 function namesTheAppReads(): Set<string> {
-  const settingsSource = read('shared/config/settings.ts');
-  const names = new Set<string>();
-  for (const m of settingsSource.matchAll(/reader\.[a-zA-Z]+\(\s*'([A-Za-z_][A-Za-z0-9_]*)'/g))
-    names.add(m[1] as string);
-  for (const name of bindingExpressions()) names.add(name);
-  return names;
-}
-
-/** Quoted "%NAME%" binding expressions, which the host resolves from app settings (comments ignored). */
-function bindingExpressions(): Set<string> {
-  const sources = [
-    read('host.json'),
-    ...readdirSync(join(root, 'functions')).map((f) => read(`functions/${f}`)),
-  ];
-  const names = new Set<string>();
-  for (const source of sources)
-    for (const m of source.matchAll(/['"]%([A-Za-z_][A-Za-z0-9_]*)%['"]/g)) names.add(m[1] as string);
-  return names;
+  return new Set([...namesTheFunctionsCodeReads(), ...bindingExpressions()]);
 }
 
 // Read by the Functions host, Azure SDK credentials or the Application Insights agent, not by our code.
@@ -146,8 +63,6 @@ const platformSettings = new Set([
   'AzureWebJobsStorage__credential',
   'AzureWebJobsStorage__clientId',
   'AZURE_CLIENT_ID',
-  'APPLICATIONINSIGHTS_CONNECTION_STRING',
-  'APPLICATIONINSIGHTS_AUTHENTICATION_STRING',
 ]);
 
 // Flex Consumption rejects these: the runtime and version come from functionAppConfig.

@@ -1,9 +1,14 @@
 // Upstream's and the Azure provider's setting names are read, and the names this app used before still
-// work as aliases: VNET_SUBNET_ID / AZURE_SUBNET_ID, AZURE_NODE_RESOURCE_GROUP / AZURE_RESOURCE_GROUP,
-// LOCATION / AZURE_LOCATION, SSH_PUBLIC_KEY / NODE_SSH_PUBLIC_KEY, CLUSTER_ENDPOINT / KUBE_API_SERVER_URL,
-// FEATURE_GATES=SpotToSpotConsolidation=… / SPOT_TO_SPOT_CONSOLIDATION. Conflicts are named.
+// work as aliases: VNET_SUBNET_ID / AZURE_SUBNET_ID, LOCATION / AZURE_LOCATION, SSH_PUBLIC_KEY /
+// NODE_SSH_PUBLIC_KEY, CLUSTER_ENDPOINT / KUBE_API_SERVER_URL, LINUX_ADMIN_USERNAME / NODE_ADMIN_USERNAME,
+// FEATURE_GATES=SpotToSpotConsolidation=… / SPOT_TO_SPOT_CONSOLIDATION. Conflicts are named. The former
+// AZURE_RESOURCE_GROUP alias is azd's own variable, so it is no longer read; upstream settings the app
+// implements only at their default are refused at any other value, never silently ignored.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { capacityOptions } from '../../shared/cloudprovider/vm-body.js';
+import { capacityFor } from '../../shared/decisions/offerings.js';
+import type { AKSNodeClass } from '../../shared/models/index.js';
 import { loadSettings, SETTING_ALIASES } from '../../shared/config/settings.js';
 
 const example = (
@@ -71,6 +76,78 @@ describe('setting names', () => {
       BOOTSTRAP_API_SERVER_URL: 'https://private.example:443',
     });
     expect(split.bootstrap.apiServerUrl).toBe('https://private.example:443');
+  });
+});
+
+describe('settings carried over from Karpenter and its Azure provider', () => {
+  const withoutNodeGroup = (): Record<string, string> => {
+    const { AZURE_NODE_RESOURCE_GROUP: _group, ...env } = example;
+    return env;
+  };
+
+  it("no longer reads AZURE_RESOURCE_GROUP (azd's variable) as the node resource group, and says what to set", () => {
+    expect(() => loadSettings({ ...withoutNodeGroup(), AZURE_RESOURCE_GROUP: 'MC_nodes' })).toThrow(
+      /AZURE_NODE_RESOURCE_GROUP is missing; AZURE_RESOURCE_GROUP is set, but is no longer read as AZURE_NODE_RESOURCE_GROUP \(azd uses that name for the app's own resource group\)/,
+    );
+    expect(() => loadSettings(withoutNodeGroup())).toThrow(/AZURE_NODE_RESOURCE_GROUP is missing: set it/);
+    // Beside the setting it is azd's, and changes nothing.
+    const settings = loadSettings({ ...example, AZURE_RESOURCE_GROUP: 'app-rg' });
+    expect(settings.azure.resourceGroup).toBe(example['AZURE_NODE_RESOURCE_GROUP']);
+  });
+
+  it("LINUX_ADMIN_USERNAME names the VMs' admin user; NODE_ADMIN_USERNAME is its alias", () => {
+    expect(loadSettings(example).azure.adminUsername).toBe('azureuser');
+    expect(loadSettings({ ...example, LINUX_ADMIN_USERNAME: 'ops' }).azure.adminUsername).toBe('ops');
+    expect(loadSettings({ ...example, NODE_ADMIN_USERNAME: 'ops' }).azure.adminUsername).toBe('ops');
+    expect(() =>
+      loadSettings({ ...example, LINUX_ADMIN_USERNAME: 'ops', NODE_ADMIN_USERNAME: 'admin2' }),
+    ).toThrow(/LINUX_ADMIN_USERNAME and its alias NODE_ADMIN_USERNAME are set to different values/);
+    expect(() => loadSettings({ ...example, LINUX_ADMIN_USERNAME: 'bad user' })).toThrow(
+      /LINUX_ADMIN_USERNAME is "bad user": expected a Linux user name/,
+    );
+  });
+
+  it("VM_MEMORY_OVERHEAD_PERCENT is the share of memory every instance type's capacity loses (default 0.075)", () => {
+    const fraction = (env: Record<string, string>) =>
+      loadSettings({ ...example, ...env }).cluster.vmMemoryOverheadFraction;
+    expect(fraction({})).toBe(0.075);
+    expect(fraction({ VM_MEMORY_OVERHEAD_PERCENT: '0.1' })).toBe(0.1);
+    expect(() => fraction({ VM_MEMORY_OVERHEAD_PERCENT: '7.5' })).toThrow(
+      /VM_MEMORY_OVERHEAD_PERCENT is "7.5": expected a number from 0 to 0.5/,
+    );
+    const size = { cpu: 4, memoryMiB: 16_384, nvidiaGpus: 0 };
+    expect(capacityFor(size).capacity.memory).toBe(`${16_384 * 1024 - Math.ceil(16_384 * 1024 * 0.075)}Ki`);
+    expect(capacityFor(size, { vmMemoryOverheadFraction: 0.1 }).capacity.memory).toBe(
+      `${16_384 * 1024 - Math.ceil(16_384 * 1024 * 0.1)}Ki`,
+    );
+    expect(capacityFor(size, { vmMemoryOverheadFraction: 0 }).capacity.memory).toBe(`${16_384 * 1024}Ki`);
+    // The setting reaches every capacity the app computes through capacityOptions (launch, scheduling,
+    // consolidation, the NodeClaim status); at the default it is left out, as before the setting.
+    const nodeClass: AKSNodeClass = {
+      apiVersion: 'karpenter.azure.com/v1beta1',
+      kind: 'AKSNodeClass',
+      metadata: { name: 'default' },
+      spec: {},
+    };
+    const options = (env: Record<string, string>) =>
+      capacityOptions(loadSettings({ ...example, ...env }), nodeClass);
+    expect(options({ VM_MEMORY_OVERHEAD_PERCENT: '0.1' }).vmMemoryOverheadFraction).toBe(0.1);
+    expect(options({})).not.toHaveProperty('vmMemoryOverheadFraction');
+  });
+
+  it("accepts PREFERENCE_POLICY and MIN_VALUES_POLICY at upstream's defaults, the behaviour implemented, and refuses the rest", () => {
+    expect(() =>
+      loadSettings({ ...example, PREFERENCE_POLICY: 'Respect', MIN_VALUES_POLICY: 'Strict' }),
+    ).not.toThrow();
+    expect(() => loadSettings({ ...example, PREFERENCE_POLICY: 'Ignore' })).toThrow(
+      /PREFERENCE_POLICY=Ignore is not implemented by this app: remove the setting or set PREFERENCE_POLICY=Respect/,
+    );
+    expect(() => loadSettings({ ...example, MIN_VALUES_POLICY: 'BestEffort' })).toThrow(
+      /MIN_VALUES_POLICY=BestEffort is not implemented by this app: remove the setting or set MIN_VALUES_POLICY=Strict/,
+    );
+    expect(() => loadSettings({ ...example, MIN_VALUES_POLICY: 'strict' })).toThrow(
+      /MIN_VALUES_POLICY is "strict": this app implements only Strict/,
+    );
   });
 });
 

@@ -15,6 +15,12 @@ param attachNsgToNic bool = false
 @description('Overrides the cluster\'s current Kubernetes version (major.minor.patch); empty reads it from the cluster.')
 param kubernetesVersion string = ''
 
+@description('Overrides the cluster\'s networkProfile.networkPluginMode: overlay, or none for pod IPs from the node subnet (written as empty); empty reads it from the cluster.')
+param networkPluginMode string = ''
+
+@description('Overrides the cluster\'s networkProfile.networkDataplane (cilium or azure); empty reads it from the cluster.')
+param networkDataplane string = ''
+
 resource cluster 'Microsoft.ContainerService/managedClusters@2024-09-01' existing = {
   name: aksClusterName
 }
@@ -34,8 +40,8 @@ output settings object = {
   kubernetesVersion: empty(kubernetesVersion) ? cluster.properties.currentKubernetesVersion : kubernetesVersion
   tenantId: subscription().tenantId
   networkPlugin: network.networkPlugin
-  networkPluginMode: network.?networkPluginMode ?? ''
-  networkDataplane: network.?networkDataplane ?? 'azure'
+  networkPluginMode: empty(networkPluginMode) ? (network.?networkPluginMode ?? '') : (networkPluginMode == 'none' ? '' : networkPluginMode)
+  networkDataplane: empty(networkDataplane) ? (network.?networkDataplane ?? 'azure') : networkDataplane
   dnsServiceIp: network.?dnsServiceIP ?? '10.0.0.10'
   nodeSecurityGroupId: resourceId(
     subscription().subscriptionId,

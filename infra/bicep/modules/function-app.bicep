@@ -52,7 +52,7 @@ param clusterName string
 @description('AZURE_SUBSCRIPTION_ID: subscription of the node resource group.')
 param nodeSubscriptionId string
 
-@description('AZURE_NODE_RESOURCE_GROUP (the Azure provider\'s name; alias AZURE_RESOURCE_GROUP): the resource group nodes are created in (the AKS node resource group).')
+@description('AZURE_NODE_RESOURCE_GROUP (the Azure provider\'s name): the resource group nodes are created in (the AKS node resource group).')
 param nodeResourceGroupName string
 
 @description('LOCATION (alias AZURE_LOCATION): region of the nodes.')
@@ -64,7 +64,7 @@ param nodeSubnetId string
 @description('SSH_PUBLIC_KEY (alias NODE_SSH_PUBLIC_KEY): OpenSSH public key installed for the node admin user.')
 param nodeSshPublicKey string
 
-@description('NODE_ADMIN_USERNAME: admin user of the node VMs.')
+@description('LINUX_ADMIN_USERNAME (alias NODE_ADMIN_USERNAME): admin user of the node VMs.')
 param nodeAdminUsername string = 'azureuser'
 
 @description('ARM_ENDPOINT: Azure Resource Manager endpoint of this cloud.')
@@ -108,6 +108,78 @@ param clusterInputs object
 
 @description('CAPACITY_RESERVATION_GROUP_IDS: Capacity Reservation Groups launches may use; empty for none.')
 param capacityReservationGroupIds array = []
+
+@description('SYSTEM_NAMESPACE: the namespace the chart is installed in (the sweep\'s Lease).')
+param systemNamespace string
+
+@description('VNET_GUID: resourceGuid of the node VNet; Azure CNI Overlay nodes carry it as a label. Empty for none.')
+param vnetGuid string
+
+@description('VM_MEMORY_OVERHEAD_PERCENT: the share of a size\'s memory the guest does not see, as a fraction (0.075 is 7.5%), taken off every instance type\'s memory before scheduling.')
+param vmMemoryOverheadPercent string
+
+@description('BUILD_COMMIT: commit label of karpenter_build_info; empty for none.')
+param buildCommit string
+
+@description('LAUNCH_POLL_INTERVAL_SECONDS: shortest wait between polls of a VM creation.')
+param launchPollIntervalSeconds int
+
+@description('LAUNCH_MAX_POLL_INTERVAL_SECONDS: longest wait between those polls, with many launches in flight.')
+param launchMaxPollIntervalSeconds int
+
+@description('LAUNCH_DEADLINE_MINUTES: a VM creation not finished by then is abandoned.')
+param launchDeadlineMinutes int
+
+@description('SKU_CACHE_SECONDS: how long the region\'s VM size list is kept.')
+param skuCacheSeconds int
+
+@description('GC_SCHEDULE: NCRONTAB (with seconds) of orphan VM collection.')
+param gcSchedule string
+
+@description('REPLACEMENT_POLL_SECONDS: how often a replacement looks at its new NodeClaim.')
+param replacementPollSeconds int
+
+@description('REPLACEMENT_TIMEOUT_MINUTES: a replacement not Initialized by then is abandoned and the old node put back in service.')
+param replacementTimeoutMinutes int
+
+@description('REPLACEMENT_BACKOFF_MINUTES: a node whose replacement failed is not tried again before this.')
+param replacementBackoffMinutes int
+
+@description('DRAIN_POLL_SECONDS: how often termination retries evictions a PodDisruptionBudget refused.')
+param drainPollSeconds int
+
+@description('ORPHAN_VM_GRACE_MINUTES: a tagged VM without a NodeClaim is deleted only once it is this old.')
+param orphanVmGraceMinutes int
+
+@description('CONSOLIDATION_VALIDATION_SECONDS: a consolidation decision is checked again this long after it was made, before it acts.')
+param consolidationValidationSeconds int
+
+@description('REQUEST_TIMEOUT_SECONDS: how long one ARM or Kubernetes API request may take before it is abandoned and retried.')
+param requestTimeoutSeconds int
+
+@description('BATCH_IDLE_DURATION: a provisioning window closes this long after the last new pending pod (a Go duration).')
+param batchIdleDuration string
+
+@description('BATCH_MAX_DURATION: and at the latest this long after it opened (a Go duration).')
+param batchMaxDuration string
+
+@description('PROVISIONING_SELECTOR: label selector the pods and the NodePools\' template labels must match, for several systems sharing one cluster; empty provisions for every pod.')
+param provisioningSelector string
+
+@description('FEATURE_GATES: Karpenter\'s Gate=true|false list (SpotToSpotConsolidation, NodeOverlay, CapacityBuffer, NodeRepair, ReservedCapacity); empty keeps upstream\'s defaults.')
+param featureGates string
+
+@description('REPAIR_POLICIES: node repair policies, Type=Status[/Reason]:toleration[:action] (read with FEATURE_GATES NodeRepair=true).')
+param repairPolicies string
+
+@description('REPAIR_MAX_REBOOTS: reboots tried before a node whose policy allows one is replaced (0: replace at once).')
+param repairMaxReboots int
+
+@description('REPAIR_REBOOT_RECOVERY_SECONDS: how long a rebooted node has for its condition to clear before it is replaced.')
+param repairRebootRecoverySeconds int
+
+@description('PREEMPTION_DRAIN_SECONDS: a node with a spot eviction notice is drained at the latest this long after the notice.')
+param preemptionDrainSeconds int
 
 @description('Tags for every resource.')
 param tags object = {}
@@ -200,7 +272,7 @@ var appSettings = {
   VNET_SUBNET_ID: nodeSubnetId
   ARM_ENDPOINT: armEndpoint
   RETAIL_PRICES_ENDPOINT: retailPricesEndpoint
-  NODE_ADMIN_USERNAME: nodeAdminUsername
+  LINUX_ADMIN_USERNAME: nodeAdminUsername
   SSH_PUBLIC_KEY: nodeSshPublicKey
   CLUSTER_ENDPOINT: kubeApiServerUrl
   KUBE_CA_CERT: kubeCaCert
@@ -223,6 +295,30 @@ var appSettings = {
   KUBELET_IDENTITY_CLIENT_ID: clusterInputs.kubeletIdentityClientId
   LOAD_BALANCER_BACKEND_POOL_IDS: clusterInputs.loadBalancerBackendPoolIds
   CAPACITY_RESERVATION_GROUP_IDS: join(capacityReservationGroupIds, ',')
+  SYSTEM_NAMESPACE: systemNamespace
+  VNET_GUID: vnetGuid
+  VM_MEMORY_OVERHEAD_PERCENT: vmMemoryOverheadPercent
+  BUILD_COMMIT: buildCommit
+  LAUNCH_POLL_INTERVAL_SECONDS: string(launchPollIntervalSeconds)
+  LAUNCH_MAX_POLL_INTERVAL_SECONDS: string(launchMaxPollIntervalSeconds)
+  LAUNCH_DEADLINE_MINUTES: string(launchDeadlineMinutes)
+  SKU_CACHE_SECONDS: string(skuCacheSeconds)
+  GC_SCHEDULE: gcSchedule
+  REPLACEMENT_POLL_SECONDS: string(replacementPollSeconds)
+  REPLACEMENT_TIMEOUT_MINUTES: string(replacementTimeoutMinutes)
+  REPLACEMENT_BACKOFF_MINUTES: string(replacementBackoffMinutes)
+  DRAIN_POLL_SECONDS: string(drainPollSeconds)
+  ORPHAN_VM_GRACE_MINUTES: string(orphanVmGraceMinutes)
+  CONSOLIDATION_VALIDATION_SECONDS: string(consolidationValidationSeconds)
+  REQUEST_TIMEOUT_SECONDS: string(requestTimeoutSeconds)
+  BATCH_IDLE_DURATION: batchIdleDuration
+  BATCH_MAX_DURATION: batchMaxDuration
+  PROVISIONING_SELECTOR: provisioningSelector
+  FEATURE_GATES: featureGates
+  REPAIR_POLICIES: repairPolicies
+  REPAIR_MAX_REBOOTS: string(repairMaxReboots)
+  REPAIR_REBOOT_RECOVERY_SECONDS: string(repairRebootRecoverySeconds)
+  PREEMPTION_DRAIN_SECONDS: string(preemptionDrainSeconds)
 }
 
 resource settings 'Microsoft.Web/sites/config@2024-04-01' = {

@@ -36,6 +36,8 @@ export interface LaunchMonitorInput {
   kubernetesVersion?: string;
   networkPlugin?: NetworkPlugin;
   networkPluginMode?: NetworkPluginMode;
+  /** VM_MEMORY_OVERHEAD_PERCENT when it is not the default: the status's capacity is estimated with it. */
+  vmMemoryOverheadFraction?: number;
   /** Serialized SDK poller; absent when the VM already existed, and the monitor then polls with GET. */
   pollerState?: string;
   startedAt: string;

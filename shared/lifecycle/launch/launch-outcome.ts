@@ -194,12 +194,20 @@ export async function recordLaunchFailure(
 
 /** The capacity options launch resolved and handed to the monitor (see capacityOptions). */
 function capacityOptionsOf(input: LaunchMonitorInput): CapacityOptions {
-  const { maxPods, osDiskSizeGB, kubernetesVersion, networkPlugin, networkPluginMode } = input;
+  const {
+    maxPods,
+    osDiskSizeGB,
+    kubernetesVersion,
+    networkPlugin,
+    networkPluginMode,
+    vmMemoryOverheadFraction,
+  } = input;
   return {
     ...(maxPods !== undefined ? { maxPods } : {}),
     ...(osDiskSizeGB !== undefined ? { osDiskSizeGB } : {}),
     ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}),
     ...(networkPlugin !== undefined ? { networkPlugin } : {}),
     ...(networkPluginMode !== undefined ? { networkPluginMode } : {}),
+    ...(vmMemoryOverheadFraction !== undefined ? { vmMemoryOverheadFraction } : {}),
   };
 }
