@@ -123,6 +123,9 @@ param consolidationValidationSeconds int = 15
 @description('REQUEST_TIMEOUT_SECONDS (main.bicep\'s requestTimeoutSeconds).')
 param requestTimeoutSeconds int = 30
 
+@description('METRICS_PER_NODE (main.bicep\'s metricsPerNode).')
+param metricsPerNode bool = false
+
 @description('BATCH_IDLE_DURATION (main.bicep\'s batchIdleDuration).')
 param batchIdleDuration string = '1s'
 
@@ -200,6 +203,7 @@ module app '../bicep/main.bicep' = {
     orphanVmGraceMinutes: orphanVmGraceMinutes
     consolidationValidationSeconds: consolidationValidationSeconds
     requestTimeoutSeconds: requestTimeoutSeconds
+    metricsPerNode: metricsPerNode
     batchIdleDuration: batchIdleDuration
     batchMaxDuration: batchMaxDuration
     provisioningSelector: provisioningSelector

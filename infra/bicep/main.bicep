@@ -154,6 +154,9 @@ param consolidationValidationSeconds int = 15
 @description('REQUEST_TIMEOUT_SECONDS: how long one ARM or Kubernetes API request may take before it is abandoned and retried.')
 param requestTimeoutSeconds int = 30
 
+@description('METRICS_PER_NODE: export the per-node gauges (karpenter_nodes_allocatable, operator_nodeclaim_status_condition_count), a series per node or NodeClaim each export; off by default for the telemetry bill.')
+param metricsPerNode bool = false
+
 @description('BATCH_IDLE_DURATION: a provisioning window closes this long after the last new pending pod (a Go duration).')
 param batchIdleDuration string = '1s'
 
@@ -350,6 +353,7 @@ module functionApp 'modules/function-app.bicep' = {
     orphanVmGraceMinutes: orphanVmGraceMinutes
     consolidationValidationSeconds: consolidationValidationSeconds
     requestTimeoutSeconds: requestTimeoutSeconds
+    metricsPerNode: metricsPerNode
     batchIdleDuration: batchIdleDuration
     batchMaxDuration: batchMaxDuration
     provisioningSelector: provisioningSelector

@@ -49,6 +49,7 @@ param drainPollSeconds = 5
 param orphanVmGraceMinutes = 10
 param consolidationValidationSeconds = 15
 param requestTimeoutSeconds = 30
+param metricsPerNode = false
 param batchIdleDuration = '1s'
 param batchMaxDuration = '10s'
 param provisioningSelector = ''

@@ -75,6 +75,7 @@ locals {
     ORPHAN_VM_GRACE_MINUTES                   = tostring(var.orphan_vm_grace_minutes)
     CONSOLIDATION_VALIDATION_SECONDS          = tostring(var.consolidation_validation_seconds)
     REQUEST_TIMEOUT_SECONDS                   = tostring(var.request_timeout_seconds)
+    METRICS_PER_NODE                          = tostring(var.metrics_per_node)
     BATCH_IDLE_DURATION                       = var.batch_idle_duration
     BATCH_MAX_DURATION                        = var.batch_max_duration
     PROVISIONING_SELECTOR                     = var.provisioning_selector

@@ -285,6 +285,12 @@ variable "request_timeout_seconds" {
   default     = 30
 }
 
+variable "metrics_per_node" {
+  description = "METRICS_PER_NODE: export the per-node gauges (karpenter_nodes_allocatable, operator_nodeclaim_status_condition_count), a series per node or NodeClaim each export; off by default for the telemetry bill."
+  type        = bool
+  default     = false
+}
+
 variable "batch_idle_duration" {
   description = "BATCH_IDLE_DURATION: a provisioning window closes this long after the last new pending pod (a Go duration)."
   type        = string

@@ -622,6 +622,17 @@ export const SETTING_TABLE: readonly SettingRow[] = [
     azd: input('REQUEST_TIMEOUT_SECONDS'),
     chart: FUNCTIONS_NOT_IN_CHART,
   },
+  {
+    name: 'METRICS_PER_NODE',
+    reader: 'functions',
+    default: 'false',
+    description:
+      'export the per-node gauges (karpenter_nodes_allocatable, operator_nodeclaim_status_condition_count), a series per node or NodeClaim each export; off by default, for the telemetry bill (docs/metrics.md)',
+    bicep: input('metricsPerNode'),
+    terraform: input('metrics_per_node'),
+    azd: input('METRICS_PER_NODE'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
   // Provisioning and scheduling (Karpenter's names).
   {
     name: 'BATCH_IDLE_DURATION',

@@ -98,6 +98,12 @@ export interface Settings {
    * (REQUEST_TIMEOUT_SECONDS, default 30).
    */
   requestTimeoutSeconds: number;
+  /**
+   * Whether the sweep exports the per-node gauges, karpenter_nodes_allocatable and
+   * operator_nodeclaim_status_condition_count (METRICS_PER_NODE, default false): a series per node or
+   * NodeClaim every export, which at 1,000 nodes is most of the telemetry bill (docs/metrics.md).
+   */
+  metricsPerNode: boolean;
   /** Provisioning windows. */
   provisioning: ProvisioningSettings;
   /** Node repair (gate NodeRepair) and its policies. */
@@ -433,6 +439,7 @@ export function loadSettings(env: Env = process.env): Settings {
       spotToSpotConsolidation: spotToSpot,
     },
     requestTimeoutSeconds: reader.number('REQUEST_TIMEOUT_SECONDS', 30, 0.1, 600),
+    metricsPerNode: reader.boolean('METRICS_PER_NODE', false),
     provisioning: {
       batchIdleMs: reader.duration('BATCH_IDLE_DURATION', DEFAULT_PROVISIONING_SETTINGS.batchIdleMs),
       batchMaxMs: reader.duration('BATCH_MAX_DURATION', DEFAULT_PROVISIONING_SETTINGS.batchMaxMs),

@@ -40,15 +40,37 @@ const wellKnownNodeLabels: readonly (readonly [string, string])[] = [
   [WellKnown.osLabel, 'os'],
 ];
 
+export interface NodeClaimObjectLabels {
+  karpenter_sh_nodepool: string;
+  karpenter_azure_com_aksnodeclass: string;
+}
+
 /** The NodeClaim labels operatorpkg adds to NodeClaim status metrics, under their Prometheus names. */
 export function nodeClaimMetricLabels(
   nodeClaim: Pick<NodeClaim, 'metadata' | 'spec'>,
-): Record<string, string> {
+): NodeClaimObjectLabels {
   const labels = nodeClaim.metadata.labels ?? {};
   return {
     karpenter_sh_nodepool: labels[WellKnown.nodePoolLabel] ?? '',
     karpenter_azure_com_aksnodeclass:
       labels['karpenter.azure.com/aksnodeclass'] ?? nodeClaim.spec.nodeClassRef.name,
+  };
+}
+
+/**
+ * The labels upstream's NodeClaim lifecycle counters carry from the NodeClaim itself
+ * (`karpenter_nodeclaims_terminated_total`, and the capacity type of `_disrupted_total`).
+ */
+export function nodeClaimLifecycleLabels(nodeClaim: Pick<NodeClaim, 'metadata'>): {
+  nodepool: string;
+  capacity_type: string;
+  zone: string;
+} {
+  const labels = nodeClaim.metadata.labels ?? {};
+  return {
+    nodepool: labels[WellKnown.nodePoolLabel] ?? '',
+    capacity_type: labels[WellKnown.capacityTypeLabel] ?? '',
+    zone: labels[WellKnown.zoneLabel] ?? '',
   };
 }
 

@@ -13,6 +13,7 @@ import { isManagedNodeClaim } from '../decisions/ownership.js';
 import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
 import { nodePoolOf } from './registration.js';
 import { deleteNodeClaim } from './termination/termination.js';
+import { nodeClaimLifecycleLabels } from '../decisions/cluster-gauges.js';
 
 export type LivenessOutcome =
   { outcome: 'alive'; nextCheckAt?: Date } | { outcome: 'deleted'; message: string } | { outcome: 'gone' };
@@ -61,8 +62,12 @@ export async function reconcileLiveness(
   await deps.events.warning(nodeClaimTarget(stored), decision.reason, decision.message);
   if (!(await deleteNodeClaim(deps, stored, context))) return { outcome: 'gone' };
   deps.metrics.increment('karpenter_nodeclaims_disrupted_total', {
-    nodepool: nodePoolOf(stored),
     reason: 'registration_timeout',
+    nodepool: nodePoolOf(stored),
+    capacity_type: nodeClaimLifecycleLabels(stored).capacity_type,
+    // Liveness is no consolidation and deletes at once, without a budget.
+    consolidation_policy: '',
+    termination_mode: 'forceful',
   });
   deps.log.warn('NodeClaim deleted: registration timeout', {
     nodeClaim: stored.metadata.name,

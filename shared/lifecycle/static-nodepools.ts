@@ -69,6 +69,8 @@ async function createReplica(context: SweepContext, nodePool: NodePool, name: st
   deps.metrics.increment('karpenter_nodeclaims_created_total', {
     nodepool: nodePool.metadata.name,
     reason: 'static',
+    // The solve never relaxes minValues (no BestEffort policy here), as upstream reports it then.
+    min_values_relaxed: 'false',
   });
   deps.log.info('static NodePool replica created', { nodePool: nodePool.metadata.name, nodeClaim: name });
   await launchNow(deps, context, name);

@@ -18,6 +18,16 @@ export interface MetricDefinition {
   unit?: string;
   /** Histogram bucket boundaries (upstream's where it has the metric). */
   buckets?: readonly number[];
+  /**
+   * Each observation is also a `metric` log record (exact values for the workbook's percentiles). Only
+   * for histograms observed a bounded number of times per launch, so log volume follows churn.
+   */
+  logObservations?: boolean;
+  /**
+   * A gauge with a series per node or NodeClaim: published only with METRICS_PER_NODE=true, so the
+   * default export does not grow with the cluster (docs/metrics.md, "Series budget").
+   */
+  perNode?: boolean;
 }
 
 /** Karpenter's DurationBuckets() (controller-runtime's, with values past 60 s). */
@@ -97,11 +107,13 @@ export const metricCatalog = {
     description:
       'The amount of time a condition was in a given state before transitioning. e.g. Alarm := P99(Updated=False) > 5 minutes',
     buckets: conditionBuckets,
+    logObservations: true,
   },
   operator_nodeclaim_status_condition_count: {
     kind: 'gauge',
     origin: 'upstream',
     labels: ['namespace', 'name', 'type', 'status', 'reason', ...nodeClaimObjectLabels],
+    perNode: true,
     description:
       'The number of a condition for a given object, type and status. e.g. Alarm := Available=False > 0',
   },
@@ -121,6 +133,7 @@ export const metricCatalog = {
     kind: 'gauge',
     origin: 'upstream',
     labels: [...nodeMetricLabels, 'resource_type'],
+    perNode: true,
     description: 'Node allocatable are the resources allocatable by nodes.',
   },
   karpenter_nodepools_usage: {
@@ -174,6 +187,7 @@ export const metricCatalog = {
     description:
       'Time from the VM PUT to the end of its creation operation, which Karpenter waits for inside Create. Named after karpenter_nodeclaims_instance_termination_duration_seconds.',
     buckets: [1, 5, 10, 20, 30, 45, 60, 90, 120, 180, 240, 300, 600, 900],
+    logObservations: true,
   },
   karpenter_consolidation_score: {
     kind: 'histogram',
@@ -194,6 +208,10 @@ export const metricCatalog = {
 } as const satisfies Record<string, MetricDefinition>;
 
 export type MetricName = keyof typeof metricCatalog;
+/** The label set of a metric, exactly its catalog (upstream) labels. */
+export type MetricLabelsOf<N extends MetricName> = {
+  readonly [L in (typeof metricCatalog)[N]['labels'][number]]: string;
+};
 export type GaugeName = {
   [N in MetricName]: (typeof metricCatalog)[N]['kind'] extends 'gauge' ? N : never;
 }[MetricName];

@@ -1,8 +1,11 @@
-// Lifecycle metrics, recorded three ways from one call: as OpenTelemetry instruments of the global
-// MeterProvider (exported to Application Insights' customMetrics in Azure, see metric-export.ts, and to
-// results/<run>/metrics.jsonl by the local stack), as a structured `metric` log record (the exact
-// per-observation values, which the workbook's percentiles need: the Azure Monitor exporter sends a
-// histogram as sum, count, min and max only), and in process counters that the local view and tests read.
+// Lifecycle metrics, recorded from one call as OpenTelemetry instruments of the global MeterProvider
+// (exported to Application Insights' customMetrics in Azure, see metric-export.ts, and to
+// results/<run>/metrics.jsonl by the local stack) and in process counters that the local view and tests
+// read. Only the histograms the catalog marks `logObservations` (one observation per launch, the
+// workbook's percentiles: the Azure Monitor exporter sends a histogram as sum, count, min and max only)
+// are also a structured `metric` log record, so log volume follows the launch rate, never the sweep rate
+// or the cluster's size. Labels are typed from the catalog: a call with a label set other than the
+// metric's (upstream's) does not compile.
 // Gauges (the state of the cluster as the last sweep saw it) are observable instruments whose series the
 // sweep replaces as a whole, so a deleted Node's series goes away as it does in Karpenter's metric store.
 import {
@@ -14,16 +17,22 @@ import {
   type ObservableGauge,
 } from '@opentelemetry/api';
 import type { Logger } from './logger.js';
-import { metricCatalog, type GaugeName, type MetricDefinition, type MetricName } from './metric-catalog.js';
+import {
+  metricCatalog,
+  type GaugeName,
+  type MetricDefinition,
+  type MetricLabelsOf,
+  type MetricName,
+} from './metric-catalog.js';
 
-export type { GaugeName, MetricName } from './metric-catalog.js';
+export type { GaugeName, MetricLabelsOf, MetricName } from './metric-catalog.js';
 
 /** Karpenter's label names: nodepool, reason, error, … */
 export type MetricLabels = Readonly<Record<string, string>>;
 
 export interface Metrics {
-  increment(name: MetricName, labels: MetricLabels): void;
-  observe(name: MetricName, value: number, labels: MetricLabels): void;
+  increment<N extends MetricName>(name: N, labels: MetricLabelsOf<N>): void;
+  observe<N extends MetricName>(name: N, value: number, labels: MetricLabelsOf<N>): void;
   /** Replaces every series of a gauge: what is not in `series` is no longer reported. */
   setGauge(name: GaugeName, series: readonly GaugeSeries[]): void;
   /** Sum of counts (or of observed values) for `name` whose labels include `filter`. */
@@ -84,7 +93,8 @@ export function createMetrics(
     const target = instrument(name);
     if (metricCatalog[name].kind === 'counter') (target as Counter).add(value, labels as Attributes);
     else (target as Histogram).record(value, labels as Attributes);
-    log.info('metric', { metric: name, value, ...labels });
+    const definition: MetricDefinition = metricCatalog[name];
+    if (definition.logObservations) log.info('metric', { metric: name, value, ...labels });
   };
   const matching = (name: MetricName, filter: MetricLabels = {}): Series[] =>
     [...series.values()].filter(

@@ -1,7 +1,10 @@
-// `npm run cost` (also the last part of `npm run bench`): the Function App's monthly cost on Flex
-// Consumption at idle and at 1,000 nodes, from the plan's billing rules (shared/decisions/flex-cost.ts)
-// and prices read through the project's Retail Prices client, beside a self-hosted Karpenter's controller
-// as its share of a node. Prices come from the ARM emulator's Retail Prices API (a copy of the public
+// `npm run cost` (also the last part of `npm run bench`): the app's whole monthly bill at idle and at
+// 1,000 nodes: Flex Consumption, from the plan's billing rules (shared/decisions/flex-cost.ts) and prices
+// read through the project's Retail Prices client; telemetry ingestion, from what the telemetry bench
+// measures through the real exporter; and the Azure Storage transactions of Durable's backend and the
+// queue trigger, with their polling read from host.json (telemetry-cost.ts). Beside it a self-hosted
+// Karpenter's controller as its share of a node, and AKS node auto-provisioning, whose controller the
+// user does not pay for. Prices come from the ARM emulator's Retail Prices API (a copy of the public
 // list prices) unless RETAIL_PRICES_ENDPOINT names the real one (https://prices.azure.com). Every input
 // of the workload is printed with the table; they are estimates of this app's behaviour, named below.
 import { pathToFileURL } from 'node:url';
@@ -18,6 +21,16 @@ import {
   type FlexPrices,
 } from '../../shared/decisions/flex-cost.js';
 import { refreshedPriceBook } from '../../shared/decisions/prices/price-book.js';
+import { measureTelemetry } from './telemetry-bench.js';
+import {
+  hostPolling,
+  prometheusIngestion,
+  storageTransactions,
+  telemetryIngestion,
+  totalUsd,
+  type CostLine,
+  type Workload,
+} from './telemetry-cost.js';
 
 const REGION = process.env['COST_REGION'] ?? 'eastus';
 const INSTANCE_MEMORY_GIB = 2; // instanceMemoryMB 2048, the Bicep and Terraform default
@@ -34,7 +47,12 @@ function periodSeconds(schedule: string): number {
 
 interface Scenario {
   name: string;
+  /** Nodes and NodePools of the cluster whose telemetry is measured. */
+  nodes: number;
+  nodePools: number;
   executions: ExecutionClass[];
+  queueMessages: number;
+  durableExecutions: number;
 }
 
 /**
@@ -54,6 +72,10 @@ function scenarios(sweepSeconds: number): Scenario[] {
   return [
     {
       name: 'idle',
+      nodes: 0,
+      nodePools: 1,
+      queueMessages: 0,
+      durableExecutions: 0,
       executions: [
         {
           name: `sweep every ${sweepSeconds} s`,
@@ -71,6 +93,10 @@ function scenarios(sweepSeconds: number): Scenario[] {
     },
     {
       name: '1,000 nodes',
+      nodes: 1000,
+      nodePools: 3,
+      queueMessages: launches * 12,
+      durableExecutions: launches * 60 + 2000 * 5,
       executions: [
         {
           name: `sweep every ${sweepSeconds} s`,
@@ -164,6 +190,51 @@ export async function runCostBench(): Promise<void> {
         ),
       );
     }
+    const karpenter = selfHostedMonthlyCost({
+      replicas: 2,
+      vcpuPerReplica: 1,
+      gibPerReplica: 1,
+      node: { name: `${SYSTEM_NODE} at ${usd(nodePrice)}/h`, usdPerHour: nodePrice, vcpus: 4, gib: 16 },
+    });
+    const polling = hostPolling();
+    const bills: WholeBill[] = [];
+    for (const scenario of scenarios(sweep)) {
+      const workload: Workload = {
+        executions: scenario.executions.reduce((sum, e) => sum + e.perMonth, 0),
+        queueMessages: scenario.queueMessages,
+        durableExecutions: scenario.durableExecutions,
+      };
+      const volume = await measureTelemetry({
+        nodes: scenario.nodes,
+        nodePools: scenario.nodePools,
+        perNode: false,
+      });
+      const telemetry = telemetryIngestion(volume, workload);
+      const storage = storageTransactions(polling, workload);
+      console.log(`\n ${scenario.name}: telemetry (Application Insights) and storage transactions`);
+      printLines(`telemetry ingestion: ${usd(totalUsd(telemetry))} / month`, telemetry);
+      printLines('for comparison, not in the bill:', [prometheusIngestion(volume)]);
+      printLines(`storage transactions: ${usd(totalUsd(storage))} / month`, storage);
+      const flex = (alwaysReady: boolean) =>
+        flexMonthlyCost(
+          {
+            instanceMemoryGib: INSTANCE_MEMORY_GIB,
+            alwaysReadyInstances: alwaysReady ? 2 : 0,
+            executions: alwaysReady
+              ? scenario.executions
+              : scenario.executions.map((e) => ({ ...e, alwaysReady: false })),
+          },
+          prices,
+        ).totalUsd;
+      bills.push({
+        scenario: scenario.name,
+        flex: flex(true),
+        flexCold: flex(false),
+        telemetry: totalUsd(telemetry),
+        storage: totalUsd(storage),
+      });
+    }
+    printWholeBill(bills, karpenter.totalUsd);
     console.log('\n sweep period at idle, default always ready:');
     for (const seconds of [5, 15, 30, 60]) {
       const idle = scenarios(seconds)[0];
@@ -178,18 +249,54 @@ export async function runCostBench(): Promise<void> {
       console.log(`    every ${String(seconds).padStart(2)} s: ${usd(cost.totalUsd)} / month`);
     }
     console.log('');
-    printCost(
-      "self-hosted Karpenter (its chart's default requests, whatever the cluster size)",
-      selfHostedMonthlyCost({
-        replicas: 2,
-        vcpuPerReplica: 1,
-        gibPerReplica: 1,
-        node: { name: `${SYSTEM_NODE} at ${usd(nodePrice)}/h`, usdPerHour: nodePrice, vcpus: 4, gib: 16 },
-      }),
-    );
+    printCost("self-hosted Karpenter (its chart's default requests, whatever the cluster size)", karpenter);
   } finally {
     await emulator?.stop();
   }
+}
+
+function printLines(title: string, lines: readonly CostLine[]): void {
+  console.log(`  ${title}`);
+  for (const line of lines)
+    console.log(`    ${line.item.padEnd(78)} ${line.quantity.padEnd(20)} ${usd(line.usd)}`);
+}
+
+interface WholeBill {
+  scenario: string;
+  /** Flex Consumption with the default always-ready instances, and with none. */
+  flex: number;
+  flexCold: number;
+  telemetry: number;
+  storage: number;
+}
+
+/** The whole bill beside self-hosted Karpenter and NAP, as a Markdown table (docs/cost.md carries it). */
+function printWholeBill(bills: readonly WholeBill[], karpenter: number): void {
+  const columns = bills.map((b) => b.scenario);
+  const rows: [string, (b: WholeBill) => number][] = [
+    ['Flex Consumption, 1 queue + 1 durable always ready (default)', (b) => b.flex],
+    ['telemetry ingestion (Application Insights)', (b) => b.telemetry],
+    ['storage transactions (Durable backend, queue trigger)', (b) => b.storage],
+    ['**whole bill, default**', (b) => b.flex + b.telemetry + b.storage],
+    ['whole bill, no always-ready instances (cold starts)', (b) => b.flexCold + b.telemetry + b.storage],
+    ['self-hosted Karpenter: 2 controller pods on a system node', () => karpenter],
+    ['AKS node auto-provisioning: controller run by AKS, not billed', () => 0],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  console.log(`\n whole bill (USD a month; nodes themselves not included):\n`);
+  console.log(`| ${''.padEnd(width)} | ${columns.map((c) => c.padStart(11)).join(' | ')} |`);
+  console.log(`| ${'-'.repeat(width)} | ${columns.map(() => '-'.repeat(11)).join(' | ')} |`);
+  for (const [label, value] of rows)
+    console.log(`| ${label.padEnd(width)} | ${bills.map((b) => usd(value(b)).padStart(11)).join(' | ')} |`);
+  const atScale = bills.at(-1);
+  if (!atScale) return;
+  const whole = atScale.flex + atScale.telemetry + atScale.storage;
+  const cold = atScale.flexCold + atScale.telemetry + atScale.storage;
+  console.log(
+    `\n goal, the whole bill at ${atScale.scenario} below self-hosted Karpenter's ${usd(karpenter)}: ` +
+      `default ${usd(whole)}, ${whole < karpenter ? 'met' : 'NOT met'}; ` +
+      `without always-ready instances ${usd(cold)}, ${cold < karpenter ? 'met' : 'NOT met'}`,
+  );
 }
 
 function printPrices(prices: FlexPrices): void {

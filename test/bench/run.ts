@@ -1,7 +1,7 @@
 // `npm run bench`: the lifecycle sweep over realistic clusters of 500 and 5,000 Nodes and NodeClaims,
 // the drift makespan, the launch polling load, the provisioning solve and the bridge's memory at 20,000
 // pending pods, each printing its figures beside its goals; the newest recorded day's figures beside
-// theirs; then the monthly cost on Flex Consumption.
+// theirs; what the telemetry exports at 100 and 1,000 nodes; then the monthly cost on Flex Consumption.
 import { runSweepBench } from './sweep-bench.js';
 
 await runSweepBench();
@@ -11,4 +11,5 @@ await (await import('./launch-polling-bench.js')).runLaunchPollingBench();
 await (await import('./provisioning-bench.js')).runProvisioningBench();
 await (await import('./bridge-pods-bench.js')).runBridgePodsBench();
 await (await import('./day-bench.js')).runDayBench();
+await (await import('./telemetry-bench.js')).runTelemetryBench();
 await (await import('./cost.js')).runCostBench();

@@ -84,6 +84,17 @@ describe('launch-funnel workbook', () => {
     }
   });
 
+  it('reads from log records only the metrics whose observations are logged', () => {
+    const logged = Object.entries(metricCatalog)
+      .filter(([, definition]) => 'logObservations' in definition && definition.logObservations)
+      .map(([name]) => name);
+    const read = queries
+      .filter(({ query }) => /^traces\b/.test(query))
+      .flatMap(({ query }) => [...query.matchAll(/'((?:karpenter|operator)_[a-z0-9_]+)'/g)].map((m) => m[1]));
+    expect(read.length).toBeGreaterThan(0);
+    expect(read.filter((name) => !logged.includes(name ?? ''))).toEqual([]);
+  });
+
   it('refers only to metrics the code emits', () => {
     for (const { name, query } of queries) expect(unknownMetrics(query, known), name).toEqual([]);
   });

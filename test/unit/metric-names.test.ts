@@ -13,7 +13,12 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../shared/observability/logger.js';
-import { metricCatalog, type GaugeName, type MetricName } from '../../shared/observability/metric-catalog.js';
+import {
+  metricCatalog,
+  type GaugeName,
+  type MetricLabelsOf,
+  type MetricName,
+} from '../../shared/observability/metric-catalog.js';
 import { createMetrics } from '../../shared/observability/metrics.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -48,9 +53,13 @@ async function exportedNames(): Promise<string[]> {
   const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 3_600_000 });
   const provider = new MeterProvider({ readers: [reader] });
   const metrics = createMetrics(silentLogger, () => provider.getMeter('test'));
-  for (const [name, definition] of Object.entries(metricCatalog) as [MetricName, { kind: string }][]) {
-    if (definition.kind === 'counter') metrics.increment(name, {});
-    else if (definition.kind === 'histogram') metrics.observe(name, 1, {});
+  for (const [name, definition] of Object.entries(metricCatalog) as [
+    MetricName,
+    { kind: string; labels: readonly string[] },
+  ][]) {
+    const labels = Object.fromEntries(definition.labels.map((l) => [l, ''])) as MetricLabelsOf<typeof name>;
+    if (definition.kind === 'counter') metrics.increment(name, labels);
+    else if (definition.kind === 'histogram') metrics.observe(name, 1, labels);
     else metrics.setGauge(name as GaugeName, [{ labels: {}, value: 1 }]);
   }
   await reader.forceFlush();

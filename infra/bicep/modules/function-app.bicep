@@ -157,6 +157,9 @@ param consolidationValidationSeconds int
 @description('REQUEST_TIMEOUT_SECONDS: how long one ARM or Kubernetes API request may take before it is abandoned and retried.')
 param requestTimeoutSeconds int
 
+@description('METRICS_PER_NODE: export the per-node gauges (karpenter_nodes_allocatable, operator_nodeclaim_status_condition_count), a series per node or NodeClaim each export; off by default for the telemetry bill.')
+param metricsPerNode bool
+
 @description('BATCH_IDLE_DURATION: a provisioning window closes this long after the last new pending pod (a Go duration).')
 param batchIdleDuration string
 
@@ -311,6 +314,7 @@ var appSettings = {
   ORPHAN_VM_GRACE_MINUTES: string(orphanVmGraceMinutes)
   CONSOLIDATION_VALIDATION_SECONDS: string(consolidationValidationSeconds)
   REQUEST_TIMEOUT_SECONDS: string(requestTimeoutSeconds)
+  METRICS_PER_NODE: string(metricsPerNode)
   BATCH_IDLE_DURATION: batchIdleDuration
   BATCH_MAX_DURATION: batchMaxDuration
   PROVISIONING_SELECTOR: provisioningSelector

@@ -48,6 +48,7 @@ import {
   type ReplacementCheck,
   type ReplacementSpec,
 } from './replacements.js';
+import { nodeClaimLifecycleLabels } from '../../decisions/cluster-gauges.js';
 
 /** The workflow's input: the command and the timing it runs by (settings, fixed when it started). */
 export interface ExecutorInput {
@@ -389,9 +390,11 @@ export async function completeCommand(
       );
     }
     deps.metrics.increment('karpenter_nodeclaims_disrupted_total', {
-      nodepool: command.nodePool.name,
       reason: metricReason(command.reason),
-      outcome: replacements.length > 0 ? 'replaced' : 'deleted',
+      nodepool: command.nodePool.name,
+      capacity_type: nodeClaimLifecycleLabels(nodeClaim).capacity_type,
+      consolidation_policy: command.consolidationPolicy ?? '',
+      termination_mode: methodNamed(command.method)?.class ?? 'graceful',
     });
   }
   if (command.key !== undefined) await forgetConsolidationFailures(deps, command.nodePool.name);
@@ -434,11 +437,6 @@ export async function abandonCommand(deps: LifecycleDependencies, step: AbandonS
           ? `; the same consolidation is not tried again before ${held.until}`
           : ', retried after a backoff'),
     );
-    deps.metrics.increment('karpenter_nodeclaims_disrupted_total', {
-      nodepool: command.nodePool.name,
-      reason: metricReason(command.reason),
-      outcome: 'replacement-failed',
-    });
   }
   deps.log.warn('disruption command abandoned; candidates back in service', {
     nodePool: command.nodePool.name,

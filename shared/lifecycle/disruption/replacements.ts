@@ -94,6 +94,8 @@ export async function launchReplacement(
       deps.metrics.increment('karpenter_nodeclaims_created_total', {
         nodepool: spec.nodePool,
         reason: metricReason(spec.reason),
+        // The solve never relaxes minValues (no BestEffort policy here), as upstream reports it then.
+        min_values_relaxed: 'false',
       });
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;

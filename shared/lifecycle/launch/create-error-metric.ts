@@ -7,6 +7,8 @@ export function countCreateError(
   reason: string,
 ): void {
   deps.metrics.increment('karpenter_cloudprovider_errors_total', {
+    // Upstream's controller label names the controller that made the call: launch is nodeclaim.lifecycle's.
+    controller: 'nodeclaim.lifecycle',
     nodepool: nodePool ?? '',
     method: 'Create',
     provider: 'azure',

@@ -106,6 +106,8 @@ export async function provisionPendingPods(
         deps.metrics.increment('karpenter_nodeclaims_created_total', {
           nodepool: claim.nodePoolName,
           reason: 'provisioning',
+          // The solve never relaxes minValues (no BestEffort policy here), as upstream reports it then.
+          min_values_relaxed: 'false',
         });
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;

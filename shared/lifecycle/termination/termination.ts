@@ -26,6 +26,7 @@ import { launchMonitorInstanceIds } from '../launch-monitor-ids.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { nodePoolOf } from '../registration.js';
 import { countingTasks, timerUntil, type TaskCount } from '../history-budget.js';
+import { nodeClaimLifecycleLabels } from '../../decisions/cluster-gauges.js';
 
 export interface TerminationInput {
   nodeClaim: { name: string; uid: string };
@@ -222,7 +223,7 @@ export async function finishNodeClaimTermination(
       finalizers: finalizers.filter((f) => f !== WellKnown.terminationFinalizer),
     },
   });
-  deps.metrics.increment('karpenter_nodeclaims_terminated_total', { nodepool: nodePoolOf(nodeClaim) });
+  deps.metrics.increment('karpenter_nodeclaims_terminated_total', nodeClaimLifecycleLabels(nodeClaim));
   deps.log.info('NodeClaim terminated', {
     nodeClaim: input.nodeClaim.name,
     nodeClaimUid: input.nodeClaim.uid,

@@ -53,6 +53,7 @@ describe('drift method', () => {
         validateAfterSeconds: 0,
         attempt: 0,
         consolidationType: '',
+        consolidationPolicy: 'WhenEmptyOrUnderutilized',
       },
     ]);
   });

@@ -51,6 +51,7 @@ describe('expiration method', () => {
         validateAfterSeconds: 0,
         attempt: 0,
         consolidationType: '',
+        consolidationPolicy: 'WhenEmptyOrUnderutilized',
       },
       expect.objectContaining({ candidates: [{ name: 'older', uid: 'uid-older' }] }),
     ]);

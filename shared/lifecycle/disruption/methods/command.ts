@@ -24,6 +24,7 @@ export function commandFor(
     validateAfterSeconds: 0,
     attempt: 0,
     consolidationType: method.consolidationType,
+    consolidationPolicy: pass.nodePool.spec.disruption?.consolidationPolicy ?? 'WhenEmptyOrUnderutilized',
     ...decision,
   };
 }

@@ -16,7 +16,12 @@
 //
 // This interface is what other methods are written against: change it only by adding optional members.
 import type { NodeSelectorRequirement, Node } from '../../../models/kube.js';
-import type { DisruptionReason, NodeClaim, NodePool } from '../../../models/karpenter.js';
+import type {
+  ConsolidationPolicy,
+  DisruptionReason,
+  NodeClaim,
+  NodePool,
+} from '../../../models/karpenter.js';
 import type { HandlerContext } from '../../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../../dependencies.js';
 import type { SweepContext } from '../../sweep-step.js';
@@ -94,6 +99,11 @@ export interface DisruptionCommand {
    */
   key?: string;
   consolidationType: ConsolidationType;
+  /**
+   * The NodePool's consolidation policy when the command was decided, for upstream's
+   * `consolidation_policy` label of karpenter_nodeclaims_disrupted_total (absent in inputs recorded before).
+   */
+  consolidationPolicy?: ConsolidationPolicy;
   /** USD/h the command saves, for the log (consolidation). */
   savings?: number;
 }

@@ -2,9 +2,11 @@
 // reads): NodePool usage and limits, Node allocatable, NodeClaim condition counts, and build info. Last in
 // the list, so the gauges describe the cluster after this sweep's writes. A sweep confined to some
 // NodeClaims (nodeClaimSelector) sees only part of the cluster and publishes nothing, as it writes no
-// NodePool status.
+// NodePool status. The per-node gauges (Node allocatable, NodeClaim condition counts) are published
+// only with METRICS_PER_NODE=true: otherwise the export would grow with the cluster.
 import { clusterGauges } from '../../../decisions/cluster-gauges.js';
 import { buildInfoLabels } from '../../../observability/build-info.js';
+import { publishedGauges } from '../../../observability/series-budget.js';
 import { providerIdKey } from '../../cluster/snapshot.js';
 import type { SweepStep } from '../../sweep-step.js';
 
@@ -18,12 +20,16 @@ export const metricsStep: SweepStep = {
     const claimed = new Set(
       nodeClaims.flatMap((c) => (c.status?.providerID ? [providerIdKey(c.status.providerID)] : [])),
     );
-    const gauges = clusterGauges({
-      nodePools,
-      nodeClaims,
-      nodes,
-      isManaged: (node) => Boolean(node.spec.providerID && claimed.has(providerIdKey(node.spec.providerID))),
-    });
+    const gauges = publishedGauges(
+      clusterGauges({
+        nodePools,
+        nodeClaims,
+        nodes,
+        isManaged: (node) =>
+          Boolean(node.spec.providerID && claimed.has(providerIdKey(node.spec.providerID))),
+      }),
+      context.deps.settings.metricsPerNode,
+    );
     const { metrics } = context.deps;
     metrics.setGauge('karpenter_build_info', [{ labels: buildInfoLabels(), value: 1 }]);
     metrics.setGauge('karpenter_nodepools_usage', gauges.karpenter_nodepools_usage);
