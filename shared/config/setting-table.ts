@@ -72,7 +72,7 @@ export const SETTING_TABLE: readonly SettingRow[] = [
     reader: 'functions',
     default: 'nodeclaim-system',
     description:
-      "the namespace the chart is installed in: the sweep's Lease lives there (the bridge's ServiceAccount namespace, which the federated credential trusts)",
+      "the namespace the chart is installed in: the sweep's and the disruption marks' Leases live there (the bridge's ServiceAccount namespace, which the federated credential trusts)",
     bicep: input('bridgeServiceAccountNamespace'),
     terraform: input('bridge_service_account_namespace'),
     azd: absent('postprovision installs the chart into nodeclaim-system, the default'),
