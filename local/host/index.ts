@@ -4,3 +4,5 @@ export { createScaledClock, systemClock, type Clock } from './clock.js';
 export type { HostEvent, HostEventListener, TriggerKind } from './events.js';
 export { poisonQueueNameOf } from './queue-listener.js';
 export { nextOccurrence, parseNcrontab, type CronSchedule } from './ncrontab.js';
+export type { DurablePollingStats } from './orchestration-runtime.js';
+export type { QueuePollerStats } from './durable-polling.js';
