@@ -176,7 +176,7 @@ export function createQueuePoller(options: {
     if (!armed.has(pollTime))
       armed.set(
         pollTime,
-        clock.setTimer(pollTime, () => take(pollTime)),
+        clock.setTimer(pollTime, () => take(pollTime), 'queue-poll'),
       );
   };
 

@@ -420,18 +420,22 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
   ): void {
     const key = `${instanceId}\n${executionId}\n${event.eventId}`;
     if (timers.has(key)) return;
-    const cancel = clock.setTimer(Date.parse(event.fireAt), () => {
-      timers.delete(key);
-      const done = work.begin();
-      void deliver(instanceId, executionId, {
-        type: 'TimerFired',
-        timestamp: iso(),
-        timerId: event.eventId,
-        fireAt: event.fireAt,
-      })
-        .catch((error: unknown) => log.error('could not deliver a fired timer', { instanceId, error }))
-        .finally(done);
-    });
+    const cancel = clock.setTimer(
+      Date.parse(event.fireAt),
+      () => {
+        timers.delete(key);
+        const done = work.begin();
+        void deliver(instanceId, executionId, {
+          type: 'TimerFired',
+          timestamp: iso(),
+          timerId: event.eventId,
+          fireAt: event.fireAt,
+        })
+          .catch((error: unknown) => log.error('could not deliver a fired timer', { instanceId, error }))
+          .finally(done);
+      },
+      'durable-timer',
+    );
     timers.set(key, cancel);
   }
 
