@@ -3,7 +3,8 @@
 // delete the pods still there. One call is one pass; the termination orchestration repeats it on a
 // durable timer until 'Drained'. A refusal is about one pod (a PodDisruptionBudget's 429, a 403 because
 // its namespace is terminating, a 500 from a webhook): that pod is tried again on the next pass and the
-// pass goes on with the others, so one pod cannot hold up the eviction of the rest.
+// pass goes on with the others, so one pod cannot hold up the eviction of the rest. Each pass says what it
+// did with upstream's Events on the Pod, the Node and the NodeClaim (termination-events.ts).
 import type { V1Pod } from '@kubernetes/client-node';
 import { podDrainAction, type DrainPod } from '../../decisions/drain.js';
 import { DurationParseError, parseFiniteDuration } from '../../decisions/duration.js';
