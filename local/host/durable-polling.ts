@@ -61,7 +61,8 @@ export function parseTimeSpanMs(text: string): number {
 /**
  * The waits of one poller after a poll that found a message, in order: the provider polls again at once
  * (the first, empty poll resets the wait to the 50 ms floor), then each empty poll adds
- * floor × 2^(k−1) × jitter to the floor until the wait reaches the maximum, where it stays.
+ * floor × 2^(k−1) × jitter to the floor until the wait reaches the maximum, where it stays (Azure/durabletask
+ * src/DurableTask.AzureStorage/BackoffPollingHelper.cs, with TaskHubQueue's 50 ms floor).
  */
 export function createBackoff(
   maxIntervalMs: number,
