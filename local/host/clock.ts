@@ -4,9 +4,16 @@
 export interface Clock {
   /** Milliseconds since the Unix epoch on this clock. */
   now(): number;
-  /** Calls `callback` once this clock reaches `at` (ms since epoch). Returns a function that cancels it. */
-  setTimer(at: number, callback: () => void): () => void;
+  /**
+   * Calls `callback` once this clock reaches `at` (ms since epoch). Returns a function that cancels it.
+   * `purpose` says what the host waits for (a test that watches durable timers tells them from the
+   * queues' polls); the clock itself treats every timer alike.
+   */
+  setTimer(at: number, callback: () => void, purpose?: TimerPurpose): () => void;
 }
+
+/** What a host timer is for: a durable timer, a timer trigger's schedule, or a Durable queue's next poll. */
+export type TimerPurpose = 'durable-timer' | 'schedule' | 'queue-poll';
 
 /** Node's setTimeout cannot wait longer than this; longer waits re-arm. */
 const maxTimeoutMs = 2_147_483_647;

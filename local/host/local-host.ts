@@ -14,9 +14,10 @@ import type {
   TimerFunctionDefinition,
 } from '../../shared/runtime/definitions.js';
 import { systemClock, type Clock } from './clock.js';
+import { readDurableQueuePolling } from './durable-polling.js';
 import { createEventBus, type HostEventListener } from './events.js';
 import { createFileHistoryStore, createMemoryHistoryStore } from './history-store.js';
-import { createOrchestrationRuntime } from './orchestration-runtime.js';
+import { createOrchestrationRuntime, type DurablePollingStats } from './orchestration-runtime.js';
 import { createQueueListener, type QueueListener } from './queue-listener.js';
 import { createTimerScheduler, type TimerScheduler } from './timer-scheduler.js';
 import { createWorkTracker } from './work-tracker.js';
@@ -44,6 +45,13 @@ export interface LocalHostOptions {
   pollIntervalMs?: number;
   /** host.json durableTask.maxConcurrentActivityFunctions; default 50. */
   maxConcurrentActivities?: number;
+  /**
+   * The host.json whose extensions.durableTask.storageProvider (maxQueuePollingInterval, partitionCount)
+   * paces the durable queues' polling, as the Azure Storage provider's; default the app's own host.json.
+   */
+  hostJsonPath?: string;
+  /** The durable pollers' jitter source (a number in [0, 1)); default Math.random. */
+  pollingRandom?: () => number;
   /** Values for %NAME% binding expressions; defaults to the process environment. */
   appSettings?: AppSettings;
   log?: Logger;
@@ -55,6 +63,8 @@ export interface LocalHost {
   /** Graceful: stops taking work and waits for handlers, activities and episodes in progress. */
   stop(): Promise<void>;
   readonly orchestrations: OrchestrationClient;
+  /** How long durable messages waited for the poll that took them, since the host started. */
+  durablePollingStats(): DurablePollingStats;
   /** Runs a timer function now (after a run in progress, if any) and resolves when it has finished. */
   triggerTimer(name: string): Promise<void>;
   /**
@@ -103,6 +113,8 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
     work,
     maxConcurrentActivities: options.maxConcurrentActivities ?? 50,
     contextFor,
+    polling: readDurableQueuePolling(options.hostJsonPath),
+    random: options.pollingRandom,
   });
 
   const service = queueServiceOf(options);
@@ -142,6 +154,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
 
   return {
     orchestrations: runtime.client,
+    durablePollingStats: runtime.pollingStats,
     on: events.on,
     start: async () => {
       if (started) return;

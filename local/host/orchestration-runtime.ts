@@ -14,6 +14,13 @@ import type {
 } from '../../shared/runtime/definitions.js';
 import { runActivity } from './activity-runner.js';
 import type { Clock } from './clock.js';
+import {
+  createQueuePoller,
+  partitionOf,
+  type DurableQueuePolling,
+  type QueuePoller,
+  type QueuePollerStats,
+} from './durable-polling.js';
 import type { HostEventBus } from './events.js';
 import {
   fromJson,
@@ -41,10 +48,29 @@ export interface OrchestrationRuntimeOptions {
   maxConcurrentActivities: number;
   /** Builds the context handed to activity handlers (the host owns logging and the client). */
   contextFor: (functionName: string, invocationId: string) => HandlerContext;
+  /**
+   * How the Azure Storage provider polls its control and work-item queues (from host.json), or
+   * 'immediate': every message is taken as it is sent, for harnesses that pin workflow decisions to exact
+   * timer times (test/support/virtual-durable-engine.ts).
+   */
+  polling: DurableQueuePolling | 'immediate';
+  /** The pollers' jitter source; tests pass a constant. */
+  random?: () => number;
+}
+
+/** The waits of messages for the poll that took them, per kind of queue. */
+export interface DurablePollingStats {
+  /** Starts, activity results, fired timers, events: the control queues, summed over the partitions. */
+  controlQueues: QueuePollerStats;
+  /** Activities to run. */
+  workItemQueue: QueuePollerStats;
 }
 
 export interface OrchestrationRuntime {
   readonly client: OrchestrationClient;
+  pollingStats(): DurablePollingStats;
+  /** Messages waiting for their queue's next poll (each also counts as work in progress). */
+  awaitingPoll(): number;
   /** Loads persisted instances and resumes their outstanding work. */
   start(): Promise<void>;
   /** Stops taking new work, cancels timers, and waits for episodes and activities in progress. */
@@ -72,6 +98,30 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
   let activitiesRunning = 0;
 
   const iso = (): string => new Date(clock.now()).toISOString();
+
+  // Every message of an instance goes through its partition's control queue and every activity through
+  // the work-item queue, each taken at its poller's next poll, as the Azure Storage provider takes them.
+  const { polling } = options;
+  const newPoller = (): QueuePoller =>
+    polling === 'immediate'
+      ? immediatePoller()
+      : createQueuePoller({ clock, maxIntervalMs: polling.maxIntervalMs, random: options.random });
+  let controlQueues: QueuePoller[] = [];
+  let workItemQueue: QueuePoller = newPoller();
+
+  /** The instance's next episode, once its control queue's poller has taken the message just sent. */
+  function receiveStep(instanceId: string): void {
+    if (!running) return;
+    const done = work.begin();
+    const partition = partitionOf(instanceId, controlQueues.length);
+    controlQueues[partition]!.receive({
+      deliver: () => {
+        scheduleStep(instanceId);
+        done();
+      },
+      abandon: done,
+    });
+  }
 
   /** Serializes everything that reads and writes one instance. */
   function withLock<T>(instanceId: string, action: () => Promise<T>): Promise<T> {
@@ -112,7 +162,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
       record.inbox.push(event);
       await store.save(record);
     });
-    scheduleStep(instanceId);
+    receiveStep(instanceId);
   }
 
   async function step(instanceId: string): Promise<void> {
@@ -176,7 +226,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
         record.lastUpdatedTime = timestamp;
         await store.save(record);
         events.emit({ type: 'orchestration.continuedAsNew', instanceId, name: record.name });
-        scheduleStep(instanceId);
+        receiveStep(instanceId);
         return;
       }
       case 'running': {
@@ -370,18 +420,22 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
   ): void {
     const key = `${instanceId}\n${executionId}\n${event.eventId}`;
     if (timers.has(key)) return;
-    const cancel = clock.setTimer(Date.parse(event.fireAt), () => {
-      timers.delete(key);
-      const done = work.begin();
-      void deliver(instanceId, executionId, {
-        type: 'TimerFired',
-        timestamp: iso(),
-        timerId: event.eventId,
-        fireAt: event.fireAt,
-      })
-        .catch((error: unknown) => log.error('could not deliver a fired timer', { instanceId, error }))
-        .finally(done);
-    });
+    const cancel = clock.setTimer(
+      Date.parse(event.fireAt),
+      () => {
+        timers.delete(key);
+        const done = work.begin();
+        void deliver(instanceId, executionId, {
+          type: 'TimerFired',
+          timestamp: iso(),
+          timerId: event.eventId,
+          fireAt: event.fireAt,
+        })
+          .catch((error: unknown) => log.error('could not deliver a fired timer', { instanceId, error }))
+          .finally(done);
+      },
+      'durable-timer',
+    );
     timers.set(key, cancel);
   }
 
@@ -424,8 +478,14 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
       done();
       return;
     }
-    if (activitiesRunning < options.maxConcurrentActivities) run();
-    else activityQueue.push({ run, abandon: done });
+    workItemQueue.receive({
+      deliver: () => {
+        if (!running) done();
+        else if (activitiesRunning < options.maxConcurrentActivities) run();
+        else activityQueue.push({ run, abandon: done });
+      },
+      abandon: done,
+    });
   }
 
   async function startChild(
@@ -480,7 +540,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
         parent,
       });
     });
-    scheduleStep(instanceId);
+    receiveStep(instanceId);
   }
 
   const client: OrchestrationClient = {
@@ -528,7 +588,15 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
 
   return {
     client,
+    pollingStats: () => ({
+      controlQueues: sumStats(controlQueues.map((poller) => poller.stats)),
+      workItemQueue: { ...workItemQueue.stats },
+    }),
+    awaitingPoll: () => [...controlQueues, workItemQueue].reduce((sum, poller) => sum + poller.waiting, 0),
     start: async () => {
+      // The pollers start with the worker: its first polls come at once, then the waits grow.
+      controlQueues = Array.from({ length: polling === 'immediate' ? 1 : polling.partitionCount }, newPoller);
+      workItemQueue = newPoller();
       running = true;
       for (const record of await store.list()) {
         if (isTerminal(record.runtimeStatus)) continue;
@@ -537,11 +605,12 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
         for (const activity of outstanding.activities)
           dispatchActivity(record.instanceId, record.executionId, activity);
         for (const child of outstanding.subOrchestrations) await resumeChild(record, child);
-        if (record.history.length === 0 || record.inbox.length > 0) scheduleStep(record.instanceId);
+        if (record.history.length === 0 || record.inbox.length > 0) receiveStep(record.instanceId);
       }
     },
     stop: async () => {
       running = false;
+      for (const poller of [...controlQueues, workItemQueue]) poller.cancel();
       for (const cancel of timers.values()) cancel();
       timers.clear();
       for (const queued of activityQueue.splice(0)) queued.abandon();
@@ -560,6 +629,27 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
       await deliver(parent.instanceId, parent.executionId, replyToParent(child, event.eventId, iso()));
     }
   }
+}
+
+function immediatePoller(): QueuePoller {
+  const stats: QueuePollerStats = { received: 0, totalWaitMs: 0, maxWaitMs: 0 };
+  return {
+    receive: (message) => {
+      stats.received += 1;
+      message.deliver();
+    },
+    cancel: () => undefined,
+    waiting: 0,
+    stats,
+  };
+}
+
+function sumStats(all: readonly QueuePollerStats[]): QueuePollerStats {
+  return {
+    received: all.reduce((sum, stats) => sum + stats.received, 0),
+    totalWaitMs: all.reduce((sum, stats) => sum + stats.totalWaitMs, 0),
+    maxWaitMs: all.reduce((max, stats) => Math.max(max, stats.maxWaitMs), 0),
+  };
 }
 
 function replyToParent(child: InstanceRecord, taskScheduledId: number, timestamp: string): InboxEvent {

@@ -40,17 +40,21 @@ export function createTimerScheduler(options: {
   function armNext(after: number): void {
     const due = nextOccurrence(schedule, after);
     if (due === undefined || !running) return;
-    cancel = clock.setTimer(due, () => {
-      // From now, not from `due`: occurrences missed while the process was busy are not replayed one by one.
-      armNext(Math.max(due, clock.now()));
-      if (current !== undefined) {
-        const reason = `occurrence at ${new Date(due).toISOString()} skipped: the previous run is still in progress`;
-        log.warn(reason);
-        events.emit({ type: 'timer.skipped', functionName: definition.name, reason });
-        return;
-      }
-      void run(due, false);
-    });
+    cancel = clock.setTimer(
+      due,
+      () => {
+        // From now, not from `due`: occurrences missed while the process was busy are not replayed one by one.
+        armNext(Math.max(due, clock.now()));
+        if (current !== undefined) {
+          const reason = `occurrence at ${new Date(due).toISOString()} skipped: the previous run is still in progress`;
+          log.warn(reason);
+          events.emit({ type: 'timer.skipped', functionName: definition.name, reason });
+          return;
+        }
+        void run(due, false);
+      },
+      'schedule',
+    );
   }
 
   function run(scheduledAt: number, isPastDue: boolean): Promise<void> {

@@ -31,9 +31,10 @@ export interface EventTarget {
   namespace?: string;
 }
 
-export interface EventRecorder {
-  warning(target: EventTarget, reason: string, message: string): Promise<void>;
-  normal(target: EventTarget, reason: string, message: string): Promise<void>;
+/** Writes Events; `Reason` narrows the reasons a caller may use (the lifecycle's: shared/decisions/event-reasons.ts). */
+export interface EventRecorder<Reason extends string = string> {
+  warning(target: EventTarget, reason: Reason, message: string): Promise<void>;
+  normal(target: EventTarget, reason: Reason, message: string): Promise<void>;
 }
 
 export interface EventAggregationOptions {

@@ -23,6 +23,7 @@ import { kubeClientProvider, type KubeClients } from '../kube/client.js';
 import { kubeDrainPods, type DrainPods } from '../kube/drain-pods.js';
 import { kubeNodeStore, type NodeStore } from '../kube/node-store.js';
 import { karpenterObjects, type KarpenterObjects } from '../kube/custom-objects.js';
+import type { EventReason } from '../decisions/event-reasons.js';
 import { kubeEventRecorder, type EventRecorder } from '../kube/events.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
@@ -36,7 +37,8 @@ import { kubeLeases, type Leases } from './sweep/lease.js';
  */
 export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
   metrics: Metrics;
-  events: EventRecorder;
+  /** Events under the reasons of shared/decisions/event-reasons.ts only (upstream's names where upstream has one). */
+  events: EventRecorder<EventReason>;
   /** The machines behind NodeClaims: every VM create, read, delete and reboot goes through it. */
   cloud: CloudProvider;
   /** Where the sweep reads the cluster's state from (cluster/cluster-reader.ts). */

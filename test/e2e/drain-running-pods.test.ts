@@ -2,7 +2,8 @@
 // simulator on one node, a PodDisruptionBudget with minAvailable guards them, and the node's NodeClaim is
 // deleted. A watch sees every version of every pod and counts the available ones (Ready, not terminating)
 // after each: the count never drops below minAvailable, and the drain still finishes (NodeClaim, Node and
-// VM gone, every replica Running again on the other node). Real control plane (scheduler, ReplicaSet and
+// VM gone, every replica Running again on the other node), with upstream's Events on the pods and the
+// Node. Real control plane (scheduler, ReplicaSet and
 // disruption controllers, the Eviction API), ARM emulator through the real SDK, kubelet simulator.
 import { randomUUID } from 'node:crypto';
 import { AppsV1Api, CoreV1Api, KubeConfig, PolicyV1Api, Watch, type V1Pod } from '@kubernetes/client-node';
@@ -201,6 +202,36 @@ test(`a PDB with minAvailable ${MIN_AVAILABLE} of ${REPLICAS} Running pods holds
     expect(dips, `versions with fewer than ${MIN_AVAILABLE} available pods`).toEqual([]);
     // Each eviction takes the count to the edge (one terminating pod, its replacement not Ready yet).
     expect(lowest).toBe(MIN_AVAILABLE);
+
+    // Upstream's termination Events, written as the functions' identity: Evicted on each evicted pod,
+    // FailedDraining on the Node while the PodDisruptionBudget held the rest.
+    const evictedPods = new Set(onFirst.map((pod) => pod.metadata?.name ?? ''));
+    const nodeName = first.status?.nodeName ?? '';
+    const events = await eventually(
+      async () => {
+        const list = await core.listNamespacedEvent({ namespace });
+        const evicted = list.items.filter(
+          (e) => e.reason === 'Evicted' && evictedPods.has(e.involvedObject.name ?? ''),
+        );
+        const failedDraining = list.items.filter(
+          (e) => e.reason === 'FailedDraining' && e.involvedObject.name === nodeName,
+        );
+        return evicted.length === REPLICAS && failedDraining.length > 0
+          ? { evicted, failedDraining }
+          : undefined;
+      },
+      `an Evicted Event on each of the ${REPLICAS} pods and FailedDraining on ${nodeName}`,
+      30_000,
+    );
+    expect(events.evicted.map((e) => [e.type, e.involvedObject.kind, e.message])).toEqual(
+      Array.from({ length: REPLICAS }, () => ['Normal', 'Pod', 'Evicted pod: Forceful Termination']),
+    );
+    expect(events.failedDraining.every((e) => e.type === 'Warning' && e.involvedObject.kind === 'Node')).toBe(
+      true,
+    );
+    expect(events.failedDraining.map((e) => e.message)).toContain(
+      'Failed to drain node, evicting pod violates a PDB',
+    );
   } finally {
     watch?.stop();
     await stop();

@@ -9,6 +9,7 @@ import {
   type Scenario,
   type ScenarioReport,
 } from '../../local/scenarios/index.js';
+import type { DurablePollingStats } from '../../local/host/index.js';
 import { startLocalStack, type LocalStack } from '../../local/stack/local-stack.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { devCa } from '../support/dev-ca.js';
@@ -24,7 +25,12 @@ export const E2E_SPEED = 8;
 const WARNINGS_ON_FAILURE = 200;
 const LAST_LINES_ON_FAILURE = 150;
 
-export async function playEndToEnd(scenario: Scenario): Promise<ScenarioReport> {
+export interface EndToEndReport extends ScenarioReport {
+  /** How long the Durable messages of the run waited for their queue's poll (host.json's pacing). */
+  durablePolling: DurablePollingStats | undefined;
+}
+
+export async function playEndToEnd(scenario: Scenario): Promise<EndToEndReport> {
   const ca = await devCa();
   const relay = createActivityRelay();
   const recent: RecentLog = { warnings: [], last: [] };
@@ -54,7 +60,7 @@ export async function playEndToEnd(scenario: Scenario): Promise<ScenarioReport> 
     console.log(report.summaryText);
     if (!report.passed) printRecentLog(recent);
     expectStorageAsShipped(stack);
-    return report;
+    return { ...report, durablePolling: stack.app?.host.durablePollingStats() };
   } catch (error) {
     printRecentLog(recent);
     throw error;

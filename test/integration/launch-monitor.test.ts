@@ -49,13 +49,13 @@ async function runMonitor(
 ) {
   const start = new Date('2026-11-30T10:00:00Z');
   const scaled = createScaledClock(factor, { start });
-  // Every durable timer the orchestration sets, by when it is due.
+  // Every durable timer the orchestration sets, by when it is due (not the Durable queues' polls).
   const timersDueAt: number[] = [];
   const clock: Clock = {
     now: scaled.now,
-    setTimer: (at, callback) => {
-      timersDueAt.push(at);
-      return scaled.setTimer(at, callback);
+    setTimer: (at, callback, purpose) => {
+      if (purpose !== 'queue-poll') timersDueAt.push(at);
+      return scaled.setTimer(at, callback, purpose);
     },
   };
   const polls: { at: number; pollerState: string | undefined }[] = [];

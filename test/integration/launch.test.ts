@@ -571,7 +571,7 @@ describe('launch', () => {
     await stack.admin.objects.nodeClasses.delete(lateClass);
   });
 
-  test('a NodeClaim nothing fits gets InsufficientCapacity and is deleted', async () => {
+  test("a NodeClaim nothing fits gets InsufficientCapacity (upstream's InsufficientCapacityError Event) and is deleted", async () => {
     const nodeClaim = await createNodeClaim({ resources: { requests: { cpu: '64' } } });
     const watch = await watchNodeClaim(inject('kubeconfigPath'), nodeClaim.metadata.name);
     try {
@@ -589,6 +589,17 @@ describe('launch', () => {
         }),
       );
       expect(puts(vmNameFor(nodeClaim.metadata.name))).toHaveLength(0);
+      const { core } = await stack.admin.kube();
+      const events = await eventually(async () => {
+        const list = await core.listNamespacedEvent({
+          namespace: 'default',
+          fieldSelector: `involvedObject.name=${nodeClaim.metadata.name}`,
+        });
+        return list.items.length > 0 ? list.items : undefined;
+      }, 'an event about the NodeClaim');
+      expect(events.map((e) => [e.type, e.involvedObject.kind, e.reason])).toEqual([
+        ['Warning', 'NodeClaim', 'InsufficientCapacityError'],
+      ]);
     } finally {
       watch.stop();
     }

@@ -96,6 +96,9 @@ export async function startVirtualDurableEngine(
     events: bus,
     work,
     maxConcurrentActivities: 4,
+    // Workflow decisions here are pinned to the times their timers were due; the queues' poll waits
+    // (host.json's maxQueuePollingInterval) are the local host's, tested with it.
+    polling: 'immediate',
     contextFor: (functionName, invocationId) => ({
       functionName,
       invocationId,

@@ -4,15 +4,16 @@
 // budget, which can change every minute; 15 minutes for Unconsolidatable, whose reasons change slowly);
 // this process does the same, so a sweep every few seconds does not write an event per blocked node each
 // time.
+import type { EventReason } from '../../decisions/event-reasons.js';
 import type { EventTarget } from '../../kube/events.js';
 import type { DisruptionReason, NodeClaim, NodePool } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { nodeClaimTarget } from '../nodeclaim-writes.js';
 
-export const DISRUPTION_BLOCKED = 'DisruptionBlocked';
-export const DISRUPTION_TERMINATING = 'DisruptionTerminating';
-export const UNCONSOLIDATABLE = 'Unconsolidatable';
+export const DISRUPTION_BLOCKED = 'DisruptionBlocked' satisfies EventReason;
+export const DISRUPTION_TERMINATING = 'DisruptionTerminating' satisfies EventReason;
+export const UNCONSOLIDATABLE = 'Unconsolidatable' satisfies EventReason;
 
 const NODE_DEDUPE_MS = 2 * 60_000;
 const NODEPOOL_DEDUPE_MS = 60_000;
@@ -62,7 +63,7 @@ type NodeEventPublisher = (
 ) => Promise<void>;
 
 /** An event on the Node and the NodeClaim, once per dedupe window for the same reason and message. */
-function nodeEventPublisher(reason: string, windowMs: number): NodeEventPublisher {
+function nodeEventPublisher(reason: EventReason, windowMs: number): NodeEventPublisher {
   return async (deps, nodeClaim, node, message) => {
     const key = `${nodeClaim.metadata.uid ?? nodeClaim.metadata.name}|${reason}|${message}`;
     if (!firstInWindow(key, deps.now().getTime(), windowMs)) return;

@@ -316,8 +316,10 @@ async function failWithoutOffering(
   context: Pick<HandlerContext, 'orchestrations'>,
 ): Promise<void> {
   const message = `no offering satisfies the NodeClaim: ${detail}`;
+  // The condition keeps the app's reason (upstream deletes the NodeClaim without a Launched=False); the
+  // Event has upstream's reason for the same failure.
   await setLaunchedFalse(deps, nodeClaim, 'InsufficientCapacity', message);
-  await deps.events.warning(nodeClaimTarget(nodeClaim), 'InsufficientCapacity', message);
+  await deps.events.warning(nodeClaimTarget(nodeClaim), 'InsufficientCapacityError', message);
   countCreateError(deps, nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel], 'InsufficientCapacity');
   deps.log.warn('no offering fits; deleting NodeClaim', { nodeClaim: nodeClaim.metadata.name, detail });
   await deleteNodeClaim(deps, nodeClaim, context);

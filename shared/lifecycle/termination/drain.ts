@@ -3,7 +3,8 @@
 // delete the pods still there. One call is one pass; the termination orchestration repeats it on a
 // durable timer until 'Drained'. A refusal is about one pod (a PodDisruptionBudget's 429, a 403 because
 // its namespace is terminating, a 500 from a webhook): that pod is tried again on the next pass and the
-// pass goes on with the others, so one pod cannot hold up the eviction of the rest.
+// pass goes on with the others, so one pod cannot hold up the eviction of the rest. Each pass says what it
+// did with upstream's Events on the Pod, the Node and the NodeClaim (termination-events.ts).
 import type { V1Pod } from '@kubernetes/client-node';
 import { podDrainAction, type DrainPod } from '../../decisions/drain.js';
 import { DurationParseError, parseFiniteDuration } from '../../decisions/duration.js';
@@ -13,6 +14,14 @@ import type { NodeClaim } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
 import { taintNodeDisrupted } from '../node-taints.js';
+import {
+  evictionReasonOf,
+  publishGracePeriodExpiring,
+  publishNodeFailedToDrain,
+  publishPodDisrupted,
+  publishPodEvicted,
+  type EventPod,
+} from './termination-events.js';
 
 export type DrainProgress =
   | { status: 'Drained' }
@@ -47,6 +56,16 @@ function toDrainPod(pod: V1Pod): DrainPod {
   };
 }
 
+function toEventPod(pod: V1Pod): EventPod {
+  const grace = pod.spec?.terminationGracePeriodSeconds;
+  return {
+    namespace: pod.metadata?.namespace ?? 'default',
+    name: pod.metadata?.name ?? '',
+    ...(pod.metadata?.uid ? { uid: pod.metadata.uid } : {}),
+    ...(grace !== undefined ? { terminationGracePeriodSeconds: grace } : {}),
+  };
+}
+
 /** When the NodeClaim's terminationGracePeriod ends, counted from its deletion; undefined = no deadline. */
 export function graceDeadlineOf(nodeClaim: NodeClaim): Date | undefined {
   const period = nodeClaim.spec.terminationGracePeriod;
@@ -71,10 +90,16 @@ export async function drainNodeClaim(deps: LifecycleDependencies, input: DrainIn
   let blockedByPdb = 0;
   let deleted = 0;
   const refusals: string[] = [];
+  // Upstream's events: the grace period's end while it drains, each eviction and deletion on its pod, and
+  // a Node whose pods are not all gone after the pass (termination-events.ts).
+  if (deadline) await publishGracePeriodExpiring(deps, nodeClaim, nodes, deadline);
   for (const node of nodes) {
     await taintNodeDisrupted(deps, node);
     const onNode = await deps.drainPods.onNode(node.metadata.name);
-    for (const pod of onNode.pods.map(toDrainPod)) {
+    const waitingBefore = waiting;
+    const blockedBefore = blockedByPdb;
+    for (const source of onNode.pods) {
+      const pod = toDrainPod(source);
       const action = podDrainAction(pod, now, deadline);
       if (action === 'leave') continue;
       waiting += 1;
@@ -83,8 +108,13 @@ export async function drainNodeClaim(deps: LifecycleDependencies, input: DrainIn
         if (action === 'delete') {
           await onNode.delete(pod);
           deleted += 1;
+          const eventPod = toEventPod(source);
+          // The pod gets its own grace period: the deletion sends none.
+          if (deadline)
+            await publishPodDisrupted(deps, eventPod, deadline, eventPod.terminationGracePeriodSeconds ?? 30);
         } else {
           await onNode.evict(pod);
+          await publishPodEvicted(deps, toEventPod(source), evictionReasonOf(nodeClaim));
         }
       } catch (error) {
         if (isNotFound(error)) continue;
@@ -100,6 +130,12 @@ export async function drainNodeClaim(deps: LifecycleDependencies, input: DrainIn
           `${pod.namespace}/${pod.name}: ${statusCodeOf(error) ?? ''} ${kubeErrorMessage(error)}`,
         );
       }
+    }
+    if (waiting > waitingBefore) {
+      await publishNodeFailedToDrain(deps, node, {
+        waiting: waiting - waitingBefore,
+        blockedByPdb: blockedByPdb - blockedBefore,
+      });
     }
   }
   if (waiting === 0) return { status: 'Drained' };

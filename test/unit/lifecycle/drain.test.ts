@@ -8,6 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { MIRROR_POD_ANNOTATION } from '../../../shared/decisions/drain.js';
 import { drainNodeClaim } from '../../../shared/lifecycle/termination/drain.js';
+import { resetTerminationEventDedupe } from '../../../shared/lifecycle/termination/termination-events.js';
 import { WellKnown } from '../../../shared/models/karpenter.js';
 import { FakeApiError } from '../../support/fake-api-error.js';
 import { FAKE_NOW, fakeLifecycle, type FakeLifecycle } from '../../support/fake-lifecycle.js';
@@ -46,12 +47,20 @@ describe('drainNodeClaim', () => {
   let fake: FakeLifecycle;
   beforeEach(() => {
     fake = fakeLifecycle();
+    resetTerminationEventDedupe();
   });
 
   /** The NodeClaim deleted `deletedAgo` ms ago, with `terminationGracePeriod` if given, and its Node. */
-  const seedDeleted = (options: { deletedAgo?: number; terminationGracePeriod?: string } = {}) => {
+  const seedDeleted = (
+    options: { deletedAgo?: number; terminationGracePeriod?: string; disruptionReason?: string } = {},
+  ) => {
     const claim = nodeClaim({
-      conditions: [condition('Registered', 'True')],
+      conditions: [
+        condition('Registered', 'True'),
+        ...(options.disruptionReason
+          ? [condition('DisruptionReason', 'True', options.disruptionReason)]
+          : []),
+      ],
       deletionTimestamp: new Date(FAKE_NOW.getTime() - (options.deletedAgo ?? 0)).toISOString(),
     });
     claim.metadata.finalizers = [WellKnown.terminationFinalizer];
@@ -181,5 +190,78 @@ describe('drainNodeClaim', () => {
     fake.pods.refusals.set('apps/web', new TypeError('cannot read properties of undefined'));
 
     await expect(drainNodeClaim(fake.deps, input)).rejects.toThrow(TypeError);
+  });
+
+  describe("upstream's termination events", () => {
+    const events = () =>
+      fake.events.map((e) => `${e.type} ${e.target.kind}/${e.target.name} ${e.reason}: ${e.message}`);
+    const later = (ms: number) => ({ ...fake.deps, now: () => new Date(FAKE_NOW.getTime() + ms) });
+
+    test('an eviction is Evicted on its pod with the disruption reason, and a Node still holding pods is FailedDraining', async () => {
+      seedDeleted({ disruptionReason: 'Drifted' });
+      fake.pods.seed(pod('web'));
+      fake.pods.seed(pod('agent', { owner: 'DaemonSet' }));
+
+      await drainNodeClaim(fake.deps, input);
+
+      expect(events()).toEqual([
+        'Normal Pod/web Evicted: Evicted pod: Drifted',
+        `Warning Node/${NODE} FailedDraining: Failed to drain node, 1 pods are waiting to be evicted`,
+      ]);
+      expect(fake.events[0]?.target).toMatchObject({ apiVersion: 'v1', namespace: 'apps' });
+    });
+
+    test('a NodeClaim deleted outright evicts for Forceful Termination; a drained Node says nothing', async () => {
+      seedDeleted();
+      fake.pods.seed(pod('web'));
+      await drainNodeClaim(fake.deps, input);
+      fake.pods.remove({ namespace: 'apps', name: 'web' });
+      expect(await drainNodeClaim(fake.deps, input)).toEqual({ status: 'Drained' });
+
+      expect(events()).toEqual([
+        'Normal Pod/web Evicted: Evicted pod: Forceful Termination',
+        `Warning Node/${NODE} FailedDraining: Failed to drain node, 1 pods are waiting to be evicted`,
+      ]);
+    });
+
+    test('a PodDisruptionBudget refusal is FailedDraining once per 2 minutes per Node, as upstream dedupes', async () => {
+      seedDeleted();
+      fake.pods.seed(pod('guarded'));
+      fake.pods.refusals.set('apps/guarded', new FakeApiError(429, 'Cannot evict pod: disruption budget'));
+
+      await drainNodeClaim(fake.deps, input);
+      await drainNodeClaim(later(60_000), input);
+      await drainNodeClaim(later(121_000), input);
+
+      const failed = `Warning Node/${NODE} FailedDraining: Failed to drain node, evicting pod violates a PDB`;
+      expect(events()).toEqual([failed, failed]);
+    });
+
+    test('terminationGracePeriod: TerminationGracePeriodExpiring on the NodeClaim once and on the Node, then Disrupted on each pod deleted at its end', async () => {
+      seedDeleted({ deletedAgo: 30_000, terminationGracePeriod: '1m' });
+      fake.pods.seed(pod('precious', { annotations: { [WellKnown.doNotDisruptAnnotation]: 'true' } }));
+      const deadline = new Date(FAKE_NOW.getTime() + 30_000);
+      const rfc3339 = deadline.toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const expiring = (kind: string, name: string) =>
+        `Warning ${kind}/${name} TerminationGracePeriodExpiring: All pods will be deleted by ${rfc3339}`;
+
+      await drainNodeClaim(fake.deps, input);
+      expect(events()).toEqual([
+        expiring('NodeClaim', 'default-abcde'),
+        expiring('Node', NODE),
+        `Warning Node/${NODE} FailedDraining: Failed to drain node, 1 pods are waiting to be evicted`,
+      ]);
+
+      // Past the deadline (and past the Node's dedupe window): the pod do-not-disrupt held is deleted;
+      // the NodeClaim is not told again.
+      fake.events.length = 0;
+      await drainNodeClaim(later(150_000), input);
+      const goTime = `${deadline.toISOString().slice(0, 10)} ${deadline.toISOString().slice(11, 19)} +0000 UTC`;
+      expect(events()).toEqual([
+        expiring('Node', NODE),
+        `Normal Pod/precious Disrupted: Deleting the pod to accommodate the terminationTime ${goTime} of the node. The pod was granted 30 seconds of grace-period of its 30 terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.`,
+        `Warning Node/${NODE} FailedDraining: Failed to drain node, 1 pods are waiting to be evicted`,
+      ]);
+    });
   });
 });

@@ -184,7 +184,7 @@ describe('reconcileLaunch', () => {
     const result = await reconcileLaunch(fake.deps, 'general-a', context());
 
     expect(result).toEqual({ action: 'failed', reason: 'InsufficientCapacity' });
-    expect(fake.events.map((e) => e.reason)).toEqual(['InsufficientCapacity']);
+    expect(fake.events.map((e) => e.reason)).toEqual(['InsufficientCapacityError']);
     expect(fake.nodeClaims.writes.at(-1)).toEqual({ verb: 'delete', name: 'general-a' });
     expect(fake.nodeClaims.peek('general-a')).toBeUndefined();
   });
