@@ -14,7 +14,13 @@ import { launchMonitorInstanceId } from '../../shared/lifecycle/launch/launch-mo
 import { LAUNCH_GRACE_MS } from '../../shared/lifecycle/sweep/steps/launch.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
-import { eventually, startLaunchStack, watchNodeClaim, type LaunchStack } from '../support/launch-stack.js';
+import {
+  eventsAboutNodeClaim,
+  eventually,
+  startLaunchStack,
+  watchNodeClaim,
+  type LaunchStack,
+} from '../support/launch-stack.js';
 import { nextHostEvent } from '../support/local-hosts.js';
 
 let stack: LaunchStack;
@@ -531,15 +537,7 @@ describe('launch', () => {
     expect(blocked.reason).toBe('NodeClassNotFound');
     expect(blocked.message).toContain(`missing-${suffix}`);
     expect(puts(vmNameFor(nodeClaim.metadata.name))).toHaveLength(0);
-    const { core } = await stack.admin.kube();
-    // The launch records the event after the condition, so it may not be stored yet when the condition is.
-    const events = await eventually(async () => {
-      const list = await core.listNamespacedEvent({
-        namespace: 'default',
-        fieldSelector: `involvedObject.name=${nodeClaim.metadata.name}`,
-      });
-      return list.items.length > 0 ? list.items : undefined;
-    }, 'an event about the NodeClaim');
+    const events = await eventsAboutNodeClaim(stack, nodeClaim.metadata.name);
     expect(events.map((e) => [e.type, e.reason])).toContainEqual(['Warning', 'NodeClassNotFound']);
     await stack.deps.objects.nodeClaims.delete(nodeClaim.metadata.name);
   });
@@ -589,14 +587,7 @@ describe('launch', () => {
         }),
       );
       expect(puts(vmNameFor(nodeClaim.metadata.name))).toHaveLength(0);
-      const { core } = await stack.admin.kube();
-      const events = await eventually(async () => {
-        const list = await core.listNamespacedEvent({
-          namespace: 'default',
-          fieldSelector: `involvedObject.name=${nodeClaim.metadata.name}`,
-        });
-        return list.items.length > 0 ? list.items : undefined;
-      }, 'an event about the NodeClaim');
+      const events = await eventsAboutNodeClaim(stack, nodeClaim.metadata.name);
       expect(events.map((e) => [e.type, e.involvedObject.kind, e.reason])).toEqual([
         ['Warning', 'NodeClaim', 'InsufficientCapacityError'],
       ]);

@@ -14,7 +14,12 @@ import type { AKSNodeClass } from '../../shared/models/index.js';
 import type { Condition } from '../../shared/models/kube.js';
 import { nodeClass } from '../support/fixtures.js';
 import { launchNodeClaim } from '../support/launch-nodeclaim.js';
-import { eventually, startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
+import {
+  eventsAboutNodeClaim,
+  eventually,
+  startLaunchStack,
+  type LaunchStack,
+} from '../support/launch-stack.js';
 
 let stack: LaunchStack;
 const suffix = randomUUID().slice(0, 6);
@@ -79,14 +84,8 @@ describe('a hostile AKSNodeClass', () => {
     expect(blocked.reason).toBe('NodeClassInvalid');
     expect(blocked.message).toContain(`AKSNodeClass "${className}" is invalid: spec.vnetSubnetID: `);
     expect(blocked.message).toContain('spec.kubelet.cpuCFSQuotaPeriod: "100ms --anonymous-auth=true');
+    const events = await eventsAboutNodeClaim(stack, nodeClaim.metadata.name);
     const { core } = await stack.admin.kube();
-    const events = await eventually(async () => {
-      const list = await core.listNamespacedEvent({
-        namespace: 'default',
-        fieldSelector: `involvedObject.name=${nodeClaim.metadata.name}`,
-      });
-      return list.items.length > 0 ? list.items : undefined;
-    }, 'an event about the NodeClaim');
     expect(events.map((e) => [e.type, e.reason])).toContainEqual(['Warning', 'NodeClassInvalid']);
     // Nothing half-made: no token for the node, no PUT, no VM.
     const tokens = await core.listNamespacedSecret({

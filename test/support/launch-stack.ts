@@ -5,7 +5,7 @@
 // the Function App's shipped identity; `admin` is the test's own access for set-up and assertions.
 import { randomUUID } from 'node:crypto';
 import { tableClientFromConnectionString } from '../../shared/azure/table-client.js';
-import { KubeConfig, Watch } from '@kubernetes/client-node';
+import { KubeConfig, Watch, type CoreV1Event } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
 import type { LocalHost } from '../../local/host/index.js';
@@ -168,6 +168,24 @@ export async function eventually<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * The Events stored about a NodeClaim in `default`, waited for until there is one: the launch records its
+ * Event after the condition it explains, so a test that has seen the condition may not see the Event yet.
+ */
+export async function eventsAboutNodeClaim(
+  stack: Pick<LaunchStack, 'admin'>,
+  name: string,
+): Promise<CoreV1Event[]> {
+  const { core } = await stack.admin.kube();
+  return eventually(async () => {
+    const list = await core.listNamespacedEvent({
+      namespace: 'default',
+      fieldSelector: `involvedObject.name=${name}`,
+    });
+    return list.items.length > 0 ? list.items : undefined;
+  }, 'an event about the NodeClaim');
 }
 
 /** Records every version of one NodeClaim seen through a watch, so a state that lasts milliseconds is seen. */

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { parse as parseHcl } from '@cdktf/hcl2json';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { bracedBlock } from '../support/infra-templates.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -28,19 +29,6 @@ function withoutLineComments(text: string): string {
       return line;
     })
     .join('\n');
-}
-
-function bracedBlock(text: string, open: number): string {
-  let depth = 0;
-  let quoted = false;
-  for (let i = open; i < text.length; i++) {
-    const c = text[i];
-    if (c === "'" && text[i - 1] !== '\\') quoted = !quoted;
-    if (quoted) continue;
-    if (c === '{') depth++;
-    if (c === '}' && --depth === 0) return text.slice(open + 1, i);
-  }
-  throw new Error(`unbalanced braces from offset ${open}`);
 }
 
 /** Keys at the top level of an object body (nested objects and arrays skipped). */
