@@ -669,6 +669,30 @@ describe('no PodDisruptionBudget breached', () => {
     expect(checkPdbs(raced([status(29_000, 0, 2, [])]), 0).holds).toBe(false);
   });
 
+  it('does not judge an eviction the PDB status allowed before it had counted a scale-up', () => {
+    // Scaled from 3 to 4 (desired 3) just before w3 is evicted; the status still counted 3 pods (desired 2)
+    // and allowed one disruption, which by its own count left enough.
+    const scaledUp = (expectedPods: number) =>
+      history({
+        pdbs: rules.pdbs,
+        replicas: [
+          { at: 0, set: 'web', replicas: 3 },
+          { at: 9, set: 'web', replicas: 4 },
+        ],
+        pdbStatuses: [{ ...status(8, 1, 3, []), expectedPods }],
+        nodes: [node(5, 'n2', true)],
+        pods: [
+          ...base,
+          pod(10, 'w3', 'web', { nodeName: 'n2', phase: 'Running', ready: true, evicted: true }),
+        ],
+      });
+    const lagged = checkPdbs(scaledUp(3), 0);
+    expect(lagged.holds).toBe(true);
+    expect(lagged.detail).toContain('1 allowed by a PDB status that had not yet counted a scale-up');
+    // A status that had counted the scale-up and still allowed it: judged, and a breach.
+    expect(checkPdbs(scaledUp(4), 0).holds).toBe(false);
+  });
+
   it('does not take deletions without the Eviction API’s mark for evictions, however late after a scale-down', () => {
     // After an API server outage the ReplicaSet controller deletes a scale-down's pods a minute late, from
     // a drained node: no DisruptionTarget condition, so not an eviction.

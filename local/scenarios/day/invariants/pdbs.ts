@@ -12,9 +12,11 @@
 // maxUnavailable, never below 0. Beside each breach it says what the PDB's status said just before (what
 // the API server judged the eviction by) and which pods of the set existed then, so a breach tells
 // Kubernetes' own race (a status that had not yet counted an earlier eviction or an unready pod) from a
-// misjudgment. One such race is not judged: an eviction the status before it allowed, short only by pods
+// misjudgment. Two such races are not judged: an eviction the status before it allowed, short only by pods
 // being deleted without an eviction (a scale-down) that the status had not yet counted (the disruption
-// controller lags; the Eviction API judges by its status, and the app can do no more than ask it).
+// controller lags; the Eviction API judges by its status, and the app can do no more than ask it), or
+// short only because the Deployment had just been scaled up past the pods the status counted, while by
+// the status's own desiredHealthy it left enough.
 // Replays every pod version. Pure.
 import {
   result,
@@ -151,6 +153,7 @@ export function checkPdbs(
   let evictions = 0;
   let notReady = 0;
   let statusLagged = 0;
+  let scaleUpLagged = 0;
   let tightest = Infinity;
   for (const { object, type, at } of history.pods) {
     if (at > until) break;
@@ -190,6 +193,20 @@ export function checkPdbs(
       statusLagged += 1;
       continue;
     }
+    // The same race after a scale-up: the status before counted fewer pods than the Deployment had just
+    // been scaled to (its desiredHealthy not yet raised), allowed this eviction, and by its own count the
+    // eviction left enough.
+    const then = statusBefore(history.pdbStatuses, set, name, at);
+    if (
+      left < desired &&
+      then !== undefined &&
+      then.disruptionsAllowed >= 1 &&
+      then.expectedPods < (replicasAt(set, at) ?? 0) &&
+      left >= then.desiredHealthy
+    ) {
+      scaleUpLagged += 1;
+      continue;
+    }
     tightest = Math.min(tightest, left - desired);
     if (left < desired) {
       const podsThen = [...pods.values()]
@@ -210,6 +227,9 @@ export function checkPdbs(
       (notReady > 0 ? `; ${notReady} more of pods already not Ready when evicted (not judged)` : '') +
       (statusLagged > 0
         ? `; ${statusLagged} allowed by a PDB status that had not yet counted a scale-down's deletions (Kubernetes' race, not judged)`
+        : '') +
+      (scaleUpLagged > 0
+        ? `; ${scaleUpLagged} allowed by a PDB status that had not yet counted a scale-up (Kubernetes' race, not judged)`
         : ''),
   );
 }
