@@ -5,6 +5,7 @@
 // derived from the series, so another instance of the app, or this one after a restart, counts on the same
 // Event; every update is guarded by the resourceVersion it was computed from.
 import type { CoreV1Event } from '@kubernetes/client-node';
+import type { Node } from '../models/kube.js';
 import type { KubeClients } from './client.js';
 import { isAlreadyExists, isNotFound } from './errors.js';
 import { retryOnConflict } from './retry-on-conflict.js';
@@ -32,6 +33,16 @@ export interface EventTarget {
 }
 
 /** Writes Events; `Reason` narrows the reasons a caller may use (the lifecycle's: shared/decisions/event-reasons.ts). */
+/** A Node as an event's involved object. */
+export function nodeTarget(node: Node): EventTarget {
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    name: node.metadata.name,
+    ...(node.metadata.uid ? { uid: node.metadata.uid } : {}),
+  };
+}
+
 export interface EventRecorder<Reason extends string = string> {
   warning(target: EventTarget, reason: Reason, message: string): Promise<void>;
   normal(target: EventTarget, reason: Reason, message: string): Promise<void>;

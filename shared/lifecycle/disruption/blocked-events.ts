@@ -5,10 +5,11 @@
 // this process does the same, so a sweep every few seconds does not write an event per blocked node each
 // time.
 import type { EventReason } from '../../decisions/event-reasons.js';
-import type { EventTarget } from '../../kube/events.js';
+import { nodeTarget, type EventTarget } from '../../kube/events.js';
 import type { DisruptionReason, NodeClaim, NodePool } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import type { LifecycleDependencies } from '../dependencies.js';
+import { createEventDedupe } from '../event-dedupe.js';
 import { nodeClaimTarget } from '../nodeclaim-writes.js';
 
 export const DISRUPTION_BLOCKED = 'DisruptionBlocked' satisfies EventReason;
@@ -19,31 +20,12 @@ const NODE_DEDUPE_MS = 2 * 60_000;
 const NODEPOOL_DEDUPE_MS = 60_000;
 const UNCONSOLIDATABLE_DEDUPE_MS = 15 * 60_000;
 
-const lastSent = new Map<string, number>();
+const dedupe = createEventDedupe();
+const firstInWindow = dedupe.firstInWindow;
 
 /** Forgets what was sent (tests that count events start from a clean slate). */
 export function resetEventDedupe(): void {
-  lastSent.clear();
-}
-
-function firstInWindow(key: string, now: number, windowMs: number): boolean {
-  const last = lastSent.get(key);
-  if (last !== undefined && now - last < windowMs) return false;
-  if (lastSent.size > 10_000) {
-    for (const [k, at] of lastSent) if (now - at >= UNCONSOLIDATABLE_DEDUPE_MS) lastSent.delete(k);
-  }
-  lastSent.set(key, now);
-  return true;
-}
-
-/** A Node as an event's involved object. */
-export function nodeTarget(node: Node): EventTarget {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    name: node.metadata.name,
-    ...(node.metadata.uid ? { uid: node.metadata.uid } : {}),
-  };
+  dedupe.reset();
 }
 
 export function nodePoolTarget(nodePool: NodePool): EventTarget {

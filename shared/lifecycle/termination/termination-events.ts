@@ -5,10 +5,11 @@
 // upstream's recorder drops them: the same reason for the same object within its dedupe window (2 minutes
 // by default), keyed on the reason and the object, not the message.
 import type { EventReason } from '../../decisions/event-reasons.js';
-import type { EventTarget } from '../../kube/events.js';
+import { nodeTarget, type EventTarget } from '../../kube/events.js';
 import type { NodeClaim } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import type { LifecycleDependencies } from '../dependencies.js';
+import { createEventDedupe } from '../event-dedupe.js';
 import { nodeClaimTarget } from '../nodeclaim-writes.js';
 
 export const TerminationEventReasons = {
@@ -20,26 +21,12 @@ export const TerminationEventReasons = {
 
 /** Upstream's recorder default. */
 const DEDUPE_MS = 2 * 60_000;
-/** Bounds what one process remembers; the oldest go first. */
-const REMEMBERED = 10_000;
-
-const lastSent = new Map<string, number>();
+const dedupe = createEventDedupe();
+const firstInWindow = dedupe.firstInWindow;
 
 /** Forgets what was sent (tests that count events start from a clean slate). */
 export function resetTerminationEventDedupe(): void {
-  lastSent.clear();
-}
-
-function firstInWindow(key: string, now: number, windowMs: number): boolean {
-  const last = lastSent.get(key);
-  if (last !== undefined && now - last < windowMs) return false;
-  lastSent.delete(key);
-  lastSent.set(key, now);
-  if (lastSent.size > REMEMBERED) {
-    const oldest = lastSent.keys().next();
-    if (!oldest.done) lastSent.delete(oldest.value);
-  }
-  return true;
+  dedupe.reset();
 }
 
 export interface EventPod {
@@ -57,15 +44,6 @@ function podTarget(pod: EventPod): EventTarget {
     namespace: pod.namespace,
     name: pod.name,
     ...(pod.uid ? { uid: pod.uid } : {}),
-  };
-}
-
-function nodeTarget(node: Node): EventTarget {
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    name: node.metadata.name,
-    ...(node.metadata.uid ? { uid: node.metadata.uid } : {}),
   };
 }
 

@@ -6,7 +6,7 @@ import type { NodeClaim } from '../../../models/karpenter.js';
 import type { Node } from '../../../models/kube.js';
 import type { LifecycleDependencies } from '../../dependencies.js';
 import { nodeClaimTarget } from '../../nodeclaim-writes.js';
-import { nodeTarget } from '../blocked-events.js';
+import { nodeTarget } from '../../../kube/events.js';
 
 export const RepairEventReasons = {
   /** Upstream's reason for a repair the breaker holds. */
