@@ -56,6 +56,7 @@ function consolidationPodOf(pod: SchedulingPod, nodeName: string): Consolidation
     ready: true,
     nodeName,
     spec: pod.spec,
+    virtual: true,
   };
 }
 

@@ -45,7 +45,7 @@ export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
   cluster: ClusterReader;
   /** Node reads and writes: registration, initialization, the disrupted taint, termination. */
   nodes: NodeStore;
-  /** The pods termination's drain lists, evicts and deletes. */
+  /** A Node's pods listed fresh: those termination's drain evicts and deletes, and a candidate's at its mark. */
   drainPods: DrainPods;
   /**
    * A registered node's bootstrap token (that of the NodeClaim's launch attempt), deleted once it has its

@@ -48,6 +48,19 @@ export function podEventNode(
   return bound || wentTerminal || startedTerminating ? next.nodeName : undefined;
 }
 
+/**
+ * The pods that can still come to or leave a node (not DaemonSet pods, not finished, not a buffer's
+ * virtual pods), as a digest of their UIDs: two reads with the same digest saw no pod arrive or go in
+ * between. A finished pod's garbage collection changes nothing, as it makes no pod event upstream.
+ */
+export function activePodsDigest(pods: readonly ConsolidationPod[]): string {
+  const uids = pods
+    .filter((pod) => !isOwnedByDaemonSet(pod) && !isTerminal(pod) && !pod.virtual)
+    .map((pod) => pod.uid)
+    .sort();
+  return createHash('sha256').update(uids.join(',')).digest('hex').slice(0, 16);
+}
+
 export interface PodEventInput {
   /** The digest recorded on the NodeClaim; undefined when none was recorded yet. */
   recordedDigest: string | undefined;

@@ -27,6 +27,8 @@ export interface ConsolidationPod extends DrainPod {
   /** What the scheduling simulation reads of the pod's spec (Underutilized consolidation moves it). */
   spec?: SchedulingPodSpec;
   creationTimestamp?: string;
+  /** A CapacityBuffer's virtual pod, in consolidation's view only: no pod of the API. */
+  virtual?: true;
 }
 
 export const isOwnedByDaemonSet = (pod: DrainPod): boolean => pod.ownerKinds.includes('DaemonSet');

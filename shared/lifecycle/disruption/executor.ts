@@ -3,7 +3,9 @@
 // 1. validate (only for a method that has validate()): wait the command's delay on a durable timer,
 //    then the method re-checks the command against fresh state and may drop candidates or call it off;
 // 2. begin: mark every candidate DisruptionReason=True (the method's reason) and taint its Nodes
-//    karpenter.sh/disrupted:NoSchedule, so nothing new schedules there and every budget counts it;
+//    karpenter.sh/disrupted:NoSchedule, so nothing new schedules there and every budget counts it; a
+//    validated candidate whose pods, listed fresh once it is tainted, differ from what its validation
+//    saw is put back (a pod landed after the validation's read: a pod event);
 // 3. launch the replacements (if any) and wait on durable timers until each is Initialized;
 // 4. complete: delete the candidates (termination drains them); or, when a replacement fails, abandon:
 //    delete the replacements that never initialized, untaint and unmark the candidates, and remember
@@ -16,9 +18,12 @@
 // begin and the launches are not run again), so the history stays bounded (../history-budget.ts).
 import type * as df from 'durable-functions';
 import { removeCondition } from '../../decisions/conditions.js';
+import { activePodsDigest } from '../../decisions/consolidation/pod-events.js';
 import { disruptionReasonOf, failedAttemptAnnotations } from '../../decisions/disruption-state.js';
+import { toConsolidationPod } from '../../kube/pods.js';
 import { retryOnConflict } from '../../kube/retry-on-conflict.js';
 import { ConditionTypes, type NodeClaim } from '../../models/karpenter.js';
+import type { Node } from '../../models/kube.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import { DisruptionNames } from '../../runtime/function-names.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -96,8 +101,11 @@ export type ExecutorOutcome =
   | { outcome: 'Disrupted'; deleted: string[]; replacements: string[] }
   | { outcome: 'Abandoned'; why: string };
 
-/** What begin did: marked and tainted, nothing left to mark, or marked nothing because the budget is spent. */
-export type BeginOutcome = 'ok' | 'gone' | 'over-budget';
+/**
+ * What begin did: marked and tainted, nothing left to mark, marked nothing because the budget is spent,
+ * or called it off because pods arrived on a candidate after the validation read it.
+ */
+export type BeginOutcome = 'ok' | 'gone' | 'over-budget' | { invalid: string };
 
 /** One descriptor per activity: functions/disruption.ts registers them, the workflow calls them. */
 export const DisruptionActivities = {
@@ -160,6 +168,7 @@ export function* disruptionOrchestrator(
     const begun = yield* call(DisruptionActivities.begin, input);
     if (begun === 'gone') return { outcome: 'CandidatesGone' };
     if (begun === 'over-budget') return { outcome: 'Invalid', why: 'the budget no longer allows it' };
+    if (typeof begun === 'object') return { outcome: 'Invalid', why: begun.invalid };
   }
 
   const replacements = replacementSpecs(input.command).map((r) => r.name);
@@ -277,8 +286,9 @@ export async function beginCommand(deps: LifecycleDependencies, input: ExecutorI
       current: await currentCandidate(deps, candidate),
     })),
   );
-  const markAll = async (): Promise<number | 'gone'> => {
-    let begun = 0;
+  const markAll = async (): Promise<number | 'gone' | { invalid: string }> => {
+    const begun: NodeClaim[] = [];
+    let skipped: string | undefined;
     for (const { candidate, current } of candidates) {
       const marked =
         current && !current.metadata.deletionTimestamp
@@ -289,12 +299,29 @@ export async function beginCommand(deps: LifecycleDependencies, input: ExecutorI
         await abandonCommand(deps, { input, why: `${candidate.name} is gone` });
         return 'gone';
       }
-      for (const node of await nodesOfNodeClaim(deps, marked)) await taintNodeDisrupted(deps, node);
-      begun += 1;
+      const nodes = await nodesOfNodeClaim(deps, marked);
+      for (const node of nodes) await taintNodeDisrupted(deps, node);
+      const arrived = await podsChangedSinceValidation(deps, candidate, nodes);
+      if (arrived) {
+        // Tainted now, so nothing new lands: what the fresh list shows is all that arrived in time.
+        skipped = `${candidate.name}: ${arrived}`;
+        deps.log.info('disruption candidate called off at its mark', {
+          nodePool: command.nodePool.name,
+          method: command.method,
+          candidate: candidate.name,
+          why: arrived,
+        });
+        await releaseCandidate(deps, marked, command.reason);
+        if (command.replacements.length === 0) continue;
+        // The replacement was sized for every candidate: the ones marked already go back too.
+        for (const other of begun) await releaseCandidate(deps, other, command.reason);
+        return { invalid: skipped };
+      }
+      begun.push(marked);
     }
-    return begun;
+    return begun.length === 0 && skipped ? { invalid: skipped } : begun.length;
   };
-  let begun: number | 'gone';
+  let begun: number | 'gone' | { invalid: string };
   if (method?.class === 'graceful') {
     // Another writer may have marked since the decision or its validation: the budget is read again,
     // under the disruption-marks Lease.
@@ -324,6 +351,7 @@ export async function beginCommand(deps: LifecycleDependencies, input: ExecutorI
   } else {
     begun = await markAll();
   }
+  if (typeof begun === 'object') return begun;
   if (begun === 'gone' || begun === 0) return 'gone';
   // Upstream counts only graceful (voluntary) methods' decisions here; expiration and repair are not.
   if (method?.class === 'graceful') {
@@ -342,6 +370,26 @@ export async function beginCommand(deps: LifecycleDependencies, input: ExecutorI
     ...(command.savings !== undefined ? { savings: command.savings } : {}),
   });
   return 'ok';
+}
+
+/**
+ * Why the candidate's pods are no longer those its validation saw (read fresh from the API server, after
+ * the taint), or undefined when they are, or when the command was not validated on its pods. The
+ * validation's read may be the watch-fed cache and an activity or two old: a pod bound meanwhile is a
+ * pod event, and its node is not consolidated within consolidateAfter of it.
+ */
+async function podsChangedSinceValidation(
+  deps: LifecycleDependencies,
+  candidate: CommandCandidate,
+  nodes: readonly Node[],
+): Promise<string | undefined> {
+  if (candidate.podsDigest === undefined) return undefined;
+  const pods = (
+    await Promise.all(nodes.map(async (node) => (await deps.drainPods.onNode(node.metadata.name)).pods))
+  ).flat();
+  return activePodsDigest(pods.map(toConsolidationPod)) === candidate.podsDigest
+    ? undefined
+    : 'its pods changed since the validation (a pod event)';
 }
 
 function specOf(step: ReplacementStep): ReplacementSpec {

@@ -259,12 +259,16 @@ describe('no churn loop', () => {
 });
 
 describe('no node consolidated within consolidateAfter of becoming a destination', () => {
+  const marked = (at: number, name: string, reason: string, deleting = false) =>
+    claim(at, name, { initialized: true, nodeName: `node-${name}`, reason, deleting });
+
   it('holds when the mark comes consolidateAfter after the last pod arrived', () => {
     const h = history({
       pods: [running(1_000, 'p', 'web', 'node-a')],
       nodeClaims: [
         initialized(0, 'a'),
-        claim(12_000, 'a', { initialized: true, nodeName: 'node-a', reason: 'Underutilized' }),
+        marked(12_000, 'a', 'Underutilized'),
+        marked(13_000, 'a', 'Underutilized', true),
       ],
     });
     expect(checkDestinations(h, 0, 0).holds).toBe(true);
@@ -273,14 +277,38 @@ describe('no node consolidated within consolidateAfter of becoming a destination
   it('fails when a node that just received a pod is consolidated', () => {
     const h = history({
       pods: [running(8_000, 'p', 'web', 'node-a')],
-      nodeClaims: [
-        initialized(0, 'a'),
-        claim(12_000, 'a', { initialized: true, nodeName: 'node-a', reason: 'Empty' }),
-      ],
+      nodes: [node(12_100, 'node-a', true)],
+      nodeClaims: [initialized(0, 'a'), marked(12_000, 'a', 'Empty'), marked(12_500, 'a', 'Empty', true)],
     });
     const outcome = checkDestinations(h, 0, 0);
     expect(outcome.holds).toBe(false);
     expect(outcome.violations[0]).toContain('4.0 s after a pod arrived');
+  });
+
+  it('fails when a pod arrived between the mark and the taint and the node still went', () => {
+    const h = history({
+      pods: [running(12_050, 'p', 'web', 'node-a')],
+      nodes: [node(14_000, 'node-a', true)],
+      nodeClaims: [initialized(0, 'a'), marked(12_000, 'a', 'Empty'), marked(14_500, 'a', 'Empty', true)],
+    });
+    expect(checkDestinations(h, 0, 0).holds).toBe(false);
+  });
+
+  it('does not judge a mark put back before anything was deleted', () => {
+    const h = history({
+      pods: [running(11_900, 'p', 'web', 'node-a')],
+      nodeClaims: [initialized(0, 'a'), marked(12_000, 'a', 'Empty'), initialized(12_100, 'a')],
+    });
+    expect(checkDestinations(h, 0, 0).holds).toBe(true);
+  });
+
+  it('does not count a pod the scheduler bound once the node was tainted (within the watches’ skew)', () => {
+    const h = history({
+      pods: [running(12_000 + 200 - 500, 'p', 'web', 'node-a')],
+      nodes: [node(12_200, 'node-a', true)],
+      nodeClaims: [initialized(0, 'a'), marked(12_000, 'a', 'Empty'), marked(12_400, 'a', 'Empty', true)],
+    });
+    expect(checkDestinations(h, 0, 0).holds).toBe(true);
   });
 
   it('does not count DaemonSet pods or drift', () => {
@@ -289,8 +317,8 @@ describe('no node consolidated within consolidateAfter of becoming a destination
       nodeClaims: [
         initialized(0, 'a'),
         initialized(0, 'b'),
-        claim(12_000, 'a', { initialized: true, nodeName: 'node-a', reason: 'Empty' }),
-        claim(12_000, 'b', { initialized: true, nodeName: 'node-b', reason: 'Drifted' }),
+        marked(12_000, 'a', 'Empty', true),
+        marked(12_000, 'b', 'Drifted', true),
       ],
     });
     expect(checkDestinations(h, 0, 0).holds).toBe(true);

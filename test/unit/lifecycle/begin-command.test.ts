@@ -2,10 +2,17 @@
 // read again at that moment, still allows them. Another writer (the sweep, a freed slot's run, another
 // workflow) may have marked a node of the NodePool since the command was decided and validated.
 import { beforeEach, describe, expect, test } from 'vitest';
+import type { V1Pod } from '@kubernetes/client-node';
 import { findCondition } from '../../../shared/decisions/conditions.js';
+import { activePodsDigest } from '../../../shared/decisions/consolidation/pod-events.js';
 import { DISRUPTION_MARKS_LEASE } from '../../../shared/lifecycle/disruption/budget-at-mark.js';
 import { beginCommand, type ExecutorInput } from '../../../shared/lifecycle/disruption/executor.js';
-import { ConditionTypes, type NodeClaim, type NodePool } from '../../../shared/models/karpenter.js';
+import {
+  ConditionTypes,
+  WellKnown,
+  type NodeClaim,
+  type NodePool,
+} from '../../../shared/models/karpenter.js';
 import { fakeLifecycle, FAKE_NOW, type FakeLifecycle } from '../../support/fake-lifecycle.js';
 import { nodePool } from '../../support/fixtures.js';
 import { initializedNodeClaim, nodeOf } from '../../support/method-pass.js';
@@ -100,5 +107,56 @@ describe('beginCommand', () => {
     expect(markOf(fake.nodeClaims.peek('general-a'))).toBeUndefined();
     expect(fake.leases.recordOf(DISRUPTION_MARKS_LEASE.name)?.holderIdentity).toBe('other-writer');
     expect(fake.leases.acquisitionsOf(DISRUPTION_MARKS_LEASE.name)).toEqual([]);
+  });
+
+  describe('a validated candidate, tainted, is compared with its pods listed fresh', () => {
+    /** The command as its validation passed it: the candidate's node had no pods then. */
+    const validatedEmpty = (candidate: NodeClaim): ExecutorInput => {
+      const input = emptyCommand(candidate);
+      const [first] = input.command.candidates;
+      if (!first) throw new Error('no candidate');
+      return {
+        ...input,
+        command: { ...input.command, candidates: [{ ...first, podsDigest: activePodsDigest([]) }] },
+      };
+    };
+    const podOn = (name: string, nodeName: string, owner?: string): V1Pod => ({
+      metadata: {
+        name,
+        namespace: 'default',
+        uid: `uid-${name}`,
+        ...(owner
+          ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: owner, name: owner, uid: owner }] }
+          : {}),
+      },
+      spec: { nodeName, containers: [] },
+      status: { phase: 'Running' },
+    });
+
+    test('the same pods as validated (a DaemonSet pod does not count): marked and tainted', async () => {
+      const a = fake.nodeClaims.seed(initializedNodeClaim('general-a', pool));
+      const node = fake.nodes.seed(nodeOf(a));
+      fake.pods.seed(podOn('agent', node.metadata.name, 'DaemonSet'));
+
+      expect(await beginCommand(fake.deps, validatedEmpty(a))).toBe('ok');
+      expect(markOf(fake.nodeClaims.peek('general-a'))?.reason).toBe('Empty');
+      expect(fake.nodes.peek(node.metadata.name)?.spec.taints?.map((t) => t.key)).toContain(
+        WellKnown.disruptedTaintKey,
+      );
+    });
+
+    test('a pod that landed after the validation: put back unmarked and untainted, the command invalid', async () => {
+      const a = fake.nodeClaims.seed(initializedNodeClaim('general-a', pool));
+      const node = fake.nodes.seed(nodeOf(a));
+      fake.pods.seed(podOn('late', node.metadata.name));
+
+      expect(await beginCommand(fake.deps, validatedEmpty(a))).toEqual({
+        invalid: 'general-a: its pods changed since the validation (a pod event)',
+      });
+      expect(markOf(fake.nodeClaims.peek('general-a'))).toBeUndefined();
+      expect(fake.nodes.peek(node.metadata.name)?.spec.taints ?? []).toEqual([]);
+      // Tainted before the list, so the pod had no later moment to land in.
+      expect(fake.nodes.writes.length).toBeGreaterThanOrEqual(2);
+    });
   });
 });

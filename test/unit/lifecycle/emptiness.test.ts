@@ -7,6 +7,7 @@
 // delay, validate() keeps only the candidates still empty, within the budget as it is then.
 import { beforeEach, describe, expect, test } from 'vitest';
 import { resetEventDedupe } from '../../../shared/lifecycle/disruption/blocked-events.js';
+import { activePodsDigest } from '../../../shared/decisions/consolidation/pod-events.js';
 import { emptinessMethod } from '../../../shared/lifecycle/disruption/methods/emptiness.js';
 import type { DisruptionCommand } from '../../../shared/lifecycle/disruption/methods/method.js';
 import { WellKnown, type NodeClaim, type NodePool } from '../../../shared/models/karpenter.js';
@@ -176,11 +177,16 @@ describe('emptiness validation', () => {
       invocationId: 'i',
     });
 
-  test('candidates still empty are kept', async () => {
+  /** An empty node's pods as its validation saw them: none, for the marks to compare again. */
+  const asValidated = (name: string) => ({ name, uid: `uid-${name}`, podsDigest: activePodsDigest([]) });
+
+  test('candidates still empty are kept, each with its pods as validated', async () => {
     seed(['a', 'b']);
     const command = await decided(['a', 'b']);
 
-    expect(await validate(command)).toEqual({ command });
+    expect(await validate(command)).toEqual({
+      command: { ...command, candidates: [asValidated('a'), asValidated('b')] },
+    });
   });
 
   test('a node a pod was scheduled onto since is dropped, the others kept', async () => {
@@ -189,7 +195,7 @@ describe('emptiness validation', () => {
     fake.workloads.pods.push(runningPod('late', 'aks-a', { cpu: '1' }));
 
     expect(await validate(command)).toEqual({
-      command: { ...command, candidates: [{ name: 'b', uid: 'uid-b' }] },
+      command: { ...command, candidates: [asValidated('b')] },
     });
   });
 
@@ -211,7 +217,7 @@ describe('emptiness validation', () => {
     await fake.nodeClaims.delete(a.metadata.name);
 
     expect(await validate(command)).toEqual({
-      command: { ...command, candidates: [{ name: 'b', uid: 'uid-b' }] },
+      command: { ...command, candidates: [asValidated('b')] },
     });
   });
 

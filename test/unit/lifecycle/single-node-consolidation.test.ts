@@ -6,6 +6,7 @@
 // Underutilized one multi-node shares) re-simulates from fresh state and keeps the command only if the
 // simulation still decides the same; otherwise the failure is remembered on the NodePool and said once
 // on each candidate.
+import { activePodsDigest } from '../../../shared/decisions/consolidation/pod-events.js';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { resetEventDedupe, UNCONSOLIDATABLE } from '../../../shared/lifecycle/disruption/blocked-events.js';
 import { singleNodeConsolidationMethod } from '../../../shared/lifecycle/disruption/methods/single-node-consolidation.js';
@@ -128,8 +129,11 @@ describe('Underutilized validation', () => {
 
   test('a simulation that still decides the same keeps the command, writing nothing', async () => {
     const command = await decidedReplacement();
+    const web = fake.workloads.pods.filter((p) => p.nodeName === 'aks-n0');
 
-    expect(await validate(command)).toEqual({ command });
+    expect(await validate(command)).toEqual({
+      command: { ...command, candidates: [{ name: 'n0', uid: 'uid-n0', podsDigest: activePodsDigest(web) }] },
+    });
     expect(fake.nodePools.writes).toEqual([]);
   });
 

@@ -7,6 +7,7 @@
 // A changed simulation is remembered (command memory) and said once on each candidate.
 import { allowedDisruptions } from '../../../decisions/budgets.js';
 import { evaluateCandidate, type Candidate } from '../../../decisions/consolidation/candidates.js';
+import { activePodsDigest } from '../../../decisions/consolidation/pod-events.js';
 import { computeConsolidation } from '../../../decisions/consolidation/underutilized.js';
 import { budgetNodesOf } from '../../../decisions/disruption-state.js';
 import {
@@ -102,7 +103,11 @@ async function revalidate(
 }
 
 const asCandidates = (valid: readonly Candidate[]): DisruptionCommand['candidates'] =>
-  valid.map((c) => ({ name: c.name, uid: c.input.nodeClaim.metadata.uid ?? '' }));
+  valid.map((c) => ({
+    name: c.name,
+    uid: c.input.nodeClaim.metadata.uid ?? '',
+    podsDigest: activePodsDigest(c.input.pods),
+  }));
 
 /** Empty: the candidates that are still empty candidates, as many as the budget allows now. */
 export async function validateEmpty(
@@ -153,9 +158,12 @@ export async function validateUnderutilized(
   if (decided.decision !== wanted) {
     return rejected(deps, command, fresh.valid, `the simulation now says ${decided.decision}`);
   }
+  const digests = new Map(asCandidates(fresh.valid).map((c) => [c.uid, c.podsDigest]));
   return {
     command: {
       ...command,
+      // In the command's order: the replacements' names derive from its first candidate.
+      candidates: command.candidates.map((c) => ({ ...c, podsDigest: digests.get(c.uid) })),
       replacements:
         decided.decision === 'replace' ? [{ requirements: decided.replacement.requirements }] : [],
       savings: decided.savings,

@@ -64,6 +64,11 @@ export interface MethodPass {
 export interface CommandCandidate {
   name: string;
   uid: string;
+  /**
+   * Set by validation: the candidate's pods as validated (activePodsDigest). The marks compare it with a
+   * fresh list once the node is tainted, so a pod that landed after the validation's read calls it off.
+   */
+  podsDigest?: string;
 }
 
 /** One replacement NodeClaim the executor creates from the NodePool's current template. */
