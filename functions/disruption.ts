@@ -2,7 +2,7 @@
 // emptiness, consolidation, …): validate it after the method's delay, mark and taint the candidates,
 // launch the replacements and wait until they are Initialized, then delete the candidates; or put them
 // back in service if a replacement fails.
-import { getDependencies } from '../shared/lifecycle/dependencies.js';
+import type { DependencySource } from '../shared/lifecycle/dependencies.js';
 import {
   abandonCommand,
   beginCommand,
@@ -17,26 +17,30 @@ import { outageTolerantRegistration } from '../shared/lifecycle/durable-activity
 import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { DisruptionNames } from '../shared/runtime/function-names.js';
 
-export const disruptionFunctions: readonly FunctionDefinition[] = [
-  orchestration(DisruptionNames.orchestration, disruptionOrchestrator),
-  // The deciding method re-checks the command against fresh state.
-  outageTolerantRegistration(DisruptionActivities.validate, (input, context) =>
-    validateCommand(getDependencies(), input, context),
-  ),
-  // Marks the candidates and taints their Nodes karpenter.sh/disrupted:NoSchedule.
-  outageTolerantRegistration(DisruptionActivities.begin, (input) => beginCommand(getDependencies(), input)),
-  // Creates one replacement NodeClaim from the NodePool's current template and launches it.
-  outageTolerantRegistration(DisruptionActivities.launch, (step, context) =>
-    launchCommandReplacement(getDependencies(), step, context),
-  ),
-  // Reports whether one replacement is Initialized, pending or failed.
-  outageTolerantRegistration(DisruptionActivities.check, (step) =>
-    checkCommandReplacement(getDependencies(), step),
-  ),
-  // Deletes the candidates once every replacement is Initialized.
-  outageTolerantRegistration(DisruptionActivities.complete, (input, context) =>
-    completeCommand(getDependencies(), input, context),
-  ),
-  // Puts the candidates back in service after a failed replacement, and remembers the failure.
-  outageTolerantRegistration(DisruptionActivities.abandon, (step) => abandonCommand(getDependencies(), step)),
-];
+export function disruptionFunctions(getDependencies: DependencySource): readonly FunctionDefinition[] {
+  return [
+    orchestration(DisruptionNames.orchestration, disruptionOrchestrator),
+    // The deciding method re-checks the command against fresh state.
+    outageTolerantRegistration(DisruptionActivities.validate, (input, context) =>
+      validateCommand(getDependencies(), input, context),
+    ),
+    // Marks the candidates and taints their Nodes karpenter.sh/disrupted:NoSchedule.
+    outageTolerantRegistration(DisruptionActivities.begin, (input) => beginCommand(getDependencies(), input)),
+    // Creates one replacement NodeClaim from the NodePool's current template and launches it.
+    outageTolerantRegistration(DisruptionActivities.launch, (step, context) =>
+      launchCommandReplacement(getDependencies(), step, context),
+    ),
+    // Reports whether one replacement is Initialized, pending or failed.
+    outageTolerantRegistration(DisruptionActivities.check, (step) =>
+      checkCommandReplacement(getDependencies(), step),
+    ),
+    // Deletes the candidates once every replacement is Initialized.
+    outageTolerantRegistration(DisruptionActivities.complete, (input, context) =>
+      completeCommand(getDependencies(), input, context),
+    ),
+    // Puts the candidates back in service after a failed replacement, and remembers the failure.
+    outageTolerantRegistration(DisruptionActivities.abandon, (step) =>
+      abandonCommand(getDependencies(), step),
+    ),
+  ];
+}

@@ -1,26 +1,15 @@
-// The Function App's entry point (package.json "main"): every function, grouped by workflow, registered
-// with the Functions host from this one table. The local in-process host runs the same `definitions`.
-// How the functions fit together, and where a new one goes: docs/design.md.
+// The Function App's entry point (package.json "main"): the app's functions (definitions.ts), on this
+// process's dependencies (built from its app settings on first use, so loading does no I/O), registered
+// with the Functions host, and the telemetry the host exports.
+import { getDependencies } from '../shared/lifecycle/dependencies.js';
 import {
   registerWithAzureFunctions,
   startTelemetryInFunctionsHost,
 } from '../shared/runtime/azure-functions.js';
 import type { FunctionDefinition } from '../shared/runtime/definitions.js';
-import { disruptionFunctions } from './disruption.js';
-import { launchFunctions } from './launch.js';
-import { provisioningFunctions } from './provisioning.js';
-import { repairFunctions } from './repair.js';
-import { terminationFunctions } from './termination.js';
-import { triggerFunctions } from './triggers.js';
+import { appDefinitions } from './definitions.js';
 
-export const definitions: readonly FunctionDefinition[] = [
-  ...triggerFunctions,
-  ...launchFunctions,
-  ...terminationFunctions,
-  ...disruptionFunctions,
-  ...repairFunctions,
-  ...provisioningFunctions,
-];
+export const definitions: readonly FunctionDefinition[] = appDefinitions(getDependencies);
 
 for (const definition of definitions) registerWithAzureFunctions(definition);
 startTelemetryInFunctionsHost();

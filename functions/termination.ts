@@ -1,6 +1,6 @@
 // The termination workflow of a deleted NodeClaim: drain its Node, delete its VM, then delete the Node
 // and release the NodeClaim's finalizer.
-import { getDependencies } from '../shared/lifecycle/dependencies.js';
+import type { DependencySource } from '../shared/lifecycle/dependencies.js';
 import { drainNodeClaim } from '../shared/lifecycle/termination/drain.js';
 import {
   deleteNodeClaimVm,
@@ -12,18 +12,20 @@ import { outageTolerantRegistration } from '../shared/lifecycle/durable-activity
 import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { TerminationNames } from '../shared/runtime/function-names.js';
 
-export const terminationFunctions: readonly FunctionDefinition[] = [
-  orchestration(TerminationNames.orchestration, terminationOrchestrator),
-  // One drain pass over the Node (taint, evict, delete what is left after the grace period).
-  outageTolerantRegistration(TerminationActivities.drain, (input) =>
-    drainNodeClaim(getDependencies(), input),
-  ),
-  // Stops the launch monitor and deletes the VM; reports 'Gone' once ARM no longer has it.
-  outageTolerantRegistration(TerminationActivities.deleteVm, (input, context) =>
-    deleteNodeClaimVm(getDependencies(), input, context),
-  ),
-  // Deletes the Node and removes the NodeClaim's termination finalizer.
-  outageTolerantRegistration(TerminationActivities.finish, (input) =>
-    finishNodeClaimTermination(getDependencies(), input),
-  ),
-];
+export function terminationFunctions(getDependencies: DependencySource): readonly FunctionDefinition[] {
+  return [
+    orchestration(TerminationNames.orchestration, terminationOrchestrator),
+    // One drain pass over the Node (taint, evict, delete what is left after the grace period).
+    outageTolerantRegistration(TerminationActivities.drain, (input) =>
+      drainNodeClaim(getDependencies(), input),
+    ),
+    // Stops the launch monitor and deletes the VM; reports 'Gone' once ARM no longer has it.
+    outageTolerantRegistration(TerminationActivities.deleteVm, (input, context) =>
+      deleteNodeClaimVm(getDependencies(), input, context),
+    ),
+    // Deletes the Node and removes the NodeClaim's termination finalizer.
+    outageTolerantRegistration(TerminationActivities.finish, (input) =>
+      finishNodeClaimTermination(getDependencies(), input),
+    ),
+  ];
+}

@@ -1,6 +1,6 @@
 // The function definitions a local host runs: the Function App's own, with two local adjustments that
 // change where and how often the lifecycle sweep runs, never what it does.
-import { getDependencies } from '../../shared/lifecycle/dependencies.js';
+import type { DependencySource } from '../../shared/lifecycle/dependencies.js';
 import { DEFAULT_SWEEP_LEASE, runLifecycleSweep } from '../../shared/lifecycle/sweep/sweep.js';
 import type {
   ActivityFunctionDefinition,
@@ -43,10 +43,13 @@ const SWEEP_FUNCTION = TriggerNames.lifecycleSweep;
 
 export function localDefinitions(
   base: readonly FunctionDefinition[],
+  dependencies: DependencySource,
   options: LocalDefinitionOptions = {},
 ): FunctionDefinition[] {
   return base.map((definition) => {
-    if (definition.kind === 'timer' && definition.name === SWEEP_FUNCTION) return sweep(definition, options);
+    if (definition.kind === 'timer' && definition.name === SWEEP_FUNCTION) {
+      return sweep(definition, dependencies, options);
+    }
     if (definition.kind === 'activity' && options.onActivity) return tapped(definition, options.onActivity);
     return definition;
   });
@@ -54,6 +57,7 @@ export function localDefinitions(
 
 function sweep(
   definition: TimerFunctionDefinition,
+  getDependencies: DependencySource,
   options: LocalDefinitionOptions,
 ): TimerFunctionDefinition {
   const scope = options.sweepScope;

@@ -3,13 +3,9 @@
 import type { TokenCredential } from '@azure/identity';
 import { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import { queueClientOptions } from '../../shared/azure/storage-tls.js';
-import { definitions as appDefinitions } from '../../functions/index.js';
-import { loadSettings, setSettings, type Settings } from '../../shared/config/settings.js';
-import {
-  createDependencies,
-  setDependencies,
-  type LifecycleDependencies,
-} from '../../shared/lifecycle/dependencies.js';
+import { appDefinitions } from '../../functions/definitions.js';
+import { loadSettings, type Settings } from '../../shared/config/settings.js';
+import { createDependencies, type LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import { createLocalHost, type LocalHost, type LocalHostOptions } from '../host/index.js';
 import { localDefinitions, type LocalDefinitionOptions } from './definitions.js';
@@ -41,20 +37,23 @@ export interface RunningFunctionApp {
 }
 
 /**
- * Installs settings and dependencies for this process (the handlers read them through getSettings and
- * getDependencies, as in Azure), creates the events queue, and starts the host. One app per process.
+ * Loads the settings as Azure would, builds the dependencies for the emulators and hands them to the app's
+ * functions (nothing process-wide, so several apps may share a process), creates the events queue, and
+ * starts the host.
  */
 export async function startFunctionApp(options: FunctionAppOptions): Promise<RunningFunctionApp> {
   const settings = loadSettings(options.appSettings);
   const credential = options.credential ?? fixedTokenCredential;
-  setSettings(settings);
   const deps = createDependencies(settings, { credential, log: options.log });
-  setDependencies(deps);
   const service = queueServiceOf(settings, credential);
   const queue = service.getQueueClient(settings.queues.events);
   await queue.createIfNotExists();
   const host = createLocalHost({
-    definitions: localDefinitions(appDefinitions, options),
+    definitions: localDefinitions(
+      appDefinitions(() => deps),
+      () => deps,
+      options,
+    ),
     queueService: service,
     appSettings: options.appSettings,
     log: options.log,
@@ -64,8 +63,6 @@ export async function startFunctionApp(options: FunctionAppOptions): Promise<Run
     await host.start();
   } catch (error) {
     deps.cluster.stop();
-    setDependencies(undefined);
-    setSettings(undefined);
     throw error;
   }
   return {
@@ -76,8 +73,6 @@ export async function startFunctionApp(options: FunctionAppOptions): Promise<Run
     async stop() {
       await host.stop();
       deps.cluster.stop();
-      setDependencies(undefined);
-      setSettings(undefined);
     },
   };
 }

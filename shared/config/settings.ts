@@ -638,19 +638,6 @@ function storageSettings(reader: EnvReader, problems: string[]): Settings['stora
   };
 }
 
-let cached: Settings | undefined;
-
-/** Settings of this process, loaded once on first use (so importing a module never throws). */
-export function getSettings(): Settings {
-  cached ??= loadSettings();
-  return cached;
-}
-
-/** For tests and the local stack, which configure the process before the handlers run. */
-export function setSettings(settings: Settings | undefined): void {
-  cached = settings;
-}
-
 class EnvReader {
   private readonly reportedConflicts = new Set<string>();
 

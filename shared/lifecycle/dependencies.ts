@@ -3,8 +3,7 @@
 // Unit tests of lifecycle phases use the in-memory fake in test/support/fake-lifecycle.ts instead.
 import { TableClient } from '@azure/data-tables';
 import { DefaultAzureCredential, type TokenCredential } from '@azure/identity';
-import type { Settings } from '../config/settings.js';
-import { getSettings } from '../config/settings.js';
+import { loadSettings, type Settings } from '../config/settings.js';
 import { createComputeClient } from '../azure/compute-client.js';
 import { NodeImageVersions } from '../azure/node-image-versions.js';
 import { RetailPriceCatalog } from '../azure/retail-prices.js';
@@ -183,15 +182,17 @@ function tableClient(settings: Settings, credential: TokenCredential): TableClie
   );
 }
 
+/**
+ * Where a function's handler gets its dependencies, asked on each invocation: the Function App's entry
+ * passes getDependencies (built on first use, so loading the app does no I/O); the local host passes the
+ * set it built for the emulators.
+ */
+export type DependencySource = () => LifecycleDependencies;
+
 let current: LifecycleDependencies | undefined;
 
-/** This process's dependencies, created from settings on first use so importing never does I/O. */
+/** This process's dependencies in Azure, created from its settings on first use. */
 export function getDependencies(): LifecycleDependencies {
-  current ??= createDependencies(getSettings());
+  current ??= createDependencies(loadSettings());
   return current;
-}
-
-/** The local host and tests install dependencies built for the emulators. */
-export function setDependencies(dependencies: LifecycleDependencies | undefined): void {
-  current = dependencies;
 }
