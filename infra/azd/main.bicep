@@ -78,6 +78,20 @@ param unavailableOfferingsTableName string = 'unavailableofferings'
 @description('DURABLE_TASK_HUB (main.bicep\'s durableTaskHubName).')
 param durableTaskHubName string = 'nodeclaims'
 
+@description('DURABLE_BACKEND (main.bicep\'s durableBackend): AzureStorage or DurableTaskScheduler.')
+@allowed(['AzureStorage', 'DurableTaskScheduler'])
+param durableBackend string = 'AzureStorage'
+
+@description('DURABLE_TASK_SCHEDULER_SKU (main.bicep\'s durableTaskSchedulerSku): Consumption or Dedicated.')
+@allowed(['Consumption', 'Dedicated'])
+param durableTaskSchedulerSku string = 'Consumption'
+
+@description('DURABLE_TASK_SCHEDULER_CAPACITY (main.bicep\'s durableTaskSchedulerCapacity): Dedicated capacity units, 1-3.')
+param durableTaskSchedulerCapacity int = 1
+
+@description('DURABLE_PARTITION_COUNT (main.bicep\'s durablePartitionCount): Azure Storage control-queue partitions, 1-16.')
+param durablePartitionCount int = 4
+
 @description('BUILD_COMMIT (main.bicep\'s buildCommit).')
 param buildCommit string = ''
 
@@ -188,6 +202,10 @@ module app '../bicep/main.bicep' = {
     eventsQueueName: eventsQueueName
     unavailableOfferingsTableName: unavailableOfferingsTableName
     durableTaskHubName: durableTaskHubName
+    durableBackend: durableBackend
+    durableTaskSchedulerSku: durableTaskSchedulerSku
+    durableTaskSchedulerCapacity: durableTaskSchedulerCapacity
+    durablePartitionCount: durablePartitionCount
     buildCommit: buildCommit
     launchPollIntervalSeconds: launchPollIntervalSeconds
     launchMaxPollIntervalSeconds: launchMaxPollIntervalSeconds

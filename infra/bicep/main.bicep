@@ -3,6 +3,8 @@
 //   modules/bridge-identity.bicep    the event bridge's identity + federated credential (Workload ID)
 //   modules/storage.bicep            storage account (shared keys off), events queue, offerings table
 //   modules/monitoring.bicep         Log Analytics, Application Insights, workbook, alert rules
+//   modules/durable-task-scheduler.bicep  with durableBackend=DurableTaskScheduler only: the scheduler,
+//                                    its task hub and the app identity's data role on that task hub
 //   modules/function-app.bicep       Flex Consumption plan + Function App (Node.js 22) + app settings
 //   modules/rbac.bicep               every role of both identities, at the narrowest scope
 // Deploy with: az deployment sub create -l <region> -f infra/bicep/main.bicep -p infra/bicep/main.bicepparam
@@ -87,6 +89,27 @@ param unavailableOfferingsTableName string = 'unavailableofferings'
 
 @description('DURABLE_TASK_HUB: Durable Functions task hub name (letters and digits).')
 param durableTaskHubName string = 'nodeclaims'
+
+@description('The Durable Functions backend. AzureStorage: the task hub in the app\'s storage account (host.json\'s storageProvider). DurableTaskScheduler: a Durable Task Scheduler and task hub deployed beside the app, selected by app settings that override host.json (docs/cost.md, "The Durable backend", for the sizing).')
+@allowed(['AzureStorage', 'DurableTaskScheduler'])
+param durableBackend string = 'AzureStorage'
+
+@description('With durableBackend=DurableTaskScheduler: Consumption (per action, up to 500 actions/s) or Dedicated (per capacity unit, 2,000 actions/s each).')
+@allowed(['Consumption', 'Dedicated'])
+param durableTaskSchedulerSku string = 'Consumption'
+
+@description('With durableTaskSchedulerSku=Dedicated: capacity units (1-3; 3 for high availability).')
+@minValue(1)
+@maxValue(3)
+param durableTaskSchedulerCapacity int = 1
+
+@description('With durableBackend=DurableTaskScheduler: addresses allowed to reach the scheduler (IPv4, IPv6 or CIDR; an empty list refuses every caller). Every call is authenticated with the app identity whatever this allows.')
+param durableTaskSchedulerIpAllowlist array = ['0.0.0.0/0']
+
+@description('With durableBackend=AzureStorage: control-queue partitions of the task hub (1-16), the most instances that run orchestrations at once. Fixed once the task hub exists: a new value needs a new task hub (DURABLE_TASK_HUB).')
+@minValue(1)
+@maxValue(16)
+param durablePartitionCount int = 4
 
 @description('Upper bound on Function App instances.')
 param maximumInstanceCount int = 40
@@ -200,6 +223,7 @@ var suffix = uniqueString(subscription().id, namePrefix, location)
 var allTags = union(tags, { 'nodeclaim-azure/cluster': clusterName }, empty(environmentName) ? {} : { 'azd-env-name': environmentName })
 var storageAccountName = take('${namePrefix}${suffix}', 24)
 var deploymentContainerName = 'app-package'
+var durableTaskScheduler = durableBackend == 'DurableTaskScheduler'
 
 resource appGroup 'Microsoft.Resources/resourceGroups@2024-03-01' = {
   name: appResourceGroupName
@@ -299,11 +323,27 @@ module clusterInputs 'modules/aks-cluster-inputs.bicep' = {
   }
 }
 
+module durableBackendScheduler 'modules/durable-task-scheduler.bicep' = if (durableTaskScheduler) {
+  name: 'nodeclaim-durable-task-scheduler'
+  scope: appGroup
+  params: {
+    name: take('${namePrefix}-dts-${suffix}', 64)
+    location: location
+    taskHubName: durableTaskHubName
+    skuName: durableTaskSchedulerSku
+    capacity: durableTaskSchedulerCapacity
+    ipAllowlist: durableTaskSchedulerIpAllowlist
+    functionPrincipalId: functionIdentity.outputs.principalId
+    tags: allTags
+  }
+}
+
 module functionApp 'modules/function-app.bicep' = {
   name: 'nodeclaim-function-app'
   scope: appGroup
-  // Roles first, so the first instance can read its storage, secret and cluster.
-  dependsOn: [rbac]
+  // Roles first, so the first instance can read its storage, secret and cluster (and its task hub, on
+  // the Durable Task Scheduler: that module holds the role).
+  dependsOn: [rbac, durableBackendScheduler]
   params: {
     name: '${namePrefix}-func-${suffix}'
     location: location
@@ -331,6 +371,9 @@ module functionApp 'modules/function-app.bicep' = {
     eventsQueueName: storage.outputs.eventsQueueName
     unavailableOfferingsTableName: unavailableOfferingsTableName
     durableTaskHubName: durableTaskHubName
+    durableBackend: durableBackend
+    durableTaskSchedulerEndpoint: durableTaskScheduler ? durableBackendScheduler.outputs.endpoint : ''
+    durablePartitionCount: durablePartitionCount
     sweepSchedule: sweepSchedule
     registrationTimeoutMinutes: registrationTimeoutMinutes
     clusterInputs: clusterInputs.outputs.settings
@@ -396,6 +439,8 @@ output appInsightsName string = monitoring.outputs.appInsightsName
 output bridgeRegistryName string = registry.outputs.name
 @description('Login server of that registry: the bridge image is <loginServer>/nodeclaim-event-bridge:<tag>.')
 output bridgeRegistryLoginServer string = registry.outputs.loginServer
+@description('durableBackend as deployed: AzureStorage or DurableTaskScheduler.')
+output durableBackend string = durableBackend
 @description('kubernetesAuthorization as deployed: KubernetesRBAC means infra/k8s/functions must be applied.')
 output kubernetesAuthorization string = kubernetesAuthorization
 @description('The AKS cluster the app manages, for the deploy hooks.')

@@ -17,6 +17,13 @@ param kubeCaCert = readEnvironmentVariable('KUBE_CA_CERT')
 param kubernetesAuthorization = 'KubernetesRBAC'
 // The groups node VMs may be launched into; the app is granted read and deploy on these only.
 param capacityReservationGroupIds = []
+// The Durable backend: AzureStorage (the app's storage account), or DurableTaskScheduler with its SKU
+// (docs/cost.md, "The Durable backend", sizes it from the node count).
+param durableBackend = 'AzureStorage'
+param durableTaskSchedulerSku = 'Consumption'
+param durableTaskSchedulerCapacity = 1
+param durableTaskSchedulerIpAllowlist = ['0.0.0.0/0']
+param durablePartitionCount = 4
 // Every other app setting, at the app's default (docs/settings.md). Change them here, not on the Function
 // App: each deployment writes the whole set of app settings, so one changed by hand is lost at the next.
 param bridgeServiceAccountNamespace = 'nodeclaim-system'

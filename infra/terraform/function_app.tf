@@ -1,6 +1,9 @@
 # The Function App on a Flex Consumption plan, Node.js 22, running as its user-assigned identity.
 # App settings are exactly the ones shared/config/settings.ts reads (plus the host's own): storage is an
 # identity-based connection (AzureWebJobsStorage__*), and telemetry goes to Application Insights with Entra authentication. No setting holds a secret.
+# The Durable backend is host.json's Azure Storage unless durable_backend is DurableTaskScheduler, when
+# AzureFunctionsJobHost__* settings override host.json's storageProvider (the host reads any host.json
+# value from such a setting).
 
 resource "azurerm_user_assigned_identity" "function" {
   name                = "${var.name_prefix}-func-id"
@@ -85,6 +88,27 @@ locals {
     REPAIR_REBOOT_RECOVERY_SECONDS            = tostring(var.repair_reboot_recovery_seconds)
     PREEMPTION_DRAIN_SECONDS                  = tostring(var.preemption_drain_seconds)
   }
+  # host.json's extensions.durableTask.storageProvider.partitionCount, as a deployment input (Azure
+  # Storage's; the scheduler has no partitions to set).
+  durable_partition_app_settings = {
+    AzureFunctionsJobHost__extensions__durableTask__storageProvider__partitionCount = tostring(var.durable_partition_count)
+  }
+  # With durable_backend = DurableTaskScheduler only: the provider type and the setting holding its
+  # connection (https://learn.microsoft.com/azure/azure-functions/durable/durable-task-scheduler/durable-task-scheduler-identity:
+  # Endpoint, Authentication=ManagedIdentity and the user-assigned identity's ClientID; no key exists).
+  # host.json's hubName (%DURABLE_TASK_HUB%) names the task hub for both backends.
+  durable_task_scheduler_app_settings = {
+    AzureFunctionsJobHost__extensions__durableTask__storageProvider__type                 = "azureManaged"
+    AzureFunctionsJobHost__extensions__durableTask__storageProvider__connectionStringName = "DURABLE_TASK_SCHEDULER_CONNECTION_STRING"
+    DURABLE_TASK_SCHEDULER_CONNECTION_STRING                                              = "Endpoint=${try(azapi_resource.durable_task_scheduler[0].output.properties.endpoint, "")};Authentication=ManagedIdentity;ClientID=${azurerm_user_assigned_identity.function.client_id}"
+  }
+  # The settings written: every one above, and the scheduler's only with that backend. (A for expression,
+  # not a conditional: the two maps would have different attributes.)
+  function_app_settings = merge(
+    local.app_settings,
+    local.durable_partition_app_settings,
+    { for name, value in local.durable_task_scheduler_app_settings : name => value if local.durable_task_scheduler },
+  )
 }
 
 resource "azurerm_function_app_flex_consumption" "app" {
@@ -134,7 +158,7 @@ resource "azurerm_function_app_flex_consumption" "app" {
     application_insights_connection_string = azurerm_application_insights.app.connection_string
   }
 
-  app_settings = local.app_settings
+  app_settings = local.function_app_settings
   tags         = local.tags
 
   # The settings are owned by azapi_resource_action.app_settings below (see there why).
@@ -149,6 +173,7 @@ resource "azurerm_function_app_flex_consumption" "app" {
     azurerm_role_assignment.function_vm_operator,
     azurerm_role_assignment.function_compute_catalog_reader,
     azurerm_role_assignment.function_subnet_join,
+    azurerm_role_assignment.function_durable_task_hub,
   ]
 }
 
@@ -163,7 +188,7 @@ resource "azapi_resource_action" "app_settings" {
   resource_id = "${azurerm_function_app_flex_consumption.app.id}/config/appsettings"
   method      = "PUT"
   body = {
-    properties = merge(local.app_settings, {
+    properties = merge(local.function_app_settings, {
       APPLICATIONINSIGHTS_CONNECTION_STRING = azurerm_application_insights.app.connection_string
     })
   }

@@ -62,3 +62,8 @@ output "cluster_name" {
   description = "CLUSTER_NAME, for the bridge ConfigMap."
   value       = var.cluster_name
 }
+
+output "durable_backend" {
+  description = "durable_backend as deployed: AzureStorage or DurableTaskScheduler."
+  value       = var.durable_backend
+}

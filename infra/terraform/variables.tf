@@ -145,6 +145,52 @@ variable "durable_task_hub_name" {
   default     = "nodeclaims"
 }
 
+variable "durable_backend" {
+  description = "The Durable Functions backend. AzureStorage: the task hub in the app's storage account (host.json's storageProvider). DurableTaskScheduler: a Durable Task Scheduler and task hub deployed beside the app (durable_task_scheduler.tf), selected by app settings that override host.json (docs/cost.md, \"The Durable backend\", for the sizing)."
+  type        = string
+  default     = "AzureStorage"
+  validation {
+    condition     = contains(["AzureStorage", "DurableTaskScheduler"], var.durable_backend)
+    error_message = "durable_backend must be AzureStorage or DurableTaskScheduler."
+  }
+}
+
+variable "durable_task_scheduler_sku" {
+  description = "With durable_backend = DurableTaskScheduler: Consumption (per action, up to 500 actions/s) or Dedicated (per capacity unit, 2,000 actions/s each)."
+  type        = string
+  default     = "Consumption"
+  validation {
+    condition     = contains(["Consumption", "Dedicated"], var.durable_task_scheduler_sku)
+    error_message = "durable_task_scheduler_sku must be Consumption or Dedicated."
+  }
+}
+
+variable "durable_task_scheduler_capacity" {
+  description = "With durable_task_scheduler_sku = Dedicated: capacity units (1-3; 3 for high availability)."
+  type        = number
+  default     = 1
+  validation {
+    condition     = var.durable_task_scheduler_capacity >= 1 && var.durable_task_scheduler_capacity <= 3
+    error_message = "durable_task_scheduler_capacity must be 1, 2 or 3."
+  }
+}
+
+variable "durable_task_scheduler_ip_allowlist" {
+  description = "With durable_backend = DurableTaskScheduler: addresses allowed to reach the scheduler (IPv4, IPv6 or CIDR; an empty list refuses every caller). Every call is authenticated with the app identity whatever this allows."
+  type        = list(string)
+  default     = ["0.0.0.0/0"]
+}
+
+variable "durable_partition_count" {
+  description = "With durable_backend = AzureStorage: control-queue partitions of the task hub (1-16), the most instances that run orchestrations at once. Fixed once the task hub exists: a new value needs a new task hub (durable_task_hub_name)."
+  type        = number
+  default     = 4
+  validation {
+    condition     = var.durable_partition_count >= 1 && var.durable_partition_count <= 16
+    error_message = "durable_partition_count must be between 1 and 16."
+  }
+}
+
 variable "maximum_instance_count" {
   description = "Upper bound on Function App instances."
   type        = number

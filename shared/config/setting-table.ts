@@ -455,6 +455,54 @@ export const SETTING_TABLE: readonly SettingRow[] = [
     azd: input('DURABLE_TASK_HUB'),
     chart: FUNCTIONS_NOT_IN_CHART,
   },
+  // The Durable backend: host.json's values, overridden by AzureFunctionsJobHost__<path> settings so the
+  // deployment chooses it (durableBackend / durable_backend, an infrastructure input below).
+  {
+    name: 'AzureFunctionsJobHost__extensions__durableTask__storageProvider__partitionCount',
+    reader: 'functions',
+    platform: true,
+    default: '4',
+    description:
+      "host.json's storageProvider.partitionCount: the Azure Storage task hub's control-queue partitions (1-16), the most instances that run orchestrations at once; fixed once the task hub exists",
+    bicep: input('durablePartitionCount'),
+    terraform: input('durable_partition_count'),
+    azd: input('DURABLE_PARTITION_COUNT'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
+    name: 'AzureFunctionsJobHost__extensions__durableTask__storageProvider__type',
+    reader: 'functions',
+    platform: true,
+    description:
+      "host.json's storageProvider.type: azureManaged, the Durable Task Scheduler, with durableBackend=DurableTaskScheduler; unset otherwise, leaving host.json's AzureStorage",
+    bicep: derived('azureManaged when durableBackend is DurableTaskScheduler, else not written'),
+    terraform: derived('azureManaged when durable_backend is DurableTaskScheduler, else not written'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
+    name: 'AzureFunctionsJobHost__extensions__durableTask__storageProvider__connectionStringName',
+    reader: 'functions',
+    platform: true,
+    description:
+      "host.json's storageProvider.connectionStringName with the Durable Task Scheduler: the setting that holds its connection, DURABLE_TASK_SCHEDULER_CONNECTION_STRING",
+    bicep: derived('with durableBackend=DurableTaskScheduler only'),
+    terraform: derived('with durable_backend=DurableTaskScheduler only'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
+    name: 'DURABLE_TASK_SCHEDULER_CONNECTION_STRING',
+    reader: 'functions',
+    platform: true,
+    description:
+      "the Durable Task Scheduler's connection: Endpoint=<scheduler endpoint>;Authentication=ManagedIdentity;ClientID=<app identity> (no key: the scheduler accepts identities only)",
+    bicep: derived(
+      'the scheduler the template creates and the app identity, with durableBackend=DurableTaskScheduler only',
+    ),
+    terraform: derived(
+      'the scheduler the template creates and the app identity, with durable_backend=DurableTaskScheduler only',
+    ),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
   // Telemetry.
   {
     name: 'APPLICATIONINSIGHTS_CONNECTION_STRING',
@@ -944,6 +992,28 @@ export const INFRASTRUCTURE_INPUTS: readonly InfrastructureInput[] = [
     bicep: 'alwaysReadyDurableInstances',
     terraform: 'always_ready_durable_instances',
     description: 'always-ready instances of the Durable Functions group',
+  },
+  {
+    bicep: 'durableBackend',
+    terraform: 'durable_backend',
+    description:
+      'the Durable Functions backend: AzureStorage (the default, in the app storage account) or DurableTaskScheduler (a scheduler and task hub deployed beside the app)',
+  },
+  {
+    bicep: 'durableTaskSchedulerSku',
+    terraform: 'durable_task_scheduler_sku',
+    description:
+      "the Durable Task Scheduler's SKU: Consumption (per action) or Dedicated (per capacity unit)",
+  },
+  {
+    bicep: 'durableTaskSchedulerCapacity',
+    terraform: 'durable_task_scheduler_capacity',
+    description: 'capacity units of a Dedicated Durable Task Scheduler (1-3)',
+  },
+  {
+    bicep: 'durableTaskSchedulerIpAllowlist',
+    terraform: 'durable_task_scheduler_ip_allowlist',
+    description: 'addresses allowed to reach the Durable Task Scheduler (an empty list refuses every caller)',
   },
   { bicep: 'alertEmail', terraform: 'alert_email', description: 'where the alert rules send e-mail' },
   {

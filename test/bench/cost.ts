@@ -7,6 +7,7 @@
 // user does not pay for. Prices come from the ARM emulator's Retail Prices API (a copy of the public
 // list prices) unless RETAIL_PRICES_ENDPOINT names the real one (https://prices.azure.com). Every input
 // of the workload is printed with the table; they are estimates of this app's behaviour, named below.
+// First, the Durable backend's sizing from the action rate (durable-backend-table.ts).
 import { pathToFileURL } from 'node:url';
 import { startArmEmulator } from '../../local/arm-emulator/index.js';
 import { fetchRetailPriceItems, fetchRetailPrices, httpGetJson } from '../../shared/azure/retail-prices.js';
@@ -21,6 +22,7 @@ import {
   type FlexPrices,
 } from '../../shared/decisions/flex-cost.js';
 import { refreshedPriceBook } from '../../shared/decisions/prices/price-book.js';
+import { printDurableBackendSizing } from './durable-backend-table.js';
 import { measureTelemetry } from './telemetry-bench.js';
 import {
   hostPolling,
@@ -138,6 +140,7 @@ function printCost(title: string, cost: FlexCost): void {
 }
 
 export async function runCostBench(): Promise<void> {
+  printDurableBackendSizing();
   const external = process.env['RETAIL_PRICES_ENDPOINT'];
   const emulator = external ? undefined : await startArmEmulator();
   try {

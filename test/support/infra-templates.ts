@@ -11,11 +11,25 @@ export const read = (path: string): string => readFileSync(join(root, path), 'ut
 
 export type AppSettings = ReadonlyMap<string, string>;
 
-/** The `var appSettings = { ... }` object of function-app.bicep: name → value expression. */
+/**
+ * Every app setting function-app.bicep may write, name → value expression: its `var appSettings = { ... }`
+ * and the `var durableTaskSchedulerSettings = { ... }` it adds with durableBackend=DurableTaskScheduler
+ * (bicepDurableTaskSchedulerSettings alone).
+ */
 export function bicepAppSettings(): AppSettings {
+  return new Map([...bicepSettingsObject('appSettings'), ...bicepDurableTaskSchedulerSettings()]);
+}
+
+/** The settings function-app.bicep writes only with durableBackend=DurableTaskScheduler. */
+export function bicepDurableTaskSchedulerSettings(): AppSettings {
+  return bicepSettingsObject('durableTaskSchedulerSettings');
+}
+
+/** The `var <name> = { ... }` object of function-app.bicep: name → value expression. */
+function bicepSettingsObject(name: string): Map<string, string> {
   const text = read('infra/bicep/modules/function-app.bicep');
-  const start = text.indexOf('var appSettings = {');
-  if (start < 0) throw new Error('function-app.bicep has no `var appSettings = {`');
+  const start = text.indexOf(`var ${name} = {`);
+  if (start < 0) throw new Error(`function-app.bicep has no \`var ${name} = {\``);
   const body = bracedBlock(text, text.indexOf('{', start));
   const settings = new Map<string, string>();
   for (const line of body.split('\n')) {
@@ -53,8 +67,18 @@ function asRecord(value: unknown, what: string): Hcl {
   return value as Hcl;
 }
 
-/** Settings of the Flex Consumption app: its app_settings (through `local.app_settings`) plus the
- * settings the provider writes from dedicated arguments. */
+/** A `locals` value by name, from whichever file defines it. */
+export function terraformLocal(files: readonly Hcl[], name: string): unknown {
+  return files
+    .flatMap((f) => ((f.locals as Hcl[] | undefined) ?? []).map((l) => l[name]))
+    .find((d) => d !== undefined);
+}
+
+/**
+ * Every setting of the Flex Consumption app: its app_settings (through `local.<name>`, or a merge of
+ * locals, each a map or a `{ for ... if ... }` filter of one) plus the settings the provider writes from
+ * dedicated arguments. A filtered map counts whole: these are the names the template may write.
+ */
 export function terraformAppSettings(files: Hcl[]): AppSettings {
   const apps = files.flatMap((f) => {
     const resources = f.resource as Hcl | undefined;
@@ -64,15 +88,26 @@ export function terraformAppSettings(files: Hcl[]): AppSettings {
   if (apps.length !== 1)
     throw new Error(`expected exactly one azurerm_function_app_flex_consumption, found ${apps.length}`);
   const app = apps[0] as Hcl;
-  let raw: unknown = app.app_settings;
-  const local = typeof raw === 'string' ? /^\$\{local\.([A-Za-z0-9_]+)\}$/.exec(raw) : null;
-  if (local) {
-    const definitions = files.flatMap((f) =>
-      ((f.locals as Hcl[] | undefined) ?? []).map((l) => l[local[1] as string]),
-    );
-    raw = definitions.find((d) => d !== undefined);
-  }
-  const settings = new Map(Object.entries(asRecord(raw, 'app_settings')).map(([k, v]) => [k, String(v)]));
+  const settings = new Map<string, string>();
+  const visit = (raw: unknown, what: string): void => {
+    if (typeof raw === 'string') {
+      const locals = [...raw.matchAll(/\blocal\.([A-Za-z0-9_]+)\b/g)].map((m) => m[1] as string);
+      if (!/^\$\{(?:local\.[A-Za-z0-9_]+|merge\([\s\S]*\))\}$/.test(raw) || locals.length === 0)
+        throw new Error(`${what} is neither a local nor a merge of locals: ${raw}`);
+      // A `{ for k, v in local.x : k => v if ... }` names its source map; its condition's locals are
+      // flags, which are not maps and are skipped.
+      for (const name of locals) {
+        const value = terraformLocal(files, name);
+        if (typeof value === 'object' && value !== null && !Array.isArray(value))
+          visit(value, `local.${name}`);
+        else if (typeof value === 'string' && /^\$\{(?:local\.|merge\()/.test(value))
+          visit(value, `local.${name}`);
+      }
+      return;
+    }
+    for (const [k, v] of Object.entries(asRecord(raw, what))) settings.set(k, String(v));
+  };
+  visit(app.app_settings, 'app_settings');
   const siteConfig = (app.site_config as Hcl[] | undefined)?.[0];
   if (siteConfig?.application_insights_connection_string !== undefined) {
     settings.set(

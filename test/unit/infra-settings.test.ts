@@ -58,6 +58,37 @@ function namesTheAppReads(): Set<string> {
   return new Set([...namesTheFunctionsCodeReads(), ...bindingExpressions()]);
 }
 
+const HOST_OVERRIDE = 'AzureFunctionsJobHost__';
+// The storage provider keys the Durable Task Scheduler provider reads that host.json (Azure Storage)
+// does not set: https://learn.microsoft.com/azure/azure-functions/durable/durable-task-scheduler/quickstart-durable-task-scheduler
+const DURABLE_TASK_SCHEDULER_PROVIDER_KEYS = ['type', 'connectionStringName'];
+
+/**
+ * Settings the Functions host reads because of host.json: an AzureFunctionsJobHost__<path> override of a
+ * host.json value (its parent object must be in host.json, and the key there or one the Durable Task
+ * Scheduler provider documents), and the setting a connectionStringName override names.
+ */
+function hostReads(settings: AppSettings): string[] {
+  const host = JSON.parse(read('host.json')) as Record<string, unknown>;
+  const known: string[] = [];
+  for (const [name, value] of settings) {
+    if (!name.startsWith(HOST_OVERRIDE)) continue;
+    const path = name.slice(HOST_OVERRIDE.length).split('__');
+    const key = path.pop() as string;
+    const parent = path.reduce<unknown>(
+      (node, part) => (node as Record<string, unknown> | undefined)?.[part],
+      host,
+    );
+    if (typeof parent !== 'object' || parent === null) continue;
+    const inProvider = path.join('.') === 'extensions.durableTask.storageProvider';
+    if (!(key in parent) && !(inProvider && DURABLE_TASK_SCHEDULER_PROVIDER_KEYS.includes(key))) continue;
+    known.push(name);
+    if (key === 'connectionStringName')
+      known.push(/^'(.*)'$|^(.*)$/.exec(value)?.slice(1).find(Boolean) ?? value);
+  }
+  return known;
+}
+
 // Read by the Functions host, Azure SDK credentials or the Application Insights agent, not by our code.
 const platformSettings = new Set([
   'AzureWebJobsStorage__credential',
@@ -156,11 +187,29 @@ describe('infrastructure app settings', () => {
     expect([...terraform.keys()].sort()).toEqual([...bicep.keys()].sort());
   });
 
+  it('reads a host.json override only where host.json has the value (or the scheduler provider documents it)', () => {
+    const probe = new Map([
+      [`${HOST_OVERRIDE}extensions__durableTask__storageProvider__partitionCount`, '4'],
+      [`${HOST_OVERRIDE}extensions__durableTask__storageProvider__connectionStringName`, "'CONN'"],
+      [`${HOST_OVERRIDE}extensions__durableTask__storageProvider__partitionCuont`, '4'],
+      [`${HOST_OVERRIDE}extensions__durableTsak__hubName`, 'x'],
+    ]);
+    expect(hostReads(probe)).toEqual([
+      `${HOST_OVERRIDE}extensions__durableTask__storageProvider__partitionCount`,
+      `${HOST_OVERRIDE}extensions__durableTask__storageProvider__connectionStringName`,
+      'CONN',
+    ]);
+  });
+
   it('every setting they set is one the app, the host or the SDKs read (no typos)', () => {
     const known = namesTheAppReads();
     expect(known).toContain('VNET_SUBNET_ID');
-    const unknown = (settings: AppSettings): string[] =>
-      [...settings.keys()].filter((name) => !known.has(name) && !platformSettings.has(name));
+    const unknown = (settings: AppSettings): string[] => {
+      const host = new Set(hostReads(settings));
+      return [...settings.keys()].filter(
+        (name) => !known.has(name) && !platformSettings.has(name) && !host.has(name),
+      );
+    };
     expect(unknown(bicep)).toEqual([]);
     expect(unknown(terraform)).toEqual([]);
   });

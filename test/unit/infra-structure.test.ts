@@ -210,6 +210,7 @@ describe('Terraform', () => {
         'main.tf',
         'monitoring.tf',
         'outputs.tf',
+        'durable_task_scheduler.tf',
         'rbac.tf',
         'registry.tf',
         'storage.tf',

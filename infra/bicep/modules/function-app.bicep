@@ -1,7 +1,9 @@
 // The Function App on a Flex Consumption plan, Node.js 22, running as its user-assigned identity.
 // App settings are exactly the ones shared/config/settings.ts reads (plus the host's own): storage is an
 // identity-based connection (AzureWebJobsStorage__*), and telemetry goes to Application Insights with
-// Entra authentication. No setting holds a secret.
+// Entra authentication. No setting holds a secret. The Durable backend is host.json's Azure Storage
+// unless durableBackend is DurableTaskScheduler, when AzureFunctionsJobHost__* settings override
+// host.json's storageProvider (the host reads any host.json value from such a setting).
 
 @description('Function App name (globally unique host name).')
 param name string
@@ -96,6 +98,18 @@ param unavailableOfferingsTableName string
 
 @description('DURABLE_TASK_HUB: Durable Functions task hub name (host.json reads %DURABLE_TASK_HUB%).')
 param durableTaskHubName string
+
+@description('AzureStorage: host.json\'s Azure Storage backend. DurableTaskScheduler: the scheduler at durableTaskSchedulerEndpoint.')
+@allowed(['AzureStorage', 'DurableTaskScheduler'])
+param durableBackend string = 'AzureStorage'
+
+@description('The Durable Task Scheduler\'s endpoint (https://<name>.<region>.durabletask.io); empty with AzureStorage.')
+param durableTaskSchedulerEndpoint string = ''
+
+@description('Control-queue partitions of the Azure Storage task hub (1-16).')
+@minValue(1)
+@maxValue(16)
+param durablePartitionCount int = 4
 
 @description('SWEEP_SCHEDULE: NCRONTAB (with seconds) of the lifecycle sweep.')
 param sweepSchedule string = '*/15 * * * * *'
@@ -268,6 +282,8 @@ var appSettings = {
   APPLICATIONINSIGHTS_CONNECTION_STRING: appInsightsConnectionString
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identityClientId};Authorization=AAD'
   DURABLE_TASK_HUB: durableTaskHubName
+  // extensions.durableTask.storageProvider.partitionCount of host.json, as a deployment input.
+  AzureFunctionsJobHost__extensions__durableTask__storageProvider__partitionCount: string(durablePartitionCount)
   CLUSTER_NAME: clusterName
   AZURE_SUBSCRIPTION_ID: nodeSubscriptionId
   AZURE_NODE_RESOURCE_GROUP: nodeResourceGroupName
@@ -325,10 +341,20 @@ var appSettings = {
   PREEMPTION_DRAIN_SECONDS: string(preemptionDrainSeconds)
 }
 
+// With durableBackend=DurableTaskScheduler only: the provider type and the setting holding its connection
+// (https://learn.microsoft.com/azure/azure-functions/durable/durable-task-scheduler/durable-task-scheduler-identity:
+// Endpoint, Authentication=ManagedIdentity and the user-assigned identity's ClientID; no key exists).
+// host.json's hubName (%DURABLE_TASK_HUB%) names the task hub for both backends.
+var durableTaskSchedulerSettings = {
+  AzureFunctionsJobHost__extensions__durableTask__storageProvider__type: 'azureManaged'
+  AzureFunctionsJobHost__extensions__durableTask__storageProvider__connectionStringName: 'DURABLE_TASK_SCHEDULER_CONNECTION_STRING'
+  DURABLE_TASK_SCHEDULER_CONNECTION_STRING: 'Endpoint=${durableTaskSchedulerEndpoint};Authentication=ManagedIdentity;ClientID=${identityClientId}'
+}
+
 resource settings 'Microsoft.Web/sites/config@2024-04-01' = {
   parent: site
   name: 'appsettings'
-  properties: appSettings
+  properties: union(appSettings, durableBackend == 'DurableTaskScheduler' ? durableTaskSchedulerSettings : {})
 }
 
 output id string = site.id

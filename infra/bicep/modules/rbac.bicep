@@ -8,6 +8,8 @@
 //     custom roles holding what the Kubernetes roles of infra/k8s/functions grant; with KubernetesRBAC,
 //     those Kubernetes roles themselves).
 //   Bridge identity: send messages to the events queue, nothing else.
+// With durableBackend=DurableTaskScheduler the app identity's role on its task hub is assigned beside the
+// task hub, in modules/durable-task-scheduler.bicep.
 // Custom roles hold exactly the actions the app's Azure calls need, instead of Virtual Machine
 // Contributor (which can also run commands on, and reset passwords of, every VM in the group).
 targetScope = 'subscription'
