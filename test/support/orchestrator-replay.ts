@@ -18,8 +18,13 @@ export interface PendingAction {
   input?: unknown;
 }
 
-/** How the history answers a pending action. */
-export type Answer = { result: unknown } | { failure: string } | { fire: true } | { raise: unknown };
+/**
+ * How the history answers a pending action: an activity's result or failure, a timer fired (at its time),
+ * or an external event raised; `at` moves the clock forward first (an answer that arrives later).
+ */
+export type Answer = ({ result: unknown } | { failure: string } | { fire: true } | { raise: unknown }) & {
+  at?: Date;
+};
 
 /** Picks the next action to answer and how, or undefined to stop replaying. */
 export type Responder = (
@@ -132,6 +137,7 @@ export async function replayOrchestration(options: {
     if (!next) return run(result);
     const { to, answer } = next;
     pending = pending.filter((p) => p !== to);
+    if (answer.at) now = Math.max(now, answer.at.getTime());
     let event: StoredEvent;
     if ('fire' in answer) {
       if (to.action.kind !== 'timer' || to.eventId === undefined) throw new Error('only a timer fires');
