@@ -103,6 +103,15 @@ export async function replayOrchestration(options: {
     });
     history.push(...episode);
     if (result.status !== 'running') return run(result);
+    // As the host checks it: a replay must issue again every action its history records.
+    scheduled.forEach((recorded, index) => {
+      const replayed = result.actions[index];
+      if (!replayed || actionName(replayed) !== actionName(recorded)) {
+        throw new Error(
+          `non-deterministic replay: action ${index} was ${actionName(recorded)}, now ${replayed ? actionName(replayed) : 'missing'}`,
+        );
+      }
+    });
     for (let index = consumed; index < result.actions.length; index++) {
       const action = result.actions[index]!;
       scheduled.push(action);
