@@ -34,6 +34,8 @@ export class FakeCloudProvider implements CloudProvider {
   readonly rebooted: string[] = [];
   /** Answers of pollCreate by VM name; InProgress when none is set. */
   readonly creations = new Map<string, CreationProgress>();
+  /** Answers of pollReboot by poller state; Succeeded when none is set. */
+  readonly reboots = new Map<string, RebootProgress>();
   private readonly failures = new Map<Method, Error[]>();
 
   constructor(
@@ -141,8 +143,8 @@ export class FakeCloudProvider implements CloudProvider {
     return { pollerState: `restart-${vmName}` };
   }
 
-  async pollReboot(): Promise<RebootProgress> {
-    return { status: 'Succeeded' };
+  async pollReboot(pollerState: string): Promise<RebootProgress> {
+    return this.reboots.get(pollerState) ?? { status: 'Succeeded' };
   }
 
   async offeringOf(instance: Instance): Promise<Offering | undefined> {
