@@ -29,8 +29,13 @@ import {
   type OrchestrationStatus,
 } from '../../runtime/definitions.js';
 import { DisruptionNames } from '../../runtime/function-names.js';
-import { nodeClaimTarget } from '../nodeclaim-writes.js';
-import { forEachObject, type StepReport, type SweepContext, type SweepStep } from '../sweep-step.js';
+import { nodeClaimTarget } from '../nodeclaims/nodeclaim-writes.js';
+import {
+  forEachObject,
+  type StepReport,
+  type SweepContext,
+  type SweepStep,
+} from '../sweep-step/sweep-step.js';
 import { reportBudgetValidity } from './budget-status.js';
 import {
   commandInstanceId,

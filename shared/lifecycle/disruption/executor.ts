@@ -1,5 +1,5 @@
 // The one durable executor: a workflow per DisruptionCommand (methods/method.ts), whatever method
-// decided it. In order, each step an outage-tolerant activity (../outage-retry.ts):
+// decided it. In order, each step an outage-tolerant activity (../durable/outage-retry.ts):
 // 1. validate (only for a method that has validate()): wait the command's delay on a durable timer,
 //    then the method re-checks the command against fresh state and may drop candidates or call it off;
 // 2. begin: mark every candidate DisruptionReason=True (the method's reason) and taint its Nodes
@@ -15,7 +15,7 @@
 // replacements can last REPLACEMENT_TIMEOUT_MINUTES (up to a day): it continues as new once an execution
 // has yielded EXECUTOR_TASKS_PER_EXECUTION tasks, carrying the validated command, the wait's deadline and
 // the replacements already Initialized, and the next execution goes straight back to waiting (validate,
-// begin and the launches are not run again), so the history stays bounded (../history-budget.ts).
+// begin and the launches are not run again), so the history stays bounded (../durable/history-budget.ts).
 import type * as df from 'durable-functions';
 import { removeCondition } from '../../decisions/conditions.js';
 import { activePodsDigest } from '../../decisions/consolidation/pod-events.js';
@@ -27,11 +27,11 @@ import type { Node } from '../../models/kube.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import { DisruptionNames } from '../../runtime/function-names.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
-import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
-import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
-import { callThroughOutages, durableActivity, type DurableActivity } from '../durable-activity.js';
-import { countingTasks, timerUntil, type TaskCount } from '../history-budget.js';
+import { nodesOfNodeClaim } from '../nodeclaims/nodeclaim-nodes.js';
+import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
+import { taintNodeDisrupted, untaintNodeDisrupted } from '../nodeclaims/node-taints.js';
+import { callThroughOutages, durableActivity, type DurableActivity } from '../durable/durable-activity.js';
+import { countingTasks, timerUntil, type TaskCount } from '../durable/history-budget.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import { publishTerminating } from './blocked-events.js';
 import { forgetConsolidationFailures, rememberFailedConsolidation } from './command-memory.js';

@@ -24,7 +24,7 @@ import type {
 } from '../../../models/karpenter.js';
 import type { HandlerContext } from '../../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../../dependencies.js';
-import type { SweepContext } from '../../sweep-step.js';
+import type { SweepContext } from '../../sweep-step/sweep-step.js';
 
 /** Upstream's consolidation type label of karpenter_voluntary_disruption_decisions_total ('' otherwise). */
 export type ConsolidationType = '' | 'empty' | 'single' | 'multi';

@@ -12,7 +12,7 @@ import { ConditionTypes, type NodeClaim, type NodePool } from '../../../models/k
 import { isOrchestrationActive } from '../../../runtime/definitions.js';
 import { RepairNames } from '../../../runtime/function-names.js';
 import { replacementNameFor } from '../replacements.js';
-import type { SweepContext } from '../../sweep-step.js';
+import type { SweepContext } from '../../sweep-step/sweep-step.js';
 import { rebootRecordOf } from './repair-activities.js';
 import { repairInstanceId, type RepairInput } from './repair-workflow.js';
 

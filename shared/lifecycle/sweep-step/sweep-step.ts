@@ -1,10 +1,11 @@
-// What every sweep step gets and returns. Steps import this file, never the list of steps (steps.ts),
-// so a step can live with its concept (disruption/, static-nodepools.ts) without an import cycle.
-import type { Logger } from '../observability/logger.js';
-import type { HandlerContext } from '../runtime/definitions.js';
-import type { LifecycleDependencies } from './dependencies.js';
-import type { LeftoverMemory } from './sweep/launch-leftovers.js';
-import type { SweepView } from './cluster/snapshot.js';
+// What every sweep step gets and returns. Steps import this file, never the list of steps
+// (../sweep/steps.ts), so a step can live with its concept (disruption/) without its folder and the
+// sweep's importing each other; that is why this folder is apart from sweep/.
+import type { Logger } from '../../observability/logger.js';
+import type { HandlerContext } from '../../runtime/definitions.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import type { LeftoverMemory } from './leftover-memory.js';
+import type { SweepView } from '../cluster/snapshot.js';
 
 export interface SweepContext {
   deps: LifecycleDependencies;
