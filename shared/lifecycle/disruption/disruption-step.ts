@@ -37,13 +37,8 @@ import {
   type SweepStep,
 } from '../sweep-step/sweep-step.js';
 import { reportBudgetValidity } from './budget-status.js';
-import {
-  commandInstanceId,
-  currentCandidate,
-  instanceIdOf,
-  releaseCandidate,
-  type ExecutorInput,
-} from './executor.js';
+import { currentCandidate, releaseCandidate } from './candidate-release.js';
+import { commandInstanceId, instanceIdOf, type ExecutorInput } from './command-workflow.js';
 import type { DisruptionCommand, DisruptionMethod, MethodPass } from './methods/method.js';
 import { disruptionMethods, methodNamed } from './methods/methods.js';
 import { markWithinBudget } from './budget-at-mark.js';

@@ -10,9 +10,9 @@ import {
   EXECUTOR_TASKS_PER_EXECUTION,
   disruptionOrchestrator,
   type AbandonStep,
-  type ExecutorInput,
   type ReplacementStep,
 } from '../../../shared/lifecycle/disruption/executor.js';
+import type { ExecutorInput } from '../../../shared/lifecycle/disruption/command-workflow.js';
 import type { DisruptionCommand } from '../../../shared/lifecycle/disruption/methods/method.js';
 import type { ReplacementCheck } from '../../../shared/lifecycle/disruption/replacements.js';
 import { HISTORY_EVENTS_PER_TASK } from '../../../shared/lifecycle/durable/history-budget.js';
