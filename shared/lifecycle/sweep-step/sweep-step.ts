@@ -12,7 +12,7 @@ export interface SweepContext {
   view: SweepView;
   orchestrations: HandlerContext['orchestrations'];
   log: Logger;
-  /** State kept between sweeps of this process (see launch-leftovers.ts for why it is in memory). */
+  /** State kept between sweeps of this process (see ../sweep/launch-leftovers.ts for why it is in memory). */
   memory: { leftovers: LeftoverMemory };
   /** True once the sweep lost its lease: steps stop taking new objects. */
   stopping(): boolean;
