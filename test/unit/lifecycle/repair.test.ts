@@ -133,6 +133,34 @@ describe('repair method', () => {
     expect(fake.nodeClaims.writes).toEqual([]);
   });
 
+  test('a spot eviction notice: the step starts the preempted repair at once, drained within the notice', async () => {
+    withPolicies([
+      { conditionType: 'PreemptionScheduled', conditionStatus: 'True', tolerationMs: 0, action: 'preempted' },
+    ]);
+    fake.nodePools.seed(pool);
+    const state = cluster(5, 0);
+    state.nodes[0]!.status!.conditions!.push({
+      type: 'PreemptionScheduled',
+      status: 'True',
+      lastTransitionTime: FAKE_NOW.toISOString(),
+    });
+
+    await disruptionStepOf([repairMethod]).run(
+      fakeSweepContext(fake, orchestrations, { ...state, nodePools: [pool] }),
+    );
+
+    const drainBy = new Date(
+      FAKE_NOW.getTime() + fake.deps.settings.repair.preemptionDrainSeconds * 1000,
+    ).toISOString();
+    expect(orchestrations.started).toEqual([
+      expect.objectContaining({
+        name: RepairNames.orchestration,
+        instanceId: repairInstanceId('uid-n0'),
+        input: expect.objectContaining({ firstStep: 'preempted', drainBy }),
+      }),
+    ]);
+  });
+
   test('a node within its toleration is left alone', async () => {
     expect(await commandsFor(cluster(5, 1, 5))).toEqual([]);
     expect(orchestrations.startCalls).toBe(0);
