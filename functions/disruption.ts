@@ -13,7 +13,7 @@ import {
   DisruptionActivities,
   validateCommand,
 } from '../shared/lifecycle/disruption/executor.js';
-import { outageTolerantRegistration } from '../shared/lifecycle/durable-activity.js';
+import { outageTolerantRegistration } from '../shared/lifecycle/durable/durable-activity.js';
 import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { DisruptionNames } from '../shared/runtime/function-names.js';
 

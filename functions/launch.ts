@@ -10,7 +10,7 @@ import {
   recordLaunchSuccess,
   recordMonitorFailure,
 } from '../shared/lifecycle/launch/launch-outcome.js';
-import { outageTolerantRegistration } from '../shared/lifecycle/durable-activity.js';
+import { outageTolerantRegistration } from '../shared/lifecycle/durable/durable-activity.js';
 import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { LaunchMonitorNames } from '../shared/runtime/function-names.js';
 

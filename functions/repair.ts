@@ -2,7 +2,7 @@
 // escalate to a replacement; a spot eviction notice replaces at once and drains within the notice.
 import type { DependencySource } from '../shared/lifecycle/dependencies.js';
 import { checkReplacement, launchReplacement } from '../shared/lifecycle/disruption/replacements.js';
-import { outageTolerantRegistration } from '../shared/lifecycle/durable-activity.js';
+import { outageTolerantRegistration } from '../shared/lifecycle/durable/durable-activity.js';
 import {
   beginRepair,
   checkHealth,

@@ -8,7 +8,7 @@ import {
   TerminationActivities,
   terminationOrchestrator,
 } from '../shared/lifecycle/termination/termination.js';
-import { outageTolerantRegistration } from '../shared/lifecycle/durable-activity.js';
+import { outageTolerantRegistration } from '../shared/lifecycle/durable/durable-activity.js';
 import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { TerminationNames } from '../shared/runtime/function-names.js';
 

@@ -3,8 +3,8 @@
 // reads it at indexing time; the settings validate the same variables on first run.
 import { timerSchedules } from '../shared/config/settings.js';
 import type { DependencySource } from '../shared/lifecycle/dependencies.js';
-import { collectOrphanVms } from '../shared/lifecycle/garbage-collection.js';
-import { handleObjectEvent } from '../shared/lifecycle/object-events.js';
+import { collectOrphanVms } from '../shared/lifecycle/garbage-collection/garbage-collection.js';
+import { handleObjectEvent } from '../shared/lifecycle/bridge-events/object-events.js';
 import { runLifecycleSweep } from '../shared/lifecycle/sweep/sweep.js';
 import type { FunctionDefinition } from '../shared/runtime/definitions.js';
 import { TriggerNames } from '../shared/runtime/function-names.js';

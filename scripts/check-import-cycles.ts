@@ -6,8 +6,10 @@
 //
 // It also fails when two folders of shared/lifecycle/ import each other, directly or around a loop, even
 // if no two files do: a folder is the unit a reader opens (launch, termination, disruption, the sweep),
-// and one that needs another needing it back cannot be read, or moved, on its own. Files directly in
-// shared/lifecycle/ are the folders' common ground and take no part in the folder check.
+// and one that needs another needing it back cannot be read, or moved, on its own. The files directly in
+// shared/lifecycle/ take part as one more unit: were they exempt, a root file could import a folder that
+// imports the root back, and the two could not be read apart either. So the root can only be common
+// ground that imports no folder; what several folders share otherwise goes to a folder of its own.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -145,12 +147,16 @@ function cycleWithin(
   return [start, start];
 }
 
-/** The folders whose folder-level cycles count: the direct subfolders of each of these. */
+/** The folders whose folder-level cycles count: the direct subfolders of each of these, and its own files. */
 export const LAYERED_FOLDERS = ['shared/lifecycle'];
 
+/** How a cycle names the files directly in the parent, which count together as one folder. */
+export const ROOT_FILES = '(root)';
+
 /**
- * The cycles among the direct subfolders of `parent` (an absolute path), each as a closed path of folder
- * names, and for each step of it one import that makes it (`from` file imports `to` file).
+ * The cycles among the direct subfolders of `parent` (an absolute path) and the files directly in it (as
+ * one unit, ROOT_FILES), each as a closed path of folder names, and for each step of it one import that
+ * makes it (`from` file imports `to` file).
  */
 export function findFolderCycles(
   files: readonly string[],
@@ -161,7 +167,7 @@ export function findFolderCycles(
     const relative = path.relative(parent, file);
     if (relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
     const parts = relative.split(path.sep);
-    return parts.length > 1 ? parts[0] : undefined;
+    return parts.length > 1 ? parts[0] : ROOT_FILES;
   };
   const graph = new Map<string, Set<string>>();
   const witness = new Map<string, { from: string; to: string }>();
@@ -206,7 +212,7 @@ function main(): void {
     const folderCycles = findFolderCycles(files, path.resolve(layered));
     if (folderCycles.length === 0) continue;
     console.error(
-      `${folderCycles.length} folder cycle(s) in ${layered}/; move what both folders need into one of them or up into ${layered}/:`,
+      `${folderCycles.length} folder cycle(s) in ${layered}/ (${ROOT_FILES}: the files directly in it); move what both need into one of them or into a folder of its own:`,
     );
     for (const { folders, imports } of folderCycles) {
       console.error(`  ${folders.join(' -> ')}`);

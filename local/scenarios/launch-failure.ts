@@ -10,7 +10,7 @@ import type {
   PollVmCreationResult,
 } from '../../shared/lifecycle/launch/launch-monitor.js';
 import { ConditionTypes, WellKnown, type NodeClaim } from '../../shared/models/index.js';
-import { activityAnswerOf } from '../../shared/lifecycle/outage-retry.js';
+import { activityAnswerOf } from '../../shared/lifecycle/durable/outage-retry.js';
 import type { FaultMatch, FaultRuleInput } from '../arm-emulator/index.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
 import {

@@ -26,9 +26,9 @@ import type { EventReason } from '../decisions/event-reasons.js';
 import { kubeEventRecorder, type EventRecorder } from '../kube/events.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
-import { listingClusterReader, watchingClusterReader, type ClusterReader } from './cluster/cluster-reader.js';
-import { kubeProvisioningReads, type ProvisioningReads } from './provisioning/provisioning-reads.js';
-import { kubeLeases, type Leases } from './sweep/lease.js';
+import { listingClusterReader, watchingClusterReader, type ClusterReader } from '../kube/cluster-reader.js';
+import { kubeProvisioningReads, type ProvisioningReads } from '../kube/provisioning-reads.js';
+import { kubeLeases, type Leases } from '../kube/lease.js';
 
 /**
  * The cloud provider's parts (settings, clock, log, Kubernetes clients, the Azure adapters it is built
@@ -40,7 +40,7 @@ export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
   events: EventRecorder<EventReason>;
   /** The machines behind NodeClaims: every VM create, read, delete and reboot goes through it. */
   cloud: CloudProvider;
-  /** Where the sweep reads the cluster's state from (cluster/cluster-reader.ts). */
+  /** Where the sweep reads the cluster's state from (../kube/cluster-reader.ts). */
   cluster: ClusterReader;
   /** Node reads and writes: registration, initialization, the disrupted taint, termination. */
   nodes: NodeStore;
@@ -51,9 +51,9 @@ export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
    * own credentials; false when the Secret under its name is not the app's and was left alone.
    */
   bootstrapTokens: { delete(nodeClaim: { uid: string; attempt?: string }): Promise<boolean> };
-  /** What a provisioning window reads, fresh from the API server (provisioning/provisioning-reads.ts). */
+  /** What a provisioning window reads, fresh from the API server (../kube/provisioning-reads.ts). */
   provisioningReads: ProvisioningReads;
-  /** The sweep's singleton Lease (sweep/lease.ts). */
+  /** The sweep's singleton Lease (../kube/lease.ts). */
   leases: Leases;
   /** CapacityBuffers and the PodTemplates and workloads they refer to (gate CapacityBuffer). */
   capacityBuffers: CapacityBufferStore;

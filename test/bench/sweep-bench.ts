@@ -13,11 +13,8 @@ import { karpenterObjects } from '../../shared/kube/custom-objects.js';
 import { kubeEventRecorder } from '../../shared/kube/events.js';
 import { kubePorts, type LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
 import { runSweepSteps, type SweepResult } from '../../shared/lifecycle/sweep/sweep.js';
-import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
-import {
-  listingClusterReader,
-  watchingClusterReader,
-} from '../../shared/lifecycle/cluster/cluster-reader.js';
+import { createLeftoverMemory } from '../../shared/lifecycle/sweep-step/leftover-memory.js';
+import { listingClusterReader, watchingClusterReader } from '../../shared/kube/cluster-reader.js';
 import { createMetrics } from '../../shared/observability/metrics.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { OrchestrationClient } from '../../shared/runtime/definitions.js';

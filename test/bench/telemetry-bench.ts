@@ -22,7 +22,7 @@ import { DEFAULT_SWEEP_SCHEDULE } from '../../shared/config/settings.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { nodeClaimLifecycleLabels } from '../../shared/decisions/cluster-gauges.js';
 import { metricsStep } from '../../shared/lifecycle/sweep/steps/metrics.js';
-import type { SweepContext } from '../../shared/lifecycle/sweep-step.js';
+import type { SweepContext } from '../../shared/lifecycle/sweep-step/sweep-step.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { EXPORT_INTERVAL_MS } from '../../shared/observability/metric-export.js';
 import { createMetrics, type Metrics } from '../../shared/observability/metrics.js';

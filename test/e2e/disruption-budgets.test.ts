@@ -7,7 +7,7 @@ import { CoreV1Api, KubeConfig, PatchStrategy, PolicyV1Api, setHeaderOptions } f
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { DisruptionAnnotations } from '../../shared/decisions/disruption-state.js';
-import { collectOrphanVms } from '../../shared/lifecycle/garbage-collection.js';
+import { collectOrphanVms } from '../../shared/lifecycle/garbage-collection/garbage-collection.js';
 import type { Budget, NodeClaim } from '../../shared/models/karpenter.js';
 import { nodeClass } from '../support/fixtures.js';
 import { eventually } from '../support/launch-stack.js';

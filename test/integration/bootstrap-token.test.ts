@@ -17,7 +17,7 @@ import {
   deleteBootstrapToken,
 } from '../../shared/kube/bootstrap-tokens.js';
 import { isNotFound } from '../../shared/kube/errors.js';
-import { reconcileRegistration } from '../../shared/lifecycle/registration.js';
+import { reconcileRegistration } from '../../shared/lifecycle/node-join/registration.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';
 import { storedBootstrapToken } from '../support/bootstrap-token.js';

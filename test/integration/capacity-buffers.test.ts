@@ -12,7 +12,7 @@ import {
   bufferVirtualPods,
   readCapacityBuffers,
   writeCapacityBufferStatus,
-} from '../../shared/lifecycle/capacity-buffers.js';
+} from '../../shared/lifecycle/capacity-buffers/capacity-buffers.js';
 import { CapacityBufferResource, apiVersionOf } from '../../shared/kube/crd-names.js';
 import type { CapacityBuffer, CapacityBufferSpec } from '../../shared/models/capacity-buffer.js';
 import type { NodePool } from '../../shared/models/karpenter.js';

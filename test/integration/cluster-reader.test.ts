@@ -9,10 +9,7 @@ import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
 import { kubeClientsFromKubeconfig, type KubeClients } from '../../shared/kube/client.js';
 import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custom-objects.js';
 import { Reflector } from '../../shared/kube/reflector.js';
-import {
-  listingClusterReader,
-  watchingClusterReader,
-} from '../../shared/lifecycle/cluster/cluster-reader.js';
+import { listingClusterReader, watchingClusterReader } from '../../shared/kube/cluster-reader.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { pollUntilDefined } from '../support/poll.js';

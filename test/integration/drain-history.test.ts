@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { statusCodeOf } from '../../shared/kube/errors.js';
 import { kubeClientsFromKubeconfig } from '../../shared/kube/client.js';
 import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custom-objects.js';
-import { outageTolerantRegistration } from '../../shared/lifecycle/durable-activity.js';
-import { HISTORY_EVENTS_PER_TASK } from '../../shared/lifecycle/history-budget.js';
+import { outageTolerantRegistration } from '../../shared/lifecycle/durable/durable-activity.js';
+import { HISTORY_EVENTS_PER_TASK } from '../../shared/lifecycle/durable/history-budget.js';
 import { drainNodeClaim } from '../../shared/lifecycle/termination/drain.js';
 import {
   TERMINATION_TASKS_PER_EXECUTION,

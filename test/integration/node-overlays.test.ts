@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { nodeOverlayObjects } from '../../shared/cloudprovider/node-overlays.js';
-import { reconcileNodeOverlayStatuses } from '../../shared/lifecycle/node-overlays.js';
+import { reconcileNodeOverlayStatuses } from '../../shared/lifecycle/status/node-overlay-status.js';
 import type { NodeClaim, NodePool } from '../../shared/models/karpenter.js';
 import type { NodeOverlay, NodeOverlaySpec } from '../../shared/models/node-overlay.js';
 import { nodeClass, nodeClassRef } from '../support/fixtures.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { NODECLAIM_LABEL } from '../../shared/decisions/bootstrap-token.js';
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
-import { reconcileNodeClassStatus } from '../../shared/lifecycle/nodeclass-status.js';
+import { reconcileNodeClassStatus } from '../../shared/lifecycle/status/nodeclass-status.js';
 import { LAUNCH_GRACE_MS } from '../../shared/lifecycle/sweep/steps/launch.js';
 import type { AKSNodeClass } from '../../shared/models/index.js';
 import type { Condition } from '../../shared/models/kube.js';

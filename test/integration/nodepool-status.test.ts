@@ -3,8 +3,8 @@
 // community gallery with the real @azure/arm-compute client.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { reconcileNodeClassStatus } from '../../shared/lifecycle/nodeclass-status.js';
-import { reconcileNodePoolStatus } from '../../shared/lifecycle/nodepool-status.js';
+import { reconcileNodeClassStatus } from '../../shared/lifecycle/status/nodeclass-status.js';
+import { reconcileNodePoolStatus } from '../../shared/lifecycle/status/nodepool-status.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
 import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { startLaunchStack, type LaunchStack } from '../support/launch-stack.js';

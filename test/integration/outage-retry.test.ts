@@ -12,7 +12,7 @@ import {
   answeringTransientErrors,
   callActivityThroughOutages,
   isTransientRequestError,
-} from '../../shared/lifecycle/outage-retry.js';
+} from '../../shared/lifecycle/durable/outage-retry.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { activity, type FunctionDefinition } from '../../shared/runtime/definitions.js';
 import { useAzurite } from '../support/azurite.js';

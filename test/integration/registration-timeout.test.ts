@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
-import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
+import { createLeftoverMemory } from '../../shared/lifecycle/sweep-step/leftover-memory.js';
 import { runSweepSteps } from '../../shared/lifecycle/sweep/sweep.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';

@@ -5,8 +5,8 @@ import { CoordinationV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { getNode } from '../../shared/kube/nodes.js';
 import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
-import { tryAcquireLease, type LeaseOptions } from '../../shared/lifecycle/sweep/lease.js';
-import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
+import { tryAcquireLease, type LeaseOptions } from '../../shared/kube/lease.js';
+import { createLeftoverMemory } from '../../shared/lifecycle/sweep-step/leftover-memory.js';
 import {
   DEFAULT_SWEEP_LEASE,
   runLifecycleSweep,

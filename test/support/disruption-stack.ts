@@ -13,7 +13,7 @@ import {
   runLifecycleSweep,
   type SweepResult,
 } from '../../shared/lifecycle/sweep/sweep.js';
-import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
+import { createLeftoverMemory } from '../../shared/lifecycle/sweep-step/leftover-memory.js';
 import type { NodeClaim, NodePool } from '../../shared/models/index.js';
 import type { Node } from '../../shared/models/kube.js';
 import { exampleRequirements, nodeClassRef } from './fixtures.js';

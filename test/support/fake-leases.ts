@@ -9,7 +9,7 @@ import {
   type LeaseOptions,
   type LeaseRecord,
   type Leases,
-} from '../../shared/lifecycle/sweep/lease.js';
+} from '../../shared/kube/lease.js';
 import { DEFAULT_SWEEP_LEASE } from '../../shared/lifecycle/sweep/sweep.js';
 
 export class FakeLeases implements Leases {

@@ -32,10 +32,10 @@ import type { ConsolidationPod } from '../../shared/decisions/consolidation/pods
 import type { CustomObjects, KarpenterObjects } from '../../shared/kube/custom-objects.js';
 import type { EventRecorder, EventTarget } from '../../shared/kube/events.js';
 import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
-import type { ClusterReader, ClusterState } from '../../shared/lifecycle/cluster/cluster-reader.js';
-import { createLeftoverMemory } from '../../shared/lifecycle/sweep/launch-leftovers.js';
+import type { ClusterReader, ClusterState } from '../../shared/kube/cluster-reader.js';
+import { createLeftoverMemory } from '../../shared/lifecycle/sweep-step/leftover-memory.js';
 import { SweepView } from '../../shared/lifecycle/cluster/snapshot.js';
-import type { SweepContext } from '../../shared/lifecycle/sweep-step.js';
+import type { SweepContext } from '../../shared/lifecycle/sweep-step/sweep-step.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { createMetrics } from '../../shared/observability/metrics.js';

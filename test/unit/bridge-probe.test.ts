@@ -14,7 +14,7 @@ import {
   toBridgeProbeEvent,
 } from '../../shared/events/cloud-event.js';
 import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
-import { handleObjectEvent } from '../../shared/lifecycle/object-events.js';
+import { handleObjectEvent } from '../../shared/lifecycle/bridge-events/object-events.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import type { HandlerContext } from '../../shared/runtime/definitions.js';
 

@@ -1,11 +1,17 @@
 // The cycle check `npm run lint` runs: it must find a cycle (through `import type` and `export from` too)
-// and must not report an acyclic graph or a package import. The fixtures are written to a temporary
+// and must not report an acyclic graph or a package import; among the folders of shared/lifecycle/ it
+// must find two that need each other, the files directly in it counting as one more folder. The fixtures are written to a temporary
 // folder so the repository itself never holds a cycle.
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findFolderCycles, findImportCycles, sourceFiles } from '../../scripts/check-import-cycles.js';
+import {
+  findFolderCycles,
+  findImportCycles,
+  ROOT_FILES,
+  sourceFiles,
+} from '../../scripts/check-import-cycles.js';
 
 let root: string | undefined;
 
@@ -121,13 +127,56 @@ describe('findFolderCycles', () => {
     ).toEqual([['a', 'b', 'c', 'a']]);
   });
 
-  it('lets folders share the files directly in the parent, and ignores folders elsewhere', () => {
+  it('ignores folders outside the parent, even when an import passes through one', () => {
     expect(
       folderCyclesIn({
         'lifecycle/common.ts': "import '../outside/o.js';\nexport const common = 1;\n",
         'lifecycle/a/x.ts': "import '../common.js';\nimport '../b/y.js';\n",
         'lifecycle/b/y.ts': "import '../common.js';\n",
         'outside/o.ts': "import '../lifecycle/a/x.js';\n",
+      }),
+    ).toEqual([]);
+  });
+
+  it('counts the files directly in the parent as one folder: a root file and a folder importing each other fail', () => {
+    expect(
+      folderCyclesIn({
+        'lifecycle/dependencies.ts': 'export interface Dependencies { now(): Date }\n',
+        'lifecycle/freed-slot.ts':
+          "import { step } from './disruption/step.js';\nexport const freedSlot = step;\n",
+        'lifecycle/disruption/step.ts':
+          "import type { Dependencies } from '../dependencies.js';\nexport const step = (deps: Dependencies) => deps.now();\n",
+      }),
+    ).toEqual([
+      {
+        folders: [ROOT_FILES, 'disruption', ROOT_FILES],
+        imports: [
+          'lifecycle/freed-slot.ts > lifecycle/disruption/step.ts',
+          'lifecycle/disruption/step.ts > lifecycle/dependencies.ts',
+        ],
+      },
+    ]);
+  });
+
+  it('finds the root in a loop around folders', () => {
+    expect(
+      folderCyclesIn({
+        'lifecycle/sweep-step.ts': "import './sweep/memory.js';\n",
+        'lifecycle/sweep/memory.ts': "import '../disruption/step.js';\n",
+        'lifecycle/disruption/step.ts': "import '../sweep-step.js';\n",
+      }).map((cycle) => cycle.folders),
+    ).toEqual([[ROOT_FILES, 'sweep', 'disruption', ROOT_FILES]]);
+  });
+
+  it('lets the root be common ground: its files import each other and what is outside, never a folder', () => {
+    expect(
+      folderCyclesIn({
+        'lifecycle/dependencies.ts':
+          "import './settings.js';\nimport '../kube/reader.js';\nexport const deps = 1;\n",
+        'lifecycle/settings.ts': 'export const settings = 1;\n',
+        'kube/reader.ts': 'export const reader = 1;\n',
+        'lifecycle/a/x.ts': "import '../dependencies.js';\nimport '../b/y.js';\n",
+        'lifecycle/b/y.ts': "import '../dependencies.js';\nimport '../settings.js';\n",
       }),
     ).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeNodeEventOutcome } from '../../shared/lifecycle/registration.js';
+import { describeNodeEventOutcome } from '../../shared/lifecycle/node-join/registration.js';
 import { node, nodeClaim } from './registration-fixtures.js';
 
 describe('describeNodeEventOutcome', () => {

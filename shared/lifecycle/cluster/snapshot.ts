@@ -1,11 +1,11 @@
 // What one sweep knows about the cluster: every NodeClaim, Node, NodePool and AKSNodeClass, as the
-// dependencies' cluster reader provides them (see cluster-reader.ts: a watch-fed cache in the Function
-// App, full paginated lists where read-your-writes matters), plus the indexes the steps look things up
-// by. Building the indexes is linear, so every per-object decision afterwards is a map lookup, never a scan.
+// dependencies' cluster reader provides them (see ../../kube/cluster-reader.ts: a watch-fed cache in the
+// Function App, full paginated lists where read-your-writes matters), plus the indexes the steps look
+// things up by. Building the indexes is linear, so every per-object decision afterwards is a map lookup, never a scan.
 import type { NodeClaim } from '../../models/index.js';
 import type { Node } from '../../models/kube.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import type { ClusterState } from './cluster-reader.js';
+import type { ClusterState } from '../../kube/cluster-reader.js';
 
 export interface ClusterSnapshot extends ClusterState {
   readAt: Date;

@@ -6,9 +6,9 @@ import type { ConsolidationPod } from '../../decisions/consolidation/pods.js';
 import { isDisrupting } from '../../decisions/disruption-state.js';
 import type { NodeClaim } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
-import { withCapacityBufferPods } from '../capacity-buffer-room.js';
+import { withCapacityBufferPods } from '../capacity-buffers/capacity-buffer-room.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import type { ClusterWorkloads } from '../cluster/cluster-reader.js';
+import type { ClusterWorkloads } from '../../kube/cluster-reader.js';
 import type { SweepView } from '../cluster/snapshot.js';
 
 export interface ClusterPods {
@@ -42,7 +42,7 @@ function groupClusterPods({ pods, pdbs, podEventTimes }: ClusterWorkloads): Clus
 
 export async function readClusterPods(deps: LifecycleDependencies): Promise<ClusterPods> {
   // CapacityBuffers' virtual pods sit on the nodes that hold their room: those are not empty, and the
-  // virtual pods must fit elsewhere before their node goes (capacity-buffer-room.ts).
+  // virtual pods must fit elsewhere before their node goes (../capacity-buffers/capacity-buffer-room.ts).
   return withCapacityBufferPods(deps, groupClusterPods(await deps.cluster.workloads()));
 }
 

@@ -1,7 +1,8 @@
 // The sweep's disruption step: per in-scope NodePool, first tend the commands in flight, then ask every
 // disruption method (methods/methods.ts, in order) for commands within its budget and start one
-// executor workflow (executor.ts) per command. It knows no method by name: what differs between methods
-// is in their DisruptionMethod (reason, class, workflow key, computeCommands, validate).
+// executor workflow (executor.ts) per command, or the method's own workflow for a command that names one
+// (repair's reboot). It knows no method by name: what differs between methods is in their
+// DisruptionMethod (reason, class, workflow key, computeCommands, validate) and their commands.
 //
 // - Budgets: a graceful method is given allowedDisruptions(NodePool, its reason, …), which subtracts every
 //   node already disrupting for any reason; the candidates of its commands are cut to that number here
@@ -16,7 +17,7 @@
 //   initialized deleted, untainted, unmarked; a per-candidate workflow that ended is counted as a failed
 //   attempt with its backoff. The method then decides afresh, in this same pass.
 import { allowedDisruptions } from '../../decisions/budgets.js';
-import { findCondition } from '../../decisions/conditions.js';
+import { findCondition, setCondition } from '../../decisions/conditions.js';
 import {
   budgetNodesOf,
   DisruptionAnnotations,
@@ -29,16 +30,16 @@ import {
   type OrchestrationStatus,
 } from '../../runtime/definitions.js';
 import { DisruptionNames } from '../../runtime/function-names.js';
-import { nodeClaimTarget } from '../nodeclaim-writes.js';
-import { forEachObject, type StepReport, type SweepContext, type SweepStep } from '../sweep-step.js';
-import { reportBudgetValidity } from './budget-status.js';
+import { nodeClaimTarget } from '../nodeclaims/nodeclaim-writes.js';
 import {
-  commandInstanceId,
-  currentCandidate,
-  instanceIdOf,
-  releaseCandidate,
-  type ExecutorInput,
-} from './executor.js';
+  forEachObject,
+  type StepReport,
+  type SweepContext,
+  type SweepStep,
+} from '../sweep-step/sweep-step.js';
+import { reportBudgetValidity } from './budget-status.js';
+import { currentCandidate, releaseCandidate } from './candidate-release.js';
+import { commandInstanceId, instanceIdOf, type ExecutorInput } from './command-workflow.js';
 import type { DisruptionCommand, DisruptionMethod, MethodPass } from './methods/method.js';
 import { disruptionMethods, methodNamed } from './methods/methods.js';
 import { markWithinBudget } from './budget-at-mark.js';
@@ -196,6 +197,7 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
   // An earlier command is still winding down (it has released its candidates but not returned yet).
   if (isOrchestrationActive(existing)) return false;
   if (existing) await orchestrations.purge(instanceId);
+  if (command.ownWorkflow) return startOwnWorkflow(context, command, command.ownWorkflow, instanceId);
   const method = methodNamed(command.method);
   if (method?.validate) {
     // A validated command holds its NodePool's workflow until it is validated; decided on a view that
@@ -256,6 +258,48 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
     timeoutMinutes: settings.replacementTimeoutMinutes,
   };
   await orchestrations.startNew(DisruptionNames.orchestration, { instanceId, input });
+  return true;
+}
+
+/**
+ * A command its method's own workflow carries out (repair's reboot), started in place of the executor's
+ * under the same instance ID. That workflow marks the candidates itself; the view marks them now, so the
+ * methods after this one in the pass count them as disrupting.
+ */
+async function startOwnWorkflow(
+  context: SweepContext,
+  command: DisruptionCommand,
+  workflow: NonNullable<DisruptionCommand['ownWorkflow']>,
+  instanceId: string,
+): Promise<boolean> {
+  const { deps, orchestrations, view } = context;
+  await orchestrations.startNew(workflow.orchestration, { instanceId, input: workflow.input });
+  const byName = new Map(view.nodeClaims().map((c) => [c.metadata.name, c]));
+  for (const candidate of command.candidates) {
+    const nodeClaim = byName.get(candidate.name);
+    if (!nodeClaim) continue;
+    const mark = {
+      type: ConditionTypes.disruptionReason,
+      status: 'True' as const,
+      reason: command.reason,
+      message: command.detail,
+    };
+    view.updateNodeClaim({
+      ...nodeClaim,
+      status: {
+        ...nodeClaim.status,
+        conditions: setCondition(nodeClaim.status?.conditions, mark, deps.now()),
+      },
+    });
+  }
+  deps.log.info("disruption command started in its method's own workflow", {
+    nodePool: command.nodePool.name,
+    method: command.method,
+    workflow: workflow.orchestration,
+    instanceId,
+    candidates: command.candidates.map((c) => c.name),
+    detail: command.detail,
+  });
   return true;
 }
 

@@ -4,8 +4,8 @@
 import { applyDriftCondition, evaluateDrift, hashAnnotationsToRestamp } from '../../decisions/drift.js';
 import type { AKSNodeClass } from '../../models/aks-node-class.js';
 import { WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
-import { updateNodeClaimStatus } from '../nodeclaim-writes.js';
-import { forEachObject, type SweepStep } from '../sweep-step.js';
+import { updateNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
+import { forEachObject, type SweepStep } from '../sweep-step/sweep-step.js';
 import { nodePoolsInScope } from './scope.js';
 
 export const driftStep: SweepStep = {

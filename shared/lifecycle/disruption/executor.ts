@@ -1,5 +1,5 @@
 // The one durable executor: a workflow per DisruptionCommand (methods/method.ts), whatever method
-// decided it. In order, each step an outage-tolerant activity (../outage-retry.ts):
+// decided it. In order, each step an outage-tolerant activity (../durable/outage-retry.ts):
 // 1. validate (only for a method that has validate()): wait the command's delay on a durable timer,
 //    then the method re-checks the command against fresh state and may drop candidates or call it off;
 // 2. begin: mark every candidate DisruptionReason=True (the method's reason) and taint its Nodes
@@ -10,37 +10,32 @@
 // 4. complete: delete the candidates (termination drains them); or, when a replacement fails, abandon:
 //    delete the replacements that never initialized, untaint and unmark the candidates, and remember
 //    the failure (on the NodePool under the command's key, or on each candidate) with a backoff.
-// The instance ID is deterministic per command (instanceIdOf), so a sweep that runs again while it is in
-// flight neither starts it twice nor starts another for the same candidate or NodePool. The wait for the
+// The instance ID and the input are command-workflow.ts's, shared with the disruption step that starts
+// the workflow; releasing a candidate is candidate-release.ts's, which the step uses too. The wait for the
 // replacements can last REPLACEMENT_TIMEOUT_MINUTES (up to a day): it continues as new once an execution
 // has yielded EXECUTOR_TASKS_PER_EXECUTION tasks, carrying the validated command, the wait's deadline and
 // the replacements already Initialized, and the next execution goes straight back to waiting (validate,
-// begin and the launches are not run again), so the history stays bounded (../history-budget.ts).
+// begin and the launches are not run again), so the history stays bounded (../durable/history-budget.ts).
 import type * as df from 'durable-functions';
-import { removeCondition } from '../../decisions/conditions.js';
 import { activePodsDigest } from '../../decisions/consolidation/pod-events.js';
-import { disruptionReasonOf, failedAttemptAnnotations } from '../../decisions/disruption-state.js';
+import { disruptionReasonOf } from '../../decisions/disruption-state.js';
 import { toConsolidationPod } from '../../kube/pods.js';
-import { retryOnConflict } from '../../kube/retry-on-conflict.js';
-import { ConditionTypes, type NodeClaim } from '../../models/karpenter.js';
+import type { NodeClaim } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import { DisruptionNames } from '../../runtime/function-names.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
-import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
-import { taintNodeDisrupted, untaintNodeDisrupted } from '../node-taints.js';
-import { callThroughOutages, durableActivity, type DurableActivity } from '../durable-activity.js';
-import { countingTasks, timerUntil, type TaskCount } from '../history-budget.js';
+import { nodesOfNodeClaim } from '../nodeclaims/nodeclaim-nodes.js';
+import { nodeClaimTarget } from '../nodeclaims/nodeclaim-writes.js';
+import { taintNodeDisrupted } from '../nodeclaims/node-taints.js';
+import { callThroughOutages, durableActivity, type DurableActivity } from '../durable/durable-activity.js';
+import { countingTasks, timerUntil, type TaskCount } from '../durable/history-budget.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import { publishTerminating } from './blocked-events.js';
+import { currentCandidate, releaseCandidate } from './candidate-release.js';
+import type { ExecutorInput, ExecutorProgress } from './command-workflow.js';
 import { forgetConsolidationFailures, rememberFailedConsolidation } from './command-memory.js';
-import type {
-  CommandCandidate,
-  CommandValidation,
-  DisruptionCommand,
-  WorkflowKey,
-} from './methods/method.js';
+import type { CommandCandidate, CommandValidation, DisruptionCommand } from './methods/method.js';
 import { methodNamed } from './methods/methods.js';
 import { markWithinBudget } from './budget-at-mark.js';
 import {
@@ -54,24 +49,6 @@ import {
   type ReplacementSpec,
 } from './replacements.js';
 import { nodeClaimLifecycleLabels } from '../../decisions/cluster-gauges.js';
-
-/** The workflow's input: the command and the timing it runs by (settings, fixed when it started). */
-export interface ExecutorInput {
-  command: DisruptionCommand;
-  pollSeconds: number;
-  timeoutMinutes: number;
-  /** Set when a previous execution continued as new while waiting for the replacements. */
-  continued?: ExecutorProgress;
-}
-
-/** What an execution waiting for replacements hands the next over continue-as-new. */
-export interface ExecutorProgress {
-  /** When the wait for the replacements ends (RFC 3339), fixed when it began. */
-  deadline: string;
-  /** Indexes of the replacements already Initialized (not checked again). */
-  initialized: number[];
-  continuations: number;
-}
 
 /**
  * Tasks one execution yields before the wait for replacements continues as new. A wait round of one
@@ -116,23 +93,6 @@ export const DisruptionActivities = {
   complete: durableActivity<ExecutorInput, string[]>(DisruptionNames.complete),
   abandon: durableActivity<AbandonStep>(DisruptionNames.abandon),
 };
-
-/** `<prefix>-<uid>`: of the command's (only) candidate, or of its NodePool. */
-export function instanceIdOf(
-  workflow: WorkflowKey,
-  keys: { candidateUid: string; nodePoolUid: string },
-): string {
-  return `${workflow.instancePrefix}-${workflow.per === 'candidate' ? keys.candidateUid : keys.nodePoolUid}`;
-}
-
-export function commandInstanceId(command: DisruptionCommand): string {
-  const method = methodNamed(command.method);
-  if (!method) throw new Error(`no disruption method named ${command.method}`);
-  return instanceIdOf(method.workflow, {
-    candidateUid: command.candidates[0]?.uid ?? '',
-    nodePoolUid: command.nodePool.uid,
-  });
-}
 
 export function replacementSpecs(command: DisruptionCommand): ReplacementSpec[] {
   const first = command.candidates[0];
@@ -240,15 +200,6 @@ function* awaitReplacementsInitialized(
     }
   }
   return undefined;
-}
-
-/** The NodeClaim the command means, as stored now: undefined when gone or recreated under its name. */
-export async function currentCandidate(
-  deps: LifecycleDependencies,
-  candidate: CommandCandidate,
-): Promise<NodeClaim | undefined> {
-  const nodeClaim = await deps.objects.nodeClaims.get(candidate.name);
-  return nodeClaim && nodeClaim.metadata.uid === candidate.uid ? nodeClaim : undefined;
 }
 
 export async function validateCommand(
@@ -492,51 +443,4 @@ export async function abandonCommand(deps: LifecycleDependencies, step: AbandonS
     replacements,
     why: step.why,
   });
-}
-
-/**
- * Puts a NodeClaim marked for `reason` back in service: untaints its Nodes and removes the mark, after
- * recording a failed attempt with its backoff when `failed` (so the slot is released only once the
- * backoff holds the node). False when there was nothing to release: gone, deleting (untainting a node
- * being drained would invite pods back), or not marked for `reason`.
- */
-export async function releaseCandidate(
-  deps: LifecycleDependencies,
-  nodeClaim: NodeClaim,
-  reason: string,
-  options: { failed?: boolean } = {},
-): Promise<NodeClaim | undefined> {
-  const stillMarked = (c: NodeClaim | undefined): c is NodeClaim =>
-    c !== undefined && !c.metadata.deletionTimestamp && disruptionReasonOf(c) === reason;
-  if (!stillMarked(nodeClaim)) return undefined;
-  for (const node of await nodesOfNodeClaim(deps, nodeClaim)) await untaintNodeDisrupted(deps, node);
-  const reread = async () => {
-    const current = await deps.objects.nodeClaims.get(nodeClaim.metadata.name);
-    return current?.metadata.uid === nodeClaim.metadata.uid ? current : undefined;
-  };
-  return retryOnConflict(
-    nodeClaim,
-    async (current) => {
-      if (!stillMarked(current)) return undefined;
-      const annotated: NodeClaim = options.failed
-        ? await deps.objects.nodeClaims.mergePatch(current.metadata.name, {
-            metadata: {
-              resourceVersion: current.metadata.resourceVersion,
-              annotations: failedAttemptAnnotations(
-                current,
-                deps.now(),
-                deps.settings.disruption.replacementBackoffMinutes * 60_000,
-              ),
-            },
-          })
-        : current;
-      return updateNodeClaimStatus(deps.objects, annotated, (latest) => ({
-        ...latest.status,
-        conditions: latest.metadata.deletionTimestamp
-          ? latest.status?.conditions
-          : removeCondition(latest.status?.conditions, ConditionTypes.disruptionReason),
-      }));
-    },
-    reread,
-  );
 }

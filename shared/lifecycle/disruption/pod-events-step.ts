@@ -11,8 +11,13 @@ import { CONSOLIDATABLE_CONDITION, isConsolidatable } from '../../decisions/cons
 import { isConflict, isNotFound } from '../../kube/errors.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { writeNodeClaimStatus } from '../nodeclaim-writes.js';
-import { forEachObject, type StepReport, type SweepContext, type SweepStep } from '../sweep-step.js';
+import { writeNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
+import {
+  forEachObject,
+  type StepReport,
+  type SweepContext,
+  type SweepStep,
+} from '../sweep-step/sweep-step.js';
 import { nodeInputsOf, sweepClusterPods, type ClusterPods } from './cluster-pods.js';
 import { consolidates } from './methods/consolidation-pass.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';

@@ -16,7 +16,7 @@ import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { isTransientCloudError } from '../../cloudprovider/types.js';
 import { LaunchInProgressError, reconcileLaunch, type LaunchResult } from '../launch/launch.js';
-import { updateNodeClaimStatus } from '../nodeclaim-writes.js';
+import { updateNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
 
 export type ReplacementCheck =
   | { status: 'Initialized' }

@@ -5,7 +5,7 @@
 import { labelsMatch } from '../../decisions/label-selector.js';
 import { isManagedNodePool } from '../../decisions/ownership.js';
 import { WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
-import type { SweepContext } from '../sweep-step.js';
+import type { SweepContext } from '../sweep-step/sweep-step.js';
 
 export function nodePoolsInScope(context: Pick<SweepContext, 'view' | 'nodeClaimSelector'>): NodePool[] {
   const selector = context.nodeClaimSelector;

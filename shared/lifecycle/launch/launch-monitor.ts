@@ -6,9 +6,9 @@
 // included) happens in activities. A slow launch polls up to its deadline: the monitor continues as new
 // once an execution has yielded LAUNCH_MONITOR_TASKS_PER_EXECUTION tasks, carrying its poll count, poller
 // state and pacing (the deadline counts from the input's startedAt, which never changes), so its history
-// stays bounded (history-budget.ts).
+// stays bounded (../durable/history-budget.ts).
 import type * as df from 'durable-functions';
-import { callThroughOutages, durableActivity, type DurableActivity } from '../durable-activity.js';
+import { callThroughOutages, durableActivity, type DurableActivity } from '../durable/durable-activity.js';
 import type { ArmErrorInfo } from '../../azure/virtual-machines.js';
 import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/network-mode.js';
 import type { Offering } from '../../decisions/offerings.js';
@@ -17,7 +17,7 @@ import { LaunchMonitorNames } from '../../runtime/function-names.js';
 import { nextPollPacing, spreadMs } from '../../decisions/launch-poll-pacing.js';
 import type { RelaunchProgress } from '../../decisions/launch-retry.js';
 import type { PollPacing } from '../../decisions/launch-poll-pacing.js';
-import { countingTasks, timerUntil, type TaskCount } from '../history-budget.js';
+import { countingTasks, timerUntil, type TaskCount } from '../durable/history-budget.js';
 
 export interface MonitoredNodeClaim {
   name: string;
@@ -111,7 +111,7 @@ export const LaunchMonitorActivities = {
   ),
 };
 
-export { launchMonitorInstanceId, launchMonitorInstanceIds } from '../launch-monitor-ids.js';
+export { launchMonitorInstanceId, launchMonitorInstanceIds } from '../durable/launch-monitor-ids.js';
 
 export function* launchMonitorOrchestrator(
   context: df.OrchestrationContext,

@@ -25,10 +25,10 @@ import type {
   RecordLaunchFailureInput,
   RecordLaunchFailureResult,
 } from './launch-monitor.js';
-import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
+import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
-import type { ClusterReader } from '../cluster/cluster-reader.js';
+import type { ClusterReader } from '../../kube/cluster-reader.js';
 import type { CloudProvider } from '../../cloudprovider/types.js';
 
 export async function pollVmCreation(

@@ -22,7 +22,7 @@ import type { LifecycleDependencies } from '../dependencies.js';
 
 /** What the hand-off touches: the NodeClaim, the VM, the event and metric of a retry, the clock, the log. */
 type RelaunchPorts = Pick<LifecycleDependencies, 'objects' | 'cloud' | 'events' | 'metrics' | 'now' | 'log'>;
-import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaim-writes.js';
+import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
 import type { LaunchMonitorInput } from './launch-monitor.js';
 import { countCreateError } from './create-error-metric.js';
 

@@ -38,7 +38,11 @@ import { countCreateError } from './create-error-metric.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
 import { ensureLaunchMonitor, launchMonitorInput, startLaunchMonitor } from './launch-monitor-start.js';
-import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from '../nodeclaim-writes.js';
+import {
+  nodeClaimTarget,
+  updateNodeClaimStatus,
+  writeNodeClaimStatus,
+} from '../nodeclaims/nodeclaim-writes.js';
 import { LaunchBlockReasons, type LaunchBlockReason } from './block-reasons.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 

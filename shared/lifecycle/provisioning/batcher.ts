@@ -11,7 +11,7 @@
 import type * as df from 'durable-functions';
 import { RetryOptions } from 'durable-functions';
 import { ProvisioningNames } from '../../runtime/function-names.js';
-import { callWithRetry, durableActivity } from '../durable-activity.js';
+import { callWithRetry, durableActivity } from '../durable/durable-activity.js';
 import type { ProvisioningReport } from './provision.js';
 
 export interface BatcherInput {

@@ -16,7 +16,7 @@ import {
   readCapacityBuffers,
   writeCapacityBufferStatus,
   type ResolvedBuffer,
-} from '../capacity-buffers.js';
+} from '../capacity-buffers/capacity-buffers.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 
 export interface WindowBuffers {

@@ -6,12 +6,12 @@
 // Every list goes to the API server, not to the sweep's watch-fed cache: a window must see the NodeClaims
 // the previous window just created, or it would provision their pods a second time, and an eventually
 // consistent cache may not have them yet. So the kinds the sweep reads come from the cluster reader's
-// fresh mode (cluster/cluster-reader.ts listingClusterReader), the same ClusterState, with the pods and
+// fresh mode (shared/kube/cluster-reader.ts listingClusterReader), the same ClusterState, with the pods and
 // DaemonSets only provisioning needs beside them. The reads go through the provisioningReads port
-// (provisioning-reads.ts); this file orders them and groups the pods.
+// (shared/kube/provisioning-reads.ts); this file orders them and groups the pods.
 import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
 import { isProvisionable } from '../../decisions/provisionable-pod.js';
-import type { ClusterState } from '../cluster/cluster-reader.js';
+import type { ClusterState } from '../../kube/cluster-reader.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 
 export interface ProvisioningState extends ClusterState {

@@ -14,22 +14,12 @@
 // Each gone UID is retried on later sweeps until both instances are absent, for a bounded number of runs.
 import { isOrchestrationActive, type OrchestrationClient } from '../../runtime/definitions.js';
 import type { Logger } from '../../observability/logger.js';
-import { launchMonitorInstanceIds } from '../launch-monitor-ids.js';
+import { launchMonitorInstanceIds } from '../durable/launch-monitor-ids.js';
+import type { LeftoverMemory } from '../sweep-step/leftover-memory.js';
 import { terminationInstanceId } from '../termination/termination.js';
 
 /** How many sweeps keep trying to clean up after one gone NodeClaim before giving up on it. */
 export const MAX_CLEANUP_ATTEMPTS = 20;
-
-export interface LeftoverMemory {
-  /** UIDs of the NodeClaims the previous sweep saw; undefined before this process's first sweep. */
-  previous: Set<string> | undefined;
-  /** Gone UIDs still being cleaned up, with the number of attempts made. */
-  pending: Map<string, number>;
-}
-
-export function createLeftoverMemory(): LeftoverMemory {
-  return { previous: undefined, pending: new Map() };
-}
 
 /** Pure: the memory after a sweep that saw `current`; newly gone UIDs join `pending`. */
 export function noteSweepUids(memory: LeftoverMemory, current: ReadonlySet<string>): LeftoverMemory {

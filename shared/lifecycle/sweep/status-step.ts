@@ -4,10 +4,10 @@
 // A sweep confined to some NodeClaims (nodeClaimSelector) cannot count a pool's nodes and does not own
 // the cluster's classes, so it writes no status at all.
 import type { AKSNodeClass } from '../../models/index.js';
-import { reconcileNodeClassStatus } from '../nodeclass-status.js';
-import { reconcileNodePoolStatus } from '../nodepool-status.js';
+import { reconcileNodeClassStatus } from '../status/nodeclass-status.js';
+import { reconcileNodePoolStatus } from '../status/nodepool-status.js';
 import { nodeClaimsOfPool } from '../../decisions/nodepool-status.js';
-import { forEachObject, type StepReport, type SweepStep } from '../sweep-step.js';
+import { forEachObject, type StepReport, type SweepStep } from '../sweep-step/sweep-step.js';
 import { isManagedNodePool } from '../../decisions/ownership.js';
 
 export const statusStep: SweepStep = {

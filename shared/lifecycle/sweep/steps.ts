@@ -21,10 +21,10 @@
 import { disruptionStep } from '../disruption/disruption-step.js';
 import { driftStep } from '../disruption/drift-step.js';
 import { podEventsStep } from '../disruption/pod-events-step.js';
-import { staticNodePoolsStep } from '../static-nodepools.js';
+import { staticNodePoolsStep } from './steps/static-nodepools.js';
 import { statusStep } from './status-step.js';
 import { capacityBuffersStep } from './steps/capacity-buffers.js';
-import type { SweepStep } from '../sweep-step.js';
+import type { SweepStep } from '../sweep-step/sweep-step.js';
 import { initializationStep } from './steps/initialization.js';
 import { launchLeftoversStep } from './steps/launch-leftovers.js';
 import { launchMonitorStep } from './steps/launch-monitor.js';

@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { createLeftoverMemory } from './launch-leftovers.js';
-import type { LeaseOptions } from './lease.js';
+import { createLeftoverMemory } from '../sweep-step/leftover-memory.js';
+import type { LeaseOptions } from '../../kube/lease.js';
 import { readClusterSnapshot, SweepView } from '../cluster/snapshot.js';
-import type { StepReport, SweepContext, SweepStep } from '../sweep-step.js';
+import type { StepReport, SweepContext, SweepStep } from '../sweep-step/sweep-step.js';
 import { lifecycleSteps } from './steps.js';
 
 /** The sweep's Lease; its namespace is the app's own (settings.systemNamespace) unless a caller names one. */

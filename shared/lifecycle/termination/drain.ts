@@ -9,11 +9,11 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { podDrainAction, type DrainPod } from '../../decisions/drain.js';
 import { DurationParseError, parseFiniteDuration } from '../../decisions/duration.js';
 import { isNotFound, kubeErrorMessage, statusCodeOf } from '../../kube/errors.js';
-import { isTransientRequestError } from '../outage-retry.js';
+import { isTransientRequestError } from '../durable/outage-retry.js';
 import type { NodeClaim } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
-import { taintNodeDisrupted } from '../node-taints.js';
+import { nodesOfNodeClaim } from '../nodeclaims/nodeclaim-nodes.js';
+import { taintNodeDisrupted } from '../nodeclaims/node-taints.js';
 import {
   evictionReasonOf,
   publishGracePeriodExpiring,

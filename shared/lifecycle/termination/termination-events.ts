@@ -9,8 +9,8 @@ import { nodeTarget, type EventTarget } from '../../kube/events.js';
 import type { NodeClaim } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { createEventDedupe } from '../event-dedupe.js';
-import { nodeClaimTarget } from '../nodeclaim-writes.js';
+import { createEventDedupe } from '../../kube/event-dedupe.js';
+import { nodeClaimTarget } from '../nodeclaims/nodeclaim-writes.js';
 
 export const TerminationEventReasons = {
   evicted: 'Evicted',

@@ -6,15 +6,15 @@
 // restarted at any point and still converge. A drain a PodDisruptionBudget holds up can poll for hours:
 // the orchestration continues as new once an execution has yielded TERMINATION_TASKS_PER_EXECUTION
 // tasks, carrying its phase, pass count, start time and last drain answer, so its history stays bounded
-// (history-budget.ts). The grace period needs nothing carried: the drain counts it from the NodeClaim's
+// (../durable/history-budget.ts). The grace period needs nothing carried: the drain counts it from the NodeClaim's
 // deletionTimestamp on every pass.
 import type * as df from 'durable-functions';
-import { callThroughOutages, durableActivity } from '../durable-activity.js';
+import { callThroughOutages, durableActivity } from '../durable/durable-activity.js';
 import { vmNameFor } from '../../decisions/vm-spec.js';
 import { guardedNodePatch } from '../../decisions/node-patch.js';
 import { isNotFound } from '../../kube/errors.js';
 import type { Node } from '../../models/kube.js';
-import { nodesOfNodeClaim } from '../nodeclaim-nodes.js';
+import { nodesOfNodeClaim } from '../nodeclaims/nodeclaim-nodes.js';
 import type { NodeClaim } from '../../models/index.js';
 import { WellKnown } from '../../models/karpenter.js';
 import { isOrchestrationActive, type HandlerContext } from '../../runtime/definitions.js';
@@ -22,10 +22,9 @@ import { TerminationNames } from '../../runtime/function-names.js';
 import { vmOwnership } from '../../decisions/vm-ownership.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import type { DrainInput, DrainProgress } from './drain.js';
-import { launchMonitorInstanceIds } from '../launch-monitor-ids.js';
+import { launchMonitorInstanceIds } from '../durable/launch-monitor-ids.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
-import { nodePoolOf } from '../registration.js';
-import { countingTasks, timerUntil, type TaskCount } from '../history-budget.js';
+import { countingTasks, timerUntil, type TaskCount } from '../durable/history-budget.js';
 import { nodeClaimLifecycleLabels } from '../../decisions/cluster-gauges.js';
 
 export interface TerminationInput {
@@ -54,7 +53,7 @@ export interface TerminationProgress {
 /**
  * Tasks (activity calls and timers) one execution yields before it continues as new at the end of a pass.
  * A blocked drain's pass is two tasks (the drain, the wait), so this is 50 passes, about four minutes at
- * the default 5 s poll, and about 4 events a task (history-budget.ts) keep an execution near 400 events:
+ * the default 5 s poll, and about 4 events a task (../durable/history-budget.ts) keep an execution near 400 events:
  * small enough that a replay stays cheap, large enough that a drain that finishes in minutes (the common
  * case) never continues at all. A pass that meets an outage adds at most the ~47 tasks its retries take
  * within OUTAGE_GIVE_UP_MS before the check runs.
@@ -210,7 +209,9 @@ export async function finishNodeClaimTermination(
         await deps.nodes.patch(node.metadata.name, guardedNodePatch(node, released));
       }
       await deps.nodes.delete(node.metadata.name);
-      deps.metrics.increment('karpenter_nodes_terminated_total', { nodepool: nodePoolOf(nodeClaim) });
+      deps.metrics.increment('karpenter_nodes_terminated_total', {
+        nodepool: nodeClaimLifecycleLabels(nodeClaim).nodepool,
+      });
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }

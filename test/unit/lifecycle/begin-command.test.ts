@@ -6,7 +6,8 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { findCondition } from '../../../shared/decisions/conditions.js';
 import { activePodsDigest } from '../../../shared/decisions/consolidation/pod-events.js';
 import { DISRUPTION_MARKS_LEASE } from '../../../shared/lifecycle/disruption/budget-at-mark.js';
-import { beginCommand, type ExecutorInput } from '../../../shared/lifecycle/disruption/executor.js';
+import type { ExecutorInput } from '../../../shared/lifecycle/disruption/command-workflow.js';
+import { beginCommand } from '../../../shared/lifecycle/disruption/executor.js';
 import {
   ConditionTypes,
   WellKnown,

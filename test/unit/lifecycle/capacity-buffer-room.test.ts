@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { evaluateCandidates, type Candidate } from '../../../shared/decisions/consolidation/candidates.js';
 import type { ConsolidationPod } from '../../../shared/decisions/consolidation/pods.js';
 import { underutilizedSearch } from '../../../shared/decisions/consolidation/underutilized.js';
-import { withCapacityBufferPods } from '../../../shared/lifecycle/capacity-buffer-room.js';
+import { withCapacityBufferPods } from '../../../shared/lifecycle/capacity-buffers/capacity-buffer-room.js';
 import { capacityBuffersStep } from '../../../shared/lifecycle/sweep/steps/capacity-buffers.js';
 import type { CapacityBuffer } from '../../../shared/models/capacity-buffer.js';
 import type { NodeClaim } from '../../../shared/models/karpenter.js';

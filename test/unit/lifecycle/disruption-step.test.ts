@@ -9,7 +9,7 @@ import {
   disruptionStep,
   UNSTARTED_COMMAND_GRACE_MS,
 } from '../../../shared/lifecycle/disruption/disruption-step.js';
-import type { ExecutorInput } from '../../../shared/lifecycle/disruption/executor.js';
+import type { ExecutorInput } from '../../../shared/lifecycle/disruption/command-workflow.js';
 import { replacementNameFor } from '../../../shared/lifecycle/disruption/replacements.js';
 import {
   ConditionTypes,

@@ -10,12 +10,12 @@ import {
   EXECUTOR_TASKS_PER_EXECUTION,
   disruptionOrchestrator,
   type AbandonStep,
-  type ExecutorInput,
   type ReplacementStep,
 } from '../../../shared/lifecycle/disruption/executor.js';
+import type { ExecutorInput } from '../../../shared/lifecycle/disruption/command-workflow.js';
 import type { DisruptionCommand } from '../../../shared/lifecycle/disruption/methods/method.js';
 import type { ReplacementCheck } from '../../../shared/lifecycle/disruption/replacements.js';
-import { HISTORY_EVENTS_PER_TASK } from '../../../shared/lifecycle/history-budget.js';
+import { HISTORY_EVENTS_PER_TASK } from '../../../shared/lifecycle/durable/history-budget.js';
 import { activity, orchestration } from '../../../shared/runtime/definitions.js';
 import { DisruptionNames } from '../../../shared/runtime/function-names.js';
 import { startVirtualDurableEngine } from '../../support/virtual-durable-engine.js';

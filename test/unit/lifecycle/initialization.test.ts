@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import { findCondition } from '../../../shared/decisions/conditions.js';
 import { InitializationReasons } from '../../../shared/decisions/initialization.js';
-import { reconcileInitialization } from '../../../shared/lifecycle/initialization.js';
+import { reconcileInitialization } from '../../../shared/lifecycle/node-join/initialization.js';
 import { ConditionTypes, WellKnown, type NodeClaim } from '../../../shared/models/karpenter.js';
 import { fakeLifecycle, type FakeLifecycle } from '../../support/fake-lifecycle.js';
 import { condition, node, nodeClaim } from '../registration-fixtures.js';

@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import { launchMonitorInstanceId } from '../../../shared/lifecycle/launch/launch-monitor.js';
 import { MAX_CLEANUP_ATTEMPTS } from '../../../shared/lifecycle/sweep/launch-leftovers.js';
-import type { SweepContext } from '../../../shared/lifecycle/sweep-step.js';
+import type { SweepContext } from '../../../shared/lifecycle/sweep-step/sweep-step.js';
 import { launchLeftoversStep } from '../../../shared/lifecycle/sweep/steps/launch-leftovers.js';
 import { terminationInstanceId } from '../../../shared/lifecycle/termination/termination.js';
 import type { NodeClaim } from '../../../shared/models/karpenter.js';

@@ -6,7 +6,7 @@
 // test/integration/launch.test.ts; the monitor's timing rules in test/integration/launch-monitor.test.ts.
 import { describe, expect, test } from 'vitest';
 import { spreadMs } from '../../../shared/decisions/launch-poll-pacing.js';
-import { HISTORY_EVENTS_PER_TASK } from '../../../shared/lifecycle/history-budget.js';
+import { HISTORY_EVENTS_PER_TASK } from '../../../shared/lifecycle/durable/history-budget.js';
 import {
   LAUNCH_MONITOR_TASKS_PER_EXECUTION,
   launchMonitorOrchestrator,

@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import { findCondition } from '../../../shared/decisions/conditions.js';
 import { REGISTRATION_TIMEOUT_REASON } from '../../../shared/decisions/liveness.js';
-import { reconcileLiveness, registrationTimeoutMs } from '../../../shared/lifecycle/liveness.js';
+import { reconcileLiveness, registrationTimeoutMs } from '../../../shared/lifecycle/node-join/liveness.js';
 import { terminationInstanceId } from '../../../shared/lifecycle/termination/termination.js';
 import { ConditionTypes, WellKnown, type NodeClaim } from '../../../shared/models/karpenter.js';
 import { TerminationNames } from '../../../shared/runtime/function-names.js';

@@ -7,7 +7,10 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import { findCondition } from '../../../shared/decisions/conditions.js';
 import { RegistrationReasons } from '../../../shared/decisions/registration.js';
-import { reconcileRegistration, registerNodeFromEvent } from '../../../shared/lifecycle/registration.js';
+import {
+  reconcileRegistration,
+  registerNodeFromEvent,
+} from '../../../shared/lifecycle/node-join/registration.js';
 import { ConditionTypes, WellKnown, type NodeClaim } from '../../../shared/models/karpenter.js';
 import type { Node } from '../../../shared/models/kube.js';
 import { fakeLifecycle, type FakeLifecycle } from '../../support/fake-lifecycle.js';

@@ -17,7 +17,7 @@ import {
   type ReplaceOldInput,
 } from '../../../shared/lifecycle/disruption/repair/repair-workflow.js';
 import type { ReplacementCheck } from '../../../shared/lifecycle/disruption/replacements.js';
-import { HISTORY_EVENTS_PER_TASK } from '../../../shared/lifecycle/history-budget.js';
+import { HISTORY_EVENTS_PER_TASK } from '../../../shared/lifecycle/durable/history-budget.js';
 import { activity, orchestration } from '../../../shared/runtime/definitions.js';
 import { RepairNames } from '../../../shared/runtime/function-names.js';
 import { startVirtualDurableEngine } from '../../support/virtual-durable-engine.js';

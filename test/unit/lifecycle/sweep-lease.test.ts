@@ -4,7 +4,7 @@
 // (guarded writes, concurrent contenders) is tested in test/integration/sweep.test.ts.
 import { beforeEach, describe, expect, test } from 'vitest';
 import { DEFAULT_SWEEP_LEASE, runLifecycleSweep } from '../../../shared/lifecycle/sweep/sweep.js';
-import type { SweepStep } from '../../../shared/lifecycle/sweep-step.js';
+import type { SweepStep } from '../../../shared/lifecycle/sweep-step/sweep-step.js';
 import { silentLogger } from '../../../shared/observability/logger.js';
 import {
   FAKE_NOW,

@@ -5,8 +5,8 @@
 // and finish steps are fakes that count their calls; the VM step has vm-removal.test.ts.
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, test } from 'vitest';
-import { outageTolerantRegistration } from '../../../shared/lifecycle/durable-activity.js';
-import { HISTORY_EVENTS_PER_TASK } from '../../../shared/lifecycle/history-budget.js';
+import { outageTolerantRegistration } from '../../../shared/lifecycle/durable/durable-activity.js';
+import { HISTORY_EVENTS_PER_TASK } from '../../../shared/lifecycle/durable/history-budget.js';
 import { drainNodeClaim } from '../../../shared/lifecycle/termination/drain.js';
 import {
   TERMINATION_TASKS_PER_EXECUTION,

@@ -4,7 +4,7 @@
 // against the emulator in test/integration/.
 import { beforeEach, describe, expect, test } from 'vitest';
 import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
-import { collectOrphanVms } from '../../../shared/lifecycle/garbage-collection.js';
+import { collectOrphanVms } from '../../../shared/lifecycle/garbage-collection/garbage-collection.js';
 import { launchMonitorInstanceId } from '../../../shared/lifecycle/launch/launch-monitor.js';
 import {
   deleteNodeClaimVm,

@@ -8,7 +8,12 @@ export function candidateOf(nodeClaim: NodeClaim): CommandCandidate {
 }
 
 export type CommandDecision = Pick<DisruptionCommand, 'candidates' | 'detail'> &
-  Partial<Pick<DisruptionCommand, 'replacements' | 'attempt' | 'key' | 'savings' | 'validateAfterSeconds'>>;
+  Partial<
+    Pick<
+      DisruptionCommand,
+      'replacements' | 'attempt' | 'key' | 'savings' | 'validateAfterSeconds' | 'ownWorkflow'
+    >
+  >;
 
 export function commandFor(
   method: DisruptionMethod,

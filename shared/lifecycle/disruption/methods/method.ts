@@ -7,7 +7,9 @@
 // are Initialized and deletes the candidates; or rolls back (untaint, unmark, delete replacements that
 // never initialized, remember the failure). So a new method is one file that exports a DisruptionMethod
 // and one entry in methods.ts: no sweep step, function name, function registration, budget or setting
-// to add.
+// to add. A command that needs a workflow of the method's own (repair's reboot: reboot, wait, escalate)
+// says so in the command (ownWorkflow); the disruption step starts that workflow in place of the
+// executor's, so even then the method only decides and starts nothing.
 //
 // Modelled on upstream Karpenter's pkg/controllers/disruption/types.go (Method: ShouldDisrupt,
 // ComputeCommands within a budget mapping, Reason, Class, ConsolidationType; Command: candidates and
@@ -24,7 +26,7 @@ import type {
 } from '../../../models/karpenter.js';
 import type { HandlerContext } from '../../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../../dependencies.js';
-import type { SweepContext } from '../../sweep-step.js';
+import type { SweepContext } from '../../sweep-step/sweep-step.js';
 
 /** Upstream's consolidation type label of karpenter_voluntary_disruption_decisions_total ('' otherwise). */
 export type ConsolidationType = '' | 'empty' | 'single' | 'multi';
@@ -111,6 +113,14 @@ export interface DisruptionCommand {
   consolidationPolicy?: ConsolidationPolicy;
   /** USD/h the command saves, for the log (consolidation). */
   savings?: number;
+  /**
+   * Set when a workflow of the deciding method's own carries the command out in place of the executor
+   * (repair's reboot and eviction-notice workflow, which replaces the node itself if it must): the
+   * orchestration the disruption step starts under the command's instance ID, and its input. That
+   * workflow marks the candidates itself; the step marks them in the sweep's view at once, so the
+   * methods after this one in the pass count them as disrupting.
+   */
+  ownWorkflow?: { orchestration: string; input: unknown };
 }
 
 /** What validate() answers: the command to carry out (possibly with fewer candidates), or why not. */

@@ -2,12 +2,13 @@
 // with reason Unhealthy (v1.15's repair as disruption): a node whose condition matches a repair policy
 // (decisions/node-repair/policies.ts, REPAIR_POLICIES) past its toleration is repaired, longest-unhealthy
 // first, within the budget for Unhealthy, unless more than 20% of the NodePool's nodes are unhealthy (the
-// breaker; NodeRepairBlocked on each held node). A policy that allows a reboot starts the repair
-// workflow (../../repair/repair-workflow.ts: reboot, wait, escalate), and so does a spot eviction notice
-// (replacement at once, drained within the notice, neither paced by budget nor breaker; run from the
-// notice's Node event too, ../../eviction-notice.ts, so it need not wait for the sweep); a policy that
+// breaker; NodeRepairBlocked on each held node). A policy that allows a reboot becomes a command for the
+// repair workflow (../repair/repair-workflow.ts: reboot, wait, escalate), and so does a spot eviction
+// notice (replacement at once, drained within the notice, neither paced by budget nor breaker; run from
+// the notice's Node event too, ../../bridge-events/eviction-notice.ts, so it need not wait for the
+// sweep): the command names that workflow (ownWorkflow) and the disruption step starts it. A policy that
 // replaces, or a node whose reboots are used up, becomes a command for the executor (a replacement, then
-// the node deleted).
+// the node deleted). Like every method, repair only decides: it starts no workflow itself.
 //
 // Forceful in the executor's terms, because the executor's budget counts a NotReady node as disrupting,
 // and an unhealthy node is NotReady by nature: with it, one NotReady node would use up its own NodePool's
@@ -26,9 +27,10 @@ import { firstStep } from '../../../decisions/node-repair/escalation.js';
 import { describeMatch } from '../../../decisions/node-repair/policies.js';
 import { isConditionTrue } from '../../../decisions/conditions.js';
 import { ConditionTypes, type NodeClaim } from '../../../models/karpenter.js';
+import { RepairNames } from '../../../runtime/function-names.js';
 import { rebootRecordOf } from '../repair/repair-activities.js';
 import { publishRepairBlocked } from '../repair/repair-events.js';
-import { startRepairWorkflow } from '../repair/repair-start.js';
+import { repairInputFor } from '../repair/repair-input.js';
 import { REPAIR_WORKFLOW } from '../repair/repair-workflow.js';
 import { candidateOf, commandFor } from './command.js';
 import type { DisruptionCommand, DisruptionMethod } from './method.js';
@@ -98,7 +100,16 @@ export const repairMethod: DisruptionMethod = {
           }),
         );
       } else {
-        await startRepairWorkflow(pass.sweep, pass.nodePool, nodeClaim, match, step);
+        const input = repairInputFor(pass.sweep, pass.nodePool, nodeClaim, match, step);
+        if (!input) continue;
+        commands.push(
+          commandFor(repairMethod, pass, {
+            candidates: [candidateOf(nodeClaim)],
+            detail: input.detail,
+            attempt: replacementBackoffOf(nodeClaim).attempts,
+            ownWorkflow: { orchestration: RepairNames.orchestration, input },
+          }),
+        );
       }
     }
     return commands;

@@ -5,7 +5,7 @@ import type { EventTarget } from '../../../kube/events.js';
 import type { NodeClaim } from '../../../models/karpenter.js';
 import type { Node } from '../../../models/kube.js';
 import type { LifecycleDependencies } from '../../dependencies.js';
-import { nodeClaimTarget } from '../../nodeclaim-writes.js';
+import { nodeClaimTarget } from '../../nodeclaims/nodeclaim-writes.js';
 import { nodeTarget } from '../../../kube/events.js';
 
 export const RepairEventReasons = {

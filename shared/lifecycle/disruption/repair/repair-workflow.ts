@@ -18,7 +18,7 @@
 // workflow continues as new once an execution has yielded REPAIR_TASKS_PER_EXECUTION tasks, carrying its
 // reboot record, when the repair began, its own reboots and the step it was polling (the restart's
 // poller state, the reboot's time, or the replacement's time limit and why), and the next execution
-// resumes that step without sending anything again, so its history stays bounded (../../history-budget.ts).
+// resumes that step without sending anything again, so its history stays bounded (../../durable/history-budget.ts).
 import type * as df from 'durable-functions';
 import type { RebootProgress, RebootStart } from '../../../cloudprovider/types.js';
 import {
@@ -31,8 +31,8 @@ import {
 import type { RepairPolicy } from '../../../decisions/node-repair/policies.js';
 import { RepairNames } from '../../../runtime/function-names.js';
 import type { ReplacementCheck, ReplacementSpec } from '../replacements.js';
-import { callThroughOutages, durableActivity, type DurableActivity } from '../../durable-activity.js';
-import { countingTasks, timerUntil, type TaskCount } from '../../history-budget.js';
+import { callThroughOutages, durableActivity, type DurableActivity } from '../../durable/durable-activity.js';
+import { countingTasks, timerUntil, type TaskCount } from '../../durable/history-budget.js';
 
 /**
  * One repair at a time per NodeClaim, `repair-<uid>`: this workflow and the executor's replacement for the

@@ -16,15 +16,15 @@ import {
 } from '../../../decisions/capacity-buffers.js';
 import { isConditionTrue } from '../../../decisions/conditions.js';
 import type { ConsolidationPod } from '../../../decisions/consolidation/pods.js';
-import { bufferRoom } from '../../capacity-buffer-room.js';
+import { bufferRoom } from '../../capacity-buffers/capacity-buffer-room.js';
 import {
   buffersSelectedBy,
   bufferVirtualPods,
   readCapacityBuffers,
   writeCapacityBufferStatus,
-} from '../../capacity-buffers.js';
+} from '../../capacity-buffers/capacity-buffers.js';
 import { signalProvisioning } from '../../provisioning/signal.js';
-import type { StepReport, SweepStep } from '../../sweep-step.js';
+import type { StepReport, SweepStep } from '../../sweep-step/sweep-step.js';
 
 export const capacityBuffersStep: SweepStep = {
   name: 'capacity-buffers',

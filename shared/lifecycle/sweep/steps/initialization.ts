@@ -1,6 +1,6 @@
 // Initialization for every registered NodeClaim that is not Initialized yet.
-import { needsInitialization, reconcileInitialization } from '../../initialization.js';
-import { forEachObject, nameOf, type SweepStep } from '../../sweep-step.js';
+import { needsInitialization, reconcileInitialization } from '../../node-join/initialization.js';
+import { forEachObject, nameOf, type SweepStep } from '../../sweep-step/sweep-step.js';
 
 export const initializationStep: SweepStep = {
   name: 'initialization',

@@ -1,7 +1,7 @@
 // Stops the launch monitors of NodeClaims that are gone and purges their finished orchestrations
 // (../launch-leftovers.ts explains how "gone" is found without listing instances).
 import { cleanUpLeftovers, MAX_CLEANUP_ATTEMPTS, noteSweepUids } from '../launch-leftovers.js';
-import { forEachObject, type SweepStep } from '../../sweep-step.js';
+import { forEachObject, type SweepStep } from '../../sweep-step/sweep-step.js';
 
 export const launchLeftoversStep: SweepStep = {
   name: 'launch-leftovers',

@@ -4,7 +4,7 @@ import { isLaunchInFlight } from '../../../decisions/launch-in-flight.js';
 import { isManagedNodeClaim } from '../../../decisions/ownership.js';
 import type { NodeClaim } from '../../../models/index.js';
 import { ensureLaunchMonitor } from '../../launch/launch-monitor-start.js';
-import { forEachObject, nameOf, type SweepStep } from '../../sweep-step.js';
+import { forEachObject, nameOf, type SweepStep } from '../../sweep-step/sweep-step.js';
 
 export const launchMonitorStep: SweepStep = {
   name: 'launch-monitor',

@@ -9,7 +9,7 @@ import type { NodeClaim } from '../../../models/index.js';
 import { ConditionTypes } from '../../../models/karpenter.js';
 import { isRetriedLaunchBlock } from '../../launch/block-reasons.js';
 import { LaunchInProgressError, reconcileLaunch } from '../../launch/launch.js';
-import { forEachObject, nameOf, type SweepStep } from '../../sweep-step.js';
+import { forEachObject, nameOf, type SweepStep } from '../../sweep-step/sweep-step.js';
 
 export const LAUNCH_GRACE_MS = 10_000;
 

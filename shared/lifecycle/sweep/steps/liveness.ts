@@ -1,6 +1,6 @@
 // Liveness: a NodeClaim that has not registered within the registration TTL is deleted.
-import { reconcileLiveness } from '../../liveness.js';
-import { forEachObject, nameOf, type SweepStep } from '../../sweep-step.js';
+import { reconcileLiveness } from '../../node-join/liveness.js';
+import { forEachObject, nameOf, type SweepStep } from '../../sweep-step/sweep-step.js';
 
 export const livenessStep: SweepStep = {
   name: 'liveness',

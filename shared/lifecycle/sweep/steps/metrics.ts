@@ -8,7 +8,7 @@ import { clusterGauges } from '../../../decisions/cluster-gauges.js';
 import { buildInfoLabels } from '../../../observability/build-info.js';
 import { publishedGauges } from '../../../observability/series-budget.js';
 import { providerIdKey } from '../../cluster/snapshot.js';
-import type { SweepStep } from '../../sweep-step.js';
+import type { SweepStep } from '../../sweep-step/sweep-step.js';
 
 export const metricsStep: SweepStep = {
   name: 'metrics',

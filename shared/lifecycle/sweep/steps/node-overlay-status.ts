@@ -1,11 +1,11 @@
 // NodeOverlay status: each overlay's ValidationSucceeded and Ready, judged against every NodePool the
-// sweep read (node-overlays.ts). Like the NodePool status step, a sweep confined to some NodeClaims does
+// sweep read (../../status/node-overlay-status.ts). Like the NodePool status step, a sweep confined to some NodeClaims does
 // not own the cluster's objects and writes nothing. A written status means an overlay is new or changed
 // (its generation is on the conditions), which may let pending pods fit that did not: the provisioning
 // batcher is signalled, as a pod event would, since no pod changed to signal it.
-import { reconcileNodeOverlayStatuses } from '../../node-overlays.js';
+import { reconcileNodeOverlayStatuses } from '../../status/node-overlay-status.js';
 import { signalProvisioning } from '../../provisioning/signal.js';
-import type { StepReport, SweepStep } from '../../sweep-step.js';
+import type { StepReport, SweepStep } from '../../sweep-step/sweep-step.js';
 
 export const nodeOverlayStatusStep: SweepStep = {
   name: 'node-overlay-status',

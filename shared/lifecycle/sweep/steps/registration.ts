@@ -1,7 +1,7 @@
 // Registration for every launched NodeClaim whose Node has not been synced yet: the sweep's way to the
 // same reconcileRegistration that Node events drive.
-import { needsRegistration, reconcileRegistration } from '../../registration.js';
-import { forEachObject, nameOf, type SweepStep } from '../../sweep-step.js';
+import { needsRegistration, reconcileRegistration } from '../../node-join/registration.js';
+import { forEachObject, nameOf, type SweepStep } from '../../sweep-step/sweep-step.js';
 
 export const registrationStep: SweepStep = {
   name: 'registration',

@@ -1,6 +1,6 @@
 // Deleted NodeClaims whose termination orchestration is missing (a lost bridge event) get one.
 import { needsTermination, reconcileTermination } from '../../termination/termination.js';
-import { forEachObject, nameOf, type SweepStep } from '../../sweep-step.js';
+import { forEachObject, nameOf, type SweepStep } from '../../sweep-step/sweep-step.js';
 
 export const terminationStep: SweepStep = {
   name: 'termination',

@@ -1,15 +1,15 @@
 // Each NodeOverlay's conditions (ValidationSucceeded, Ready), written by the sweep from the same
 // evaluation provisioning, launch and consolidation price and size offerings with
-// (cloudprovider/node-overlays.ts). With the NodeOverlay feature gate off nothing is read or written.
-import { nodeOverlayConditions } from '../decisions/node-overlay-status.js';
-import { plainEqual } from '../decisions/plain-equal.js';
-import type { NodePool } from '../models/karpenter.js';
+// (shared/cloudprovider/node-overlays.ts). With the NodeOverlay feature gate off nothing is read or written.
+import { nodeOverlayConditions } from '../../decisions/node-overlay-status.js';
+import { plainEqual } from '../../decisions/plain-equal.js';
+import type { NodePool } from '../../models/karpenter.js';
 import {
   evaluateOverlays,
   nodeOverlayObjects,
   type OverlayDependencies,
-} from '../cloudprovider/node-overlays.js';
-import type { LifecycleDependencies } from './dependencies.js';
+} from '../../cloudprovider/node-overlays.js';
+import type { LifecycleDependencies } from '../dependencies.js';
 import { writeStatus } from './status-write.js';
 
 /**

@@ -1,13 +1,13 @@
 // Guarded NodeClaim writes. Every write carries the resourceVersion it was computed from, so a handler
 // working from stale state gets a conflict and recomputes from a fresh read instead of overwriting newer
 // data. Status updates are functions of the current NodeClaim, which makes the retry loop trivial: on a
-// conflict the NodeClaim is re-read and the update applied again. (status-write.ts is the other kind: a
+// conflict the NodeClaim is re-read and the update applied again. (../status/status-write.ts is the other kind: a
 // NodePool's or AKSNodeClass's status is computed from the whole sweep view, so a conflict leaves it to
 // the next sweep instead.)
-import type { NodeClaim, NodeClaimStatus } from '../models/index.js';
-import { statusChanged } from '../decisions/nodeclaim-status.js';
-import type { KarpenterObjects } from '../kube/custom-objects.js';
-import { retryOnConflict } from '../kube/retry-on-conflict.js';
+import type { NodeClaim, NodeClaimStatus } from '../../models/index.js';
+import { statusChanged } from '../../decisions/nodeclaim-status.js';
+import type { KarpenterObjects } from '../../kube/custom-objects.js';
+import { retryOnConflict } from '../../kube/retry-on-conflict.js';
 
 export interface NodeClaimStatusWrite {
   /** The NodeClaim as stored after this call. */

@@ -1,13 +1,13 @@
 // What a provisioning window reads from the API server, behind one narrow interface so the window can be
 // unit tested against in-memory state (test/support/fake-lifecycle.ts): the cluster's NodeClaims, Nodes,
-// NodePools and AKSNodeClasses listed fresh (never the sweep's watch-fed cache, see cluster-state.ts),
+// NodePools and AKSNodeClasses listed fresh (never the sweep's watch-fed cache, see lifecycle/provisioning/cluster-state.ts),
 // the pods bound to a node and not finished, the pods bound to none, and the DaemonSets.
 // kubeProvisioningReads implements it with the API server client, every list read in pages.
 import { AppsV1Api, type V1DaemonSet, type V1Pod } from '@kubernetes/client-node';
-import type { KubeClients } from '../../kube/client.js';
-import type { KarpenterObjects } from '../../kube/custom-objects.js';
-import { listAllPages, pageOf } from '../../kube/paging.js';
-import { listingClusterReader, type ClusterState } from '../cluster/cluster-reader.js';
+import type { KubeClients } from './client.js';
+import type { KarpenterObjects } from './custom-objects.js';
+import { listAllPages, pageOf } from './paging.js';
+import { listingClusterReader, type ClusterState } from './cluster-reader.js';
 
 export interface ProvisioningReads {
   cluster(): Promise<ClusterState>;

@@ -1,7 +1,9 @@
 // Events the lifecycle writes from passes that repeat every few seconds (a drain, a disruption pass) would
 // say the same thing on every pass; upstream's recorder drops a repeat of the same reason on the same
-// object within a window. One memory per process does it for every writer here, bounded so a long-lived
-// host cannot grow it without end: past its size the entry sent longest ago is forgotten first.
+// object within a window. Each such writer (the disruption's blocked events, termination's drain events)
+// keeps one memory per process made here, beside the recorder it writes through (events.ts), bounded so
+// a long-lived host cannot grow it without end: past its size the entry sent longest ago is forgotten
+// first.
 export interface EventDedupe {
   /** True (and remembered) when `key` was not sent within the last `windowMs`. */
   firstInWindow(key: string, now: number, windowMs: number): boolean;

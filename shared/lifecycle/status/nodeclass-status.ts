@@ -3,11 +3,11 @@
 // the cluster's Kubernetes version, and ImagesReady / KubernetesVersionReady / ValidationSucceeded (every
 // field that reaches a node parses) / Ready. Writes only when something changed, guarded by the
 // resourceVersion it read.
-import { desiredNodeClassStatus, imageLookups } from '../decisions/nodeclass-status.js';
-import { communityGalleryImageId, newestImageVersion } from '../decisions/node-image.js';
-import { plainEqual } from '../decisions/plain-equal.js';
-import type { AKSNodeClass } from '../models/index.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import { desiredNodeClassStatus, imageLookups } from '../../decisions/nodeclass-status.js';
+import { communityGalleryImageId, newestImageVersion } from '../../decisions/node-image.js';
+import { plainEqual } from '../../decisions/plain-equal.js';
+import type { AKSNodeClass } from '../../models/index.js';
+import type { LifecycleDependencies } from '../dependencies.js';
 import { writeStatus, type StatusWrite } from './status-write.js';
 
 export async function reconcileNodeClassStatus(

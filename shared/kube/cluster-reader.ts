@@ -12,14 +12,14 @@
 //   write made before them, which is what tests that assert the effect of one sweep right after a
 //   write need.
 import type { KubeConfig, V1Node, V1Pod, V1PodDisruptionBudget } from '@kubernetes/client-node';
-import type { PdbLimit } from '../../decisions/consolidation/pdb.js';
-import type { ConsolidationPod } from '../../decisions/consolidation/pods.js';
-import { podEventNode } from '../../decisions/consolidation/pod-events.js';
-import { isLaunchInFlight } from '../../decisions/launch-in-flight.js';
-import { labelsMatch } from '../../decisions/label-selector.js';
-import type { KubeClients } from '../../kube/client.js';
-import type { CustomObjects, KarpenterObjects } from '../../kube/custom-objects.js';
-import { listNodes, listNodesPage, toDomainNode } from '../../kube/nodes.js';
+import type { PdbLimit } from '../decisions/consolidation/pdb.js';
+import type { ConsolidationPod } from '../decisions/consolidation/pods.js';
+import { podEventNode } from '../decisions/consolidation/pod-events.js';
+import { isLaunchInFlight } from '../decisions/launch-in-flight.js';
+import { labelsMatch } from '../decisions/label-selector.js';
+import type { KubeClients } from './client.js';
+import type { CustomObjects, KarpenterObjects } from './custom-objects.js';
+import { listNodes, listNodesPage, toDomainNode } from './nodes.js';
 import {
   listConsolidationPods,
   listPdbLimits,
@@ -27,11 +27,11 @@ import {
   listPodsPage,
   toConsolidationPod,
   toPdbLimit,
-} from '../../kube/pods.js';
-import { LIST_PAGE_SIZE } from '../../kube/paging.js';
-import { Reflector } from '../../kube/reflector.js';
-import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
-import type { Node } from '../../models/kube.js';
+} from './pods.js';
+import { LIST_PAGE_SIZE } from './paging.js';
+import { Reflector } from './reflector.js';
+import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
+import type { Node } from '../models/kube.js';
 
 export interface ClusterState {
   nodeClaims: readonly NodeClaim[];

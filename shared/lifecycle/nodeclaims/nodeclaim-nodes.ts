@@ -1,10 +1,10 @@
 // The Nodes of a NodeClaim, found by providerID (a GET by status.nodeName, then by the VM's name, which
 // is its Node's name): what termination, drain and replacement act on. And the other way round, the
 // NodeClaim of a Node, which the Node events (registration, a spot eviction notice) start from.
-import { parseProviderId, vmNameFor } from '../decisions/vm-spec.js';
-import type { NodeClaim } from '../models/karpenter.js';
-import type { Node } from '../models/kube.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import { parseProviderId, vmNameFor } from '../../decisions/vm-spec.js';
+import type { NodeClaim } from '../../models/karpenter.js';
+import type { Node } from '../../models/kube.js';
+import type { LifecycleDependencies } from '../dependencies.js';
 
 /** The Nodes of a NodeClaim; none before it has a providerID. */
 export async function nodesOfNodeClaim(

@@ -18,13 +18,13 @@ import {
   type BufferPodTemplate,
   type BufferReferent,
   type VirtualPods,
-} from '../decisions/capacity-buffers.js';
-import { labelsMatch } from '../decisions/label-selector.js';
-import { plainEqual } from '../decisions/plain-equal.js';
-import type { SchedulingPodSpec } from '../decisions/scheduling/types.js';
-import type { CapacityBuffer, CapacityBufferStatus } from '../models/capacity-buffer.js';
-import type { LifecycleDependencies } from './dependencies.js';
-import { writeStatus } from './status-write.js';
+} from '../../decisions/capacity-buffers.js';
+import { labelsMatch } from '../../decisions/label-selector.js';
+import { plainEqual } from '../../decisions/plain-equal.js';
+import type { SchedulingPodSpec } from '../../decisions/scheduling/types.js';
+import type { CapacityBuffer, CapacityBufferStatus } from '../../models/capacity-buffer.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { writeStatus } from '../status/status-write.js';
 
 type BufferDependencies = Pick<LifecycleDependencies, 'capacityBuffers' | 'settings' | 'now'>;
 

@@ -5,7 +5,7 @@
 // orchestrators plain JSON; the one assertion that JSON has the declared shape is made here, where the
 // app's own orchestrators are the only callers.
 import type * as df from 'durable-functions';
-import { activity, type ActivityFunctionDefinition, type HandlerContext } from '../runtime/definitions.js';
+import { activity, type ActivityFunctionDefinition, type HandlerContext } from '../../runtime/definitions.js';
 import { callActivityThroughOutages, outageTolerantActivity } from './outage-retry.js';
 
 export interface DurableActivity<Input, Output> {

@@ -3,18 +3,18 @@
 // Initialized=True; until then keep Initialized=Unknown with the reason, so `kubectl get nodeclaims`
 // says what the node is waiting for. The label goes first: it is what tooling selects on, and a crash
 // between the writes is repaired by the next pass (the label patch is then empty).
-import { findCondition, isConditionTrue } from '../decisions/conditions.js';
-import { evaluateInitialization, initializedLabelPatch } from '../decisions/initialization.js';
-import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
-import { matchNodeForClaim } from '../decisions/registration.js';
-import { retryOnConflict } from '../kube/retry-on-conflict.js';
-import type { NodeClaim } from '../models/index.js';
-import { ConditionTypes } from '../models/karpenter.js';
-import type { Node } from '../models/kube.js';
-import { recordNodeClaimTransition } from '../observability/nodeclaim-status-metrics.js';
-import type { LifecycleDependencies } from './dependencies.js';
-import { isManagedNodeClaim } from '../decisions/ownership.js';
-import { updateNodeClaimStatus, writeNodeClaimStatus } from './nodeclaim-writes.js';
+import { findCondition, isConditionTrue } from '../../decisions/conditions.js';
+import { evaluateInitialization, initializedLabelPatch } from '../../decisions/initialization.js';
+import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
+import { matchNodeForClaim } from '../../decisions/registration.js';
+import { retryOnConflict } from '../../kube/retry-on-conflict.js';
+import type { NodeClaim } from '../../models/index.js';
+import { ConditionTypes } from '../../models/karpenter.js';
+import type { Node } from '../../models/kube.js';
+import { recordNodeClaimTransition } from '../../observability/nodeclaim-status-metrics.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { isManagedNodeClaim } from '../../decisions/ownership.js';
+import { updateNodeClaimStatus, writeNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
 
 export type InitializationOutcome =
   | { outcome: 'skipped'; why: string }

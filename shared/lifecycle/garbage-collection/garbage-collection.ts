@@ -4,8 +4,8 @@
 // timer rather than in the lifecycle sweep: List VMs is limited to 300 calls a minute per subscription
 // and region, and the sweep may run every few seconds. Every candidate is confirmed with a GET of its
 // NodeClaim just before its VM is deleted, so a NodeClaim created after the list is never orphaned.
-import { orphanVmCandidates, type OrphanCandidate } from '../decisions/orphan-vms.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import { orphanVmCandidates, type OrphanCandidate } from '../../decisions/orphan-vms.js';
+import type { LifecycleDependencies } from '../dependencies.js';
 
 export interface GarbageCollectionResult {
   vms: number;

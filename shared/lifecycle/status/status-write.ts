@@ -1,8 +1,8 @@
 // A status write guarded by the resourceVersion the sweep read: an object changed or deleted since is left
 // as read, and the next sweep decides from the new version. For NodePool and AKSNodeClass status, which
 // is computed from the whole sweep view, not from the object alone; a NodeClaim's status is a function of
-// the NodeClaim, so its writes re-read and re-apply on a conflict instead (nodeclaim-writes.ts).
-import { isConflict, isNotFound } from '../kube/errors.js';
+// the NodeClaim, so its writes re-read and re-apply on a conflict instead (../nodeclaims/nodeclaim-writes.ts).
+import { isConflict, isNotFound } from '../../kube/errors.js';
 
 export interface StatusWrite<T> {
   /** The object as it is now: the written version, or the one read when nothing was written. */

@@ -9,9 +9,9 @@
 // The activity's answer is tagged, so a history recorded before activities were wrapped (a bare result)
 // replays unchanged, and a workflow that never meets an outage yields exactly the tasks it yielded before.
 import type * as df from 'durable-functions';
-import { isTransient as isTransientArmError } from '../azure/virtual-machines.js';
-import { statusCodeOf } from '../kube/errors.js';
-import { activity, type ActivityFunctionDefinition, type HandlerContext } from '../runtime/definitions.js';
+import { isTransient as isTransientArmError } from '../../azure/virtual-machines.js';
+import { statusCodeOf } from '../../kube/errors.js';
+import { activity, type ActivityFunctionDefinition, type HandlerContext } from '../../runtime/definitions.js';
 
 /** The first wait after a transient failure; it doubles up to OUTAGE_MAX_WAIT_MS. */
 export const OUTAGE_FIRST_WAIT_MS = 1_000;

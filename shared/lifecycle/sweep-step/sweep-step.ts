@@ -1,17 +1,18 @@
-// What every sweep step gets and returns. Steps import this file, never the list of steps (steps.ts),
-// so a step can live with its concept (disruption/, static-nodepools.ts) without an import cycle.
-import type { Logger } from '../observability/logger.js';
-import type { HandlerContext } from '../runtime/definitions.js';
-import type { LifecycleDependencies } from './dependencies.js';
-import type { LeftoverMemory } from './sweep/launch-leftovers.js';
-import type { SweepView } from './cluster/snapshot.js';
+// What every sweep step gets and returns. Steps import this file, never the list of steps
+// (../sweep/steps.ts), so a step can live with its concept (disruption/) without its folder and the
+// sweep's importing each other; that is why this folder is apart from sweep/.
+import type { Logger } from '../../observability/logger.js';
+import type { HandlerContext } from '../../runtime/definitions.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import type { LeftoverMemory } from './leftover-memory.js';
+import type { SweepView } from '../cluster/snapshot.js';
 
 export interface SweepContext {
   deps: LifecycleDependencies;
   view: SweepView;
   orchestrations: HandlerContext['orchestrations'];
   log: Logger;
-  /** State kept between sweeps of this process (see launch-leftovers.ts for why it is in memory). */
+  /** State kept between sweeps of this process (see ../sweep/launch-leftovers.ts for why it is in memory). */
   memory: { leftovers: LeftoverMemory };
   /** True once the sweep lost its lease: steps stop taking new objects. */
   stopping(): boolean;

@@ -7,14 +7,14 @@
 //
 // In consolidation's view a virtual pod carries no labels: a PodDisruptionBudget selects by labels and
 // must never count a pod that does not exist, and only provisioning needs the labels (for topology).
-import type { HeldCapacity, VirtualPods } from '../decisions/capacity-buffers.js';
-import { heldCapacity } from '../decisions/capacity-buffers.js';
-import { boundPodsOf, type ConsolidationPod } from '../decisions/consolidation/pods.js';
-import { isNodeNotReady } from '../decisions/disruption-state.js';
-import type { ExistingNode, SchedulingPod } from '../decisions/scheduling/types.js';
-import type { Node } from '../models/kube.js';
+import type { HeldCapacity, VirtualPods } from '../../decisions/capacity-buffers.js';
+import { heldCapacity } from '../../decisions/capacity-buffers.js';
+import { boundPodsOf, type ConsolidationPod } from '../../decisions/consolidation/pods.js';
+import { isNodeNotReady } from '../../decisions/disruption-state.js';
+import type { ExistingNode, SchedulingPod } from '../../decisions/scheduling/types.js';
+import type { Node } from '../../models/kube.js';
 import { bufferVirtualPods, readCapacityBuffers } from './capacity-buffers.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import type { LifecycleDependencies } from '../dependencies.js';
 
 /** The Nodes virtual pods may sit on (Ready, not deleting, schedulable) with their active pods. */
 function existingNodesFor(

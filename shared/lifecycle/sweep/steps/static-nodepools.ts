@@ -2,15 +2,20 @@
 // from the NodePool's current template (and launching them at once, so a replica does not wait for the
 // bridge) and deleting extras through termination. The plan is decisions/static-replicas.ts.
 import { randomUUID } from 'node:crypto';
-import { deterministicNodeClaimName, nodeClaimFromTemplate } from '../decisions/nodeclaim-template.js';
-import { planStaticReplicas, staticReplicaNames } from '../decisions/static-replicas.js';
-import { isAlreadyExists } from '../kube/errors.js';
-import { WellKnown, type NodeClaim, type NodePool } from '../models/karpenter.js';
-import type { LifecycleDependencies } from './dependencies.js';
-import { reconcileLaunch } from './launch/launch.js';
-import { nodeClaimsByPool, nodePoolsInScope } from './disruption/scope.js';
-import { deleteNodeClaim } from './termination/termination.js';
-import { forEachObject, type StepReport, type SweepContext, type SweepStep } from './sweep-step.js';
+import { deterministicNodeClaimName, nodeClaimFromTemplate } from '../../../decisions/nodeclaim-template.js';
+import { planStaticReplicas, staticReplicaNames } from '../../../decisions/static-replicas.js';
+import { isAlreadyExists } from '../../../kube/errors.js';
+import { WellKnown, type NodeClaim, type NodePool } from '../../../models/karpenter.js';
+import type { LifecycleDependencies } from '../../dependencies.js';
+import { reconcileLaunch } from '../../launch/launch.js';
+import { nodeClaimsByPool, nodePoolsInScope } from '../../disruption/scope.js';
+import { deleteNodeClaim } from '../../termination/termination.js';
+import {
+  forEachObject,
+  type StepReport,
+  type SweepContext,
+  type SweepStep,
+} from '../../sweep-step/sweep-step.js';
 
 type Action = { kind: 'create'; nodePool: NodePool; name: string } | { kind: 'remove'; nodeClaim: NodeClaim };
 

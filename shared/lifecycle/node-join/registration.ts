@@ -3,27 +3,32 @@
 // resourceVersion-guarded write, then records Registered=True and status.nodeName on the NodeClaim.
 // The Node write comes first: if the process dies between the two writes, the next pass finds the Node
 // already synced (the plan is empty) and only writes the status.
-import { LAUNCH_ATTEMPT_ANNOTATION } from '../decisions/bootstrap-token.js';
-import { findCondition, isConditionTrue } from '../decisions/conditions.js';
-import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
+import { LAUNCH_ATTEMPT_ANNOTATION } from '../../decisions/bootstrap-token.js';
+import { nodeClaimLifecycleLabels } from '../../decisions/cluster-gauges.js';
+import { findCondition, isConditionTrue } from '../../decisions/conditions.js';
+import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
 import {
   matchNodeForClaim,
   planNodeRegistration,
   registrationConditionFor,
   registrationPatch,
   RegistrationReasons,
-} from '../decisions/registration.js';
-import { retryOnConflict } from '../kube/retry-on-conflict.js';
-import type { NodeClaim } from '../models/index.js';
-import { ConditionTypes, WellKnown } from '../models/karpenter.js';
-import type { Node } from '../models/kube.js';
-import { recordNodeClaimTransition } from '../observability/nodeclaim-status-metrics.js';
-import type { LifecycleDependencies } from './dependencies.js';
-import { isManagedNodeClaim } from '../decisions/ownership.js';
-import { nodeClaimTarget, updateNodeClaimStatus, writeNodeClaimStatus } from './nodeclaim-writes.js';
-import { awaitsInitialization } from '../decisions/initialization.js';
+} from '../../decisions/registration.js';
+import { retryOnConflict } from '../../kube/retry-on-conflict.js';
+import type { NodeClaim } from '../../models/index.js';
+import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
+import type { Node } from '../../models/kube.js';
+import { recordNodeClaimTransition } from '../../observability/nodeclaim-status-metrics.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { isManagedNodeClaim } from '../../decisions/ownership.js';
+import {
+  nodeClaimTarget,
+  updateNodeClaimStatus,
+  writeNodeClaimStatus,
+} from '../nodeclaims/nodeclaim-writes.js';
+import { awaitsInitialization } from '../../decisions/initialization.js';
 import { reconcileInitialization, type InitializationOutcome } from './initialization.js';
-import { nodeClaimForProviderId } from './nodeclaim-nodes.js';
+import { nodeClaimForProviderId } from '../nodeclaims/nodeclaim-nodes.js';
 
 export type RegistrationOutcome =
   | { outcome: 'skipped'; why: string }
@@ -52,9 +57,6 @@ export function needsRegistration(nodeClaim: NodeClaim): boolean {
     !isConditionTrue(nodeClaim.status?.conditions, ConditionTypes.registered)
   );
 }
-
-export const nodePoolOf = (nodeClaim: NodeClaim): string =>
-  nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel] ?? '';
 
 /**
  * Registers `nodeClaim` with its Node, chosen from `nodes` by providerID (passing only the candidates is
@@ -172,7 +174,9 @@ async function revokeBootstrapToken(deps: LifecycleDependencies, nodeClaim: Node
 }
 
 function recordRegistered(deps: LifecycleDependencies, nodeClaim: NodeClaim): void {
-  deps.metrics.increment('karpenter_nodes_created_total', { nodepool: nodePoolOf(nodeClaim) });
+  deps.metrics.increment('karpenter_nodes_created_total', {
+    nodepool: nodeClaimLifecycleLabels(nodeClaim).nodepool,
+  });
   const registered = findCondition(nodeClaim.status?.conditions, ConditionTypes.registered);
   const at = Date.parse(registered?.lastTransitionTime ?? '');
   // Registered was Unknown from the NodeClaim's creation (the launch request) to now: the whole wait a

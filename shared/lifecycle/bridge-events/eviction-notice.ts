@@ -10,16 +10,16 @@
 // a node already marked, tainted or deleting is left alone, and otherwise repair's own checks decide
 // again. The workflow's instance ID is `repair-<uid>`, and a running one is never started twice; every
 // write of the step is guarded, as the sweep's are, so it needs no lease.
-import { evictionNoticeMatch, evictionNoticeVerdict } from '../decisions/node-repair/eviction-notice.js';
-import { WellKnown } from '../models/karpenter.js';
-import type { Node } from '../models/kube.js';
-import { isOrchestrationActive, type HandlerContext } from '../runtime/definitions.js';
-import type { LifecycleDependencies } from './dependencies.js';
-import { disruptionStepOf } from './disruption/disruption-step.js';
-import { repairMethod } from './disruption/methods/repair.js';
-import { repairInstanceId } from './disruption/repair/repair-workflow.js';
-import { nodeClaimForProviderId } from './nodeclaim-nodes.js';
-import { runSweepSteps, type SweepResult } from './sweep/sweep.js';
+import { evictionNoticeMatch, evictionNoticeVerdict } from '../../decisions/node-repair/eviction-notice.js';
+import { WellKnown } from '../../models/karpenter.js';
+import type { Node } from '../../models/kube.js';
+import { isOrchestrationActive, type HandlerContext } from '../../runtime/definitions.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { disruptionStepOf } from '../disruption/disruption-step.js';
+import { repairMethod } from '../disruption/methods/repair.js';
+import { repairInstanceId } from '../disruption/repair/repair-workflow.js';
+import { nodeClaimForProviderId } from '../nodeclaims/nodeclaim-nodes.js';
+import { runSweepSteps, type SweepResult } from '../sweep/sweep.js';
 
 const repairStep = disruptionStepOf([repairMethod]);
 

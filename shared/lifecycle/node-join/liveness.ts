@@ -3,17 +3,16 @@
 // a Warning event *before* the delete, so `kubectl describe` and the event stream say why it went; the
 // termination finalizer then removes the VM (the termination orchestration is started right away rather
 // than waiting for the bridge's delete event, which the sweep would otherwise have to catch).
-import { livenessDecision } from '../decisions/liveness.js';
-import { applyLifecycleConditions } from '../decisions/lifecycle-conditions.js';
-import type { NodeClaim } from '../models/index.js';
-import { ConditionTypes } from '../models/karpenter.js';
-import type { HandlerContext } from '../runtime/definitions.js';
-import type { LifecycleDependencies } from './dependencies.js';
-import { isManagedNodeClaim } from '../decisions/ownership.js';
-import { nodeClaimTarget, updateNodeClaimStatus } from './nodeclaim-writes.js';
-import { nodePoolOf } from './registration.js';
-import { deleteNodeClaim } from './termination/termination.js';
-import { nodeClaimLifecycleLabels } from '../decisions/cluster-gauges.js';
+import { livenessDecision } from '../../decisions/liveness.js';
+import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
+import type { NodeClaim } from '../../models/index.js';
+import { ConditionTypes } from '../../models/karpenter.js';
+import type { HandlerContext } from '../../runtime/definitions.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import { isManagedNodeClaim } from '../../decisions/ownership.js';
+import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
+import { deleteNodeClaim } from '../termination/termination.js';
+import { nodeClaimLifecycleLabels } from '../../decisions/cluster-gauges.js';
 
 export type LivenessOutcome =
   { outcome: 'alive'; nextCheckAt?: Date } | { outcome: 'deleted'; message: string } | { outcome: 'gone' };
@@ -61,10 +60,11 @@ export async function reconcileLiveness(
 
   await deps.events.warning(nodeClaimTarget(stored), decision.reason, decision.message);
   if (!(await deleteNodeClaim(deps, stored, context))) return { outcome: 'gone' };
+  const { nodepool, capacity_type } = nodeClaimLifecycleLabels(stored);
   deps.metrics.increment('karpenter_nodeclaims_disrupted_total', {
     reason: 'registration_timeout',
-    nodepool: nodePoolOf(stored),
-    capacity_type: nodeClaimLifecycleLabels(stored).capacity_type,
+    nodepool,
+    capacity_type,
     // Liveness is no consolidation and deletes at once, without a budget.
     consolidation_policy: '',
     termination_mode: 'forceful',

@@ -10,8 +10,8 @@
 // while it works and releases the lease when done, so a crashed holder blocks sweeps for one duration at
 // most and a healthy one never for longer than its own run.
 import { CoordinationV1Api, V1MicroTime, type V1Lease } from '@kubernetes/client-node';
-import { isAlreadyExists, isConflict, isNotFound } from '../../kube/errors.js';
-import { makeTimedApiClient, type KubeClients } from '../../kube/client.js';
+import { isAlreadyExists, isConflict, isNotFound } from './errors.js';
+import { makeTimedApiClient, type KubeClients } from './client.js';
 
 export interface LeaseOptions {
   name: string;

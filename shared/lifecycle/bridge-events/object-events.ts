@@ -1,14 +1,14 @@
 // Routes a bridge event to the lifecycle phase that owns it. The event only names an object; the phase
 // reads its current state, so a late, duplicated or reordered event does the right thing or nothing.
-import { bridgeProbeOf, parseObjectChangeEvent } from '../events/cloud-event.js';
-import type { HandlerContext } from '../runtime/definitions.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import { bridgeProbeOf, parseObjectChangeEvent } from '../../events/cloud-event.js';
+import type { HandlerContext } from '../../runtime/definitions.js';
+import type { LifecycleDependencies } from '../dependencies.js';
 import { describeEvictionNoticeOutcome, repairOnEvictionNotice } from './eviction-notice.js';
 import { disruptAfterDeletion } from './freed-slot.js';
-import { reconcileLaunch } from './launch/launch.js';
-import { signalProvisioning } from './provisioning/signal.js';
-import { describeNodeEventOutcome, registerNodeFromEvent } from './registration.js';
-import { needsTermination, reconcileTermination } from './termination/termination.js';
+import { reconcileLaunch } from '../launch/launch.js';
+import { signalProvisioning } from '../provisioning/signal.js';
+import { describeNodeEventOutcome, registerNodeFromEvent } from '../node-join/registration.js';
+import { needsTermination, reconcileTermination } from '../termination/termination.js';
 
 export async function handleObjectEvent(
   deps: LifecycleDependencies,

@@ -2,12 +2,12 @@
 // old node both use it.
 // Each write is guarded by the Node's resourceVersion (see decisions/node-patch.ts); a conflict re-reads
 // and retries, and a Node that is already as wanted costs one read and no write.
-import { guardedNodePatch } from '../decisions/node-patch.js';
-import { isNotFound } from '../kube/errors.js';
-import { retryOnConflict } from '../kube/retry-on-conflict.js';
-import { WellKnown } from '../models/karpenter.js';
-import type { Node, Taint } from '../models/kube.js';
-import type { LifecycleDependencies } from './dependencies.js';
+import { guardedNodePatch } from '../../decisions/node-patch.js';
+import { isNotFound } from '../../kube/errors.js';
+import { retryOnConflict } from '../../kube/retry-on-conflict.js';
+import { WellKnown } from '../../models/karpenter.js';
+import type { Node, Taint } from '../../models/kube.js';
+import type { LifecycleDependencies } from '../dependencies.js';
 
 export const disruptedTaint: Taint = { key: WellKnown.disruptedTaintKey, effect: 'NoSchedule' };
 

@@ -1,20 +1,17 @@
-// Starting the repair workflow for one NodeClaim the repair method chose to reboot or to treat as
-// preempted: its input from the match, the NodeClaim and the settings, then `repair-<uid>`, unless a
-// repair of it is still running. The workflow marks the NodeClaim itself; the sweep's view is marked
-// here at once, so the methods after repair in this pass count it as disrupting.
-import { setCondition } from '../../../decisions/conditions.js';
+// The repair workflow's input for one NodeClaim the repair method chose to reboot or to treat as
+// preempted: from the match, the NodeClaim and the settings. The method puts it in its command
+// (ownWorkflow), and the disruption step starts `repair-<uid>` with it unless a repair of the NodeClaim
+// is still running; the workflow marks the NodeClaim itself.
 import { replacementBackoffOf } from '../../../decisions/disruption-state.js';
 import type { FirstStep } from '../../../decisions/node-repair/escalation.js';
 import type { UnhealthyMatch } from '../../../decisions/node-repair/policies.js';
 import { describeMatch } from '../../../decisions/node-repair/policies.js';
 import { parseProviderId } from '../../../decisions/vm-spec.js';
-import { ConditionTypes, type NodeClaim, type NodePool } from '../../../models/karpenter.js';
-import { isOrchestrationActive } from '../../../runtime/definitions.js';
-import { RepairNames } from '../../../runtime/function-names.js';
+import type { NodeClaim, NodePool } from '../../../models/karpenter.js';
 import { replacementNameFor } from '../replacements.js';
-import type { SweepContext } from '../../sweep-step.js';
+import type { SweepContext } from '../../sweep-step/sweep-step.js';
 import { rebootRecordOf } from './repair-activities.js';
-import { repairInstanceId, type RepairInput } from './repair-workflow.js';
+import type { RepairInput } from './repair-workflow.js';
 
 export function repairInputFor(
   context: SweepContext,
@@ -58,39 +55,4 @@ export function repairInputFor(
     },
     replacementTimeoutMinutes: settings.disruption.replacementTimeoutMinutes,
   };
-}
-
-/** Starts `repair-<uid>`; false when a repair of this NodeClaim is running or it cannot be repaired. */
-export async function startRepairWorkflow(
-  context: SweepContext,
-  nodePool: NodePool,
-  nodeClaim: NodeClaim,
-  match: UnhealthyMatch,
-  firstStep: Exclude<FirstStep, 'replace'>,
-): Promise<boolean> {
-  const input = repairInputFor(context, nodePool, nodeClaim, match, firstStep);
-  if (!input) return false;
-  const { orchestrations, view, deps } = context;
-  const instanceId = repairInstanceId(input.nodeClaim.uid);
-  const existing = await orchestrations.getStatus(instanceId);
-  if (isOrchestrationActive(existing)) return false;
-  if (existing) await orchestrations.purge(instanceId);
-  await orchestrations.startNew(RepairNames.orchestration, { instanceId, input });
-  view.updateNodeClaim({
-    ...nodeClaim,
-    status: {
-      ...nodeClaim.status,
-      conditions: setCondition(
-        nodeClaim.status?.conditions,
-        { type: ConditionTypes.disruptionReason, status: 'True', reason: 'Unhealthy', message: input.detail },
-        deps.now(),
-      ),
-    },
-  });
-  deps.log.info('node repair workflow started', {
-    nodeClaim: nodeClaim.metadata.name,
-    step: firstStep,
-    detail: input.detail,
-  });
-  return true;
 }
