@@ -26,12 +26,13 @@ import { createBootstrapToken, deleteBootstrapTokenSecret } from '../kube/bootst
 import type { NodeClaim } from '../models/index.js';
 import { catalogOfferings } from './catalog-offerings.js';
 import { resolveNodeImage } from './node-image.js';
-import { currentNodeOverlays } from './node-overlays.js';
+import { currentNodeOverlays, evaluateOverlays } from './node-overlays.js';
 import type { CloudProviderParts } from './parts.js';
 import { forgetQuotaFreedBy } from './quota-memory.js';
 import { offeringsWithReservations, takeReservationSeat } from './reserved-offerings.js';
 import {
   AuthorizationError,
+  CloudProviderError,
   CreateError,
   ImageNotResolvedError,
   InstanceExistsError,
@@ -47,7 +48,8 @@ import {
   type RebootProgress,
   type RebootStart,
 } from './types.js';
-import { capacityOptions, offeringOfInstance, vmBody } from './vm-body.js';
+import { capacityOptions, launchLabels, offeringOfInstance, vmBody } from './vm-body.js';
+import { communityGalleryImageId, newestImageVersion } from '../decisions/node-image.js';
 import { provisioningFailureOf } from '../decisions/vm-provisioning-failure.js';
 
 export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
@@ -165,7 +167,7 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
     return { vmName, providerID, offering, created: true, pollerState: put.pollerState };
   }
 
-  return {
+  return answeringTransientAsSeam({
     plan: (nodeClaim, classes) => refusingAuthorization(() => plan(nodeClaim, classes)),
     create: (nodeClaim, classes, launch) => refusingAuthorization(() => create(nodeClaim, classes, launch)),
 
@@ -208,7 +210,62 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
     async offerings(options = {}) {
       return (await offeringsWithReservations(parts, options)).offerings;
     },
-  };
+
+    prices: () => parts.pricing.prices(),
+
+    async unavailableOfferings() {
+      return (await parts.unavailable.listActive(parts.now())).map((u) => u.block);
+    },
+
+    async markUnavailable(blocks, mark) {
+      for (const block of blocks) await parts.unavailable.mark({ block, ...mark });
+    },
+
+    forgetReservations: () => parts.reservations.invalidate(),
+
+    capacityOptions: (nodeClass) => capacityOptions(settings, nodeClass),
+
+    launchLabels,
+
+    nodeOverlays: (nodePools) => currentNodeOverlays(parts, nodePools),
+
+    evaluateNodeOverlays: (overlays, nodePools) => evaluateOverlays(parts, overlays, nodePools),
+
+    resolveImages: (lookups) =>
+      Promise.all(
+        lookups.map(async (lookup) => {
+          const version = newestImageVersion(await parts.images.list(lookup.gallery, lookup.definition));
+          return {
+            lookup,
+            imageId: version
+              ? communityGalleryImageId(lookup.gallery, lookup.definition, version)
+              : undefined,
+          };
+        }),
+      ),
+  });
+}
+
+/**
+ * The provider with every asynchronous method's transient ARM or storage error (throttled, a server
+ * error, no answer) thrown as TransientCloudError, the one type the lifecycle's retries recognise.
+ */
+function answeringTransientAsSeam(provider: CloudProvider): CloudProvider {
+  const seamed = { ...provider };
+  for (const key of Object.keys(provider) as (keyof CloudProvider)[]) {
+    const method = provider[key] as (...args: unknown[]) => unknown;
+    (seamed as Record<keyof CloudProvider, unknown>)[key] = (...args: unknown[]) => {
+      const result = method(...args);
+      return result instanceof Promise ? result.catch(rethrowTransientAsSeam) : result;
+    };
+  }
+  return seamed;
+}
+
+function rethrowTransientAsSeam(error: unknown): never {
+  if (error instanceof CloudProviderError || !isTransient(error)) throw error;
+  const info = armErrorInfo(error);
+  throw new TransientCloudError(info.message, info.retryAfterSeconds, { cause: error });
 }
 
 /**

@@ -8,12 +8,16 @@
 // its resourceVersion-guarded claim on the NodeClaim (finalizer, the offering's labels), and only then does
 // `create` send the VM PUT, so that concurrent deliveries of one event decide once and no VM is created
 // for a NodeClaim that could not carry its finalizer.
-import type { ArmErrorInfo } from '../azure/virtual-machines.js';
 import type { LaunchFailure } from '../decisions/launch-errors.js';
 import type { CapacityReservationRecord } from '../decisions/capacity-reservations.js';
 import type { NodeOsSku } from '../decisions/node-image.js';
-import type { Offering } from '../decisions/offerings.js';
+import type { OverlayEvaluation } from '../decisions/node-overlays.js';
+import type { ImageLookup } from '../decisions/nodeclass-status.js';
+import type { OfferingBlock } from '../decisions/offering-blocks.js';
+import type { CapacityOptions, Offering } from '../decisions/offerings.js';
+import type { PriceBook } from '../decisions/prices/price-book.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
+import type { NodeOverlay } from '../models/node-overlay.js';
 
 /** The machine behind a NodeClaim, as the lifecycle reads it. */
 export interface Instance {
@@ -66,6 +70,14 @@ export interface Launched {
   pollerState?: string;
 }
 
+/** A failure as the cloud reported it: its code and status when it had them, and its message. */
+export interface CloudFailureInfo {
+  code?: string;
+  statusCode?: number;
+  message: string;
+  retryAfterSeconds?: number;
+}
+
 /** One poll of a VM's creation. */
 export type CreationProgress =
   | {
@@ -76,7 +88,7 @@ export type CreationProgress =
       rateLimitRemaining?: number;
     }
   | { status: 'Succeeded' }
-  | { status: 'Failed'; error: ArmErrorInfo };
+  | { status: 'Failed'; error: CloudFailureInfo };
 
 /** A reboot accepted (to be polled), a VM that no longer exists, or a refusal that is not transient. */
 export type RebootStart = { pollerState: string } | 'gone' | { failed: string };
@@ -85,8 +97,21 @@ export type RebootStart = { pollerState: string } | 'gone' | { failed: string };
 export type RebootProgress =
   | { status: 'InProgress'; pollerState: string; retryAfterSeconds?: number }
   | { status: 'Succeeded' }
-  | { status: 'Failed'; error: ArmErrorInfo };
+  | { status: 'Failed'; error: CloudFailureInfo };
 
+/** Why and until when offerings are remembered as unavailable. */
+export interface UnavailableMark {
+  reason: string;
+  message: string;
+  expiresAt: Date;
+  /** The quota the blocks stand for ("family:<skuFamily>", "regional", "lowPriority"), if any. */
+  quota?: string;
+}
+
+/**
+ * Every method throws TransientCloudError for throttling, server errors and unanswered requests, whatever
+ * the cloud's own error was, so the lifecycle's retries (outage-retry.ts) recognise them by type.
+ */
 export interface CloudProvider {
   /**
    * Reads only: the VM that exists under the NodeClaim's VM name and is its own (adopt), or the cheapest
@@ -124,13 +149,39 @@ export interface CloudProvider {
    * cluster's (else of the NodeClaims labelled with a reservation, listed).
    */
   offerings(options?: { nodeClaims?: readonly NodeClaim[] }): Promise<Offering[]>;
+  /** The region's current price book, the one launch orders offerings by: answered at once. */
+  prices(): PriceBook;
+  /** The offerings recent failures said to avoid, as blocks still in force. */
+  unavailableOfferings(): Promise<OfferingBlock[]>;
+  /** Remembers offerings as unavailable until the mark's expiry (a launch failure, a spot preemption). */
+  markUnavailable(blocks: readonly OfferingBlock[], mark: UnavailableMark): Promise<void>;
+  /** The next launch reads the capacity reservations afresh (a launch in one was refused). */
+  forgetReservations(): void;
+  /** What a node launched with `nodeClass` is sized with: max pods, OS disk, network plugin, overhead. */
+  capacityOptions(nodeClass: AKSNodeClass): CapacityOptions;
+  /** The labels a NodeClaim launched on `offering` carries (its instance type, zone, capacity type, …). */
+  launchLabels(offering: Offering): Record<string, string>;
+  /**
+   * The NodeOverlays in force, evaluated against the region's catalog (undefined with the NodeOverlay
+   * gate off or none defined). Without `nodePools` every NodePool is listed once an overlay is found.
+   */
+  nodeOverlays(nodePools?: readonly NodePool[]): Promise<OverlayEvaluation | undefined>;
+  /** The given NodeOverlays evaluated against the region's catalog, for their status conditions. */
+  evaluateNodeOverlays(
+    overlays: readonly NodeOverlay[],
+    nodePools: readonly NodePool[],
+  ): Promise<OverlayEvaluation>;
+  /** Each of a NodeClass's image lookups with the image its newest published version is, or none. */
+  resolveImages(
+    lookups: readonly ImageLookup[],
+  ): Promise<Array<{ lookup: ImageLookup; imageId: string | undefined }>>;
 }
 
 /** Base of the cloud provider's typed errors: `reason` is what the NodeClaim's condition shows. */
 export abstract class CloudProviderError extends Error {
   abstract readonly reason: string;
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = new.target.name;
   }
 }
@@ -173,8 +224,9 @@ export class TransientCloudError extends reasonError('Transient') {
   constructor(
     message: string,
     readonly retryAfterSeconds?: number,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 

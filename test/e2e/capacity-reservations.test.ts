@@ -90,8 +90,8 @@ const reservationOf = (claim: NodeClaim) => claim.metadata.labels?.[WellKnown.ca
 
 /** The VMs Azure (the emulator) lists in the reservation, read through the app's own adapter. */
 async function allocatedVms(): Promise<string[]> {
-  env.stack.deps.reservations.invalidate();
-  const records = await env.stack.deps.reservations.records();
+  env.stack.deps.azure.reservations.invalidate();
+  const records = await env.stack.deps.azure.reservations.records();
   return records.flatMap((r) => r.allocatedVmNames).sort();
 }
 

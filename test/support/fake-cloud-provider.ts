@@ -4,7 +4,12 @@
 // the contracts the lifecycle relies on: a plan adopts the VM that exists under the NodeClaim's VM name
 // when its tags say it is this NodeClaim's, refuses one that is someone else's, and a create is
 // create-only. Which offering Azure's side would choose, and how ARM answers, are tested against the
-// emulator (test/integration/launch*.test.ts).
+// emulator (test/integration/launch*.test.ts). Its capabilities (prices, the unavailable offerings, node
+// overlays, capacity options, launch labels) answer as Azure's would from the parts a test sets.
+import type { UnavailableOffering } from '../../shared/azure/unavailable-offerings.js';
+import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.js';
+import { currentNodeOverlays, evaluateOverlays } from '../../shared/cloudprovider/node-overlays.js';
+import type { CloudProviderParts } from '../../shared/cloudprovider/parts.js';
 import {
   InstanceNameConflictError,
   InsufficientCapacityError,
@@ -15,13 +20,23 @@ import {
   type Launched,
   type RebootProgress,
   type RebootStart,
+  type UnavailableMark,
 } from '../../shared/cloudprovider/types.js';
-import { offeringOfInstance } from '../../shared/cloudprovider/vm-body.js';
-import type { Offering } from '../../shared/decisions/offerings.js';
+import { capacityOptions, launchLabels, offeringOfInstance } from '../../shared/cloudprovider/vm-body.js';
+import type { OverlayEvaluation } from '../../shared/decisions/node-overlays.js';
+import type { ImageLookup } from '../../shared/decisions/nodeclass-status.js';
+import type { OfferingBlock } from '../../shared/decisions/offering-blocks.js';
+import type { CapacityOptions, Offering } from '../../shared/decisions/offerings.js';
+import { staticPriceBook, type PriceBook } from '../../shared/decisions/prices/price-book.js';
+import type { AKSNodeClass, NodePool } from '../../shared/models/index.js';
+import type { NodeOverlay } from '../../shared/models/node-overlay.js';
 import { providerIdFor, VmTags, vmNameFor } from '../../shared/decisions/vm-spec.js';
 import { vmOwnership } from '../../shared/decisions/vm-ownership.js';
 
-type Method = 'plan' | 'create' | 'get' | 'delete' | 'reboot';
+type Method = 'plan' | 'create' | 'get' | 'delete' | 'reboot' | 'markUnavailable';
+
+/** What the fake answers its capabilities from: the settings, the SKU catalog, the cluster's clients. */
+export type FakeCloudParts = Pick<CloudProviderParts, 'settings' | 'skus' | 'kube' | 'objects' | 'now'>;
 
 export class FakeCloudProvider implements CloudProvider {
   /** VMs by name. */
@@ -34,14 +49,25 @@ export class FakeCloudProvider implements CloudProvider {
   readonly rebooted: string[] = [];
   /** Answers of pollCreate by VM name; InProgress when none is set. */
   readonly creations = new Map<string, CreationProgress>();
+  /** The offerings held unavailable (`markUnavailable` adds; `unavailableOfferings` answers the unexpired). */
+  readonly unavailable: UnavailableOffering[] = [];
+  /** The times `forgetReservations` was called. */
+  reservationsForgotten = 0;
+  /** What `resolveImages` answers: the image ID by `gallery/definition`; none resolves unless set. */
+  readonly images = new Map<string, string>();
   private readonly failures = new Map<Method, Error[]>();
 
-  constructor(
-    private readonly clusterName: string,
-    private readonly azure: { subscriptionId: string; resourceGroup: string },
-    /** The region's catalog, where an instance's offering is looked up (the fake's SKUs). */
-    private readonly catalog: () => Promise<Offering[]>,
-  ) {}
+  /** A test may replace the parts (settings with a feature gate on, Kubernetes clients with overlays). */
+  constructor(public parts: FakeCloudParts) {}
+
+  private get clusterName(): string {
+    return this.parts.settings.clusterName;
+  }
+
+  /** The region's catalog, where an instance's offering is looked up (the fake's SKUs). */
+  private catalog(): Promise<Offering[]> {
+    return catalogOfferings(this.parts);
+  }
 
   /** The next call of `method` throws `error` (several queue up, one per call). */
   failNext(method: Method, error: Error): void {
@@ -154,8 +180,56 @@ export class FakeCloudProvider implements CloudProvider {
     return this.catalog();
   }
 
+  /** The region's shipped price table, as the Retail Prices adapter answers until its first refresh. */
+  prices(): PriceBook {
+    return staticPriceBook(this.parts.settings.azure.location);
+  }
+
+  async unavailableOfferings(): Promise<OfferingBlock[]> {
+    const at = this.parts.now();
+    return this.unavailable.filter((u) => u.expiresAt > at).map((u) => u.block);
+  }
+
+  async markUnavailable(blocks: readonly OfferingBlock[], mark: UnavailableMark): Promise<void> {
+    this.throwQueued('markUnavailable');
+    for (const block of blocks) this.unavailable.push({ block, ...mark });
+  }
+
+  forgetReservations(): void {
+    this.reservationsForgotten += 1;
+  }
+
+  capacityOptions(nodeClass: AKSNodeClass): CapacityOptions {
+    return capacityOptions(this.parts.settings, nodeClass);
+  }
+
+  launchLabels(offering: Offering): Record<string, string> {
+    return launchLabels(offering);
+  }
+
+  nodeOverlays(nodePools?: readonly NodePool[]): Promise<OverlayEvaluation | undefined> {
+    return currentNodeOverlays(this.parts, nodePools);
+  }
+
+  evaluateNodeOverlays(
+    overlays: readonly NodeOverlay[],
+    nodePools: readonly NodePool[],
+  ): Promise<OverlayEvaluation> {
+    return evaluateOverlays(this.parts, overlays, nodePools);
+  }
+
+  async resolveImages(
+    lookups: readonly ImageLookup[],
+  ): Promise<Array<{ lookup: ImageLookup; imageId: string | undefined }>> {
+    return lookups.map((lookup) => ({
+      lookup,
+      imageId: this.images.get(`${lookup.gallery}/${lookup.definition}`),
+    }));
+  }
+
   private providerIdOf(vmName: string): string {
-    return providerIdFor({ ...this.azure, vmName });
+    const { subscriptionId, resourceGroup } = this.parts.settings.azure;
+    return providerIdFor({ subscriptionId, resourceGroup, vmName });
   }
 
   private throwQueued(method: Method): void {

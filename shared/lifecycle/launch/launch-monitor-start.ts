@@ -10,7 +10,6 @@ import type { CapacityOptions } from '../../decisions/offerings.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { capacityOptions } from '../../cloudprovider/vm-body.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
 import { launchMonitorInstanceId, type LaunchMonitorInput } from './launch-monitor.js';
 
@@ -107,7 +106,7 @@ export async function ensureLaunchMonitor(
  * the settings (the polling pace).
  */
 export function launchMonitorInput(
-  deps: Pick<LifecycleDependencies, 'settings'>,
+  deps: Pick<LifecycleDependencies, 'settings' | 'cloud'>,
   nodeClaim: NodeClaim,
   nodeClass: AKSNodeClass | undefined,
   launch: Omit<
@@ -129,7 +128,7 @@ export function launchMonitorInput(
       ...(nodePool ? { nodePool } : {}),
     },
     ...launch,
-    ...(nodeClass ? capacityOptions(deps.settings, nodeClass) : {}),
+    ...(nodeClass ? deps.cloud.capacityOptions(nodeClass) : {}),
     pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,
     maxPollIntervalSeconds: deps.settings.launch.maxPollIntervalSeconds,
     deadlineMinutes: deps.settings.launch.deadlineMinutes,

@@ -9,10 +9,9 @@
 // stays bounded (history-budget.ts).
 import type * as df from 'durable-functions';
 import { callThroughOutages, durableActivity, type DurableActivity } from '../durable-activity.js';
-import type { ArmErrorInfo } from '../../azure/virtual-machines.js';
 import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/network-mode.js';
 import type { Offering } from '../../decisions/offerings.js';
-import type { CreationProgress } from '../../cloudprovider/types.js';
+import type { CloudFailureInfo, CreationProgress } from '../../cloudprovider/types.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
 import { nextPollPacing, spreadMs } from '../../decisions/launch-poll-pacing.js';
 import type { RelaunchProgress } from '../../decisions/launch-retry.js';
@@ -63,7 +62,7 @@ export interface LaunchMonitorProgress {
   /** The wait before the next poll, as the last poll's answer set it. */
   pacing: PollPacing;
   /** Set while a failed VM is being deleted for a relaunch: the failure being recorded. */
-  relaunching?: ArmErrorInfo;
+  relaunching?: CloudFailureInfo;
   continuations: number;
 }
 
@@ -87,7 +86,7 @@ export type PollVmCreationResult =
 
 export interface RecordLaunchFailureInput {
   monitor: LaunchMonitorInput;
-  error: ArmErrorInfo;
+  error: CloudFailureInfo;
   timedOut: boolean;
 }
 
@@ -140,7 +139,7 @@ export function* launchMonitorOrchestrator(
   // launch launch the NodeClaim again.
   function* relaunch(
     polls: number,
-    error: ArmErrorInfo,
+    error: CloudFailureInfo,
   ): Generator<df.Task, LaunchMonitorOutput | undefined, unknown> {
     const failure: RecordLaunchFailureInput = { monitor: input, error, timedOut: false };
     const code = error.code ? { code: error.code } : {};

@@ -163,19 +163,16 @@ export async function recordLaunchFailure(
   }
 
   // The group changed under the cached read: the next launch reads it afresh.
-  if (offering.reservationId !== undefined) deps.reservations.invalidate();
+  if (offering.reservationId !== undefined) deps.cloud.forgetReservations();
   const remembered = failure.unavailable ? rememberFailure(failure.unavailable, offering) : undefined;
   if (remembered) {
     const expiresAt = new Date(deps.now().getTime() + remembered.ttlSeconds * 1000);
-    for (const block of remembered.blocks) {
-      await deps.unavailable.mark({
-        block,
-        reason: failure.reason,
-        message,
-        expiresAt,
-        ...(remembered.quota ? { quota: remembered.quota } : {}),
-      });
-    }
+    await deps.cloud.markUnavailable(remembered.blocks, {
+      reason: failure.reason,
+      message,
+      expiresAt,
+      ...(remembered.quota ? { quota: remembered.quota } : {}),
+    });
   }
   const vmState = await deps.cloud.delete(input.vmName);
   countCreateError(deps, input.nodeClaim.nodePool, failure.reason);

@@ -33,7 +33,6 @@ import {
   type LaunchPlan,
   type Launched,
 } from '../../cloudprovider/types.js';
-import { launchLabels } from '../../cloudprovider/vm-body.js';
 import { countCreateError } from './create-error-metric.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
@@ -377,7 +376,7 @@ async function claimLaunch(
           : [...finalizers, WellKnown.terminationFinalizer],
         // A relaunch outside the reservation it first claimed gives that reservation's slot back.
         labels: {
-          ...launchLabels(offering),
+          ...deps.cloud.launchLabels(offering),
           ...(offering.reservationId === undefined ? { [WellKnown.capacityReservationIdLabel]: null } : {}),
         },
         annotations,
