@@ -8,15 +8,16 @@
 // its resourceVersion-guarded claim on the NodeClaim (finalizer, the offering's labels), and only then does
 // `create` send the VM PUT, so that concurrent deliveries of one event decide once and no VM is created
 // for a NodeClaim that could not carry its finalizer.
-import type { LaunchFailure } from '../decisions/launch-errors.js';
 import type { CapacityReservationRecord } from '../decisions/capacity-reservations.js';
 import type { NodeOsSku } from '../decisions/node-image.js';
+import type { EventReason } from '../decisions/event-reasons.js';
 import type { OverlayEvaluation } from '../decisions/node-overlays.js';
 import type { ImageLookup } from '../decisions/nodeclass-status.js';
 import type { OfferingBlock } from '../decisions/offering-blocks.js';
 import type { CapacityOptions, Offering } from '../decisions/offerings.js';
 import type { PriceBook } from '../decisions/prices/price-book.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
+import type { ResourceList } from '../models/kube.js';
 import type { NodeOverlay } from '../models/node-overlay.js';
 
 /** The machine behind a NodeClaim, as the lifecycle reads it. */
@@ -60,10 +61,18 @@ export type LaunchPlan =
       reservations: readonly CapacityReservationRecord[];
     };
 
+/** What the node of a launch reports, as Karpenter's Create fills them on the NodeClaim's status. */
+export interface NodeResources {
+  capacity: ResourceList;
+  allocatable: ResourceList;
+}
+
 export interface Launched {
   vmName: string;
   providerID: string;
   offering: Offering;
+  /** The capacity and allocatable the NodeClaim's status records once the VM is up. */
+  resources: NodeResources;
   /** False when the VM was adopted, not created by this call. */
   created: boolean;
   /** The creation's operation, serialized so the launch monitor can poll it from any process. */
@@ -78,6 +87,42 @@ export interface CloudFailureInfo {
   retryAfterSeconds?: number;
 }
 
+/**
+ * Why a launch failed, classified by the provider and plain data (it crosses durable activities): `reason`
+ * is what the NodeClaim's Launched condition shows.
+ */
+export interface LaunchFailure {
+  reason: EventReason;
+  /** The cloud's own message, for the condition message and the Warning event. */
+  message: string;
+  /** The cloud's error code when one was found (ARM's "ZonalAllocationFailed"). */
+  cloudCode?: string;
+  /** The same request may simply be sent again later (throttling, server errors). */
+  retryable: boolean;
+  retryAfterSeconds?: number;
+  /**
+   * The provider's own note of the offerings to avoid after this failure (insufficient capacity, quota):
+   * opaque to the lifecycle, which hands it back through rememberLaunchFailure.
+   */
+  unavailable?: unknown;
+  /** Any NodeClaim would fail alike whatever its offering (a missing permission): it is kept, not replaced. */
+  failsEveryLaunch?: boolean;
+}
+
+/** The failure for conditions, events and logs: the cloud's code (when one was found), then its message. */
+export function describeLaunchFailure(failure: Pick<LaunchFailure, 'cloudCode' | 'message'>): string {
+  return failure.cloudCode ? `${failure.cloudCode}: ${failure.message}` : failure.message;
+}
+
+/** The failure recorded when the launch has not finished by its deadline. */
+export function launchTimeoutFailure(elapsedSeconds: number): LaunchFailure {
+  return {
+    reason: 'LaunchTimeout',
+    message: `the VM was not provisioned within ${Math.round(elapsedSeconds)}s`,
+    retryable: false,
+  };
+}
+
 /** One poll of a VM's creation. */
 export type CreationProgress =
   | {
@@ -89,6 +134,12 @@ export type CreationProgress =
     }
   | { status: 'Succeeded' }
   | { status: 'Failed'; error: CloudFailureInfo };
+
+/** One poll of a launch: still running, launched, or failed as the provider classified the failure. */
+export type LaunchProgress =
+  | Extract<CreationProgress, { status: 'InProgress' }>
+  | { status: 'Succeeded' }
+  | { status: 'Failed'; failure: LaunchFailure };
 
 /** A reboot accepted (to be polled), a VM that no longer exists, or a refusal that is not transient. */
 export type RebootStart = { pollerState: string } | 'gone' | { failed: string };
@@ -126,8 +177,28 @@ export interface CloudProvider {
    * or TransientCloudError as well.
    */
   create(nodeClaim: NodeClaim, classes: LaunchClasses, plan: LaunchPlan): Promise<Launched>;
-  /** One request against a creation: its operation when there is one, else the VM itself. */
-  pollCreate(vmName: string, pollerState?: string): Promise<CreationProgress>;
+  /**
+   * One request against a launch: its operation when there is one, else the VM itself. A failure comes
+   * classified (capacity, quota, a missing permission, transient, …).
+   */
+  pollLaunch(vmName: string, pollerState?: string): Promise<LaunchProgress>;
+  /** Classifies a failure as an earlier version's launch monitor recorded it (the cloud's own report). */
+  launchFailureOf(reported: CloudFailureInfo): LaunchFailure;
+  /**
+   * Remembers what a launch failure says about offerings (the failed one and those like it are avoided
+   * for a while; a refused reservation is read afresh), returning what was blocked, for the log.
+   */
+  rememberLaunchFailure(
+    offering: Offering,
+    failure: LaunchFailure,
+  ): Promise<{ blocks: string[]; ttlSeconds: number } | undefined>;
+  /** The capacity and allocatable of a node on `offering` launched with `nodeClass` (without: the size's). */
+  resourcesOf(offering: Offering, nodeClass: AKSNodeClass | undefined): NodeResources;
+  /**
+   * The same for a launch whose monitor was started by an earlier version, from the sizing that version
+   * recorded in the monitor's input (`recorded`, read by the provider that wrote it).
+   */
+  recordedResourcesOf(offering: Offering, recorded: object): NodeResources;
   get(vmName: string): Promise<Instance | undefined>;
   /** Every VM of the node resource group (garbage collection judges which are this cluster's). */
   list(): Promise<Instance[]>;

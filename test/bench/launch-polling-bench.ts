@@ -21,7 +21,7 @@ import {
 } from '../../shared/lifecycle/launch/launch-monitor.js';
 import { LaunchMonitorNames } from '../../shared/runtime/function-names.js';
 import { pollVmCreation } from '../../shared/lifecycle/launch/launch-outcome.js';
-import { pollCreation } from '../../shared/cloudprovider/azure.js';
+import { pollLaunch } from '../../shared/cloudprovider/azure.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { FunctionDefinition } from '../../shared/runtime/definitions.js';
 
@@ -88,7 +88,7 @@ async function measure(options: {
   const done = new Set<string>();
   const deps = {
     cloud: {
-      pollCreate: (vmName: string, state?: string) => pollCreation({ vms, log: silentLogger }, vmName, state),
+      pollLaunch: (vmName: string, state?: string) => pollLaunch({ vms, log: silentLogger }, vmName, state),
     },
     log: silentLogger,
     cluster: { launchesInFlight: () => Promise.resolve(launches - done.size) },

@@ -7,17 +7,22 @@
 // emulator (test/integration/launch*.test.ts). Its capabilities (prices, the unavailable offerings, node
 // overlays, capacity options, launch labels) answer as Azure's would from the parts a test sets.
 import type { UnavailableOffering } from '../../shared/azure/unavailable-offerings.js';
+import { recordedCapacityOptions } from '../../shared/cloudprovider/azure.js';
 import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.js';
 import { currentNodeOverlays, evaluateOverlays } from '../../shared/cloudprovider/node-overlays.js';
 import type { CloudProviderParts } from '../../shared/cloudprovider/parts.js';
 import {
+  describeLaunchFailure,
   InstanceNameConflictError,
   InsufficientCapacityError,
   type CloudProvider,
-  type CreationProgress,
+  type CloudFailureInfo,
   type Instance,
+  type LaunchFailure,
+  type LaunchProgress,
   type LaunchPlan,
   type Launched,
+  type NodeResources,
   type RebootProgress,
   type RebootStart,
   type UnavailableMark,
@@ -25,8 +30,10 @@ import {
 import { capacityOptions, launchLabels, offeringOfInstance } from '../../shared/cloudprovider/vm-body.js';
 import type { OverlayEvaluation } from '../../shared/decisions/node-overlays.js';
 import type { ImageLookup } from '../../shared/decisions/nodeclass-status.js';
-import type { OfferingBlock } from '../../shared/decisions/offering-blocks.js';
-import type { CapacityOptions, Offering } from '../../shared/decisions/offerings.js';
+import { blockKey, type OfferingBlock } from '../../shared/decisions/offering-blocks.js';
+import { rememberFailure } from '../../shared/decisions/failure-memory.js';
+import { capacityFor, type CapacityOptions, type Offering } from '../../shared/decisions/offerings.js';
+import { classifyLaunchError, isFailureMemory } from '../../shared/decisions/launch-errors.js';
 import { staticPriceBook, type PriceBook } from '../../shared/decisions/prices/price-book.js';
 import type { AKSNodeClass, NodePool } from '../../shared/models/index.js';
 import type { NodeOverlay } from '../../shared/models/node-overlay.js';
@@ -47,8 +54,10 @@ export class FakeCloudProvider implements CloudProvider {
   readonly created: string[] = [];
   readonly deleted: string[] = [];
   readonly rebooted: string[] = [];
-  /** Answers of pollCreate by VM name; InProgress when none is set. */
-  readonly creations = new Map<string, CreationProgress>();
+  /** Answers of pollLaunch by VM name; InProgress when none is set. */
+  readonly creations = new Map<string, LaunchProgress>();
+  /** Every failure rememberLaunchFailure was told of, with its offering, in order. */
+  readonly rememberedFailures: { offering: Offering; failure: LaunchFailure }[] = [];
   /** The offerings held unavailable (`markUnavailable` adds; `unavailableOfferings` answers the unexpired). */
   readonly unavailable: UnavailableOffering[] = [];
   /** The times `forgetReservations` was called. */
@@ -116,13 +125,14 @@ export class FakeCloudProvider implements CloudProvider {
 
   async create(
     nodeClaim: Parameters<CloudProvider['create']>[0],
-    _classes: Parameters<CloudProvider['create']>[1],
+    classes: Parameters<CloudProvider['create']>[1],
     plan: LaunchPlan,
   ): Promise<Launched> {
     this.throwQueued('create');
     const { vmName, offering } = plan;
     const providerID = this.providerIdOf(vmName);
-    if (plan.kind === 'adopt') return { vmName, providerID, offering, created: false };
+    const resources = this.resourcesOf(offering, classes.nodeClass);
+    if (plan.kind === 'adopt') return { vmName, providerID, offering, resources, created: false };
     if (this.instances.has(vmName)) throw new Error(`fake: VM ${vmName} exists; a create-only PUT gets 412`);
     this.instances.set(vmName, {
       name: vmName,
@@ -134,11 +144,43 @@ export class FakeCloudProvider implements CloudProvider {
       spot: offering.capacityType === 'spot',
     });
     this.created.push(vmName);
-    return { vmName, providerID, offering, created: true, pollerState: `poller-${vmName}` };
+    return { vmName, providerID, offering, resources, created: true, pollerState: `poller-${vmName}` };
   }
 
-  async pollCreate(vmName: string): Promise<CreationProgress> {
+  async pollLaunch(vmName: string): Promise<LaunchProgress> {
     return this.creations.get(vmName) ?? { status: 'InProgress' };
+  }
+
+  /** Azure's classification: the fake answers as the provider would. */
+  launchFailureOf(reported: CloudFailureInfo): LaunchFailure {
+    return classifyLaunchError(reported);
+  }
+
+  /** Recorded, and the failure's blocks (as Azure's memory says) kept in `unavailable`. */
+  async rememberLaunchFailure(
+    offering: Offering,
+    failure: LaunchFailure,
+  ): Promise<{ blocks: string[]; ttlSeconds: number } | undefined> {
+    this.rememberedFailures.push({ offering, failure });
+    if (offering.reservationId !== undefined) this.forgetReservations();
+    if (!isFailureMemory(failure.unavailable)) return undefined;
+    const remembered = rememberFailure(failure.unavailable, offering);
+    const expiresAt = new Date(this.parts.now().getTime() + remembered.ttlSeconds * 1000);
+    await this.markUnavailable(remembered.blocks, {
+      reason: failure.reason,
+      message: describeLaunchFailure(failure),
+      expiresAt,
+      ...(remembered.quota ? { quota: remembered.quota } : {}),
+    });
+    return { blocks: remembered.blocks.map(blockKey), ttlSeconds: remembered.ttlSeconds };
+  }
+
+  resourcesOf(offering: Offering, nodeClass: AKSNodeClass | undefined): NodeResources {
+    return capacityFor(offering, nodeClass ? this.capacityOptions(nodeClass) : {});
+  }
+
+  recordedResourcesOf(offering: Offering, recorded: object): NodeResources {
+    return capacityFor(offering, recordedCapacityOptions(recorded));
   }
 
   async get(vmName: string): Promise<Instance | undefined> {

@@ -17,7 +17,7 @@ import { d2sV5Offering } from '../../support/offering.js';
 const failure: LaunchFailure = {
   reason: 'LaunchFailed',
   message: 'InternalExecutionError',
-  azureCode: 'InternalExecutionError',
+  cloudCode: 'InternalExecutionError',
   retryable: true,
 };
 
