@@ -14,7 +14,7 @@ import {
   isTransient,
   type VirtualMachines,
 } from '../azure/virtual-machines.js';
-import { classifyLaunchError, isFailureMemory } from '../decisions/launch-errors.js';
+import { classifyLaunchError, isFailureMemory } from './azure/decisions/launch-errors.js';
 import { rememberFailure } from '../decisions/failure-memory.js';
 import { blockKey } from '../decisions/offering-blocks.js';
 import { overlaidCapacity, overlaidOfferingPrice } from '../decisions/node-overlays.js';
@@ -54,8 +54,8 @@ import {
   type RebootStart,
 } from './types.js';
 import { capacityOptions, launchLabels, offeringOfInstance, vmBody } from './vm-body.js';
-import { communityGalleryImageId, newestImageVersion } from '../decisions/node-image.js';
-import { provisioningFailureOf } from '../decisions/vm-provisioning-failure.js';
+import { communityGalleryImageId, newestImageVersion } from './azure/decisions/node-image.js';
+import { provisioningFailureOf } from './azure/decisions/vm-provisioning-failure.js';
 
 export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
   const { vms, settings } = parts;

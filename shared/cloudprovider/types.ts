@@ -9,7 +9,7 @@
 // `create` send the VM PUT, so that concurrent deliveries of one event decide once and no VM is created
 // for a NodeClaim that could not carry its finalizer.
 import type { CapacityReservationRecord } from '../decisions/capacity-reservations.js';
-import type { NodeOsSku } from '../decisions/node-image.js';
+import type { NodeOsSku } from './azure/decisions/node-image.js';
 import type { EventReason } from '../decisions/event-reasons.js';
 import type { OverlayEvaluation } from '../decisions/node-overlays.js';
 import type { ImageLookup } from '../decisions/nodeclass-status.js';
@@ -275,7 +275,7 @@ export class InstanceExistsError extends reasonError('InstanceExists') {}
 /** Another launch took the reservation slot the plan chose: plan again, where it counts as taken. */
 export class ReservationContendedError extends reasonError('ReservationContended') {}
 
-/** Azure refused the request, as classified (decisions/launch-errors.ts); the failure says why. */
+/** Azure refused the request, as classified (cloudprovider/azure/decisions/launch-errors.ts); the failure says why. */
 abstract class FailureError extends CloudProviderError {
   constructor(readonly failure: LaunchFailure) {
     super(failure.message);

@@ -12,7 +12,10 @@ import { createLocalHost } from '../../local/host/index.js';
 import { createComputeClient } from '../../shared/azure/compute-client.js';
 import { VirtualMachines } from '../../shared/azure/virtual-machines.js';
 import { offeringsFromSkus } from '../../shared/decisions/offerings.js';
-import { AKS_COMMUNITY_GALLERIES, communityGalleryImageId } from '../../shared/decisions/node-image.js';
+import {
+  AKS_COMMUNITY_GALLERIES,
+  communityGalleryImageId,
+} from '../../shared/cloudprovider/azure/decisions/node-image.js';
 import { buildVirtualMachine, vmNameFor } from '../../shared/decisions/vm-spec.js';
 import {
   launchMonitorOrchestrator,

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findCondition } from '../../shared/decisions/conditions.js';
-import { AKS_COMMUNITY_GALLERIES } from '../../shared/decisions/node-image.js';
+import { AKS_COMMUNITY_GALLERIES } from '../../shared/cloudprovider/azure/decisions/node-image.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { nodeClass } from '../support/fixtures.js';
 import { launchNodeClaim } from '../support/launch-nodeclaim.js';

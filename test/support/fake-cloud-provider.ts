@@ -33,7 +33,10 @@ import type { ImageLookup } from '../../shared/decisions/nodeclass-status.js';
 import { blockKey, type OfferingBlock } from '../../shared/decisions/offering-blocks.js';
 import { rememberFailure } from '../../shared/decisions/failure-memory.js';
 import { capacityFor, type CapacityOptions, type Offering } from '../../shared/decisions/offerings.js';
-import { classifyLaunchError, isFailureMemory } from '../../shared/decisions/launch-errors.js';
+import {
+  classifyLaunchError,
+  isFailureMemory,
+} from '../../shared/cloudprovider/azure/decisions/launch-errors.js';
 import { staticPriceBook, type PriceBook } from '../../shared/decisions/prices/price-book.js';
 import type { AKSNodeClass, NodePool } from '../../shared/models/index.js';
 import type { NodeOverlay } from '../../shared/models/node-overlay.js';

@@ -7,7 +7,7 @@ import {
   parseLroFailureMessage,
   type LaunchErrorInput,
   type LaunchFailure,
-} from '../../shared/decisions/launch-errors.js';
+} from '../../shared/cloudprovider/azure/decisions/launch-errors.js';
 import { launchTimeoutFailure } from '../../shared/cloudprovider/types.js';
 
 const lro = (code: string, message: string): LaunchErrorInput => ({

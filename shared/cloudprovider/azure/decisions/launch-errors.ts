@@ -5,7 +5,7 @@
 // - synchronous, on the PUT: a RestError with `code` (ARM's error code) and `statusCode`;
 // - asynchronous, from the LRO: a plain Error whose message is
 //   "The long-running operation has failed. <code>. <message>" with no `code` property.
-import type { CapacityType } from '../models/karpenter.js';
+import type { CapacityType } from '../../../models/karpenter.js';
 
 export type LaunchFailureReason =
   | 'SKUNotAvailable'
