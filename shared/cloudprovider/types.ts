@@ -7,7 +7,10 @@
 // Launch is two calls where upstream's Create is one: `plan` reads and chooses, the lifecycle then writes
 // its resourceVersion-guarded claim on the NodeClaim (finalizer, the offering's labels), and only then does
 // `create` send the VM PUT, so that concurrent deliveries of one event decide once and no VM is created
-// for a NodeClaim that could not carry its finalizer.
+// for a NodeClaim that could not carry its finalizer. As upstream's Create, `create` returns the node's
+// capacity and allocatable; `pollLaunch` answers a failure already classified. What else the lifecycle
+// needs of the cloud (prices, the offerings to avoid, node overlays, node images) are capability methods
+// here, so no Azure adapter is among the lifecycle's dependencies (an ESLint rule keeps it so).
 import type { CapacityReservationRecord } from '../decisions/capacity-reservations.js';
 import type { NodeOsSku } from './azure/decisions/node-image.js';
 import type { EventReason } from '../decisions/event-reasons.js';
