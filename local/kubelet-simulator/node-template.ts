@@ -2,7 +2,7 @@
 // the AKSNodeConfig decoded from its custom data, and the time. Labels and taints come only from that
 // configuration (what the kubelet on that VM would be started with), never from the NodeClaim.
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
-import type { KubeletRegistration } from '../../shared/decisions/aks-node-config.js';
+import type { KubeletRegistration } from '../../shared/cloudprovider/azure/decisions/aks-node-config.js';
 import type { EmulatedVm } from '../arm-emulator/index.js';
 import { kubeletReservations, nodeResources, type VmHardware } from './node-resources.js';
 

@@ -25,8 +25,8 @@ import {
   kubeletRegistration,
   parseNodeCustomData,
   type KubeletRegistration,
-} from '../../shared/decisions/aks-node-config.js';
-import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
+} from '../../shared/cloudprovider/azure/decisions/aks-node-config.js';
+import { decodeCustomData } from '../../shared/cloudprovider/azure/decisions/bootstrap.js';
 import { parseProviderId, providerIdFor } from '../../shared/decisions/vm-spec.js';
 import { isAlreadyExists, isConflict, isNotFound, statusCodeOf } from '../../shared/kube/errors.js';
 import { silentLogger, type Logger } from '../../shared/observability/logger.js';

@@ -89,7 +89,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const occupiedBefore = new Set(
     before.filter((c) => podsOn(c.status?.nodeName) > 0).map((c) => c.metadata.name),
   );
-  const book = app.deps.pricing.prices();
+  const book = app.deps.cloud.prices();
   const sizesBefore = before.map((c) => instanceTypeOf(recorder, c));
   const priceBefore = hourlyPrice(book, sizesBefore);
   context.note(

@@ -81,10 +81,10 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const requestedCpu = WORKLOADS.reduce((sum, w) => sum + w.replicas * cpuCores(w.cpu), 0);
   const requestedGiB = WORKLOADS.reduce((sum, w) => sum + w.replicas * gibibytes(w.memory), 0);
   // The book provisioning and launch priced with (the emulator's Retail Prices API once refreshed).
-  const book = app.deps.pricing.prices();
+  const book = app.deps.cloud.prices();
   const launchedPrice = hourlyPrice(book, sizes);
   // No hostname anti-affinity or spread: the pods force no number of nodes beyond what their requests need.
-  const bound = lowerBound(await catalogOfferings(app.deps), book, {
+  const bound = lowerBound(await catalogOfferings(app.deps.azure), book, {
     cpu: requestedCpu,
     gib: requestedGiB,
     nodes: 0,

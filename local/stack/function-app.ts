@@ -5,7 +5,7 @@ import { QueueClient, QueueServiceClient } from '@azure/storage-queue';
 import { queueClientOptions } from '../../shared/azure/storage-tls.js';
 import { appDefinitions } from '../../functions/definitions.js';
 import { loadSettings, type Settings } from '../../shared/config/settings.js';
-import { createDependencies, type LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
+import { createDependencies, type AzureDependencies } from '../../shared/lifecycle/dependencies.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import { createLocalHost, type LocalHost, type LocalHostOptions } from '../host/index.js';
 import { localDefinitions, type LocalDefinitionOptions } from './definitions.js';
@@ -29,7 +29,7 @@ export interface FunctionAppOptions extends LocalDefinitionOptions {
 
 export interface RunningFunctionApp {
   settings: Settings;
-  deps: LifecycleDependencies;
+  deps: AzureDependencies;
   host: LocalHost;
   /** The events queue the bridge publishes to and the queue function reads. */
   queue: QueueClient;

@@ -5,7 +5,7 @@
 // stale read never hands out a slot twice. A group that cannot be read offers nothing until it can, and
 // says so in the log.
 import type { ComputeManagementClient } from '@azure/arm-compute';
-import type { CapacityReservationGroupRef } from '../decisions/capacity-reservation-groups.js';
+import type { CapacityReservationGroupRef } from '../cloudprovider/azure/decisions/capacity-reservation-groups.js';
 import type { CapacityReservationRecord } from '../decisions/capacity-reservations.js';
 
 /** How long one read of the groups is used: short, so a freed slot is offered again within a sweep. */

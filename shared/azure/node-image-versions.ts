@@ -2,7 +2,7 @@
 // cached for a TTL (AKS publishes a new version about weekly; every launch needs the newest).
 import type { ComputeManagementClient } from '@azure/arm-compute';
 import { isRestError } from '@azure/core-rest-pipeline';
-import type { GalleryImageVersion } from '../decisions/node-image.js';
+import type { GalleryImageVersion } from '../cloudprovider/azure/decisions/node-image.js';
 
 export class NodeImageVersions {
   private readonly cached = new Map<string, { versions: GalleryImageVersion[]; fetchedAt: number }>();

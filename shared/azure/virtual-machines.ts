@@ -1,6 +1,6 @@
 // Virtual machine I/O for one resource group: get, begin create (returning the serialized poller), poll
 // once, begin delete, list. Nothing here decides anything; errors are returned in a shape the pure
-// classifier (shared/decisions/launch-errors.ts) understands.
+// classifier (shared/cloudprovider/azure/decisions/launch-errors.ts) understands.
 import { restorePoller, type ComputeManagementClient, type VirtualMachine } from '@azure/arm-compute';
 import { isRestError } from '@azure/core-rest-pipeline';
 import { observeResponses } from './compute-client.js';

@@ -14,24 +14,27 @@ import {
   isTransient,
   type VirtualMachines,
 } from '../azure/virtual-machines.js';
-import { classifyLaunchError } from '../decisions/launch-errors.js';
+import { classifyLaunchError, isFailureMemory } from './azure/decisions/launch-errors.js';
+import { rememberFailure } from '../decisions/failure-memory.js';
+import { blockKey } from '../decisions/offering-blocks.js';
 import { overlaidCapacity, overlaidOfferingPrice } from '../decisions/node-overlays.js';
-import { selectOffering, type Offering } from '../decisions/offerings.js';
+import { capacityFor, selectOffering, type CapacityOptions, type Offering } from '../decisions/offerings.js';
 import { compareOfferingsByPrice } from '../decisions/prices/offering-order.js';
 import { priceOf } from '../decisions/prices/price-book.js';
 import { providerIdFor, vmNameFor } from '../decisions/vm-spec.js';
 import { vmOwnership } from '../decisions/vm-ownership.js';
 import { LAUNCH_ATTEMPT_ANNOTATION } from '../decisions/bootstrap-token.js';
 import { createBootstrapToken, deleteBootstrapTokenSecret } from '../kube/bootstrap-tokens.js';
-import type { NodeClaim } from '../models/index.js';
+import type { AKSNodeClass, NodeClaim } from '../models/index.js';
 import { catalogOfferings } from './catalog-offerings.js';
 import { resolveNodeImage } from './node-image.js';
-import { currentNodeOverlays } from './node-overlays.js';
+import { currentNodeOverlays, evaluateOverlays } from './node-overlays.js';
 import type { CloudProviderParts } from './parts.js';
 import { forgetQuotaFreedBy } from './quota-memory.js';
 import { offeringsWithReservations, takeReservationSeat } from './reserved-offerings.js';
 import {
   AuthorizationError,
+  CloudProviderError,
   CreateError,
   ImageNotResolvedError,
   InstanceExistsError,
@@ -39,16 +42,20 @@ import {
   InsufficientCapacityError,
   TransientCloudError,
   type CloudProvider,
+  describeLaunchFailure,
   type CreationProgress,
   type Instance,
   type LaunchClasses,
   type LaunchPlan,
   type Launched,
+  type LaunchProgress,
+  type NodeResources,
   type RebootProgress,
   type RebootStart,
 } from './types.js';
-import { capacityOptions, offeringOfInstance, vmBody } from './vm-body.js';
-import { provisioningFailureOf } from '../decisions/vm-provisioning-failure.js';
+import { capacityOptions, launchLabels, offeringOfInstance, vmBody } from './vm-body.js';
+import { communityGalleryImageId, newestImageVersion } from './azure/decisions/node-image.js';
+import { provisioningFailureOf } from './azure/decisions/vm-provisioning-failure.js';
 
 export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
   const { vms, settings } = parts;
@@ -59,6 +66,8 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
       vmName,
     });
   const instanceOf = (vm: VirtualMachine): Instance => toInstance(vm, providerIdOf(vm.name ?? ''));
+  const resourcesOf = (offering: Offering, nodeClass: AKSNodeClass | undefined): NodeResources =>
+    capacityFor(offering, nodeClass ? capacityOptions(settings, nodeClass) : {});
 
   async function plan(nodeClaim: NodeClaim, { nodePool, nodeClass }: LaunchClasses): Promise<LaunchPlan> {
     const name = nodeClaim.metadata.name;
@@ -105,7 +114,8 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
   ): Promise<Launched> {
     const { vmName, offering } = launch;
     const providerID = providerIdOf(vmName);
-    if (launch.kind === 'adopt') return { vmName, providerID, offering, created: false };
+    const resources = resourcesOf(offering, nodeClass);
+    if (launch.kind === 'adopt') return { vmName, providerID, offering, resources, created: false };
     const name = nodeClaim.metadata.name;
     // Other launches may have read the same free slot: the claimants agree on who takes it, and a
     // launch that does not plans again, where the slot now counts as taken.
@@ -162,14 +172,38 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
       await withdrawToken();
       throw new InstanceExistsError(`VM ${vmName} was created meanwhile by another delivery`);
     }
-    return { vmName, providerID, offering, created: true, pollerState: put.pollerState };
+    return { vmName, providerID, offering, resources, created: true, pollerState: put.pollerState };
   }
 
-  return {
+  return answeringTransientAsSeam({
     plan: (nodeClaim, classes) => refusingAuthorization(() => plan(nodeClaim, classes)),
     create: (nodeClaim, classes, launch) => refusingAuthorization(() => create(nodeClaim, classes, launch)),
 
-    pollCreate: (vmName, pollerState) => pollCreation(parts, vmName, pollerState),
+    pollLaunch: (vmName, pollerState) => pollLaunch(parts, vmName, pollerState),
+
+    launchFailureOf: (reported) => classifyLaunchError(reported),
+
+    async rememberLaunchFailure(offering, failure) {
+      // The group changed under the cached read: the next launch reads it afresh.
+      if (offering.reservationId !== undefined) parts.reservations.invalidate();
+      if (!isFailureMemory(failure.unavailable)) return undefined;
+      const remembered = rememberFailure(failure.unavailable, offering);
+      const expiresAt = new Date(parts.now().getTime() + remembered.ttlSeconds * 1000);
+      for (const block of remembered.blocks) {
+        await parts.unavailable.mark({
+          block,
+          reason: failure.reason,
+          message: describeLaunchFailure(failure),
+          expiresAt,
+          ...(remembered.quota ? { quota: remembered.quota } : {}),
+        });
+      }
+      return { blocks: remembered.blocks.map(blockKey), ttlSeconds: remembered.ttlSeconds };
+    },
+
+    resourcesOf,
+
+    recordedResourcesOf: (offering, recorded) => capacityFor(offering, recordedCapacityOptions(recorded)),
 
     async get(vmName) {
       const vm = await vms.get(vmName);
@@ -208,7 +242,96 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
     async offerings(options = {}) {
       return (await offeringsWithReservations(parts, options)).offerings;
     },
+
+    prices: () => parts.pricing.prices(),
+
+    async unavailableOfferings() {
+      return (await parts.unavailable.listActive(parts.now())).map((u) => u.block);
+    },
+
+    async markUnavailable(blocks, mark) {
+      for (const block of blocks) await parts.unavailable.mark({ block, ...mark });
+    },
+
+    forgetReservations: () => parts.reservations.invalidate(),
+
+    capacityOptions: (nodeClass) => capacityOptions(settings, nodeClass),
+
+    launchLabels,
+
+    nodeOverlays: (nodePools) => currentNodeOverlays(parts, nodePools),
+
+    evaluateNodeOverlays: (overlays, nodePools) => evaluateOverlays(parts, overlays, nodePools),
+
+    resolveImages: (lookups) =>
+      Promise.all(
+        lookups.map(async (lookup) => {
+          const version = newestImageVersion(await parts.images.list(lookup.gallery, lookup.definition));
+          return {
+            lookup,
+            imageId: version
+              ? communityGalleryImageId(lookup.gallery, lookup.definition, version)
+              : undefined,
+          };
+        }),
+      ),
+  });
+}
+
+/**
+ * The sizing a launch monitor's input carried before `create` returned the node's resources: the capacity
+ * options launch resolved from the NodeClass, written by this provider's earlier version in this shape.
+ */
+export function recordedCapacityOptions(recorded: object): CapacityOptions {
+  const {
+    maxPods,
+    osDiskSizeGB,
+    kubernetesVersion,
+    networkPlugin,
+    networkPluginMode,
+    vmMemoryOverheadFraction,
+  }: CapacityOptions = recorded;
+  return {
+    ...(maxPods !== undefined ? { maxPods } : {}),
+    ...(osDiskSizeGB !== undefined ? { osDiskSizeGB } : {}),
+    ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}),
+    ...(networkPlugin !== undefined ? { networkPlugin } : {}),
+    ...(networkPluginMode !== undefined ? { networkPluginMode } : {}),
+    ...(vmMemoryOverheadFraction !== undefined ? { vmMemoryOverheadFraction } : {}),
   };
+}
+
+/**
+ * The provider with every asynchronous method's transient ARM or storage error (throttled, a server
+ * error, no answer) thrown as TransientCloudError, the one type the lifecycle's retries recognise.
+ */
+function answeringTransientAsSeam(provider: CloudProvider): CloudProvider {
+  const seamed = { ...provider };
+  for (const key of Object.keys(provider) as (keyof CloudProvider)[]) {
+    const method = provider[key] as (...args: unknown[]) => unknown;
+    (seamed as Record<keyof CloudProvider, unknown>)[key] = (...args: unknown[]) => {
+      const result = method(...args);
+      return result instanceof Promise ? result.catch(rethrowTransientAsSeam) : result;
+    };
+  }
+  return seamed;
+}
+
+function rethrowTransientAsSeam(error: unknown): never {
+  if (error instanceof CloudProviderError || !isTransient(error)) throw error;
+  const info = armErrorInfo(error);
+  throw new TransientCloudError(info.message, info.retryAfterSeconds, { cause: error });
+}
+
+/** One poll of a launch, its failure classified (capacity, quota, a missing permission, transient, …). */
+export async function pollLaunch(
+  parts: Pick<CloudProviderParts, 'vms' | 'log'>,
+  vmName: string,
+  pollerState: string | undefined,
+): Promise<LaunchProgress> {
+  const progress = await pollCreation(parts, vmName, pollerState);
+  if (progress.status !== 'Failed') return progress;
+  return { status: 'Failed', failure: classifyLaunchError(progress.error) };
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   imageDefinitionFor,
   newestImageVersion,
   type NodeOsSku,
-} from '../decisions/node-image.js';
+} from './azure/decisions/node-image.js';
 import type { AKSNodeClass } from '../models/index.js';
 import type { CloudProviderParts } from './parts.js';
 

@@ -7,13 +7,21 @@
 // Launch is two calls where upstream's Create is one: `plan` reads and chooses, the lifecycle then writes
 // its resourceVersion-guarded claim on the NodeClaim (finalizer, the offering's labels), and only then does
 // `create` send the VM PUT, so that concurrent deliveries of one event decide once and no VM is created
-// for a NodeClaim that could not carry its finalizer.
-import type { ArmErrorInfo } from '../azure/virtual-machines.js';
-import type { LaunchFailure } from '../decisions/launch-errors.js';
+// for a NodeClaim that could not carry its finalizer. As upstream's Create, `create` returns the node's
+// capacity and allocatable; `pollLaunch` answers a failure already classified. What else the lifecycle
+// needs of the cloud (prices, the offerings to avoid, node overlays, node images) are capability methods
+// here, so no Azure adapter is among the lifecycle's dependencies (an ESLint rule keeps it so).
 import type { CapacityReservationRecord } from '../decisions/capacity-reservations.js';
-import type { NodeOsSku } from '../decisions/node-image.js';
-import type { Offering } from '../decisions/offerings.js';
+import type { NodeOsSku } from './azure/decisions/node-image.js';
+import type { EventReason } from '../decisions/event-reasons.js';
+import type { OverlayEvaluation } from '../decisions/node-overlays.js';
+import type { ImageLookup } from '../decisions/nodeclass-status.js';
+import type { OfferingBlock } from '../decisions/offering-blocks.js';
+import type { CapacityOptions, Offering } from '../decisions/offerings.js';
+import type { PriceBook } from '../decisions/prices/price-book.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
+import type { ResourceList } from '../models/kube.js';
+import type { NodeOverlay } from '../models/node-overlay.js';
 
 /** The machine behind a NodeClaim, as the lifecycle reads it. */
 export interface Instance {
@@ -56,14 +64,66 @@ export type LaunchPlan =
       reservations: readonly CapacityReservationRecord[];
     };
 
+/** What the node of a launch reports, as Karpenter's Create fills them on the NodeClaim's status. */
+export interface NodeResources {
+  capacity: ResourceList;
+  allocatable: ResourceList;
+}
+
 export interface Launched {
   vmName: string;
   providerID: string;
   offering: Offering;
+  /** The capacity and allocatable the NodeClaim's status records once the VM is up. */
+  resources: NodeResources;
   /** False when the VM was adopted, not created by this call. */
   created: boolean;
   /** The creation's operation, serialized so the launch monitor can poll it from any process. */
   pollerState?: string;
+}
+
+/** A failure as the cloud reported it: its code and status when it had them, and its message. */
+export interface CloudFailureInfo {
+  code?: string;
+  statusCode?: number;
+  message: string;
+  retryAfterSeconds?: number;
+}
+
+/**
+ * Why a launch failed, classified by the provider and plain data (it crosses durable activities): `reason`
+ * is what the NodeClaim's Launched condition shows.
+ */
+export interface LaunchFailure {
+  reason: EventReason;
+  /** The cloud's own message, for the condition message and the Warning event. */
+  message: string;
+  /** The cloud's error code when one was found (ARM's "ZonalAllocationFailed"). */
+  cloudCode?: string;
+  /** The same request may simply be sent again later (throttling, server errors). */
+  retryable: boolean;
+  retryAfterSeconds?: number;
+  /**
+   * The provider's own note of the offerings to avoid after this failure (insufficient capacity, quota):
+   * opaque to the lifecycle, which hands it back through rememberLaunchFailure.
+   */
+  unavailable?: unknown;
+  /** Any NodeClaim would fail alike whatever its offering (a missing permission): it is kept, not replaced. */
+  failsEveryLaunch?: boolean;
+}
+
+/** The failure for conditions, events and logs: the cloud's code (when one was found), then its message. */
+export function describeLaunchFailure(failure: Pick<LaunchFailure, 'cloudCode' | 'message'>): string {
+  return failure.cloudCode ? `${failure.cloudCode}: ${failure.message}` : failure.message;
+}
+
+/** The failure recorded when the launch has not finished by its deadline. */
+export function launchTimeoutFailure(elapsedSeconds: number): LaunchFailure {
+  return {
+    reason: 'LaunchTimeout',
+    message: `the VM was not provisioned within ${Math.round(elapsedSeconds)}s`,
+    retryable: false,
+  };
 }
 
 /** One poll of a VM's creation. */
@@ -76,7 +136,13 @@ export type CreationProgress =
       rateLimitRemaining?: number;
     }
   | { status: 'Succeeded' }
-  | { status: 'Failed'; error: ArmErrorInfo };
+  | { status: 'Failed'; error: CloudFailureInfo };
+
+/** One poll of a launch: still running, launched, or failed as the provider classified the failure. */
+export type LaunchProgress =
+  | Extract<CreationProgress, { status: 'InProgress' }>
+  | { status: 'Succeeded' }
+  | { status: 'Failed'; failure: LaunchFailure };
 
 /** A reboot accepted (to be polled), a VM that no longer exists, or a refusal that is not transient. */
 export type RebootStart = { pollerState: string } | 'gone' | { failed: string };
@@ -85,8 +151,21 @@ export type RebootStart = { pollerState: string } | 'gone' | { failed: string };
 export type RebootProgress =
   | { status: 'InProgress'; pollerState: string; retryAfterSeconds?: number }
   | { status: 'Succeeded' }
-  | { status: 'Failed'; error: ArmErrorInfo };
+  | { status: 'Failed'; error: CloudFailureInfo };
 
+/** Why and until when offerings are remembered as unavailable. */
+export interface UnavailableMark {
+  reason: string;
+  message: string;
+  expiresAt: Date;
+  /** The quota the blocks stand for ("family:<skuFamily>", "regional", "lowPriority"), if any. */
+  quota?: string;
+}
+
+/**
+ * Every method throws TransientCloudError for throttling, server errors and unanswered requests, whatever
+ * the cloud's own error was, so the lifecycle's retries (outage-retry.ts) recognise them by type.
+ */
 export interface CloudProvider {
   /**
    * Reads only: the VM that exists under the NodeClaim's VM name and is its own (adopt), or the cheapest
@@ -101,8 +180,28 @@ export interface CloudProvider {
    * or TransientCloudError as well.
    */
   create(nodeClaim: NodeClaim, classes: LaunchClasses, plan: LaunchPlan): Promise<Launched>;
-  /** One request against a creation: its operation when there is one, else the VM itself. */
-  pollCreate(vmName: string, pollerState?: string): Promise<CreationProgress>;
+  /**
+   * One request against a launch: its operation when there is one, else the VM itself. A failure comes
+   * classified (capacity, quota, a missing permission, transient, …).
+   */
+  pollLaunch(vmName: string, pollerState?: string): Promise<LaunchProgress>;
+  /** Classifies a failure as an earlier version's launch monitor recorded it (the cloud's own report). */
+  launchFailureOf(reported: CloudFailureInfo): LaunchFailure;
+  /**
+   * Remembers what a launch failure says about offerings (the failed one and those like it are avoided
+   * for a while; a refused reservation is read afresh), returning what was blocked, for the log.
+   */
+  rememberLaunchFailure(
+    offering: Offering,
+    failure: LaunchFailure,
+  ): Promise<{ blocks: string[]; ttlSeconds: number } | undefined>;
+  /** The capacity and allocatable of a node on `offering` launched with `nodeClass` (without: the size's). */
+  resourcesOf(offering: Offering, nodeClass: AKSNodeClass | undefined): NodeResources;
+  /**
+   * The same for a launch whose monitor was started by an earlier version, from the sizing that version
+   * recorded in the monitor's input (`recorded`, read by the provider that wrote it).
+   */
+  recordedResourcesOf(offering: Offering, recorded: object): NodeResources;
   get(vmName: string): Promise<Instance | undefined>;
   /** Every VM of the node resource group (garbage collection judges which are this cluster's). */
   list(): Promise<Instance[]>;
@@ -124,13 +223,39 @@ export interface CloudProvider {
    * cluster's (else of the NodeClaims labelled with a reservation, listed).
    */
   offerings(options?: { nodeClaims?: readonly NodeClaim[] }): Promise<Offering[]>;
+  /** The region's current price book, the one launch orders offerings by: answered at once. */
+  prices(): PriceBook;
+  /** The offerings recent failures said to avoid, as blocks still in force. */
+  unavailableOfferings(): Promise<OfferingBlock[]>;
+  /** Remembers offerings as unavailable until the mark's expiry (a launch failure, a spot preemption). */
+  markUnavailable(blocks: readonly OfferingBlock[], mark: UnavailableMark): Promise<void>;
+  /** The next launch reads the capacity reservations afresh (a launch in one was refused). */
+  forgetReservations(): void;
+  /** What a node launched with `nodeClass` is sized with: max pods, OS disk, network plugin, overhead. */
+  capacityOptions(nodeClass: AKSNodeClass): CapacityOptions;
+  /** The labels a NodeClaim launched on `offering` carries (its instance type, zone, capacity type, …). */
+  launchLabels(offering: Offering): Record<string, string>;
+  /**
+   * The NodeOverlays in force, evaluated against the region's catalog (undefined with the NodeOverlay
+   * gate off or none defined). Without `nodePools` every NodePool is listed once an overlay is found.
+   */
+  nodeOverlays(nodePools?: readonly NodePool[]): Promise<OverlayEvaluation | undefined>;
+  /** The given NodeOverlays evaluated against the region's catalog, for their status conditions. */
+  evaluateNodeOverlays(
+    overlays: readonly NodeOverlay[],
+    nodePools: readonly NodePool[],
+  ): Promise<OverlayEvaluation>;
+  /** Each of a NodeClass's image lookups with the image its newest published version is, or none. */
+  resolveImages(
+    lookups: readonly ImageLookup[],
+  ): Promise<Array<{ lookup: ImageLookup; imageId: string | undefined }>>;
 }
 
 /** Base of the cloud provider's typed errors: `reason` is what the NodeClaim's condition shows. */
 export abstract class CloudProviderError extends Error {
   abstract readonly reason: string;
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = new.target.name;
   }
 }
@@ -153,7 +278,7 @@ export class InstanceExistsError extends reasonError('InstanceExists') {}
 /** Another launch took the reservation slot the plan chose: plan again, where it counts as taken. */
 export class ReservationContendedError extends reasonError('ReservationContended') {}
 
-/** Azure refused the request, as classified (decisions/launch-errors.ts); the failure says why. */
+/** Azure refused the request, as classified (cloudprovider/azure/decisions/launch-errors.ts); the failure says why. */
 abstract class FailureError extends CloudProviderError {
   constructor(readonly failure: LaunchFailure) {
     super(failure.message);
@@ -173,8 +298,9 @@ export class TransientCloudError extends reasonError('Transient') {
   constructor(
     message: string,
     readonly retryAfterSeconds?: number,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 

@@ -7,10 +7,10 @@ import {
   buildAksNodeConfig,
   renderNodeCustomData,
   type ClusterNodeInputs,
-} from '../decisions/aks-node-config.js';
-import { encodeCustomData, kubeletLabels, registrationTaints } from '../decisions/bootstrap.js';
-import { nicIpConfigurationCount } from '../decisions/network-mode.js';
-import type { NodeOsSku } from '../decisions/node-image.js';
+} from './azure/decisions/aks-node-config.js';
+import { encodeCustomData, kubeletLabels, registrationTaints } from './azure/decisions/bootstrap.js';
+import { nicIpConfigurationCount } from './azure/decisions/network-mode.js';
+import type { NodeOsSku } from './azure/decisions/node-image.js';
 import {
   kubeletReservationFlags,
   maxPodsFor,

@@ -2,11 +2,15 @@ import { parseFiniteDuration } from '../decisions/duration.js';
 import {
   parseCapacityReservationGroupIds,
   type CapacityReservationGroupRef,
-} from '../decisions/capacity-reservation-groups.js';
+} from '../cloudprovider/azure/decisions/capacity-reservation-groups.js';
 
 // The one typed, validated view of the app's configuration. An invalid or missing setting stops startup
 // with a message that names the setting and says what it should look like.
-import { networkMode, type NetworkModeName, type NetworkProfile } from '../decisions/network-mode.js';
+import {
+  networkMode,
+  type NetworkModeName,
+  type NetworkProfile,
+} from '../cloudprovider/azure/decisions/network-mode.js';
 import { VM_MEMORY_OVERHEAD_FRACTION } from '../decisions/node-reservations.js';
 import {
   AZURE_REPAIR_POLICIES,

@@ -3,7 +3,7 @@
 // on-demand one, with an integer availability, as upstream's ReservedCapacity models offerings. Pure:
 // the adapter's records and the cluster's NodeClaims in, offerings out.
 import type { Offering } from './offerings.js';
-import { reservationIdOf } from './capacity-reservation-groups.js';
+import { reservationIdOf } from '../cloudprovider/azure/decisions/capacity-reservation-groups.js';
 
 /** One capacity reservation as its group's instance view reports it. */
 export interface CapacityReservationRecord {

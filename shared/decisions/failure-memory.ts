@@ -2,7 +2,7 @@
 // (launch-errors.ts, relative to the failed offering) made concrete for the offering that failed.
 import { CAPACITY_TYPES_BOTH } from './offering-blocks.js';
 import type { BlockedSizes, OfferingBlock } from './offering-blocks.js';
-import type { FailureMemory } from './launch-errors.js';
+import type { FailureMemory } from '../cloudprovider/azure/decisions/launch-errors.js';
 import type { Offering } from './offerings.js';
 import { placementScopeOf } from './placement.js';
 

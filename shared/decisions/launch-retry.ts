@@ -2,7 +2,7 @@
 // A transient error (a server-side failure code) is retried wherever ARM reports it: on the PUT, the launch
 // message is retried; in the LRO, the failed VM is deleted and the same NodeClaim launched again, a bounded
 // number of times, after which the failure stands as for any other error. Pure: plain data in and out.
-import { describeLaunchFailure, type LaunchFailure } from './launch-errors.js';
+import { describeLaunchFailure, type LaunchFailure } from '../cloudprovider/types.js';
 
 /** Relaunches of one NodeClaim after transient LRO failures; the next one fails the NodeClaim. */
 export const MAX_LAUNCH_RETRIES = 2;

@@ -4,7 +4,7 @@
 // the figures the scheduler plans with (capacityFor) and the kubelet flags the node enforces
 // (kubeletReservationFlags), so they cannot disagree.
 import { atLeast, minorVersion } from './kubernetes-version.js';
-import type { NetworkPlugin, NetworkPluginMode } from './network-mode.js';
+import type { NetworkPlugin, NetworkPluginMode } from '../cloudprovider/azure/decisions/network-mode.js';
 
 /**
  * The share of a size's nominal memory the guest kernel does not see: the Azure provider's default of

@@ -10,7 +10,7 @@ import type { AKSNodeClass, AKSNodeClassImage } from '../models/index.js';
 import type { Condition } from '../models/kube.js';
 import { findCondition, setCondition, type ConditionUpdate } from './conditions.js';
 import { minorVersion } from './kubernetes-version.js';
-import { imageDefinitionFor } from './node-image.js';
+import { imageDefinitionFor } from '../cloudprovider/azure/decisions/node-image.js';
 import { describeFieldProblems, nodeClassProblems } from './nodeclass-validation.js';
 import { rootReadiness } from './nodepool-status.js';
 import type { Architecture, HyperVGeneration } from './offerings.js';

@@ -12,7 +12,7 @@ import {
 import { describeRequirement, normalizedKey, requirementAllows } from './requirements.js';
 import { isOfferingBlocked, type OfferingBlock } from './offering-blocks.js';
 import { placementScopeOf, REGIONAL_ZONE } from './placement.js';
-import { isNvidiaGpuSize, unsupportedSizeReason } from './sku-support.js';
+import { isNvidiaGpuSize, unsupportedSizeReason } from '../cloudprovider/azure/decisions/sku-support.js';
 
 export { placementScopeOf, REGIONAL_ZONE, type PlacementScope } from './placement.js';
 

@@ -31,10 +31,14 @@ import { kubeProvisioningReads, type ProvisioningReads } from '../kube/provision
 import { kubeLeases, type Leases } from '../kube/lease.js';
 
 /**
- * The cloud provider's parts (settings, clock, log, Kubernetes clients, the Azure adapters it is built
- * from) except the VM adapter, which nothing but the cloud provider calls; and the lifecycle's own.
+ * What the lifecycle shares with the cloud provider (settings, clock, log, Kubernetes clients) and its
+ * own ports. The Azure adapters the provider is built from stay behind it: the lifecycle reaches the
+ * cloud only through `cloud`.
  */
-export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
+export interface LifecycleDependencies extends Pick<
+  CloudProviderParts,
+  'settings' | 'log' | 'now' | 'kube' | 'objects'
+> {
   metrics: Metrics;
   /** Events under the reasons of shared/decisions/event-reasons.ts only (upstream's names where upstream has one). */
   events: EventRecorder<EventReason>;
@@ -57,6 +61,15 @@ export interface LifecycleDependencies extends Omit<CloudProviderParts, 'vms'> {
   leases: Leases;
   /** CapacityBuffers and the PodTemplates and workloads they refer to (gate CapacityBuffer). */
   capacityBuffers: CapacityBufferStore;
+}
+
+/**
+ * The dependencies as built for Azure or the emulators: the lifecycle's, and the Azure adapters the cloud
+ * provider was built from (but its VM adapter), for the tests and local tools that read one directly. The
+ * lifecycle's code takes LifecycleDependencies and never sees them.
+ */
+export interface AzureDependencies extends LifecycleDependencies {
+  azure: Omit<CloudProviderParts, 'vms'>;
 }
 
 /** The Kubernetes ports of LifecycleDependencies, implemented with the API server client. */
@@ -94,7 +107,7 @@ export function createDependencies(
      */
     clusterReads?: 'watch' | 'list';
   } = {},
-): LifecycleDependencies {
+): AzureDependencies {
   const credential = options.credential ?? new DefaultAzureCredential();
   const log = options.log ?? createLogger({ component: EVENT_COMPONENT });
   const requestTimeoutMs = settings.requestTimeoutSeconds * 1000;
@@ -117,7 +130,7 @@ export function createDependencies(
             onError: (error) => log.warn('cluster watch failed; it resumes from the last version', { error }),
           },
         );
-  const parts = {
+  const parts: CloudProviderParts = {
     settings,
     log,
     now,
@@ -158,9 +171,14 @@ export function createDependencies(
       () => now().getTime(),
     ),
   };
-  const { vms: _vms, ...shared } = parts;
+  const { vms: _vms, ...azure } = parts;
   return {
-    ...shared,
+    settings,
+    log,
+    now,
+    kube,
+    objects,
+    azure,
     metrics: options.metrics ?? createMetrics(log),
     events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
     cloud: azureCloudProvider(parts),

@@ -22,7 +22,7 @@ type Domains = {
 const CREATED_REASONS = 6; // provisioning, static, drifted, underutilized, empty, unhealthy
 /** karpenter_nodeclaims_disrupted_total reasons: the disruption reasons, expiration and liveness. */
 const DISRUPTED_REASONS = 6; // drifted, underutilized, empty, unhealthy, expired, registration_timeout
-/** LaunchFailureReason (shared/decisions/launch-errors.ts) and InsufficientCapacity. */
+/** LaunchFailureReason (shared/cloudprovider/azure/decisions/launch-errors.ts) and InsufficientCapacity. */
 const LAUNCH_ERRORS = 12;
 /** Launched, Registered, Initialized. */
 const RECORDED_CONDITIONS = 3;

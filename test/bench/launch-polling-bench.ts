@@ -12,7 +12,10 @@ import { createLocalHost } from '../../local/host/index.js';
 import { createComputeClient } from '../../shared/azure/compute-client.js';
 import { VirtualMachines } from '../../shared/azure/virtual-machines.js';
 import { offeringsFromSkus } from '../../shared/decisions/offerings.js';
-import { AKS_COMMUNITY_GALLERIES, communityGalleryImageId } from '../../shared/decisions/node-image.js';
+import {
+  AKS_COMMUNITY_GALLERIES,
+  communityGalleryImageId,
+} from '../../shared/cloudprovider/azure/decisions/node-image.js';
 import { buildVirtualMachine, vmNameFor } from '../../shared/decisions/vm-spec.js';
 import {
   launchMonitorOrchestrator,
@@ -21,7 +24,7 @@ import {
 } from '../../shared/lifecycle/launch/launch-monitor.js';
 import { LaunchMonitorNames } from '../../shared/runtime/function-names.js';
 import { pollVmCreation } from '../../shared/lifecycle/launch/launch-outcome.js';
-import { pollCreation } from '../../shared/cloudprovider/azure.js';
+import { pollLaunch } from '../../shared/cloudprovider/azure.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import type { FunctionDefinition } from '../../shared/runtime/definitions.js';
 
@@ -88,7 +91,7 @@ async function measure(options: {
   const done = new Set<string>();
   const deps = {
     cloud: {
-      pollCreate: (vmName: string, state?: string) => pollCreation({ vms, log: silentLogger }, vmName, state),
+      pollLaunch: (vmName: string, state?: string) => pollLaunch({ vms, log: silentLogger }, vmName, state),
     },
     log: silentLogger,
     cluster: { launchesInFlight: () => Promise.resolve(launches - done.size) },

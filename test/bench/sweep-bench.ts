@@ -75,11 +75,6 @@ export function benchDependencies(
     objects,
     events: kubeEventRecorder(kube, 'sweep-bench', silentLogger),
     cloud: missing as LifecycleDependencies['cloud'],
-    skus: missing as LifecycleDependencies['skus'],
-    images: missing as LifecycleDependencies['images'],
-    unavailable: missing as LifecycleDependencies['unavailable'],
-    pricing: missing as LifecycleDependencies['pricing'],
-    reservations: missing as LifecycleDependencies['reservations'],
     cluster:
       reads === 'list' ? listingClusterReader({ kube, objects }) : watchingClusterReader({ kube, objects }),
     ...kubePorts(kube, objects),

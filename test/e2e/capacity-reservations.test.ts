@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { LOCAL_SUBSCRIPTION_ID } from '../../local/stack/app-settings.js';
-import { reservationIdOf } from '../../shared/decisions/capacity-reservation-groups.js';
+import { reservationIdOf } from '../../shared/cloudprovider/azure/decisions/capacity-reservation-groups.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
 import { resetEventDedupe } from '../../shared/lifecycle/disruption/blocked-events.js';
 import type { NodeClaim, NodePool } from '../../shared/models/index.js';
@@ -90,8 +90,8 @@ const reservationOf = (claim: NodeClaim) => claim.metadata.labels?.[WellKnown.ca
 
 /** The VMs Azure (the emulator) lists in the reservation, read through the app's own adapter. */
 async function allocatedVms(): Promise<string[]> {
-  env.stack.deps.reservations.invalidate();
-  const records = await env.stack.deps.reservations.records();
+  env.stack.deps.azure.reservations.invalidate();
+  const records = await env.stack.deps.azure.reservations.records();
   return records.flatMap((r) => r.allocatedVmNames).sort();
 }
 

@@ -90,7 +90,7 @@ describe('consolidation and the failure memory', () => {
     );
     await launching();
     const oldUid = old.metadata.uid;
-    await env.stack.deps.unavailable.mark({
+    await env.stack.deps.azure.unavailable.mark({
       block: { capacityType: 'on-demand', where: 'everywhere', sizes: { vmSize: cheaper } },
       reason: 'SkuNotAvailable',
       message: 'blocked by the test',

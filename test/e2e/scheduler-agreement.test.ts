@@ -343,7 +343,7 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const runSelector = `${RUN_LABEL}=${runId}`;
   const app = functionAppOf(stack);
   const objects = stack.admin.objects;
-  const offerings = await catalogOfferings(app.deps);
+  const offerings = await catalogOfferings(app.deps.azure);
   // Three zones of the emulated region where the pools' D-family sizes are offered.
   const zones = [
     ...new Set(

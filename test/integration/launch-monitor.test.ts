@@ -163,7 +163,7 @@ describe('launch monitor orchestration', () => {
     expect(status.output).toEqual({ outcome: 'Failed', polls: 3 });
     const failure = outcomes[0]?.input as RecordLaunchFailureInput;
     expect(failure.timedOut).toBe(false);
-    expect(failure.error.message).toContain('ZonalAllocationFailed');
+    expect(failure.error?.message).toContain('ZonalAllocationFailed');
     // Recorded right after the poll that saw it: no poll came after it (polls: 3 above).
     expect(polls).toHaveLength(3);
   });

@@ -6,8 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { QueueClient } from '@azure/storage-queue';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { AsyncFaultEffect, SyncFaultEffect } from '../../local/arm-emulator/faults.js';
-import { parseNodeCustomData } from '../../shared/decisions/aks-node-config.js';
-import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
+import { parseNodeCustomData } from '../../shared/cloudprovider/azure/decisions/aks-node-config.js';
+import { decodeCustomData } from '../../shared/cloudprovider/azure/decisions/bootstrap.js';
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { vmNameFor } from '../../shared/decisions/vm-spec.js';
 import { launchMonitorInstanceId } from '../../shared/lifecycle/launch/launch-monitor.js';
@@ -198,10 +198,10 @@ describe('launch', () => {
     // The stack's price catalog reads the ARM emulator's /api/retail/prices (its endpoint and CA come
     // from the local app settings); the first read starts the refresh.
     await eventually(
-      () => (stack.deps.pricing.prices().source === 'retail-prices-api' ? true : undefined),
+      () => (stack.deps.azure.pricing.prices().source === 'retail-prices-api' ? true : undefined),
       'prices refreshed from the emulator',
     );
-    const prices = stack.deps.pricing.prices();
+    const prices = stack.deps.azure.pricing.prices();
     // Same shape (2 vCPUs, 8 GiB): shape order would take D2ds_v5, first by name; D2s_v5 is cheaper.
     expect(prices.onDemand.get('Standard_D2s_v5')).toBeLessThan(prices.onDemand.get('Standard_D2ds_v5') ?? 0);
     const nodeClaim = await createNodeClaim({
@@ -521,7 +521,7 @@ describe('launch', () => {
     expect(launched?.reason).toBe('ZonalAllocationFailure');
     expect(launched?.message).toContain('sufficient capacity for the requested VM size in this zone');
     const zone = failed?.metadata.labels?.['topology.kubernetes.io/zone'] ?? '';
-    const blocks = await stack.deps.unavailable.listActive(new Date());
+    const blocks = await stack.deps.azure.unavailable.listActive(new Date());
     expect(blocks.map((b) => [b.reason, b.block.where])).toContainEqual(['ZonalAllocationFailure', { zone }]);
     expect(puts(vmName)).toHaveLength(1);
   });

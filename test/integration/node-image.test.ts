@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findCondition } from '../../shared/decisions/conditions.js';
-import { AKS_COMMUNITY_GALLERIES } from '../../shared/decisions/node-image.js';
+import { AKS_COMMUNITY_GALLERIES } from '../../shared/cloudprovider/azure/decisions/node-image.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { nodeClass } from '../support/fixtures.js';
 import { launchNodeClaim } from '../support/launch-nodeclaim.js';
@@ -29,11 +29,11 @@ const launchWith = (nodeClassName: string): Promise<NodeClaim> => launchNodeClai
 
 describe('node images', () => {
   test('the emulator lists the community gallery versions it publishes, newest last', async () => {
-    const versions = await stack.deps.images.list(AKS_COMMUNITY_GALLERIES.ubuntu, '2204gen2containerd');
+    const versions = await stack.deps.azure.images.list(AKS_COMMUNITY_GALLERIES.ubuntu, '2204gen2containerd');
     expect(
       versions.map((v) => `${v.name} ${new Date(v.publishedDate ?? 0).toISOString().slice(0, 10)}`),
     ).toEqual(['202608.13.0 2026-08-13', '202608.20.0 2026-08-20']);
-    expect(await stack.deps.images.list(AKS_COMMUNITY_GALLERIES.azureLinux, 'V2gen2')).toEqual([]);
+    expect(await stack.deps.azure.images.list(AKS_COMMUNITY_GALLERIES.azureLinux, 'V2gen2')).toEqual([]);
     expect(stack.emulator.controls.requests({ kind: 'listGalleryImageVersions' })).not.toHaveLength(0);
   });
 

@@ -115,7 +115,7 @@ beforeAll(async () => {
   };
   await stack.admin.objects.nodePools.create(pool);
   await eventually(
-    () => (stack.deps.pricing.prices().source === 'retail-prices-api' ? true : undefined),
+    () => (stack.deps.azure.pricing.prices().source === 'retail-prices-api' ? true : undefined),
     'prices refreshed from the emulator',
   );
 });
@@ -153,7 +153,7 @@ test(
   'a 30% price cut on one series changes the size provisioning and launch pick',
   { timeout: 180_000 },
   async () => {
-    const prices = stack.deps.pricing.prices().onDemand;
+    const prices = stack.deps.azure.pricing.prices().onDemand;
     const [cheaper, discounted] = [prices.get(CHEAPER), prices.get(DISCOUNTED)];
     // The premise: D2as_v5 is cheaper as listed, and D2s_v5 at 70% is cheaper than D2as_v5.
     expect(cheaper).toBeLessThan(discounted!);

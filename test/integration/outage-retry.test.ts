@@ -7,6 +7,7 @@ import type { OrchestrationContext } from 'durable-functions';
 import { ApiException } from '@kubernetes/client-node';
 import { RestError } from '@azure/core-rest-pipeline';
 import { describe, expect, it } from 'vitest';
+import { TransientCloudError } from '../../shared/cloudprovider/types.js';
 import { createScaledClock, type HostEvent } from '../../local/host/index.js';
 import {
   answeringTransientErrors,
@@ -27,15 +28,21 @@ const timedOut = () => Object.assign(new Error('The operation was aborted'), { n
 const unavailable = () => new ApiException(503, 'Service Unavailable', '', {});
 
 describe('what counts as transient', () => {
-  it('refused and reset connections, timeouts, 429 and 5xx from either API; not 4xx or bugs', () => {
+  it("refused and reset connections, timeouts, 429 and 5xx of Kubernetes, the provider's transient error; not 4xx or bugs", () => {
     expect(isTransientRequestError(refused())).toBe(true);
     expect(isTransientRequestError(timedOut())).toBe(true);
     expect(isTransientRequestError(unavailable())).toBe(true);
     expect(isTransientRequestError(new ApiException(429, 'Too Many Requests', '', {}))).toBe(true);
-    expect(isTransientRequestError(new RestError('busy', { statusCode: 500 }))).toBe(true);
+    // The cloud provider's own type for a cloud request that may succeed later (ARM's 429, 5xx, no answer).
+    const armBusy = new RestError('busy', { statusCode: 500 });
+    expect(isTransientRequestError(new TransientCloudError('busy', undefined, { cause: armBusy }))).toBe(
+      true,
+    );
     expect(isTransientRequestError(new ApiException(403, 'Forbidden', '', {}))).toBe(false);
     expect(isTransientRequestError(new ApiException(409, 'Conflict', '', {}))).toBe(false);
     expect(isTransientRequestError(new RestError('bad', { statusCode: 400 }))).toBe(false);
+    // ARM's own errors are the provider's to classify: the lifecycle recognises only the seam's type.
+    expect(isTransientRequestError(armBusy)).toBe(false);
     expect(isTransientRequestError(new TypeError('undefined is not a function'))).toBe(false);
   });
 });

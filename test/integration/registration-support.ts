@@ -7,7 +7,11 @@ import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, type V1Node } f
 import type { TokenCredential } from '@azure/identity';
 import { localClusterSettings } from '../../local/stack/app-settings.js';
 import { loadSettings } from '../../shared/config/settings.js';
-import { createDependencies, type LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
+import {
+  createDependencies,
+  type AzureDependencies,
+  type LifecycleDependencies,
+} from '../../shared/lifecycle/dependencies.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import type { Taint } from '../../shared/models/kube.js';
 import { createMetrics, type Metrics } from '../../shared/observability/metrics.js';
@@ -26,7 +30,7 @@ export function uniqueSuffix(): string {
 }
 
 export interface TestDependencies {
-  deps: LifecycleDependencies;
+  deps: AzureDependencies;
   metrics: Metrics;
   core: CoreV1Api;
 }

@@ -9,14 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import { localClusterSettings } from '../../local/stack/app-settings.js';
 import type { ResourceSkuCatalog } from '../../shared/azure/resource-skus.js';
-import type { PriceCatalog } from '../../shared/azure/retail-prices.js';
-import type {
-  UnavailableOffering,
-  UnavailableOfferingsStore,
-} from '../../shared/azure/unavailable-offerings.js';
-import { staticPriceBook } from '../../shared/decisions/prices/price-book.js';
-import { CapacityReservationGroups } from '../../shared/azure/capacity-reservations.js';
-import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.js';
+import type { UnavailableOffering } from '../../shared/azure/unavailable-offerings.js';
 import { FakeApiError } from './fake-api-error.js';
 import { FakeCloudProvider } from './fake-cloud-provider.js';
 import { FakeCapacityBuffers } from './fake-capacity-buffers.js';
@@ -205,16 +198,6 @@ export interface RecordedEvent {
   message: string;
 }
 
-/** Throws on any use: the parts of the dependencies a test did not fake. */
-function notFaked<T extends object>(what: string): T {
-  return new Proxy({} as T, {
-    get(_target, property) {
-      if (property === 'then') return undefined;
-      throw new Error(`${what}.${String(property)} is not faked in this test`);
-    },
-  });
-}
-
 export const FAKE_NOW = new Date('2026-11-30T12:00:00Z');
 
 function fakeSettings(): Settings {
@@ -243,9 +226,9 @@ export interface FakeLifecycle {
   events: RecordedEvent[];
   /** The machines behind NodeClaims, as `deps.cloud` answers. */
   cloud: FakeCloudProvider;
-  /** The Resource SKUs catalog `deps.skus.list` answers. */
+  /** The Resource SKUs catalog the fake cloud provider's offerings come from. */
   skus: SkuRecord[];
-  /** The offerings `deps.unavailable` holds blocked (`mark` adds; `listActive` answers the unexpired). */
+  /** The offerings the fake cloud provider holds unavailable (`deps.cloud.markUnavailable` adds). */
   unavailableOfferings: UnavailableOffering[];
   /** What `deps.cluster.launchesInFlight` answers (a function, so a test can make it fail). */
   launchesInFlight: () => Promise<number>;
@@ -287,24 +270,21 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
   // The fakes stand in for adapter classes (their private fields make a structural fake impossible),
   // which is why these few casts are here and nowhere in the code under test.
   const skus = { list: async () => catalog } as unknown as ResourceSkuCatalog;
-  const unavailable = {
-    mark: async (record: UnavailableOffering) => {
-      fake.unavailableOfferings.push(record);
-    },
-    listActive: async (at: Date) => fake.unavailableOfferings.filter((u) => u.expiresAt > at),
-  } as unknown as UnavailableOfferingsStore;
-  // The shipped price table of the region, as the Retail Prices adapter answers until its first refresh.
-  const pricing: PriceCatalog = { prices: () => staticPriceBook(settings.azure.location) };
+  const objects: KarpenterObjects = {
+    nodeClaims: nodeClaims as unknown as CustomObjects<NodeClaim>,
+    nodePools: nodePools as unknown as CustomObjects<NodePool>,
+    nodeClasses: nodeClasses as unknown as CustomObjects<AKSNodeClass>,
+  };
+  const kube = () => Promise.reject(new Error('kube() is not faked in this test'));
+  const cloud = new FakeCloudProvider({ settings, skus, kube, objects, now: () => now });
   const fake: FakeLifecycle = {
     nodeClaims,
     nodePools,
     nodeClasses,
     events,
-    cloud: new FakeCloudProvider(settings.clusterName, settings.azure, () =>
-      catalogOfferings({ skus, settings }),
-    ),
+    cloud,
     skus: catalog,
-    unavailableOfferings: [],
+    unavailableOfferings: cloud.unavailable,
     launchesInFlight: async () => 0,
     workloads: { pods: [], pdbs: [] },
     nodes: new FakeNodes(),
@@ -314,11 +294,6 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     leases: new FakeLeases(),
     capacityBuffers: new FakeCapacityBuffers(),
     deps: undefined as unknown as LifecycleDependencies,
-  };
-  const objects: KarpenterObjects = {
-    nodeClaims: nodeClaims as unknown as CustomObjects<NodeClaim>,
-    nodePools: nodePools as unknown as CustomObjects<NodePool>,
-    nodeClasses: nodeClasses as unknown as CustomObjects<AKSNodeClass>,
   };
   const cluster: ClusterReader = {
     launchesInFlight: () => fake.launchesInFlight(),
@@ -331,17 +306,11 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     log: silentLogger,
     metrics: createMetrics(silentLogger),
     now: () => now,
-    kube: () => Promise.reject(new Error('kube() is not faked in this test')),
+    kube,
     objects,
     events: recorder,
     cloud: fake.cloud,
-    skus,
-    images: notFaked('images'),
-    unavailable,
-    pricing,
     cluster,
-    // No groups configured: the adapter answers without reaching ARM.
-    reservations: new CapacityReservationGroups(notFaked('compute'), [], () => undefined),
     nodes: fake.nodes,
     drainPods: fake.pods,
     leases: fake.leases,

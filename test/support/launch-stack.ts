@@ -15,7 +15,7 @@ import { startFunctionApp } from '../../local/stack/function-app.js';
 import { RUN_LABEL } from '../../local/stack/local-stack.js';
 import type { Settings } from '../../shared/config/settings.js';
 import { toCloudEvent, type ObjectChange } from '../../shared/events/cloud-event.js';
-import type { LifecycleDependencies } from '../../shared/lifecycle/dependencies.js';
+import type { AzureDependencies } from '../../shared/lifecycle/dependencies.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { createLogger, type LogLevel } from '../../shared/observability/logger.js';
 import { devCa } from './dev-ca.js';
@@ -26,7 +26,7 @@ export { fixedTokenCredential } from '../../local/stack/function-app.js';
 export interface LaunchStack {
   settings: Settings;
   /** The app's dependencies: its clients act as the Function App's identity. */
-  deps: LifecycleDependencies;
+  deps: AzureDependencies;
   /** Admin clients, for test set-up and assertions only. */
   admin: AdminAccess;
   emulator: ArmEmulator;

@@ -5,9 +5,9 @@ import {
   renderNodeCustomData,
   type ClusterNodeInputs,
   type NodeConfigInput,
-} from '../../shared/decisions/aks-node-config.js';
-import { encodeCustomData } from '../../shared/decisions/bootstrap.js';
-import type { NetworkModeName } from '../../shared/decisions/network-mode.js';
+} from '../../shared/cloudprovider/azure/decisions/aks-node-config.js';
+import { encodeCustomData } from '../../shared/cloudprovider/azure/decisions/bootstrap.js';
+import type { NetworkModeName } from '../../shared/cloudprovider/azure/decisions/network-mode.js';
 import { kubeletReservationFlags, nodeReservations } from '../../shared/decisions/node-reservations.js';
 
 const TEST_CA_PEM = '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2\n-----END CERTIFICATE-----\n';

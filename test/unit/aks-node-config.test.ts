@@ -16,8 +16,8 @@ import {
   parseNodeCustomData,
   renderNodeCustomData,
   type AksNodeConfig,
-} from '../../shared/decisions/aks-node-config.js';
-import { decodeCustomData } from '../../shared/decisions/bootstrap.js';
+} from '../../shared/cloudprovider/azure/decisions/aks-node-config.js';
+import { decodeCustomData } from '../../shared/cloudprovider/azure/decisions/bootstrap.js';
 import { vmBody } from '../../shared/cloudprovider/vm-body.js';
 import { d2sV5Offering } from '../support/offering.js';
 import type { NodeClaim } from '../../shared/models/index.js';

@@ -10,7 +10,7 @@ import {
   parseTaint,
   formatTaint,
   registrationTaints,
-} from '../../shared/decisions/bootstrap.js';
+} from '../../shared/cloudprovider/azure/decisions/bootstrap.js';
 
 describe('registrationTaints', () => {
   it.each<[string, { taints?: Taint[]; startupTaints?: Taint[] }, string[]]>([

@@ -11,7 +11,7 @@ import type { StoredVm } from '../../local/arm-emulator/vm-store.js';
 import {
   parseCapacityReservationGroupIds,
   reservationIdOf,
-} from '../../shared/decisions/capacity-reservation-groups.js';
+} from '../../shared/cloudprovider/azure/decisions/capacity-reservation-groups.js';
 import {
   compareResourceVersions,
   holdsCommittedSeat,
@@ -22,7 +22,7 @@ import {
   type ReservationClaimant,
 } from '../../shared/decisions/capacity-reservations.js';
 import { quotaScopesFreedBy, rememberFailure } from '../../shared/decisions/failure-memory.js';
-import { classifyLaunchError } from '../../shared/decisions/launch-errors.js';
+import { classifyLaunchError } from '../../shared/cloudprovider/azure/decisions/launch-errors.js';
 import { isOfferingBlocked } from '../../shared/decisions/offering-blocks.js';
 import { offeringLabels, offeringsFromSkus, selectOffering } from '../../shared/decisions/offerings.js';
 import { compareOfferingsByPrice } from '../../shared/decisions/prices/offering-order.js';

@@ -13,7 +13,7 @@ import {
   classifyLaunchError,
   quotaFigures,
   type LaunchErrorInput,
-} from '../../shared/decisions/launch-errors.js';
+} from '../../shared/cloudprovider/azure/decisions/launch-errors.js';
 import { isOfferingBlocked } from '../../shared/decisions/offering-blocks.js';
 import { offeringKey, offeringsFromSkus, type Offering } from '../../shared/decisions/offerings.js';
 import { skuCatalog } from '../../local/arm-emulator/sku-catalog.js';

@@ -4,11 +4,11 @@ import {
   DEFAULT_THROTTLE_RETRY_SECONDS,
   classifyLaunchError,
   missingPermissions,
-  launchTimeoutFailure,
   parseLroFailureMessage,
   type LaunchErrorInput,
   type LaunchFailure,
-} from '../../shared/decisions/launch-errors.js';
+} from '../../shared/cloudprovider/azure/decisions/launch-errors.js';
+import { launchTimeoutFailure } from '../../shared/cloudprovider/types.js';
 
 const lro = (code: string, message: string): LaunchErrorInput => ({
   message: `The long-running operation has failed. ${code}. ${message}`,
@@ -32,7 +32,7 @@ describe('classifyLaunchError', () => {
       },
       {
         reason: 'SKUNotAvailable',
-        azureCode: 'SkuNotAvailable',
+        cloudCode: 'SkuNotAvailable',
         message: "The requested VM size Standard_D2s_v5 is currently not available in location 'westus2'.",
         retryable: false,
         unavailable: expect.anything(),
@@ -46,7 +46,7 @@ describe('classifyLaunchError', () => {
       ),
       {
         reason: 'AllocationFailure',
-        azureCode: 'AllocationFailed',
+        cloudCode: 'AllocationFailed',
         message:
           'Allocation failed. We do not have sufficient capacity for the requested VM size in this region.',
         retryable: false,
@@ -58,7 +58,7 @@ describe('classifyLaunchError', () => {
       lro('ZonalAllocationFailed', 'Allocation failed. We do not have sufficient capacity in this zone.'),
       {
         reason: 'ZonalAllocationFailure',
-        azureCode: 'ZonalAllocationFailed',
+        cloudCode: 'ZonalAllocationFailed',
         message: 'Allocation failed. We do not have sufficient capacity in this zone.',
         retryable: false,
         unavailable: expect.anything(),
@@ -72,7 +72,7 @@ describe('classifyLaunchError', () => {
       ),
       {
         reason: 'OverconstrainedAllocationFailure',
-        azureCode: 'OverconstrainedAllocationRequest',
+        cloudCode: 'OverconstrainedAllocationRequest',
         message: 'Allocation failed. VM(s) with the following constraints cannot be allocated.',
         retryable: false,
         unavailable: expect.anything(),
@@ -83,7 +83,7 @@ describe('classifyLaunchError', () => {
       lro('OverconstrainedZonalAllocationRequest', 'Allocation failed in this zone.'),
       {
         reason: 'OverconstrainedZonalAllocationFailure',
-        azureCode: 'OverconstrainedZonalAllocationRequest',
+        cloudCode: 'OverconstrainedZonalAllocationRequest',
         message: 'Allocation failed in this zone.',
         retryable: false,
         unavailable: expect.anything(),
@@ -94,7 +94,7 @@ describe('classifyLaunchError', () => {
       { code: 'OperationNotAllowed', statusCode: 409, message: familyQuota },
       {
         reason: 'SubscriptionQuotaReached',
-        azureCode: 'OperationNotAllowed',
+        cloudCode: 'OperationNotAllowed',
         message: familyQuota,
         retryable: false,
         unavailable: expect.anything(),
@@ -105,7 +105,7 @@ describe('classifyLaunchError', () => {
       { code: 'OperationNotAllowed', statusCode: 409, message: regionalQuota },
       {
         reason: 'SubscriptionQuotaReached',
-        azureCode: 'OperationNotAllowed',
+        cloudCode: 'OperationNotAllowed',
         message: regionalQuota,
         retryable: false,
         unavailable: expect.anything(),
@@ -116,7 +116,7 @@ describe('classifyLaunchError', () => {
       { code: 'QuotaExceeded', statusCode: 409, message: lowPriorityQuota },
       {
         reason: 'SubscriptionQuotaReached',
-        azureCode: 'QuotaExceeded',
+        cloudCode: 'QuotaExceeded',
         message: lowPriorityQuota,
         retryable: false,
         unavailable: expect.anything(),
@@ -127,7 +127,7 @@ describe('classifyLaunchError', () => {
       lro('OperationNotAllowed', regionalQuota),
       {
         reason: 'SubscriptionQuotaReached',
-        azureCode: 'OperationNotAllowed',
+        cloudCode: 'OperationNotAllowed',
         message: regionalQuota,
         retryable: false,
         unavailable: expect.anything(),
@@ -142,7 +142,7 @@ describe('classifyLaunchError', () => {
       },
       {
         reason: 'LaunchFailed',
-        azureCode: 'OperationNotAllowed',
+        cloudCode: 'OperationNotAllowed',
         message: 'The operation is not allowed while the VM is being deleted.',
         retryable: false,
       },
@@ -157,7 +157,7 @@ describe('classifyLaunchError', () => {
       },
       {
         reason: 'Throttled',
-        azureCode: 'TooManyRequests',
+        cloudCode: 'TooManyRequests',
         message: 'The request is being throttled.',
         retryable: true,
         retryAfterSeconds: 42,
@@ -178,7 +178,7 @@ describe('classifyLaunchError', () => {
       { code: 'InternalServerError', statusCode: 503, message: 'Service unavailable' },
       {
         reason: 'LaunchFailed',
-        azureCode: 'InternalServerError',
+        cloudCode: 'InternalServerError',
         message: 'Service unavailable',
         retryable: true,
         retryAfterSeconds: DEFAULT_SERVER_ERROR_RETRY_SECONDS,
@@ -189,7 +189,7 @@ describe('classifyLaunchError', () => {
       lro('OSProvisioningTimedOut', 'OS Provisioning for VM did not finish in the allotted time.'),
       {
         reason: 'LaunchTimeout',
-        azureCode: 'OSProvisioningTimedOut',
+        cloudCode: 'OSProvisioningTimedOut',
         message: 'OS Provisioning for VM did not finish in the allotted time.',
         retryable: false,
       },
@@ -199,7 +199,7 @@ describe('classifyLaunchError', () => {
       lro('InvalidParameter', 'The value of parameter imageReference is invalid.'),
       {
         reason: 'LaunchFailed',
-        azureCode: 'InvalidParameter',
+        cloudCode: 'InvalidParameter',
         message: 'The value of parameter imageReference is invalid.',
         retryable: false,
       },
@@ -212,7 +212,7 @@ describe('classifyLaunchError', () => {
     [
       'bad request is not retried',
       { code: 'InvalidParameter', statusCode: 400, message: 'bad' },
-      { reason: 'LaunchFailed', azureCode: 'InvalidParameter', message: 'bad', retryable: false },
+      { reason: 'LaunchFailed', cloudCode: 'InvalidParameter', message: 'bad', retryable: false },
     ],
   ])('%s', (_name, error, expected) => {
     expect(classifyLaunchError(error)).toEqual(expected);
@@ -244,7 +244,7 @@ describe('authorization failures', () => {
     });
     expect(failure).toMatchObject({
       reason: 'AuthorizationFailed',
-      azureCode: 'LinkedAuthorizationFailed',
+      cloudCode: 'LinkedAuthorizationFailed',
       retryable: false,
       failsEveryLaunch: true,
     });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { classifyLaunchError } from '../../shared/decisions/launch-errors.js';
+import { classifyLaunchError } from '../../shared/cloudprovider/azure/decisions/launch-errors.js';
 import {
   decideLroFailure,
   LAUNCH_RETRIES_ANNOTATION,

@@ -13,8 +13,11 @@ import {
   AKS_NODE_CONFIG_PATH,
   aksKubeletFlags,
   parseNodeCustomData,
-} from '../../shared/decisions/aks-node-config.js';
-import { decodeCustomData, kubeletConfigFlags } from '../../shared/decisions/bootstrap.js';
+} from '../../shared/cloudprovider/azure/decisions/aks-node-config.js';
+import {
+  decodeCustomData,
+  kubeletConfigFlags,
+} from '../../shared/cloudprovider/azure/decisions/bootstrap.js';
 import { desiredNodeClassStatus, imageLookups } from '../../shared/decisions/nodeclass-status.js';
 import {
   FIELD_RULES,

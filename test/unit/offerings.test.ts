@@ -12,7 +12,7 @@ import {
   type Offering,
   type SkuRecord,
 } from '../../shared/decisions/offerings.js';
-import { unsupportedSizeReason } from '../../shared/decisions/sku-support.js';
+import { unsupportedSizeReason } from '../../shared/cloudprovider/azure/decisions/sku-support.js';
 import type { OfferingBlock } from '../../shared/decisions/offering-blocks.js';
 import { skuCatalog } from '../../local/arm-emulator/sku-catalog.js';
 import { compareOfferingsByPrice } from '../../shared/decisions/prices/offering-order.js';

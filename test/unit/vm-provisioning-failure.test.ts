@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { classifyLaunchError } from '../../shared/decisions/launch-errors.js';
-import { provisioningFailureOf } from '../../shared/decisions/vm-provisioning-failure.js';
+import { classifyLaunchError } from '../../shared/cloudprovider/azure/decisions/launch-errors.js';
+import { provisioningFailureOf } from '../../shared/cloudprovider/azure/decisions/vm-provisioning-failure.js';
 
 describe("a failed VM's instance view", () => {
   it('gives the failed operation code and message', () => {

@@ -30,7 +30,7 @@ import { checkDay, type CheckOptions } from './invariants/index.js';
 import {
   ALLOCATION_FAILURE_TTL_SECONDS,
   LOW_QUOTA_TTL_SECONDS,
-} from '../../../shared/decisions/launch-errors.js';
+} from '../../../shared/cloudprovider/azure/decisions/launch-errors.js';
 import { describeWeather, dayPlan, type PoolPlan } from './plan.js';
 import { freshSeed } from './prng.js';
 import { dayRepairPolicies } from './repair-policies.js';

@@ -39,9 +39,7 @@ import {
   type NodePool,
 } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
-import { capacityOptions } from '../../cloudprovider/vm-body.js';
 import { overlaidInstanceTypes, overlaidOfferingPrice } from '../../decisions/node-overlays.js';
-import { currentNodeOverlays } from '../../cloudprovider/node-overlays.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { providerIdKey, type SweepView } from '../cluster/snapshot.js';
 import type { ClusterPods } from './cluster-pods.js';
@@ -110,22 +108,22 @@ export async function underutilizedInput(
   context: UnderutilizedContext,
 ): Promise<UnderutilizedInput> {
   // The book launch orders offerings by, so a replacement judged cheaper here is priced as launch sees it.
-  const prices = deps.pricing.prices();
+  const prices = deps.cloud.prices();
   const template = context.nodePool.spec.template;
   const poolName = context.nodePool.metadata.name;
   // NodeOverlays price the replacements and the candidates as provisioning and launch price them.
   const [offerings, unavailable, nodeClass, overlays] = await Promise.all([
     // With the reserved offerings that have a free slot, so a node may move onto a freed reservation.
     deps.cloud.offerings(),
-    deps.unavailable.listActive(deps.now()),
+    deps.cloud.unavailableOfferings(),
     deps.objects.nodeClasses.get(template.spec.nodeClassRef.name),
-    currentNodeOverlays(deps),
+    deps.cloud.nodeOverlays(),
   ]);
-  const blocks = unavailable.map((u) => u.block);
+  const blocks = unavailable;
   const instanceTypesWith = (blocked: typeof blocks) => {
     if (!nodeClass || nodeClass.metadata.deletionTimestamp) return [];
     const types = instanceTypesFromOfferings(offerings, {
-      ...capacityOptions(deps.settings, nodeClass),
+      ...deps.cloud.capacityOptions(nodeClass),
       unavailable: blocked,
       priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
     });

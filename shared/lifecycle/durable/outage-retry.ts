@@ -9,7 +9,7 @@
 // The activity's answer is tagged, so a history recorded before activities were wrapped (a bare result)
 // replays unchanged, and a workflow that never meets an outage yields exactly the tasks it yielded before.
 import type * as df from 'durable-functions';
-import { isTransient as isTransientArmError } from '../../azure/virtual-machines.js';
+import { isTransientCloudError } from '../../cloudprovider/types.js';
 import { statusCodeOf } from '../../kube/errors.js';
 import { activity, type ActivityFunctionDefinition, type HandlerContext } from '../../runtime/definitions.js';
 
@@ -41,12 +41,13 @@ function errorCodeOf(error: object): string | undefined {
 }
 
 /**
- * A Kubernetes or ARM request that got no usable answer now but may get one later: throttled (429), a
- * server error (5xx), timed out, or no connection at all (looked for along the error's causes, where
+ * A Kubernetes or cloud request that got no usable answer now but may get one later: the cloud
+ * provider's TransientCloudError (it maps throttling, server errors and unanswered requests to it), a
+ * Kubernetes 429 or 5xx, timed out, or no connection at all (looked for along the error's causes, where
  * fetch puts the socket's error).
  */
 export function isTransientRequestError(error: unknown): boolean {
-  if (isTransientArmError(error)) return true;
+  if (isTransientCloudError(error)) return true;
   const status = statusCodeOf(error);
   if (status !== undefined && (status === 429 || status >= 500)) return true;
   for (let cause: unknown = error, depth = 0; cause && typeof cause === 'object' && depth < 5; depth++) {

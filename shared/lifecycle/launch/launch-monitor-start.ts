@@ -5,12 +5,10 @@ import { hasLaunchOutcome } from '../../decisions/launch-in-flight.js';
 import { launchMonitorHealth, launchMonitorStuckAfterMs } from '../../decisions/launch-monitor-health.js';
 import { launchRetriesOf } from '../../decisions/launch-retry.js';
 import { vmNameFor } from '../../decisions/vm-spec.js';
-import type { AKSNodeClass, NodeClaim } from '../../models/index.js';
-import type { CapacityOptions } from '../../decisions/offerings.js';
+import type { NodeClaim } from '../../models/index.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { capacityOptions } from '../../cloudprovider/vm-body.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
 import { launchMonitorInstanceId, type LaunchMonitorInput } from './launch-monitor.js';
 
@@ -91,9 +89,10 @@ export async function ensureLaunchMonitor(
     deps,
     current,
     context,
-    launchMonitorInput(deps, current, nodeClass, {
+    launchMonitorInput(deps, current, {
       vmName,
       offering,
+      resources: deps.cloud.resourcesOf(offering, nodeClass),
       startedAt: launched?.lastTransitionTime ?? deps.now().toISOString(),
     }),
   );
@@ -101,23 +100,16 @@ export async function ensureLaunchMonitor(
 }
 
 /**
- * The monitor's input for a NodeClaim: what the caller knows of this launch, plus what every monitor
- * takes from the NodeClaim (its pool, its relaunch count), from its NodeClass (the capacity the outcome
- * records: max pods, OS disk, network plugin; without the class, what the VM size alone says) and from
- * the settings (the polling pace).
+ * The monitor's input for a NodeClaim: what the caller knows of this launch (the VM, its offering, the
+ * node's resources as the cloud provider gave them), plus what every monitor takes from the NodeClaim
+ * (its pool, its relaunch count) and from the settings (the polling pace).
  */
 export function launchMonitorInput(
   deps: Pick<LifecycleDependencies, 'settings'>,
   nodeClaim: NodeClaim,
-  nodeClass: AKSNodeClass | undefined,
   launch: Omit<
     LaunchMonitorInput,
-    | 'nodeClaim'
-    | 'pollIntervalSeconds'
-    | 'maxPollIntervalSeconds'
-    | 'deadlineMinutes'
-    | 'retries'
-    | keyof CapacityOptions
+    'nodeClaim' | 'pollIntervalSeconds' | 'maxPollIntervalSeconds' | 'deadlineMinutes' | 'retries'
   >,
 ): LaunchMonitorInput {
   const nodePool = nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel];
@@ -129,7 +121,6 @@ export function launchMonitorInput(
       ...(nodePool ? { nodePool } : {}),
     },
     ...launch,
-    ...(nodeClass ? capacityOptions(deps.settings, nodeClass) : {}),
     pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,
     maxPollIntervalSeconds: deps.settings.launch.maxPollIntervalSeconds,
     deadlineMinutes: deps.settings.launch.deadlineMinutes,

@@ -6,13 +6,19 @@
 // included) happens in activities. A slow launch polls up to its deadline: the monitor continues as new
 // once an execution has yielded LAUNCH_MONITOR_TASKS_PER_EXECUTION tasks, carrying its poll count, poller
 // state and pacing (the deadline counts from the input's startedAt, which never changes), so its history
-// stays bounded (../durable/history-budget.ts).
+// stays bounded (../durable/history-budget.ts). The cloud provider classifies a failure and gave the node's
+// resources at create, so the input carries nothing cloud-specific; inputs and poll answers an earlier
+// version persisted (the sizing fields, an unclassified failure) are still read, so a host restarted
+// mid-launch carries on.
 import type * as df from 'durable-functions';
 import { callThroughOutages, durableActivity, type DurableActivity } from '../durable/durable-activity.js';
-import type { ArmErrorInfo } from '../../azure/virtual-machines.js';
-import type { NetworkPlugin, NetworkPluginMode } from '../../decisions/network-mode.js';
 import type { Offering } from '../../decisions/offerings.js';
-import type { CreationProgress } from '../../cloudprovider/types.js';
+import type {
+  CloudFailureInfo,
+  LaunchFailure,
+  LaunchProgress,
+  NodeResources,
+} from '../../cloudprovider/types.js';
 import { LaunchMonitorNames } from '../../runtime/function-names.js';
 import { nextPollPacing, spreadMs } from '../../decisions/launch-poll-pacing.js';
 import type { RelaunchProgress } from '../../decisions/launch-retry.js';
@@ -28,16 +34,13 @@ export interface MonitoredNodeClaim {
 export interface LaunchMonitorInput {
   nodeClaim: MonitoredNodeClaim;
   vmName: string;
-  /** What was launched: the status's capacity comes from it, and a failure marks it unavailable. */
+  /** What was launched: a failure marks it unavailable. */
   offering: Offering;
-  maxPods?: number;
-  osDiskSizeGB?: number;
-  /** The cluster version and network plugin the node's reservations were computed for. */
-  kubernetesVersion?: string;
-  networkPlugin?: NetworkPlugin;
-  networkPluginMode?: NetworkPluginMode;
-  /** VM_MEMORY_OVERHEAD_PERCENT when it is not the default: the status's capacity is estimated with it. */
-  vmMemoryOverheadFraction?: number;
+  /**
+   * The capacity and allocatable the status records, as the cloud provider gave them at create. Absent
+   * in an input an earlier version wrote, which carried the sizing instead (recordedResourcesOf).
+   */
+  resources?: NodeResources;
   /** Serialized SDK poller; absent when the VM already existed, and the monitor then polls with GET. */
   pollerState?: string;
   startedAt: string;
@@ -62,8 +65,11 @@ export interface LaunchMonitorProgress {
   inFlightLaunches: number;
   /** The wait before the next poll, as the last poll's answer set it. */
   pacing: PollPacing;
-  /** Set while a failed VM is being deleted for a relaunch: the failure being recorded. */
-  relaunching?: ArmErrorInfo;
+  /**
+   * Set while a failed VM is being deleted for a relaunch: the failure being recorded (as the cloud
+   * reported it, unclassified, when an earlier version continued).
+   */
+  relaunching?: LaunchFailure | CloudFailureInfo;
   continuations: number;
 }
 
@@ -80,15 +86,40 @@ export interface PollVmCreationInput {
   pollerState?: string;
 }
 
-/** The cloud provider's answer, with the cluster's launches in flight when the activity could count them. */
+/**
+ * The cloud provider's answer, with the cluster's launches in flight when the activity could count them;
+ * or, replayed from a history an earlier version wrote, a failure as the cloud reported it.
+ */
 export type PollVmCreationResult =
-  | (Extract<CreationProgress, { status: 'InProgress' }> & { inFlightLaunches?: number })
-  | Exclude<CreationProgress, { status: 'InProgress' }>;
+  | (Extract<LaunchProgress, { status: 'InProgress' }> & { inFlightLaunches?: number })
+  | Exclude<LaunchProgress, { status: 'InProgress' }>
+  | { status: 'Failed'; error: CloudFailureInfo };
 
 export interface RecordLaunchFailureInput {
   monitor: LaunchMonitorInput;
-  error: ArmErrorInfo;
+  /** The failure as the cloud provider classified it; absent when the launch timed out. */
+  failure?: LaunchFailure;
+  /** The failure as the cloud reported it, in an input an earlier version wrote. */
+  error?: CloudFailureInfo;
   timedOut: boolean;
+}
+
+/** A failure as a poll answered it: classified by the provider, or as an earlier version recorded it. */
+type ReportedFailure = { failure: LaunchFailure } | { error: CloudFailureInfo };
+
+/** A failed poll's failure, in whichever shape it was answered. */
+function reportedFailure(poll: Extract<PollVmCreationResult, { status: 'Failed' }>): ReportedFailure {
+  return 'failure' in poll ? { failure: poll.failure } : { error: poll.error };
+}
+
+/** A failure being relaunched, as continue-as-new carried it (classified, or an earlier version's report). */
+function relaunchingFailure(relaunching: LaunchFailure | CloudFailureInfo): ReportedFailure {
+  return 'reason' in relaunching ? { failure: relaunching } : { error: relaunching };
+}
+
+function codeOf(reported: ReportedFailure): { code?: string } {
+  const code = 'failure' in reported ? reported.failure.cloudCode : reported.error.code;
+  return code ? { code } : {};
 }
 
 /** What the failure activity did: recorded the failure (nothing), or handed the NodeClaim to a relaunch. */
@@ -140,10 +171,10 @@ export function* launchMonitorOrchestrator(
   // launch launch the NodeClaim again.
   function* relaunch(
     polls: number,
-    error: ArmErrorInfo,
+    reported: ReportedFailure,
   ): Generator<df.Task, LaunchMonitorOutput | undefined, unknown> {
-    const failure: RecordLaunchFailureInput = { monitor: input, error, timedOut: false };
-    const code = error.code ? { code: error.code } : {};
+    const failure: RecordLaunchFailureInput = { monitor: input, ...reported, timedOut: false };
+    const code = codeOf(reported);
     for (;;) {
       const next = context.df.currentUtcDateTime.getTime() + input.pollIntervalSeconds * 1000;
       yield* countingTasks(count, timerUntil(context, new Date(next)));
@@ -155,14 +186,15 @@ export function* launchMonitorOrchestrator(
           ...(pollerState ? { pollerState } : {}),
           inFlightLaunches,
           pacing,
-          relaunching: error,
+          relaunching: 'failure' in reported ? reported.failure : reported.error,
         })
       )
         return undefined;
     }
   }
 
-  if (continued?.relaunching) return yield* relaunch(continued.polls, continued.relaunching);
+  if (continued?.relaunching)
+    return yield* relaunch(continued.polls, relaunchingFailure(continued.relaunching));
 
   for (let polls = (continued?.polls ?? 0) + 1; ; polls++) {
     const now = context.df.currentUtcDateTime.getTime();
@@ -179,19 +211,16 @@ export function* launchMonitorOrchestrator(
       return { outcome: 'Launched', polls };
     }
     if (poll.status === 'Failed') {
-      const failure: RecordLaunchFailureInput = { monitor: input, error: poll.error, timedOut: false };
-      const code = poll.error.code ? { code: poll.error.code } : {};
+      const reported = reportedFailure(poll);
+      const failure: RecordLaunchFailureInput = { monitor: input, ...reported, timedOut: false };
+      const code = codeOf(reported);
       const recorded = yield* call(LaunchMonitorActivities.recordLaunchFailure, failure);
       if (!recorded) return { outcome: 'Failed', polls, ...code };
       if (recorded.relaunch !== 'VmDeleting') return { outcome: 'Relaunching', polls, ...code };
-      return yield* relaunch(polls, poll.error);
+      return yield* relaunch(polls, reported);
     }
     if (context.df.currentUtcDateTime.getTime() >= deadline) {
-      const failure: RecordLaunchFailureInput = {
-        monitor: input,
-        error: { message: `The VM was not created within ${input.deadlineMinutes} minutes` },
-        timedOut: true,
-      };
+      const failure: RecordLaunchFailureInput = { monitor: input, timedOut: true };
       yield* call(LaunchMonitorActivities.recordLaunchFailure, failure);
       return { outcome: 'TimedOut', polls };
     }

@@ -1,15 +1,7 @@
 // The activities behind the launch monitor: poll the VM's creation once, and record the outcome on the
 // NodeClaim. A failure is written as Launched=False with a stable reason and Azure's message *before* the
 // NodeClaim is deleted, so the reason is visible on the object, in its events, in logs and in metrics.
-import { capacityFor, type CapacityOptions, type Offering } from '../../decisions/offerings.js';
-import { rememberFailure } from '../../decisions/failure-memory.js';
-import { blockKey } from '../../decisions/offering-blocks.js';
-import {
-  classifyLaunchError,
-  describeLaunchFailure,
-  launchTimeoutFailure,
-  type LaunchFailure,
-} from '../../decisions/launch-errors.js';
+import type { Offering } from '../../decisions/offerings.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
 import { decideLroFailure, MAX_LAUNCH_RETRIES } from '../../decisions/launch-retry.js';
 import { handOffToRelaunch } from './launch-relaunch.js';
@@ -29,16 +21,21 @@ import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaims/nodeclaim-
 import { deleteNodeClaim } from '../termination/termination.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { ClusterReader } from '../../kube/cluster-reader.js';
-import type { CloudProvider } from '../../cloudprovider/types.js';
+import {
+  describeLaunchFailure,
+  launchTimeoutFailure,
+  type CloudProvider,
+  type LaunchFailure,
+} from '../../cloudprovider/types.js';
 
 export async function pollVmCreation(
   deps: Pick<LifecycleDependencies, 'log'> & {
-    cloud: Pick<CloudProvider, 'pollCreate'>;
+    cloud: Pick<CloudProvider, 'pollLaunch'>;
     cluster: Pick<ClusterReader, 'launchesInFlight'>;
   },
   input: PollVmCreationInput,
 ): Promise<PollVmCreationResult> {
-  const result = await deps.cloud.pollCreate(input.vmName, input.pollerState);
+  const result = await deps.cloud.pollLaunch(input.vmName, input.pollerState);
   if (result.status !== 'InProgress') return result;
   const inFlightLaunches = await countLaunchesInFlight(deps);
   return inFlightLaunches === undefined ? result : { ...result, inFlightLaunches };
@@ -69,7 +66,7 @@ export async function recordLaunchSuccess(
     });
     return;
   }
-  const { capacity, allocatable } = capacityFor(input.offering, capacityOptionsOf(input));
+  const { capacity, allocatable } = input.resources ?? deps.cloud.recordedResourcesOf(input.offering, input);
   const imageID = vm?.imageID;
   const written = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
     ...current.status,
@@ -109,7 +106,9 @@ export async function recordMonitorFailure(
   context: Pick<HandlerContext, 'orchestrations'>,
 ): Promise<RecordLaunchFailureResult> {
   const elapsedSeconds = (deps.now().getTime() - Date.parse(input.monitor.startedAt)) / 1000;
-  const failure = input.timedOut ? launchTimeoutFailure(elapsedSeconds) : classifyLaunchError(input.error);
+  const failure = input.timedOut
+    ? launchTimeoutFailure(elapsedSeconds)
+    : (input.failure ?? deps.cloud.launchFailureOf(input.error ?? { message: 'the launch failed' }));
   const decision = decideLroFailure({
     failure,
     timedOut: input.timedOut,
@@ -162,52 +161,18 @@ export async function recordLaunchFailure(
     await deps.events.warning(nodeClaimTarget(current), failure.reason, message);
   }
 
-  // The group changed under the cached read: the next launch reads it afresh.
-  if (offering.reservationId !== undefined) deps.reservations.invalidate();
-  const remembered = failure.unavailable ? rememberFailure(failure.unavailable, offering) : undefined;
-  if (remembered) {
-    const expiresAt = new Date(deps.now().getTime() + remembered.ttlSeconds * 1000);
-    for (const block of remembered.blocks) {
-      await deps.unavailable.mark({
-        block,
-        reason: failure.reason,
-        message,
-        expiresAt,
-        ...(remembered.quota ? { quota: remembered.quota } : {}),
-      });
-    }
-  }
+  const remembered = await deps.cloud.rememberLaunchFailure(offering, failure);
   const vmState = await deps.cloud.delete(input.vmName);
   countCreateError(deps, input.nodeClaim.nodePool, failure.reason);
   log.warn('launch failed', {
     reason: failure.reason,
-    azureCode: failure.azureCode,
+    azureCode: failure.cloudCode,
     detail: failure.message,
     offering: `${offering.capacityType}/${offering.vmSize}/${offering.zone}`,
-    unavailable: remembered?.blocks.map(blockKey),
+    unavailable: remembered?.blocks,
     unavailableSeconds: remembered?.ttlSeconds,
     vmName: input.vmName,
     vm: vmState,
   });
   if (current && !failure.failsEveryLaunch) await deleteNodeClaim(deps, current, context);
-}
-
-/** The capacity options launch resolved and handed to the monitor (see capacityOptions). */
-function capacityOptionsOf(input: LaunchMonitorInput): CapacityOptions {
-  const {
-    maxPods,
-    osDiskSizeGB,
-    kubernetesVersion,
-    networkPlugin,
-    networkPluginMode,
-    vmMemoryOverheadFraction,
-  } = input;
-  return {
-    ...(maxPods !== undefined ? { maxPods } : {}),
-    ...(osDiskSizeGB !== undefined ? { osDiskSizeGB } : {}),
-    ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}),
-    ...(networkPlugin !== undefined ? { networkPlugin } : {}),
-    ...(networkPluginMode !== undefined ? { networkPluginMode } : {}),
-    ...(vmMemoryOverheadFraction !== undefined ? { vmMemoryOverheadFraction } : {}),
-  };
 }

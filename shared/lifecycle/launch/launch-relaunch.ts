@@ -14,7 +14,7 @@ import {
   type RelaunchProgress,
 } from '../../decisions/launch-retry.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
-import type { LaunchFailure } from '../../decisions/launch-errors.js';
+import type { LaunchFailure } from '../../cloudprovider/types.js';
 import { retryOnConflict } from '../../kube/retry-on-conflict.js';
 import type { NodeClaim } from '../../models/index.js';
 import { ConditionTypes } from '../../models/karpenter.js';
@@ -60,7 +60,7 @@ export async function handOffToRelaunch(
       await deps.events.warning(nodeClaimTarget(nodeClaim), LAUNCH_RETRYING_REASON, message);
       countCreateError(deps, monitor.nodeClaim.nodePool, failure.reason);
       log.warn('launch failed with a transient error; launching the NodeClaim again', {
-        azureCode: failure.azureCode,
+        azureCode: failure.cloudCode,
         detail: failure.message,
         retry: monitorRetries + 1,
         vmName: monitor.vmName,

@@ -10,7 +10,6 @@
 import { findCondition } from '../../decisions/conditions.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { hashAnnotations } from '../../decisions/hash.js';
-import { describeLaunchFailure, type LaunchFailure } from '../../decisions/launch-errors.js';
 import type { Offering } from '../../decisions/offerings.js';
 import { LAUNCH_ATTEMPT_ANNOTATION } from '../../decisions/bootstrap-token.js';
 import { RESERVATION_CLAIMED_AT_ANNOTATION } from '../../decisions/capacity-reservations.js';
@@ -29,11 +28,12 @@ import {
   isInstanceNameConflictError,
   isInsufficientCapacityError,
   isReservationContendedError,
+  describeLaunchFailure,
   type LaunchClasses,
+  type LaunchFailure,
   type LaunchPlan,
   type Launched,
 } from '../../cloudprovider/types.js';
-import { launchLabels } from '../../cloudprovider/vm-body.js';
 import { countCreateError } from './create-error-metric.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { recordLaunchFailure } from './launch-outcome.js';
@@ -69,7 +69,7 @@ async function blockForAuthorization(
   deps.log.warn('launch blocked', {
     nodeClaim: nodeClaim.metadata.name,
     reason: failure.reason,
-    azureCode: failure.azureCode,
+    azureCode: failure.cloudCode,
     detail: message,
   });
   return { action: 'blocked', reason: LaunchBlockReasons.authorizationFailed, message };
@@ -206,8 +206,8 @@ async function launchNodeClaim(
 async function recordLaunched(
   deps: LifecycleDependencies,
   claimed: NodeClaim,
-  { nodePool, nodeClass }: LaunchClasses,
-  { vmName, providerID, offering, created, pollerState }: Launched,
+  { nodePool }: LaunchClasses,
+  { vmName, providerID, offering, resources, created, pollerState }: Launched,
   context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
 ): Promise<LaunchResult> {
   const log = deps.log.with({ nodeClaim: claimed.metadata.name, nodeClaimUid: claimed.metadata.uid });
@@ -240,9 +240,10 @@ async function recordLaunched(
     deps,
     launched,
     context,
-    launchMonitorInput(deps, launched, nodeClass, {
+    launchMonitorInput(deps, launched, {
       vmName,
       offering,
+      resources,
       ...(pollerState ? { pollerState } : {}),
       startedAt: deps.now().toISOString(),
     }),
@@ -381,7 +382,7 @@ async function claimLaunch(
           : [...finalizers, WellKnown.terminationFinalizer],
         // A relaunch outside the reservation it first claimed gives that reservation's slot back.
         labels: {
-          ...launchLabels(offering),
+          ...deps.cloud.launchLabels(offering),
           ...(offering.reservationId === undefined ? { [WellKnown.capacityReservationIdLabel]: null } : {}),
         },
         annotations,

@@ -17,8 +17,6 @@ import { solve, type PodReference, type SchedulingResult } from '../../decisions
 import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
 import { isAlreadyExists } from '../../kube/errors.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { capacityOptions } from '../../cloudprovider/vm-body.js';
-import { currentNodeOverlays } from '../../cloudprovider/node-overlays.js';
 import { realPodsOnly, recordBufferProvisioning, windowBuffers, withVirtualPods } from './buffers.js';
 import { readProvisioningState } from './cluster-state.js';
 import { solveInput } from './solve-input.js';
@@ -56,11 +54,11 @@ export async function provisionPendingPods(
   const offerings = await deps.cloud.offerings({ nodeClaims: state.nodeClaims });
   // The region's current book (the shipped table until the Retail Prices API has answered), the one
   // launch orders offerings by, so the cheapest instance type listed here is the one launch tries first.
-  const prices = deps.pricing.prices();
-  const unavailable = (await deps.unavailable.listActive(deps.now())).map((u) => u.block);
+  const prices = deps.cloud.prices();
+  const unavailable = await deps.cloud.unavailableOfferings();
   const selector = deps.settings.provisioning.selector;
   const [overlays, buffers] = await Promise.all([
-    currentNodeOverlays(deps, state.nodePools),
+    deps.cloud.nodeOverlays(state.nodePools),
     windowBuffers(deps),
   ]);
   const pendingInput = solveInput(state, {
@@ -70,7 +68,7 @@ export async function provisionPendingPods(
     }),
     instanceTypesFor: (nodeClass) =>
       instanceTypesFromOfferings(offerings, {
-        ...capacityOptions(deps.settings, nodeClass),
+        ...deps.cloud.capacityOptions(nodeClass),
         unavailable,
         priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
       }),

@@ -4,11 +4,9 @@
 import { nodeOverlayConditions } from '../../decisions/node-overlay-status.js';
 import { plainEqual } from '../../decisions/plain-equal.js';
 import type { NodePool } from '../../models/karpenter.js';
-import {
-  evaluateOverlays,
-  nodeOverlayObjects,
-  type OverlayDependencies,
-} from '../../cloudprovider/node-overlays.js';
+import { NodeOverlayResource } from '../../kube/crd-names.js';
+import { CustomObjects } from '../../kube/custom-objects.js';
+import type { NodeOverlay } from '../../models/node-overlay.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { writeStatus } from './status-write.js';
 
@@ -18,14 +16,14 @@ import { writeStatus } from './status-write.js';
  * many overlays were examined and written.
  */
 export async function reconcileNodeOverlayStatuses(
-  deps: OverlayDependencies & Pick<LifecycleDependencies, 'now'>,
+  deps: Pick<LifecycleDependencies, 'kube' | 'settings' | 'cloud' | 'now'>,
   nodePools: readonly NodePool[],
 ): Promise<{ examined: number; written: number }> {
   if (!deps.settings.featureGates.NodeOverlay) return { examined: 0, written: 0 };
-  const nodeOverlays = nodeOverlayObjects(deps);
+  const nodeOverlays = new CustomObjects<NodeOverlay>(deps.kube, NodeOverlayResource);
   const overlays = await nodeOverlays.list();
   if (overlays.length === 0) return { examined: 0, written: 0 };
-  const evaluation = await evaluateOverlays(deps, overlays, nodePools);
+  const evaluation = await deps.cloud.evaluateNodeOverlays(overlays, nodePools);
   let written = 0;
   for (const overlay of overlays) {
     const outcome = evaluation.outcomes.get(overlay.metadata.name);

@@ -77,13 +77,19 @@ describe(covers(LaunchMonitorNames.pollVmCreation), () => {
   });
 
   test('a finished creation answers its outcome without counting the launches', async () => {
-    fake.cloud.creations.set(VM, { status: 'Failed', error: { code: 'AllocationFailed', message: 'no' } });
+    const failure = {
+      reason: 'InsufficientCapacityError',
+      message: 'no',
+      cloudCode: 'AllocationFailed',
+      retryable: false,
+    } as const;
+    fake.cloud.creations.set(VM, { status: 'Failed', failure });
     let counted = 0;
     fake.launchesInFlight = async () => (counted += 1);
 
     expect(await app.value(LaunchMonitorNames.pollVmCreation, { vmName: VM })).toEqual({
       status: 'Failed',
-      error: { code: 'AllocationFailed', message: 'no' },
+      failure,
     });
     expect(counted).toBe(0);
   });

@@ -15,9 +15,6 @@ import {
   underutilizedSearch,
 } from '../../../shared/decisions/consolidation/underutilized.js';
 import type { SkuRecord } from '../../../shared/decisions/offerings.js';
-import { staticPriceBook } from '../../../shared/decisions/prices/price-book.js';
-import type { PriceCatalog } from '../../../shared/azure/retail-prices.js';
-import type { UnavailableOfferingsStore } from '../../../shared/azure/unavailable-offerings.js';
 import type { KubeClients } from '../../../shared/kube/client.js';
 import { underutilizedInput } from '../../../shared/lifecycle/disruption/underutilized-input.js';
 import type { NodeClaim } from '../../../shared/models/karpenter.js';
@@ -96,18 +93,13 @@ async function replacementWith(overlays: NodeOverlay[]) {
   fake.skus.push(...(skuCatalog as unknown as SkuRecord[]));
   // Only the one call currentNodeOverlays makes is provided; the cast stands in for the generated client.
   const custom = { listClusterCustomObject: async () => ({ items: overlays, metadata: {} }) };
-  const pricing: PriceCatalog = { prices: () => staticPriceBook('westus2') };
-  const unavailable = { listActive: async () => [] } as unknown as UnavailableOfferingsStore;
-  const deps = {
-    ...fake.deps,
-    kube: async () => ({ custom: custom as unknown as CustomObjectsApi }) as KubeClients,
-    pricing,
-    unavailable,
-    settings: {
-      ...fake.deps.settings,
-      featureGates: { ...fake.deps.settings.featureGates, NodeOverlay: true },
-    },
+  const kube = async () => ({ custom: custom as unknown as CustomObjectsApi }) as KubeClients;
+  const settings = {
+    ...fake.deps.settings,
+    featureGates: { ...fake.deps.settings.featureGates, NodeOverlay: true },
   };
+  fake.cloud.parts = { ...fake.cloud.parts, kube, settings };
+  const deps = { ...fake.deps, kube, settings };
   const input = await underutilizedInput(deps, [candidate], {
     nodePool: pool,
     nodes: [{ node, nodeClaim }],

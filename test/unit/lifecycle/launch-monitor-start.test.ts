@@ -146,7 +146,9 @@ describe('ensureLaunchMonitor', () => {
     expect(await ensureLaunchMonitor(fake.deps, nodeClaim, { orchestrations })).toBe('started');
 
     const started = orchestrations.started[0]?.input as LaunchMonitorInput;
-    expect(started).toMatchObject({ maxPods: 42, osDiskSizeGB: 64 });
+    // The resources come from the cloud provider, sized with the NodeClass: its 42 pods and 64 GiB disk.
+    expect(started.resources?.capacity).toMatchObject({ pods: '42', 'ephemeral-storage': '64Gi' });
+    expect(started.resources?.allocatable).toMatchObject({ pods: '42' });
   });
 
   test('a monitor that ended without writing the outcome is purged and replaced', async () => {

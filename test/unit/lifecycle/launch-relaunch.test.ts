@@ -5,7 +5,7 @@
 // test/integration/launch-monitor.test.ts.
 import { beforeEach, describe, expect, test } from 'vitest';
 import { LAUNCH_RETRIES_ANNOTATION, LAUNCH_RETRYING_REASON } from '../../../shared/decisions/launch-retry.js';
-import type { LaunchFailure } from '../../../shared/decisions/launch-errors.js';
+import type { LaunchFailure } from '../../../shared/cloudprovider/azure/decisions/launch-errors.js';
 import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
 import type { LaunchMonitorInput } from '../../../shared/lifecycle/launch/launch-monitor.js';
 import { handOffToRelaunch } from '../../../shared/lifecycle/launch/launch-relaunch.js';
@@ -17,7 +17,7 @@ import { d2sV5Offering } from '../../support/offering.js';
 const failure: LaunchFailure = {
   reason: 'LaunchFailed',
   message: 'InternalExecutionError',
-  azureCode: 'InternalExecutionError',
+  cloudCode: 'InternalExecutionError',
   retryable: true,
 };
 

@@ -161,9 +161,7 @@ export async function learnPreemption(deps: LifecycleDependencies, input: Repair
   const remembered = rememberPreemption(offering);
   const expiresAt = new Date(deps.now().getTime() + remembered.ttlSeconds * 1000);
   const message = `Azure preempted spot VM ${input.vmName} (${offering.vmSize} in ${offering.zone})`;
-  for (const block of remembered.blocks) {
-    await deps.unavailable.mark({ block, reason: SPOT_PREEMPTED_REASON, message, expiresAt });
-  }
+  await deps.cloud.markUnavailable(remembered.blocks, { reason: SPOT_PREEMPTED_REASON, message, expiresAt });
   deps.log.info('spot offering marked unavailable after a preemption', {
     vmName: input.vmName,
     offering: `${offering.capacityType}/${offering.vmSize}/${offering.zone}`,

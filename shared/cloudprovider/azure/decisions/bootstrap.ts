@@ -1,11 +1,15 @@
 // The parts of a node's bootstrap data that do not depend on its format: the taints kubelet registers
 // with (the registration race in docs/design.md), the labels kubelet may set itself, kubelet flags from the
 // AKSNodeClass, and the custom data encoding. The format itself is aks-node-config.ts.
-import type { KubeletConfiguration } from '../models/aks-node-class.js';
-import type { NodeClaimSpec } from '../models/karpenter.js';
-import type { Taint, TaintEffect } from '../models/kube.js';
-import { WellKnown } from '../models/karpenter.js';
-import { KUBELET_FIELD_PARSERS, parsedOrThrow, type Parsed } from './nodeclass-validation.js';
+import type { KubeletConfiguration } from '../../../models/aks-node-class.js';
+import type { NodeClaimSpec } from '../../../models/karpenter.js';
+import type { Taint, TaintEffect } from '../../../models/kube.js';
+import { WellKnown } from '../../../models/karpenter.js';
+import {
+  KUBELET_FIELD_PARSERS,
+  parsedOrThrow,
+  type Parsed,
+} from '../../../decisions/nodeclass-validation.js';
 
 /** Azure accepts at most 65,535 bytes of custom data (before base64). */
 export const MAX_CUSTOM_DATA_BYTES = 65_535;

@@ -5,7 +5,7 @@
 // - synchronous, on the PUT: a RestError with `code` (ARM's error code) and `statusCode`;
 // - asynchronous, from the LRO: a plain Error whose message is
 //   "The long-running operation has failed. <code>. <message>" with no `code` property.
-import type { CapacityType } from '../models/karpenter.js';
+import type { CapacityType } from '../../../models/karpenter.js';
 
 export type LaunchFailureReason =
   | 'SKUNotAvailable'
@@ -33,7 +33,7 @@ export interface LaunchFailure {
   /** Azure's own message (without the LRO prefix), for the condition message and the Warning event. */
   message: string;
   /** ARM's error code when one was found, e.g. "ZonalAllocationFailed". */
-  azureCode?: string;
+  cloudCode?: string;
   /**
    * True when the same request may simply be sent again later (throttling, server errors): the launch
    * path retries the PUT honouring retryAfterSeconds instead of failing the NodeClaim.
@@ -185,8 +185,8 @@ function quotaMemory(kind: QuotaKind, message: string): FailureMemory {
   };
 }
 
-function withCode(failure: Omit<LaunchFailure, 'azureCode'>, code: string | undefined): LaunchFailure {
-  return code === undefined ? failure : { ...failure, azureCode: code };
+function withCode(failure: Omit<LaunchFailure, 'cloudCode'>, code: string | undefined): LaunchFailure {
+  return code === undefined ? failure : { ...failure, cloudCode: code };
 }
 
 // ARM's codes for a failure on its side, in the LRO as on the PUT: the same request may succeed later.
@@ -335,16 +335,15 @@ function authorizationMessage(message: string): string {
   return `the Function App identity lacks ${named} (role assignments can take minutes to replicate): ${message}`;
 }
 
-/** The failure for conditions, events and logs: ARM's code (when one was found), then its message. */
-export function describeLaunchFailure(failure: Pick<LaunchFailure, 'azureCode' | 'message'>): string {
-  return failure.azureCode ? `${failure.azureCode}: ${failure.message}` : failure.message;
-}
-
-/** The failure recorded when the LRO has not finished by the launch deadline. */
-export function launchTimeoutFailure(elapsedSeconds: number): LaunchFailure {
-  return {
-    reason: 'LaunchTimeout',
-    message: `the VM was not provisioned within ${Math.round(elapsedSeconds)}s`,
-    retryable: false,
-  };
+/** A failure's note of offerings to avoid, as classifyLaunchError wrote it (it crossed durable activities). */
+export function isFailureMemory(value: unknown): value is FailureMemory {
+  if (typeof value !== 'object' || value === null) return false;
+  const memory = value as Partial<Record<keyof FailureMemory, unknown>>;
+  return (
+    (memory.capacityTypes === 'failed' || memory.capacityTypes === 'both') &&
+    typeof memory.where === 'string' &&
+    memory.sizes !== undefined &&
+    typeof memory.ttlSeconds === 'object' &&
+    memory.ttlSeconds !== null
+  );
 }

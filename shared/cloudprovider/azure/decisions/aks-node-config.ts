@@ -7,14 +7,14 @@
 // delivers it: a MIME multipart custom data whose cloud-boothook part writes the file (base64) and starts
 // the controller, plus a trivial cloud-config part. Only the fields this project sets are typed here.
 // Pure: no I/O.
-import type { KubeletConfiguration } from '../models/aks-node-class.js';
-import type { Taint } from '../models/kube.js';
+import type { KubeletConfiguration } from '../../../models/aks-node-class.js';
+import type { Taint } from '../../../models/kube.js';
 import { formatTaint, kubeletConfigFlags, parseTaint } from './bootstrap.js';
 import { agentBakerNetworkPlugin, networkLabels, type NetworkModeName } from './network-mode.js';
-import { atLeast, minorVersion } from './kubernetes-version.js';
-import { IMAGE_GC_DEFAULTS, describeValue, isFlagWord } from './nodeclass-validation.js';
+import { atLeast, minorVersion } from '../../../decisions/kubernetes-version.js';
+import { IMAGE_GC_DEFAULTS, describeValue, isFlagWord } from '../../../decisions/nodeclass-validation.js';
 import type { NodeOsSku } from './node-image.js';
-import type { KubeletReservationFlags } from './node-reservations.js';
+import type { KubeletReservationFlags } from '../../../decisions/node-reservations.js';
 
 export const AKS_NODE_CONFIG_VERSION = 'v1';
 export const AKS_NODE_CONFIG_PATH = '/opt/azure/containers/aks-node-controller-config.json';

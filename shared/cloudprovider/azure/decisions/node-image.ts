@@ -3,8 +3,8 @@
 // community galleries (the images AgentBaker builds, whose provisioning reads the AKSNodeConfig in the
 // custom data). The version is the newest one the gallery publishes, unless the AKSNodeClass pins one.
 // Definition names and galleries follow the Azure provider's image families; pure, no I/O.
-import { atLeast, minorVersion } from './kubernetes-version.js';
-import type { Architecture, HyperVGeneration } from './offerings.js';
+import { atLeast, minorVersion } from '../../../decisions/kubernetes-version.js';
+import type { Architecture, HyperVGeneration } from '../../../decisions/offerings.js';
 
 /** AKS's public community galleries (their "public names", as ARM addresses them). */
 export const AKS_COMMUNITY_GALLERIES = {
