@@ -120,4 +120,27 @@ describe('bridge/Dockerfile', () => {
     expect(postprovision).toContain("join(root, 'bridge/Dockerfile')");
     expect(postprovision).toContain('/nodeclaim-event-bridge');
   });
+
+  it("caps V8's heap at half the container's memory limit or less, the same limit in the chart and in infra/k8s", () => {
+    const heapCap = /^ENV NODE_OPTIONS=--max-old-space-size=(\d+)$/m.exec(dockerfile)?.[1];
+    expect(heapCap, 'the runtime stage sets NODE_OPTIONS=--max-old-space-size=<MiB>').toBeDefined();
+    const mebibytes = (quantity: string): number => {
+      const match = /^(\d+)(Mi|Gi)$/.exec(quantity);
+      if (!match) throw new Error(`not a Mi or Gi quantity: ${quantity}`);
+      return Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1);
+    };
+    const chartLimit = (
+      parse(readFileSync(join(root, 'charts/nodeclaim-azure/values.yaml'), 'utf8')) as {
+        controller: { resources: { limits: { memory: string } } };
+      }
+    ).controller.resources.limits.memory;
+    const deployment = parse(readFileSync(join(root, 'infra/k8s/bridge/deployment.yaml'), 'utf8')) as {
+      spec: { template: { spec: { containers: { resources: { limits: { memory: string } } }[] } } };
+    };
+    const manifestLimit = deployment.spec.template.spec.containers[0]?.resources.limits.memory ?? '';
+    expect(mebibytes(manifestLimit)).toBe(mebibytes(chartLimit));
+    // The other half is for what is not old space: the young generation, code, buffers and the runtime
+    // (test/bench/bridge-pods-bench.ts sets the peak RSS beside the limit).
+    expect(Number(heapCap) * 2).toBeLessThanOrEqual(mebibytes(chartLimit));
+  });
 });
