@@ -14,7 +14,12 @@ import { startAzurite } from '../../local/azurite/launcher.js';
 import { startControlPlane } from '../../local/control-plane/launcher.js';
 import type { DurableWorkSnapshot } from '../../local/host/index.js';
 import { startKubeletSimulator } from '../../local/kubelet-simulator/index.js';
-import { durableFigureLines, durableFigures } from '../../local/scenarios/day/durable-figures.js';
+import {
+  DURABLE_GOALS,
+  durableFigureLines,
+  durableFigures,
+  evenBurstPeak,
+} from '../../local/scenarios/day/durable-figures.js';
 import { localAppSettings } from '../../local/stack/app-settings.js';
 import { startFunctionApp, type RunningFunctionApp } from '../../local/stack/function-app.js';
 import { isConditionTrue } from '../../shared/decisions/conditions.js';
@@ -158,6 +163,14 @@ export async function runDurableWorkBench(): Promise<void> {
       }
     }
 
+    // The sweep's Lease lives in the app's namespace, which the chart would have created.
+    const { core } = await app.deps.kube();
+    await core
+      .createNamespace({ body: { metadata: { name: app.settings.systemNamespace } } })
+      .catch((error: unknown) => {
+        if ((error as { code?: number }).code !== 409) throw error;
+      });
+
     const pool = `durable-n${nodes}`;
     const claims = () => objects.nodeClaims.list({ labelSelector: `karpenter.sh/nodepool=${pool}` });
     const launched = new Set<string>();
@@ -193,6 +206,15 @@ export async function runDurableWorkBench(): Promise<void> {
     for (const line of durableFigureLines(launch, secondLabel(afterLaunch, startedAt))) console.log(line);
     console.log(`\nLifetime (launch through termination, ${lifetimeSeconds.toFixed(0)} s):`);
     for (const line of durableFigureLines(lifetime, secondLabel(afterLifetime, startedAt))) console.log(line);
+    const lifetimeWork = subtract(afterLifetime, before);
+    const evenPeak = evenBurstPeak(
+      lifetimeWork.actionsPerSecond,
+      Math.floor(startedAt / 1000),
+      launched.size,
+    );
+    console.log(
+      `a 1,000-node burst arriving evenly over one minute, each NodeClaim's actions as this run's per NodeClaim second by second: peak ${evenPeak} actions/s (goal ≤ ${DURABLE_GOALS.burstActionsPerSecond}: ${evenPeak <= DURABLE_GOALS.burstActionsPerSecond ? 'met' : 'NOT met'}), lifetime total ${Math.round(lifetime.actionsPerNodeClaim * 1000)} actions`,
+    );
     if (launched.size !== nodes)
       console.log(`(${launched.size} NodeClaims were created for ${nodes} replicas: some were replaced)`);
     await objects.nodePools.delete(pool);

@@ -2,7 +2,7 @@
 // NodeClaim (in all and per orchestration type), history bytes per NodeClaim, the busiest second, and the
 // same extrapolated to a 1,000-node burst, beside the Consumption tier's 500 actions/s and the goals. Used
 // by the day (over its run) and by the bench (over N launches through termination). Pure.
-import type { DurableWorkCounts, DurableWorkSnapshot } from '../../host/index.js';
+import type { ActionsInSecond, DurableWorkCounts, DurableWorkSnapshot } from '../../host/index.js';
 
 /** The Durable Task Scheduler Consumption tier's dispatch limit. */
 export const CONSUMPTION_ACTIONS_PER_SECOND = 500;
@@ -74,6 +74,33 @@ export function durableFigures(snapshot: DurableWorkSnapshot, nodeClaims: number
     burstMeanActionsPerSecond: round((total.actionsPerNodeClaim * BURST_NODES) / BURST_SECONDS),
     burstPeakActionsPerSecond: nodeClaims > 0 ? round((peak * BURST_NODES) / nodeClaims) : 0,
   };
+}
+
+/**
+ * The busiest second of a burst of `burstNodes` NodeClaims arriving evenly over `burstSeconds`, from a
+ * run whose `nodeClaims` all started in `startSecond`: that run's actions per second after its start,
+ * per NodeClaim, is one NodeClaim's profile, and the burst is the sum of that profile shifted by each
+ * arrival. Only as good as the run's start was simultaneous.
+ */
+export function evenBurstPeak(
+  series: readonly ActionsInSecond[],
+  startSecond: number,
+  nodeClaims: number,
+  burstNodes = BURST_NODES,
+  burstSeconds = BURST_SECONDS,
+): number {
+  if (nodeClaims <= 0 || series.length === 0) return 0;
+  const profile = new Map<number, number>();
+  for (const { second, actions } of series) {
+    const offset = second - startSecond;
+    if (offset >= 0) profile.set(offset, (profile.get(offset) ?? 0) + actions / nodeClaims);
+  }
+  const arrivalsPerSecond = burstNodes / burstSeconds;
+  const rate = new Map<number, number>();
+  for (let arrival = 0; arrival < burstSeconds; arrival++)
+    for (const [offset, actions] of profile)
+      rate.set(arrival + offset, (rate.get(arrival + offset) ?? 0) + actions * arrivalsPerSecond);
+  return round(Math.max(0, ...rate.values()));
 }
 
 /** Lines for a console: the table per orchestration type, then the totals beside the goals. */
