@@ -279,7 +279,8 @@ async function playDay(
     const durableLines = durable
       ? durableFigureLines(
           durable,
-          `of wall time at speed ×${t.speed}; the day's pollers and timers run ${t.speed}× as often as in Azure`,
+          `a second of wall time at speed ×${t.speed}; the day's 24 h pass in ${options.dayMinutes} min, so its time-paced loops (the batcher's window, drain and poll waits measured in day hours) come more often per NodeClaim than in Azure`,
+          false,
         )
       : ['Durable work: no snapshot was written by the function host'];
     const hourOf = (at: number) => clock.hourAt(at);

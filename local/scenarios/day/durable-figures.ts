@@ -104,7 +104,12 @@ export function evenBurstPeak(
 }
 
 /** Lines for a console: the table per orchestration type, then the totals beside the goals. */
-export function durableFigureLines(figures: DurableFigures, peakSecondLabel: string): string[] {
+export function durableFigureLines(
+  figures: DurableFigures,
+  peakSecondLabel: string,
+  /** Whether the run was a burst, whose extrapolation to 1,000 NodeClaims is printed. */
+  burst = true,
+): string[] {
   const kinds = [
     ['orchestrationStarts', 'starts'],
     ['activityStarts', 'activities'],
@@ -141,10 +146,15 @@ export function durableFigureLines(figures: DurableFigures, peakSecondLabel: str
     format(header),
     format(widths.map((w) => '-'.repeat(w))),
     ...rows.map(format),
+    `top contributors: ${topContributors(figures)}`,
     `actions per NodeClaim lifetime: ${figures.actionsPerNodeClaim} (goal ≤ ${DURABLE_GOALS.actionsPerNodeClaim}: ${meets(figures.actionsPerNodeClaim, DURABLE_GOALS.actionsPerNodeClaim)})`,
     `history per NodeClaim: ${figures.historyBytesPerNodeClaim} B (each instance's peak, summed), largest one instance ${figures.peakInstanceHistoryBytes} B`,
     `peak actions/s: ${figures.peakActionsPerSecond} (${peakSecondLabel})`,
-    `extrapolated to a 1,000-node burst in one minute: mean ${figures.burstMeanActionsPerSecond} actions/s if every lifetime's actions fell in that minute; peak second scaled from ${figures.nodeClaims} to 1,000 NodeClaims ${figures.burstPeakActionsPerSecond} actions/s (goal ≤ ${DURABLE_GOALS.burstActionsPerSecond}: ${meets(Math.max(figures.burstMeanActionsPerSecond, figures.burstPeakActionsPerSecond), DURABLE_GOALS.burstActionsPerSecond)}; Consumption tier ${CONSUMPTION_ACTIONS_PER_SECOND}/s)`,
+    ...(burst
+      ? [
+          `extrapolated to a 1,000-node burst in one minute: mean ${figures.burstMeanActionsPerSecond} actions/s if every lifetime's actions fell in that minute; peak second scaled from ${figures.nodeClaims} to 1,000 NodeClaims ${figures.burstPeakActionsPerSecond} actions/s (goal ≤ ${DURABLE_GOALS.burstActionsPerSecond}: ${meets(Math.max(figures.burstMeanActionsPerSecond, figures.burstPeakActionsPerSecond), DURABLE_GOALS.burstActionsPerSecond)}; Consumption tier ${CONSUMPTION_ACTIONS_PER_SECOND}/s)`,
+        ]
+      : []),
   ];
 }
 
@@ -164,4 +174,21 @@ function totalRow(figures: DurableFigures): OrchestrationDurableFigures {
     historyBytesPerNodeClaim: figures.historyBytesPerNodeClaim,
     peakInstanceHistoryBytes: figures.peakInstanceHistoryBytes,
   };
+}
+
+/** The five largest (orchestration, kind of action) pairs, with their share of all actions. */
+export function topContributors(figures: DurableFigures): string {
+  const pairs = figures.byOrchestration.flatMap((row) =>
+    Object.entries(row.actionsByKindPerNodeClaim).map(([kind, value]) => ({ name: row.name, kind, value })),
+  );
+  const total = Math.max(Number.EPSILON, figures.actionsPerNodeClaim);
+  return pairs
+    .filter((pair) => pair.value > 0)
+    .sort((a, b) => b.value - a.value)
+    .slice(0, 5)
+    .map(
+      (pair) =>
+        `${pair.name} ${pair.kind} ${pair.value.toFixed(2)} (${Math.round((pair.value / total) * 100)}%)`,
+    )
+    .join(', ');
 }

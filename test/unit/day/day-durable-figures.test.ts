@@ -2,7 +2,11 @@
 // the per-orchestration rows, and the two burst extrapolations, on a hand-made snapshot.
 import { describe, expect, test } from 'vitest';
 import { createDurableWorkRecorder } from '../../../local/host/durable-work.js';
-import { durableFigures, evenBurstPeak } from '../../../local/scenarios/day/durable-figures.js';
+import {
+  durableFigures,
+  evenBurstPeak,
+  topContributors,
+} from '../../../local/scenarios/day/durable-figures.js';
 
 describe('Durable figures per NodeClaim', () => {
   test('actions and history divide by the NodeClaims; rows come busiest first', () => {
@@ -24,6 +28,9 @@ describe('Durable figures per NodeClaim', () => {
     expect(figures.peakActionsPerSecond).toBe(7);
     expect(figures.burstMeanActionsPerSecond).toBe(66.7);
     expect(figures.burstPeakActionsPerSecond).toBe(3500);
+    expect(topContributors(figures)).toBe(
+      'launchMonitor timerCompletions 3.00 (75%), terminateNodeClaim orchestrationStarts 0.50 (13%), terminateNodeClaim activityStarts 0.50 (13%)',
+    );
   });
 
   test('an even burst adds up each arrival shifted profile', () => {
