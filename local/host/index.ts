@@ -6,3 +6,13 @@ export { poisonQueueNameOf } from './queue-listener.js';
 export { nextOccurrence, parseNcrontab, type CronSchedule } from './ncrontab.js';
 export type { DurablePollingStats } from './orchestration-runtime.js';
 export type { QueuePollerStats } from './durable-polling.js';
+export {
+  mergeDurableWork,
+  type ActionsInSecond,
+  type DurableActionCounts,
+  type DurableActionKind,
+  type DurableWorkCounts,
+  type DurableWorkSnapshot,
+  type HistoryBytes,
+  type InstanceHistoryBytes,
+} from './durable-work.js';

@@ -15,6 +15,7 @@ import type {
 } from '../../shared/runtime/definitions.js';
 import { systemClock, type Clock } from './clock.js';
 import { readDurableQueuePolling } from './durable-polling.js';
+import type { DurableWorkSnapshot } from './durable-work.js';
 import { createEventBus, type HostEventListener } from './events.js';
 import { createFileHistoryStore, createMemoryHistoryStore } from './history-store.js';
 import { createOrchestrationRuntime, type DurablePollingStats } from './orchestration-runtime.js';
@@ -65,6 +66,15 @@ export interface LocalHost {
   readonly orchestrations: OrchestrationClient;
   /** How long durable messages waited for the poll that took them, since the host started. */
   durablePollingStats(): DurablePollingStats;
+  /**
+   * The Durable work counted since the host was created, per orchestration type and in all: the actions
+   * the Durable Task Scheduler would bill (starts, activity starts and results, timer completions,
+   * external events, sub-orchestration results, terminations; replays are not actions), the engine's own
+   * work (episodes, history events, activities, timers created and fired, continue-as-new), history bytes,
+   * and the actions of every second of the host's clock with the busiest one. `instances: true` adds each
+   * instance's history bytes, which mergeDurableWork needs to combine snapshots of successive processes.
+   */
+  durableWork(options?: { instances?: boolean }): DurableWorkSnapshot;
   /** Runs a timer function now (after a run in progress, if any) and resolves when it has finished. */
   triggerTimer(name: string): Promise<void>;
   /**
@@ -155,6 +165,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
   return {
     orchestrations: runtime.client,
     durablePollingStats: runtime.pollingStats,
+    durableWork: (snapshotOptions) => runtime.durableWork.snapshot(snapshotOptions),
     on: events.on,
     start: async () => {
       if (started) return;

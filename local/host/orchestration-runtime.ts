@@ -21,6 +21,11 @@ import {
   type QueuePoller,
   type QueuePollerStats,
 } from './durable-polling.js';
+import {
+  createDurableWorkRecorder,
+  type DurableActionKind,
+  type DurableWorkRecorder,
+} from './durable-work.js';
 import type { HostEventBus } from './events.js';
 import {
   fromJson,
@@ -56,6 +61,8 @@ export interface OrchestrationRuntimeOptions {
   polling: DurableQueuePolling | 'immediate';
   /** The pollers' jitter source; tests pass a constant. */
   random?: () => number;
+  /** Where the engine's work is counted; default a recorder of its own on `clock`. */
+  durableWork?: DurableWorkRecorder;
 }
 
 /** The waits of messages for the poll that took them, per kind of queue. */
@@ -68,6 +75,8 @@ export interface DurablePollingStats {
 
 export interface OrchestrationRuntime {
   readonly client: OrchestrationClient;
+  /** The Durable actions and engine work counted since the runtime was created. */
+  readonly durableWork: DurableWorkRecorder;
   pollingStats(): DurablePollingStats;
   /** Messages waiting for their queue's next poll (each also counts as work in progress). */
   awaitingPoll(): number;
@@ -89,6 +98,12 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
     replayers.set(definition.name, createReplayer(definition.name, definition.handler));
   }
   const activities = new Map(options.activities.map((definition) => [definition.name, definition]));
+  const counted = options.durableWork ?? createDurableWorkRecorder(() => clock.now());
+  /** Every save of a record goes through here, so the history's size is known after each. */
+  const save = (record: InstanceRecord): Promise<void> => {
+    counted.historySaved(record);
+    return store.save(record);
+  };
 
   let running = false;
   const locks = new Map<string, Promise<unknown>>();
@@ -160,7 +175,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
         return;
       }
       record.inbox.push(event);
-      await store.save(record);
+      await save(record);
     });
     receiveStep(instanceId);
   }
@@ -177,10 +192,12 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
     const isStart = record.history.length === 0;
     if (isStart) {
       episode.push({ type: 'ExecutionStarted', timestamp, name: record.name, input: record.input });
+      counted.action(record.name, 'orchestrationStarts');
     } else {
       const event = record.inbox.shift();
       if (event === undefined) return;
       episode.push(event);
+      counted.action(record.name, actionKindOf(event));
       const retryConsequence = retryFollowUp(record, event, timestamp);
       if (retryConsequence !== undefined) scheduled.push(retryConsequence);
     }
@@ -193,6 +210,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
       return;
     }
     const playedCount = record.history.length;
+    counted.episode(record.name);
     const result = await replay({
       instanceId,
       history: [...record.history, ...episode],
@@ -202,6 +220,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
       log: instanceLog,
     });
     record.history.push(...episode);
+    counted.historyAppended(record.name, episode.length);
     if (result.customStatus !== undefined) record.customStatus = toJson(result.customStatus);
     if (isStart) {
       record.runtimeStatus = 'Running';
@@ -217,6 +236,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
         return;
       case 'continuedAsNew': {
         cancelTimers(instanceId);
+        counted.continuedAsNew(record.name);
         record.executionId = randomUUID();
         record.input = result.input;
         record.history = [];
@@ -224,7 +244,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
         record.actionsConsumed = 0;
         record.nextEventId = 0;
         record.lastUpdatedTime = timestamp;
-        await store.save(record);
+        await save(record);
         events.emit({ type: 'orchestration.continuedAsNew', instanceId, name: record.name });
         receiveStep(instanceId);
         return;
@@ -241,8 +261,10 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
         }
         record.actionsConsumed = result.actions.length;
         record.history.push(...scheduled, { type: 'OrchestratorCompleted', timestamp });
+        counted.historyAppended(record.name, scheduled.length + 1);
+        for (const event of scheduled) if (event.type === 'TimerCreated') counted.timerCreated(record.name);
         record.lastUpdatedTime = timestamp;
-        await store.save(record);
+        await save(record);
         for (const event of scheduled) await dispatch(record, event);
         if (record.inbox.length > 0) scheduleStep(instanceId);
         return;
@@ -384,8 +406,14 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
     record.output = toJson(output);
     record.inbox = [];
     record.lastUpdatedTime = timestamp;
-    if (status !== 'Terminated') record.history.push({ type: 'OrchestratorCompleted', timestamp });
-    await store.save(record);
+    if (status !== 'Terminated') {
+      record.history.push({ type: 'OrchestratorCompleted', timestamp });
+      counted.historyAppended(record.name, 1);
+    } else {
+      // The scheduler dispatches a termination to the instance: an action of its own.
+      counted.action(record.name, 'terminations');
+    }
+    await save(record);
     cancelTimers(record.instanceId);
     const { instanceId, name } = record;
     if (status === 'Completed') events.emit({ type: 'orchestration.completed', instanceId, name, output });
@@ -405,9 +433,9 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
   async function dispatch(record: InstanceRecord, event: Scheduled): Promise<void> {
     const { instanceId, executionId } = record;
     if (event.type === 'TimerCreated') {
-      armTimer(instanceId, executionId, event);
+      armTimer(instanceId, record.name, executionId, event);
     } else if (event.type === 'TaskScheduled') {
-      dispatchActivity(instanceId, executionId, event);
+      dispatchActivity(instanceId, record.name, executionId, event);
     } else {
       await startChild(record, event);
     }
@@ -415,6 +443,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
 
   function armTimer(
     instanceId: string,
+    name: string,
     executionId: string,
     event: Extract<StoredEvent, { type: 'TimerCreated' }>,
   ): void {
@@ -424,6 +453,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
       Date.parse(event.fireAt),
       () => {
         timers.delete(key);
+        counted.timerFired(name);
         const done = work.begin();
         void deliver(instanceId, executionId, {
           type: 'TimerFired',
@@ -450,12 +480,15 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
 
   function dispatchActivity(
     instanceId: string,
+    name: string,
     executionId: string,
     event: Extract<StoredEvent, { type: 'TaskScheduled' }>,
   ): void {
     const done = work.begin();
     const run = (): void => {
       activitiesRunning += 1;
+      counted.action(name, 'activityStarts');
+      counted.activityExecuted(name);
       void runActivity({
         definition: activities.get(event.name),
         name: event.name,
@@ -525,7 +558,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
       }
       const now = iso();
       cancelTimers(instanceId);
-      await store.save({
+      await save({
         instanceId,
         name,
         executionId: randomUUID(),
@@ -562,6 +595,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
             : `The orchestration instance '${instanceId}' is ${record.runtimeStatus}.`,
         );
       }
+      counted.externalEventRaised(record.name);
       await deliver(instanceId, record.executionId, {
         type: 'EventRaised',
         timestamp: iso(),
@@ -581,13 +615,17 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
       await withLock(instanceId, async () => {
         const record = await store.load(instanceId);
         // Like Durable's purge, only finished instances are removed; a running one is left alone.
-        if (record !== undefined && isTerminal(record.runtimeStatus)) await store.remove(instanceId);
+        if (record !== undefined && isTerminal(record.runtimeStatus)) {
+          await store.remove(instanceId);
+          counted.historyRemoved(instanceId);
+        }
       });
     },
   };
 
   return {
     client,
+    durableWork: counted,
     pollingStats: () => ({
       controlQueues: sumStats(controlQueues.map((poller) => poller.stats)),
       workItemQueue: { ...workItemQueue.stats },
@@ -601,9 +639,10 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
       for (const record of await store.list()) {
         if (isTerminal(record.runtimeStatus)) continue;
         const outstanding = outstandingWork(record);
-        for (const timer of outstanding.timers) armTimer(record.instanceId, record.executionId, timer);
+        for (const timer of outstanding.timers)
+          armTimer(record.instanceId, record.name, record.executionId, timer);
         for (const activity of outstanding.activities)
-          dispatchActivity(record.instanceId, record.executionId, activity);
+          dispatchActivity(record.instanceId, record.name, record.executionId, activity);
         for (const child of outstanding.subOrchestrations) await resumeChild(record, child);
         if (record.history.length === 0 || record.inbox.length > 0) receiveStep(record.instanceId);
       }
@@ -628,6 +667,22 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
     else if (isTerminal(child.runtimeStatus)) {
       await deliver(parent.instanceId, parent.executionId, replyToParent(child, event.eventId, iso()));
     }
+  }
+}
+
+/** Which billable action dispatching this event to its orchestration is. */
+function actionKindOf(event: InboxEvent): DurableActionKind {
+  switch (event.type) {
+    case 'TaskCompleted':
+    case 'TaskFailed':
+      return 'activityResults';
+    case 'TimerFired':
+      return 'timerCompletions';
+    case 'EventRaised':
+      return 'externalEvents';
+    case 'SubOrchestrationInstanceCompleted':
+    case 'SubOrchestrationInstanceFailed':
+      return 'subOrchestrationResults';
   }
 }
 

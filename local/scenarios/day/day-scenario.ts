@@ -5,7 +5,7 @@
 // kubelet dies, a spot preemption, an API server outage and a killed function host. One seed drives the
 // workload and the weather.
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings } from '../../../shared/config/settings.js';
@@ -25,8 +25,11 @@ import {
 import { childHost } from './child-host.js';
 import { startCollector } from './collector.js';
 import { dayClock, formatHour } from './day-clock.js';
+import { mergeDurableWork, type DurableWorkSnapshot } from '../../host/index.js';
+import { durableFigureLines, durableFigures, type DurableFigures } from './durable-figures.js';
 import { dayFigures, disruptionsOf } from './figures.js';
 import { checkDay, type CheckOptions } from './invariants/index.js';
+import type { DayHistory } from './invariants/history.js';
 import {
   ALLOCATION_FAILURE_TTL_SECONDS,
   LOW_QUOTA_TTL_SECONDS,
@@ -96,6 +99,7 @@ async function playDay(
     : undefined;
   const recentWarnings: string[] = [];
   const stateDirectory = await mkdtemp(join(tmpdir(), 'nodeclaim-day-'));
+  const durableWorkDirectory = await mkdtemp(join(tmpdir(), 'nodeclaim-day-durable-'));
   // Node repair's tolerations are durations of the day like consolidateAfter and expireAfter: the
   // Azure policies' 10 minutes of NotReady become 10 simulated minutes.
   const hostSettings = {
@@ -111,6 +115,7 @@ async function playDay(
     {
       appSettings: hostSettings,
       stateDirectory,
+      durableWorkDirectory,
       sweepSchedule: stack.timings.sweepSchedule,
       ...(stack.functionsStorageToken ? { storageToken: stack.functionsStorageToken } : {}),
     },
@@ -270,6 +275,14 @@ async function playDay(
       speed: t.speed,
       wallMs: Date.now() - started,
     });
+    const durable = await dayDurableFigures(durableWorkDirectory, history);
+    const durableLines = durable
+      ? durableFigureLines(
+          durable,
+          `a second of wall time at speed ×${t.speed}; the day's 24 h pass in ${options.dayMinutes} min, so its time-paced loops (the batcher's window, drain and poll waits measured in day hours) come more often per NodeClaim than in Azure`,
+          false,
+        )
+      : ['Durable work: no snapshot was written by the function host'];
     const hourOf = (at: number) => clock.hourAt(at);
     const picture = renderDayPictureSvg({
       title: `day (seed ${seed}): nodes, cost and pending pods over a simulated 24 h`,
@@ -326,12 +339,14 @@ async function playDay(
       `disruptions: ${figures.disruptions} (${['Drifted', 'Empty', 'Underutilized', 'Expired', 'Unhealthy'].map((r) => `${r} ${figures[`disruptions${r}`] ?? 0}`).join(', ')}), ${figures.disruptionsPerNodeDay} per node-day`,
       `cost: ${figures.costOverLowerBound}× the lower bound of the requests, averaged over the day`,
       `pending → Running: p50 ${figures.pendingP50Seconds} s, p95 ${figures.pendingP95Seconds} s, p99 ${figures.pendingP99Seconds} s (${figures.pods} pods)`,
+      'Durable work (actions as the Durable Task Scheduler bills them):',
+      ...durableLines.map((line) => `  ${line}`),
     ];
     return {
       invariants,
       summary,
       marks: [],
-      figures: { ...figures },
+      figures: { ...figures, ...(durable ? flatDurableFigures(durable) : {}) },
       picture,
       data: {
         plan,
@@ -341,12 +356,14 @@ async function playDay(
         disturbances: history.disturbances,
         // Small (a version per PDB status change) and what a PDB breach is read against.
         pdbStatuses: history.pdbStatuses,
+        ...(durable ? { durableWork: durable } : {}),
       },
     };
   } finally {
     collector.stop();
     await host.stop();
     await rm(stateDirectory, { recursive: true, force: true });
+    await rm(durableWorkDirectory, { recursive: true, force: true });
     await new Promise<void>((resolve) => (hostLog ? hostLog.end(resolve) : resolve()));
   }
 }
@@ -410,4 +427,44 @@ async function teardown(context: ScenarioContext, pools: readonly PoolPlan[], ti
     await objects.nodeClasses.delete(poolObjectName(pool.name, runId)).catch(() => undefined);
   }
   return left;
+}
+
+/**
+ * The Durable work of every host process of the day, merged, per NodeClaim that launched (one with a
+ * providerID in any version the recorder saw). The running host writes its count every second: waiting a
+ * little more than that takes the count of the day's end.
+ */
+async function dayDurableFigures(
+  directory: string,
+  history: Pick<DayHistory, 'nodeClaims'>,
+): Promise<DurableFigures | undefined> {
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const names = (await readdir(directory)).filter((name) => /^durable-work-\d+\.json$/.test(name));
+  if (names.length === 0) return undefined;
+  const snapshots = await Promise.all(
+    names.map(
+      async (name) => JSON.parse(await readFile(join(directory, name), 'utf8')) as DurableWorkSnapshot,
+    ),
+  );
+  const launched = new Set(
+    history.nodeClaims.filter((v) => v.object.status?.providerID).map((v) => v.object.metadata.name),
+  );
+  return durableFigures(mergeDurableWork(snapshots), launched.size);
+}
+
+/** The headline Durable figures as numbers of the day's figures (the rest go with the data). */
+function flatDurableFigures(durable: DurableFigures): Record<string, number> {
+  return {
+    durableActions: durable.actions,
+    durableLaunchedNodeClaims: durable.nodeClaims,
+    durableActionsPerNodeClaim: durable.actionsPerNodeClaim,
+    durablePeakActionsPerSecond: durable.peakActionsPerSecond,
+    durableHistoryBytesPerNodeClaim: durable.historyBytesPerNodeClaim,
+    ...Object.fromEntries(
+      durable.byOrchestration.map((row) => [
+        `durableActionsPerNodeClaim.${row.name}`,
+        row.actionsPerNodeClaim,
+      ]),
+    ),
+  };
 }
