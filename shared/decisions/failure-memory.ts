@@ -81,7 +81,10 @@ export function rememberFailure(memory: FailureMemory, failed: Offering): Rememb
 export const SPOT_PREEMPTION_TTL_SECONDS = 60 * 60;
 export const SPOT_PREEMPTED_REASON = 'SpotPreempted';
 
-export function rememberPreemption(preempted: Offering): RememberedFailure {
+/** What a preemption says about where it happened: the size and the zone of the spot VM. */
+export type PreemptedOffering = Pick<Offering, 'vmSize' | 'zone'>;
+
+export function rememberPreemption(preempted: PreemptedOffering): RememberedFailure {
   return {
     blocks: [{ capacityType: 'spot', where: { zone: preempted.zone }, sizes: { vmSize: preempted.vmSize } }],
     ttlSeconds: SPOT_PREEMPTION_TTL_SECONDS,

@@ -70,6 +70,14 @@ function seedUnhealthy(options: { ready?: 'True' | 'False'; marked?: boolean; de
   return fake.nodeClaims.seed(claim);
 }
 
+/** The NodeClaim stored again with these labels over its own. */
+function labelled(claim: NodeClaim, labels: Record<string, string>): NodeClaim {
+  return fake.nodeClaims.seed({
+    ...claim,
+    metadata: { ...claim.metadata, labels: { ...claim.metadata.labels, ...labels } },
+  });
+}
+
 let fake: FakeLifecycle;
 let app: AppFunctions;
 beforeEach(() => {
@@ -225,10 +233,34 @@ describe(covers(RepairNames.learnPreemption), () => {
     expect(fake.unavailableOfferings.every((u) => u.expiresAt > FAKE_NOW)).toBe(true);
   });
 
-  test('an on-demand VM, or one already gone, teaches nothing', async () => {
+  test('a VM Azure already evicted is named by the NodeClaim’s labels: its spot size and zone are avoided', async () => {
+    labelled(seedUnhealthy(), {
+      [WellKnown.capacityTypeLabel]: 'spot',
+      [WellKnown.instanceTypeLabel]: 'Standard_D2s_v5',
+      [WellKnown.zoneLabel]: 'westus2-2',
+    });
+
+    await app.value(RepairNames.learnPreemption, { ...repair, firstStep: 'preempted' });
+
+    expect(fake.unavailableOfferings.map((u) => [u.reason, u.block])).toEqual([
+      [
+        'SpotPreempted',
+        { capacityType: 'spot', where: { zone: 'westus2-2' }, sizes: { vmSize: 'Standard_D2s_v5' } },
+      ],
+    ]);
+  });
+
+  test('an on-demand VM, or one gone with an on-demand or unlabelled NodeClaim, teaches nothing', async () => {
     fake.cloud.seedInstance(NAME, { vmSize: 'Standard_D2s_v5', zoneNumber: '1', spot: false });
     await app.value(RepairNames.learnPreemption, repair);
     fake.cloud.instances.clear();
+    const claim = labelled(seedUnhealthy(), {
+      [WellKnown.capacityTypeLabel]: 'on-demand',
+      [WellKnown.instanceTypeLabel]: 'Standard_D2s_v5',
+      [WellKnown.zoneLabel]: 'westus2-2',
+    });
+    await app.value(RepairNames.learnPreemption, repair);
+    labelled(claim, { [WellKnown.capacityTypeLabel]: 'spot', [WellKnown.instanceTypeLabel]: '' });
     await app.value(RepairNames.learnPreemption, repair);
 
     expect(fake.unavailableOfferings).toEqual([]);

@@ -3,7 +3,11 @@
 import type { RebootProgress, RebootStart } from '../../../cloudprovider/types.js';
 import { removeCondition } from '../../../decisions/conditions.js';
 import { disruptionReasonOf } from '../../../decisions/disruption-state.js';
-import { rememberPreemption, SPOT_PREEMPTED_REASON } from '../../../decisions/failure-memory.js';
+import {
+  rememberPreemption,
+  SPOT_PREEMPTED_REASON,
+  type PreemptedOffering,
+} from '../../../decisions/failure-memory.js';
 import type { RebootRecord } from '../../../decisions/node-repair/escalation.js';
 import { conditionMetricLabel, isUnhealthy } from '../../../decisions/node-repair/policies.js';
 import { retryOnConflict } from '../../../kube/retry-on-conflict.js';
@@ -152,21 +156,40 @@ export async function finishRecovered(
   });
 }
 
-/** The preempted spot offering is marked unavailable, so the replacement and later launches avoid it. */
+/**
+ * The preempted spot offering is marked unavailable, so the replacement and later launches avoid it. The
+ * VM names it while it exists; once Azure has evicted it (the workflow came late: a slow host, a restart
+ * past the notice) the NodeClaim's own labels still say which size, zone and capacity type it was.
+ */
 export async function learnPreemption(deps: LifecycleDependencies, input: RepairInput): Promise<void> {
-  const vm = await deps.cloud.get(input.vmName);
-  if (!vm) return;
-  const offering = await deps.cloud.offeringOf(vm);
-  if (!offering || offering.capacityType !== 'spot') return;
-  const remembered = rememberPreemption(offering);
+  const preempted = await preemptedOffering(deps, input);
+  if (!preempted) return;
+  const remembered = rememberPreemption(preempted);
   const expiresAt = new Date(deps.now().getTime() + remembered.ttlSeconds * 1000);
-  const message = `Azure preempted spot VM ${input.vmName} (${offering.vmSize} in ${offering.zone})`;
+  const message = `Azure preempted spot VM ${input.vmName} (${preempted.vmSize} in ${preempted.zone})`;
   await deps.cloud.markUnavailable(remembered.blocks, { reason: SPOT_PREEMPTED_REASON, message, expiresAt });
   deps.log.info('spot offering marked unavailable after a preemption', {
     vmName: input.vmName,
-    offering: `${offering.capacityType}/${offering.vmSize}/${offering.zone}`,
+    offering: `spot/${preempted.vmSize}/${preempted.zone}`,
+    from: preempted.from,
     seconds: remembered.ttlSeconds,
   });
+}
+
+async function preemptedOffering(
+  deps: LifecycleDependencies,
+  input: RepairInput,
+): Promise<(PreemptedOffering & { from: 'vm' | 'nodeclaim labels' }) | undefined> {
+  const vm = await deps.cloud.get(input.vmName);
+  if (vm) {
+    const offering = await deps.cloud.offeringOf(vm);
+    return offering?.capacityType === 'spot' ? { ...offering, from: 'vm' } : undefined;
+  }
+  const labels = (await currentNodeClaim(deps, input))?.metadata.labels ?? {};
+  const vmSize = labels[WellKnown.instanceTypeLabel];
+  const zone = labels[WellKnown.zoneLabel];
+  if (labels[WellKnown.capacityTypeLabel] !== 'spot' || !vmSize || !zone) return undefined;
+  return { vmSize, zone, from: 'nodeclaim labels' };
 }
 
 /** Deletes the unhealthy NodeClaim (termination drains it), with the events and metrics of a repair. */
