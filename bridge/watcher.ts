@@ -18,9 +18,14 @@ import { projectors } from './projection.js';
 import type { InformerVerb } from './relevance.js';
 import type { ListPage as SharedListPage } from '../shared/kube/paging.js';
 
-/** What the informer cache holds: the identity ListWatch needs plus the slim projection. */
+/**
+ * What the informer cache holds: the slim projection, whose own metadata is the metadata ListWatch reads.
+ * ListWatch files its cache by namespace and then name and tells updates by resource version, so a
+ * namespaced kind's projection keeps its namespace (PodView does): without it, pods named alike in two
+ * namespaces (StatefulSet pods) would share one entry, and deleting one would drop the other.
+ */
 export interface Cached<K extends WatchedKind> extends KubernetesObject {
-  metadata: { name: string; uid?: string; resourceVersion?: string };
+  metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string };
   view: WatchedObjects[K];
 }
 
@@ -306,17 +311,10 @@ export class ResourceWatcher<K extends WatchedKind> {
   }
 }
 
+/** The projection, with its metadata shared (not copied) as the cache's keys: one object less per pod. */
 function toCached<K extends WatchedKind>(kind: K, raw: unknown): Cached<K> {
   const view = projectors[kind](raw) as WatchedObjects[K];
-  const { name, uid, resourceVersion } = view.metadata;
-  return {
-    metadata: {
-      name,
-      ...(uid !== undefined && { uid }),
-      ...(resourceVersion !== undefined && { resourceVersion }),
-    },
-    view,
-  };
+  return { metadata: view.metadata, view };
 }
 
 function describe(error: unknown): string {

@@ -14,9 +14,13 @@ import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BridgeHandle } from '../../bridge/index.js';
 import { startBridge } from '../../bridge/index.js';
+import type { InformerVerb } from '../../bridge/relevance.js';
+import { isProvisionable } from '../../bridge/relevance.js';
+import { ResourceWatcher } from '../../bridge/watcher.js';
 import type { ObjectChangeEvent } from '../../shared/events/cloud-event.js';
 import { parseObjectChangeEvent } from '../../shared/events/cloud-event.js';
 import { NodeClaimResource } from '../../shared/kube/crd-names.js';
+import { LIST_PAGE_SIZE, pageOf } from '../../shared/kube/paging.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { useAzurite } from '../support/azurite.js';
 import { ControllableWatches } from '../support/controllable-watch.js';
@@ -40,6 +44,7 @@ const azuriteConnectionString = useAzurite();
 let connectionString: string;
 const createdNodeClaims: string[] = [];
 const createdNodes: string[] = [];
+const createdNamespaces: string[] = [];
 
 beforeAll(async () => {
   kubeConfig = new KubeConfig();
@@ -56,6 +61,7 @@ afterAll(async () => {
     await custom.deleteClusterCustomObject({ ...NodeClaimResource, name }).catch(() => undefined);
   }
   for (const name of createdNodes) await core.deleteNode({ name }).catch(() => undefined);
+  for (const name of createdNamespaces) await core.deleteNamespace({ name }).catch(() => undefined);
 });
 
 async function createNodeClaim(name: string, nodeClassRef: { group: string; kind: string; name: string }) {
@@ -139,6 +145,19 @@ async function waitUntil(condition: () => boolean, what: string, timeoutMs = 30_
 /** Everything the bridge had seen so far has left its outbox. */
 async function settled(bridge: BridgeHandle): Promise<void> {
   await waitUntil(() => bridge.stats().buffered === 0, 'the outbox to drain');
+}
+
+async function waitForServiceAccount(namespace: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const found = await core
+      .readNamespacedServiceAccount({ name: 'default', namespace })
+      .then(() => true)
+      .catch(() => false);
+    if (found) return;
+    if (Date.now() > deadline) throw new Error(`no default ServiceAccount in ${namespace}`);
+    await sleep(100);
+  }
 }
 
 function sleep(ms: number): Promise<void> {
@@ -338,6 +357,100 @@ describe('event bridge (real kube-apiserver, real Azurite)', () => {
       name: changed,
       body: [{ op: 'remove', path: '/metadata/finalizers' }],
     });
+  });
+
+  it('keeps pending pods named alike in two namespaces apart: both forwarded, one deleted, the other still known', async () => {
+    // StatefulSet pods are named alike in every namespace; the scheduler finds no node for these two.
+    const podName = `web-${suffix}-0`;
+    const [shop, blog] = [`bridge-shop-${suffix}`, `bridge-blog-${suffix}`];
+    for (const namespace of [shop, blog]) {
+      createdNamespaces.push(namespace);
+      await core.createNamespace({ body: { metadata: { name: namespace } } });
+      // Pods are admitted once the namespace's default ServiceAccount exists.
+      await waitForServiceAccount(namespace);
+    }
+    // The bridge's own informer for pending pods, narrowed to these two by name, so that its cache can be
+    // read exactly in a cluster other test files change meanwhile.
+    const fieldSelector = `spec.nodeName=,metadata.name=${podName}`;
+    const bridgeCore = bridgeKubeConfig.makeApiClient(CoreV1Api);
+    const heard: string[] = [];
+    const pods = new ResourceWatcher<'Pod'>({
+      kubeConfig: bridgeKubeConfig,
+      resource: {
+        kind: 'Pod',
+        path: '/api/v1/pods',
+        fieldSelector,
+        listPage: async (continueToken) =>
+          pageOf(
+            await bridgeCore.listPodForAllNamespaces({
+              fieldSelector,
+              limit: LIST_PAGE_SIZE,
+              ...(continueToken !== undefined && { _continue: continueToken }),
+            }),
+          ),
+      },
+      backoff: fastBackoff,
+      logger: silentLogger,
+      onNotification: (verb: InformerVerb, pod) => heard.push(`${verb} ${pod.metadata.namespace}`),
+    });
+    const pending = (): string[] =>
+      pods
+        .objects()
+        .filter(isProvisionable)
+        .map((pod) => `${pod.metadata.namespace}/${pod.metadata.name}`)
+        .sort();
+    pods.start();
+    try {
+      await waitUntil(() => pods.synced, 'the pod informer to sync');
+      for (const namespace of [shop, blog]) {
+        await core.createNamespacedPod({
+          namespace,
+          body: {
+            metadata: { name: podName },
+            spec: {
+              nodeSelector: { 'bridge.test/nowhere': suffix },
+              containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }],
+            },
+          },
+        });
+      }
+
+      // Both are forwarded, each with its namespace.
+      const deadline = Date.now() + 30_000;
+      const forwardedFrom = (): string[] =>
+        [...new Set(reader.about('Pod', podName).map((event) => event.data.namespace ?? ''))].sort();
+      while (forwardedFrom().length < 2 && Date.now() < deadline) {
+        await reader.drain();
+        await sleep(200);
+      }
+      expect(forwardedFrom()).toEqual([blog, shop].sort());
+
+      // And both are cached as pending, each on its own.
+      await waitUntil(() => pending().length === 2, 'both pods cached as pending', 10_000).catch(
+        () => undefined,
+      );
+      expect(pending()).toEqual([`${blog}/${podName}`, `${shop}/${podName}`].sort());
+
+      await core.deleteNamespacedPod({ name: podName, namespace: shop, gracePeriodSeconds: 0 });
+      await waitUntil(() => heard.includes(`delete ${shop}`), 'the deletion to be heard', 10_000).catch(
+        () => undefined,
+      );
+      // The other pod is still pending and still known: the pod resync can still announce it.
+      expect(pending()).toEqual([`${blog}/${podName}`]);
+
+      await core.deleteNamespacedPod({ name: podName, namespace: blog, gracePeriodSeconds: 0 });
+      await waitUntil(
+        () => heard.includes(`delete ${blog}`),
+        'the second deletion to be heard',
+        10_000,
+      ).catch(() => undefined);
+      expect(heard.filter((verb) => verb.startsWith('delete')).sort()).toEqual(
+        [`delete ${blog}`, `delete ${shop}`].sort(),
+      );
+      expect(pods.objects()).toEqual([]);
+    } finally {
+      await pods.stop();
+    }
   });
 
   it('re-announces objects that still need work on resync', async () => {
