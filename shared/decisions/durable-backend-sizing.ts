@@ -8,17 +8,52 @@
 // scheduling and its result, a timer firing, an external event (Durable Task Scheduler billing,
 // https://learn.microsoft.com/azure/azure-functions/durable/durable-task-scheduler/durable-task-scheduler-billing).
 // The workload's unit is the NodeClaim: every action its launch monitor, replacement, termination and
-// its share of the provisioning windows cause over its life. Until that is measured the count is an
-// estimate, ESTIMATED_ACTIONS_PER_NODECLAIM, and every caller names which it used.
+// its share of the provisioning windows cause over its life. That count is measured, not estimated: the
+// local host counts the engine's work as the scheduler bills it (local/host/durable-work.ts), and the
+// bench case test/bench/durable-work-bench.ts launches and terminates NodeClaims through it;
+// MEASURED_ACTIONS_PER_NODECLAIM holds its figures, each with the command line that measures it again.
 
 /** Seconds in a month as the scheduler's documentation counts them (730 h). */
 export const SECONDS_PER_MONTH = 2_628_000;
 
+/** A count of Durable Task actions over one NodeClaim's life, measured, with how to measure it again. */
+export interface MeasuredActionsPerNodeClaim {
+  /** Actions over one NodeClaim's life, launch through termination. */
+  value: number;
+  /** How long the emulated VM creation took: the launch monitor's polls grow with it. */
+  vmCreationSeconds: number;
+  /** The count by orchestration type, per NodeClaim. */
+  byOrchestration: Readonly<Record<string, number>>;
+  /** What measured it, and on what. */
+  source: string;
+  /** The command line that measures it again. */
+  remeasure: string;
+}
+
+const DURABLE_WORK_BENCH =
+  "test/bench/durable-work-bench.ts: 20 NodeClaims of a static NodePool launched and terminated through the local host, the app's shipped poll settings";
+
 /**
- * The current estimate of Durable Task actions over one NodeClaim's life, not a measurement: replace it
- * with the measured count when it lands. Kept apart so no output presents it as measured.
+ * The bench's measurements. `fastCreation` (VM creation 30 s, a fast Azure creation) is the sizing's
+ * default input; `slowCreation` (90 s) is the case of slow creation, where the launch monitor polls longer.
+ * Rounded to the whole action: the bench printed 31.3 and 31.0 in two runs at 30 s, 61 at 90 s.
  */
-export const ESTIMATED_ACTIONS_PER_NODECLAIM = 40;
+export const MEASURED_ACTIONS_PER_NODECLAIM = {
+  fastCreation: {
+    value: 31,
+    vmCreationSeconds: 30,
+    byOrchestration: { launchMonitor: 18, terminateNodeClaim: 13 },
+    source: DURABLE_WORK_BENCH,
+    remeasure: 'npx tsx test/bench/durable-work-bench.ts',
+  },
+  slowCreation: {
+    value: 61,
+    vmCreationSeconds: 90,
+    byOrchestration: { launchMonitor: 48, terminateNodeClaim: 13 },
+    source: DURABLE_WORK_BENCH,
+    remeasure: 'DURABLE_BENCH_CREATE_SECONDS=90 npx tsx test/bench/durable-work-bench.ts',
+  },
+} as const satisfies Record<string, MeasuredActionsPerNodeClaim>;
 
 /** A figure from Microsoft's documentation, with the page it is on. */
 export interface SourcedFigure {
@@ -64,13 +99,19 @@ export const DURABLE_PRICES = {
   source: 'https://azure.microsoft.com/pricing/details/functions/',
 } as const;
 
+/** A burst of launches: `launches` NodeClaims launched evenly within `withinMinutes`. */
+export interface DurableBurst {
+  launches: number;
+  withinMinutes: number;
+}
+
 export interface DurableWorkload {
   /** NodeClaims in the fleet. */
   nodes: number;
-  /** Durable Task actions over one NodeClaim's life (ESTIMATED_ACTIONS_PER_NODECLAIM until measured). */
+  /** Durable Task actions over one NodeClaim's life (MEASURED_ACTIONS_PER_NODECLAIM's, as a rule). */
   actionsPerNodeClaim: number;
-  /** NodeClaims launched a minute at the burst (a scale-up, or a drift or expiry wave). */
-  burstLaunchesPerMinute: number;
+  /** The bursts to size for (a scale-up, or a drift or expiry wave). */
+  bursts: readonly DurableBurst[];
   /** How long a NodeClaim lives on average, in hours: the fleet is replaced once in this time at steady state. */
   meanNodeClaimLifetimeHours: number;
 }
@@ -84,19 +125,27 @@ export interface BackendFit {
   dedicatedFits: boolean;
 }
 
+export interface BurstSizing extends DurableBurst {
+  /** Launches a minute while the burst lasts. */
+  launchesPerMinute: number;
+  /** Actions a second while the burst lasts: each launch's lifetime actions counted at its launch. */
+  actionsPerSecond: number;
+  fit: BackendFit;
+}
+
 export interface DurableSizing {
   workload: DurableWorkload;
-  /** Actions a second while the burst lasts: each launch's lifetime actions counted at its launch. */
-  burstActionsPerSecond: number;
+  /** One per workload burst, in its order. */
+  bursts: BurstSizing[];
   /** Actions a second at steady state: the fleet replaced once a lifetime. */
   steadyActionsPerSecond: number;
   /** Actions a month at steady state (what the Consumption SKU bills). */
   steadyActionsPerMonth: number;
-  burst: BackendFit;
   steady: BackendFit;
 }
 
-function fit(actionsPerSecond: number): BackendFit {
+/** What each backend needs for an action rate. */
+export function backendFit(actionsPerSecond: number): BackendFit {
   const perUnit = DURABLE_TASK_SCHEDULER_LIMITS.dedicatedActionsPerSecondPerCapacityUnit.value;
   const units = Math.max(1, Math.ceil(actionsPerSecond / perUnit));
   return {
@@ -112,24 +161,44 @@ function positive(name: string, value: number): void {
 }
 
 /**
- * The action rates of a workload and what each backend needs for them. The burst counts every action of
- * a NodeClaim's life at its launch, which overstates a burst's rate by the actions that come later
- * (termination): an upper bound, which is what sizing wants.
+ * The action rates of a workload and what each backend needs for them. A burst counts every action of
+ * a NodeClaim's life at its launch, which overstates its rate by the actions that come later
+ * (termination, and the polls of a creation that outlasts the burst): an upper bound, which is what
+ * sizing wants.
  */
 export function durableBackendSizing(workload: DurableWorkload): DurableSizing {
   positive('nodes', workload.nodes);
   positive('actionsPerNodeClaim', workload.actionsPerNodeClaim);
-  positive('burstLaunchesPerMinute', workload.burstLaunchesPerMinute);
   positive('meanNodeClaimLifetimeHours', workload.meanNodeClaimLifetimeHours);
-  const burstActionsPerSecond = (workload.burstLaunchesPerMinute * workload.actionsPerNodeClaim) / 60;
+  const bursts = workload.bursts.map((burst): BurstSizing => {
+    positive('burst launches', burst.launches);
+    positive('burst withinMinutes', burst.withinMinutes);
+    const launchesPerMinute = burst.launches / burst.withinMinutes;
+    const actionsPerSecond = (launchesPerMinute * workload.actionsPerNodeClaim) / 60;
+    return { ...burst, launchesPerMinute, actionsPerSecond, fit: backendFit(actionsPerSecond) };
+  });
   const launchesPerSecond = workload.nodes / (workload.meanNodeClaimLifetimeHours * 3600);
   const steadyActionsPerSecond = launchesPerSecond * workload.actionsPerNodeClaim;
   return {
     workload,
-    burstActionsPerSecond,
+    bursts,
     steadyActionsPerSecond,
     steadyActionsPerMonth: steadyActionsPerSecond * SECONDS_PER_MONTH,
-    burst: fit(burstActionsPerSecond),
-    steady: fit(steadyActionsPerSecond),
+    steady: backendFit(steadyActionsPerSecond),
   };
+}
+
+/** The most launches a minute an action rate carries, at `actionsPerNodeClaim` each (the burst's inverse). */
+export function launchesPerMinuteAt(actionsPerSecond: number, actionsPerNodeClaim: number): number {
+  positive('actionsPerSecond', actionsPerSecond);
+  positive('actionsPerNodeClaim', actionsPerNodeClaim);
+  return (actionsPerSecond * 60) / actionsPerNodeClaim;
+}
+
+/** The actions per NodeClaim at which `launches` within `withinMinutes` make `actionsPerSecond` (a goal's budget). */
+export function actionsPerNodeClaimFor(actionsPerSecond: number, burst: DurableBurst): number {
+  positive('actionsPerSecond', actionsPerSecond);
+  positive('burst launches', burst.launches);
+  positive('burst withinMinutes', burst.withinMinutes);
+  return (actionsPerSecond * 60 * burst.withinMinutes) / burst.launches;
 }
