@@ -21,6 +21,39 @@ const regionalQuota =
 const lowPriorityQuota =
   'Operation could not be completed as it results in exceeding approved Low Priority Cores quota. Additional details - Location: westus2, Current Limit: 10.';
 
+describe('a network interface still reserved for a deleted VM', () => {
+  const reserved =
+    'Nic(s) in request is reserved for another Virtual Machine for 180 seconds. Please provide another nic(s) or retry after 180 seconds. Reserved VM: /subscriptions/s/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/aks-general-a';
+
+  it('is retried after the wait Azure states, on the PUT as in the LRO, and no offering is avoided', () => {
+    for (const input of [
+      { code: 'NicReservedForAnotherVm', statusCode: 400, message: reserved },
+      lro('NicReservedForAnotherVm', reserved),
+    ]) {
+      expect(classifyLaunchError(input)).toEqual({
+        reason: 'LaunchFailed',
+        cloudCode: 'NicReservedForAnotherVm',
+        message: reserved,
+        retryable: true,
+        retryAfterSeconds: 180,
+      });
+    }
+  });
+
+  it('waits the stated time when Azure states another, and 180 s when it states none', () => {
+    expect(
+      classifyLaunchError({
+        code: 'NicReservedForAnotherVm',
+        message: 'reserved for another VM for 300 seconds.',
+      }).retryAfterSeconds,
+    ).toBe(300);
+    expect(
+      classifyLaunchError({ code: 'NicReservedForAnotherVm', message: 'Nic(s) in request is reserved.' })
+        .retryAfterSeconds,
+    ).toBe(180);
+  });
+});
+
 describe('classifyLaunchError', () => {
   it.each<[string, LaunchErrorInput, LaunchFailure]>([
     [

@@ -103,6 +103,8 @@ export const LOW_PRIORITY_QUOTA_TTL_SECONDS = 60 * 60;
  * the group has been read again a few times, since someone changed it and may change it back.
  */
 export const RESERVATION_REFUSED_TTL_SECONDS = 5 * 60;
+/** How long Azure keeps a deleted VM's network interface reserved, when its message does not say. */
+export const NIC_RESERVATION_SECONDS = 180;
 /** Used for 429 when Azure sent no Retry-After. */
 export const DEFAULT_THROTTLE_RETRY_SECONDS = 15;
 /** Used for 5xx when Azure sent no Retry-After. */
@@ -185,6 +187,12 @@ function quotaMemory(kind: QuotaKind, message: string): FailureMemory {
   };
 }
 
+/** The wait a message states ("… for 180 seconds"), if it states one. */
+function secondsStated(message: string): number | undefined {
+  const match = /\bfor (\d+) seconds\b/i.exec(message);
+  return match ? Number(match[1]) : undefined;
+}
+
 function withCode(failure: Omit<LaunchFailure, 'cloudCode'>, code: string | undefined): LaunchFailure {
   return code === undefined ? failure : { ...failure, cloudCode: code };
 }
@@ -258,6 +266,19 @@ export function classifyLaunchError(error: LaunchErrorInput): LaunchFailure {
           message: authorizationMessage(message),
           retryable: false,
           failsEveryLaunch: true,
+        },
+        code,
+      );
+    case 'NicReservedForAnotherVm':
+      // A network interface of a deleted VM stays reserved for it for a while (Azure's message says how
+      // long, 180 s today), so a relaunch reusing its name is refused until then: the same PUT succeeds
+      // once the reservation lapses, and the offering has nothing to do with it.
+      return withCode(
+        {
+          reason: 'LaunchFailed',
+          message,
+          retryable: true,
+          retryAfterSeconds: secondsStated(message) ?? NIC_RESERVATION_SECONDS,
         },
         code,
       );
