@@ -6,6 +6,7 @@ import type { DaySample } from './collector.js';
 import type { DayClock } from './day-clock.js';
 import type { DayHistory } from './invariants/history.js';
 import type { PendingFigures } from './invariants/pending.js';
+import { launchAttemptFigures } from './launch-attempts.js';
 import type { DayPlan } from './plan.js';
 import { poolObjectName } from './workload.js';
 
@@ -65,6 +66,10 @@ export interface DayFigures {
   disruptionsPerNodeDay: number;
   nodeClaims: number;
   launchFailures: number;
+  /** VM PUTs Compute took up or refused, and the share whose VM came up (launch-attempts.ts). */
+  launchAttempts: number;
+  firstAttemptSuccessRate: number;
+  secondsLostToFailedAttempts: number;
   peakNodes: number;
   [byReason: `disruptions${string}`]: number;
 }
@@ -100,6 +105,7 @@ export function dayFigures(input: {
     byReason[`disruptions${d.reason}`] = (byReason[`disruptions${d.reason}`] ?? 0) + 1;
   const names = new Set(input.history.nodeClaims.map((o) => o.object.metadata.name));
   const round = (value: number, digits = 2) => Number(value.toFixed(digits));
+  const attempts = launchAttemptFigures(input.history.armRequests, input.history.vmFailures);
   return {
     seed: input.plan.seed,
     dayMinutes: input.dayMinutes,
@@ -119,6 +125,9 @@ export function dayFigures(input: {
     launchFailures:
       input.history.vmFailures.length +
       input.history.armRequests.filter((r) => r.kind === 'putVm' && r.status === 409).length,
+    launchAttempts: attempts.attempts,
+    firstAttemptSuccessRate: attempts.firstAttemptSuccessRate,
+    secondsLostToFailedAttempts: attempts.secondsLostToFailedAttempts,
     peakNodes: Math.max(0, ...samples.map((s) => Object.values(s.nodesByPool).reduce((x, n) => x + n, 0))),
     ...byReason,
   };
@@ -132,4 +141,5 @@ export const DAY_GOALS = {
   },
   costOverLowerBound: { goal: '≤ 1.5 averaged over the day', limit: 1.5 },
   disruptionsPerNodeDay: { goal: '≤ 3 per node-day (drift, expiry, consolidation together)', limit: 3 },
+  firstAttemptSuccessRate: { goal: '≥ 90% of VM PUTs come up the first time', limit: 0.9 },
 } as const;
