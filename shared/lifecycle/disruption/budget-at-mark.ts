@@ -4,7 +4,8 @@
 // workflow when it begins. A decision made before another writer's mark would otherwise mark on top of
 // it, over the budget. So every writer takes the disruption-marks Lease, reads the NodePool, its
 // NodeClaims and their Nodes fresh, marks, and gives the Lease back: two writers can no longer both count
-// the same free slot. Upstream needs no lock because one disruption loop marks; here the writers run side
+// the same free slot. A forceful method (expiration) has no budget but marks under the Lease too, since
+// its marks count in the graceful budgets. Upstream needs no lock because one disruption loop marks; here the writers run side
 // by side. The Lease is held for one list and a few writes; a holder that dies frees it after its
 // duration, and a writer that finds it held tries again a few times and otherwise marks nothing now (the
 // next pass decides again) (README.md, "The budget is read again at the mark").
@@ -42,6 +43,29 @@ export async function markWithinBudget<T>(
   mark: () => Promise<T>,
 ): Promise<{ marked: true; value: T } | { marked: false; why: string }> {
   if (toMark === 0) return { marked: true, value: await mark() };
+  return underMarksLease(deps, async () => {
+    const budget = await budgetAllowsMarks(deps, nodePoolName, reason, toMark);
+    if (!budget.allows) return { marked: false, why: budget.why };
+    return { marked: true, value: await mark() };
+  });
+}
+
+/**
+ * Runs a forceful method's `mark` (no budget applies to it) under the same Lease: its marks count in
+ * every graceful budget, so one made between a graceful writer's fresh read and that writer's marks
+ * would let the graceful one mark past its budget.
+ */
+export async function markUnderLease<T>(
+  deps: MarkDependencies,
+  mark: () => Promise<T>,
+): Promise<{ marked: true; value: T } | { marked: false; why: string }> {
+  return underMarksLease(deps, async () => ({ marked: true, value: await mark() }));
+}
+
+async function underMarksLease<T>(
+  deps: MarkDependencies,
+  run: () => Promise<{ marked: true; value: T } | { marked: false; why: string }>,
+): Promise<{ marked: true; value: T } | { marked: false; why: string }> {
   const options = { ...DISRUPTION_MARKS_LEASE, namespace: deps.settings.systemNamespace };
   const identity = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   let holder = '';
@@ -49,9 +73,7 @@ export async function markWithinBudget<T>(
     const taken = await deps.leases.tryAcquire(options, identity, deps.now);
     if (taken.held) {
       try {
-        const budget = await budgetAllowsMarks(deps, nodePoolName, reason, toMark);
-        if (!budget.allows) return { marked: false, why: budget.why };
-        return { marked: true, value: await mark() };
+        return await run();
       } finally {
         await taken.held.release().catch(() => undefined);
       }

@@ -42,7 +42,7 @@ import { currentCandidate, releaseCandidate } from './candidate-release.js';
 import { commandInstanceId, instanceIdOf, type ExecutorInput } from './command-workflow.js';
 import type { DisruptionCommand, DisruptionMethod, MethodPass } from './methods/method.js';
 import { disruptionMethods, methodNamed } from './methods/methods.js';
-import { markWithinBudget } from './budget-at-mark.js';
+import { markUnderLease, markWithinBudget } from './budget-at-mark.js';
 import { deleteUninitializedReplacement, markForDisruption } from './replacements.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
 
@@ -229,7 +229,7 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
       }
       return true;
     };
-    // A graceful method's marks are made under the disruption-marks Lease, on a budget read again.
+    // Every mark is made under the disruption-marks Lease; a graceful method's on a budget read again.
     const outcome =
       method?.class === 'graceful'
         ? await markWithinBudget(
@@ -239,7 +239,7 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
             command.candidates.length,
             markAll,
           )
-        : { marked: true as const, value: await markAll() };
+        : await markUnderLease(deps, markAll);
     if (!outcome.marked) {
       context.log.info('disruption command not started: the budget, read again, no longer allows it', {
         nodePool: command.nodePool.name,

@@ -9,6 +9,7 @@ import {
   disruptionStep,
   UNSTARTED_COMMAND_GRACE_MS,
 } from '../../../shared/lifecycle/disruption/disruption-step.js';
+import { DISRUPTION_MARKS_LEASE } from '../../../shared/lifecycle/disruption/budget-at-mark.js';
 import type { ExecutorInput } from '../../../shared/lifecycle/disruption/command-workflow.js';
 import { replacementNameFor } from '../../../shared/lifecycle/disruption/replacements.js';
 import {
@@ -281,5 +282,23 @@ describe('disruption step', () => {
       replacements: [],
     });
     expect(markOf(fake.nodeClaims.peek('general-b'))?.reason).toBe('Expired');
+    expect(fake.leases.acquisitionsOf(DISRUPTION_MARKS_LEASE.name).length).toBeGreaterThan(0);
+  });
+
+  test('an expiration marks under the disruption-marks Lease: while another writer holds it, nothing is marked', async () => {
+    const created = new Date(FAKE_NOW.getTime() - 2 * 3_600_000).toISOString();
+    const base = drifted('general-a');
+    const claim = fake.nodeClaims.seed({
+      ...base,
+      metadata: { ...base.metadata, creationTimestamp: created },
+      spec: { ...base.spec, expireAfter: '1h' },
+      status: { conditions: [] },
+    });
+    fake.leases.holdFor('graceful-writer', FAKE_NOW, 10, DISRUPTION_MARKS_LEASE.name);
+
+    await run([claim]);
+
+    expect(orchestrations.started).toEqual([]);
+    expect(markOf(fake.nodeClaims.peek('general-a'))).toBeUndefined();
   });
 });
