@@ -336,7 +336,7 @@ async function playDay(
           (r.notPlayed ? ` — not played: ${r.notPlayed}` : r.outcome ? ` — ${r.outcome}` : ''),
       ),
       `nodes: ${figures.nodeClaims} NodeClaims over the day, at most ${figures.peakNodes} at once, ${figures.nodeDays} node-days; ${figures.launchFailures} launch failures`,
-      `launches: ${figures.launchAttempts} VM PUTs taken up, ${Math.round(figures.firstAttemptSuccessRate * 100)}% came up the first time, ${figures.secondsLostToFailedAttempts} s lost to failed attempts`,
+      `launches: ${figures.launchAttempts} VM PUTs taken up, ${Math.round(figures.firstAttemptSuccessRate * 100)}% came up the first time, ${figures.secondsLostToFailedAttempts} s lost to failed attempts${figures.failedAttempts ? ` (${figures.failedAttempts})` : ''}`,
       `disruptions: ${figures.disruptions} (${['Drifted', 'Empty', 'Underutilized', 'Expired', 'Unhealthy'].map((r) => `${r} ${figures[`disruptions${r}`] ?? 0}`).join(', ')}), ${figures.disruptionsPerNodeDay} per node-day`,
       `cost: ${figures.costOverLowerBound}× the lower bound of the requests, averaged over the day`,
       `pending → Running: p50 ${figures.pendingP50Seconds} s, p95 ${figures.pendingP95Seconds} s, p99 ${figures.pendingP99Seconds} s (${figures.pods} pods)`,

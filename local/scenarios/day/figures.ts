@@ -70,6 +70,8 @@ export interface DayFigures {
   launchAttempts: number;
   firstAttemptSuccessRate: number;
   secondsLostToFailedAttempts: number;
+  /** Failed attempts by ARM's code, as "code n, code n" ("" when none failed). */
+  failedAttempts: string;
   peakNodes: number;
   [byReason: `disruptions${string}`]: number;
 }
@@ -128,6 +130,9 @@ export function dayFigures(input: {
     launchAttempts: attempts.attempts,
     firstAttemptSuccessRate: attempts.firstAttemptSuccessRate,
     secondsLostToFailedAttempts: attempts.secondsLostToFailedAttempts,
+    failedAttempts: Object.entries(attempts.failedByCode)
+      .map(([code, n]) => `${code} ${n}`)
+      .join(', '),
     peakNodes: Math.max(0, ...samples.map((s) => Object.values(s.nodesByPool).reduce((x, n) => x + n, 0))),
     ...byReason,
   };

@@ -1,12 +1,13 @@
 // How often a launch succeeds the first time: each VM PUT that Compute took up (not a 429, which the app
-// sends again unchanged) is one attempt, and the attempt came up unless Compute refused it on the spot or
+// sends again unchanged, nor a 412: the app creates with If-None-Match: *, so a redelivered launch whose VM
+// exists is refused that way and adopts the VM) is one attempt, and the attempt came up unless Compute refused it on the spot or
 // its creation later ended Failed. On Azure the cost of a failed attempt is the wait before the next
 // offering is tried, so the time from the attempt's PUT to its failure is counted as lost. Read from the
 // ARM request log and the emulator's change feed, the same evidence the day's invariants use. Pure.
 import type { ArmRequest, VmFailure } from './invariants/history.js';
 
 export interface LaunchAttemptFigures {
-  /** VM PUTs Compute took up or refused (429s left out). */
+  /** VM PUTs Compute took up or refused (429s and 412s left out). */
   attempts: number;
   /** Attempts whose VM came up (accepted, and no Failed creation after). */
   cameUp: number;
@@ -17,6 +18,9 @@ export interface LaunchAttemptFigures {
   /** Failed attempts by ARM's error code ("refused 409" when a refusal carried none). */
   failedByCode: Record<string, number>;
 }
+
+/** Throttled (sent again unchanged), and the VM already there (a redelivered create). */
+const NOT_AN_ATTEMPT: ReadonlySet<number> = new Set([429, 412]);
 
 interface Attempt {
   at: number;
@@ -31,7 +35,10 @@ export function launchAttemptFigures(
   const attemptsByVm = new Map<string, Attempt[]>();
   const events = [
     ...requests
-      .filter((r) => r.kind === 'putVm' && r.method === 'PUT' && r.vmName !== undefined && r.status !== 429)
+      .filter(
+        (r) =>
+          r.kind === 'putVm' && r.method === 'PUT' && r.vmName !== undefined && !NOT_AN_ATTEMPT.has(r.status),
+      )
       .map((r) => ({ at: r.at, vmName: r.vmName as string, put: r })),
     ...failures.map((f) => ({ at: f.at, vmName: f.vmName, failure: f })),
   ].sort((a, b) => a.at - b.at);

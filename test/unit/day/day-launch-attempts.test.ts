@@ -38,7 +38,13 @@ describe('first-attempt launch success', () => {
 
   test('a throttled PUT sent again, and a PUT redelivered while its creation is open, are one attempt', () => {
     const figures = launchAttemptFigures(
-      [put(0, 'a', 429), put(5_000, 'a', 201), put(6_000, 'a', 200), put(7_000, 'x', 201, undefined)],
+      [
+        put(0, 'a', 429),
+        put(5_000, 'a', 201),
+        put(6_000, 'a', 200),
+        put(6_500, 'a', 412, 'PreconditionFailed'),
+        put(7_000, 'x', 201, undefined),
+      ],
       [],
     );
 
