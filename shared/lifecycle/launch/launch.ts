@@ -3,8 +3,9 @@
 // NodeClaim for it (finalizer, the offering's labels), take a reservation's slot when the offering is
 // reserved (reservation-seat.ts), have the cloud provider create the VM, and record the providerID as soon
 // as Azure has accepted it. The launch monitor orchestration takes it from there. Every NodeClaim write
-// goes through the one writer (../nodeclaims/nodeclaim-writes.ts). The Azure work (offering choice, image, bootstrap token, the create-only PUT, adoption) is behind the
-// cloud provider (shared/cloudprovider/); this file is conditions, finalizers, events and the monitor.
+// goes through the one writer (../nodeclaims/nodeclaim-writes.ts). The Azure work (offering choice,
+// image, bootstrap token, the create-only PUT, adoption) is behind the cloud provider
+// (shared/cloudprovider/); this file is conditions, finalizers, events and the monitor.
 // Level-triggered: it reads the NodeClaim and converges, so duplicate, late and concurrent events are
 // harmless. The resourceVersion-guarded claim only keeps deliveries that read the same version from
 // deciding twice; the create-only PUT behind `create` is what keeps any two from creating the VM twice.

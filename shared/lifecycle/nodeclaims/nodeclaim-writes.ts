@@ -26,6 +26,7 @@ import { retryOnConflict } from '../../kube/retry-on-conflict.js';
 
 /** A NodeClaim's new state as a phase wants it; a part left out stays as stored. */
 export interface NodeClaimState {
+  /** The whole status: a field left out is removed; the order of conditions does not count. */
   status?: NodeClaimStatus;
   /** The whole label map: a key left out is removed. */
   labels?: Record<string, string>;
@@ -120,7 +121,10 @@ export function wasWritten(write: NodeClaimWrite): write is Extract<NodeClaimWri
   return write.outcome === 'written';
 }
 
-/** The metadata part of the merge patch: changed keys of labels and annotations (null removes), finalizers whole. */
+/**
+ * The metadata part of the merge patch: the changed keys of labels and annotations (null removes one),
+ * the finalizers whole.
+ */
 function metadataPatchOf(current: NodeClaim, wanted: NodeClaimState): Patch | undefined {
   const patch: Patch = {};
   const labels = wanted.labels && mapPatchOf(current.metadata.labels, wanted.labels);
