@@ -44,6 +44,29 @@ export default tseslint.config(
     },
   },
   {
+    // NodeClaims are written by one module, the lifecycle's NodeClaim writer (guarded merge patches of just
+    // what changed, re-applied on a conflict, metadata and status in a stated order), as Karpenter's
+    // lifecycle controller writes a NodeClaim once per reconcile: a phase says what the NodeClaim's new
+    // state is and calls it. A write method called on the NodeClaims client anywhere else in the lifecycle,
+    // or in the cloud provider (which writes no Kubernetes object), fails. Creates and deletes are not
+    // writes of a NodeClaim's state and stay with their phases.
+    files: ['shared/lifecycle/**/*.ts', 'shared/cloudprovider/**/*.ts'],
+    ignores: ['shared/lifecycle/nodeclaims/nodeclaim-writes.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          "CallExpression[callee.object.property.name='nodeClaims'][callee.property.name=/^(mergePatch|mergePatchStatus|jsonPatch|patch|update|replace)$/]",
+          "CallExpression[callee.object.name='nodeClaims'][callee.property.name=/^(mergePatch|mergePatchStatus|jsonPatch|patch|update|replace)$/]",
+        ].map((selector) => ({
+          selector,
+          message:
+            'NodeClaims are written only by writeNodeClaim (shared/lifecycle/nodeclaims/nodeclaim-writes.ts): return the new state from its update function.',
+        })),
+      ],
+    },
+  },
+  {
     // The azd hooks are plain Node scripts.
     files: ['infra/hooks/**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },

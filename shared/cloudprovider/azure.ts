@@ -31,7 +31,7 @@ import { resolveNodeImage } from './node-image.js';
 import { currentNodeOverlays, evaluateOverlays } from './node-overlays.js';
 import type { CloudProviderParts } from './parts.js';
 import { forgetQuotaFreedBy } from './quota-memory.js';
-import { offeringsWithReservations, takeReservationSeat } from './reserved-offerings.js';
+import { offeringsWithReservations } from './reserved-offerings.js';
 import {
   AuthorizationError,
   CloudProviderError,
@@ -117,10 +117,6 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
     const resources = resourcesOf(offering, nodeClass);
     if (launch.kind === 'adopt') return { vmName, providerID, offering, resources, created: false };
     const name = nodeClaim.metadata.name;
-    // Other launches may have read the same free slot: the claimants agree on who takes it, and a
-    // launch that does not plans again, where the slot now counts as taken.
-    if (offering.reservationId !== undefined)
-      await takeReservationSeat(parts, launch.reservations, offering.reservationId, name);
     // The node's own token, made before the VM that carries it, one per launch attempt.
     const { core } = await parts.kube();
     const bootstrap = await createBootstrapToken(

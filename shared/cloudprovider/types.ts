@@ -60,7 +60,7 @@ export type LaunchPlan =
       vmName: string;
       offering: Offering;
       image: { imageId: string; osSku: NodeOsSku };
-      /** The reservation groups as read for the choice, against which a reserved slot is confirmed. */
+      /** The reservation groups as read for the choice, against which launch confirms a reserved slot. */
       reservations: readonly CapacityReservationRecord[];
     };
 
@@ -176,8 +176,9 @@ export interface CloudProvider {
   /**
    * Creates the plan's VM with the NodeClaim's bootstrap token, returning once ARM accepted it (an
    * adopted VM is returned as it is). Create-only: a VM that appeared meanwhile is never updated but
-   * reported as InstanceExistsError. Throws ReservationContendedError, CreateError, AuthorizationError
-   * or TransientCloudError as well.
+   * reported as InstanceExistsError. Throws CreateError, AuthorizationError or TransientCloudError as
+   * well. A reserved plan's slot is taken by the lifecycle before this is called: the provider writes no
+   * Kubernetes object.
    */
   create(nodeClaim: NodeClaim, classes: LaunchClasses, plan: LaunchPlan): Promise<Launched>;
   /**

@@ -2,7 +2,10 @@
 // regional, with a reserved count) becomes an offering of capacity type `reserved` beside the size's
 // on-demand one, with an integer availability, as upstream's ReservedCapacity models offerings. Pure:
 // the adapter's records and the cluster's NodeClaims in, offerings out.
+import type { NodeClaim } from '../models/index.js';
+import { WellKnown } from '../models/karpenter.js';
 import type { Offering } from './offerings.js';
+import { vmNameFor } from './vm-spec.js';
 import { reservationIdOf } from '../cloudprovider/azure/decisions/capacity-reservation-groups.js';
 
 /** One capacity reservation as its group's instance view reports it. */
@@ -97,6 +100,26 @@ export interface ReservationClaimant {
   committed?: boolean;
   /** The NodeClaim's metadata.resourceVersion as listed (the order of its last write among NodeClaims). */
   resourceVersion?: string;
+}
+
+/** The NodeClaims that carry a reservation's label, as claimants of its slots. */
+export function reservationClaimants(
+  nodeClaims: readonly NodeClaim[],
+  reservationId: string,
+): ReservationClaimant[] {
+  return nodeClaims
+    .filter((nc) => nc.metadata.labels?.[WellKnown.capacityReservationIdLabel] === reservationId)
+    .map((nc) => ({
+      nodeClaimName: nc.metadata.name,
+      vmName: vmNameFor(nc.metadata.name),
+      creationTimestamp: nc.metadata.creationTimestamp ?? '',
+      ...(nc.metadata.annotations?.[RESERVATION_CLAIMED_AT_ANNOTATION] !== undefined && {
+        claimedAt: nc.metadata.annotations[RESERVATION_CLAIMED_AT_ANNOTATION],
+      }),
+      launched: Boolean(nc.status?.providerID),
+      committed: nc.metadata.annotations?.[RESERVATION_COMMITTED_ANNOTATION] === reservationId,
+      ...(nc.metadata.resourceVersion !== undefined && { resourceVersion: nc.metadata.resourceVersion }),
+    }));
 }
 
 /**

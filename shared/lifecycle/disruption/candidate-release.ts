@@ -4,11 +4,10 @@
 // the step releases a mark the same way without reaching into the workflow's code.
 import { removeCondition } from '../../decisions/conditions.js';
 import { disruptionReasonOf, failedAttemptAnnotations } from '../../decisions/disruption-state.js';
-import { retryOnConflict } from '../../kube/retry-on-conflict.js';
 import { ConditionTypes, type NodeClaim } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { nodesOfNodeClaim } from '../nodeclaims/nodeclaim-nodes.js';
-import { updateNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
+import { writeNodeClaim } from '../nodeclaims/nodeclaim-writes.js';
 import { untaintNodeDisrupted } from '../nodeclaims/node-taints.js';
 import type { CommandCandidate } from './methods/method.js';
 
@@ -37,33 +36,27 @@ export async function releaseCandidate(
     c !== undefined && !c.metadata.deletionTimestamp && disruptionReasonOf(c) === reason;
   if (!stillMarked(nodeClaim)) return undefined;
   for (const node of await nodesOfNodeClaim(deps, nodeClaim)) await untaintNodeDisrupted(deps, node);
-  const reread = async () => {
-    const current = await deps.objects.nodeClaims.get(nodeClaim.metadata.name);
-    return current?.metadata.uid === nodeClaim.metadata.uid ? current : undefined;
-  };
-  return retryOnConflict(
-    nodeClaim,
-    async (current) => {
-      if (!stillMarked(current)) return undefined;
-      const annotated: NodeClaim = options.failed
-        ? await deps.objects.nodeClaims.mergePatch(current.metadata.name, {
-            metadata: {
-              resourceVersion: current.metadata.resourceVersion,
-              annotations: failedAttemptAnnotations(
+  // One change: the failed attempt (metadata) is stored before the mark goes (status), as the writer
+  // orders them, so the slot is never released without the backoff that holds the node.
+  const write = await writeNodeClaim(deps.objects, nodeClaim, (current) =>
+    stillMarked(current)
+      ? {
+          ...(options.failed && {
+            annotations: {
+              ...current.metadata.annotations,
+              ...failedAttemptAnnotations(
                 current,
                 deps.now(),
                 deps.settings.disruption.replacementBackoffMinutes * 60_000,
               ),
             },
-          })
-        : current;
-      return updateNodeClaimStatus(deps.objects, annotated, (latest) => ({
-        ...latest.status,
-        conditions: latest.metadata.deletionTimestamp
-          ? latest.status?.conditions
-          : removeCondition(latest.status?.conditions, ConditionTypes.disruptionReason),
-      }));
-    },
-    reread,
+          }),
+          status: {
+            ...current.status,
+            conditions: removeCondition(current.status?.conditions, ConditionTypes.disruptionReason),
+          },
+        }
+      : {},
   );
+  return write.outcome === 'written' ? write.nodeClaim : undefined;
 }

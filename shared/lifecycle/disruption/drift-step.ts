@@ -1,10 +1,11 @@
 // The sweep's drift marking: Drifted=True with the reason for launched NodeClaims that no longer match
 // their NodePool or AKSNodeClass, the condition removed from those that match again, and hash stamps of
-// another hash version replaced (decisions/drift.ts decides all three).
+// another hash version replaced (decisions/drift.ts decides all three), written as one change of the
+// NodeClaim writer (the restamp, metadata, before the condition, status).
 import { applyDriftCondition, evaluateDrift, hashAnnotationsToRestamp } from '../../decisions/drift.js';
 import type { AKSNodeClass } from '../../models/aks-node-class.js';
 import { WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
-import { updateNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
+import { writeNodeClaim } from '../nodeclaims/nodeclaim-writes.js';
 import { forEachObject, type SweepStep } from '../sweep-step/sweep-step.js';
 import { nodePoolsInScope } from './scope.js';
 
@@ -32,37 +33,36 @@ export const driftStep: SweepStep = {
       async ({ nodeClaim, nodePool, nodeClass }) => {
         const { deps } = context;
         const result = evaluateDrift(nodeClaim, nodePool, nodeClass);
-        let current: NodeClaim | undefined = nodeClaim;
-        let acted = false;
-        const conditions = applyDriftCondition(nodeClaim.status?.conditions, result, deps.now());
-        if (conditions !== nodeClaim.status?.conditions) {
-          current = await updateNodeClaimStatus(deps.objects, nodeClaim, (latest) => ({
+        const conditionChanges =
+          applyDriftCondition(nodeClaim.status?.conditions, result, deps.now()) !==
+          nodeClaim.status?.conditions;
+        // The condition and the restamp in one change: the restamp is decided on the NodeClaim as the
+        // condition leaves it (a drifted one keeps the stamps it drifted from).
+        const write = await writeNodeClaim(deps.objects, nodeClaim, (latest) => {
+          const status = {
             ...latest.status,
             conditions: applyDriftCondition(latest.status?.conditions, result, deps.now()),
-          }));
-          if (!current) {
-            context.view.removeNodeClaim(nodeClaim);
-            return false;
-          }
-          context.view.updateNodeClaim(current);
-          acted = true;
-          if (result.drifted) {
-            deps.log.info('NodeClaim drifted', {
-              nodeClaim: nodeClaim.metadata.name,
-              reason: result.reason,
-              detail: result.message,
-            });
-          }
+          };
+          const restamp = hashAnnotationsToRestamp({ ...latest, status }, nodePool, nodeClass);
+          return {
+            status,
+            ...(restamp && { annotations: { ...latest.metadata.annotations, ...restamp } }),
+          };
+        });
+        if (write.outcome === 'gone') {
+          context.view.removeNodeClaim(nodeClaim);
+          return false;
         }
-        const restamp = hashAnnotationsToRestamp(current, nodePool, nodeClass);
-        if (restamp) {
-          const patched = await deps.objects.nodeClaims.mergePatch(current.metadata.name, {
-            metadata: { resourceVersion: current.metadata.resourceVersion, annotations: restamp },
+        if (write.outcome === 'unchanged') return false;
+        context.view.updateNodeClaim(write.nodeClaim);
+        if (conditionChanges && result.drifted) {
+          deps.log.info('NodeClaim drifted', {
+            nodeClaim: nodeClaim.metadata.name,
+            reason: result.reason,
+            detail: result.message,
           });
-          context.view.updateNodeClaim(patched);
-          acted = true;
         }
-        return acted;
+        return true;
       },
     );
   },

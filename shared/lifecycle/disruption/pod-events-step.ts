@@ -2,16 +2,16 @@
 // saves the writes): record the last pod event (decisions/consolidation/pod-events.ts explains how it is
 // known, from the pod watch and from a digest of each node's pods) in status.lastPodEventTime, keep the
 // Consolidatable condition true exactly while consolidateAfter has passed since then, as upstream.
-// Writes happen only on change: status first, then the digest annotation, so a crash between the two
-// makes the next sweep record the event again (later), never lose it.
+// Writes happen only on change, in one call of the NodeClaim writer that stores the status first and the
+// digest annotation last, so a crash between the two makes the next sweep record the event again
+// (later), never lose it.
 import { findCondition, removeCondition, setCondition } from '../../decisions/conditions.js';
 import type { ConsolidationNodeInput } from '../../decisions/consolidation/candidates.js';
 import { nextPodEvent, POD_SET_DIGEST_ANNOTATION } from '../../decisions/consolidation/pod-events.js';
 import { CONSOLIDATABLE_CONDITION, isConsolidatable } from '../../decisions/consolidation/timing.js';
-import { isConflict, isNotFound } from '../../kube/errors.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
-import { writeNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
+import { writeNodeClaim } from '../nodeclaims/nodeclaim-writes.js';
 import {
   forEachObject,
   type StepReport,
@@ -99,36 +99,32 @@ async function recordPodEvents(
       ? { ...nodeClaim, status: { ...nodeClaim.status, lastPodEventTime: update.lastPodEventTime } }
       : nodeClaim;
   const consolidatable = isConsolidatable(withEvent, nodePool, now);
-  const write = await writeNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
-    ...current.status,
-    ...(update?.changed && update.lastPodEventTime !== undefined
-      ? { lastPodEventTime: update.lastPodEventTime }
-      : {}),
-    conditions: consolidatable
-      ? setCondition(
-          current.status?.conditions,
-          { type: CONSOLIDATABLE_CONDITION, status: 'True', reason: CONSOLIDATABLE_CONDITION },
-          now,
-        )
-      : removeCondition(current.status?.conditions, CONSOLIDATABLE_CONDITION),
-  }));
-  if (!write) return undefined;
-  let stored = write.nodeClaim;
-  // The digest is written only when the pod set changed: an event the watch saw changes the time alone.
-  if (update && update.digest !== recorded) {
-    try {
-      stored = await deps.objects.nodeClaims.mergePatch(stored.metadata.name, {
-        metadata: {
-          resourceVersion: stored.metadata.resourceVersion,
-          annotations: { [POD_SET_DIGEST_ANNOTATION]: update.digest },
-        },
-      });
-    } catch (error) {
-      // Changed or gone since: the next sweep compares again from what is stored then.
-      if (isConflict(error) || isNotFound(error)) return write.written ? stored : undefined;
-      throw error;
-    }
-    return stored;
-  }
-  return write.written ? stored : undefined;
+  // The digest is written only when the pod set changed (an event the watch saw changes the time alone),
+  // and only over the digest it was compared with: one another sweep wrote since is compared next time.
+  const digest = update && update.digest !== recorded ? update.digest : undefined;
+  const write = await writeNodeClaim(
+    deps.objects,
+    nodeClaim,
+    (current) => ({
+      status: {
+        ...current.status,
+        ...(update?.changed && update.lastPodEventTime !== undefined
+          ? { lastPodEventTime: update.lastPodEventTime }
+          : {}),
+        conditions: consolidatable
+          ? setCondition(
+              current.status?.conditions,
+              { type: CONSOLIDATABLE_CONDITION, status: 'True', reason: CONSOLIDATABLE_CONDITION },
+              now,
+            )
+          : removeCondition(current.status?.conditions, CONSOLIDATABLE_CONDITION),
+      },
+      ...(digest !== undefined &&
+        current.metadata.annotations?.[POD_SET_DIGEST_ANNOTATION] === recorded && {
+          annotations: { ...current.metadata.annotations, [POD_SET_DIGEST_ANNOTATION]: digest },
+        }),
+    }),
+    { last: 'metadata' },
+  );
+  return write.outcome === 'written' ? write.nodeClaim : undefined;
 }

@@ -16,7 +16,7 @@ import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { isTransientCloudError } from '../../cloudprovider/types.js';
 import { LaunchInProgressError, reconcileLaunch, type LaunchResult } from '../launch/launch.js';
-import { updateNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
+import { nodeClaimAfter, writeNodeClaim } from '../nodeclaims/nodeclaim-writes.js';
 
 export type ReplacementCheck =
   | { status: 'Initialized' }
@@ -58,14 +58,17 @@ export async function markForDisruption(
   reason: string,
   detail: string,
 ): Promise<NodeClaim | undefined> {
-  return updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
-    ...current.status,
-    conditions: setCondition(
-      current.status?.conditions,
-      { type: ConditionTypes.disruptionReason, status: 'True', reason, message: detail },
-      deps.now(),
-    ),
+  const write = await writeNodeClaim(deps.objects, nodeClaim, (current) => ({
+    status: {
+      ...current.status,
+      conditions: setCondition(
+        current.status?.conditions,
+        { type: ConditionTypes.disruptionReason, status: 'True', reason, message: detail },
+        deps.now(),
+      ),
+    },
   }));
+  return nodeClaimAfter(write);
 }
 
 /** Creates the replacement NodeClaim (if it does not exist) from the NodePool's current template and launches it. */

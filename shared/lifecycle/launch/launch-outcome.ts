@@ -17,7 +17,7 @@ import type {
   RecordLaunchFailureInput,
   RecordLaunchFailureResult,
 } from './launch-monitor.js';
-import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
+import { nodeClaimAfter, nodeClaimTarget, writeNodeClaim } from '../nodeclaims/nodeclaim-writes.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { ClusterReader } from '../../kube/cluster-reader.js';
@@ -68,17 +68,21 @@ export async function recordLaunchSuccess(
   }
   const { capacity, allocatable } = input.resources ?? deps.cloud.recordedResourcesOf(input.offering, input);
   const imageID = vm?.imageID;
-  const written = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
-    ...current.status,
-    ...(imageID ? { imageID } : {}),
-    capacity,
-    allocatable,
-    conditions: applyLifecycleConditions(
-      current.status?.conditions,
-      [{ type: ConditionTypes.launched, status: 'True', reason: 'Launched', message: '' }],
-      deps.now(),
-    ),
-  }));
+  const written = nodeClaimAfter(
+    await writeNodeClaim(deps.objects, nodeClaim, (current) => ({
+      status: {
+        ...current.status,
+        ...(imageID ? { imageID } : {}),
+        capacity,
+        allocatable,
+        conditions: applyLifecycleConditions(
+          current.status?.conditions,
+          [{ type: ConditionTypes.launched, status: 'True', reason: 'Launched', message: '' }],
+          deps.now(),
+        ),
+      },
+    })),
+  );
   const pool = { nodepool: input.nodeClaim.nodePool ?? '' };
   recordNodeClaimTransition(deps.metrics, written ?? nodeClaim, {
     type: ConditionTypes.launched,
@@ -150,13 +154,15 @@ export async function recordLaunchFailure(
   const nodeClaim = await deps.objects.nodeClaims.get(input.nodeClaim.name);
   const current = nodeClaim && nodeClaim.metadata.uid === input.nodeClaim.uid ? nodeClaim : undefined;
   if (current) {
-    await updateNodeClaimStatus(deps.objects, current, (latest) => ({
-      ...latest.status,
-      conditions: applyLifecycleConditions(
-        latest.status?.conditions,
-        [{ type: ConditionTypes.launched, status: 'False', reason: failure.reason, message }],
-        deps.now(),
-      ),
+    await writeNodeClaim(deps.objects, current, (latest) => ({
+      status: {
+        ...latest.status,
+        conditions: applyLifecycleConditions(
+          latest.status?.conditions,
+          [{ type: ConditionTypes.launched, status: 'False', reason: failure.reason, message }],
+          deps.now(),
+        ),
+      },
     }));
     await deps.events.warning(nodeClaimTarget(current), failure.reason, message);
   }

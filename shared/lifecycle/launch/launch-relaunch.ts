@@ -2,7 +2,9 @@
 // Launch PUTs are create-only, so the failed VM must be gone before launch PUTs again: the NodeClaim is
 // marked Launched=Unknown LaunchRetrying, the VM deleted (the monitor calls this again on a timer until it
 // is gone), the retry counted in an annotation, and only then the providerID cleared, which is what lets
-// the normal launch path (its event, or the sweep's launch step) launch it again under a new monitor. Each
+// the normal launch path (its event, or the sweep's launch step) launch it again under a new monitor. The
+// count and the release are one change through the NodeClaim writer, which stores the annotation before
+// the status, so the order holds across a crash. Each
 // call reads where the hand-off stands (decisions/launch-retry.ts), so a call repeated after a crash at any
 // line converges and never touches a VM launched after the hand-off.
 import { findCondition } from '../../decisions/conditions.js';
@@ -15,14 +17,13 @@ import {
 } from '../../decisions/launch-retry.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
 import type { LaunchFailure } from '../../cloudprovider/types.js';
-import { retryOnConflict } from '../../kube/retry-on-conflict.js';
 import type { NodeClaim } from '../../models/index.js';
 import { ConditionTypes } from '../../models/karpenter.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 
 /** What the hand-off touches: the NodeClaim, the VM, the event and metric of a retry, the clock, the log. */
 type RelaunchPorts = Pick<LifecycleDependencies, 'objects' | 'cloud' | 'events' | 'metrics' | 'now' | 'log'>;
-import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
+import { nodeClaimAfter, nodeClaimTarget, writeNodeClaim } from '../nodeclaims/nodeclaim-writes.js';
 import type { LaunchMonitorInput } from './launch-monitor.js';
 import { countCreateError } from './create-error-metric.js';
 
@@ -41,19 +42,23 @@ export async function handOffToRelaunch(
     return 'HandedOff';
   }
   let nodeClaim: NodeClaim = found;
-  let stage = relaunchStage(stateOf(nodeClaim), monitorRetries);
+  const stage = relaunchStage(stateOf(nodeClaim), monitorRetries);
   if (stage === 'done') return 'HandedOff';
 
   if (stage === 'hand-off') {
     const before = findCondition(nodeClaim.status?.conditions, ConditionTypes.launched);
-    const marked = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
-      ...current.status,
-      conditions: applyLifecycleConditions(
-        current.status?.conditions,
-        [{ type: ConditionTypes.launched, status: 'Unknown', reason: LAUNCH_RETRYING_REASON, message }],
-        deps.now(),
-      ),
-    }));
+    const marked = nodeClaimAfter(
+      await writeNodeClaim(deps.objects, nodeClaim, (current) => ({
+        status: {
+          ...current.status,
+          conditions: applyLifecycleConditions(
+            current.status?.conditions,
+            [{ type: ConditionTypes.launched, status: 'Unknown', reason: LAUNCH_RETRYING_REASON, message }],
+            deps.now(),
+          ),
+        },
+      })),
+    );
     if (!marked) return 'HandedOff';
     nodeClaim = marked;
     if (before?.reason !== LAUNCH_RETRYING_REASON) {
@@ -71,12 +76,8 @@ export async function handOffToRelaunch(
       if (vm.state !== 'Deleting') await deps.cloud.delete(monitor.vmName);
       return 'VmDeleting';
     }
-    const counted = await countRetry(deps, nodeClaim, monitorRetries);
-    if (!counted) return 'HandedOff';
-    nodeClaim = counted;
-    stage = relaunchStage(stateOf(nodeClaim), monitorRetries);
   }
-  if (stage === 'release') await releaseForRelaunch(deps, nodeClaim, monitorRetries);
+  await countAndRelease(deps, nodeClaim, monitorRetries);
   return 'HandedOff';
 }
 
@@ -90,44 +91,34 @@ function stateOf(nodeClaim: NodeClaim): Parameters<typeof relaunchStage>[0] {
   };
 }
 
-/** The annotation moves from this monitor's count to the next, once: a conflict re-reads and re-decides. */
-async function countRetry(
-  deps: Pick<RelaunchPorts, 'objects'>,
-  nodeClaim: NodeClaim,
-  monitorRetries: number,
-): Promise<NodeClaim | undefined> {
-  return retryOnConflict(
-    nodeClaim,
-    async (current) => {
-      if (current.metadata.uid !== nodeClaim.metadata.uid) return undefined;
-      if (relaunchStage(stateOf(current), monitorRetries) !== 'hand-off') return current;
-      return deps.objects.nodeClaims.mergePatch(current.metadata.name, {
-        metadata: {
-          resourceVersion: current.metadata.resourceVersion,
-          annotations: { [LAUNCH_RETRIES_ANNOTATION]: String(monitorRetries + 1) },
-        },
-      });
-    },
-    () => deps.objects.nodeClaims.get(nodeClaim.metadata.name),
-  );
-}
-
-/** Clears the failed VM's providerID (a merge patch removes it with null), guarded by resourceVersion. */
-async function releaseForRelaunch(
+/**
+ * The failed VM is gone: the retry counted in the annotation (from this monitor's count to the next, so a
+ * second call counts nothing more) and the failed VM's providerID cleared, in one writer call. The count
+ * is metadata and goes first, as the writer's order has it: a crash between the two leaves a counted
+ * NodeClaim still carrying the providerID (`release`), which the next call only releases.
+ */
+async function countAndRelease(
   deps: Pick<RelaunchPorts, 'objects'>,
   nodeClaim: NodeClaim,
   monitorRetries: number,
 ): Promise<void> {
-  await retryOnConflict(
-    nodeClaim,
-    async (current) => {
-      if (current.metadata.uid !== nodeClaim.metadata.uid) return;
-      if (relaunchStage(stateOf(current), monitorRetries) !== 'release') return;
-      await deps.objects.nodeClaims.mergePatchStatus(current.metadata.name, {
-        metadata: { resourceVersion: current.metadata.resourceVersion },
-        status: { providerID: null },
-      });
-    },
-    () => deps.objects.nodeClaims.get(nodeClaim.metadata.name),
-  );
+  await writeNodeClaim(deps.objects, nodeClaim, (current) => {
+    const counted: NodeClaim =
+      relaunchStage(stateOf(current), monitorRetries) === 'hand-off'
+        ? {
+            ...current,
+            metadata: {
+              ...current.metadata,
+              annotations: {
+                ...current.metadata.annotations,
+                [LAUNCH_RETRIES_ANNOTATION]: String(monitorRetries + 1),
+              },
+            },
+          }
+        : current;
+    if (relaunchStage(stateOf(counted), monitorRetries) !== 'release')
+      return { annotations: counted.metadata.annotations ?? {} };
+    const { providerID: _released, ...status } = counted.status ?? {};
+    return { annotations: counted.metadata.annotations ?? {}, status };
+  });
 }

@@ -1,9 +1,11 @@
 // Launch, the first lifecycle phase: for a NodeClaim without a providerID, resolve its classes, ask the
 // cloud provider for a plan (the VM to adopt, or the offering and image to create one on), claim the
-// NodeClaim for it (finalizer, the offering's labels), have the cloud provider create the VM, and record
-// the providerID as soon as Azure has accepted it. The launch monitor orchestration takes it from there.
-// The Azure work (offering choice, image, bootstrap token, the create-only PUT, adoption) is behind the
-// cloud provider (shared/cloudprovider/); this file is conditions, finalizers, events and the monitor.
+// NodeClaim for it (finalizer, the offering's labels), take a reservation's slot when the offering is
+// reserved (reservation-seat.ts), have the cloud provider create the VM, and record the providerID as soon
+// as Azure has accepted it. The launch monitor orchestration takes it from there. Every NodeClaim write
+// goes through the one writer (../nodeclaims/nodeclaim-writes.ts). The Azure work (offering choice,
+// image, bootstrap token, the create-only PUT, adoption) is behind the cloud provider
+// (shared/cloudprovider/); this file is conditions, finalizers, events and the monitor.
 // Level-triggered: it reads the NodeClaim and converges, so duplicate, late and concurrent events are
 // harmless. The resourceVersion-guarded claim only keeps deliveries that read the same version from
 // deciding twice; the create-only PUT behind `create` is what keeps any two from creating the VM twice.
@@ -40,10 +42,12 @@ import { recordLaunchFailure } from './launch-outcome.js';
 import { ensureLaunchMonitor, launchMonitorInput, startLaunchMonitor } from './launch-monitor-start.js';
 import {
   nodeClaimTarget,
-  updateNodeClaimStatus,
-  writeNodeClaimStatus,
+  wasWritten,
+  writeNodeClaim,
+  type NodeClaimWrite,
 } from '../nodeclaims/nodeclaim-writes.js';
 import { LaunchBlockReasons, type LaunchBlockReason } from './block-reasons.js';
+import { takeReservationSeat } from './reservation-seat.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 
 export type LaunchResult =
@@ -158,9 +162,18 @@ async function launchNodeClaim(
   const { offering, vmName } = plan;
 
   const claimed = await claimLaunch(deps, nodeClaim, offering, nodePool, nodeClass, context.invocationId);
+  if (!claimed) return { action: 'skipped', why: 'NodeClaim deleted during launch' };
   let launched: Launched;
+  let seated: NodeClaim = claimed;
   try {
-    launched = await deps.cloud.create(claimed, resolved, plan);
+    // Other launches may have read the same free slot: the claimants agree on who takes it, and a
+    // launch that does not plans again, where the slot now counts as taken.
+    if (plan.kind === 'create' && offering.reservationId !== undefined) {
+      const committed = await takeReservationSeat(deps, plan.reservations, offering.reservationId, claimed);
+      if (!committed) return { action: 'skipped', why: 'NodeClaim deleted during launch' };
+      seated = committed;
+    }
+    launched = await deps.cloud.create(seated, resolved, plan);
   } catch (error) {
     if (isReservationContendedError(error)) {
       // Another launch took the reservation slot this one read as free: choose again, where it counts
@@ -182,7 +195,7 @@ async function launchNodeClaim(
     if (isAuthorizationError(error)) {
       // ARM refused before creating anything; another offering would be refused alike. The NodeClaim
       // keeps waiting with the missing permission named, and no offering is marked unavailable.
-      return blockForAuthorization(deps, claimed, nodePool?.metadata.name, error.failure);
+      return blockForAuthorization(deps, seated, nodePool?.metadata.name, error.failure);
     }
     if (isCreateError(error)) {
       await recordLaunchFailure(
@@ -199,7 +212,7 @@ async function launchNodeClaim(
     }
     throw error;
   }
-  return recordLaunched(deps, claimed, { nodePool, nodeClass }, launched, context);
+  return recordLaunched(deps, seated, { nodePool, nodeClass }, launched, context);
 }
 
 /** The providerID on the NodeClaim and the launch monitor started: Azure has accepted the VM. */
@@ -211,30 +224,32 @@ async function recordLaunched(
   context: Pick<HandlerContext, 'orchestrations' | 'invocationId'>,
 ): Promise<LaunchResult> {
   const log = deps.log.with({ nodeClaim: claimed.metadata.name, nodeClaimUid: claimed.metadata.uid });
-  const write = await writeNodeClaimStatus(deps.objects, claimed, (current) => ({
-    ...current.status,
-    providerID,
-    conditions: applyLifecycleConditions(
-      current.status?.conditions,
-      [
-        {
-          type: ConditionTypes.launched,
-          status: 'Unknown',
-          reason: 'VMProvisioning',
-          message: `VM ${vmName} (${offering.vmSize}, ${offering.zone || 'no zone'}, ${offering.capacityType}) accepted by Azure`,
-        },
-      ],
-      deps.now(),
-    ),
+  const write = await writeNodeClaim(deps.objects, claimed, (current) => ({
+    status: {
+      ...current.status,
+      providerID,
+      conditions: applyLifecycleConditions(
+        current.status?.conditions,
+        [
+          {
+            type: ConditionTypes.launched,
+            status: 'Unknown',
+            reason: 'VMProvisioning',
+            message: `VM ${vmName} (${offering.vmSize}, ${offering.zone || 'no zone'}, ${offering.capacityType}) accepted by Azure`,
+          },
+        ],
+        deps.now(),
+      ),
+    },
   }));
-  const launched = write?.nodeClaim;
-  if (!launched) {
+  if (write.outcome === 'gone') {
     // The NodeClaim went away while the PUT was in flight; termination may already have looked for the
     // VM and found nothing, so the VM this launch created is removed here rather than left orphaned.
     await deps.cloud.delete(vmName);
     log.warn('NodeClaim deleted during launch; deleting its VM', { vmName });
     return { action: 'skipped', why: 'NodeClaim deleted during launch' };
   }
+  const launched = write.nodeClaim;
 
   await startLaunchMonitor(
     deps,
@@ -249,7 +264,7 @@ async function recordLaunched(
     }),
   );
   // Counted once per NodeClaim: by the delivery that wrote its providerID, not by every one that got here.
-  if (write.written && !write.before.status?.providerID) {
+  if (wasWritten(write) && !write.before.status?.providerID) {
     deps.metrics.increment('karpenter_nodeclaims_launch_started_total', {
       nodepool: nodePool?.metadata.name ?? '',
     });
@@ -336,13 +351,15 @@ async function setLaunchedFalse(
   reason: string,
   message: string,
 ): Promise<void> {
-  await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
-    ...current.status,
-    conditions: applyLifecycleConditions(
-      current.status?.conditions,
-      [{ type: ConditionTypes.launched, status: 'False', reason, message }],
-      deps.now(),
-    ),
+  await writeNodeClaim(deps.objects, nodeClaim, (current) => ({
+    status: {
+      ...current.status,
+      conditions: applyLifecycleConditions(
+        current.status?.conditions,
+        [{ type: ConditionTypes.launched, status: 'False', reason, message }],
+        deps.now(),
+      ),
+    },
   }));
 }
 
@@ -353,6 +370,8 @@ async function setLaunchedFalse(
  * write; the others get LaunchInProgressError and are retried. A delivery that read a later version (the
  * winner's own write, say) may win too while the first one's PUT waits in the SDK's retries: the
  * create-only PUT, not this claim, is what keeps that second winner from creating or updating the VM twice.
+ * A claim already stored as this attempt's (a retry of the same invocation) writes nothing and goes on.
+ * Undefined when the NodeClaim is gone.
  */
 async function claimLaunch(
   deps: LifecycleDependencies,
@@ -361,33 +380,40 @@ async function claimLaunch(
   nodePool: NodePool | undefined,
   nodeClass: AKSNodeClass,
   attempt: string,
-): Promise<NodeClaim> {
-  const finalizers = nodeClaim.metadata.finalizers ?? [];
-  const annotations = {
-    ...(nodePool ? hashAnnotations(nodePool, nodeClass) : {}),
-    ...nodeClaim.metadata.annotations,
-    [LAUNCH_ATTEMPT_ANNOTATION]: attempt,
-    // When this NodeClaim claimed its reservation slot (kept while it claims the same one): concurrent
-    // launches yield to earlier claims.
-    ...(offering.reservationId !== undefined && !claimsAlready(nodeClaim, offering.reservationId)
-      ? { [RESERVATION_CLAIMED_AT_ANNOTATION]: deps.now().toISOString() }
-      : {}),
-  };
+): Promise<NodeClaim | undefined> {
+  let claim: NodeClaimWrite;
   try {
-    return await deps.objects.nodeClaims.mergePatch(nodeClaim.metadata.name, {
-      metadata: {
-        resourceVersion: nodeClaim.metadata.resourceVersion,
-        finalizers: finalizers.includes(WellKnown.terminationFinalizer)
-          ? finalizers
-          : [...finalizers, WellKnown.terminationFinalizer],
-        // A relaunch outside the reservation it first claimed gives that reservation's slot back.
-        labels: {
+    // Not retried on a conflict: of the deliveries that read the same version, one wins.
+    claim = await writeNodeClaim(
+      deps.objects,
+      nodeClaim,
+      (current) => {
+        const finalizers = current.metadata.finalizers ?? [];
+        const labels: Record<string, string> = {
+          ...current.metadata.labels,
           ...deps.cloud.launchLabels(offering),
-          ...(offering.reservationId === undefined ? { [WellKnown.capacityReservationIdLabel]: null } : {}),
-        },
-        annotations,
+        };
+        // A relaunch outside the reservation it first claimed gives that reservation's slot back.
+        if (offering.reservationId === undefined) delete labels[WellKnown.capacityReservationIdLabel];
+        return {
+          finalizers: finalizers.includes(WellKnown.terminationFinalizer)
+            ? finalizers
+            : [...finalizers, WellKnown.terminationFinalizer],
+          labels,
+          annotations: {
+            ...(nodePool ? hashAnnotations(nodePool, nodeClass) : {}),
+            ...current.metadata.annotations,
+            [LAUNCH_ATTEMPT_ANNOTATION]: attempt,
+            // When this NodeClaim claimed its reservation slot (kept while it claims the same one):
+            // concurrent launches yield to earlier claims.
+            ...(offering.reservationId !== undefined && !claimsAlready(current, offering.reservationId)
+              ? { [RESERVATION_CLAIMED_AT_ANNOTATION]: deps.now().toISOString() }
+              : {}),
+          },
+        };
       },
-    });
+      { retryConflicts: false },
+    );
   } catch (error) {
     if (isConflict(error)) {
       throw new LaunchInProgressError(
@@ -396,6 +422,7 @@ async function claimLaunch(
     }
     throw error;
   }
+  return claim.outcome === 'gone' ? undefined : claim.nodeClaim;
 }
 
 /** The NodeClaim already claimed a slot of this reservation, at the time its annotation says. */

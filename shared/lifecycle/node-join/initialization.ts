@@ -14,7 +14,7 @@ import type { Node } from '../../models/kube.js';
 import { recordNodeClaimTransition } from '../../observability/nodeclaim-status-metrics.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
-import { updateNodeClaimStatus, writeNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
+import { nodeClaimAfter, wasWritten, writeNodeClaim } from '../nodeclaims/nodeclaim-writes.js';
 
 export type InitializationOutcome =
   | { outcome: 'skipped'; why: string }
@@ -44,23 +44,29 @@ export async function reconcileInitialization(
   const verdict = evaluateInitialization(nodeClaim, node);
 
   if (verdict.status !== 'True' || node === undefined) {
-    const stored = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
-      ...current.status,
-      conditions: applyLifecycleConditions(current.status?.conditions, [verdict], deps.now()),
-    }));
+    const stored = nodeClaimAfter(
+      await writeNodeClaim(deps.objects, nodeClaim, (current) => ({
+        status: {
+          ...current.status,
+          conditions: applyLifecycleConditions(current.status?.conditions, [verdict], deps.now()),
+        },
+      })),
+    );
     if (!stored) return { outcome: 'nodeclaim-gone' };
     return { outcome: 'waiting', nodeClaim: stored, reason: verdict.reason, message: verdict.message };
   }
 
   await labelInitialized(deps, node);
-  const write = await writeNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
-    ...current.status,
-    conditions: applyLifecycleConditions(current.status?.conditions, [verdict], deps.now()),
+  const write = await writeNodeClaim(deps.objects, nodeClaim, (current) => ({
+    status: {
+      ...current.status,
+      conditions: applyLifecycleConditions(current.status?.conditions, [verdict], deps.now()),
+    },
   }));
-  if (!write) return { outcome: 'nodeclaim-gone' };
+  if (write.outcome === 'gone') return { outcome: 'nodeclaim-gone' };
   const stored = write.nodeClaim;
   const statusWritten =
-    write.written && !isConditionTrue(write.before.status?.conditions, ConditionTypes.initialized);
+    wasWritten(write) && !isConditionTrue(write.before.status?.conditions, ConditionTypes.initialized);
   if (statusWritten) {
     recordNodeClaimTransition(deps.metrics, stored, {
       type: ConditionTypes.initialized,

@@ -10,7 +10,7 @@ import { ConditionTypes } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
-import { nodeClaimTarget, updateNodeClaimStatus } from '../nodeclaims/nodeclaim-writes.js';
+import { nodeClaimAfter, nodeClaimTarget, writeNodeClaim } from '../nodeclaims/nodeclaim-writes.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import { nodeClaimLifecycleLabels } from '../../decisions/cluster-gauges.js';
 
@@ -36,25 +36,29 @@ export async function reconcileLiveness(
 
   const options = { registrationTimeoutMs: registrationTimeoutMs(deps) };
   // Decided again on every read the write loop makes: a Node that registered in the meantime wins.
-  const stored = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => {
-    const latest = livenessDecision(current, deps.now(), options);
-    if (latest.action !== 'delete') return current.status ?? {};
-    return {
-      ...current.status,
-      conditions: applyLifecycleConditions(
-        current.status?.conditions,
-        [
-          {
-            type: ConditionTypes.registered,
-            status: 'False',
-            reason: latest.reason,
-            message: latest.message,
-          },
-        ],
-        deps.now(),
-      ),
-    };
-  });
+  const stored = nodeClaimAfter(
+    await writeNodeClaim(deps.objects, nodeClaim, (current) => {
+      const latest = livenessDecision(current, deps.now(), options);
+      if (latest.action !== 'delete') return {};
+      return {
+        status: {
+          ...current.status,
+          conditions: applyLifecycleConditions(
+            current.status?.conditions,
+            [
+              {
+                type: ConditionTypes.registered,
+                status: 'False',
+                reason: latest.reason,
+                message: latest.message,
+              },
+            ],
+            deps.now(),
+          ),
+        },
+      };
+    }),
+  );
   if (!stored) return { outcome: 'gone' };
   if (livenessDecision(stored, deps.now(), options).action !== 'delete') return { outcome: 'alive' };
 

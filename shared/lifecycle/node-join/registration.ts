@@ -22,9 +22,10 @@ import { recordNodeClaimTransition } from '../../observability/nodeclaim-status-
 import type { LifecycleDependencies } from '../dependencies.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import {
+  nodeClaimAfter,
   nodeClaimTarget,
-  updateNodeClaimStatus,
-  writeNodeClaimStatus,
+  wasWritten,
+  writeNodeClaim,
 } from '../nodeclaims/nodeclaim-writes.js';
 import { awaitsInitialization } from '../../decisions/initialization.js';
 import { reconcileInitialization, type InitializationOutcome } from './initialization.js';
@@ -74,10 +75,14 @@ export async function reconcileRegistration(
 
   if (match.outcome !== 'found') {
     const condition = registrationConditionFor(match);
-    const stored = await updateNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
-      ...current.status,
-      conditions: applyLifecycleConditions(current.status?.conditions, [condition], deps.now()),
-    }));
+    const stored = nodeClaimAfter(
+      await writeNodeClaim(deps.objects, nodeClaim, (current) => ({
+        status: {
+          ...current.status,
+          conditions: applyLifecycleConditions(current.status?.conditions, [condition], deps.now()),
+        },
+      })),
+    );
     if (!stored) return { outcome: 'nodeclaim-gone' };
     if (match.outcome === 'multiple') {
       log.warn('several Nodes share the NodeClaim providerID', { nodes: match.nodeNames });
@@ -98,20 +103,22 @@ export async function reconcileRegistration(
     );
   }
 
-  const write = await writeNodeClaimStatus(deps.objects, nodeClaim, (current) => ({
-    ...current.status,
-    nodeName: node.metadata.name,
-    conditions: applyLifecycleConditions(
-      current.status?.conditions,
-      [{ type: ConditionTypes.registered, status: 'True', reason: RegistrationReasons.registered }],
-      deps.now(),
-    ),
+  const write = await writeNodeClaim(deps.objects, nodeClaim, (current) => ({
+    status: {
+      ...current.status,
+      nodeName: node.metadata.name,
+      conditions: applyLifecycleConditions(
+        current.status?.conditions,
+        [{ type: ConditionTypes.registered, status: 'True', reason: RegistrationReasons.registered }],
+        deps.now(),
+      ),
+    },
   }));
-  if (!write) return { outcome: 'nodeclaim-gone' };
+  if (write.outcome === 'gone') return { outcome: 'nodeclaim-gone' };
   const stored = write.nodeClaim;
   // Counted only by the call that made the transition, so concurrent sweeps never count twice.
   const statusWritten =
-    write.written && !isConditionTrue(write.before.status?.conditions, ConditionTypes.registered);
+    wasWritten(write) && !isConditionTrue(write.before.status?.conditions, ConditionTypes.registered);
   if (statusWritten) recordRegistered(deps, stored);
   await revokeBootstrapToken(deps, stored);
   log.info('NodeClaim registered', { node: node.metadata.name, nodeWritten, statusWritten });

@@ -15,6 +15,7 @@ import { guardedNodePatch } from '../../decisions/node-patch.js';
 import { isNotFound } from '../../kube/errors.js';
 import type { Node } from '../../models/kube.js';
 import { nodesOfNodeClaim } from '../nodeclaims/nodeclaim-nodes.js';
+import { writeNodeClaim } from '../nodeclaims/nodeclaim-writes.js';
 import type { NodeClaim } from '../../models/index.js';
 import { WellKnown } from '../../models/karpenter.js';
 import { isOrchestrationActive, type HandlerContext } from '../../runtime/definitions.js';
@@ -216,14 +217,11 @@ export async function finishNodeClaimTermination(
       if (!isNotFound(error)) throw error;
     }
   }
-  const finalizers = nodeClaim.metadata.finalizers ?? [];
-  if (!finalizers.includes(WellKnown.terminationFinalizer)) return;
-  await deps.objects.nodeClaims.mergePatch(nodeClaim.metadata.name, {
-    metadata: {
-      resourceVersion: nodeClaim.metadata.resourceVersion,
-      finalizers: finalizers.filter((f) => f !== WellKnown.terminationFinalizer),
-    },
-  });
+  if (!(nodeClaim.metadata.finalizers ?? []).includes(WellKnown.terminationFinalizer)) return;
+  const released = await writeNodeClaim(deps.objects, nodeClaim, (current) => ({
+    finalizers: (current.metadata.finalizers ?? []).filter((f) => f !== WellKnown.terminationFinalizer),
+  }));
+  if (released.outcome !== 'written') return;
   deps.metrics.increment('karpenter_nodeclaims_terminated_total', nodeClaimLifecycleLabels(nodeClaim));
   deps.log.info('NodeClaim terminated', {
     nodeClaim: input.nodeClaim.name,

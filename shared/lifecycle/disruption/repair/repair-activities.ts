@@ -10,14 +10,13 @@ import {
 } from '../../../decisions/failure-memory.js';
 import type { RebootRecord } from '../../../decisions/node-repair/escalation.js';
 import { conditionMetricLabel, isUnhealthy } from '../../../decisions/node-repair/policies.js';
-import { retryOnConflict } from '../../../kube/retry-on-conflict.js';
 import { WellKnown, type NodeClaim } from '../../../models/karpenter.js';
 import type { HandlerContext } from '../../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../../dependencies.js';
 import { publishTerminating } from '../blocked-events.js';
 import { markForDisruption } from '../replacements.js';
 import { nodesOfNodeClaim } from '../../nodeclaims/nodeclaim-nodes.js';
-import { updateNodeClaimStatus } from '../../nodeclaims/nodeclaim-writes.js';
+import { writeNodeClaim } from '../../nodeclaims/nodeclaim-writes.js';
 import { taintNodeDisrupted, untaintNodeDisrupted } from '../../nodeclaims/node-taints.js';
 import { deleteNodeClaim } from '../../termination/termination.js';
 import { publishRepairEvent, RepairEventReasons } from './repair-events.js';
@@ -95,20 +94,13 @@ export async function recordReboot(
   const { repair, record } = recorded;
   const nodeClaim = await currentNodeClaim(deps, repair);
   if (!nodeClaim) return;
-  await retryOnConflict(
-    nodeClaim,
-    (current) =>
-      deps.objects.nodeClaims.mergePatch(current.metadata.name, {
-        metadata: {
-          resourceVersion: current.metadata.resourceVersion,
-          annotations: {
-            [RepairAnnotations.reboots]: String(record.rebootsTried),
-            ...(record.lastRebootAt ? { [RepairAnnotations.lastRebootAt]: record.lastRebootAt } : {}),
-          },
-        },
-      }),
-    () => currentNodeClaim(deps, repair),
-  );
+  await writeNodeClaim(deps.objects, nodeClaim, (current) => ({
+    annotations: {
+      ...current.metadata.annotations,
+      [RepairAnnotations.reboots]: String(record.rebootsTried),
+      ...(record.lastRebootAt ? { [RepairAnnotations.lastRebootAt]: record.lastRebootAt } : {}),
+    },
+  }));
   await publishRepairEvent(
     deps,
     nodeClaim,
@@ -138,9 +130,11 @@ export async function finishRecovered(
   const nodes = await nodesOfNodeClaim(deps, nodeClaim);
   for (const node of nodes) await untaintNodeDisrupted(deps, node);
   if (disruptionReasonOf(nodeClaim) === 'Unhealthy') {
-    await updateNodeClaimStatus(deps.objects, nodeClaim, (latest) => ({
-      ...latest.status,
-      conditions: removeCondition(latest.status?.conditions, 'DisruptionReason'),
+    await writeNodeClaim(deps.objects, nodeClaim, (latest) => ({
+      status: {
+        ...latest.status,
+        conditions: removeCondition(latest.status?.conditions, 'DisruptionReason'),
+      },
     }));
   }
   await publishRepairEvent(
