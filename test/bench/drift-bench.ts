@@ -5,7 +5,6 @@
 // kube-controller-manager), Azurite, the ARM emulator through the real SDK with VM creation scaled down,
 // the Function App's orchestrations in the in-process host, the kubelet simulator; the sweep runs in a
 // loop as the timer would, every SWEEP_INTERVAL_MS.
-import { fileURLToPath } from 'node:url';
 import { startBridge } from '../../bridge/index.js';
 import { startArmEmulator } from '../../local/arm-emulator/index.js';
 import { startAzurite } from '../../local/azurite/launcher.js';
@@ -13,14 +12,12 @@ import { startControlPlane } from '../../local/control-plane/launcher.js';
 import { startKubeletSimulator } from '../../local/kubelet-simulator/index.js';
 import { localAppSettings } from '../../local/stack/app-settings.js';
 import { startFunctionApp, type RunningFunctionApp } from '../../local/stack/function-app.js';
-import { isConditionTrue } from '../../shared/decisions/conditions.js';
 import { listNodes } from '../../shared/kube/nodes.js';
-import { initializationStep } from '../../shared/lifecycle/sweep/steps/initialization.js';
-import { runLifecycleSweep, runSweepSteps } from '../../shared/lifecycle/sweep/sweep.js';
-import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
+import type { NodeClaim } from '../../shared/models/index.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { isDisrupting, isNodeNotReady } from '../../shared/decisions/disruption-state.js';
 import type { Node } from '../../shared/models/kube.js';
+import { crdDirectory, initialized, nodeClassOf, nodePoolOf, sleep, sweepUntil } from './static-pool.js';
 
 /** Scaled latencies: a ~100 s VM creation becomes 4 s (1:25), boot and Ready likewise. */
 const CREATE_MS = 4_000;
@@ -109,92 +106,6 @@ class ReplacementPhases {
   }
 }
 
-const crdDirectory = fileURLToPath(new URL('../../infra/k8s/crds/', import.meta.url));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const initialized = (c: NodeClaim) => isConditionTrue(c.status?.conditions, 'Initialized');
-
-function nodeClassOf(name: string): AKSNodeClass {
-  return {
-    apiVersion: 'karpenter.azure.com/v1beta1',
-    kind: 'AKSNodeClass',
-    metadata: { name },
-    spec: { imageFamily: 'Ubuntu2204' },
-  };
-}
-
-function nodePoolOf(name: string, replicas: number, budget: number): NodePool {
-  return {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: { name },
-    spec: {
-      replicas,
-      disruption: { budgets: [{ nodes: String(budget) }] },
-      template: {
-        spec: {
-          nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name },
-          requirements: [
-            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-            { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
-          ],
-        },
-      },
-    },
-  };
-}
-
-/**
- * Sweeps every `intervalMs` in the background (as the timer would) and checks `done` every 100 ms, so the
- * makespan is not rounded up to the sweep period.
- */
-async function sweepUntil(
-  app: RunningFunctionApp,
-  pool: string,
-  done: () => Promise<boolean>,
-  timeoutMs: number,
-  intervalMs = SWEEP_INTERVAL_MS,
-  onSweep?: (started: number) => void,
-  promptInitialization = false,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  const context = { orchestrations: app.host.orchestrations, log: silentLogger };
-  let stopped = false;
-  // The diagnosis: initialization as if a Node's Ready were an event, not the sweep's business only.
-  const initializing = (async () => {
-    while (promptInitialization && !stopped) {
-      await runSweepSteps(app.deps, context, {
-        steps: [initializationStep],
-        nodeClaimSelector: `karpenter.sh/nodepool=${pool}`,
-      });
-      await sleep(SWEEP_INTERVAL_MS);
-    }
-  })();
-  const sweeps = (async () => {
-    while (!stopped) {
-      const next = Date.now() + intervalMs;
-      const result = await runLifecycleSweep(app.deps, context, {
-        nodeClaimSelector: `karpenter.sh/nodepool=${pool}`,
-      });
-      if (result.status !== 'skipped') {
-        const started = result.steps.find((s) => s.step === 'disruption')?.acted ?? 0;
-        if (started > 0) onSweep?.(started);
-      }
-      while (!stopped && Date.now() < next) await sleep(Math.min(100, next - Date.now()));
-    }
-  })();
-  try {
-    while (!(await done())) {
-      if (Date.now() > deadline) throw new Error(`${pool}: not done within ${timeoutMs / 1000} s`);
-      await sleep(100);
-    }
-  } finally {
-    stopped = true;
-    await sweeps;
-    await initializing;
-  }
-}
-
 async function measure(
   app: RunningFunctionApp,
   nodes: number,
@@ -216,6 +127,7 @@ async function measure(
       return current.length === nodes && current.every(initialized);
     },
     300_000,
+    { intervalMs: SWEEP_INTERVAL_MS },
   );
 
   await objects.nodeClasses.mergePatch(pool, { spec: { imageFamily: 'AzureLinux' } });
@@ -244,15 +156,19 @@ async function measure(
       return old.length === 0 && fresh.length === nodes && fresh.every(initialized);
     },
     900_000,
-    options.sweepIntervalMs,
-    (n) => startsPerSweep.push(n),
-    options.promptInitialization,
+    {
+      intervalMs: options.sweepIntervalMs ?? SWEEP_INTERVAL_MS,
+      onSweep: (n) => startsPerSweep.push(n),
+      ...(options.promptInitialization ? { promptInitializationEveryMs: SWEEP_INTERVAL_MS } : {}),
+    },
   );
   const makespanS = (performance.now() - started) / 1000;
 
   // Scale the pool away through termination, so later cases do not carry its nodes.
   await objects.nodePools.mergePatch(pool, { spec: { replicas: 0 } });
-  await sweepUntil(app, pool, async () => (await claims()).length === 0, 300_000);
+  await sweepUntil(app, pool, async () => (await claims()).length === 0, 300_000, {
+    intervalMs: SWEEP_INTERVAL_MS,
+  });
   await objects.nodePools.delete(pool);
   await objects.nodeClasses.delete(pool);
   return { nodes, budget, makespanS, peakDisrupting, startsPerSweep, ...phases.summary() };

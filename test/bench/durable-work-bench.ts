@@ -7,7 +7,6 @@
 // peak actions/s and both extrapolated to a 1,000-node burst in a minute. The app runs with its shipped
 // poll settings; VM creation takes DURABLE_BENCH_CREATE_SECONDS (default 30, a fast Azure creation), and
 // the launch monitor's polls grow with it.
-import { fileURLToPath } from 'node:url';
 import { startBridge } from '../../bridge/index.js';
 import { startArmEmulator } from '../../local/arm-emulator/index.js';
 import { startAzurite } from '../../local/azurite/launcher.js';
@@ -21,15 +20,9 @@ import {
   evenBurstPeak,
 } from '../../local/scenarios/day/durable-figures.js';
 import { localAppSettings } from '../../local/stack/app-settings.js';
-import { startFunctionApp, type RunningFunctionApp } from '../../local/stack/function-app.js';
-import { isConditionTrue } from '../../shared/decisions/conditions.js';
-import { runLifecycleSweep } from '../../shared/lifecycle/sweep/sweep.js';
-import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
+import { startFunctionApp } from '../../local/stack/function-app.js';
 import { silentLogger } from '../../shared/observability/logger.js';
-
-const crdDirectory = fileURLToPath(new URL('../../infra/k8s/crds/', import.meta.url));
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const initialized = (c: NodeClaim) => isConditionTrue(c.status?.conditions, 'Initialized');
+import { crdDirectory, initialized, nodeClassOf, nodePoolOf, sleep, sweepUntil } from './static-pool.js';
 
 function positiveFromEnv(name: string, fallback: number): number {
   const raw = process.env[name]?.trim();
@@ -40,64 +33,6 @@ function positiveFromEnv(name: string, fallback: number): number {
 
 /** The app's default sweep period. */
 const SWEEP_INTERVAL_MS = 15_000;
-
-function nodeClassOf(name: string): AKSNodeClass {
-  return {
-    apiVersion: 'karpenter.azure.com/v1beta1',
-    kind: 'AKSNodeClass',
-    metadata: { name },
-    spec: { imageFamily: 'Ubuntu2204' },
-  };
-}
-
-function nodePoolOf(name: string, replicas: number): NodePool {
-  return {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: { name },
-    spec: {
-      replicas,
-      template: {
-        spec: {
-          nodeClassRef: { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name },
-          requirements: [
-            { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-            { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-            { key: 'karpenter.azure.com/sku-family', operator: 'In', values: ['D'] },
-          ],
-        },
-      },
-    },
-  };
-}
-
-/** Sweeps every SWEEP_INTERVAL_MS (as the timer would) until `done`, checked every 250 ms. */
-async function sweepUntil(
-  app: RunningFunctionApp,
-  pool: string,
-  done: () => Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  const context = { orchestrations: app.host.orchestrations, log: silentLogger };
-  let stopped = false;
-  const sweeps = (async () => {
-    while (!stopped) {
-      const next = Date.now() + SWEEP_INTERVAL_MS;
-      await runLifecycleSweep(app.deps, context, { nodeClaimSelector: `karpenter.sh/nodepool=${pool}` });
-      while (!stopped && Date.now() < next) await sleep(Math.min(250, next - Date.now()));
-    }
-  })();
-  try {
-    while (!(await done())) {
-      if (Date.now() > deadline) throw new Error(`${pool}: not done within ${timeoutMs / 1000} s`);
-      await sleep(250);
-    }
-  } finally {
-    stopped = true;
-    await sweeps;
-  }
-}
 
 const secondLabel = (snapshot: DurableWorkSnapshot, startedAt: number): string =>
   snapshot.peakActionsPerSecond
@@ -188,13 +123,17 @@ export async function runDurableWorkBench(): Promise<void> {
         return current.length === nodes && current.every(initialized);
       },
       600_000,
+      { intervalMs: SWEEP_INTERVAL_MS, checkMs: 250 },
     );
     const launchSeconds = (Date.now() - startedAt) / 1000;
     const afterLaunch = app.host.durableWork();
     log(`${nodes} NodeClaims Initialized after ${launchSeconds.toFixed(0)} s`);
 
     await objects.nodePools.mergePatch(pool, { spec: { replicas: 0 } });
-    await sweepUntil(app, pool, async () => (await claims()).length === 0, 600_000);
+    await sweepUntil(app, pool, async () => (await claims()).length === 0, 600_000, {
+      intervalMs: SWEEP_INTERVAL_MS,
+      checkMs: 250,
+    });
     await app.host.waitForIdle({ timeoutMs: 120_000 }).catch(() => undefined);
     const lifetimeSeconds = (Date.now() - startedAt) / 1000;
     const afterLifetime = app.host.durableWork();
