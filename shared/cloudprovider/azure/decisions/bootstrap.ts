@@ -9,7 +9,7 @@ import {
   KUBELET_FIELD_PARSERS,
   parsedOrThrow,
   type Parsed,
-} from '../../../decisions/nodeclass-validation.js';
+} from './nodeclass-validation.js';
 
 /** Azure accepts at most 65,535 bytes of custom data (before base64). */
 export const MAX_CUSTOM_DATA_BYTES = 65_535;
