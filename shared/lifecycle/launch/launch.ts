@@ -13,8 +13,10 @@ import { findCondition } from '../../decisions/conditions.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { hashAnnotations } from '../../decisions/hash.js';
 import type { Offering } from '../../decisions/offerings.js';
-import { LAUNCH_ATTEMPT_ANNOTATION } from '../../decisions/launch-annotations.js';
-import { RESERVATION_CLAIMED_AT_ANNOTATION } from '../../decisions/launch-annotations.js';
+import {
+  LAUNCH_ATTEMPT_ANNOTATION,
+  RESERVATION_CLAIMED_AT_ANNOTATION,
+} from '../../decisions/launch-annotations.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
 import { validateRequirements } from '../../decisions/requirements.js';
 import { isConflict } from '../../kube/errors.js';

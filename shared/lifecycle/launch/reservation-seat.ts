@@ -3,11 +3,10 @@
 // claimants agree on who goes in, in two checks, each on a fresh list and answered by the cloud provider
 // against the reservations as its plan read them: the claim order (holdsReservationSeat) lets through the
 // launches that come first by their claims, then a commitment written on the NodeClaim orders those by
-// the API server's own write order (holdsCommittedSeat), so no
-// interleaving of concurrent launches overallocates the group (docs/capacity-reservations.md). It lives in
-// the lifecycle, not the cloud provider, because the commitment is a NodeClaim write, and NodeClaims are
-// written by the lifecycle's one writer (../nodeclaims/nodeclaim-writes.ts); the provider writes no
-// Kubernetes object.
+// the API server's own write order (holdsCommittedSeat), so no interleaving of concurrent launches
+// overallocates the group (docs/capacity-reservations.md). The taking lives in the lifecycle, not the
+// cloud provider, because the commitment is a NodeClaim write, and NodeClaims are written by the
+// lifecycle's one writer (../nodeclaims/nodeclaim-writes.ts); the provider writes no Kubernetes object.
 import { RESERVATION_COMMITTED_ANNOTATION } from '../../decisions/launch-annotations.js';
 import type { NodeClaim } from '../../models/index.js';
 import { WellKnown } from '../../models/karpenter.js';

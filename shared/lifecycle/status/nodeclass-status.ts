@@ -9,7 +9,7 @@ import type { LifecycleDependencies } from '../dependencies.js';
 import { writeStatus, type StatusWrite } from './status-write.js';
 
 export async function reconcileNodeClassStatus(
-  deps: Pick<LifecycleDependencies, 'objects' | 'cloud' | 'settings' | 'now'>,
+  deps: Pick<LifecycleDependencies, 'objects' | 'cloud' | 'settings'>,
   nodeClass: AKSNodeClass,
 ): Promise<StatusWrite<AKSNodeClass>> {
   if (nodeClass.metadata.deletionTimestamp) return { object: nodeClass, written: false };

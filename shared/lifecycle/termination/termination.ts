@@ -162,7 +162,7 @@ export function* terminationOrchestrator(
 
 /** Stops the launch monitor and deletes the VM; 'Gone' once ARM no longer has it. */
 export async function deleteNodeClaimVm(
-  deps: Pick<LifecycleDependencies, 'cloud' | 'settings' | 'log'>,
+  deps: Pick<LifecycleDependencies, 'cloud' | 'log'>,
   input: TerminationInput,
   context: Pick<HandlerContext, 'orchestrations'>,
 ): Promise<VmDeletionProgress> {
