@@ -18,7 +18,10 @@ import {
   decodeCustomData,
   kubeletConfigFlags,
 } from '../../shared/cloudprovider/azure/decisions/bootstrap.js';
-import { desiredNodeClassStatus, imageLookups } from '../../shared/cloudprovider/azure/decisions/nodeclass-status.js';
+import {
+  desiredNodeClassStatus,
+  imageLookups,
+} from '../../shared/cloudprovider/azure/decisions/nodeclass-status.js';
 import {
   FIELD_RULES,
   NodeClassFieldError,
