@@ -27,7 +27,7 @@ import {
   type KubeletRegistration,
 } from '../../shared/cloudprovider/azure/decisions/aks-node-config.js';
 import { decodeCustomData } from '../../shared/cloudprovider/azure/decisions/bootstrap.js';
-import { parseProviderId, providerIdFor } from '../../shared/decisions/vm-spec.js';
+import { parseProviderId, providerIdFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { isAlreadyExists, isConflict, isNotFound, statusCodeOf } from '../../shared/kube/errors.js';
 import { silentLogger, type Logger } from '../../shared/observability/logger.js';
 import {

@@ -4,7 +4,7 @@
 // failed offering must be avoided (the emulator keeps failing it, as an exhausted zone or quota would),
 // and the replacement NodeClaim — created as Karpenter's provisioner would — must launch and initialize.
 import { findCondition } from '../../shared/decisions/conditions.js';
-import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import type {
   PollVmCreationInput,
   PollVmCreationResult,

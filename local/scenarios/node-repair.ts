@@ -16,7 +16,7 @@ import { findCondition } from '../../shared/decisions/conditions.js';
 import { DisruptionAnnotations, disruptionReasonOf } from '../../shared/decisions/disruption-state.js';
 import { breakerMessage, unhealthyThreshold } from '../../shared/decisions/node-repair/breaker.js';
 import { NODE_HEALTHY } from '../../shared/decisions/node-repair/policies.js';
-import { parseProviderId } from '../../shared/decisions/vm-spec.js';
+import { parseProviderId } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import {
   ConditionTypes,
   WellKnown,

@@ -1,12 +1,12 @@
 // The Capacity Reservation Groups the app is told about (CAPACITY_RESERVATION_GROUP_IDS), read from ARM:
 // each group's reservations (VM size, zone, reserved count) and its instance view (the VMs allocated to
 // each). Cached for a short TTL, as the SKU catalog is, since every launch reads it; what this cluster
-// launched since the last read is counted from its NodeClaims (decisions/capacity-reservations.ts), so a
+// launched since the last read is counted from its NodeClaims (cloudprovider/azure/decisions/capacity-reservations.ts), so a
 // stale read never hands out a slot twice. A group that cannot be read offers nothing until it can, and
 // says so in the log.
 import type { ComputeManagementClient } from '@azure/arm-compute';
 import type { CapacityReservationGroupRef } from '../cloudprovider/azure/decisions/capacity-reservation-groups.js';
-import type { CapacityReservationRecord } from '../decisions/capacity-reservations.js';
+import type { CapacityReservationRecord } from '../cloudprovider/azure/decisions/capacity-reservations.js';
 
 /** How long one read of the groups is used: short, so a freed slot is offered again within a sweep. */
 export const CAPACITY_RESERVATION_CACHE_MS = 15_000;

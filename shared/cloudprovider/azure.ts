@@ -15,15 +15,15 @@ import {
   type VirtualMachines,
 } from '../azure/virtual-machines.js';
 import { classifyLaunchError, isFailureMemory } from './azure/decisions/launch-errors.js';
-import { rememberFailure } from '../decisions/failure-memory.js';
+import { rememberFailure } from './azure/decisions/failure-memory.js';
 import { blockKey } from '../decisions/offering-blocks.js';
 import { overlaidCapacity, overlaidOfferingPrice } from '../decisions/node-overlays.js';
 import { capacityFor, selectOffering, type CapacityOptions, type Offering } from '../decisions/offerings.js';
 import { compareOfferingsByPrice } from '../decisions/prices/offering-order.js';
 import { priceOf } from '../decisions/prices/price-book.js';
-import { providerIdFor, vmNameFor } from '../decisions/vm-spec.js';
-import { vmOwnership } from '../decisions/vm-ownership.js';
-import { LAUNCH_ATTEMPT_ANNOTATION } from '../decisions/bootstrap-token.js';
+import { providerIdFor, vmNameFor } from './azure/decisions/vm-spec.js';
+import { vmOwnership } from './azure/decisions/vm-ownership.js';
+import { LAUNCH_ATTEMPT_ANNOTATION } from './azure/decisions/bootstrap-token.js';
 import { createBootstrapToken, deleteBootstrapTokenSecret } from '../kube/bootstrap-tokens.js';
 import type { AKSNodeClass, NodeClaim } from '../models/index.js';
 import { catalogOfferings } from './catalog-offerings.js';
@@ -31,6 +31,7 @@ import { resolveNodeImage } from './node-image.js';
 import { currentNodeOverlays, evaluateOverlays } from './node-overlays.js';
 import type { CloudProviderParts } from './parts.js';
 import { forgetQuotaFreedBy } from './quota-memory.js';
+import { lifecycleAnswers } from './lifecycle-answers.js';
 import { offeringsWithReservations } from './reserved-offerings.js';
 import {
   AuthorizationError,
@@ -171,6 +172,20 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
     return { vmName, providerID, offering, resources, created: true, pollerState: put.pollerState };
   }
 
+  const resolveImages: CloudProvider['resolveImages'] = (lookups) =>
+    Promise.all(
+      lookups.map(async (lookup) => {
+        const version = newestImageVersion(await parts.images.list(lookup.gallery, lookup.definition));
+        return {
+          lookup,
+          imageId: version ? communityGalleryImageId(lookup.gallery, lookup.definition, version) : undefined,
+        };
+      }),
+    );
+  const markUnavailable: CloudProvider['markUnavailable'] = async (blocks, mark) => {
+    for (const block of blocks) await parts.unavailable.mark({ block, ...mark });
+  };
+
   return answeringTransientAsSeam({
     plan: (nodeClaim, classes) => refusingAuthorization(() => plan(nodeClaim, classes)),
     create: (nodeClaim, classes, launch) => refusingAuthorization(() => create(nodeClaim, classes, launch)),
@@ -245,9 +260,7 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
       return (await parts.unavailable.listActive(parts.now())).map((u) => u.block);
     },
 
-    async markUnavailable(blocks, mark) {
-      for (const block of blocks) await parts.unavailable.mark({ block, ...mark });
-    },
+    markUnavailable,
 
     forgetReservations: () => parts.reservations.invalidate(),
 
@@ -259,18 +272,9 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
 
     evaluateNodeOverlays: (overlays, nodePools) => evaluateOverlays(parts, overlays, nodePools),
 
-    resolveImages: (lookups) =>
-      Promise.all(
-        lookups.map(async (lookup) => {
-          const version = newestImageVersion(await parts.images.list(lookup.gallery, lookup.definition));
-          return {
-            lookup,
-            imageId: version
-              ? communityGalleryImageId(lookup.gallery, lookup.definition, version)
-              : undefined,
-          };
-        }),
-      ),
+    resolveImages,
+
+    ...lifecycleAnswers(() => settings.clusterName, { resolveImages, markUnavailable, now: parts.now }),
   });
 }
 

@@ -1,7 +1,7 @@
 // Quota blocks are forgotten when this project frees cores of their quota: a deleted VM of a family
 // gives that family (and the region) its cores back, so sizes that no longer fitted may fit again now,
 // not only when the block's TTL ends.
-import { quotaScopesFreedBy } from '../decisions/failure-memory.js';
+import { quotaScopesFreedBy } from './azure/decisions/failure-memory.js';
 import { catalogOfferings } from './catalog-offerings.js';
 import type { CloudProviderParts } from './parts.js';
 import type { Instance } from './types.js';

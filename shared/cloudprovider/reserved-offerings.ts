@@ -8,7 +8,7 @@ import {
   reservationClaimants,
   reservedOfferings,
   type CapacityReservationRecord,
-} from '../decisions/capacity-reservations.js';
+} from './azure/decisions/capacity-reservations.js';
 import type { Offering } from '../decisions/offerings.js';
 import type { NodeClaim } from '../models/index.js';
 import { WellKnown } from '../models/karpenter.js';

@@ -10,12 +10,15 @@
 // for a NodeClaim that could not carry its finalizer. As upstream's Create, `create` returns the node's
 // capacity and allocatable; `pollLaunch` answers a failure already classified. What else the lifecycle
 // needs of the cloud (prices, the offerings to avoid, node overlays, node images) are capability methods
-// here, so no Azure adapter is among the lifecycle's dependencies (an ESLint rule keeps it so).
-import type { CapacityReservationRecord } from '../decisions/capacity-reservations.js';
+// here, so no Azure adapter is among the lifecycle's dependencies (an ESLint rule keeps it so). So are the
+// answers about the provider's own objects: its instances' names and ownership, orphans, what a spot
+// preemption leaves avoided, a reservation's seats, and the AKSNodeClass's status and validity, which in
+// Karpenter are the provider's too (its NodeClass controllers).
+import type { CapacityReservationRecord } from './azure/decisions/capacity-reservations.js';
 import type { NodeOsSku } from './azure/decisions/node-image.js';
 import type { EventReason } from '../decisions/event-reasons.js';
 import type { OverlayEvaluation } from '../decisions/node-overlays.js';
-import type { ImageLookup } from '../decisions/nodeclass-status.js';
+import type { ImageLookup, NodeClassStatusFields } from './azure/decisions/nodeclass-status.js';
 import type { OfferingBlock } from '../decisions/offering-blocks.js';
 import type { CapacityOptions, Offering } from '../decisions/offerings.js';
 import type { PriceBook } from '../decisions/prices/price-book.js';
@@ -25,12 +28,12 @@ import type { NodeOverlay } from '../models/node-overlay.js';
 
 /** The machine behind a NodeClaim, as the lifecycle reads it. */
 export interface Instance {
-  /** The VM's name (decisions/vm-spec.ts vmNameFor). */
+  /** The VM's name (instanceNameFor). */
   name: string;
   providerID: string;
   /** ARM's provisioningState: Creating, Succeeded, Failed, Deleting, … */
   state: string | undefined;
-  /** The tags launch wrote, which say whose the VM is (decisions/vm-ownership.ts). */
+  /** The tags launch wrote, which say whose the VM is (instanceOwnership). */
   tags: Readonly<Record<string, string>>;
   createdAt?: Date;
   /** The image it boots: a gallery image ID, or publisher:offer:sku:version for a marketplace image. */
@@ -162,6 +165,21 @@ export interface UnavailableMark {
   quota?: string;
 }
 
+/** Whether an instance under a NodeClaim's instance name is that NodeClaim's, and if not, why. */
+export type InstanceOwnership = { owned: true } | { owned: false; conflict: string };
+
+/** An instance launched for this cluster whose NodeClaim no longer exists, old enough to collect. */
+export interface OrphanInstance {
+  vmName: string;
+  nodeClaim: string;
+}
+
+/** The spot offering a preemption took back: its size and zone. */
+export type PreemptedOffering = Pick<Offering, 'vmSize' | 'zone'>;
+
+/** The reservations as a launch plan read them, against which the lifecycle takes a reserved slot. */
+export type ReservationRecords = Extract<LaunchPlan, { kind: 'create' }>['reservations'];
+
 /**
  * Every method throws TransientCloudError for throttling, server errors and unanswered requests, whatever
  * the cloud's own error was, so the lifecycle's retries (outage-retry.ts) recognise them by type.
@@ -250,6 +268,58 @@ export interface CloudProvider {
   resolveImages(
     lookups: readonly ImageLookup[],
   ): Promise<Array<{ lookup: ImageLookup; imageId: string | undefined }>>;
+  /**
+   * The status a NodeClass should have: the images it resolves to for `kubernetesVersion` and its
+   * readiness conditions, as Karpenter's provider reconciles its NodeClass's status.
+   */
+  nodeClassStatus(nodeClass: AKSNodeClass, kubernetesVersion: string): Promise<NodeClassStatusFields>;
+  /** Why the NodeClass cannot launch a node (a field that does not parse), or undefined when it can. */
+  nodeClassInvalidity(nodeClass: AKSNodeClass): string | undefined;
+  /** The name of the instance a NodeClaim's launch creates (deterministic: a retried launch finds it). */
+  instanceNameFor(nodeClaimName: string): string;
+  /** The instance name a provider ID names; undefined for one that is not this provider's instance. */
+  instanceNameOfProviderId(providerID: string): string | undefined;
+  /**
+   * The NodeClaim name an instance name gives back, when the name was derived from it unchanged (else
+   * undefined: the caller looks the NodeClaim up by provider ID).
+   */
+  nodeClaimNameOfProviderId(providerID: string): string | undefined;
+  /** Whether `instance` is `nodeClaimName`'s (its tags name this cluster and that NodeClaim). */
+  instanceOwnership(instance: Instance, nodeClaimName: string): InstanceOwnership;
+  /**
+   * The instances of `instances` launched for this cluster whose NodeClaim is not among `knownNodeClaims`,
+   * not being deleted, and created at least `graceMs` before `now`.
+   */
+  orphanInstances(
+    instances: readonly Instance[],
+    options: { knownNodeClaims: ReadonlySet<string>; now: Date; graceMs: number },
+  ): OrphanInstance[];
+  /**
+   * Remembers a spot preemption (the instance `vmName` of `preempted`): the offering is avoided for a
+   * while. Returns how long, for the log.
+   */
+  rememberPreemption(preempted: PreemptedOffering, vmName: string): Promise<{ ttlSeconds: number }>;
+  /**
+   * Whether `nodeClaimName` comes early enough among the claimants of `reservationId` (the cluster's
+   * NodeClaims labelled with a reservation, as just listed) for a slot of the reservation as read.
+   */
+  holdsReservationSeat(
+    records: ReservationRecords,
+    reservationId: string,
+    claimants: readonly NodeClaim[],
+    nodeClaimName: string,
+  ): boolean;
+  /**
+   * The second check, once the NodeClaim carries its commitment at `resourceVersion`: whether it still
+   * holds a slot among the claimants as listed again, ordered by the API server's write order.
+   */
+  holdsCommittedSeat(
+    records: ReservationRecords,
+    reservationId: string,
+    claimants: readonly NodeClaim[],
+    nodeClaimName: string,
+    resourceVersion: string,
+  ): boolean;
 }
 
 /** Base of the cloud provider's typed errors: `reason` is what the NodeClaim's condition shows. */

@@ -19,8 +19,8 @@ import {
   type ClusterNodeSettings,
 } from '../decisions/node-reservations.js';
 import { offeringLabels, type CapacityOptions, type Offering } from '../decisions/offerings.js';
-import { assertValidNodeClass } from '../decisions/nodeclass-validation.js';
-import { buildVirtualMachine } from '../decisions/vm-spec.js';
+import { assertValidNodeClass } from './azure/decisions/nodeclass-validation.js';
+import { buildVirtualMachine } from './azure/decisions/vm-spec.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
 import { WellKnown } from '../models/karpenter.js';
 import type { Instance } from './types.js';

@@ -1,4 +1,4 @@
-// The per-NodeClaim bootstrap token Secrets in kube-system (see decisions/bootstrap-token.ts): one made
+// The per-NodeClaim bootstrap token Secrets in kube-system (see cloudprovider/azure/decisions/bootstrap-token.ts): one made
 // for each launch attempt before the VM that carries it, deleted when that VM was never made, and deleted
 // once the node registered. The app never reads a Secret: its identity holds only `create` and `delete`
 // on Secrets in kube-system, and the ValidatingAdmissionPolicy shipped beside its Role
@@ -15,7 +15,7 @@ import {
   bootstrapTokenSecretFrom,
   bootstrapTokenSecretName,
   tokenExpiry,
-} from '../decisions/bootstrap-token.js';
+} from '../cloudprovider/azure/decisions/bootstrap-token.js';
 import { isAlreadyExists, isNotFound, statusCodeOf } from './errors.js';
 
 export interface BootstrapTokenOptions {

@@ -5,7 +5,7 @@ import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Node } from '@k
 import type { Node, OwnerReference, Taint } from '../models/kube.js';
 import type { JsonPatchOperation } from '../decisions/node-patch.js';
 import { findNodesForClaim, sameProviderID } from '../decisions/registration.js';
-import { parseProviderId } from '../decisions/vm-spec.js';
+import { parseProviderId } from '../cloudprovider/azure/decisions/vm-spec.js';
 import { isNotFound } from './errors.js';
 import { listAllPages, LIST_PAGE_SIZE, pageOf, type ListPage } from './paging.js';
 
@@ -118,7 +118,7 @@ export async function patchNode(
 
 /**
  * The Nodes whose spec.providerID is `providerID` (ARM IDs compare case-insensitively), by GET alone: a
- * VM's Node is named after it (the VM's computer name is its name, decisions/vm-spec.ts, and kubelet
+ * VM's Node is named after it (the VM's computer name is its name, cloudprovider/azure/decisions/vm-spec.ts, and kubelet
  * registers under the host name in lower case), so an Azure providerID names its Node. The NodeClaim's
  * status.nodeName, when known, is tried first. Only a providerID that names no VM falls back to a
  * paginated list (providerID has no field selector), which would cost a whole cluster's Nodes per call.

@@ -16,7 +16,7 @@ import {
   AKS_COMMUNITY_GALLERIES,
   communityGalleryImageId,
 } from '../../shared/cloudprovider/azure/decisions/node-image.js';
-import { buildVirtualMachine, vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { buildVirtualMachine, vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import {
   launchMonitorOrchestrator,
   type LaunchMonitorInput,

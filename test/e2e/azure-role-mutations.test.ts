@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { customRoles } from '../../local/stack/azure-role-assignments.js';
 import { findCondition } from '../../shared/decisions/conditions.js';
-import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { nodeClass } from '../support/fixtures.js';
 import { startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
 import { announceNodeClaim, launchNodeClaim } from '../support/launch-nodeclaim.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { LOCAL_SUBSCRIPTION_ID } from '../../local/stack/app-settings.js';
 import { reservationIdOf } from '../../shared/cloudprovider/azure/decisions/capacity-reservation-groups.js';
-import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { resetEventDedupe } from '../../shared/lifecycle/disruption/blocked-events.js';
 import type { NodeClaim, NodePool } from '../../shared/models/index.js';
 import { WellKnown } from '../../shared/models/karpenter.js';

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCondition } from '../../shared/decisions/conditions.js';
-import { vmNameFor, VmTags } from '../../shared/decisions/vm-spec.js';
+import { vmNameFor, VmTags } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { emulatorComputeClient, linuxVmParameters } from '../support/arm-client.js';
 import { nodeClass } from '../support/fixtures.js';

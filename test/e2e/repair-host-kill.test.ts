@@ -17,7 +17,7 @@ import { startLocalStack, type LocalStack } from '../../local/stack/local-stack.
 import { findCondition } from '../../shared/decisions/conditions.js';
 import { DisruptionAnnotations } from '../../shared/decisions/disruption-state.js';
 import { NODE_HEALTHY } from '../../shared/decisions/node-repair/policies.js';
-import { parseProviderId, vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { parseProviderId, vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { replacementNameFor } from '../../shared/lifecycle/disruption/replacements.js';
 import { RepairAnnotations } from '../../shared/lifecycle/disruption/repair/repair-activities.js';
 import { WellKnown, type NodeClaim } from '../../shared/models/karpenter.js';

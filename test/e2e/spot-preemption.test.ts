@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import type { V1Pod } from '@kubernetes/client-node';
 import { exampleNodeClass, exampleNodePool, kubeApis } from '../../local/scenarios/scenario.js';
 import { startLocalStack, type LocalStack } from '../../local/stack/local-stack.js';
-import { parseProviderId } from '../../shared/decisions/vm-spec.js';
+import { parseProviderId } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { WellKnown, type NodeClaim } from '../../shared/models/karpenter.js';
 import { createLogger } from '../../shared/observability/logger.js';
 import { devCa } from '../support/dev-ca.js';

@@ -21,7 +21,7 @@ import {
   type AzureRoleMutation,
 } from '../../local/stack/azure-role-assignments.js';
 import type { Offering } from '../../shared/decisions/offerings.js';
-import { buildVirtualMachine, vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { buildVirtualMachine, vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { emulatorComputeClient } from '../support/arm-client.js';
 import { d2sV5Offering } from '../support/offering.js';
 

@@ -9,8 +9,11 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { parseNodeCustomData } from '../../shared/cloudprovider/azure/decisions/aks-node-config.js';
 import { decodeCustomData } from '../../shared/cloudprovider/azure/decisions/bootstrap.js';
-import { bootstrapTokenId, bootstrapTokenIdOf } from '../../shared/decisions/bootstrap-token.js';
-import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import {
+  bootstrapTokenId,
+  bootstrapTokenIdOf,
+} from '../../shared/cloudprovider/azure/decisions/bootstrap-token.js';
+import { vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import {
   BootstrapTokenTakenError,
   createBootstrapToken,

@@ -18,7 +18,7 @@ import { startKubeletSimulator } from '../../local/kubelet-simulator/index.js';
 import { LOCAL_SUBSCRIPTION_ID, localAppSettings } from '../../local/stack/app-settings.js';
 import { RUN_LABEL } from '../../local/stack/local-stack.js';
 import { findCondition } from '../../shared/decisions/conditions.js';
-import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { toCloudEvent } from '../../shared/events/cloud-event.js';
 import { kubeClientsFromConfig } from '../../shared/kube/client.js';
 import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custom-objects.js';

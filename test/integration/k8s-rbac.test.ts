@@ -23,7 +23,7 @@ import {
   bootstrapTokenSecret,
   bootstrapTokenSecretFrom,
   BOOTSTRAP_TOKEN_NAMESPACE,
-} from '../../shared/decisions/bootstrap-token.js';
+} from '../../shared/cloudprovider/azure/decisions/bootstrap-token.js';
 import { DEFAULT_SYSTEM_NAMESPACE } from '../../shared/config/settings.js';
 import { statusCodeOf } from '../../shared/kube/errors.js';
 import { shippedIdentities } from '../support/identities.js';

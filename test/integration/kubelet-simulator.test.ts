@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { kubeletReservationFlags, nodeReservations } from '../../shared/decisions/node-reservations.js';
 import { capacityFor } from '../../shared/decisions/offerings.js';
 import { exampleNodeConfigInput, nodeCustomData } from '../support/node-config.js';
-import { providerIdFor } from '../../shared/decisions/vm-spec.js';
+import { providerIdFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import type { Taint } from '../../shared/models/kube.js';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { FaultEffect } from '../../local/arm-emulator/faults.js';
 import type { RequestLogEntry } from '../../local/arm-emulator/request-log.js';
 import { findCondition } from '../../shared/decisions/conditions.js';
-import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { eventually, startLaunchStack, type LaunchStack } from '../support/launch-stack.js';

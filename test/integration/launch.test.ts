@@ -9,7 +9,7 @@ import type { AsyncFaultEffect, SyncFaultEffect } from '../../local/arm-emulator
 import { parseNodeCustomData } from '../../shared/cloudprovider/azure/decisions/aks-node-config.js';
 import { decodeCustomData } from '../../shared/cloudprovider/azure/decisions/bootstrap.js';
 import { findCondition } from '../../shared/decisions/conditions.js';
-import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { launchMonitorInstanceId } from '../../shared/lifecycle/launch/launch-monitor.js';
 import { LAUNCH_GRACE_MS } from '../../shared/lifecycle/sweep/steps/launch.js';
 import type { NodeClaim } from '../../shared/models/index.js';

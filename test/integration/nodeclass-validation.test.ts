@@ -5,9 +5,9 @@
 // is fixed its status turns Ready again and the sweep launches the same NodeClaim, without any event.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { NODECLAIM_LABEL } from '../../shared/decisions/bootstrap-token.js';
+import { NODECLAIM_LABEL } from '../../shared/cloudprovider/azure/decisions/bootstrap-token.js';
 import { findCondition } from '../../shared/decisions/conditions.js';
-import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { reconcileNodeClassStatus } from '../../shared/lifecycle/status/nodeclass-status.js';
 import { LAUNCH_GRACE_MS } from '../../shared/lifecycle/sweep/steps/launch.js';
 import type { AKSNodeClass } from '../../shared/models/index.js';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { findCondition } from '../../shared/decisions/conditions.js';
-import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { createLeftoverMemory } from '../../shared/lifecycle/sweep-step/leftover-memory.js';
 import { runSweepSteps } from '../../shared/lifecycle/sweep/sweep.js';
 import { silentLogger } from '../../shared/observability/logger.js';

@@ -4,7 +4,7 @@
 // no simulator runs, so only the app can remove the Node, as its ClusterRole's `delete` on Nodes allows.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findCondition } from '../../shared/decisions/conditions.js';
-import { vmNameFor } from '../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { isNotFound } from '../../shared/kube/errors.js';
 import { nodeClass } from '../support/fixtures.js';
 import { announceNodeClaim, launchNodeClaim } from '../support/launch-nodeclaim.js';

@@ -6,7 +6,7 @@ import {
   bootstrapTokenId,
   bootstrapTokenSecret,
   bootstrapTokenSecretFrom,
-} from '../../shared/decisions/bootstrap-token.js';
+} from '../../shared/cloudprovider/azure/decisions/bootstrap-token.js';
 
 /** Creates the Secret and returns the token (`<id>.<secret>`) to put in the node's configuration. */
 export async function createBootstrapToken(core: CoreV1Api, expiresAt: Date): Promise<string> {

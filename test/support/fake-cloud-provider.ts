@@ -9,6 +9,7 @@
 import type { UnavailableOffering } from '../../shared/azure/unavailable-offerings.js';
 import { recordedCapacityOptions } from '../../shared/cloudprovider/azure.js';
 import { catalogOfferings } from '../../shared/cloudprovider/catalog-offerings.js';
+import { lifecycleAnswers } from '../../shared/cloudprovider/lifecycle-answers.js';
 import { currentNodeOverlays, evaluateOverlays } from '../../shared/cloudprovider/node-overlays.js';
 import type { CloudProviderParts } from '../../shared/cloudprovider/parts.js';
 import {
@@ -29,9 +30,9 @@ import {
 } from '../../shared/cloudprovider/types.js';
 import { capacityOptions, launchLabels, offeringOfInstance } from '../../shared/cloudprovider/vm-body.js';
 import type { OverlayEvaluation } from '../../shared/decisions/node-overlays.js';
-import type { ImageLookup } from '../../shared/decisions/nodeclass-status.js';
+import type { ImageLookup } from '../../shared/cloudprovider/azure/decisions/nodeclass-status.js';
 import { blockKey, type OfferingBlock } from '../../shared/decisions/offering-blocks.js';
-import { rememberFailure } from '../../shared/decisions/failure-memory.js';
+import { rememberFailure } from '../../shared/cloudprovider/azure/decisions/failure-memory.js';
 import { capacityFor, type CapacityOptions, type Offering } from '../../shared/decisions/offerings.js';
 import {
   classifyLaunchError,
@@ -40,8 +41,8 @@ import {
 import { staticPriceBook, type PriceBook } from '../../shared/decisions/prices/price-book.js';
 import type { AKSNodeClass, NodePool } from '../../shared/models/index.js';
 import type { NodeOverlay } from '../../shared/models/node-overlay.js';
-import { providerIdFor, VmTags, vmNameFor } from '../../shared/decisions/vm-spec.js';
-import { vmOwnership } from '../../shared/decisions/vm-ownership.js';
+import { providerIdFor, VmTags, vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
+import { vmOwnership } from '../../shared/cloudprovider/azure/decisions/vm-ownership.js';
 
 type Method = 'plan' | 'create' | 'get' | 'delete' | 'reboot' | 'markUnavailable';
 
@@ -73,6 +74,23 @@ export class FakeCloudProvider implements CloudProvider {
 
   /** A test may replace the parts (settings with a feature gate on, Kubernetes clients with overlays). */
   constructor(public parts: FakeCloudParts) {}
+
+  /** The answers about Azure's own objects, as the Azure provider gives them (lifecycle-answers.ts). */
+  private readonly answers = lifecycleAnswers(() => this.clusterName, {
+    resolveImages: (lookups) => this.resolveImages(lookups),
+    markUnavailable: (blocks, mark) => this.markUnavailable(blocks, mark),
+    now: () => this.parts.now(),
+  });
+  readonly nodeClassStatus = this.answers.nodeClassStatus;
+  readonly nodeClassInvalidity = this.answers.nodeClassInvalidity;
+  readonly instanceNameFor = this.answers.instanceNameFor;
+  readonly instanceNameOfProviderId = this.answers.instanceNameOfProviderId;
+  readonly nodeClaimNameOfProviderId = this.answers.nodeClaimNameOfProviderId;
+  readonly instanceOwnership = this.answers.instanceOwnership;
+  readonly orphanInstances = this.answers.orphanInstances;
+  readonly rememberPreemption = this.answers.rememberPreemption;
+  readonly holdsReservationSeat = this.answers.holdsReservationSeat;
+  readonly holdsCommittedSeat = this.answers.holdsCommittedSeat;
 
   private get clusterName(): string {
     return this.parts.settings.clusterName;

@@ -228,7 +228,7 @@ export interface FakeLifecycle {
   cloud: FakeCloudProvider;
   /** The Resource SKUs catalog the fake cloud provider's offerings come from. */
   skus: SkuRecord[];
-  /** The offerings the fake cloud provider holds unavailable (`deps.cloud.markUnavailable` adds). */
+  /** The offerings the fake cloud provider holds unavailable (`deps.cloud.rememberPreemption` and remembered launch failures add). */
   unavailableOfferings: UnavailableOffering[];
   /** What `deps.cluster.launchesInFlight` answers (a function, so a test can make it fail). */
   launchesInFlight: () => Promise<number>;

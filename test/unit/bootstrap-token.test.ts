@@ -8,7 +8,7 @@ import {
   bootstrapTokenSecretFrom,
   LAUNCH_ATTEMPT_ANNOTATION,
   tokenExpiry,
-} from '../../shared/decisions/bootstrap-token.js';
+} from '../../shared/cloudprovider/azure/decisions/bootstrap-token.js';
 
 const nodeClaim = { name: 'default-x7k2p', uid: '5b1f7a0e-1111-4c3e-9d1a-0123456789ab' };
 const now = new Date('2026-11-30T12:00:00Z');

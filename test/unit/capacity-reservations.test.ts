@@ -20,8 +20,11 @@ import {
   reservedOfferings,
   type CapacityReservationRecord,
   type ReservationClaimant,
-} from '../../shared/decisions/capacity-reservations.js';
-import { quotaScopesFreedBy, rememberFailure } from '../../shared/decisions/failure-memory.js';
+} from '../../shared/cloudprovider/azure/decisions/capacity-reservations.js';
+import {
+  quotaScopesFreedBy,
+  rememberFailure,
+} from '../../shared/cloudprovider/azure/decisions/failure-memory.js';
 import { classifyLaunchError } from '../../shared/cloudprovider/azure/decisions/launch-errors.js';
 import { isOfferingBlocked } from '../../shared/decisions/offering-blocks.js';
 import { offeringLabels, offeringsFromSkus, selectOffering } from '../../shared/decisions/offerings.js';

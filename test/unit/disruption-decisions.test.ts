@@ -12,7 +12,7 @@ import {
   deterministicNodeClaimName,
   nodeClaimFromTemplate,
 } from '../../shared/decisions/nodeclaim-template.js';
-import { orphanVmCandidates } from '../../shared/decisions/orphan-vms.js';
+import { orphanVmCandidates } from '../../shared/cloudprovider/azure/decisions/orphan-vms.js';
 import { planStaticReplicas, staticReplicaNames } from '../../shared/decisions/static-replicas.js';
 import type { AKSNodeClass } from '../../shared/models/aks-node-class.js';
 import type { NodeClaim, NodePool } from '../../shared/models/karpenter.js';

@@ -2,7 +2,10 @@
 // catalog probed around the failed offering: on-demand Standard_D4s_v5 in westus2-2 (4 vCPUs, quota
 // family standardDSv5Family) unless a case fails the spot one.
 import { describe, expect, it } from 'vitest';
-import { quotaScopesFreedBy, rememberFailure } from '../../shared/decisions/failure-memory.js';
+import {
+  quotaScopesFreedBy,
+  rememberFailure,
+} from '../../shared/cloudprovider/azure/decisions/failure-memory.js';
 import {
   LOW_PRIORITY_QUOTA_TTL_SECONDS,
   LOW_QUOTA_TTL_SECONDS,

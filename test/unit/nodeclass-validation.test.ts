@@ -18,7 +18,10 @@ import {
   decodeCustomData,
   kubeletConfigFlags,
 } from '../../shared/cloudprovider/azure/decisions/bootstrap.js';
-import { desiredNodeClassStatus, imageLookups } from '../../shared/decisions/nodeclass-status.js';
+import {
+  desiredNodeClassStatus,
+  imageLookups,
+} from '../../shared/cloudprovider/azure/decisions/nodeclass-status.js';
 import {
   FIELD_RULES,
   NodeClassFieldError,
@@ -29,7 +32,7 @@ import {
   parseSubnetId,
   parseSysctlPattern,
   parseTags,
-} from '../../shared/decisions/nodeclass-validation.js';
+} from '../../shared/cloudprovider/azure/decisions/nodeclass-validation.js';
 import type { AKSNodeClass, NodeClaim } from '../../shared/models/index.js';
 import { d2sV5Offering } from '../support/offering.js';
 import { exampleNodeConfigInput } from '../support/node-config.js';

@@ -2,7 +2,10 @@
 // of a pool's nodes, NodeClassReady from the class, Ready from its dependents; the class's resolved
 // images with their requirements, and its conditions.
 import { describe, expect, it } from 'vitest';
-import { desiredNodeClassStatus, imageLookups } from '../../shared/decisions/nodeclass-status.js';
+import {
+  desiredNodeClassStatus,
+  imageLookups,
+} from '../../shared/cloudprovider/azure/decisions/nodeclass-status.js';
 import {
   desiredNodePoolStatus,
   poolResources,

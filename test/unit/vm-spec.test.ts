@@ -9,7 +9,7 @@ import {
   providerIdFor,
   vmNameFor,
   type VirtualMachineInput,
-} from '../../shared/decisions/vm-spec.js';
+} from '../../shared/cloudprovider/azure/decisions/vm-spec.js';
 
 const VALID_VM_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/;
 

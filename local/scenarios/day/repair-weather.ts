@@ -6,7 +6,7 @@
 // read from the recorder's view, for the summary; the invariants judge the rest from the history.
 import { isConditionTrue } from '../../../shared/decisions/conditions.js';
 import { DisruptionAnnotations, disruptionReasonOf } from '../../../shared/decisions/disruption-state.js';
-import { parseProviderId } from '../../../shared/decisions/vm-spec.js';
+import { parseProviderId } from '../../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { ConditionTypes, WellKnown, type NodeClaim } from '../../../shared/models/index.js';
 import type { LocalStack } from '../../stack/local-stack.js';
 import type { Recorder } from '../../view/recorder.js';

@@ -4,12 +4,12 @@
 // timer rather than in the lifecycle sweep: List VMs is limited to 300 calls a minute per subscription
 // and region, and the sweep may run every few seconds. Every candidate is confirmed with a GET of its
 // NodeClaim just before its VM is deleted, so a NodeClaim created after the list is never orphaned.
-import { orphanVmCandidates, type OrphanCandidate } from '../../decisions/orphan-vms.js';
+import type { OrphanInstance } from '../../cloudprovider/types.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 
 export interface GarbageCollectionResult {
   vms: number;
-  deleted: OrphanCandidate[];
+  deleted: OrphanInstance[];
 }
 
 export async function collectOrphanVms(
@@ -17,19 +17,12 @@ export async function collectOrphanVms(
 ): Promise<GarbageCollectionResult> {
   const settings = deps.settings.disruption;
   const [vms, nodeClaims] = await Promise.all([deps.cloud.list(), deps.objects.nodeClaims.list()]);
-  const candidates = orphanVmCandidates({
-    vms: vms.map((vm) => ({
-      name: vm.name,
-      tags: vm.tags,
-      ...(vm.createdAt ? { timeCreated: vm.createdAt } : {}),
-      ...(vm.state ? { provisioningState: vm.state } : {}),
-    })),
-    clusterName: deps.settings.clusterName,
+  const candidates = deps.cloud.orphanInstances(vms, {
     knownNodeClaims: new Set(nodeClaims.map((c) => c.metadata.name)),
     now: deps.now(),
     graceMs: settings.orphanVmGraceMinutes * 60_000,
   });
-  const deleted: OrphanCandidate[] = [];
+  const deleted: OrphanInstance[] = [];
   for (const candidate of candidates) {
     if (await deps.objects.nodeClaims.get(candidate.nodeClaim)) continue;
     const vm = vms.find((v) => v.name === candidate.vmName);

@@ -4,7 +4,6 @@ import { findCondition } from '../../decisions/conditions.js';
 import { hasLaunchOutcome } from '../../decisions/launch-in-flight.js';
 import { launchMonitorHealth, launchMonitorStuckAfterMs } from '../../decisions/launch-monitor-health.js';
 import { launchRetriesOf } from '../../decisions/launch-retry.js';
-import { vmNameFor } from '../../decisions/vm-spec.js';
 import type { NodeClaim } from '../../models/index.js';
 import { ConditionTypes, WellKnown } from '../../models/karpenter.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
@@ -71,7 +70,7 @@ export async function ensureLaunchMonitor(
     );
     return 'terminated';
   }
-  const vmName = vmNameFor(nodeClaim.metadata.name);
+  const vmName = deps.cloud.instanceNameFor(nodeClaim.metadata.name);
   const vm = await deps.cloud.get(vmName);
   const offering = vm ? await deps.cloud.offeringOf(vm, { withReservations: true }) : undefined;
   // No VM behind the providerID: nothing to monitor; registration's timeout deletes the NodeClaim.

@@ -13,10 +13,11 @@ import { findCondition } from '../../decisions/conditions.js';
 import { isManagedNodeClaim } from '../../decisions/ownership.js';
 import { hashAnnotations } from '../../decisions/hash.js';
 import type { Offering } from '../../decisions/offerings.js';
-import { LAUNCH_ATTEMPT_ANNOTATION } from '../../decisions/bootstrap-token.js';
-import { RESERVATION_CLAIMED_AT_ANNOTATION } from '../../decisions/capacity-reservations.js';
+import {
+  LAUNCH_ATTEMPT_ANNOTATION,
+  RESERVATION_CLAIMED_AT_ANNOTATION,
+} from '../../decisions/launch-annotations.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
-import { describeFieldProblems, nodeClassProblems } from '../../decisions/nodeclass-validation.js';
 import { validateRequirements } from '../../decisions/requirements.js';
 import { isConflict } from '../../kube/errors.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
@@ -293,11 +294,11 @@ async function resolveClasses(deps: LifecycleDependencies, nodeClaim: NodeClaim)
   }
   // Before anything is made for the node (its bootstrap token, its VM): a value that does not parse
   // would be pasted into the node's kubelet flags or configuration.
-  const invalid = nodeClassProblems(nodeClass);
-  if (invalid.length > 0) {
+  const invalid = deps.cloud.nodeClassInvalidity(nodeClass);
+  if (invalid !== undefined) {
     return {
       reason: LaunchBlockReasons.nodeClassInvalid,
-      message: `AKSNodeClass "${ref.name}" is invalid: ${describeFieldProblems(invalid)}`,
+      message: `AKSNodeClass "${ref.name}" is invalid: ${invalid}`,
     };
   }
   const nodePoolName = nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel];

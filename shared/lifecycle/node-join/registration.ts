@@ -3,7 +3,7 @@
 // resourceVersion-guarded write, then records Registered=True and status.nodeName on the NodeClaim.
 // The Node write comes first: if the process dies between the two writes, the next pass finds the Node
 // already synced (the plan is empty) and only writes the status.
-import { LAUNCH_ATTEMPT_ANNOTATION } from '../../decisions/bootstrap-token.js';
+import { LAUNCH_ATTEMPT_ANNOTATION } from '../../decisions/launch-annotations.js';
 import { nodeClaimLifecycleLabels } from '../../decisions/cluster-gauges.js';
 import { findCondition, isConditionTrue } from '../../decisions/conditions.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';

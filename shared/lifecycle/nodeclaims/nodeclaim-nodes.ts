@@ -1,7 +1,6 @@
 // The Nodes of a NodeClaim, found by providerID (a GET by status.nodeName, then by the VM's name, which
 // is its Node's name): what termination, drain and replacement act on. And the other way round, the
 // NodeClaim of a Node, which the Node events (registration, a spot eviction notice) start from.
-import { parseProviderId, vmNameFor } from '../../decisions/vm-spec.js';
 import type { NodeClaim } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -16,10 +15,6 @@ export async function nodesOfNodeClaim(
   return deps.nodes.withProviderID(providerID, nodeClaim.status?.nodeName);
 }
 
-// VM names are the NodeClaim's name behind a fixed prefix unless it had to be sanitized or hashed;
-// vmNameFor of a one-letter name reveals the prefix without duplicating it here.
-const vmNamePrefix = vmNameFor('a').slice(0, -1);
-
 /**
  * The NodeClaim a Node's providerID belongs to. The common case costs one GET: the VM name gives the
  * NodeClaim's name back, confirmed by recomputing it. Otherwise (a sanitized or hashed VM name, or a VM
@@ -31,13 +26,10 @@ export async function nodeClaimForProviderId(
 ): Promise<NodeClaim | undefined> {
   const matches = (n: NodeClaim): boolean =>
     n.status?.providerID !== undefined && n.status.providerID.toLowerCase() === providerID.toLowerCase();
-  const vmName = parseProviderId(providerID)?.vmName;
-  if (vmName?.startsWith(vmNamePrefix)) {
-    const candidate = vmName.slice(vmNamePrefix.length);
-    if (vmNameFor(candidate) === vmName) {
-      const nodeClaim = await deps.objects.nodeClaims.get(candidate);
-      if (nodeClaim && matches(nodeClaim)) return nodeClaim;
-    }
+  const candidate = deps.cloud.nodeClaimNameOfProviderId(providerID);
+  if (candidate !== undefined) {
+    const nodeClaim = await deps.objects.nodeClaims.get(candidate);
+    if (nodeClaim && matches(nodeClaim)) return nodeClaim;
   }
   return (await deps.objects.nodeClaims.list()).find(matches);
 }

@@ -10,7 +10,6 @@
 // deletionTimestamp on every pass.
 import type * as df from 'durable-functions';
 import { callThroughOutages, durableActivity } from '../durable/durable-activity.js';
-import { vmNameFor } from '../../decisions/vm-spec.js';
 import { guardedNodePatch } from '../../decisions/node-patch.js';
 import { isNotFound } from '../../kube/errors.js';
 import type { Node } from '../../models/kube.js';
@@ -20,7 +19,6 @@ import type { NodeClaim } from '../../models/index.js';
 import { WellKnown } from '../../models/karpenter.js';
 import { isOrchestrationActive, type HandlerContext } from '../../runtime/definitions.js';
 import { TerminationNames } from '../../runtime/function-names.js';
-import { vmOwnership } from '../../decisions/vm-ownership.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import type { DrainInput, DrainProgress } from './drain.js';
 import { launchMonitorInstanceIds } from '../durable/launch-monitor-ids.js';
@@ -93,7 +91,7 @@ export async function reconcileTermination(
   if (existing) await context.orchestrations.purge(instanceId);
   const input: TerminationInput = {
     nodeClaim: { name: nodeClaim.metadata.name, uid: nodeClaim.metadata.uid },
-    vmName: vmNameFor(nodeClaim.metadata.name),
+    vmName: deps.cloud.instanceNameFor(nodeClaim.metadata.name),
     pollIntervalSeconds: deps.settings.launch.pollIntervalSeconds,
     drainPollSeconds: deps.settings.disruption.drainPollSeconds,
   };
@@ -164,7 +162,7 @@ export function* terminationOrchestrator(
 
 /** Stops the launch monitor and deletes the VM; 'Gone' once ARM no longer has it. */
 export async function deleteNodeClaimVm(
-  deps: Pick<LifecycleDependencies, 'cloud' | 'settings' | 'log'>,
+  deps: Pick<LifecycleDependencies, 'cloud' | 'log'>,
   input: TerminationInput,
   context: Pick<HandlerContext, 'orchestrations'>,
 ): Promise<VmDeletionProgress> {
@@ -176,10 +174,7 @@ export async function deleteNodeClaimVm(
   const vm = await deps.cloud.get(input.vmName);
   if (!vm) return 'Gone';
   // A VM under this name that is not this NodeClaim's (launch refused to adopt it) is never deleted.
-  const ownership = vmOwnership(vm, {
-    clusterName: deps.settings.clusterName,
-    nodeClaimName: input.nodeClaim.name,
-  });
+  const ownership = deps.cloud.instanceOwnership(vm, input.nodeClaim.name);
   if (!ownership.owned) {
     deps.log.warn('VM not deleted with its NodeClaim', { vmName: input.vmName, detail: ownership.conflict });
     return 'Gone';

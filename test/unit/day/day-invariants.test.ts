@@ -17,7 +17,7 @@ import {
   peakInWindow,
 } from '../../../local/scenarios/day/invariants/request-rates.js';
 import { checkVmPuts } from '../../../local/scenarios/day/invariants/vm-puts.js';
-import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import type { NodeClaim } from '../../../shared/models/index.js';
 import { claim, history, node, pod, running } from './day-history-fixtures.js';
 

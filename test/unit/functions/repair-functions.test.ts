@@ -4,7 +4,7 @@
 // helps, one that does not and escalates to a replacement, and the spot preemption fast path. Its
 // history bound over continue-as-new is repair-history.test.ts.
 import { beforeEach, describe, expect, test } from 'vitest';
-import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import type { Condition, NodeClaim } from '../../../shared/models/index.js';
 import { ConditionTypes, WellKnown, type NodePool } from '../../../shared/models/karpenter.js';
 import { RepairNames, TerminationNames } from '../../../shared/runtime/function-names.js';

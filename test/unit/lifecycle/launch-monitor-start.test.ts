@@ -3,7 +3,7 @@
 // without an outcome or stuck gets one that can still write the outcome. The monitor's own polling runs
 // against the ARM emulator in test/integration/launch.test.ts.
 import { beforeEach, describe, expect, test } from 'vitest';
-import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { d2sV5Offering, d2sV5Sku as d2s } from '../../support/offering.js';
 import {
   ensureLaunchMonitor,

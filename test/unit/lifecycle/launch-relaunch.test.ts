@@ -6,7 +6,7 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import { LAUNCH_RETRIES_ANNOTATION, LAUNCH_RETRYING_REASON } from '../../../shared/decisions/launch-retry.js';
 import type { LaunchFailure } from '../../../shared/cloudprovider/azure/decisions/launch-errors.js';
-import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import type { LaunchMonitorInput } from '../../../shared/lifecycle/launch/launch-monitor.js';
 import { handOffToRelaunch } from '../../../shared/lifecycle/launch/launch-relaunch.js';
 import type { NodeClaim } from '../../../shared/models/index.js';

@@ -13,7 +13,7 @@ import {
   ReservationContendedError,
   TransientCloudError,
 } from '../../../shared/cloudprovider/types.js';
-import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { LaunchInProgressError, reconcileLaunch } from '../../../shared/lifecycle/launch/launch.js';
 import { launchMonitorInstanceId } from '../../../shared/lifecycle/launch/launch-monitor.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../../shared/models/index.js';

@@ -10,7 +10,7 @@ import {
   terminationInstanceId,
   type TerminationInput,
 } from '../../../shared/lifecycle/termination/termination.js';
-import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { WellKnown, type NodeClaim } from '../../../shared/models/karpenter.js';
 import { TerminationNames } from '../../../shared/runtime/function-names.js';
 import { fakeLifecycle, FakeOrchestrations, type FakeLifecycle } from '../../support/fake-lifecycle.js';

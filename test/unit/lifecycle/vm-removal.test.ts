@@ -3,7 +3,7 @@
 // VMs (tagged for this cluster, their NodeClaim gone, past the grace period). ARM's side of a delete runs
 // against the emulator in test/integration/.
 import { beforeEach, describe, expect, test } from 'vitest';
-import { vmNameFor } from '../../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { collectOrphanVms } from '../../../shared/lifecycle/garbage-collection/garbage-collection.js';
 import { launchMonitorInstanceId } from '../../../shared/lifecycle/launch/launch-monitor.js';
 import {

@@ -3,7 +3,7 @@
 // any outage or dead host meanwhile); and
 // after the scenario deleted its NodePools and workloads, nothing of the run left at all. Pure.
 import { isConditionTrue } from '../../../../shared/decisions/conditions.js';
-import { vmNameFor } from '../../../../shared/decisions/vm-spec.js';
+import { vmNameFor } from '../../../../shared/cloudprovider/azure/decisions/vm-spec.js';
 import { ConditionTypes } from '../../../../shared/models/index.js';
 import { disturbedDuring, result, type DayHistory, type InvariantResult } from './history.js';
 

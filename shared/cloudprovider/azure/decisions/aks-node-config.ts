@@ -12,7 +12,7 @@ import type { Taint } from '../../../models/kube.js';
 import { formatTaint, kubeletConfigFlags, parseTaint } from './bootstrap.js';
 import { agentBakerNetworkPlugin, networkLabels, type NetworkModeName } from './network-mode.js';
 import { atLeast, minorVersion } from '../../../decisions/kubernetes-version.js';
-import { IMAGE_GC_DEFAULTS, describeValue, isFlagWord } from '../../../decisions/nodeclass-validation.js';
+import { IMAGE_GC_DEFAULTS, describeValue, isFlagWord } from './nodeclass-validation.js';
 import type { NodeOsSku } from './node-image.js';
 import type { KubeletReservationFlags } from '../../../decisions/node-reservations.js';
 

@@ -5,11 +5,7 @@ import type { KubeletConfiguration } from '../../../models/aks-node-class.js';
 import type { NodeClaimSpec } from '../../../models/karpenter.js';
 import type { Taint, TaintEffect } from '../../../models/kube.js';
 import { WellKnown } from '../../../models/karpenter.js';
-import {
-  KUBELET_FIELD_PARSERS,
-  parsedOrThrow,
-  type Parsed,
-} from '../../../decisions/nodeclass-validation.js';
+import { KUBELET_FIELD_PARSERS, parsedOrThrow, type Parsed } from './nodeclass-validation.js';
 
 /** Azure accepts at most 65,535 bytes of custom data (before base64). */
 export const MAX_CUSTOM_DATA_BYTES = 65_535;

@@ -1,13 +1,8 @@
 // The repair workflow's activities (repair-workflow.ts): each reads what it needs, does one thing, and is
 // idempotent, so the orchestration can call it again after an outage or a host restart.
-import type { RebootProgress, RebootStart } from '../../../cloudprovider/types.js';
+import type { PreemptedOffering, RebootProgress, RebootStart } from '../../../cloudprovider/types.js';
 import { removeCondition } from '../../../decisions/conditions.js';
 import { disruptionReasonOf } from '../../../decisions/disruption-state.js';
-import {
-  rememberPreemption,
-  SPOT_PREEMPTED_REASON,
-  type PreemptedOffering,
-} from '../../../decisions/failure-memory.js';
 import type { RebootRecord } from '../../../decisions/node-repair/escalation.js';
 import { conditionMetricLabel, isUnhealthy } from '../../../decisions/node-repair/policies.js';
 import { WellKnown, type NodeClaim } from '../../../models/karpenter.js';
@@ -158,10 +153,10 @@ export async function finishRecovered(
 export async function learnPreemption(deps: LifecycleDependencies, input: RepairInput): Promise<void> {
   const preempted = await preemptedOffering(deps, input);
   if (!preempted) return;
-  const remembered = rememberPreemption(preempted);
-  const expiresAt = new Date(deps.now().getTime() + remembered.ttlSeconds * 1000);
-  const message = `Azure preempted spot VM ${input.vmName} (${preempted.vmSize} in ${preempted.zone})`;
-  await deps.cloud.markUnavailable(remembered.blocks, { reason: SPOT_PREEMPTED_REASON, message, expiresAt });
+  const remembered = await deps.cloud.rememberPreemption(
+    { vmSize: preempted.vmSize, zone: preempted.zone },
+    input.vmName,
+  );
   deps.log.info('spot offering marked unavailable after a preemption', {
     vmName: input.vmName,
     offering: `spot/${preempted.vmSize}/${preempted.zone}`,

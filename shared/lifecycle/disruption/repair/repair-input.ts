@@ -6,7 +6,6 @@ import { replacementBackoffOf } from '../../../decisions/disruption-state.js';
 import type { FirstStep } from '../../../decisions/node-repair/escalation.js';
 import type { UnhealthyMatch } from '../../../decisions/node-repair/policies.js';
 import { describeMatch } from '../../../decisions/node-repair/policies.js';
-import { parseProviderId } from '../../../decisions/vm-spec.js';
 import type { NodeClaim, NodePool } from '../../../models/karpenter.js';
 import { replacementNameFor } from '../replacements.js';
 import type { SweepContext } from '../../sweep-step/sweep-step.js';
@@ -20,8 +19,8 @@ export function repairInputFor(
   match: UnhealthyMatch,
   firstStep: Exclude<FirstStep, 'replace'>,
 ): RepairInput | undefined {
-  const vm = parseProviderId(nodeClaim.status?.providerID ?? '');
-  if (!vm) return undefined;
+  const vmName = context.deps.cloud.instanceNameOfProviderId(nodeClaim.status?.providerID ?? '');
+  if (vmName === undefined) return undefined;
   const { settings } = context.deps;
   const uid = nodeClaim.metadata.uid ?? '';
   const poolName = nodePool.metadata.name;
@@ -29,7 +28,7 @@ export function repairInputFor(
   const noticeAt = Number.isFinite(since) ? since : context.deps.now().getTime();
   return {
     nodeClaim: { name: nodeClaim.metadata.name, uid, nodePool: poolName },
-    vmName: vm.vmName,
+    vmName,
     policy: match.policy,
     condition: {
       type: match.condition.type,

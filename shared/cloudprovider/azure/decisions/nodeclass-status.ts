@@ -6,14 +6,14 @@
 // ValidationSucceeded False, its message follows Ready's, so Ready names the field too). The provider also checks subnets (SubnetsReady) against its own VNet; this app validates a subnet
 // when a launch uses it instead, so Ready here depends on the conditions it can decide. Pure: the image
 // lookups are inputs.
-import type { AKSNodeClass, AKSNodeClassImage } from '../models/index.js';
-import type { Condition } from '../models/kube.js';
-import { findCondition, setCondition, type ConditionUpdate } from './conditions.js';
-import { minorVersion } from './kubernetes-version.js';
-import { imageDefinitionFor } from '../cloudprovider/azure/decisions/node-image.js';
+import type { AKSNodeClass, AKSNodeClassImage } from '../../../models/index.js';
+import type { Condition } from '../../../models/kube.js';
+import { findCondition, setCondition, type ConditionUpdate } from '../../../decisions/conditions.js';
+import { minorVersion } from '../../../decisions/kubernetes-version.js';
+import { imageDefinitionFor } from './node-image.js';
 import { describeFieldProblems, nodeClassProblems } from './nodeclass-validation.js';
-import { rootReadiness } from './nodepool-status.js';
-import type { Architecture, HyperVGeneration } from './offerings.js';
+import { rootReadiness } from '../../../decisions/nodepool-status.js';
+import type { Architecture, HyperVGeneration } from '../../../decisions/offerings.js';
 
 export const NodeClassConditions = {
   imagesReady: 'ImagesReady',

@@ -9,8 +9,8 @@
 // form that is one word on any command line, or is reported with its field path and why. The same
 // parsers check the fields no launch sends yet (linuxOSConfig, localDNS, …), so wiring one up later
 // cannot forget them. Pure: no I/O.
-import type { AKSNodeClass } from '../models/aks-node-class.js';
-import { parseGoDuration } from './go-values.js';
+import type { AKSNodeClass } from '../../../models/aks-node-class.js';
+import { parseGoDuration } from '../../../decisions/go-values.js';
 
 /** One field that does not parse: its path in the object (e.g. spec.kubelet.cpuCFSQuotaPeriod) and why. */
 export interface FieldProblem {

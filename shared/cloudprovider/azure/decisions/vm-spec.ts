@@ -1,7 +1,7 @@
 // The VM a NodeClaim becomes: its deterministic name, provider ID, image, and the full PUT body.
 import { createHash } from 'node:crypto';
 import type { VirtualMachine, VirtualMachineNetworkInterfaceIPConfiguration } from '@azure/arm-compute';
-import { DEFAULT_OS_DISK_SIZE_GB, type Offering } from './offerings.js';
+import { DEFAULT_OS_DISK_SIZE_GB, type Offering } from '../../../decisions/offerings.js';
 
 const VM_NAME_PREFIX = 'aks-';
 /** Azure allows 64 characters for a Linux VM name and for its computer (host) name. */

@@ -7,6 +7,7 @@
 // own token and never needs to read one back: the app's identity may create and delete its tokens but
 // read no Secret at all. The secret half is random. Pure: no I/O.
 import { createHash } from 'node:crypto';
+import { LAUNCH_ATTEMPT_ANNOTATION } from '../../../decisions/launch-annotations.js';
 
 export const BOOTSTRAP_TOKEN_NAMESPACE = 'kube-system';
 export const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
@@ -27,8 +28,8 @@ function fromBytes(bytes: Uint8Array, length: number): string {
   return text;
 }
 
-/** The annotation a launch's claim writes with its attempt (the invocation that claimed the launch). */
-export const LAUNCH_ATTEMPT_ANNOTATION = 'karpenter.azure.com/launch-attempt';
+// The annotation is the lifecycle's (launch writes it); exported here too for the token's readers.
+export { LAUNCH_ATTEMPT_ANNOTATION };
 
 /**
  * The 6-character token id of one launch attempt of a NodeClaim ([a-z0-9], as kubeadm-style bootstrap

@@ -1,10 +1,10 @@
 // The blocks a launch failure leaves in the unavailable-offerings table: the failure's memory
 // (launch-errors.ts, relative to the failed offering) made concrete for the offering that failed.
-import { CAPACITY_TYPES_BOTH } from './offering-blocks.js';
-import type { BlockedSizes, OfferingBlock } from './offering-blocks.js';
-import type { FailureMemory } from '../cloudprovider/azure/decisions/launch-errors.js';
-import type { Offering } from './offerings.js';
-import { placementScopeOf } from './placement.js';
+import { CAPACITY_TYPES_BOTH } from '../../../decisions/offering-blocks.js';
+import type { BlockedSizes, OfferingBlock } from '../../../decisions/offering-blocks.js';
+import type { FailureMemory } from './launch-errors.js';
+import type { Offering } from '../../../decisions/offerings.js';
+import { placementScopeOf } from '../../../decisions/placement.js';
 
 export interface RememberedFailure {
   blocks: OfferingBlock[];

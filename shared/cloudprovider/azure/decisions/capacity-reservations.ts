@@ -2,11 +2,15 @@
 // regional, with a reserved count) becomes an offering of capacity type `reserved` beside the size's
 // on-demand one, with an integer availability, as upstream's ReservedCapacity models offerings. Pure:
 // the adapter's records and the cluster's NodeClaims in, offerings out.
-import type { NodeClaim } from '../models/index.js';
-import { WellKnown } from '../models/karpenter.js';
-import type { Offering } from './offerings.js';
+import type { NodeClaim } from '../../../models/index.js';
+import { WellKnown } from '../../../models/karpenter.js';
+import type { Offering } from '../../../decisions/offerings.js';
 import { vmNameFor } from './vm-spec.js';
-import { reservationIdOf } from '../cloudprovider/azure/decisions/capacity-reservation-groups.js';
+import { reservationIdOf } from './capacity-reservation-groups.js';
+import {
+  RESERVATION_CLAIMED_AT_ANNOTATION,
+  RESERVATION_COMMITTED_ANNOTATION,
+} from '../../../decisions/launch-annotations.js';
 
 /** One capacity reservation as its group's instance view reports it. */
 export interface CapacityReservationRecord {
@@ -76,17 +80,8 @@ export function reservedOfferings(
 }
 
 /** A NodeClaim that launched, or is launching, into a reservation (it carries the reservation's label). */
-/**
- * When a launch claimed its reservation slot (RFC 3339 with milliseconds), written with the reservation
- * label in the launch's claim, before it lists the other claimants.
- */
-export const RESERVATION_CLAIMED_AT_ANNOTATION = 'karpenter.azure.com/reservation-claimed-at';
-
-/**
- * Set (to the reservation's ID) by a launch that held a seat by its claim and is about to send its VM
- * PUT, before it lists the claimants a second time (holdsCommittedSeat).
- */
-export const RESERVATION_COMMITTED_ANNOTATION = 'karpenter.azure.com/reservation-committed';
+// The claim's annotations are the lifecycle's (launch writes them); exported here too for their readers.
+export { RESERVATION_CLAIMED_AT_ANNOTATION, RESERVATION_COMMITTED_ANNOTATION };
 
 export interface ReservationClaimant {
   nodeClaimName: string;
