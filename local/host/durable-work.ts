@@ -102,16 +102,8 @@ export interface DurableWorkRecorder {
   snapshot(options?: { instances?: boolean }): DurableWorkSnapshot;
 }
 
-interface MutableCounts {
-  actionsByKind: DurableActionCounts;
-  episodes: number;
-  historyEventsAppended: number;
-  activityExecutions: number;
-  timersCreated: number;
-  timersFired: number;
-  externalEventsRaised: number;
-  continuedAsNew: number;
-}
+/** What the recorder adds up; the action total and history bytes are derived when a snapshot is taken. */
+type MutableCounts = Omit<DurableWorkCounts, 'actions' | 'historyBytes'>;
 
 const zeroActions = (): DurableActionCounts => ({
   orchestrationStarts: 0,
