@@ -341,7 +341,8 @@ async function failWithoutOffering(
   // Event has upstream's reason for the same failure.
   await setLaunchedFalse(deps, nodeClaim, 'InsufficientCapacity', message);
   await deps.events.warning(nodeClaimTarget(nodeClaim), 'InsufficientCapacityError', message);
-  countCreateError(deps, nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel], 'InsufficientCapacity');
+  // The counter's error value is upstream's GetErrorTypeLabelValue for this typed error.
+  countCreateError(deps, nodeClaim.metadata.labels?.[WellKnown.nodePoolLabel], 'InsufficientCapacityError');
   deps.log.warn('no offering fits; deleting NodeClaim', { nodeClaim: nodeClaim.metadata.name, detail });
   await deleteNodeClaim(deps, nodeClaim, context);
 }
