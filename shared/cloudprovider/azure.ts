@@ -18,7 +18,17 @@ import { classifyLaunchError, isFailureMemory } from './azure/decisions/launch-e
 import { rememberFailure } from './azure/decisions/failure-memory.js';
 import { blockKey } from '../decisions/offering-blocks.js';
 import { overlaidCapacity, overlaidOfferingPrice } from '../decisions/node-overlays.js';
-import { capacityFor, selectOffering, type CapacityOptions, type Offering } from '../decisions/offerings.js';
+import {
+  candidateOfferings,
+  capacityFor,
+  selectOffering,
+  type CapacityOptions,
+  type Offering,
+  type SelectOfferingInput,
+} from '../decisions/offerings.js';
+import { MAX_SIZES_PER_REQUEST, type PlacementScores } from '../azure/spot-placement-scores.js';
+import { isUnlikely, likelihoodRank, scoreOf } from './azure/decisions/placement-likelihood.js';
+import { QuotaRoom } from './quota-room.js';
 import { compareOfferingsByPrice } from '../decisions/prices/offering-order.js';
 import { priceOf } from '../decisions/prices/price-book.js';
 import { providerIdFor, vmNameFor } from './azure/decisions/vm-spec.js';
@@ -60,6 +70,7 @@ import { provisioningFailureOf } from './azure/decisions/vm-provisioning-failure
 
 export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
   const { vms, settings } = parts;
+  const quotaRoom = new QuotaRoom(parts.usages, () => parts.now().getTime());
   const providerIdOf = (vmName: string): string =>
     providerIdFor({
       subscriptionId: settings.azure.subscriptionId,
@@ -89,23 +100,54 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
     const prices = parts.pricing.prices();
     const overlays = await currentNodeOverlays(parts);
     const pool = nodePool?.metadata.name ?? '';
-    const selection = selectOffering({
+    const price = (o: Offering) => {
+      const listed = priceOf(prices, o.vmSize, o.capacityType);
+      return overlays ? overlaidOfferingPrice(overlays, pool, o, listed) : listed;
+    };
+    await quotaRoom.refresh();
+    const input: SelectOfferingInput = {
       requirements: nodeClaim.spec.requirements,
       ...(nodeClaim.spec.resources?.requests ? { requests: nodeClaim.spec.resources.requests } : {}),
       offerings,
       unavailable: unavailable.map((u) => u.block),
-      order: compareOfferingsByPrice((o) => {
-        const price = priceOf(prices, o.vmSize, o.capacityType);
-        return overlays ? overlaidOfferingPrice(overlays, pool, o, price) : price;
-      }),
+      // Quota is known before the PUT: sizes the quotas' room cannot hold are never tried.
+      quota: quotaRoom.shortfalls(offerings, vmName),
+      order: compareOfferingsByPrice(price),
       ...(overlays && { extendedCapacity: (o: Offering) => overlaidCapacity(overlays, pool, o.vmSize) }),
       ...capacityOptions(settings, nodeClass),
+    };
+    const scores = await spotScoresFor(candidateOfferings(input));
+    // From the quota check to the hold nothing awaits, so concurrent launches each see the others' holds.
+    const selection = selectOffering({
+      ...input,
+      quota: quotaRoom.shortfalls(offerings, vmName),
+      ...(scores.size > 0 && {
+        order: compareOfferingsByPrice(price, (o) => likelihoodRank(scoreOf(scores, o))),
+        unlikely: (o: Offering) => isUnlikely(scoreOf(scores, o)),
+      }),
     });
     if (!selection.offering) throw new InsufficientCapacityError(selection.reason);
     const offering = selection.offering;
+    // Its cores count against the quota until a usage read counts the VM or its PUT made none.
+    quotaRoom.hold(vmName, offering);
     const image = await resolveNodeImage(parts, nodeClass, offering);
-    if ('reason' in image) throw new ImageNotResolvedError(image.message);
+    if ('reason' in image) {
+      quotaRoom.release(vmName);
+      throw new ImageNotResolvedError(image.message);
+    }
     return { kind: 'create', vmName, offering, image, reservations: records };
+  }
+
+  /**
+   * The zones' spot placement scores of the cheapest spot sizes a launch may choose, when spot is its
+   * cheapest choice; none otherwise, or when Azure does not answer.
+   */
+  async function spotScoresFor(candidates: readonly Offering[]): Promise<PlacementScores> {
+    if (candidates[0]?.capacityType !== 'spot') return new Map();
+    const sizes = [
+      ...new Set(candidates.filter((o) => o.capacityType === 'spot' && o.zoneNumber).map((o) => o.vmSize)),
+    ].slice(0, MAX_SIZES_PER_REQUEST);
+    return sizes.length === 0 ? new Map() : parts.placementScores.scores(sizes);
   }
 
   async function create(
@@ -161,14 +203,17 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
         );
       }
       // ARM refused before creating anything; another offering would be refused alike.
+      quotaRoom.release(vmName);
       await withdrawToken();
       if (failure.reason === 'AuthorizationFailed') throw new AuthorizationError(failure);
       throw new CreateError(failure);
     }
     if (!put.created) {
+      quotaRoom.release(vmName);
       await withdrawToken();
       throw new InstanceExistsError(`VM ${vmName} was created meanwhile by another delivery`);
     }
+    quotaRoom.created(vmName);
     return { vmName, providerID, offering, resources, created: true, pollerState: put.pollerState };
   }
 
@@ -199,6 +244,8 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
       if (offering.reservationId !== undefined) parts.reservations.invalidate();
       if (!isFailureMemory(failure.unavailable)) return undefined;
       const remembered = rememberFailure(failure.unavailable, offering);
+      // Refused for quota all the same (another instance's launches, a limit lowered): read it afresh.
+      if (remembered.quota) quotaRoom.refused();
       const expiresAt = new Date(parts.now().getTime() + remembered.ttlSeconds * 1000);
       for (const block of remembered.blocks) {
         await parts.unavailable.mark({

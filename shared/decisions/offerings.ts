@@ -10,7 +10,7 @@ import {
   type ClusterNodeSettings,
 } from './node-reservations.js';
 import { describeRequirement, normalizedKey, requirementAllows } from './requirements.js';
-import { isOfferingBlocked, type OfferingBlock } from './offering-blocks.js';
+import { blocks, isOfferingBlocked, type OfferingBlock } from './offering-blocks.js';
 import { placementScopeOf, REGIONAL_ZONE } from './placement.js';
 import { isNvidiaGpuSize, unsupportedSizeReason } from '../cloudprovider/azure/decisions/sku-support.js';
 
@@ -373,6 +373,17 @@ export interface SelectOfferingInput extends CapacityOptions {
   /** What recent launch failures rule out (the unavailable-offerings table's active blocks). */
   unavailable?: readonly OfferingBlock[];
   /**
+   * What the vCPU quotas' room rules out before any PUT, each block with the refusal it stands for (the
+   * reason names the first).
+   */
+  quota?: readonly { block: OfferingBlock; message: string }[];
+  /**
+   * Offerings the cloud says are unlikely to be allocated now (a low placement score): tried only when
+   * every other candidate is too, so a dearer size is chosen over a cheaper one only when the cheaper
+   * one is unlikely.
+   */
+  unlikely?: (offering: Offering) => boolean;
+  /**
    * The order to try offerings in. Launch passes the price order (prices/offering-order.ts: cheapest
    * first, spot where allowed, then zonal); without one, compareOfferings' shape order.
    */
@@ -475,15 +486,35 @@ export function withDefaultCapacityType(
  * why offerings were excluded, so the NodeClaim condition says what to change.
  */
 export function selectOffering(input: SelectOfferingInput): OfferingSelection {
+  const screening = screenOfferings(input);
+  if ('reason' in screening) return { offering: undefined, reason: screening.reason };
+  const { unlikely } = input;
+  const candidates = screening.candidates;
+  const chosen = (unlikely && candidates.find((o) => !unlikely(o))) ?? candidates[0];
+  return chosen ? { offering: chosen } : { offering: undefined, reason: 'no offering fits' };
+}
+
+/**
+ * Every offering selectOffering may choose from, in the order it tries them (before the unlikely are put
+ * last): what the cloud is asked to score.
+ */
+export function candidateOfferings(input: SelectOfferingInput): Offering[] {
+  const screening = screenOfferings(input);
+  return 'reason' in screening ? [] : screening.candidates;
+}
+
+/** The offerings that satisfy the requirements, fit and are not ruled out, or why there are none. */
+function screenOfferings(input: SelectOfferingInput): { candidates: Offering[] } | { reason: string } {
   const requirements = withDefaultCapacityType(input.requirements);
   const requests = parseRequests(input.requests ?? {});
-  if (typeof requests === 'string')
-    return { offering: undefined, reason: `invalid resource requests: ${requests}` };
+  if (typeof requests === 'string') return { reason: `invalid resource requests: ${requests}` };
   const {
     requirements: _requirements,
     requests: _requests,
     offerings: _offerings,
     unavailable: _unavailable,
+    quota: _quota,
+    unlikely: _unlikely,
     order: _order,
     extendedCapacity,
     ...options
@@ -494,6 +525,8 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
   let tooSmall = 0;
   let firstFitReason: string | undefined;
   let markedUnavailable = 0;
+  let overQuota = 0;
+  let firstQuotaReason: string | undefined;
   let reservationsFull = 0;
   const candidates: Offering[] = [];
   for (const offering of [...input.offerings].sort(input.order ?? compareOfferings)) {
@@ -513,6 +546,12 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
       markedUnavailable++;
       continue;
     }
+    const quota = input.quota?.find((q) => blocks(q.block, offering));
+    if (quota) {
+      overQuota++;
+      firstQuotaReason ??= `${offering.vmSize}: ${quota.message}`;
+      continue;
+    }
     if (isReservationFull(offering)) {
       reservationsFull++;
       continue;
@@ -527,14 +566,12 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
     const distinct = new Set(candidates.map((o) => offeringLabels(o)[key]).filter((v) => v !== undefined));
     if (distinct.size < requirement.minValues) {
       return {
-        offering: undefined,
         reason: `requirement ${describeRequirement(requirement)} needs minValues ${requirement.minValues} but only ${distinct.size} qualifying value(s) are available`,
       };
     }
   }
 
-  const chosen = candidates[0];
-  if (chosen) return { offering: chosen };
+  if (candidates.length > 0) return { candidates };
   const parts = [`none of ${input.offerings.length} offerings fits`];
   if (excludedByRequirements > 0) {
     parts.push(`${excludedByRequirements} excluded by requirements (e.g. ${firstRequirementReason})`);
@@ -542,6 +579,7 @@ export function selectOffering(input: SelectOfferingInput): OfferingSelection {
   if (tooSmall > 0) parts.push(`${tooSmall} too small for the requests (e.g. ${firstFitReason})`);
   if (markedUnavailable > 0)
     parts.push(`${markedUnavailable} marked unavailable after recent launch failures`);
+  if (overQuota > 0) parts.push(`${overQuota} beyond their vCPU quota (e.g. ${firstQuotaReason})`);
   if (reservationsFull > 0) parts.push(`${reservationsFull} reserved with their reservation full`);
-  return { offering: undefined, reason: parts.join('; ') };
+  return { reason: parts.join('; ') };
 }

@@ -12,6 +12,8 @@ import { CapacityReservationGroups } from '../azure/capacity-reservations.js';
 import { storageTlsOptions } from '../azure/storage-tls.js';
 import { tableClientFromConnectionString } from '../azure/table-client.js';
 import { UnavailableOfferingsStore } from '../azure/unavailable-offerings.js';
+import { ComputeUsages } from '../azure/compute-usages.js';
+import { SpotPlacementScores } from '../azure/spot-placement-scores.js';
 import { VirtualMachines } from '../azure/virtual-machines.js';
 import { azureCloudProvider } from '../cloudprovider/azure.js';
 import type { CloudProvider } from '../cloudprovider/types.js';
@@ -93,6 +95,13 @@ export function kubePorts(
 }
 
 export const EVENT_COMPONENT = 'nodeclaim-azure';
+/**
+ * The vCPU quotas are read again after a minute (and at once after a quota refusal); launches in between
+ * count what they hold in flight.
+ */
+const USAGES_CACHE_MS = 60_000;
+/** Azure keeps a placement score for about a minute; the Azure provider's recommender caches 45 s. */
+const PLACEMENT_SCORES_CACHE_MS = 45_000;
 
 export function createDependencies(
   settings: Settings,
@@ -170,6 +179,25 @@ export function createDependencies(
         }),
       () => now().getTime(),
     ),
+    usages: new ComputeUsages(
+      compute,
+      settings.azure.location,
+      USAGES_CACHE_MS,
+      () => now().getTime(),
+      (error) =>
+        log.warn('vCPU quota usages could not be read; quota is learned from the PUT until they can', {
+          error,
+        }),
+    ),
+    placementScores: new SpotPlacementScores(compute, {
+      endpoint: settings.azure.armEndpoint,
+      subscriptionId: settings.azure.subscriptionId,
+      location: settings.azure.location,
+      ttlMs: PLACEMENT_SCORES_CACHE_MS,
+      now: () => now().getTime(),
+      onError: (error, vmSizes) =>
+        log.warn('spot placement scores could not be read; these sizes launch unscored', { vmSizes, error }),
+    }),
   };
   const { vms: _vms, ...azure } = parts;
   return {

@@ -3,7 +3,9 @@
 // on-demand, then zonal before regional. Unlike the provider, which shuffles ties to spread zones,
 // ties end on the smaller machine, then size name and zone, so the choice is reproducible. Unknown
 // prices sort last, and among themselves in that same tie order, so a size missing from the price
-// table is still tried smallest first rather than by name.
+// table is still tried smallest first rather than by name. Given a likelihood (a rank from the cloud's
+// placement scores, lower more likely), equally priced offerings of one capacity type and placement are
+// tried most likely first before those tie-breaks: the cheapest is never passed over for it.
 import type { CapacityType } from '../../models/karpenter.js';
 import type { Offering } from '../offerings.js';
 import { placementScopeOf } from '../placement.js';
@@ -12,6 +14,7 @@ export type OfferingPrice = (offering: Offering) => number | undefined;
 
 export function compareOfferingsByPrice(
   priceOfOffering: OfferingPrice,
+  likelihoodRank?: (offering: Offering) => number,
 ): (a: Offering, b: Offering) => number {
   return (a, b) => {
     const pa = priceOfOffering(a) ?? Infinity;
@@ -22,6 +25,10 @@ export function compareOfferingsByPrice(
     const zonalA = placementScopeOf(a) === 'zonal';
     const zonalB = placementScopeOf(b) === 'zonal';
     if (zonalA !== zonalB) return zonalA ? -1 : 1;
+    if (likelihoodRank) {
+      const byLikelihood = likelihoodRank(a) - likelihoodRank(b);
+      if (byLikelihood !== 0) return byLikelihood;
+    }
     return (
       a.cpu - b.cpu || a.memoryMiB - b.memoryMiB || ordinal(a.vmSize, b.vmSize) || ordinal(a.zone, b.zone)
     );

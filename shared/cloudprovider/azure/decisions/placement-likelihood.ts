@@ -1,0 +1,32 @@
+// How Azure's spot placement scores steer a launch: among equally priced offerings the more likely zone
+// is tried first, and an offering Azure scores Low (or restricts) is tried only after every other
+// candidate, so a dearer size wins only over a cheaper one Azure says is unlikely. An offering without a
+// score (on-demand, regional, a size Azure did not score, no answer) ranks between Medium and Low: no
+// score is no verdict, and the failure memory stays the ground truth.
+import type { Offering } from '../../../decisions/offerings.js';
+import { scoreKey, type PlacementScore, type PlacementScores } from '../../../azure/spot-placement-scores.js';
+
+/** The score of a spot, zonal offering; undefined for any other or when Azure gave none. */
+export function scoreOf(scores: PlacementScores, offering: Offering): PlacementScore | undefined {
+  if (offering.capacityType !== 'spot' || !offering.zoneNumber) return undefined;
+  return scores.get(scoreKey(offering.vmSize, offering.zoneNumber));
+}
+
+const RANK: Record<PlacementScore | 'none', number> = {
+  High: 0,
+  Medium: 1,
+  DataNotFoundOrStale: 2,
+  none: 2,
+  Low: 3,
+  RestrictedSKU: 4,
+};
+
+/** Lower is more likely to be allocated. */
+export function likelihoodRank(score: PlacementScore | undefined): number {
+  return RANK[score ?? 'none'];
+}
+
+/** Azure says an allocation is unlikely now. */
+export function isUnlikely(score: PlacementScore | undefined): boolean {
+  return score === 'Low' || score === 'RestrictedSKU';
+}
