@@ -7,6 +7,7 @@ import type { EmulatorControls } from './controls.js';
 import { ArmError } from './errors.js';
 import { describeInvalidRule, type FaultRuleInput } from './faults.js';
 import type { Latencies } from './latencies.js';
+import type { PlacementScoreOptions } from './placement-scores.js';
 import type { RequestFilter } from './request-log.js';
 import { requestKinds, type RequestKind, type ThrottlingOptions } from './throttling.js';
 import { isObject } from './vm-spec.js';
@@ -45,6 +46,23 @@ function requestFilter(query: URLSearchParams): RequestFilter | string {
   const afterSeq = query.get('afterSeq');
   if (afterSeq) filter.afterSeq = Number(afterSeq);
   return filter;
+}
+
+interface QuotaLimitBody {
+  subscriptionId?: string;
+  location?: string;
+  name: string;
+  limit: number;
+}
+
+function describeInvalidQuotaLimit(body: unknown): string | undefined {
+  if (!isObject(body)) return 'the body must be a JSON object';
+  if (typeof body.name !== 'string' || body.name === '') return 'name is required';
+  if (typeof body.limit !== 'number') return 'limit must be a number';
+  for (const field of ['location', 'subscriptionId'] as const) {
+    if (body[field] !== undefined && typeof body[field] !== 'string') return `${field} must be a string`;
+  }
+  return undefined;
 }
 
 export function handleAdmin(
@@ -110,6 +128,34 @@ export function handleAdmin(
     if (typeof group === 'string') return badRequest(group);
     controls.defineCapacityReservationGroup(group);
     return { status: 204, headers: {} };
+  }
+  if (path === '/admin/quotas' && method === 'PUT') {
+    const problem = describeInvalidQuotaLimit(body);
+    if (problem) return badRequest(problem);
+    try {
+      controls.setQuotaLimit(body as QuotaLimitBody);
+    } catch (error) {
+      return badRequest(error instanceof Error ? error.message : String(error));
+    }
+    return { status: 204, headers: {} };
+  }
+  const quotaMatch = /^\/admin\/quotas\/([^/]+)$/.exec(path);
+  if (quotaMatch && method === 'GET') {
+    const subscriptionId = url.searchParams.get('subscriptionId') ?? undefined;
+    return json(200, {
+      value: controls.quotaUsages(decodeURIComponent(quotaMatch[1] ?? ''), subscriptionId),
+    });
+  }
+  if (path === '/admin/placement-scores') {
+    if (method === 'GET') return json(200, controls.placementScoreOptions());
+    if (method === 'PUT') {
+      if (!isObject(body)) return badRequest('the body must be a JSON object');
+      try {
+        return json(200, controls.setPlacementScoreOptions(body as Partial<PlacementScoreOptions>));
+      } catch (error) {
+        return badRequest(error instanceof Error ? error.message : String(error));
+      }
+    }
   }
   const preemptMatch = /^\/admin\/vms\/([^/]+)\/preempt$/.exec(path);
   if (preemptMatch && method === 'POST') {

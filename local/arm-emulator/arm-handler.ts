@@ -1,5 +1,6 @@
 // The ARM request pipeline, in ARM's order: authentication, api-version, routing, authorization
-// (the action at its scope, then linked access), throttling, then the operation itself. Every answer carries ARM's request-id headers and, for throttled kinds,
+// (the action at its scope, then linked access), throttling, injected request errors, then the operation
+// itself. Every answer carries ARM's request-id headers and, for throttled kinds,
 // x-ms-ratelimit-remaining-resource.
 
 import { randomUUID } from 'node:crypto';
@@ -22,6 +23,7 @@ import {
   methodNotAllowed,
   missingApiVersion,
   missingAuthorization,
+  requestFailed,
   unknownResourceType,
 } from './errors.js';
 import type { FaultRegistry, HangFaultEffect } from './faults.js';
@@ -35,6 +37,8 @@ import { isObject } from './vm-spec.js';
 import type { VmPowerService } from './vm-power.js';
 import type { VmStore } from './vm-store.js';
 import type { CapacityReservationStore } from './capacity-reservations.js';
+import { parseSpotPlacementScoresInput, type SpotPlacementScores } from './placement-scores.js';
+import { locationNotAvailable, type QuotaState } from './quotas.js';
 
 export interface ArmRequest {
   method: string;
@@ -53,7 +57,9 @@ export interface ArmHandlerDeps {
   log: RequestLog;
   catalog: () => readonly ResourceSku[];
   authorization: () => AuthorizationSettings | undefined;
-  pageSizes: { vms: number; skus: number };
+  quotas: QuotaState;
+  placementScores: SpotPlacementScores;
+  pageSizes: { vms: number; skus: number; usages: number };
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -88,7 +94,9 @@ function throttleRegion(route: ArmRoute, body: unknown, store: VmStore): string 
       return vm?.spec.location ?? 'unknown';
     }
     case 'getOperation':
+    case 'listUsages':
       return route.location.toLowerCase();
+    case 'spotPlacementScores':
     case 'listVms':
     case 'listSkus':
     case 'listGalleryImageVersions':
@@ -138,7 +146,7 @@ export function handleArm(request: ArmRequest, deps: ArmHandlerDeps): ArmAnswer 
     if ('notFound' in match) throw unknownResourceType(request.url.pathname, apiVersion);
     if ('methodNotAllowed' in match) throw methodNotAllowed(request.method);
     route = match.route;
-    if (route.kind === 'putVm') body = parseJsonBody(request.body);
+    if (route.kind === 'putVm' || route.kind === 'spotPlacementScores') body = parseJsonBody(request.body);
     const authorization = deps.authorization();
     if (authorization) {
       authorize(authorization, requestAccess(request.method, route), linkedAccess(route, body, deps.store));
@@ -166,6 +174,9 @@ export function handleArm(request: ArmRequest, deps: ArmHandlerDeps): ArmAnswer 
         decision.measuredCount,
       );
     }
+
+    const requestError = deps.faults.takeRequestError(route.kind, vmNameOf(route));
+    if (requestError) throw requestFailed(requestError);
 
     const context: RequestContext = { baseUrl: request.url.origin, apiVersion };
     const ifNoneMatch = header(request.headers, 'if-none-match');
@@ -239,6 +250,19 @@ function dispatch(
       }
       return { status: 200, body: paginate(items, offset, deps.pageSizes.skus, url), headers: {} };
     }
+    case 'listUsages': {
+      if (!deps.quotas.isKnownLocation(route.location))
+        throw locationNotAvailable(route.location, deps.quotas.locations());
+      const offset = skipOffset(url);
+      const items = deps.quotas.usages(route.location, route.subscriptionId);
+      return { status: 200, body: paginate(items, offset, deps.pageSizes.usages, url), headers: {} };
+    }
+    case 'spotPlacementScores':
+      return {
+        status: 200,
+        body: deps.placementScores.generate(route.subscriptionId, parseSpotPlacementScoresInput(body)),
+        headers: {},
+      };
     case 'listGalleryImageVersions':
       return {
         status: 200,

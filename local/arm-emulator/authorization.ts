@@ -104,6 +104,16 @@ export function requestAccess(method: string, route: ArmRoute): Access {
             scope: `${group}/capacityReservations`,
           };
     }
+    case 'listUsages':
+      return {
+        action: 'Microsoft.Compute/locations/usages/read',
+        scope: `/subscriptions/${route.subscriptionId}/providers/Microsoft.Compute/locations/${route.location}`,
+      };
+    case 'spotPlacementScores':
+      return {
+        action: 'Microsoft.Compute/locations/placementScores/generate/action',
+        scope: `/subscriptions/${route.subscriptionId}/providers/Microsoft.Compute/locations/${route.location}`,
+      };
     case 'listGalleryImageVersions':
       return {
         action: 'Microsoft.Compute/locations/communityGalleries/images/versions/read',

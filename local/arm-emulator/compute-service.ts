@@ -1,6 +1,6 @@
 // Virtual machine semantics: create/update/delete as long-running operations, the provisioning
 // state machine (Creating → Succeeded | Failed, Deleting → gone), idempotent PUT, immutable
-// properties, catalog checks and injected faults.
+// properties, catalog checks, injected faults and the vCPU quota the VMs already hold.
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
@@ -28,6 +28,7 @@ import { capacityReservationGroupOfVm, type CapacityReservationStore } from './c
 import { findSku, isKnownSize, placementRestriction, skuVcpus, type ResourceSku } from './sku-catalog.js';
 import { parseVmSpec, validateVmName, type VmSpec } from './vm-spec.js';
 import { ScheduledActions } from './scheduled-actions.js';
+import type { QuotaState } from './quotas.js';
 import type { StoredVm, VmStore } from './vm-store.js';
 import { renderVm } from './vm-view.js';
 
@@ -57,6 +58,7 @@ export interface ComputeServiceDeps {
   latencies: () => Latencies;
   holds: ProvisioningHolds;
   reservations: CapacityReservationStore;
+  quotas: QuotaState;
 }
 
 const vmResourceType = 'Microsoft.Compute/virtualMachines';
@@ -99,6 +101,7 @@ export class ComputeService {
     const facts = launchFacts(address.name, spec);
     const syncFault = this.deps.faults.takeSync(facts);
     if (syncFault) throw syncFaultError(syncFault, address, spec, sku);
+    this.deps.quotas.checkLaunch(address.subscriptionId, spec.location, spec.priority, sku);
 
     const vm: StoredVm = {
       id: `/subscriptions/${address.subscriptionId}/resourceGroups/${address.resourceGroup}/providers/${vmResourceType}/${address.name}`,
@@ -227,7 +230,10 @@ export class ComputeService {
       return { status: 200, body: renderVm(vm), headers };
     }
 
-    // A PUT on a Failed VM retries its provisioning, as Compute does.
+    // A PUT on a Failed VM retries its provisioning, as Compute does; the failed VM held no cores, so the
+    // retry needs them again.
+    const sku = findSku(this.deps.catalog(), vm.spec.vmSize, vm.spec.location);
+    if (sku) this.deps.quotas.checkLaunch(vm.subscriptionId, vm.spec.location, vm.spec.priority, sku);
     vm.provisioningState = 'Updating';
     vm.failure = undefined;
     const operation = this.startProvisioning(vm, 'update', launchFacts(vm.name, vm.spec));

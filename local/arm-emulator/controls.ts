@@ -4,6 +4,8 @@ import type { AuthorizationSettings } from './authorization.js';
 import type { CapacityReservationGroupInput } from './capacity-reservations.js';
 import type { FaultRule, FaultRuleInput } from './faults.js';
 import type { Latencies } from './latencies.js';
+import type { PlacementScoreOptions } from './placement-scores.js';
+import type { QuotaLimitInput, Usage } from './quotas.js';
 import type { RequestFilter, RequestLogEntry } from './request-log.js';
 import type { ThrottlingOptions } from './throttling.js';
 import type { PreemptionNotice } from './vm-power.js';
@@ -40,6 +42,24 @@ export interface EmulatorControls {
   onVmChange(listener: VmChangeListener): () => void;
   /** Creates or replaces a Capacity Reservation Group with its reservations (capacity-reservations.ts). */
   defineCapacityReservationGroup(group: CapacityReservationGroupInput): void;
-  /** Forgets VMs, reservation groups, operations, faults, holds, the request log and bucket levels; restores the initial latencies and throttling. */
+  /**
+   * Sets a vCPU quota limit (quotas.ts): `name` is `cores`, `lowPriorityCores`, `virtualMachines` (reported,
+   * not enforced) or a catalog family (`standardDSv5Family`); without `location` / `subscriptionId` it applies
+   * to every one. Throws for an unknown name or a limit that is not a whole number ≥ 0.
+   */
+  setQuotaLimit(input: QuotaLimitInput): void;
+  /**
+   * The usages API's items for `location` (fault rules included); without `subscriptionId` the VMs of every
+   * subscription count, which is the API's answer when the emulator serves one subscription.
+   */
+  quotaUsages(location: string, subscriptionId?: string): Usage[];
+  /** Merges a change into the spot placement score model (lag, error rate, seed) and returns the result. */
+  setPlacementScoreOptions(change: Partial<PlacementScoreOptions>): PlacementScoreOptions;
+  placementScoreOptions(): PlacementScoreOptions;
+  /**
+   * Forgets VMs, reservation groups, operations, faults (and their history), holds, the request log and
+   * bucket levels; restores the initial latencies and throttling, the default quota limits and the default
+   * placement score options.
+   */
   reset(): void;
 }

@@ -139,3 +139,20 @@ export function preconditionFailed(): ArmError {
     'The condition specified using HTTP conditional header(s) is not met.',
   );
 }
+
+/**
+ * A request-error fault (faults.ts): the request fails before it reaches the resource provider, with the
+ * generic bodies ARM answers for a 500 or 503 unless the rule states its own code and message.
+ */
+export function requestFailed(effect: { status?: number; code?: string; message?: string }): ArmError {
+  const status = effect.status ?? 500;
+  const code =
+    effect.code ??
+    (status === 500 ? 'InternalServerError' : status === 503 ? 'ServiceUnavailable' : 'RequestFailed');
+  const message =
+    effect.message ??
+    (status === 503
+      ? 'The service is temporarily unavailable. Please retry the request later.'
+      : 'An internal error occurred while processing the request. Please retry the request.');
+  return new ArmError(status, code, message);
+}

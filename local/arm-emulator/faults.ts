@@ -1,5 +1,7 @@
 // Injectable faults: rules that match a VM launch (by name pattern, size, zone, priority, region)
-// or a request kind, and fire once, N times, or until cleared.
+// or a request kind, and fire once, N times, or until cleared. The registry also remembers when each
+// rule was added and removed, because estimates derived from the faults (spot placement scores) see
+// the world as it stood a while ago, not as it is now.
 
 import { randomUUID } from 'node:crypto';
 import type { AllocationFailureCode } from './azure-messages.js';
@@ -37,7 +39,25 @@ export interface HangFaultEffect {
   processed?: boolean;
 }
 
-export type FaultEffect = SyncFaultEffect | AsyncFaultEffect | ThrottleFaultEffect | HangFaultEffect;
+/**
+ * The next matching requests fail with this error instead of reaching the resource provider (nothing
+ * changes): a 500 or 503 from ARM or the provider, for callers that must cope with an API being down.
+ */
+export interface RequestErrorFaultEffect {
+  type: 'requestError';
+  requestKind: RequestKind | 'any';
+  /** Default 500. */
+  status?: number;
+  /** Default by status: 500 InternalServerError, 503 ServiceUnavailable, otherwise RequestFailed. */
+  code?: string;
+  message?: string;
+}
+
+export type FaultEffect =
+  SyncFaultEffect | AsyncFaultEffect | ThrottleFaultEffect | HangFaultEffect | RequestErrorFaultEffect;
+
+/** Request-kind effects: they match a request by its kind (and VM name), not a launch. */
+const requestEffectTypes = new Set<string>(['throttle', 'hang', 'requestError']);
 
 export interface FaultMatch {
   /** Glob on the VM name: `*` matches any run of characters, `?` one character. Case-insensitive. */
@@ -103,14 +123,14 @@ export function globToRegExp(glob: string): RegExp {
 
 function matchesRequest(rule: FaultRule, kind: RequestKind, vmName: string | undefined): boolean {
   const effect = rule.effect;
-  if (effect.type !== 'throttle' && effect.type !== 'hang') return false;
+  if (effect.type !== 'throttle' && effect.type !== 'hang' && effect.type !== 'requestError') return false;
   if (effect.requestKind !== 'any' && effect.requestKind !== kind) return false;
   if (rule.match?.vmName !== undefined)
     return vmName !== undefined && globToRegExp(rule.match.vmName).test(vmName);
   return true;
 }
 
-function matchesLaunch(match: FaultMatch | undefined, facts: LaunchFacts): boolean {
+export function matchesLaunch(match: FaultMatch | undefined, facts: LaunchFacts): boolean {
   if (!match) return true;
   if (match.vmName !== undefined && !globToRegExp(match.vmName).test(facts.vmName)) return false;
   if (match.vmSize !== undefined && match.vmSize.toLowerCase() !== facts.vmSize.toLowerCase()) return false;
@@ -127,19 +147,21 @@ export function describeInvalidRule(input: unknown): string | undefined {
   const rule = input as Partial<FaultRuleInput>;
   const effect = rule.effect as Partial<FaultEffect> | undefined;
   if (!effect || typeof effect.type !== 'string') return 'effect.type is required';
-  if (
-    effect.type !== 'throttle' &&
-    effect.type !== 'hang' &&
-    !syncTypes.has(effect.type) &&
-    !asyncTypes.has(effect.type)
-  ) {
+  if (!requestEffectTypes.has(effect.type) && !syncTypes.has(effect.type) && !asyncTypes.has(effect.type)) {
     return `unknown effect.type '${effect.type}'`;
   }
   if (
-    (effect.type === 'throttle' || effect.type === 'hang') &&
-    typeof (effect as Partial<ThrottleFaultEffect | HangFaultEffect>).requestKind !== 'string'
+    requestEffectTypes.has(effect.type) &&
+    typeof (effect as Partial<ThrottleFaultEffect | HangFaultEffect | RequestErrorFaultEffect>)
+      .requestKind !== 'string'
   ) {
     return `a ${effect.type} effect needs requestKind`;
+  }
+  if (effect.type === 'requestError') {
+    const status = (effect as Partial<RequestErrorFaultEffect>).status;
+    if (status !== undefined && (!Number.isInteger(status) || status < 400 || status > 599)) {
+      return "a requestError effect's status must be an HTTP error status (400-599)";
+    }
   }
   if (effect.type === 'hang') {
     const seconds = (effect as Partial<HangFaultEffect>).seconds;
@@ -153,23 +175,53 @@ export function describeInvalidRule(input: unknown): string | undefined {
   return undefined;
 }
 
+interface RuleHistoryEntry {
+  rule: FaultRule;
+  addedAt: number;
+  removedAt: number | undefined;
+}
+
+/** Removed rules remembered for `activeAt`; past this many the oldest are forgotten. */
+const maxRemovedInHistory = 10_000;
+
 export class FaultRegistry {
   private rules: FaultRule[] = [];
+  private history: RuleHistoryEntry[] = [];
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   add(input: FaultRuleInput): FaultRule {
     const rule: FaultRule = { ...input, id: randomUUID(), hits: 0 };
     this.rules.push(rule);
+    this.history.push({ rule, addedAt: this.now(), removedAt: undefined });
     return rule;
   }
 
   remove(id: string): boolean {
     const before = this.rules.length;
     this.rules = this.rules.filter((r) => r.id !== id);
-    return this.rules.length !== before;
+    if (this.rules.length === before) return false;
+    this.markRemoved((entry) => entry.rule.id === id);
+    return true;
   }
 
+  /** Removes every rule; the history still knows them (for `activeAt`). */
   clear(): void {
     this.rules = [];
+    this.markRemoved(() => true);
+  }
+
+  /** Removes every rule and forgets that there ever were any (the emulator's reset). */
+  forget(): void {
+    this.rules = [];
+    this.history = [];
+  }
+
+  /** The rules that were in force at `time` (ms since the epoch), in the order they were added. */
+  activeAt(time: number): FaultRule[] {
+    return this.history
+      .filter((entry) => entry.addedAt <= time && (entry.removedAt === undefined || entry.removedAt > time))
+      .map((entry) => ({ ...entry.rule }));
   }
 
   list(): FaultRule[] {
@@ -199,6 +251,30 @@ export class FaultRegistry {
   takeHang(kind: RequestKind, vmName: string | undefined): HangFaultEffect | undefined {
     const rule = this.take((r) => r.effect.type === 'hang' && matchesRequest(r, kind, vmName));
     return rule?.effect.type === 'hang' ? rule.effect : undefined;
+  }
+
+  /** The request-error fault that applies to this request, if any, consumed. */
+  takeRequestError(kind: RequestKind, vmName: string | undefined): RequestErrorFaultEffect | undefined {
+    const rule = this.take((r) => r.effect.type === 'requestError' && matchesRequest(r, kind, vmName));
+    return rule?.effect.type === 'requestError' ? rule.effect : undefined;
+  }
+
+  private markRemoved(predicate: (entry: RuleHistoryEntry) => boolean): void {
+    const now = this.now();
+    for (const entry of this.history) {
+      if (entry.removedAt === undefined && predicate(entry)) entry.removedAt = now;
+    }
+    const removed = this.history.filter((entry) => entry.removedAt !== undefined).length;
+    if (removed > maxRemovedInHistory) {
+      let excess = removed - maxRemovedInHistory;
+      this.history = this.history.filter((entry) => {
+        if (excess > 0 && entry.removedAt !== undefined) {
+          excess -= 1;
+          return false;
+        }
+        return true;
+      });
+    }
   }
 
   private take(predicate: (rule: FaultRule) => boolean): FaultRule | undefined {

@@ -8,12 +8,24 @@ export type {
   FaultMatch,
   FaultRule,
   FaultRuleInput,
+  RequestErrorFaultEffect,
   SyncFaultEffect,
   ThrottleFaultEffect,
 } from './faults.js';
 export type { AllocationFailureCode } from './azure-messages.js';
 export { defaultLatencies, type Latencies, type LatencyOverride } from './latencies.js';
 export type { RequestFilter, RequestLogEntry } from './request-log.js';
+export {
+  defaultPlacementScoreOptions,
+  maxDesiredLocations,
+  maxDesiredSizes,
+  type PlacementScore,
+  type PlacementScoreOptions,
+  type PlacementScoreValue,
+  type SpotPlacementScoresInput,
+  type SpotPlacementScoresResponse,
+} from './placement-scores.js';
+export { defaultQuotaLimits, familyLocalizedName, type QuotaLimitInput, type Usage } from './quotas.js';
 export {
   capabilityValue,
   catalogLocations,

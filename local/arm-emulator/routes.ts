@@ -10,6 +10,7 @@ export type ArmRoute =
   | { kind: 'listVms'; subscriptionId: string; resourceGroup: string | undefined }
   | { kind: 'getOperation'; subscriptionId: string; location: string; operationId: string }
   | { kind: 'listSkus'; subscriptionId: string }
+  | { kind: 'listUsages' | 'spotPlacementScores'; subscriptionId: string; location: string }
   | {
       kind: 'listGalleryImageVersions';
       subscriptionId: string;
@@ -47,6 +48,14 @@ const galleryImageVersionsPath = new RegExp(
 );
 const reservationGroupPath = new RegExp(
   `^/subscriptions/${segment}/resourceGroups/${segment}/providers/Microsoft\\.Compute/capacityReservationGroups/${segment}(/capacityReservations)?/?$`,
+  'i',
+);
+const usagesPath = new RegExp(
+  `^/subscriptions/${segment}/providers/Microsoft\\.Compute/locations/${segment}/usages/?$`,
+  'i',
+);
+const spotPlacementScoresPath = new RegExp(
+  `^/subscriptions/${segment}/providers/Microsoft\\.Compute/locations/${segment}/placementScores/spot/generate/?$`,
   'i',
 );
 const skusPath = new RegExp(`^/subscriptions/${segment}/providers/Microsoft\\.Compute/skus/?$`, 'i');
@@ -105,6 +114,20 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
   if (match) {
     const [subscriptionId = ''] = groups(match);
     return method === 'GET' ? { route: { kind: 'listSkus', subscriptionId } } : { methodNotAllowed: true };
+  }
+  match = usagesPath.exec(pathname);
+  if (match) {
+    const [subscriptionId = '', location = ''] = groups(match);
+    return method === 'GET'
+      ? { route: { kind: 'listUsages', subscriptionId, location } }
+      : { methodNotAllowed: true };
+  }
+  match = spotPlacementScoresPath.exec(pathname);
+  if (match) {
+    const [subscriptionId = '', location = ''] = groups(match);
+    return method === 'POST'
+      ? { route: { kind: 'spotPlacementScores', subscriptionId, location } }
+      : { methodNotAllowed: true };
   }
   match = galleryImageVersionsPath.exec(pathname);
   if (match) {

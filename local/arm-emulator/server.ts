@@ -21,6 +21,8 @@ import { Throttler, type ThrottlingOptions } from './throttling.js';
 import { VmPowerService } from './vm-power.js';
 import { toEmulatedVm, VmStore } from './vm-store.js';
 import { CapacityReservationStore } from './capacity-reservations.js';
+import { SpotPlacementScores } from './placement-scores.js';
+import { QuotaState } from './quotas.js';
 import { readRequestBody } from '../http/request-body.js';
 
 export interface ArmEmulatorOptions {
@@ -34,7 +36,7 @@ export interface ArmEmulatorOptions {
   throttling?: ThrottlingOptions;
   catalog?: readonly ResourceSku[];
   /** List page sizes; small values exercise nextLink paging. */
-  pageSizes?: { vms?: number; skus?: number; prices?: number };
+  pageSizes?: { vms?: number; skus?: number; prices?: number; usages?: number };
   log?: Logger;
   /**
    * The caller's role assignments: every request is authorized against them as ARM does
@@ -95,6 +97,8 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
   };
   const throttler = new Throttler(initialThrottling);
   let authorization = options.authorization;
+  const quotas = new QuotaState({ store, catalog: () => catalog, faults });
+  const placementScores = new SpotPlacementScores({ catalog: () => catalog, faults, quotas });
   const service = new ComputeService({
     store,
     operations,
@@ -103,6 +107,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     latencies: () => latencies,
     holds,
     reservations,
+    quotas,
   });
 
   const power = new VmPowerService({ store, operations, compute: service, latencies: () => latencies });
@@ -129,6 +134,10 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     preemptVm: (vmName, preemption) => power.preempt(vmName, preemption?.noticeMs),
     onVmChange: (listener) => store.onChange(listener),
     defineCapacityReservationGroup: (group) => reservations.define(group),
+    setQuotaLimit: (input) => quotas.setLimit(input),
+    quotaUsages: (location, subscriptionId) => quotas.usages(location, subscriptionId),
+    setPlacementScoreOptions: (change) => placementScores.configure(change),
+    placementScoreOptions: () => placementScores.options(),
     reset: () => {
       reservations.clear();
       service.cancelTimers();
@@ -136,7 +145,9 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
       holds.clear();
       store.clear();
       operations.clear();
-      faults.clear();
+      faults.forget();
+      quotas.clear();
+      placementScores.reset();
       requestLog.clear();
       throttler.configure(initialThrottling);
       latencies = initialLatencies;
@@ -153,7 +164,13 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     log: requestLog,
     catalog: () => catalog,
     authorization: () => authorization,
-    pageSizes: { vms: options.pageSizes?.vms ?? 100, skus: options.pageSizes?.skus ?? 50 },
+    quotas,
+    placementScores,
+    pageSizes: {
+      vms: options.pageSizes?.vms ?? 100,
+      skus: options.pageSizes?.skus ?? 50,
+      usages: options.pageSizes?.usages ?? 50,
+    },
   };
 
   const hangingTimers = new Set<NodeJS.Timeout>();

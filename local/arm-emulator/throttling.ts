@@ -12,7 +12,9 @@ export type RequestKind =
   | 'listSkus'
   | 'listGalleryImageVersions'
   | 'getCapacityReservationGroup'
-  | 'listCapacityReservations';
+  | 'listCapacityReservations'
+  | 'listUsages'
+  | 'spotPlacementScores';
 
 export const requestKinds: readonly RequestKind[] = [
   'putVm',
@@ -25,6 +27,8 @@ export const requestKinds: readonly RequestKind[] = [
   'listGalleryImageVersions',
   'getCapacityReservationGroup',
   'listCapacityReservations',
+  'listUsages',
+  'spotPlacementScores',
 ];
 
 export interface ThrottlePolicy {
@@ -37,6 +41,11 @@ export interface ThrottlePolicy {
 /**
  * Subscription-level limits per region. The resource SKU list is throttled by ARM, not by these
  * Compute buckets, so it has none. Delete VM shares Put VM's figures (the emulator's assumption).
+ *
+ * Azure publishes no limit for the two location-level reads below, so both are assumptions:
+ * - usages: ARM's subscription read limit (a bucket of 250 refilled at 25 a second), per region;
+ * - spot placement scores: 10 a minute per subscription (bucket 10), deliberately small, since the
+ *   API is a recommendation service meant to be called now and then, not per launch.
  */
 export const computePolicies: Readonly<Partial<Record<RequestKind, ThrottlePolicy>>> = {
   putVm: { name: 'PutVM', refillPerMinute: 500, capacity: 1500 },
@@ -44,6 +53,8 @@ export const computePolicies: Readonly<Partial<Record<RequestKind, ThrottlePolic
   getVm: { name: 'GetVM', refillPerMinute: 8000, capacity: 8000 },
   getOperation: { name: 'GetOperation', refillPerMinute: 5000, capacity: 5000 },
   listVms: { name: 'ListVMs', refillPerMinute: 300, capacity: 300 },
+  listUsages: { name: 'ListUsages', refillPerMinute: 1500, capacity: 250 },
+  spotPlacementScores: { name: 'SpotPlacementScores', refillPerMinute: 10, capacity: 10 },
 };
 
 export interface ThrottlingOptions {
