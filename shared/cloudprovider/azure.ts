@@ -26,7 +26,7 @@ import {
   type Offering,
   type SelectOfferingInput,
 } from '../decisions/offerings.js';
-import { MAX_SIZES_PER_REQUEST, type PlacementScores } from '../azure/spot-placement-scores.js';
+import { MAX_SIZES_PER_REQUEST, type PlacementScores } from '../azure/placement-scores.js';
 import { isUnlikely, likelihoodRank, scoreOf } from './azure/decisions/placement-likelihood.js';
 import { QuotaRoom } from './quota-room.js';
 import { compareOfferingsByPrice } from '../decisions/prices/offering-order.js';
@@ -116,7 +116,7 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
       ...(overlays && { extendedCapacity: (o: Offering) => overlaidCapacity(overlays, pool, o.vmSize) }),
       ...capacityOptions(settings, nodeClass),
     };
-    const scores = await spotScoresFor(candidateOfferings(input));
+    const scores = await placementScoresFor(candidateOfferings(input));
     // From the quota check to the hold nothing awaits, so concurrent launches each see the others' holds.
     const selection = selectOffering({
       ...input,
@@ -139,15 +139,20 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
   }
 
   /**
-   * The zones' spot placement scores of the cheapest spot sizes a launch may choose, when spot is its
-   * cheapest choice; none otherwise, or when Azure does not answer.
+   * The zones' placement scores of the cheapest sizes a launch may choose, of the capacity type of its
+   * cheapest choice (spot scores for spot, regular scores for on-demand); none for reserved capacity or
+   * when Azure does not answer.
    */
-  async function spotScoresFor(candidates: readonly Offering[]): Promise<PlacementScores> {
-    if (candidates[0]?.capacityType !== 'spot') return new Map();
+  async function placementScoresFor(candidates: readonly Offering[]): Promise<PlacementScores> {
+    const capacityType = candidates[0]?.capacityType;
+    const priority = capacityType === 'spot' ? 'spot' : capacityType === 'on-demand' ? 'regular' : undefined;
+    if (!priority) return new Map();
     const sizes = [
-      ...new Set(candidates.filter((o) => o.capacityType === 'spot' && o.zoneNumber).map((o) => o.vmSize)),
+      ...new Set(
+        candidates.filter((o) => o.capacityType === capacityType && o.zoneNumber).map((o) => o.vmSize),
+      ),
     ].slice(0, MAX_SIZES_PER_REQUEST);
-    return sizes.length === 0 ? new Map() : parts.placementScores.scores(sizes);
+    return sizes.length === 0 ? new Map() : parts.placementScores.scores(priority, sizes);
   }
 
   async function create(

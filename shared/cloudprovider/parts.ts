@@ -6,7 +6,7 @@
 // depends on the cloud provider, not back.
 import type { CapacityReservationGroups } from '../azure/capacity-reservations.js';
 import type { ComputeUsages } from '../azure/compute-usages.js';
-import type { SpotPlacementScores } from '../azure/spot-placement-scores.js';
+import type { PlacementScoresReader } from '../azure/placement-scores.js';
 import type { NodeImageVersions } from '../azure/node-image-versions.js';
 import type { ResourceSkuCatalog } from '../azure/resource-skus.js';
 import type { PriceCatalog } from '../azure/retail-prices.js';
@@ -37,5 +37,5 @@ export interface CloudProviderParts {
   /** The region's vCPU quotas and their usage, read through a short cache (quota known before the PUT). */
   usages: Pick<ComputeUsages, 'read' | 'invalidate'>;
   /** Azure's spot placement scores per size and zone, cached for a TTL. */
-  placementScores: Pick<SpotPlacementScores, 'scores'>;
+  placementScores: Pick<PlacementScoresReader, 'scores'>;
 }

@@ -13,7 +13,7 @@ import { storageTlsOptions } from '../azure/storage-tls.js';
 import { tableClientFromConnectionString } from '../azure/table-client.js';
 import { UnavailableOfferingsStore } from '../azure/unavailable-offerings.js';
 import { ComputeUsages } from '../azure/compute-usages.js';
-import { SpotPlacementScores } from '../azure/spot-placement-scores.js';
+import { PlacementScoresReader } from '../azure/placement-scores.js';
 import { VirtualMachines } from '../azure/virtual-machines.js';
 import { azureCloudProvider } from '../cloudprovider/azure.js';
 import type { CloudProvider } from '../cloudprovider/types.js';
@@ -189,14 +189,18 @@ export function createDependencies(
           error,
         }),
     ),
-    placementScores: new SpotPlacementScores(compute, {
+    placementScores: new PlacementScoresReader(compute, {
       endpoint: settings.azure.armEndpoint,
       subscriptionId: settings.azure.subscriptionId,
       location: settings.azure.location,
       ttlMs: PLACEMENT_SCORES_CACHE_MS,
       now: () => now().getTime(),
-      onError: (error, vmSizes) =>
-        log.warn('spot placement scores could not be read; these sizes launch unscored', { vmSizes, error }),
+      onError: (error, priority, vmSizes) =>
+        log.warn('placement scores could not be read; these sizes launch unscored', {
+          priority,
+          vmSizes,
+          error,
+        }),
     }),
   };
   const { vms: _vms, ...azure } = parts;

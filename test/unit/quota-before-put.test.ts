@@ -4,7 +4,7 @@
 // offerings and put the unlikely last without ever passing over a cheaper likely one.
 import { describe, expect, test } from 'vitest';
 import type { UsagesRead } from '../../shared/azure/compute-usages.js';
-import { scoreKey, type PlacementScore } from '../../shared/azure/spot-placement-scores.js';
+import { scoreKey, type PlacementScore } from '../../shared/azure/placement-scores.js';
 import {
   isUnlikely,
   likelihoodRank,
@@ -170,7 +170,7 @@ describe('spot placement scores', () => {
   const spot = (zoneNumber: string, overrides: Partial<Offering> = {}) =>
     d2sV5Offering({ capacityType: 'spot', zone: `westus2-${zoneNumber}`, zoneNumber, ...overrides });
   const scores = (entries: [string, string, PlacementScore][]) =>
-    new Map(entries.map(([size, zone, score]) => [scoreKey(size, zone), score]));
+    new Map(entries.map(([size, zone, score]) => [scoreKey('spot', size, zone), score]));
 
   test('equally priced zones are tried most likely first; a Low zone only when nothing else is left', () => {
     const scored = scores([
@@ -217,9 +217,12 @@ describe('spot placement scores', () => {
     }
   });
 
-  test('on-demand and regional offerings carry no score', () => {
+  test('on-demand offerings take the regular scores; regional and reserved ones carry none', () => {
     const scored = scores([['Standard_D2s_v5', '1', 'Low']]);
     expect(scoreOf(scored, d2sV5Offering())).toBeUndefined();
+    const regular = new Map([[scoreKey('regular', 'Standard_D2s_v5', '1'), 'High' as const]]);
+    expect(scoreOf(regular, d2sV5Offering())).toBe('High');
+    expect(scoreOf(regular, d2sV5Offering({ capacityType: 'reserved' }))).toBeUndefined();
     expect(scoreOf(scored, spot('1', { zoneNumber: undefined, zone: '0' }))).toBeUndefined();
     expect(scoreOf(scored, spot('1'))).toBe('Low');
   });

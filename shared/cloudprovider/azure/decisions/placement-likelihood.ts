@@ -1,15 +1,18 @@
-// How Azure's spot placement scores steer a launch: among equally priced offerings the more likely zone
+// How Azure's placement scores steer a launch: among equally priced offerings the more likely zone
 // is tried first, and an offering Azure scores Low (or restricts) is tried only after every other
-// candidate, so a dearer size wins only over a cheaper one Azure says is unlikely. An offering without a
-// score (on-demand, regional, a size Azure did not score, no answer) ranks between Medium and Low: no
-// score is no verdict, and the failure memory stays the ground truth.
+// candidate, so a dearer size wins only over a cheaper one Azure says is unlikely. Spot offerings take
+// the spot scores, on-demand ones the regular scores. An offering without a score (reserved, regional, a
+// size Azure did not score, no answer) ranks between Medium and Low: no score is no verdict, and the
+// failure memory stays the ground truth.
 import type { Offering } from '../../../decisions/offerings.js';
-import { scoreKey, type PlacementScore, type PlacementScores } from '../../../azure/spot-placement-scores.js';
+import { scoreKey, type PlacementScore, type PlacementScores } from '../../../azure/placement-scores.js';
 
-/** The score of a spot, zonal offering; undefined for any other or when Azure gave none. */
+/** The score of a zonal spot or on-demand offering; undefined for any other or when Azure gave none. */
 export function scoreOf(scores: PlacementScores, offering: Offering): PlacementScore | undefined {
-  if (offering.capacityType !== 'spot' || !offering.zoneNumber) return undefined;
-  return scores.get(scoreKey(offering.vmSize, offering.zoneNumber));
+  if (!offering.zoneNumber) return undefined;
+  const priority =
+    offering.capacityType === 'spot' ? 'spot' : offering.capacityType === 'on-demand' ? 'regular' : undefined;
+  return priority && scores.get(scoreKey(priority, offering.vmSize, offering.zoneNumber));
 }
 
 const RANK: Record<PlacementScore | 'none', number> = {

@@ -1,25 +1,33 @@
-// Azure's Spot Placement Scores for the region's zones (Compute's placementScores/spot/generate): how
-// likely a spot VM of a size is to be allocated in each zone now. Scores are estimates that Azure itself
-// keeps for about a minute, so each size's are cached for a TTL and a burst of launches shares one
-// request; Azure takes at most five sizes a request. A request that fails (throttled, refused, a server
-// error) scores nothing for its sizes until the TTL passes: launches then choose as they did before
-// scores existed, and the failure memory stays the ground truth either way.
+// Azure's placement scores for the region's zones: how likely a VM of a size is to be allocated in each
+// zone now, for spot VMs (Compute's placementScores/spot/generate) and for regular ones
+// (placementScores/regular/generate, generally available but enabled only for subscriptions Microsoft
+// approved). Scores are estimates that Azure itself keeps for about a minute, so each size's are cached
+// for a TTL and a burst of launches shares one request; Azure takes at most five sizes a request. A
+// request that fails (throttled, a server error) scores nothing for its sizes until the TTL passes, and
+// one Azure refuses (the regular API not enabled for the subscription, the action not granted) stops
+// that kind of score for an hour: launches then choose as they did before scores existed, and the
+// failure memory stays the ground truth either way.
 import type { ComputeManagementClient } from '@azure/arm-compute';
 import { createDefaultHttpClient, createPipelineRequest, type HttpClient } from '@azure/core-rest-pipeline';
 
 export type PlacementScore = 'High' | 'Medium' | 'Low' | 'RestrictedSKU' | 'DataNotFoundOrStale';
 
-export const SPOT_PLACEMENT_SCORES_API_VERSION = '2025-06-05';
+/** Spot scores for spot VMs, regular scores for on-demand ones. */
+export type ScoredPriority = 'spot' | 'regular';
+
+const API_VERSIONS: Record<ScoredPriority, string> = { spot: '2025-06-05', regular: '2026-10-05-preview' };
+/** A refused kind of score is not asked for again for this long. */
+const REFUSED_PAUSE_MS = 60 * 60_000;
 /** A launch waits no longer than this for scores (the Azure provider's recommender call waits 5 s too). */
 const REQUEST_TIMEOUT_MS = 5_000;
 /** The most sizes one request may name. */
 export const MAX_SIZES_PER_REQUEST = 5;
 
-/** Scores by `scoreKey(vmSize, zoneNumber)`. */
+/** Scores by `scoreKey(priority, vmSize, zoneNumber)`. */
 export type PlacementScores = ReadonlyMap<string, PlacementScore>;
 
-export const scoreKey = (vmSize: string, zoneNumber: string): string =>
-  `${vmSize.toLowerCase()}|${zoneNumber}`;
+export const scoreKey = (priority: ScoredPriority, vmSize: string, zoneNumber: string): string =>
+  `${priority}|${vmSize.toLowerCase()}|${zoneNumber}`;
 
 interface ScoreResponse {
   placementScores?: { sku?: string; availabilityZone?: string; score?: string }[];
@@ -33,9 +41,11 @@ interface SizeEntry {
   at: number;
 }
 
-export class SpotPlacementScores {
+export class PlacementScoresReader {
+  /** By `${priority}|${vmSize}`. */
   private readonly bySize = new Map<string, SizeEntry>();
   private readonly pending = new Map<string, Promise<void>>();
+  private readonly refusedUntil: Record<ScoredPriority, number> = { spot: -Infinity, regular: -Infinity };
   private readonly http: HttpClient = createDefaultHttpClient();
   private requests = 0;
 
@@ -47,7 +57,7 @@ export class SpotPlacementScores {
       location: string;
       ttlMs: number;
       now?: () => number;
-      onError?: (error: unknown, vmSizes: readonly string[]) => void;
+      onError?: (error: unknown, priority: ScoredPriority, vmSizes: readonly string[]) => void;
     },
   ) {}
 
@@ -56,26 +66,31 @@ export class SpotPlacementScores {
     return this.requests;
   }
 
-  /** The zones' scores of each of `vmSizes` (spot), from the cache or one request per five sizes. */
-  async scores(vmSizes: readonly string[]): Promise<PlacementScores> {
+  /**
+   * The zones' scores of each of `vmSizes` for `priority`, from the cache or one request per five sizes;
+   * none while Azure refuses that kind of score.
+   */
+  async scores(priority: ScoredPriority, vmSizes: readonly string[]): Promise<PlacementScores> {
     const now = this.now();
+    if (now < this.refusedUntil[priority]) return new Map();
+    const keyOf = (size: string) => `${priority}|${size.toLowerCase()}`;
     const wanted = [...new Set(vmSizes.map((s) => s.toLowerCase()))];
     const stale = wanted.filter((size) => {
-      const entry = this.bySize.get(size);
-      return (!entry || now - entry.at >= this.options.ttlMs) && !this.pending.has(size);
+      const entry = this.bySize.get(keyOf(size));
+      return (!entry || now - entry.at >= this.options.ttlMs) && !this.pending.has(keyOf(size));
     });
     for (let i = 0; i < stale.length; i += MAX_SIZES_PER_REQUEST) {
       const batch = stale.slice(i, i + MAX_SIZES_PER_REQUEST);
-      const request = this.fetch(batch).finally(() => {
-        for (const size of batch) this.pending.delete(size);
+      const request = this.fetch(priority, batch).finally(() => {
+        for (const size of batch) this.pending.delete(keyOf(size));
       });
-      for (const size of batch) this.pending.set(size, request);
+      for (const size of batch) this.pending.set(keyOf(size), request);
     }
-    await Promise.all(wanted.map((size) => this.pending.get(size)));
+    await Promise.all(wanted.map((size) => this.pending.get(keyOf(size))));
     const scores = new Map<string, PlacementScore>();
     for (const size of wanted) {
-      for (const [zone, score] of this.bySize.get(size)?.byZone ?? [])
-        scores.set(scoreKey(size, zone), score);
+      for (const [zone, score] of this.bySize.get(keyOf(size))?.byZone ?? [])
+        scores.set(scoreKey(priority, size, zone), score);
     }
     return scores;
   }
@@ -84,15 +99,15 @@ export class SpotPlacementScores {
     return (this.options.now ?? Date.now)();
   }
 
-  private async fetch(vmSizes: readonly string[]): Promise<void> {
+  private async fetch(priority: ScoredPriority, vmSizes: readonly string[]): Promise<void> {
     const { endpoint, subscriptionId, location } = this.options;
     const at = this.now();
     this.requests++;
     try {
       const url =
         `${endpoint.replace(/\/+$/, '')}/subscriptions/${encodeURIComponent(subscriptionId)}` +
-        `/providers/Microsoft.Compute/locations/${encodeURIComponent(location)}/placementScores/spot/generate` +
-        `?api-version=${SPOT_PLACEMENT_SCORES_API_VERSION}`;
+        `/providers/Microsoft.Compute/locations/${encodeURIComponent(location)}/placementScores/${priority}/generate` +
+        `?api-version=${API_VERSIONS[priority]}`;
       const request = createPipelineRequest({
         url,
         method: 'POST',
@@ -114,17 +129,19 @@ export class SpotPlacementScores {
         );
       }
       const body = JSON.parse(response.bodyAsText ?? '{}') as ScoreResponse;
-      const bySize = new Map<string, Map<string, PlacementScore>>(vmSizes.map((s) => [s, new Map()]));
+      const bySize = new Map<string, Map<string, PlacementScore>>(
+        vmSizes.map((s) => [`${priority}|${s}`, new Map()]),
+      );
       for (const entry of body.placementScores ?? []) {
         const size = entry.sku?.toLowerCase();
         const zone = entry.availabilityZone;
         if (!size || !zone || !entry.score || !SCORES.has(entry.score)) continue;
-        bySize.get(size)?.set(zone, entry.score as PlacementScore);
+        bySize.get(`${priority}|${size}`)?.set(zone, entry.score as PlacementScore);
       }
-      for (const [size, byZone] of bySize) this.bySize.set(size, { byZone, at });
+      for (const [key, byZone] of bySize) this.bySize.set(key, { byZone, at });
     } catch (error) {
-      this.options.onError?.(error, vmSizes);
-      for (const size of vmSizes) this.bySize.set(size, { byZone: undefined, at });
+      this.options.onError?.(error, priority, vmSizes);
+      for (const size of vmSizes) this.bySize.set(`${priority}|${size}`, { byZone: undefined, at });
     }
   }
 }
