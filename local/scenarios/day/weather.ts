@@ -3,6 +3,7 @@
 // kube-apiserver stopped and started, the function host killed and restarted, a node's kubelet stopped and
 // a spot VM preempted (repair-weather.ts). An entry that needs a feature gate the function host runs
 // without is reported as not played, never imitated.
+import { defaultQuotaLimits } from '../../arm-emulator/index.js';
 import type { Budget } from '../../../shared/models/index.js';
 import type { LocalStack } from '../../stack/local-stack.js';
 import type { Recorder } from '../../view/recorder.js';
@@ -61,6 +62,9 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
   const baseCreateMs = controls.latencies().createMs;
   const records: WeatherRecord[] = entries.map((entry) => ({ entry }));
   const faultIds = new Map<WeatherRecord, string[]>();
+  /** The request log's last entry when each quota hour began, to count the PUTs it refused. */
+  const quotaSince = new Map<WeatherRecord, number>();
+  const lastRequestSeq = (): number => controls.requests().at(-1)?.seq ?? 0;
   const throttleRules: { id: string; times: number }[] = [];
   const running: Promise<void>[] = [];
   const objects = deps.stack.admin.objects;
@@ -78,14 +82,16 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
           }).id,
         ]);
         return;
-      case 'familyQuota':
-        faultIds.set(
-          record,
-          entry.sizes.map(
-            (vmSize) => controls.injectFault({ match: { vmSize }, effect: { type: 'familyQuota' } }).id,
-          ),
-        );
+      case 'familyQuota': {
+        // Quota as Azure keeps it: the family's limit lowered to what it uses, so the usages API shows no
+        // room and a PUT is refused with the real figures, until the hour ends.
+        const used = controls
+          .quotaUsages(deps.stack.appSettings['LOCATION'] ?? 'westus2')
+          .find((u) => u.name.value?.toLowerCase() === entry.family.toLowerCase());
+        controls.setQuotaLimit({ name: entry.family, limit: used?.currentValue ?? 0 });
+        quotaSince.set(record, lastRequestSeq());
         return;
+      }
       case 'throttleBurst': {
         const rule = controls.injectFault({
           effect: { type: 'throttle', requestKind: entry.requestKind, retryAfterSeconds: 1 },
@@ -151,6 +157,15 @@ export function startWeather(entries: readonly WeatherEntry[], deps: WeatherDepe
     for (const id of ids) controls.removeFault(id);
     faultIds.delete(record);
     if (record.entry.kind === 'slowLro') controls.setLatencies({ createMs: baseCreateMs });
+    if (record.entry.kind === 'familyQuota') {
+      controls.setQuotaLimit({ name: record.entry.family, limit: defaultQuotaLimits.family });
+      const since = quotaSince.get(record) ?? 0;
+      const refused = controls
+        .requests({ kind: 'putVm', method: 'PUT', afterSeq: since })
+        .filter((r) => r.errorCode === 'OperationNotAllowed' || r.errorCode === 'QuotaExceeded').length;
+      record.outcome = `${refused} PUT(s) refused for quota`;
+      quotaSince.delete(record);
+    }
   };
 
   async function drift(
