@@ -179,6 +179,13 @@ export const metricCatalog = {
     description:
       'VM creations Azure accepted for a NodeClaim. Karpenter launches synchronously and has no such count; here the launch returns once the PUT is accepted.',
   },
+  karpenter_nodeclaims_launch_attempts_total: {
+    kind: 'counter',
+    origin: 'azure',
+    labels: ['nodepool', 'outcome'],
+    description:
+      'VM creations tried for a NodeClaim, by outcome: succeeded (the VM came up) or failed (the PUT was refused or its creation failed). succeeded ÷ all is the first-attempt launch success rate.',
+  },
   karpenter_nodeclaims_instance_creation_duration_seconds: {
     kind: 'histogram',
     origin: 'azure',

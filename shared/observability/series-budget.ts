@@ -108,6 +108,7 @@ export const labelDomains: Domains = {
   },
   karpenter_scheduler_scheduling_duration_seconds: {},
   karpenter_nodeclaims_launch_started_total: { nodepool: 'nodepool' },
+  karpenter_nodeclaims_launch_attempts_total: { nodepool: 'nodepool', outcome: 2 },
   karpenter_nodeclaims_instance_creation_duration_seconds: { nodepool: 'nodepool' },
   karpenter_consolidation_score: { decision: 2, nodepool: 'nodepool', policy: 1 },
   karpenter_consolidation_moves_total: { decision: 2, nodepool: 'nodepool', policy: 1 },

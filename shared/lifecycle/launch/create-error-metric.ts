@@ -1,4 +1,5 @@
-// Karpenter's cloud-provider error counter for a failed VM creation, by NodePool and stable reason.
+// Karpenter's cloud-provider error counter for a failed VM creation, by NodePool and stable reason, and
+// this app's count of VM creations tried by outcome, whose ratio is the first-attempt success rate.
 import type { LifecycleDependencies } from '../dependencies.js';
 
 export function countCreateError(
@@ -14,4 +15,13 @@ export function countCreateError(
     provider: 'azure',
     error: reason,
   });
+}
+
+/** One VM creation tried for a NodeClaim ended: its VM came up, or its PUT or creation failed. */
+export function countLaunchAttempt(
+  deps: Pick<LifecycleDependencies, 'metrics'>,
+  nodePool: string | undefined,
+  outcome: 'succeeded' | 'failed',
+): void {
+  deps.metrics.increment('karpenter_nodeclaims_launch_attempts_total', { nodepool: nodePool ?? '', outcome });
 }

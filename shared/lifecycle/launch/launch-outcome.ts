@@ -5,7 +5,7 @@ import type { Offering } from '../../decisions/offerings.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
 import { decideLroFailure, MAX_LAUNCH_RETRIES } from '../../decisions/launch-retry.js';
 import { handOffToRelaunch } from './launch-relaunch.js';
-import { countCreateError } from './create-error-metric.js';
+import { countCreateError, countLaunchAttempt } from './create-error-metric.js';
 import { ConditionTypes } from '../../models/karpenter.js';
 import { recordNodeClaimTransition } from '../../observability/nodeclaim-status-metrics.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -92,6 +92,7 @@ export async function recordLaunchSuccess(
     previousSince: undefined,
     at: deps.now(),
   });
+  countLaunchAttempt(deps, input.nodeClaim.nodePool, 'succeeded');
   deps.metrics.observe(
     'karpenter_nodeclaims_instance_creation_duration_seconds',
     (deps.now().getTime() - Date.parse(input.startedAt)) / 1000,
@@ -170,6 +171,7 @@ export async function recordLaunchFailure(
   const remembered = await deps.cloud.rememberLaunchFailure(offering, failure);
   const vmState = await deps.cloud.delete(input.vmName);
   countCreateError(deps, input.nodeClaim.nodePool, failure.reason);
+  countLaunchAttempt(deps, input.nodeClaim.nodePool, 'failed');
   log.warn('launch failed', {
     reason: failure.reason,
     azureCode: failure.cloudCode,

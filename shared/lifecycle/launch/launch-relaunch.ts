@@ -25,7 +25,7 @@ import type { LifecycleDependencies } from '../dependencies.js';
 type RelaunchPorts = Pick<LifecycleDependencies, 'objects' | 'cloud' | 'events' | 'metrics' | 'now' | 'log'>;
 import { nodeClaimAfter, nodeClaimTarget, writeNodeClaim } from '../nodeclaims/nodeclaim-writes.js';
 import type { LaunchMonitorInput } from './launch-monitor.js';
-import { countCreateError } from './create-error-metric.js';
+import { countCreateError, countLaunchAttempt } from './create-error-metric.js';
 
 export async function handOffToRelaunch(
   deps: RelaunchPorts,
@@ -64,6 +64,7 @@ export async function handOffToRelaunch(
     if (before?.reason !== LAUNCH_RETRYING_REASON) {
       await deps.events.warning(nodeClaimTarget(nodeClaim), LAUNCH_RETRYING_REASON, message);
       countCreateError(deps, monitor.nodeClaim.nodePool, failure.reason);
+      countLaunchAttempt(deps, monitor.nodeClaim.nodePool, 'failed');
       log.warn('launch failed with a transient error; launching the NodeClaim again', {
         azureCode: failure.cloudCode,
         detail: failure.message,

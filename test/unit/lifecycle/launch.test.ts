@@ -187,6 +187,12 @@ describe('reconcileLaunch', () => {
     expect(fake.events.map((e) => e.reason)).toEqual(['InsufficientCapacityError']);
     expect(fake.nodeClaims.writes.at(-1)).toEqual({ verb: 'delete', name: 'general-a' });
     expect(fake.nodeClaims.peek('general-a')).toBeUndefined();
+    // Upstream's error value for its typed error; no VM creation was tried.
+    const metrics = fake.deps.metrics;
+    expect(
+      metrics.total('karpenter_cloudprovider_errors_total', { error: 'InsufficientCapacityError' }),
+    ).toBe(1);
+    expect(metrics.total('karpenter_nodeclaims_launch_attempts_total')).toBe(0);
   });
 
   test('a permission Azure refuses blocks the launch; no event brings it back to Azure', async () => {
@@ -226,6 +232,10 @@ describe('reconcileLaunch', () => {
     expect(launchedCondition(nodeClaim)).toMatchObject({ status: 'False', reason: 'LaunchFailed' });
     expect(nodeClaim?.metadata.deletionTimestamp).toBeDefined();
     expect(orchestrations.started.map((s) => s.name)).toEqual([TerminationNames.orchestration]);
+    // A refused PUT is a failed attempt, for the first-attempt success rate.
+    expect(fake.deps.metrics.total('karpenter_nodeclaims_launch_attempts_total', { outcome: 'failed' })).toBe(
+      1,
+    );
   });
 
   test('a VM created meanwhile by another delivery is adopted from a fresh plan', async () => {
