@@ -157,6 +157,15 @@ export function handleAdmin(
       }
     }
   }
+  if (path === '/admin/placement-scores/regular') {
+    if (method === 'GET') return json(200, { enabled: controls.regularPlacementScoresEnabled() });
+    if (method === 'PUT') {
+      if (!isObject(body) || typeof body.enabled !== 'boolean')
+        return badRequest('enabled (true or false) is required');
+      controls.setRegularPlacementScoresEnabled(body.enabled);
+      return { status: 204, headers: {} };
+    }
+  }
   const preemptMatch = /^\/admin\/vms\/([^/]+)\/preempt$/.exec(path);
   if (preemptMatch && method === 'POST') {
     const noticeSeconds = isObject(body) ? body.noticeSeconds : undefined;

@@ -37,7 +37,7 @@ import { isObject } from './vm-spec.js';
 import type { VmPowerService } from './vm-power.js';
 import type { VmStore } from './vm-store.js';
 import type { CapacityReservationStore } from './capacity-reservations.js';
-import { parseSpotPlacementScoresInput, type SpotPlacementScores } from './placement-scores.js';
+import type { PlacementScores } from './placement-scores.js';
 import { locationNotAvailable, type QuotaState } from './quotas.js';
 
 export interface ArmRequest {
@@ -58,7 +58,7 @@ export interface ArmHandlerDeps {
   catalog: () => readonly ResourceSku[];
   authorization: () => AuthorizationSettings | undefined;
   quotas: QuotaState;
-  placementScores: SpotPlacementScores;
+  placementScores: PlacementScores;
   pageSizes: { vms: number; skus: number; usages: number };
 }
 
@@ -97,6 +97,7 @@ function throttleRegion(route: ArmRoute, body: unknown, store: VmStore): string 
     case 'listUsages':
       return route.location.toLowerCase();
     case 'spotPlacementScores':
+    case 'regularPlacementScores':
     case 'listVms':
     case 'listSkus':
     case 'listGalleryImageVersions':
@@ -146,7 +147,12 @@ export function handleArm(request: ArmRequest, deps: ArmHandlerDeps): ArmAnswer 
     if ('notFound' in match) throw unknownResourceType(request.url.pathname, apiVersion);
     if ('methodNotAllowed' in match) throw methodNotAllowed(request.method);
     route = match.route;
-    if (route.kind === 'putVm' || route.kind === 'spotPlacementScores') body = parseJsonBody(request.body);
+    if (
+      route.kind === 'putVm' ||
+      route.kind === 'spotPlacementScores' ||
+      route.kind === 'regularPlacementScores'
+    )
+      body = parseJsonBody(request.body);
     const authorization = deps.authorization();
     if (authorization) {
       authorize(authorization, requestAccess(request.method, route), linkedAccess(route, body, deps.store));
@@ -258,11 +264,14 @@ function dispatch(
       return { status: 200, body: paginate(items, offset, deps.pageSizes.usages, url), headers: {} };
     }
     case 'spotPlacementScores':
+    case 'regularPlacementScores': {
+      const api = route.kind === 'spotPlacementScores' ? 'spot' : 'regular';
       return {
         status: 200,
-        body: deps.placementScores.generate(route.subscriptionId, parseSpotPlacementScoresInput(body)),
+        body: deps.placementScores.generate(api, route.subscriptionId, body),
         headers: {},
       };
+    }
     case 'listGalleryImageVersions':
       return {
         status: 200,

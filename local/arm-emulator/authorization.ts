@@ -109,7 +109,9 @@ export function requestAccess(method: string, route: ArmRoute): Access {
         action: 'Microsoft.Compute/locations/usages/read',
         scope: `/subscriptions/${route.subscriptionId}/providers/Microsoft.Compute/locations/${route.location}`,
       };
+    // The regular API's action is assumed from its resource type, the same as the spot API's.
     case 'spotPlacementScores':
+    case 'regularPlacementScores':
       return {
         action: 'Microsoft.Compute/locations/placementScores/generate/action',
         scope: `/subscriptions/${route.subscriptionId}/providers/Microsoft.Compute/locations/${route.location}`,

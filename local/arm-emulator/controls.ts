@@ -53,13 +53,22 @@ export interface EmulatorControls {
    * subscription count, which is the API's answer when the emulator serves one subscription.
    */
   quotaUsages(location: string, subscriptionId?: string): Usage[];
-  /** Merges a change into the spot placement score model (lag, error rate, seed) and returns the result. */
+  /**
+   * Merges a change into the placement score model (lag, error rate, seed), which the spot and the regular
+   * API share, and returns the result.
+   */
   setPlacementScoreOptions(change: Partial<PlacementScoreOptions>): PlacementScoreOptions;
   placementScoreOptions(): PlacementScoreOptions;
   /**
+   * Whether the regular (on-demand) placement scores API answers: Azure enables it only for subscriptions
+   * Microsoft approved; disabled, it is refused with 403 (placement-scores.ts). Enabled by default.
+   */
+  setRegularPlacementScoresEnabled(enabled: boolean): void;
+  regularPlacementScoresEnabled(): boolean;
+  /**
    * Forgets VMs, reservation groups, operations, faults (and their history), holds, the request log and
-   * bucket levels; restores the initial latencies and throttling, the default quota limits and the default
-   * placement score options.
+   * bucket levels; restores the initial latencies and throttling, the default quota limits, the default
+   * placement score options and the regular placement scores API (enabled).
    */
   reset(): void;
 }

@@ -22,6 +22,10 @@ export {
   type PlacementScore,
   type PlacementScoreOptions,
   type PlacementScoreValue,
+  type PlacementScoresInput,
+  type RegularPlacementScore,
+  type RegularPlacementScoresResponse,
+  type ScoredPriority,
   type SpotPlacementScoresInput,
   type SpotPlacementScoresResponse,
 } from './placement-scores.js';

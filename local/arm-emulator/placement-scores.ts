@@ -1,12 +1,16 @@
-// Azure's Spot Placement Scores (POST .../locations/{location}/placementScores/spot/generate), derived
-// from the same state that decides launches: the SKU catalog's restrictions, the allocation fault rules and
-// the low-priority vCPU quota. Azure's scores are estimates from capacity data that is not current, so a
-// caller must not treat them as the truth; the emulator makes that testable: scores see the fault rules
-// as they stood `lagMs` ago, and a seeded `errorRate` flips High and Low.
+// Azure's placement scores, for spot VMs (POST .../locations/{location}/placementScores/spot/generate) and
+// for regular, on-demand ones (.../placementScores/regular/generate, the Compute Placement Scores API,
+// which Azure enables only for subscriptions Microsoft approved), derived from the same state that decides
+// launches: the SKU catalog's restrictions, the allocation fault rules and the vCPU quota the VMs would be
+// charged to. Both APIs share one request shape, one scoring and one estimate model, so they differ here
+// only in the priority a launch is matched with and the quotas it would use. Azure's scores are estimates
+// from capacity data that is not current, so a caller must not treat them as the truth; the emulator
+// makes that testable: scores see the fault rules as they stood `lagMs` ago, and a seeded `errorRate`
+// flips High and Low.
 
-import { invalidParameter } from './errors.js';
+import { ArmError, invalidParameter } from './errors.js';
 import { matchesLaunch, type FaultRegistry, type FaultRule, type LaunchFacts } from './faults.js';
-import type { QuotaState } from './quotas.js';
+import { chargedQuotas, type QuotaState } from './quotas.js';
 import {
   capabilityValue,
   findSku,
@@ -15,16 +19,22 @@ import {
   skuVcpus,
   type ResourceSku,
 } from './sku-catalog.js';
-import { isObject } from './vm-spec.js';
+import { isObject, type VmPriority } from './vm-spec.js';
 
 export type PlacementScoreValue = 'High' | 'Medium' | 'Low' | 'RestrictedSKU' | 'DataNotFoundOrStale';
 
-export interface SpotPlacementScoresInput {
+/** Which API: spot scores (`placementScores/spot`) or regular, on-demand ones (`placementScores/regular`). */
+export type ScoredPriority = 'spot' | 'regular';
+
+/** The request both APIs take. */
+export interface PlacementScoresInput {
   desiredLocations: string[];
   desiredSizes: Array<{ sku: string }>;
   desiredCount: number;
   availabilityZones: boolean;
 }
+
+export type SpotPlacementScoresInput = PlacementScoresInput;
 
 export interface PlacementScore {
   sku: string;
@@ -35,8 +45,17 @@ export interface PlacementScore {
   isQuotaAvailable: boolean;
 }
 
-export interface SpotPlacementScoresResponse extends SpotPlacementScoresInput {
+/** The regular API's entry also ranks it: 0 to 9, higher is better. */
+export interface RegularPlacementScore extends PlacementScore {
+  placementPreference: number;
+}
+
+export interface SpotPlacementScoresResponse extends PlacementScoresInput {
   placementScores: PlacementScore[];
+}
+
+export interface RegularPlacementScoresResponse extends PlacementScoresInput {
+  placementScores: RegularPlacementScore[];
 }
 
 export interface PlacementScoreOptions {
@@ -65,12 +84,34 @@ const allocationFaultTypes = new Set<string>([
   'OverconstrainedZonalAllocationRequest',
 ]);
 
+/**
+ * Azure documents the 0-9 range (higher better) but not how it follows the score; the emulator's
+ * assumption: High 9, Medium 5, Low 1, a restricted or unscored size 0.
+ */
+const placementPreferences: Readonly<Record<PlacementScoreValue, number>> = {
+  High: 9,
+  Medium: 5,
+  Low: 1,
+  RestrictedSKU: 0,
+  DataNotFoundOrStale: 0,
+};
+
+/** What each API calls its request body, and the priority its launches are matched with. */
+const apis: Readonly<Record<ScoredPriority, { input: string; description: string; priority: VmPriority }>> = {
+  spot: { input: 'spotPlacementScoresInput', description: 'spot placement scores', priority: 'Spot' },
+  regular: {
+    input: 'computePlacementScoresInput',
+    description: 'compute placement scores',
+    priority: 'Regular',
+  },
+};
+
 /** Checks the request body as the API does, answering 400 InvalidParameter naming the field. */
-export function parseSpotPlacementScoresInput(body: unknown): SpotPlacementScoresInput {
+export function parsePlacementScoresInput(body: unknown, kind: ScoredPriority): PlacementScoresInput {
   if (!isObject(body)) {
     throw invalidParameter(
-      'The request body must be a spot placement scores input object.',
-      'spotPlacementScoresInput',
+      `The request body must be a ${apis[kind].description} input object.`,
+      apis[kind].input,
     );
   }
   const locations = body.desiredLocations;
@@ -149,19 +190,33 @@ function seededRandom(seed: number): () => number {
   };
 }
 
-export interface SpotPlacementScoresDeps {
+export interface PlacementScoresDeps {
   catalog: () => readonly ResourceSku[];
   faults: FaultRegistry;
   quotas: QuotaState;
   now?: () => number;
 }
 
-export class SpotPlacementScores {
+/**
+ * The regular API for a subscription Microsoft has not enabled it for. Azure documents that access must be
+ * requested but not the refusal; this code and message are the emulator's, not observed.
+ */
+export function regularPlacementScoresNotEnabled(subscriptionId: string): ArmError {
+  return new ArmError(
+    403,
+    'FeatureNotEnabledForSubscription',
+    `The Compute Placement Scores API (placementScores/regular) is not enabled for subscription '${subscriptionId}'. ` +
+      'Access is granted to approved subscriptions only; contact your Microsoft account representative.',
+  );
+}
+
+export class PlacementScores {
   private settings: PlacementScoreOptions = { ...defaultPlacementScoreOptions };
   private random = seededRandom(defaultPlacementScoreOptions.seed);
+  private regularEnabled = true;
   private readonly now: () => number;
 
-  constructor(private readonly deps: SpotPlacementScoresDeps) {
+  constructor(private readonly deps: PlacementScoresDeps) {
     this.now = deps.now ?? Date.now;
   }
 
@@ -176,12 +231,30 @@ export class SpotPlacementScores {
     return { ...this.settings };
   }
 
+  /** Whether the regular API answers (Azure enables it per subscription; the emulator for all of them). */
+  setRegularEnabled(enabled: boolean): void {
+    this.regularEnabled = enabled;
+  }
+
+  isRegularEnabled(): boolean {
+    return this.regularEnabled;
+  }
+
   reset(): void {
     this.settings = { ...defaultPlacementScoreOptions };
     this.random = seededRandom(this.settings.seed);
+    this.regularEnabled = true;
   }
 
-  generate(subscriptionId: string, input: SpotPlacementScoresInput): SpotPlacementScoresResponse {
+  /** Answers a POST to the `kind` API: refused when it is not enabled, then the body checked, then scored. */
+  generate(
+    kind: ScoredPriority,
+    subscriptionId: string,
+    body: unknown,
+  ): SpotPlacementScoresResponse | RegularPlacementScoresResponse {
+    if (kind === 'regular' && !this.regularEnabled) throw regularPlacementScoresNotEnabled(subscriptionId);
+    const input = parsePlacementScoresInput(body, kind);
+    const priority = apis[kind].priority;
     const rules = this.deps.faults
       .activeAt(this.now() - this.settings.lagMs)
       .filter(
@@ -191,31 +264,47 @@ export class SpotPlacementScores {
       );
     const placementScores: PlacementScore[] = [];
     for (const region of input.desiredLocations) {
-      const freeLowPriority = this.deps.quotas.isKnownLocation(region)
-        ? this.deps.quotas.freeLowPriorityCores(subscriptionId, region)
-        : 0;
+      const free = this.freeQuota(subscriptionId, region);
+      const scorer = new LaunchScorer(rules, priority, region);
       for (const { sku: size } of input.desiredSizes) {
         const sku = isKnownSize(this.deps.catalog(), size)
           ? findSku(this.deps.catalog(), size, region)
           : undefined;
-        const isQuotaAvailable = sku !== undefined && freeLowPriority >= input.desiredCount * skuVcpus(sku);
+        const isQuotaAvailable =
+          sku !== undefined &&
+          chargedQuotas(priority, sku.family).every(
+            (quota) => free(quota) >= input.desiredCount * skuVcpus(sku),
+          );
         const zones = sku ? zonesOf(sku, region) : [];
-        const entry = (zone: string | undefined, score: PlacementScoreValue): PlacementScore => ({
-          sku: size,
-          region,
-          ...(zone !== undefined ? { availabilityZone: zone } : {}),
-          score: this.estimate(score),
-          isQuotaAvailable,
-        });
+        const entry = (zone: string | undefined, truth: PlacementScoreValue): PlacementScore => {
+          const score = this.estimate(truth);
+          return {
+            sku: size,
+            region,
+            ...(zone !== undefined ? { availabilityZone: zone } : {}),
+            score,
+            isQuotaAvailable,
+            ...(kind === 'regular' ? { placementPreference: placementPreferences[score] } : {}),
+          };
+        };
         if (input.availabilityZones && zones.length > 0) {
-          for (const zone of zones)
-            placementScores.push(entry(zone, this.zonalScore(sku, region, zone, rules)));
+          for (const zone of zones) placementScores.push(entry(zone, scorer.zonal(sku, zone)));
         } else {
-          placementScores.push(entry(undefined, this.regionalScore(sku, region, zones, rules)));
+          placementScores.push(entry(undefined, scorer.regional(sku, zones)));
         }
       }
     }
     return { ...input, placementScores };
+  }
+
+  /** Free vCPUs by quota name in `region`, as the usages API shows them (fault rules included). */
+  private freeQuota(subscriptionId: string, region: string): (quota: string) => number {
+    if (!this.deps.quotas.isKnownLocation(region)) return () => 0;
+    const usages = this.deps.quotas.usages(region, subscriptionId);
+    return (quota) => {
+      const usage = usages.find((u) => u.name.value.toLowerCase() === quota.toLowerCase());
+      return usage ? Math.max(usage.limit - usage.currentValue, 0) : 0;
+    };
   }
 
   /** The truth as of `lagMs` ago, then, with probability errorRate, High and Low swapped. */
@@ -225,58 +314,62 @@ export class SpotPlacementScores {
     if (!flip) return score;
     return score === 'High' ? 'Low' : 'High';
   }
+}
 
-  private zonalScore(
-    sku: ResourceSku | undefined,
-    region: string,
-    zone: string,
-    rules: readonly FaultRule[],
-  ): PlacementScoreValue {
+/** Scores a size in one region for launches of one priority, against the allocation fault rules. */
+class LaunchScorer {
+  constructor(
+    private readonly rules: readonly FaultRule[],
+    private readonly priority: VmPriority,
+    private readonly region: string,
+  ) {}
+
+  zonal(sku: ResourceSku | undefined, zone: string): PlacementScoreValue {
     if (!sku) return 'DataNotFoundOrStale';
-    if (!isSpotCapable(sku) || placementRestriction(sku, zone)) return 'RestrictedSKU';
-    return spotLaunchFails(rules, sku, region, zone) ? 'Low' : 'High';
+    if (!this.capable(sku) || placementRestriction(sku, zone)) return 'RestrictedSKU';
+    return this.fails(sku, zone) ? 'Low' : 'High';
   }
 
   /**
-   * A regional score: Low when a zone-less spot launch would fail, or when it would in every zone the size
-   * may use; Medium when it would in some of them; otherwise High.
+   * A regional score: Low when a zone-less launch would fail, or when it would in every zone the size may
+   * use; Medium when it would in some of them; otherwise High.
    */
-  private regionalScore(
-    sku: ResourceSku | undefined,
-    region: string,
-    zones: readonly string[],
-    rules: readonly FaultRule[],
-  ): PlacementScoreValue {
+  regional(sku: ResourceSku | undefined, zones: readonly string[]): PlacementScoreValue {
     if (!sku) return 'DataNotFoundOrStale';
-    if (!isSpotCapable(sku) || placementRestriction(sku, undefined)) return 'RestrictedSKU';
+    if (!this.capable(sku) || placementRestriction(sku, undefined)) return 'RestrictedSKU';
     const open = zones.filter((zone) => !placementRestriction(sku, zone));
     if (zones.length > 0 && open.length === 0) return 'RestrictedSKU';
-    if (spotLaunchFails(rules, sku, region, undefined)) return 'Low';
-    const failing = open.filter((zone) => spotLaunchFails(rules, sku, region, zone)).length;
+    if (this.fails(sku, undefined)) return 'Low';
+    const failing = open.filter((zone) => this.fails(sku, zone)).length;
     if (failing === 0) return 'High';
     return failing === open.length ? 'Low' : 'Medium';
+  }
+
+  /** Every size may run on demand; spot only where the catalog says it is LowPriorityCapable. */
+  private capable(sku: ResourceSku): boolean {
+    return this.priority === 'Regular' || capabilityValue(sku, 'LowPriorityCapable') !== 'False';
+  }
+
+  /**
+   * Whether a launch of `sku` at this priority in (region, zone) would meet one of the rules: a rule without
+   * a priority matches every launch, one with a priority only launches of it.
+   */
+  private fails(sku: ResourceSku, zone: string | undefined): boolean {
+    const facts: LaunchFacts = {
+      vmName: '',
+      vmSize: sku.name,
+      zone,
+      priority: this.priority,
+      location: this.region,
+    };
+    return this.rules.some((rule) => {
+      const { vmName: _ignored, ...match } = rule.match ?? {};
+      return matchesLaunch(match, facts);
+    });
   }
 }
 
 function zonesOf(sku: ResourceSku, region: string): string[] {
   const info = sku.locationInfo.find((l) => l.location.toLowerCase() === region.toLowerCase());
   return info ? [...info.zones] : [];
-}
-
-function isSpotCapable(sku: ResourceSku): boolean {
-  return capabilityValue(sku, 'LowPriorityCapable') !== 'False';
-}
-
-/** Whether a spot launch of `sku` in (region, zone) would meet one of the allocation fault rules. */
-function spotLaunchFails(
-  rules: readonly FaultRule[],
-  sku: ResourceSku,
-  region: string,
-  zone: string | undefined,
-): boolean {
-  const facts: LaunchFacts = { vmName: '', vmSize: sku.name, zone, priority: 'Spot', location: region };
-  return rules.some((rule) => {
-    const { vmName: _ignored, ...match } = rule.match ?? {};
-    return matchesLaunch(match, facts);
-  });
 }

@@ -84,6 +84,14 @@ function isLowPriority(priority: VmPriority): boolean {
   return priority === 'Spot' || priority === 'Low';
 }
 
+/**
+ * The vCPU quotas a VM of `priority` and `family` is charged to, as Azure counts them: a Spot or Low VM
+ * only the low-priority vCPUs, a Regular one its family's and the regional vCPUs.
+ */
+export function chargedQuotas(priority: VmPriority, family: string): string[] {
+  return isLowPriority(priority) ? [lowPriorityName.value] : [family, coresName.value];
+}
+
 interface SizeFacts {
   family: string;
   vcpus: number;
@@ -181,12 +189,6 @@ export class QuotaState {
     ];
   }
 
-  /** Free low-priority vCPUs as the usages API shows them (fault rules included), never below 0. */
-  freeLowPriorityCores(subscriptionId: string, location: string): number {
-    const usage = this.usages(location, subscriptionId).find((u) => u.name.value === 'lowPriorityCores');
-    return usage ? Math.max(usage.limit - usage.currentValue, 0) : 0;
-  }
-
   /**
    * Throws Compute's quota error, with the real figures, when a new VM of `sku` would exceed a limit: a
    * Regular VM its family's and the regional vCPUs (family first), a Spot or Low one the low-priority vCPUs
@@ -250,11 +252,7 @@ export class QuotaState {
       if (!holdsCores(vm)) continue;
       const facts = this.factsOf(vm.spec.vmSize, vm.spec.location);
       if (!facts) continue;
-      if (isLowPriority(vm.spec.priority)) add('lowPriorityCores', facts.vcpus);
-      else {
-        add('cores', facts.vcpus);
-        add(facts.family, facts.vcpus);
-      }
+      for (const quota of chargedQuotas(vm.spec.priority, facts.family)) add(quota, facts.vcpus);
     }
     return used;
   }

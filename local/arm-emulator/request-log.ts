@@ -19,7 +19,7 @@ export interface RequestLogEntry {
    * when it was not processed at all.
    */
   hung: boolean;
-  /** The parsed JSON body of the requests that carry one: VM PUTs and spot placement score POSTs. */
+  /** The parsed JSON body of the requests that carry one: VM PUTs and placement score POSTs. */
   body: unknown;
 }
 

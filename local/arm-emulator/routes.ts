@@ -10,7 +10,11 @@ export type ArmRoute =
   | { kind: 'listVms'; subscriptionId: string; resourceGroup: string | undefined }
   | { kind: 'getOperation'; subscriptionId: string; location: string; operationId: string }
   | { kind: 'listSkus'; subscriptionId: string }
-  | { kind: 'listUsages' | 'spotPlacementScores'; subscriptionId: string; location: string }
+  | {
+      kind: 'listUsages' | 'spotPlacementScores' | 'regularPlacementScores';
+      subscriptionId: string;
+      location: string;
+    }
   | {
       kind: 'listGalleryImageVersions';
       subscriptionId: string;
@@ -54,8 +58,8 @@ const usagesPath = new RegExp(
   `^/subscriptions/${segment}/providers/Microsoft\\.Compute/locations/${segment}/usages/?$`,
   'i',
 );
-const spotPlacementScoresPath = new RegExp(
-  `^/subscriptions/${segment}/providers/Microsoft\\.Compute/locations/${segment}/placementScores/spot/generate/?$`,
+const placementScoresPath = new RegExp(
+  `^/subscriptions/${segment}/providers/Microsoft\\.Compute/locations/${segment}/placementScores/(spot|regular)/generate/?$`,
   'i',
 );
 const skusPath = new RegExp(`^/subscriptions/${segment}/providers/Microsoft\\.Compute/skus/?$`, 'i');
@@ -122,12 +126,11 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
       ? { route: { kind: 'listUsages', subscriptionId, location } }
       : { methodNotAllowed: true };
   }
-  match = spotPlacementScoresPath.exec(pathname);
+  match = placementScoresPath.exec(pathname);
   if (match) {
-    const [subscriptionId = '', location = ''] = groups(match);
-    return method === 'POST'
-      ? { route: { kind: 'spotPlacementScores', subscriptionId, location } }
-      : { methodNotAllowed: true };
+    const [subscriptionId = '', location = '', api = ''] = groups(match);
+    const kind = api.toLowerCase() === 'spot' ? 'spotPlacementScores' : 'regularPlacementScores';
+    return method === 'POST' ? { route: { kind, subscriptionId, location } } : { methodNotAllowed: true };
   }
   match = galleryImageVersionsPath.exec(pathname);
   if (match) {

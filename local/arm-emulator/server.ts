@@ -21,7 +21,7 @@ import { Throttler, type ThrottlingOptions } from './throttling.js';
 import { VmPowerService } from './vm-power.js';
 import { toEmulatedVm, VmStore } from './vm-store.js';
 import { CapacityReservationStore } from './capacity-reservations.js';
-import { SpotPlacementScores } from './placement-scores.js';
+import { PlacementScores } from './placement-scores.js';
 import { QuotaState } from './quotas.js';
 import { readRequestBody } from '../http/request-body.js';
 
@@ -98,7 +98,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
   const throttler = new Throttler(initialThrottling);
   let authorization = options.authorization;
   const quotas = new QuotaState({ store, catalog: () => catalog, faults });
-  const placementScores = new SpotPlacementScores({ catalog: () => catalog, faults, quotas });
+  const placementScores = new PlacementScores({ catalog: () => catalog, faults, quotas });
   const service = new ComputeService({
     store,
     operations,
@@ -138,6 +138,8 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     quotaUsages: (location, subscriptionId) => quotas.usages(location, subscriptionId),
     setPlacementScoreOptions: (change) => placementScores.configure(change),
     placementScoreOptions: () => placementScores.options(),
+    setRegularPlacementScoresEnabled: (enabled) => placementScores.setRegularEnabled(enabled),
+    regularPlacementScoresEnabled: () => placementScores.isRegularEnabled(),
     reset: () => {
       reservations.clear();
       service.cancelTimers();

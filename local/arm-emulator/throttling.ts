@@ -14,7 +14,8 @@ export type RequestKind =
   | 'getCapacityReservationGroup'
   | 'listCapacityReservations'
   | 'listUsages'
-  | 'spotPlacementScores';
+  | 'spotPlacementScores'
+  | 'regularPlacementScores';
 
 export const requestKinds: readonly RequestKind[] = [
   'putVm',
@@ -29,6 +30,7 @@ export const requestKinds: readonly RequestKind[] = [
   'listCapacityReservations',
   'listUsages',
   'spotPlacementScores',
+  'regularPlacementScores',
 ];
 
 export interface ThrottlePolicy {
@@ -42,10 +44,10 @@ export interface ThrottlePolicy {
  * Subscription-level limits per region. The resource SKU list is throttled by ARM, not by these
  * Compute buckets, so it has none. Delete VM shares Put VM's figures (the emulator's assumption).
  *
- * Azure publishes no limit for the two location-level reads below, so both are assumptions:
+ * Azure publishes no limit for the location-level requests below, so these are assumptions:
  * - usages: ARM's subscription read limit (a bucket of 250 refilled at 25 a second), per region;
- * - spot placement scores: 10 a minute per subscription (bucket 10), deliberately small, since the
- *   API is a recommendation service meant to be called now and then, not per launch.
+ * - spot and regular placement scores: 10 a minute per subscription each (bucket 10), deliberately
+ *   small, since the APIs are recommendation services meant to be called now and then, not per launch.
  */
 export const computePolicies: Readonly<Partial<Record<RequestKind, ThrottlePolicy>>> = {
   putVm: { name: 'PutVM', refillPerMinute: 500, capacity: 1500 },
@@ -55,6 +57,7 @@ export const computePolicies: Readonly<Partial<Record<RequestKind, ThrottlePolic
   listVms: { name: 'ListVMs', refillPerMinute: 300, capacity: 300 },
   listUsages: { name: 'ListUsages', refillPerMinute: 1500, capacity: 250 },
   spotPlacementScores: { name: 'SpotPlacementScores', refillPerMinute: 10, capacity: 10 },
+  regularPlacementScores: { name: 'RegularPlacementScores', refillPerMinute: 10, capacity: 10 },
 };
 
 export interface ThrottlingOptions {
