@@ -6,11 +6,12 @@
 //   narrow: the same identity is refused just outside each scope: another user-assigned identity of the
 //   node resource group (an add-on's), another backend pool of the same load balancer, another NSG and
 //   another subnet beside the node ones, a reservation group not configured (and any group when none
-//   is), a VM in another resource group, the catalogs of another subscription.
+//   is), a VM in another resource group, the catalogs, quota usages and placement scores of another
+//   subscription.
 // The slow half of the mutation table (a whole launch and deletion per action, through the Function
 // App) stays opt-in: test/e2e/azure-role-mutations.test.ts.
 import type { ComputeManagementClient, VirtualMachine } from '@azure/arm-compute';
-import { RestError } from '@azure/core-rest-pipeline';
+import { createDefaultHttpClient, createPipelineRequest, RestError } from '@azure/core-rest-pipeline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
 import { localClusterSettings } from '../../local/stack/app-settings.js';
@@ -127,6 +128,41 @@ async function refusal(promise: Promise<unknown>): Promise<{ code?: string; mess
     throw error;
   }
   throw new Error('the request was not refused');
+}
+
+/**
+ * The region's spot placement scores as the app asks for them (shared/azure/placement-scores.ts): a POST
+ * through the compute client's pipeline, which answers rather than throws, so a refusal is thrown here as
+ * the SDK's own operations would.
+ */
+async function placementScores(compute: ComputeManagementClient, subscription: string): Promise<void> {
+  const request = createPipelineRequest({
+    url:
+      `${emulator.url}/subscriptions/${subscription}/providers/Microsoft.Compute/locations/${location}` +
+      '/placementScores/spot/generate?api-version=2025-06-05',
+    method: 'POST',
+    body: JSON.stringify({
+      desiredLocations: [location],
+      desiredSizes: [{ sku: 'Standard_D2s_v5' }],
+      desiredCount: 1,
+      availabilityZones: true,
+    }),
+  });
+  request.headers.set('content-type', 'application/json');
+  const response = await compute.pipeline.sendRequest(createDefaultHttpClient(), request);
+  if (response.status === 200) return;
+  const { error } = JSON.parse(response.bodyAsText ?? '{}') as {
+    error?: { code?: string; message?: string };
+  };
+  throw new RestError(error?.message ?? `placement scores answered ${response.status}`, {
+    statusCode: response.status,
+    ...(error?.code ? { code: error.code } : {}),
+  });
+}
+
+/** The first page of a pager is enough to be refused or not. */
+async function listed(pages: AsyncIterable<unknown>): Promise<void> {
+  for await (const _item of pages) break;
 }
 
 /** Polls as often as the emulator's short latencies allow (the SDK's default waits 2 s a poll). */
@@ -307,12 +343,10 @@ describe('narrow: the same identity just outside each scope', () => {
     );
   });
 
-  it("another subscription's catalog, operations and gallery cannot be read", async () => {
+  it("another subscription's catalog, operations, gallery, quota usages and placement scores cannot be read", async () => {
     const foreign = '00000000-0000-0000-0000-0000000000ff';
     const elsewhere = emulatorComputeClient(emulator, foreign);
-    const listed = async (pages: AsyncIterable<unknown>) => {
-      for await (const _item of pages) break;
-    };
+    const foreignLocation = `/subscriptions/${foreign}/providers/Microsoft.Compute/locations/${location}`;
     // The SDK's pagers keep ARM's code but not its message.
     expect(await refusal(listed(elsewhere.resourceSkus.list()))).toMatchObject({
       code: 'AuthorizationFailed',
@@ -328,6 +362,16 @@ describe('narrow: the same identity just outside each scope', () => {
         ),
       ),
     ).toMatchObject({ code: 'AuthorizationFailed' });
+    expect(await refusal(listed(elsewhere.usage.list(location)))).toMatchObject({
+      code: 'AuthorizationFailed',
+    });
+    expect(await refusal(placementScores(elsewhere, foreign))).toMatchObject(
+      refusedFor(
+        'AuthorizationFailed',
+        'Microsoft.Compute/locations/placementScores/generate/action',
+        foreignLocation,
+      ),
+    );
     expect(await refusal(elsewhere.virtualMachines.get(nodeGroup, vmNameFor('elsewhere')))).toMatchObject(
       refusedFor(
         'AuthorizationFailed',
@@ -340,7 +384,17 @@ describe('narrow: the same identity just outside each scope', () => {
 
 /** How each action is used: the request that needs it, with the code ARM refuses it with. */
 type Use =
-  'put' | 'delete' | 'get' | 'restart' | 'skus' | 'operation' | 'gallery' | 'groupRead' | 'reservations';
+  | 'put'
+  | 'delete'
+  | 'get'
+  | 'restart'
+  | 'skus'
+  | 'operation'
+  | 'gallery'
+  | 'usages'
+  | 'scores'
+  | 'groupRead'
+  | 'reservations';
 const USE: Record<string, Use> = {
   'Microsoft.Compute/virtualMachines/read': 'get',
   'Microsoft.Compute/virtualMachines/write': 'put',
@@ -358,6 +412,8 @@ const USE: Record<string, Use> = {
   'Microsoft.Compute/skus/read': 'skus',
   'Microsoft.Compute/locations/operations/read': 'operation',
   'Microsoft.Compute/locations/communityGalleries/images/versions/read': 'gallery',
+  'Microsoft.Compute/locations/usages/read': 'usages',
+  'Microsoft.Compute/locations/placementScores/generate/action': 'scores',
   'Microsoft.Compute/capacityReservationGroups/read': 'groupRead',
   'Microsoft.Compute/capacityReservationGroups/capacityReservations/read': 'reservations',
   'Microsoft.Compute/capacityReservationGroups/deploy/action': 'put',
@@ -375,30 +431,25 @@ async function use(kind: Use, name: string): Promise<unknown> {
     case 'restart':
       return client.virtualMachines.beginRestartAndWait(nodeGroup, vmName, fast);
     case 'skus':
-      return (async () => {
-        for await (const _sku of client.resourceSkus.list({ filter: `location eq '${location}'` })) break;
-      })();
+      return listed(client.resourceSkus.list({ filter: `location eq '${location}'` }));
     case 'operation':
       return put({ name });
     case 'gallery':
-      return (async () => {
-        for await (const _version of client.communityGalleryImageVersions.list(
+      return listed(
+        client.communityGalleryImageVersions.list(
           location,
           'AKSUbuntu-38d80f77-467a-481f-a8d4-09b6d4220bd2',
           '2404gen2containerd',
-        ))
-          break;
-      })();
+        ),
+      );
+    case 'usages':
+      return listed(client.usage.list(location));
+    case 'scores':
+      return placementScores(client, subscriptionId);
     case 'groupRead':
       return client.capacityReservationGroups.get(reservationsGroup, 'crg');
     case 'reservations':
-      return (async () => {
-        for await (const _r of client.capacityReservations.listByCapacityReservationGroup(
-          reservationsGroup,
-          'crg',
-        ))
-          break;
-      })();
+      return listed(client.capacityReservations.listByCapacityReservationGroup(reservationsGroup, 'crg'));
   }
 }
 
@@ -420,7 +471,8 @@ describe('needed: without any one action, the request that uses it is refused', 
     const refused = await as(() => refusal(use(kind, name)), { without: { role, action } });
     // The SDK's pagers keep ARM's code but not its message.
     expect(refused.code).toMatch(/^(Linked)?AuthorizationFailed$/);
-    if (!['skus', 'gallery', 'reservations'].includes(kind)) expect(refused.message).toContain(action);
+    if (!['skus', 'gallery', 'usages', 'reservations'].includes(kind))
+      expect(refused.message).toContain(action);
     // Leave nothing behind: a VM the refused poll or deletion left is deleted with every grant.
     if (existing || kind === 'operation' || kind === 'delete')
       await client.virtualMachines
