@@ -124,8 +124,12 @@ export class PlacementScoresReader {
       request.abortSignal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
       const response = await this.client.pipeline.sendRequest(this.http, request);
       if (response.status !== 200) {
+        // Refused for good (not enabled for the subscription, not granted, not served): not asked again
+        // for a while, instead of once per TTL and size.
+        if ([400, 401, 403, 404].includes(response.status))
+          this.refusedUntil[priority] = at + REFUSED_PAUSE_MS;
         throw new Error(
-          `placement scores answered ${response.status}: ${(response.bodyAsText ?? '').slice(0, 300)}`,
+          `${priority} placement scores answered ${response.status}: ${(response.bodyAsText ?? '').slice(0, 300)}`,
         );
       }
       const body = JSON.parse(response.bodyAsText ?? '{}') as ScoreResponse;
