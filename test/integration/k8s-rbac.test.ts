@@ -4,7 +4,8 @@
 // other namespace, any Secret read, and what the functions never do. Then, as the shipped identity
 // itself (every Role and the admission policy applied by the global setup), real requests: a bootstrap
 // token of its own is created and deleted; a service-account-token Secret, a token of another shape, a
-// read, an update or the delete of another Secret in kube-system are refused.
+// read, an update or the delete of another Secret in kube-system are refused. The bridge's ClusterRole,
+// with a test user as its subject, allows its informers' lists and watches and nothing just beside them.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,6 +61,24 @@ afterAll(async () => {
   for (const object of objects) await api.delete(object).catch(() => undefined);
 });
 
+/**
+ * The bridge's ClusterRole and binding with a test user as the subject in place of its ServiceAccount,
+ * under unique names, so this run never collides with another on the shared control plane.
+ */
+function bridgeRbacFor(subject: string): KubernetesObject[] {
+  return parseAllDocuments(readFileSync(join(root, 'infra/k8s/bridge/clusterrole.yaml'), 'utf8')).map((d) => {
+    const object = d.toJS() as KubernetesObject & {
+      roleRef?: { name: string };
+      subjects?: { kind: string; name: string; apiGroup?: string }[];
+    };
+    object.metadata = { ...object.metadata, name: `${object.metadata?.name}-${suffix}` };
+    if (object.roleRef) object.roleRef.name = `${object.roleRef.name}-${suffix}`;
+    if (object.subjects)
+      object.subjects = [{ kind: 'User', name: subject, apiGroup: 'rbac.authorization.k8s.io' }];
+    return object;
+  });
+}
+
 interface Access {
   group: string;
   resource: string;
@@ -69,10 +88,10 @@ interface Access {
   name?: string;
 }
 
-async function allowed(access: Access): Promise<boolean> {
+async function allowed(access: Access, subject = user): Promise<boolean> {
   const api = config.makeApiClient(AuthorizationV1Api);
   const review = await api.createSubjectAccessReview({
-    body: { spec: { user, resourceAttributes: { ...access, version: '*' } } },
+    body: { spec: { user: subject, resourceAttributes: { ...access, version: '*' } } },
   });
   return review.status?.allowed === true;
 }
@@ -170,9 +189,85 @@ describe('infra/k8s/functions on the real API server', () => {
       { group: '', resource: 'secrets', verb: 'create', namespace: 'default' },
       { group: '', resource: 'secrets', verb: 'delete', namespace: DEFAULT_SYSTEM_NAMESPACE },
       { group: 'karpenter.sh', resource: 'nodepools', verb: 'delete' },
+      { group: 'karpenter.sh', resource: 'nodepools', verb: 'create' },
+      { group: 'karpenter.sh', resource: 'nodeclaims', verb: 'update' },
+      { group: 'karpenter.azure.com', resource: 'aksnodeclasses', verb: 'patch' },
+      { group: 'karpenter.sh', resource: 'nodeoverlays', verb: 'get' },
       { group: '', resource: 'pods', verb: 'create', namespace: 'default' },
+      { group: '', resource: 'pods', verb: 'patch', namespace: 'default' },
+      { group: '', resource: 'pods', subresource: 'exec', verb: 'create', namespace: 'default' },
+      { group: '', resource: 'nodes', verb: 'create' },
+      { group: '', resource: 'nodes', subresource: 'status', verb: 'patch' },
+      { group: '', resource: 'events', verb: 'delete', namespace: 'default' },
+      { group: '', resource: 'configmaps', verb: 'get', namespace: 'kube-system' },
+      {
+        group: '',
+        resource: 'serviceaccounts',
+        subresource: 'token',
+        verb: 'create',
+        namespace: 'kube-system',
+      },
+      { group: 'apps', resource: 'deployments', verb: 'patch', namespace: 'default' },
+      { group: 'apps', resource: 'daemonsets', verb: 'get', namespace: 'kube-system' },
+      { group: 'policy', resource: 'poddisruptionbudgets', verb: 'update', namespace: 'default' },
+      { group: 'rbac.authorization.k8s.io', resource: 'clusterroles', verb: 'escalate' },
+      { group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings', verb: 'create' },
     ];
     for (const access of refused) expect(await allowed(access), JSON.stringify(access)).toBe(false);
+  });
+});
+
+describe('infra/k8s/bridge on the real API server', () => {
+  const bridgeUser = `nodeclaim-bridge-rbac-test-${suffix}`;
+  const bridgeObjects = bridgeRbacFor(bridgeUser);
+  beforeAll(async () => {
+    const api = KubernetesObjectApi.makeApiClient(config);
+    for (const object of bridgeObjects) await api.create(object);
+  });
+  afterAll(async () => {
+    const api = KubernetesObjectApi.makeApiClient(config);
+    for (const object of bridgeObjects) await api.delete(object).catch(() => undefined);
+  });
+
+  it('allows the informers their lists and watches, and refuses every read or write just outside them', async () => {
+    const informers: Access[] = [
+      { group: 'karpenter.sh', resource: 'nodeclaims', verb: 'list' },
+      { group: 'karpenter.sh', resource: 'nodepools', verb: 'watch' },
+      { group: 'karpenter.azure.com', resource: 'aksnodeclasses', verb: 'list' },
+      { group: '', resource: 'nodes', verb: 'watch' },
+      { group: '', resource: 'pods', verb: 'list' },
+    ];
+    await eventually(
+      async () => {
+        for (const access of informers)
+          if (!(await allowed(access, bridgeUser)))
+            throw new Error(`still refused: ${JSON.stringify(access)}`);
+        return true;
+      },
+      "the bridge's grants reaching the authorizer",
+      30_000,
+    );
+    const refused: Access[] = [
+      // Its informers never get one object, and it writes nothing: the functions do.
+      { group: '', resource: 'pods', verb: 'get', namespace: 'default' },
+      { group: '', resource: 'nodes', verb: 'get' },
+      { group: 'karpenter.sh', resource: 'nodeclaims', verb: 'get' },
+      { group: 'karpenter.sh', resource: 'nodeclaims', verb: 'patch' },
+      { group: 'karpenter.sh', resource: 'nodeclaims', subresource: 'status', verb: 'patch' },
+      { group: 'karpenter.sh', resource: 'nodepools', verb: 'update' },
+      { group: 'karpenter.sh', resource: 'nodeoverlays', verb: 'list' },
+      { group: 'karpenter.azure.com', resource: 'aksnodeclasses', verb: 'patch' },
+      { group: '', resource: 'nodes', verb: 'patch' },
+      { group: '', resource: 'pods', verb: 'delete', namespace: 'default' },
+      { group: '', resource: 'pods', subresource: 'eviction', verb: 'create', namespace: 'default' },
+      { group: '', resource: 'events', verb: 'create', namespace: 'default' },
+      { group: '', resource: 'secrets', verb: 'list', namespace: 'kube-system' },
+      { group: '', resource: 'configmaps', verb: 'list', namespace: 'kube-system' },
+      { group: 'coordination.k8s.io', resource: 'leases', verb: 'list', namespace: DEFAULT_SYSTEM_NAMESPACE },
+      { group: 'apps', resource: 'deployments', verb: 'list' },
+    ];
+    for (const access of refused)
+      expect(await allowed(access, bridgeUser), JSON.stringify(access)).toBe(false);
   });
 });
 
