@@ -10,6 +10,7 @@
 //   subscription.
 // The slow half of the mutation table (a whole launch and deletion per action, through the Function
 // App) stays opt-in: test/e2e/azure-role-mutations.test.ts.
+import { randomUUID } from 'node:crypto';
 import type { ComputeManagementClient, VirtualMachine } from '@azure/arm-compute';
 import { createDefaultHttpClient, createPipelineRequest, RestError } from '@azure/core-rest-pipeline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,25 +137,49 @@ async function refusal(promise: Promise<unknown>): Promise<{ code?: string; mess
  * the SDK's own operations would.
  */
 async function placementScores(compute: ComputeManagementClient, subscription: string): Promise<void> {
-  const request = createPipelineRequest({
-    url:
-      `${emulator.url}/subscriptions/${subscription}/providers/Microsoft.Compute/locations/${location}` +
+  return sendThroughPipeline(
+    compute,
+    'POST',
+    `/subscriptions/${subscription}/providers/Microsoft.Compute/locations/${location}` +
       '/placementScores/spot/generate?api-version=2025-06-05',
-    method: 'POST',
-    body: JSON.stringify({
+    {
       desiredLocations: [location],
       desiredSizes: [{ sku: 'Standard_D2s_v5' }],
       desiredCount: 1,
       availabilityZones: true,
-    }),
+    },
+  );
+}
+
+/** The status of a VM creation operation, as the launch monitor's poller GETs it. */
+async function operationStatus(compute: ComputeManagementClient, subscription: string): Promise<void> {
+  return sendThroughPipeline(
+    compute,
+    'GET',
+    `/subscriptions/${subscription}/providers/Microsoft.Compute/locations/${location}` +
+      `/operations/${randomUUID()}?api-version=2024-07-01`,
+  );
+}
+
+/** A request through the compute client's own pipeline (its token and TLS), ARM's refusal as a RestError. */
+async function sendThroughPipeline(
+  compute: ComputeManagementClient,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: object,
+): Promise<void> {
+  const request = createPipelineRequest({
+    url: `${emulator.url}${path}`,
+    method,
+    ...(body ? { body: JSON.stringify(body) } : {}),
   });
-  request.headers.set('content-type', 'application/json');
+  if (body) request.headers.set('content-type', 'application/json');
   const response = await compute.pipeline.sendRequest(createDefaultHttpClient(), request);
   if (response.status === 200) return;
   const { error } = JSON.parse(response.bodyAsText ?? '{}') as {
     error?: { code?: string; message?: string };
   };
-  throw new RestError(error?.message ?? `placement scores answered ${response.status}`, {
+  throw new RestError(error?.message ?? `${method} ${path} answered ${response.status}`, {
     statusCode: response.status,
     ...(error?.code ? { code: error.code } : {}),
   });
@@ -362,6 +387,9 @@ describe('narrow: the same identity just outside each scope', () => {
         ),
       ),
     ).toMatchObject({ code: 'AuthorizationFailed' });
+    expect(await refusal(operationStatus(elsewhere, foreign))).toMatchObject(
+      refusedFor('AuthorizationFailed', 'Microsoft.Compute/locations/operations/read', foreignLocation),
+    );
     expect(await refusal(listed(elsewhere.usage.list(location)))).toMatchObject({
       code: 'AuthorizationFailed',
     });
