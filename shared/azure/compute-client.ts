@@ -89,9 +89,15 @@ export function createComputeClient(options: {
   caCertPem?: string;
   /** Per request (each retry gets its own); DEFAULT_ARM_REQUEST_TIMEOUT_MS when omitted. */
   requestTimeoutMs?: number;
+  /**
+   * How often a throttled or failed request is sent again; the SDK's default (3) when omitted. A read
+   * that is only a hint (placement scores) passes 0, so no launch waits for its retries.
+   */
+  maxRetries?: number;
 }): ComputeManagementClient {
   return new ComputeManagementClient(options.credential, options.subscriptionId, {
     endpoint: options.endpoint,
+    ...(options.maxRetries !== undefined ? { retryOptions: { maxRetries: options.maxRetries } } : {}),
     ...(options.caCertPem ? { tlsOptions: { ca: options.caCertPem } } : {}),
     additionalPolicies: [
       { policy: retryAfterPolicy, position: 'perRetry' },

@@ -120,7 +120,7 @@ export class PlacementScoresReader {
         }),
       });
       request.headers.set('content-type', 'application/json');
-      // Throttled, the pipeline would retry after Retry-After: a launch does not wait that long for a hint.
+      // A launch does not wait long for a hint (its client is built without retries, too).
       request.abortSignal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
       const response = await this.client.pipeline.sendRequest(this.http, request);
       if (response.status !== 200) {

@@ -127,6 +127,15 @@ export function createDependencies(
     ...(settings.azure.armCaCertPem ? { caCertPem: settings.azure.armCaCertPem } : {}),
     requestTimeoutMs,
   });
+  // Placement scores are a hint: asked once, never retried, so a launch waits at most one request.
+  const hintClient = createComputeClient({
+    credential,
+    subscriptionId: settings.azure.subscriptionId,
+    endpoint: settings.azure.armEndpoint,
+    ...(settings.azure.armCaCertPem ? { caCertPem: settings.azure.armCaCertPem } : {}),
+    requestTimeoutMs,
+    maxRetries: 0,
+  });
   const kube = kubeClientProvider(settings.kubernetes, credential, requestTimeoutMs);
   const now = options.now ?? (() => new Date());
   const objects = karpenterObjects(kube);
@@ -189,7 +198,7 @@ export function createDependencies(
           error,
         }),
     ),
-    placementScores: new PlacementScoresReader(compute, {
+    placementScores: new PlacementScoresReader(hintClient, {
       endpoint: settings.azure.armEndpoint,
       subscriptionId: settings.azure.subscriptionId,
       location: settings.azure.location,

@@ -50,6 +50,7 @@ export async function measureLaunchReads(): Promise<ReadsMeasurement[]> {
       subscriptionId,
       endpoint: emulator.url,
       caCertPem: emulator.caCertPem,
+      maxRetries: 0,
     });
     let now = 0;
     const clock = () => now;

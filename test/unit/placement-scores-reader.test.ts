@@ -23,6 +23,7 @@ beforeAll(async () => {
     subscriptionId,
     endpoint: emulator.url,
     caCertPem: emulator.caCertPem,
+    maxRetries: 0,
   });
 });
 afterAll(async () => {
