@@ -8,7 +8,6 @@
 
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,6 +19,7 @@ import {
   type ArmEmulator,
   type VmChangeEvent,
 } from '../../local/arm-emulator/index.js';
+import { emulatorRequest } from '../support/emulator-request.js';
 import { createComputeClient } from '../../shared/azure/compute-client.js';
 import {
   emulatorComputeClient,
@@ -103,35 +103,7 @@ async function sharedCa(): Promise<{ certPem: string; keyPem: string } | undefin
 }
 
 function raw(method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
-  return new Promise<{
-    status: number;
-    headers: Record<string, string | string[] | undefined>;
-    body: unknown;
-  }>((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpsRequest(
-      new URL(path, emulator.url),
-      {
-        method,
-        ca: emulator.caCertPem,
-        headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: text ? (JSON.parse(text) as unknown) : undefined,
-          });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return emulatorRequest(emulator, method, path, { headers, ...(body !== undefined ? { body } : {}) });
 }
 
 beforeAll(async () => {

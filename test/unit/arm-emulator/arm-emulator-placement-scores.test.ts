@@ -3,7 +3,7 @@
 // quota, their lag and error model, bounds, authorization, throttling and on-demand errors; the regular API
 // also ranks each entry, sees only the rules that concern on-demand launches, and can be disabled.
 // The emulator runs in this process on loopback (no control plane), so the file lives with the unit tests.
-import { request as httpsRequest } from 'node:https';
+import { emulatorRequest } from '../../support/emulator-request.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   startArmEmulator,
@@ -48,26 +48,7 @@ function send(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      new URL(path, emulator.url),
-      { method, ca: emulator.caCertPem, headers: { ...headers, 'content-type': 'application/json' } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: text ? (JSON.parse(text) as unknown) : undefined,
-          });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
+  return emulatorRequest(emulator, method, path, { body, headers });
 }
 
 const post = (body: unknown, path = scoresPath): Promise<Answer> =>

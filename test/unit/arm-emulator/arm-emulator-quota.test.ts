@@ -3,7 +3,7 @@
 // same figures. The emulator runs in this process on loopback (no control plane), so the file lives with
 // the unit tests.
 import { RestError, type ComputeManagementClient, type Usage, type VirtualMachine } from '@azure/arm-compute';
-import { request as httpsRequest } from 'node:https';
+import { emulatorRequest } from '../../support/emulator-request.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { skuCatalog, startArmEmulator, type ArmEmulator } from '../../../local/arm-emulator/index.js';
 import { emulatorComputeClient, linuxVmParameters } from '../../support/arm-client.js';
@@ -68,33 +68,10 @@ async function refusal(promise: Promise<unknown>): Promise<RestError> {
 }
 
 function raw(method: string, path: string, body?: unknown) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: unknown }>(
-    (resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const req = httpsRequest(
-        new URL(path, emulator.url),
-        {
-          method,
-          ca: emulator.caCertPem,
-          headers: { authorization: 'Bearer x', ...(payload ? { 'content-type': 'application/json' } : {}) },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolve({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              body: text ? (JSON.parse(text) as unknown) : undefined,
-            });
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    },
-  );
+  return emulatorRequest(emulator, method, path, {
+    headers: { authorization: 'Bearer x' },
+    ...(body !== undefined ? { body } : {}),
+  });
 }
 
 const usagesPath = `/subscriptions/${subscriptionId}/providers/Microsoft.Compute/locations/${location}/usages?api-version=2026-04-01`;
