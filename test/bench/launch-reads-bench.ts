@@ -8,9 +8,9 @@
 // emulator's token buckets refill in real time, which virtual time outruns, so its 429s are not a figure
 // here. Each function instance keeps its own caches: N instances read up to N times as often.
 import { startArmEmulator } from '../../local/arm-emulator/index.js';
-import { createComputeClient } from '../../shared/azure/compute-client.js';
 import { ComputeUsages } from '../../shared/azure/compute-usages.js';
 import { PlacementScoresReader } from '../../shared/azure/placement-scores.js';
+import { emulatorComputeClient } from '../support/arm-client.js';
 
 const subscriptionId = '00000000-0000-0000-0000-0000000000b2';
 const location = 'westus2';
@@ -42,16 +42,8 @@ export async function measureLaunchReads(): Promise<ReadsMeasurement[]> {
     latencies: { createMs: 100, deleteMs: 100, retryAfterSeconds: 1 },
   });
   try {
-    const credential = {
-      getToken: () => Promise.resolve({ token: 'bench', expiresOnTimestamp: Date.now() + 3_600_000 }),
-    };
-    const compute = createComputeClient({
-      credential,
-      subscriptionId,
-      endpoint: emulator.url,
-      caCertPem: emulator.caCertPem,
-      maxRetries: 0,
-    });
+    // As the app builds its hint client: no retries.
+    const compute = emulatorComputeClient(emulator, subscriptionId, { retryOptions: { maxRetries: 0 } });
     let now = 0;
     const clock = () => now;
     const usages = new ComputeUsages(compute, location, USAGES_TTL_MS, clock);
