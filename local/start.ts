@@ -9,6 +9,7 @@ import { SETTING_ALIASES } from '../shared/config/settings.js';
 import { createLogger } from '../shared/observability/logger.js';
 import {
   DEFAULT_DAY_MINUTES,
+  DEFAULT_SCALE_NODES,
   createActivityRelay,
   namedOnlyScenarios,
   playScenario,
@@ -39,11 +40,12 @@ function usage(): string {
     "  --storage-keys     the host and the bridge use Azurite's connection string (account key) instead of",
     '                     their identities through the authorizing storage front (the default, as in Azure)',
     `  --scenario NAME    play only this scenario (repeatable): ${[...scenarios, ...namedOnlyScenarios()].map((s) => s.name).join(', ')}`,
-    '                     (day plays only when named, and alone)',
+    '                     (day and scale play only when named; day alone)',
     '  --speed FACTOR     divide every latency by FACTOR (VM creation, polling, sweep, kubelet); default 1',
     '  --results DIR      where to write results (default results/<timestamp>)',
     '  --seed N           day: the seed of the workload and the weather (printed; random when omitted)',
     `  --day-minutes M    day: wall minutes for the simulated 24 h (default ${DEFAULT_DAY_MINUTES})`,
+    `  --nodes N          scale: the size the cluster grows to, about ten pods a node (default ${DEFAULT_SCALE_NODES})`,
     "  --capacity-shortage  day: from noon the general pool's cheapest size fails in every zone (provokes",
     '                     consolidation into an offering launch remembers as failed)',
     '  --help             this text',
@@ -88,6 +90,7 @@ async function main(): Promise<number> {
       seed: { type: 'string' },
       'day-minutes': { type: 'string', default: String(DEFAULT_DAY_MINUTES) },
       'capacity-shortage': { type: 'boolean', default: false },
+      nodes: { type: 'string', default: String(DEFAULT_SCALE_NODES) },
       'storage-keys': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -108,11 +111,17 @@ async function main(): Promise<number> {
   const dayMinutes = Number(values['day-minutes']);
   if (!(dayMinutes > 0))
     throw new Error(`--day-minutes must be a positive number, got ${values['day-minutes']}`);
-  const named = namedOnlyScenarios({
-    ...(seed !== undefined ? { seed } : {}),
-    dayMinutes,
-    ...(values['capacity-shortage'] ? { capacityShortage: true } : {}),
-  });
+  const nodes = Number(values.nodes);
+  if (!Number.isInteger(nodes) || nodes < 3)
+    throw new Error(`--nodes must be an integer of at least 3, got ${values.nodes}`);
+  const named = namedOnlyScenarios(
+    {
+      ...(seed !== undefined ? { seed } : {}),
+      dayMinutes,
+      ...(values['capacity-shortage'] ? { capacityShortage: true } : {}),
+    },
+    { nodes },
+  );
   const chosen = (values.scenario ?? scenarios.map((s) => s.name)).map((name) => {
     const scenario = [...scenarios, ...named].find((s) => s.name === name);
     if (scenario) return scenario;

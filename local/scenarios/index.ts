@@ -8,6 +8,7 @@ import { registrationRace } from './registration-race.js';
 import { scaleUp } from './scale-up.js';
 import type { Scenario } from './scenario.js';
 import { DEFAULT_DAY_MINUTES, dayScenario, type DayOptions } from './day/day-scenario.js';
+import { DEFAULT_SCALE_NODES, scaleScenario, type ScaleOptions } from './scale/scale-scenario.js';
 
 export const scenarios: readonly Scenario[] = [
   registrationRace,
@@ -21,11 +22,15 @@ export const scenarios: readonly Scenario[] = [
 
 /**
  * Scenarios that play only when named (--scenario): too long for the default run. The day takes
- * DEFAULT_DAY_MINUTES of wall time and runs the Function App in its own process.
+ * DEFAULT_DAY_MINUTES of wall time and runs the Function App in its own process; scale grows the
+ * cluster to --nodes and back, minutes at the default size.
  */
-export const namedOnlyScenarios = (day: DayOptions = {}): readonly Scenario[] => [dayScenario(day)];
+export const namedOnlyScenarios = (day: DayOptions = {}, scale: ScaleOptions = {}): readonly Scenario[] => [
+  dayScenario(day),
+  scaleScenario(scale),
+];
 
-export { DEFAULT_DAY_MINUTES, type DayOptions };
+export { DEFAULT_DAY_MINUTES, DEFAULT_SCALE_NODES, type DayOptions, type ScaleOptions };
 
 /** Scenarios of the issue that cannot be played yet, with the reason (for --help and the summary). */
 export const unavailableScenarios: readonly { name: string; reason: string }[] = [];

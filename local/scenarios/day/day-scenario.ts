@@ -251,7 +251,11 @@ async function playDay(
 
     note('tearing down: Deployments, DaemonSet and PDBs, then every NodeClaim, then the NodePools');
     await workload.deleteWorkloads();
-    history.teardown = await teardown(context, plan.pools, patience(stack, 10));
+    history.teardown = await teardown(
+      context,
+      plan.pools.map((pool) => poolObjectName(pool.name, runId)),
+      patience(stack, 10),
+    );
     collector.stop();
     // Counted again now that the collector has every request: a throttle the weather armed late (the
     // next N PUTs) can still answer the teardown's requests, which would otherwise count as Compute's.
@@ -379,7 +383,8 @@ async function pipelineDiagnostics(bridge: LocalStack['bridge'], stateDirectory:
   return { at: new Date().toISOString(), bridge: bridge.stats(), provisioningBatcher: batcher };
 }
 
-async function endState(context: ScenarioContext, at: number) {
+/** The run's VMs, NodeClaims and Nodes as listed now: what checkEndState judges (the scale scenario too). */
+export async function endState(context: ScenarioContext, at: number) {
   const { stack, runId, recorder } = context;
   const firstSeen: Record<string, number> = {};
   for (const { object, at: seen } of recorder.history.nodeClaims) firstSeen[object.metadata.name] ??= seen;
@@ -394,14 +399,17 @@ async function endState(context: ScenarioContext, at: number) {
   return { at, vms, nodeClaims, nodes, firstSeen };
 }
 
-/** Deletes every NodeClaim of the run, then the NodePools and classes, and counts what is left. */
-async function teardown(context: ScenarioContext, pools: readonly PoolPlan[], timeoutMs: number) {
+/**
+ * Deletes every NodeClaim of the run, then the NodePools and their AKSNodeClasses (`poolNames`: each
+ * pool's object name, which its class shares), and counts what is left. The scale scenario reuses it.
+ */
+export async function teardown(context: ScenarioContext, poolNames: readonly string[], timeoutMs: number) {
   const { stack, runId } = context;
   const objects = stack.admin.objects;
   const selector = `${RUN_LABEL}=${runId}`;
-  for (const pool of pools)
+  for (const pool of poolNames)
     await objects.nodePools
-      .mergePatch(poolObjectName(pool.name, runId), { spec: { disruption: { budgets: [{ nodes: '0' }] } } })
+      .mergePatch(pool, { spec: { disruption: { budgets: [{ nodes: '0' }] } } })
       .catch(() => undefined);
   // Delete until none is left, not once: a provisioning window that solved before the workloads went
   // may still create a NodeClaim after the first list, and the NodePool still exists to launch it.
@@ -423,9 +431,9 @@ async function teardown(context: ScenarioContext, pools: readonly PoolPlan[], ti
     await deleteNodeClaims();
     left = await count();
   }
-  for (const pool of pools) {
-    await objects.nodePools.delete(poolObjectName(pool.name, runId)).catch(() => undefined);
-    await objects.nodeClasses.delete(poolObjectName(pool.name, runId)).catch(() => undefined);
+  for (const pool of poolNames) {
+    await objects.nodePools.delete(pool).catch(() => undefined);
+    await objects.nodeClasses.delete(pool).catch(() => undefined);
   }
   return left;
 }
