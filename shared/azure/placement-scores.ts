@@ -10,10 +10,18 @@
 import type { ComputeManagementClient } from '@azure/arm-compute';
 import { createDefaultHttpClient, createPipelineRequest, type HttpClient } from '@azure/core-rest-pipeline';
 
-export type PlacementScore = 'High' | 'Medium' | 'Low' | 'RestrictedSKU' | 'DataNotFoundOrStale';
+const SCORES = ['High', 'Medium', 'Low', 'RestrictedSKU', 'DataNotFoundOrStale'] as const;
+export type PlacementScore = (typeof SCORES)[number];
+const isPlacementScore = (value: string): value is PlacementScore =>
+  (SCORES as readonly string[]).includes(value);
 
 /** Spot scores for spot VMs, regular scores for on-demand ones. */
 export type ScoredPriority = 'spot' | 'regular';
+
+/** Which kind of score an offering of `capacityType` takes; none for reserved capacity. */
+export function scoredPriorityOf(capacityType: string): ScoredPriority | undefined {
+  return capacityType === 'spot' ? 'spot' : capacityType === 'on-demand' ? 'regular' : undefined;
+}
 
 const API_VERSIONS: Record<ScoredPriority, string> = { spot: '2025-06-05', regular: '2026-10-05-preview' };
 /** A refused kind of score is not asked for again for this long. */
@@ -27,13 +35,14 @@ export const MAX_SIZES_PER_REQUEST = 5;
 export type PlacementScores = ReadonlyMap<string, PlacementScore>;
 
 export const scoreKey = (priority: ScoredPriority, vmSize: string, zoneNumber: string): string =>
-  `${priority}|${vmSize.toLowerCase()}|${zoneNumber}`;
+  `${sizeKey(priority, vmSize)}|${zoneNumber}`;
+
+/** A size's entry in the cache: its zones' scores of one kind. */
+const sizeKey = (priority: ScoredPriority, vmSize: string): string => `${priority}|${vmSize.toLowerCase()}`;
 
 interface ScoreResponse {
   placementScores?: { sku?: string; availabilityZone?: string; score?: string }[];
 }
-
-const SCORES = new Set<string>(['High', 'Medium', 'Low', 'RestrictedSKU', 'DataNotFoundOrStale']);
 
 interface SizeEntry {
   /** The zones' scores, or none when the request for it failed. */
@@ -42,7 +51,7 @@ interface SizeEntry {
 }
 
 export class PlacementScoresReader {
-  /** By `${priority}|${vmSize}`. */
+  /** By sizeKey. */
   private readonly bySize = new Map<string, SizeEntry>();
   private readonly pending = new Map<string, Promise<void>>();
   private readonly refusedUntil: Record<ScoredPriority, number> = { spot: -Infinity, regular: -Infinity };
@@ -73,7 +82,7 @@ export class PlacementScoresReader {
   async scores(priority: ScoredPriority, vmSizes: readonly string[]): Promise<PlacementScores> {
     const now = this.now();
     if (now < this.refusedUntil[priority]) return new Map();
-    const keyOf = (size: string) => `${priority}|${size.toLowerCase()}`;
+    const keyOf = (size: string) => sizeKey(priority, size);
     const wanted = [...new Set(vmSizes.map((s) => s.toLowerCase()))];
     const stale = wanted.filter((size) => {
       const entry = this.bySize.get(keyOf(size));
@@ -134,18 +143,18 @@ export class PlacementScoresReader {
       }
       const body = JSON.parse(response.bodyAsText ?? '{}') as ScoreResponse;
       const bySize = new Map<string, Map<string, PlacementScore>>(
-        vmSizes.map((s) => [`${priority}|${s}`, new Map()]),
+        vmSizes.map((s) => [sizeKey(priority, s), new Map()]),
       );
       for (const entry of body.placementScores ?? []) {
         const size = entry.sku?.toLowerCase();
         const zone = entry.availabilityZone;
-        if (!size || !zone || !entry.score || !SCORES.has(entry.score)) continue;
-        bySize.get(`${priority}|${size}`)?.set(zone, entry.score as PlacementScore);
+        if (!size || !zone || !entry.score || !isPlacementScore(entry.score)) continue;
+        bySize.get(sizeKey(priority, size))?.set(zone, entry.score);
       }
       for (const [key, byZone] of bySize) this.bySize.set(key, { byZone, at });
     } catch (error) {
       this.options.onError?.(error, priority, vmSizes);
-      for (const size of vmSizes) this.bySize.set(`${priority}|${size}`, { byZone: undefined, at });
+      for (const size of vmSizes) this.bySize.set(sizeKey(priority, size), { byZone: undefined, at });
     }
   }
 }

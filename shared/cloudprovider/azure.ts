@@ -26,7 +26,7 @@ import {
   type Offering,
   type SelectOfferingInput,
 } from '../decisions/offerings.js';
-import { MAX_SIZES_PER_REQUEST, type PlacementScores } from '../azure/placement-scores.js';
+import { MAX_SIZES_PER_REQUEST, scoredPriorityOf, type PlacementScores } from '../azure/placement-scores.js';
 import { isUnlikely, likelihoodRank, scoreOf } from './azure/decisions/placement-likelihood.js';
 import { QuotaRoom } from './quota-room.js';
 import { compareOfferingsByPrice } from '../decisions/prices/offering-order.js';
@@ -145,7 +145,7 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
    */
   async function placementScoresFor(candidates: readonly Offering[]): Promise<PlacementScores> {
     const capacityType = candidates[0]?.capacityType;
-    const priority = capacityType === 'spot' ? 'spot' : capacityType === 'on-demand' ? 'regular' : undefined;
+    const priority = capacityType && scoredPriorityOf(capacityType);
     if (!priority) return new Map();
     const sizes = [
       ...new Set(

@@ -96,6 +96,24 @@ async function allowed(access: Access, subject = user): Promise<boolean> {
   return review.status?.allowed === true;
 }
 
+/**
+ * RBAC objects reach the authorizer through its informers (roles and bindings each their own), so each
+ * grant is waited for; the timeout names those still refused.
+ */
+async function untilAllowed(accesses: readonly Access[], subject: string, what: string): Promise<void> {
+  await eventually(
+    async () => {
+      const refused: string[] = [];
+      for (const access of accesses)
+        if (!(await allowed(access, subject))) refused.push(JSON.stringify(access));
+      if (refused.length > 0) throw new Error(`still refused: ${refused.join(', ')}`);
+      return true;
+    },
+    what,
+    30_000,
+  );
+}
+
 describe('infra/k8s/functions on the real API server', () => {
   it('allows what the functions do', async () => {
     const needed: Access[] = [
@@ -135,18 +153,7 @@ describe('infra/k8s/functions on the real API server', () => {
         name: 'bootstrap-token-abc123',
       },
     ];
-    // RBAC objects reach the authorizer through its informers (roles and bindings each their own), so
-    // each grant is waited for; the timeout names those still refused.
-    await eventually(
-      async () => {
-        const refused: string[] = [];
-        for (const access of needed) if (!(await allowed(access))) refused.push(JSON.stringify(access));
-        if (refused.length > 0) throw new Error(`still refused: ${refused.join(', ')}`);
-        return true;
-      },
-      'every grant reaching the authorizer',
-      30_000,
-    );
+    await untilAllowed(needed, user, 'every grant reaching the authorizer');
   });
 
   it('refuses the Lease under another name or elsewhere, any Secret read, and what the functions never do', async () => {
@@ -237,16 +244,7 @@ describe('infra/k8s/bridge on the real API server', () => {
       { group: '', resource: 'nodes', verb: 'watch' },
       { group: '', resource: 'pods', verb: 'list' },
     ];
-    await eventually(
-      async () => {
-        for (const access of informers)
-          if (!(await allowed(access, bridgeUser)))
-            throw new Error(`still refused: ${JSON.stringify(access)}`);
-        return true;
-      },
-      "the bridge's grants reaching the authorizer",
-      30_000,
-    );
+    await untilAllowed(informers, bridgeUser, "the bridge's grants reaching the authorizer");
     const refused: Access[] = [
       // Its informers never get one object, and it writes nothing: the functions do.
       { group: '', resource: 'pods', verb: 'get', namespace: 'default' },

@@ -5,14 +5,18 @@
 // size Azure did not score, no answer) ranks between Medium and Low: no score is no verdict, and the
 // failure memory stays the ground truth.
 import type { Offering } from '../../../decisions/offerings.js';
-import { scoreKey, type PlacementScore, type PlacementScores } from '../../../azure/placement-scores.js';
+import {
+  scoreKey,
+  scoredPriorityOf,
+  type PlacementScore,
+  type PlacementScores,
+} from '../../../azure/placement-scores.js';
 
 /** The score of a zonal spot or on-demand offering; undefined for any other or when Azure gave none. */
 export function scoreOf(scores: PlacementScores, offering: Offering): PlacementScore | undefined {
-  if (!offering.zoneNumber) return undefined;
-  const priority =
-    offering.capacityType === 'spot' ? 'spot' : offering.capacityType === 'on-demand' ? 'regular' : undefined;
-  return priority && scores.get(scoreKey(priority, offering.vmSize, offering.zoneNumber));
+  const priority = scoredPriorityOf(offering.capacityType);
+  if (!offering.zoneNumber || !priority) return undefined;
+  return scores.get(scoreKey(priority, offering.vmSize, offering.zoneNumber));
 }
 
 const RANK: Record<PlacementScore | 'none', number> = {

@@ -46,45 +46,47 @@ export function quotaShortfalls(
   usages: readonly QuotaUsage[],
   inFlight: readonly InFlightCores[],
 ): QuotaShortfall[] {
-  const onDemand = inFlight.filter((c) => c.capacityType === 'on-demand');
-  const spot = inFlight.filter((c) => c.capacityType === 'spot');
-  const sum = (cores: readonly InFlightCores[]): number => cores.reduce((total, c) => total + c.cpu, 0);
   const shortfalls: QuotaShortfall[] = [];
   for (const usage of usages) {
-    if (!(usage.limit >= 0)) continue;
-    const name = lower(usage.name);
-    if (name === lower(REGIONAL_CORES)) {
-      const free = room(usage, sum(onDemand));
-      shortfalls.push({
-        block: { capacityType: 'on-demand', where: 'everywhere', sizes: { minCpu: free + 1 } },
-        message: refusal('Total Regional Cores', usage, sum(onDemand)),
-        quota: 'regional',
-        free,
-      });
-    } else if (name === lower(LOW_PRIORITY_CORES)) {
-      const free = room(usage, sum(spot));
-      shortfalls.push({
-        block: { capacityType: 'spot', where: 'everywhere', sizes: { minCpu: free + 1 } },
-        message: refusal('Low Priority Cores', usage, sum(spot)),
-        quota: 'lowPriority',
-        free,
-      });
-    } else if (name.endsWith('family')) {
-      const family = onDemand.filter((c) => lower(c.skuFamily) === name);
-      const free = room(usage, sum(family));
-      shortfalls.push({
-        block: {
-          capacityType: 'on-demand',
-          where: 'everywhere',
-          sizes: { skuFamily: usage.name, minCpu: free + 1 },
-        },
-        message: refusal(`${usage.name} Cores`, usage, sum(family)),
-        quota: `family:${usage.name}`,
-        free,
-      });
-    }
+    const scope = scopeOf(usage);
+    if (!scope || !(usage.limit >= 0)) continue;
+    const held = inFlight
+      .filter((c) => c.capacityType === scope.capacityType)
+      .filter((c) => scope.skuFamily === undefined || lower(c.skuFamily) === lower(scope.skuFamily))
+      .reduce((total, c) => total + c.cpu, 0);
+    const free = room(usage, held);
+    const minCpu = free + 1;
+    shortfalls.push({
+      block: {
+        capacityType: scope.capacityType,
+        where: 'everywhere',
+        sizes: scope.skuFamily === undefined ? { minCpu } : { skuFamily: scope.skuFamily, minCpu },
+      },
+      message: refusal(scope.quotaName, usage, held),
+      quota: scope.quota,
+      free,
+    });
   }
   return shortfalls;
+}
+
+/** Which VMs a usage's quota counts, as Azure names it in a refusal and the failure memory records it. */
+function scopeOf(
+  usage: QuotaUsage,
+): { capacityType: CapacityType; skuFamily?: string; quotaName: string; quota: string } | undefined {
+  const name = lower(usage.name);
+  if (name === lower(REGIONAL_CORES))
+    return { capacityType: 'on-demand', quotaName: 'Total Regional Cores', quota: 'regional' };
+  if (name === lower(LOW_PRIORITY_CORES))
+    return { capacityType: 'spot', quotaName: 'Low Priority Cores', quota: 'lowPriority' };
+  if (name.endsWith('family'))
+    return {
+      capacityType: 'on-demand',
+      skuFamily: usage.name,
+      quotaName: `${usage.name} Cores`,
+      quota: `family:${usage.name}`,
+    };
+  return undefined;
 }
 
 /** The vCPUs a quota still has for new VMs; never negative. */
