@@ -6,6 +6,7 @@ import type { ServiceResponse } from './compute-service.js';
 import type { EmulatorControls } from './controls.js';
 import { ArmError } from './errors.js';
 import { describeInvalidRule, type FaultRuleInput } from './faults.js';
+import { nodeImageBehaviors, type NodeImageBehavior, type NodeImageVersionInput } from './gallery-images.js';
 import type { Latencies } from './latencies.js';
 import type { PlacementScoreOptions } from './placement-scores.js';
 import type { RequestFilter } from './request-log.js';
@@ -61,6 +62,72 @@ function describeInvalidQuotaLimit(body: unknown): string | undefined {
   if (typeof body.limit !== 'number') return 'limit must be a number';
   for (const field of ['location', 'subscriptionId'] as const) {
     if (body[field] !== undefined && typeof body[field] !== 'string') return `${field} must be a string`;
+  }
+  return undefined;
+}
+
+/** The body of PUT /admin/node-images/{version}: `{ publishedDate?: ISO string, behavior? }`. */
+function nodeImageVersionInput(version: string, body: unknown): NodeImageVersionInput | string {
+  if (body !== undefined && !isObject(body)) return 'the body must be a JSON object';
+  const { publishedDate, behavior } = body ?? {};
+  if (
+    publishedDate !== undefined &&
+    (typeof publishedDate !== 'string' || Number.isNaN(Date.parse(publishedDate)))
+  )
+    return 'publishedDate must be an ISO 8601 date';
+  if (behavior !== undefined && !isNodeImageBehavior(behavior))
+    return `behavior must be one of ${nodeImageBehaviors.join(', ')}`;
+  return {
+    version,
+    ...(publishedDate !== undefined ? { publishedDate: new Date(publishedDate) } : {}),
+    ...(behavior !== undefined ? { behavior } : {}),
+  };
+}
+
+function isNodeImageBehavior(value: unknown): value is NodeImageBehavior {
+  return (nodeImageBehaviors as readonly unknown[]).includes(value);
+}
+
+/**
+ * Node image versions: list, publish (PUT), withdraw (DELETE; `?excludeFromLatest=true` only excludes it
+ * from latest), and a version's behaviour (PUT .../behavior).
+ */
+function handleNodeImages(
+  method: string,
+  path: string,
+  url: URL,
+  body: unknown,
+  controls: EmulatorControls,
+): ServiceResponse | undefined {
+  if (path === '/admin/node-images' && method === 'GET') {
+    return json(200, { value: controls.nodeImageVersions() });
+  }
+  const match = /^\/admin\/node-images\/([^/]+)(\/behavior)?$/.exec(path);
+  if (!match) return undefined;
+  const version = decodeURIComponent(match[1] ?? '');
+  const notFound = (): ServiceResponse | undefined =>
+    controls.nodeImageVersions().some((v) => v.version.toLowerCase() === version.toLowerCase())
+      ? undefined
+      : json(404, { error: { code: 'NotFound', message: `no node image version '${version}'` } });
+  try {
+    if (match[2] !== undefined) {
+      if (method !== 'PUT') return undefined;
+      const behavior = isObject(body) ? body.behavior : undefined;
+      if (!isNodeImageBehavior(behavior))
+        return badRequest(`behavior must be one of ${nodeImageBehaviors.join(', ')}`);
+      return notFound() ?? json(200, controls.setNodeImageBehavior(version, behavior));
+    }
+    if (method === 'PUT') {
+      const input = nodeImageVersionInput(version, body);
+      if (typeof input === 'string') return badRequest(input);
+      return json(200, controls.publishNodeImageVersion(input));
+    }
+    if (method === 'DELETE') {
+      const excludeFromLatest = url.searchParams.get('excludeFromLatest') === 'true';
+      return notFound() ?? json(200, controls.unpublishNodeImageVersion(version, { excludeFromLatest }));
+    }
+  } catch (error) {
+    return badRequest(error instanceof Error ? error.message : String(error));
   }
   return undefined;
 }
@@ -183,6 +250,8 @@ export function handleAdmin(
         : badRequest(String(error));
     }
   }
+  const nodeImages = handleNodeImages(method, path, url, body, controls);
+  if (nodeImages) return nodeImages;
   if (path === '/admin/reset' && method === 'POST') {
     controls.reset();
     return { status: 204, headers: {} };

@@ -30,7 +30,7 @@ import type { FaultRegistry, HangFaultEffect } from './faults.js';
 import { decodeToken, paginate } from './paging.js';
 import type { RequestLog } from './request-log.js';
 import { matchRoute, subscriptionOf, vmNameOf, type ArmRoute } from './routes.js';
-import { listGalleryImageVersions } from './gallery-images.js';
+import type { NodeImageGallery } from './gallery-images.js';
 import { filterSkus, type ResourceSku } from './sku-catalog.js';
 import type { Throttler } from './throttling.js';
 import { isObject } from './vm-spec.js';
@@ -59,6 +59,8 @@ export interface ArmHandlerDeps {
   authorization: () => AuthorizationSettings | undefined;
   quotas: QuotaState;
   placementScores: PlacementScores;
+  /** The community galleries' node image versions. */
+  images: NodeImageGallery;
   pageSizes: { vms: number; skus: number; usages: number };
 }
 
@@ -275,7 +277,7 @@ function dispatch(
     case 'listGalleryImageVersions':
       return {
         status: 200,
-        body: { value: listGalleryImageVersions(route.location, route.gallery, route.definition) },
+        body: { value: deps.images.list(route.location, route.gallery, route.definition) },
         headers: {},
       };
     case 'getCapacityReservationGroup':

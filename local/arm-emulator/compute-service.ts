@@ -29,6 +29,7 @@ import { findSku, isKnownSize, placementRestriction, skuVcpus, type ResourceSku 
 import { parseVmSpec, validateVmName, type VmSpec } from './vm-spec.js';
 import { ScheduledActions } from './scheduled-actions.js';
 import type { QuotaState } from './quotas.js';
+import type { NodeImageGallery } from './gallery-images.js';
 import type { StoredVm, VmStore } from './vm-store.js';
 import { renderVm } from './vm-view.js';
 
@@ -59,6 +60,7 @@ export interface ComputeServiceDeps {
   holds: ProvisioningHolds;
   reservations: CapacityReservationStore;
   quotas: QuotaState;
+  images: NodeImageGallery;
 }
 
 const vmResourceType = 'Microsoft.Compute/virtualMachines';
@@ -81,7 +83,7 @@ export class ComputeService {
   ): ServiceResponse {
     const nameError = validateVmName(address.name);
     if (nameError) throw nameError;
-    const spec = parseVmSpec(body);
+    const spec = parseVmSpec(body, (imageReference) => this.deps.images.check(imageReference));
     const existing = this.deps.store.get(address.subscriptionId, address.resourceGroup, address.name);
     if (conditions.ifNoneMatch !== undefined) {
       // ARM supports only `*` here: create, but never update, whatever state the existing VM is in.

@@ -3,6 +3,12 @@
 import type { AuthorizationSettings } from './authorization.js';
 import type { CapacityReservationGroupInput } from './capacity-reservations.js';
 import type { FaultRule, FaultRuleInput } from './faults.js';
+import type {
+  NodeImageBehavior,
+  NodeImageVersion,
+  NodeImageVersionInput,
+  UnpublishOptions,
+} from './gallery-images.js';
 import type { Latencies } from './latencies.js';
 import type { PlacementScoreOptions } from './placement-scores.js';
 import type { QuotaLimitInput, Usage } from './quotas.js';
@@ -66,9 +72,28 @@ export interface EmulatorControls {
   setRegularPlacementScoresEnabled(enabled: boolean): void;
   regularPlacementScoresEnabled(): boolean;
   /**
+   * Publishes a node image version for every definition of every community gallery at once, as AKS does
+   * weekly (gallery-images.ts): the versions list and the VM PUT's image check see it at once. Without a
+   * `publishedDate` it is the newest; without a `behavior`, healthy. Throws for a malformed version.
+   */
+  publishNodeImageVersion(input: NodeImageVersionInput): NodeImageVersion;
+  /**
+   * Withdraws a version: no longer listed, a VM PUT naming it is refused (VMs booted from it keep its
+   * behaviour). With `excludeFromLatest` it stays listed and bootable, marked excludeFromLatest. Throws for
+   * a version never published.
+   */
+  unpublishNodeImageVersion(version: string, options?: UnpublishOptions): NodeImageVersion;
+  /** How VMs booted from `version` behave from now on (the kubelet simulator reads it at each boot). */
+  setNodeImageBehavior(version: string, behavior: NodeImageBehavior): NodeImageVersion;
+  /** Every node image version known, withdrawn ones included, oldest first. */
+  nodeImageVersions(): NodeImageVersion[];
+  /** The behaviour of the version a communityGalleryImageId names; `healthy` for anything else. */
+  nodeImageBehavior(communityGalleryImageId: string | undefined): NodeImageBehavior;
+  /**
    * Forgets VMs, reservation groups, operations, faults (and their history), holds, the request log and
    * bucket levels; restores the initial latencies and throttling, the default quota limits, the default
-   * placement score options and the regular placement scores API (enabled).
+   * placement score options, the regular placement scores API (enabled) and the node image versions
+   * published at start (healthy).
    */
   reset(): void;
 }

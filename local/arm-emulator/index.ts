@@ -13,6 +13,15 @@ export type {
   ThrottleFaultEffect,
 } from './faults.js';
 export type { AllocationFailureCode } from './azure-messages.js';
+export {
+  communityGalleryImageIdOf,
+  nodeImageBehaviors,
+  parseCommunityGalleryImageId,
+  type NodeImageBehavior,
+  type NodeImageVersion,
+  type NodeImageVersionInput,
+  type UnpublishOptions,
+} from './gallery-images.js';
 export { defaultLatencies, type Latencies, type LatencyOverride } from './latencies.js';
 export type { RequestFilter, RequestLogEntry } from './request-log.js';
 export {

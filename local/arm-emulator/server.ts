@@ -11,6 +11,7 @@ import type { AuthorizationSettings } from './authorization.js';
 import { ComputeService, type ServiceResponse } from './compute-service.js';
 import type { EmulatorControls } from './controls.js';
 import { FaultRegistry } from './faults.js';
+import { NodeImageGallery } from './gallery-images.js';
 import { defaultLatencies, mergeLatencies, type Latencies } from './latencies.js';
 import { OperationStore } from './operations.js';
 import { ProvisioningHolds } from './provisioning-holds.js';
@@ -99,6 +100,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
   let authorization = options.authorization;
   const quotas = new QuotaState({ store, catalog: () => catalog, faults });
   const placementScores = new PlacementScores({ catalog: () => catalog, faults, quotas });
+  const images = new NodeImageGallery();
   const service = new ComputeService({
     store,
     operations,
@@ -108,6 +110,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     holds,
     reservations,
     quotas,
+    images,
   });
 
   const power = new VmPowerService({ store, operations, compute: service, latencies: () => latencies });
@@ -140,6 +143,11 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     placementScoreOptions: () => placementScores.options(),
     setRegularPlacementScoresEnabled: (enabled) => placementScores.setRegularEnabled(enabled),
     regularPlacementScoresEnabled: () => placementScores.isRegularEnabled(),
+    publishNodeImageVersion: (input) => images.publish(input),
+    unpublishNodeImageVersion: (version, unpublish) => images.unpublish(version, unpublish),
+    setNodeImageBehavior: (version, behavior) => images.setBehavior(version, behavior),
+    nodeImageVersions: () => images.versions(),
+    nodeImageBehavior: (communityGalleryImageId) => images.behaviorOf(communityGalleryImageId),
     reset: () => {
       reservations.clear();
       service.cancelTimers();
@@ -150,6 +158,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
       faults.forget();
       quotas.clear();
       placementScores.reset();
+      images.reset();
       requestLog.clear();
       throttler.configure(initialThrottling);
       latencies = initialLatencies;
@@ -168,6 +177,7 @@ export async function startArmEmulator(options: ArmEmulatorOptions = {}): Promis
     authorization: () => authorization,
     quotas,
     placementScores,
+    images,
     pageSizes: {
       vms: options.pageSizes?.vms ?? 100,
       skus: options.pageSizes?.skus ?? 50,

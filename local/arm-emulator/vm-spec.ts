@@ -2,7 +2,6 @@
 // Compute resource provider would answer with. Pure: no I/O, no state.
 
 import { ArmError, invalidParameter, invalidRequestContent, missingParameter } from './errors.js';
-import { checkCommunityGalleryImage } from './gallery-images.js';
 
 export type JsonObject = { [key: string]: unknown };
 
@@ -46,8 +45,11 @@ export function validateVmName(name: string): ArmError | undefined {
   );
 }
 
-/** Parses a request body; throws ArmError 400 for anything the real API would reject. */
-export function parseVmSpec(body: unknown): VmSpec {
+/**
+ * Parses a request body; throws ArmError 400 for anything the real API would reject. `checkImage` judges
+ * the image reference against the galleries, whose versions are the emulator's state (gallery-images.ts).
+ */
+export function parseVmSpec(body: unknown, checkImage: (imageReference: unknown) => void): VmSpec {
   if (!isObject(body)) throw invalidRequestContent('the request body must be a JSON object');
   if (!nonEmptyString(body.location)) {
     throw new ArmError(400, 'LocationRequired', 'The location property is required for this definition.');
@@ -64,7 +66,7 @@ export function parseVmSpec(body: unknown): VmSpec {
   }
   const vmSize = properties.hardwareProfile.vmSize;
 
-  validateStorageProfile(properties.storageProfile);
+  validateStorageProfile(properties.storageProfile, checkImage);
   const { computerName, customData } = validateOsProfile(properties.osProfile);
   validateNetworkProfile(properties.networkProfile);
   const { priority, evictionPolicy } = validatePriority(properties);
@@ -109,7 +111,10 @@ function parseZones(zones: unknown): string[] {
   return [...values];
 }
 
-function validateStorageProfile(storageProfile: unknown): void {
+function validateStorageProfile(
+  storageProfile: unknown,
+  checkImage: (imageReference: unknown) => void,
+): void {
   if (!isObject(storageProfile)) throw missingParameter('storageProfile');
   const osDisk = storageProfile.osDisk;
   const createOption = isObject(osDisk) ? (osDisk.createOption ?? 'FromImage') : 'FromImage';
@@ -132,7 +137,7 @@ function validateStorageProfile(storageProfile: unknown): void {
   if (createOption === 'FromImage' && !isObject(storageProfile.imageReference)) {
     throw missingParameter('storageProfile.imageReference');
   }
-  checkCommunityGalleryImage(storageProfile.imageReference);
+  checkImage(storageProfile.imageReference);
 }
 
 function validateOsProfile(osProfile: unknown): { computerName: string; customData: string | undefined } {

@@ -2,6 +2,7 @@
 // resource IDs are.
 
 import type { ArmErrorDetail } from './errors.js';
+import { communityGalleryImageIdOf } from './gallery-images.js';
 import type { VmSpec } from './vm-spec.js';
 
 export type ProvisioningState = 'Creating' | 'Updating' | 'Succeeded' | 'Failed' | 'Deleting';
@@ -42,6 +43,11 @@ export interface EmulatedVm {
   computerName: string;
   /** Base64 bootstrap data exactly as sent in osProfile.customData. */
   customData: string | undefined;
+  /**
+   * storageProfile.imageReference.communityGalleryImageId as sent: the node image version the VM boots,
+   * whose behaviour the kubelet simulator plays (gallery-images.ts). Undefined for any other image kind.
+   */
+  communityGalleryImageId: string | undefined;
   provisioningState: ProvisioningState;
   failure: ArmErrorDetail | undefined;
   timeCreated: string;
@@ -92,6 +98,7 @@ export function toEmulatedVm(vm: StoredVm): EmulatedVm {
     tags: { ...vm.spec.tags },
     computerName: vm.spec.computerName,
     customData: vm.spec.customData,
+    communityGalleryImageId: communityGalleryImageIdOf(vm.spec.properties),
     provisioningState: vm.provisioningState,
     failure: vm.failure ? { ...vm.failure } : undefined,
     timeCreated: vm.timeCreated,
