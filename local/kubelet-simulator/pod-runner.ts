@@ -9,10 +9,20 @@
 // write (the status, the final delete) is made as the pod's node (`kubeletOf`), so NodeRestriction lets
 // it touch only pods bound to that node, as a kubelet's. The one watch, with the admin's rights, stands
 // for every kubelet's own watch of its pods (`spec.nodeName=<node>`): one watch instead of hundreds.
+//
+// On a node booted from a bad image whose containers crash (bad-node-image.ts), a pod that is not a
+// DaemonSet's never becomes Ready: each status write of its crash loop comes back through the watch, which
+// schedules the next crash, so the loop needs no timer of its own and ends with the pod or the node.
 import { ListWatch, Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from '../../shared/kube/errors.js';
 import type { Logger } from '../../shared/observability/logger.js';
 import type { KubeRequest, KubeRest } from './kube-rest.js';
+import {
+  crashesOnBadImage,
+  crashLoopRestarts,
+  crashLoopStatusPatch,
+  type CrashingPod,
+} from './bad-node-image.js';
 
 /**
  * A pod whose containers ignore SIGTERM: it takes its whole grace period to stop, as a process that only
@@ -31,6 +41,10 @@ export interface PodRunnerOptions {
   startDelayMs: number;
   /** From SIGTERM to the containers' exit, already divided by speed; capped by the grace period. */
   shutdownDelayMs: number;
+  /** Whether the containers of pods on `nodeName` crash (its image's behaviour is podsCrash). */
+  crashesPods: (nodeName: string) => boolean;
+  /** Between two crashes of a crash-looping container, already divided by speed. */
+  crashRestartMs: number;
   log: Logger;
 }
 
@@ -43,21 +57,14 @@ export interface PodRunner {
 }
 
 // The API server's JSON as parsed (timestamps are strings), not client-node's model.
-interface PodJson {
-  metadata: {
-    name: string;
-    namespace: string;
-    uid: string;
+interface PodJson extends CrashingPod {
+  metadata: CrashingPod['metadata'] & {
     deletionTimestamp?: string;
     deletionGracePeriodSeconds?: number;
     annotations?: Record<string, string>;
   };
-  spec: {
-    nodeName?: string;
-    containers: { name: string; image?: string }[];
-    initContainers?: { name: string; image?: string; restartPolicy?: string }[];
-  };
-  status?: {
+  spec: CrashingPod['spec'] & { nodeName?: string };
+  status?: CrashingPod['status'] & {
     phase?: string;
     conditions?: { type: string; status: string }[];
   };
@@ -65,10 +72,12 @@ interface PodJson {
 
 const restartDelayMs = 1_000;
 
+type Action = 'start' | 'stop' | 'crash';
+
 export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunner> {
   const { rest, log } = options;
-  /** One pending action per pod UID: a start or a stop timer. */
-  const pending = new Map<string, { action: 'start' | 'stop'; timer: NodeJS.Timeout }>();
+  /** One pending action per pod UID: a start, a stop or a crash timer. */
+  const pending = new Map<string, { action: Action; timer: NodeJS.Timeout }>();
   const inFlight = new Set<Promise<unknown>>();
   let stopped = false;
   let startedCount = 0;
@@ -100,7 +109,7 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
     inFlight.add(promise);
   };
 
-  const schedule = (pod: PodJson, action: 'start' | 'stop', delayMs: number, work: () => Promise<void>) => {
+  const schedule = (pod: PodJson, action: Action, delayMs: number, work: () => Promise<void>) => {
     const uid = pod.metadata.uid;
     const existing = pending.get(uid);
     if (existing?.action === action) return;
@@ -108,7 +117,7 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
     const timer = setTimeout(
       () => {
         pending.delete(uid);
-        background(action === 'start' ? 'start pod' : 'stop pod', pod, work);
+        background(`${action} pod`, pod, work);
       },
       Math.max(0, delayMs),
     );
@@ -124,8 +133,37 @@ export async function startPodRunner(options: PodRunnerOptions): Promise<PodRunn
       schedule(pod, 'stop', stopDelayMs(pod, options.shutdownDelayMs), () => removePod(pod));
       return;
     }
-    if (isTerminal(pod) || isRunningAndReady(pod)) return;
+    if (isTerminal(pod)) return;
+    if (options.crashesPods(nodeName) && crashesOnBadImage(pod)) {
+      const delayMs = crashLoopRestarts(pod) === undefined ? options.startDelayMs : options.crashRestartMs;
+      schedule(pod, 'crash', delayMs, () => crashPod(pod, nodeName));
+      return;
+    }
+    if (isRunningAndReady(pod)) return;
     schedule(pod, 'start', options.startDelayMs, () => startPod(pod, nodeName));
+  };
+
+  /** The containers exit (again): the first crash, or one more restart of the loop. */
+  const crashPod = async (pod: PodJson, nodeName: string): Promise<void> => {
+    const kubelet = options.kubeletOf(nodeName);
+    if (!kubelet || !options.isRunningNode(nodeName)) return;
+    const restarts = crashLoopRestarts(pod);
+    const patch =
+      restarts === undefined
+        ? crashLoopStatusPatch(pod, 0, new Date(), { podIp: podIp(nextPodIp++), hostIp: '10.224.0.4' })
+        : crashLoopStatusPatch(pod, restarts + 1, new Date());
+    try {
+      await kubelet(
+        'crash pod',
+        'PATCH',
+        `${podPath(pod)}/status`,
+        patch,
+        'application/strategic-merge-patch+json',
+      );
+    } catch (error) {
+      if (isNotFound(error) || isConflict(error)) return;
+      throw error;
+    }
   };
 
   const startPod = async (pod: PodJson, nodeName: string): Promise<void> => {

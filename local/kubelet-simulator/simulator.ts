@@ -19,6 +19,10 @@
 //   node registered, and again whenever they reappear (registration may copy them back).
 // - the cloud node lifecycle controller (simulated; cloud-controller-manager does not run here):
 //   deletes the Node once its VM is gone.
+//
+// A VM created from a node image version the emulator marks bad (bad-node-image.ts) plays that image at
+// each boot: kubelet never posts Ready=True, the containers of its pods crash-loop, or the node problem
+// detector finds the node unhealthy a minute after it went Ready. Any other VM behaves as above.
 import { randomUUID } from 'node:crypto';
 import { KubeConfig, ListWatch, Watch, type KubernetesObject } from '@kubernetes/client-node';
 import {
@@ -34,6 +38,7 @@ import {
   skuCatalog,
   type EmulatedVm,
   type EmulatorControls,
+  type NodeImageBehavior,
   type ResourceSku,
 } from '../arm-emulator/index.js';
 import type { VmChangeEvent } from '../arm-emulator/index.js';
@@ -59,6 +64,13 @@ import {
   preemptionCondition,
   type SimulatedCondition,
 } from './node-conditions.js';
+import {
+  CRASH_RESTART_MS,
+  imageName,
+  notReadyStatusPatch,
+  UNHEALTHY_AFTER_READY_MS,
+  unhealthyImageCondition,
+} from './bad-node-image.js';
 
 export interface StartupTaintRemoval {
   /** Taint keys the simulated agent removes (any effect), e.g. node.cilium.io/agent-not-ready. */
@@ -69,7 +81,8 @@ export interface StartupTaintRemoval {
 
 export interface KubeletSimulatorOptions {
   kubeconfigPath: string;
-  emulator: { controls: Pick<EmulatorControls, 'vms' | 'onVmChange'> };
+  /** `nodeImageBehavior` tells how the image a VM was created from behaves (gallery-images.ts). */
+  emulator: { controls: Pick<EmulatorControls, 'vms' | 'onVmChange' | 'nodeImageBehavior'> };
   /** Only VMs of this subscription and resource group get Nodes (and only their Nodes are deleted). */
   subscriptionId: string;
   resourceGroup: string;
@@ -90,7 +103,10 @@ export interface KubeletSimulatorOptions {
   heartbeatIntervalMs?: number;
   /** Node status report period when nothing changed; default 300000 (kubelet's). Not scaled. */
   statusReportIntervalMs?: number;
-  /** Divides the boot, ready and startup-taint delays: 10 makes them ten times shorter. Default 1. */
+  /**
+   * Divides the boot, ready, startup-taint and pod delays, and a bad image's minute to NodeHealthy=False
+   * and its containers' restart period: 10 makes them ten times shorter. Default 1.
+   */
   speed?: number;
   /** Where capacity comes from; default the emulator's catalog. */
   catalog?: readonly ResourceSku[];
@@ -171,6 +187,8 @@ interface TrackedVm {
   kubeletFault?: FaultOptions;
   /** Conditions raised by raiseCondition, by type, while they last. */
   conditionFaults: Map<string, { condition: SimulatedCondition; options: FaultOptions }>;
+  /** The image the VM was created from, and how it behaves as of the last boot. */
+  image: { id: string | undefined; behavior: NodeImageBehavior };
 }
 
 const defaults = {
@@ -202,6 +220,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
   const readyDelayMs = scaled(options.readyDelayMs ?? defaults.readyDelayMs);
   const startupTaints = options.startupTaintRemoval;
   const startupTaintDelayMs = scaled(startupTaints?.delayMs ?? 0);
+  const unhealthyAfterReadyMs = scaled(UNHEALTHY_AFTER_READY_MS);
   const catalog = options.catalog ?? skuCatalog;
   const subscription = options.subscriptionId.toLowerCase();
   const resourceGroup = options.resourceGroup.toLowerCase();
@@ -315,9 +334,17 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     },
   });
 
+  /** kubelet posts its Ready condition: True, or False for good on an image whose CNI never comes up. */
   const markReady = async (vm: TrackedVm): Promise<void> => {
     if (vm.phase !== 'running' || !vm.kubelet) return;
     try {
+      if (vm.image.behavior === 'kubeletNeverReady') {
+        const transition = cachedNode(vm.nodeName)?.ready !== 'False';
+        const patch = notReadyStatusPatch(imageName(vm.image.id), new Date(), transition);
+        await vm.kubelet.api.patchNodeStatus('post not ready', vm.nodeName, patch);
+        log.info('node not ready: bad node image', { node: vm.nodeName, image: vm.image.id });
+        return;
+      }
       await vm.kubelet.api.patchNodeStatus('post ready', vm.nodeName, readyStatusPatch(new Date()));
       log.info('node ready', { node: vm.nodeName });
     } catch (error) {
@@ -336,6 +363,10 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     const now = Date.now();
     if (node.ready !== 'True') {
       later(vm, node.createdAt + readyDelayMs - now, 'post ready', () => markReady(vm));
+    }
+    if (vm.image.behavior === 'unhealthyAfterAMinute') {
+      const readyAt = node.createdAt + readyDelayMs;
+      later(vm, readyAt + unhealthyAfterReadyMs - now, 'detect node problem', () => imageProblem(vm));
     }
     if (startupTaints && startupTaints.keys.length > 0) {
       later(vm, node.createdAt + startupTaintDelayMs - now, 'remove startup taints', async () => {
@@ -512,6 +543,10 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       registrationAttempts: 0,
       timers: new Set(),
       conditionFaults: new Map(),
+      image: {
+        id: emulated.communityGalleryImageId,
+        behavior: options.emulator.controls.nodeImageBehavior(emulated.communityGalleryImageId),
+      },
     };
     tracked.set(key, vm);
     const existing = nodeWithProviderId(vm.providerId);
@@ -549,6 +584,17 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     }
   };
 
+  /**
+   * The node problem detector finds a node of a bad image unhealthy. Raised as a fault that a reboot
+   * clears (the detector starts over at boot); the image then fails again a minute after Ready.
+   */
+  const imageProblem = async (vm: TrackedVm): Promise<void> => {
+    if (vm.phase !== 'running' || vm.image.behavior !== 'unhealthyAfterAMinute') return;
+    const condition = unhealthyImageCondition(imageName(vm.image.id));
+    vm.conditionFaults.set(condition.type, { condition, options: {} });
+    await postCondition(vm, condition, true);
+  };
+
   const trackedNode = (nodeName: string): TrackedVm => {
     const vm = byNodeName.get(nodeName);
     if (!vm) throw new Error(`the simulator runs no Node named ${nodeName}`);
@@ -574,9 +620,14 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       return;
     }
     vm.phase = 'running';
+    vm.image.behavior = options.emulator.controls.nodeImageBehavior(vm.image.id);
     heartbeats.add(vm.nodeName, Date.now());
     log.info('VM restarted; kubelet runs again', { node: vm.nodeName });
     pods.nodeRunning(vm.nodeName);
+    if (vm.image.behavior === 'unhealthyAfterAMinute') {
+      // Ready is posted right below: the minute starts now.
+      later(vm, unhealthyAfterReadyMs, 'detect node problem', () => imageProblem(vm));
+    }
     await markReady(vm);
     for (const [type, fault] of vm.conditionFaults) {
       if (fault.options.survivesReboot) continue;
@@ -669,6 +720,8 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     kubeletOf: (nodeName) => byNodeName.get(nodeName)?.kubelet?.request,
     startDelayMs: scaled(options.podStartDelayMs ?? defaults.podStartDelayMs),
     shutdownDelayMs: scaled(options.podShutdownDelayMs ?? defaults.podShutdownDelayMs),
+    crashesPods: (nodeName) => byNodeName.get(nodeName)?.image.behavior === 'podsCrash',
+    crashRestartMs: scaled(CRASH_RESTART_MS),
     log,
   });
 

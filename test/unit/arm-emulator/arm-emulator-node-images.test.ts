@@ -48,7 +48,7 @@ const names = async (gallery: string, definition: string): Promise<string[]> =>
 const imageId = (
   version: string,
   definition = '2204gen2containerd',
-  gallery = AKS_COMMUNITY_GALLERIES.ubuntu,
+  gallery: string = AKS_COMMUNITY_GALLERIES.ubuntu,
 ) => `/CommunityGalleries/${gallery}/images/${definition}/versions/${version}`;
 
 function vmFrom(name: string, communityGalleryImageId: string): VirtualMachine {
