@@ -225,10 +225,12 @@ export function azureCloudProvider(parts: CloudProviderParts): CloudProvider {
   const resolveImages: CloudProvider['resolveImages'] = (lookups) =>
     Promise.all(
       lookups.map(async (lookup) => {
-        const version = newestImageVersion(await parts.images.list(lookup.gallery, lookup.definition));
+        const versions = await parts.images.list(lookup.gallery, lookup.definition);
+        const version = newestImageVersion(versions);
         return {
           lookup,
           imageId: version ? communityGalleryImageId(lookup.gallery, lookup.definition, version) : undefined,
+          versions,
         };
       }),
     );

@@ -1,7 +1,7 @@
 // What the Azure provider answers the lifecycle about its own objects without a cloud call of its own:
 // the VM a NodeClaim becomes (its name, the name a provider ID gives back, whose it is by its tags), the
-// orphan VMs among a list, the AKSNodeClass's status and validity, a reservation's seats, and what a spot
-// preemption leaves avoided. Shared by the Azure provider and the test fake, so both answer the same; the
+// orphan VMs among a list, the AKSNodeClass's status (its effective versions) and validity, a
+// reservation's seats, and what a spot preemption leaves avoided. Shared by the Azure provider and the test fake, so both answer the same; the
 // two calls that need the cloud (images to resolve, offerings to mark) take the provider's own methods.
 import type { CloudProvider } from './types.js';
 import {
@@ -11,6 +11,7 @@ import {
   reservationClaimants,
 } from './azure/decisions/capacity-reservations.js';
 import { rememberPreemption, SPOT_PREEMPTED_REASON } from './azure/decisions/failure-memory.js';
+import { chooseKubernetesVersion } from './azure/decisions/node-image-versions.js';
 import { desiredNodeClassStatus, imageLookups } from './azure/decisions/nodeclass-status.js';
 import { describeFieldProblems, nodeClassProblems } from './azure/decisions/nodeclass-validation.js';
 import { orphanVmCandidates } from './azure/decisions/orphan-vms.js';
@@ -41,7 +42,9 @@ export function lifecycleAnswers(
 ): LifecycleAnswers {
   return {
     async nodeClassStatus(nodeClass, kubernetesVersion) {
-      const lookups = imageLookups(nodeClass, kubernetesVersion);
+      // The images are looked up for the Kubernetes version the class will have, pinned or the control plane's.
+      const effective = chooseKubernetesVersion(nodeClass, kubernetesVersion).kubernetesVersion;
+      const lookups = imageLookups(nodeClass, effective);
       const resolved = 'problem' in lookups ? lookups : await provider.resolveImages(lookups);
       return desiredNodeClassStatus({ nodeClass, kubernetesVersion, resolved, now: provider.now() });
     },

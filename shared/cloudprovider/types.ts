@@ -18,7 +18,8 @@ import type { CapacityReservationRecord } from './azure/decisions/capacity-reser
 import type { NodeOsSku } from './azure/decisions/node-image.js';
 import type { EventReason } from '../decisions/event-reasons.js';
 import type { OverlayEvaluation } from '../decisions/node-overlays.js';
-import type { ImageLookup, NodeClassStatusFields } from './azure/decisions/nodeclass-status.js';
+import type { ImageLookup, ResolvedImage } from './azure/decisions/node-image-versions.js';
+import type { NodeClassStatusFields } from './azure/decisions/nodeclass-status.js';
 import type { OfferingBlock } from '../decisions/offering-blocks.js';
 import type { CapacityOptions, Offering } from '../decisions/offerings.js';
 import type { PriceBook } from '../decisions/prices/price-book.js';
@@ -264,13 +265,16 @@ export interface CloudProvider {
     overlays: readonly NodeOverlay[],
     nodePools: readonly NodePool[],
   ): Promise<OverlayEvaluation>;
-  /** Each of a NodeClass's image lookups with the image its newest published version is, or none. */
-  resolveImages(
-    lookups: readonly ImageLookup[],
-  ): Promise<Array<{ lookup: ImageLookup; imageId: string | undefined }>>;
   /**
-   * The status a NodeClass should have: the images it resolves to for `kubernetesVersion` and its
-   * readiness conditions, as Karpenter's provider reconciles its NodeClass's status.
+   * Each of a NodeClass's image lookups with the image its newest published version is, or none, and
+   * (when the provider lists them) every version the gallery publishes, which pins are checked against.
+   */
+  resolveImages(lookups: readonly ImageLookup[]): Promise<ResolvedImage[]>;
+  /**
+   * The status a NodeClass should have for the control plane's `kubernetesVersion`: its effective
+   * Kubernetes version and images (pinned by spec.versions or the newest no rollout rejected), the
+   * versions it used, and its readiness conditions, as Karpenter's provider reconciles its NodeClass's
+   * status.
    */
   nodeClassStatus(nodeClass: AKSNodeClass, kubernetesVersion: string): Promise<NodeClassStatusFields>;
   /** Why the NodeClass cannot launch a node (a field that does not parse), or undefined when it can. */

@@ -19,6 +19,7 @@ import {
   type ClusterNodeSettings,
 } from '../decisions/node-reservations.js';
 import { offeringLabels, type CapacityOptions, type Offering } from '../decisions/offerings.js';
+import { effectiveKubernetesVersion } from './azure/decisions/node-image-versions.js';
 import { assertValidNodeClass } from './azure/decisions/nodeclass-validation.js';
 import { buildVirtualMachine } from './azure/decisions/vm-spec.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
@@ -91,7 +92,12 @@ export function vmBody(
   const subnetId = nodeClass.spec.vnetSubnetID ?? settings.azure.defaultSubnetId;
   const reservations = nodeReservations(offering, capacityOptions(settings, nodeClass));
   const config = buildAksNodeConfig({
-    cluster: clusterNodeInputs(settings, subnetId),
+    // The node runs the class's effective Kubernetes version (pinned, or the control plane's), the
+    // version its image was chosen for.
+    cluster: {
+      ...clusterNodeInputs(settings, subnetId),
+      kubernetesVersion: effectiveKubernetesVersion(nodeClass, settings.cluster.kubernetesVersion),
+    },
     vmSize: offering.vmSize,
     osSku: node.osSku,
     adminUsername: settings.azure.adminUsername,
@@ -162,16 +168,16 @@ function clusterNodeSettings(settings: Settings): ClusterNodeSettings {
 
 /**
  * Everything besides the size that decides a node's capacity: the pod limit (the AKSNodeClass's, else the
- * network plugin's default), the OS disk, and the cluster's Kubernetes version (the AKSNodeClass status's,
- * which the image controller keeps current, else the setting). Resolved once here so the launch
- * choice, the bootstrap's kubelet flags and the NodeClaim status use the same figures.
+ * network plugin's default), the OS disk, and the node's Kubernetes version (the AKSNodeClass's effective
+ * one: its status's, which the status step keeps, else the one it will have). Resolved once here so the
+ * launch choice, the bootstrap's kubelet flags and the NodeClaim status use the same figures.
  */
 export function capacityOptions(settings: Settings, nodeClass: AKSNodeClass): CapacityOptions {
   const cluster = clusterNodeSettings(settings);
-  const kubernetesVersion = nodeClass.status?.kubernetesVersion ?? cluster.kubernetesVersion;
+  const kubernetesVersion = effectiveKubernetesVersion(nodeClass, settings.cluster.kubernetesVersion);
   return {
     ...cluster,
-    ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}),
+    kubernetesVersion,
     maxPods: maxPodsFor(nodeClass.spec.maxPods ?? nodeClass.spec.kubelet?.maxPods, cluster),
     ...(nodeClass.spec.osDiskSizeGB !== undefined ? { osDiskSizeGB: nodeClass.spec.osDiskSizeGB } : {}),
   };

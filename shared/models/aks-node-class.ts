@@ -65,6 +65,19 @@ export interface AKSNodeClassSecurity {
   trustedLaunch?: { secureBoot?: boolean; vtpm?: boolean };
 }
 
+/**
+ * spec.versions (the Azure provider's proposal for node image and Kubernetes version controls): the
+ * Kubernetes version and node image version the class's nodes run, instead of the control plane's and
+ * the newest published. nodeImageVersion is valid only beside kubernetesVersion, and only a version the
+ * class's status shows (status.latestImageVersion, status.images, status.recentlyUsedVersions).
+ */
+export interface AKSNodeClassVersions {
+  /** Full major.minor.patch ("1.33.2"): within the control plane's skew, never below the effective one. */
+  kubernetesVersion?: string;
+  /** A gallery image version ("202612.06.0") the status shows. */
+  nodeImageVersion?: string;
+}
+
 export interface AKSNodeClassSpec {
   imageFamily?: ImageFamily;
   /**
@@ -85,6 +98,7 @@ export interface AKSNodeClassSpec {
   linuxOSConfig?: LinuxOSConfig;
   localDNS?: LocalDNS;
   security?: AKSNodeClassSecurity;
+  versions?: AKSNodeClassVersions;
 }
 
 export interface AKSNodeClassImage {
@@ -92,10 +106,44 @@ export interface AKSNodeClassImage {
   requirements: { key: string; operator: string; values?: string[] }[];
 }
 
+/** An image and Kubernetes version pair the class used, most recent first in status.recentlyUsedVersions. */
+export interface RecentlyUsedVersion {
+  /** When the class last switched to this pair (RFC 3339). */
+  timestampUsed?: string;
+  imageVersion: string;
+  kubernetesVersion: string;
+}
+
+/**
+ * A node image version a failed canary rollout rejected (ours, not the proposal's): written by the
+ * rollout, kept by the status step, never chosen as the class's image while listed.
+ */
+export interface RolledBackVersion {
+  imageVersion: string;
+  /** Rejected only with this Kubernetes version; every Kubernetes version when unset. */
+  kubernetesVersion?: string;
+  /** Why the rollout rejected it, for people. */
+  reason: string;
+  /** The NodePool whose canary failed. */
+  nodePool: string;
+  /** When it was rolled back (RFC 3339). */
+  timestamp: string;
+}
+
 export interface AKSNodeClassStatus {
   conditions?: Condition[];
+  /** The effective images: one per architecture and Hyper-V generation, preferred first. */
   images?: AKSNodeClassImage[];
+  /** The effective Kubernetes version nodes are launched with. */
   kubernetesVersion?: string;
+  /** The cluster's Kubernetes version, as the app's settings name it. */
+  controlPlaneKubernetesVersion?: string;
+  /** The newest version the class's gallery image definitions publish, pinned or not. */
+  latestImageVersion?: string;
+  /** The effective pairs the class used, most recent first, one entry per pair, bounded. */
+  recentlyUsedVersions?: RecentlyUsedVersion[];
+  /** Versions a failed rollout rejected; the status step keeps them, bounded. */
+  rolledBackVersions?: RolledBackVersion[];
   localDNSState?: 'Enabled' | 'Disabled';
 }
 
