@@ -8,6 +8,7 @@ import { disruptionFunctions } from './disruption.js';
 import { launchFunctions } from './launch.js';
 import { provisioningFunctions } from './provisioning.js';
 import { repairFunctions } from './repair.js';
+import { rolloutFunctions } from './rollout.js';
 import { terminationFunctions } from './termination.js';
 import { triggerFunctions } from './triggers.js';
 
@@ -18,6 +19,7 @@ export function appDefinitions(dependencies: DependencySource): readonly Functio
     ...terminationFunctions(dependencies),
     ...disruptionFunctions(dependencies),
     ...repairFunctions(dependencies),
+    ...rolloutFunctions(dependencies),
     ...provisioningFunctions(dependencies),
   ];
 }

@@ -164,6 +164,27 @@ param repairRebootRecoverySeconds int = 300
 @description('PREEMPTION_DRAIN_SECONDS (main.bicep\'s preemptionDrainSeconds).')
 param preemptionDrainSeconds int = 15
 
+@description('ROLLOUT_POLICY (main.bicep\'s rolloutPolicy).')
+param rolloutPolicy string = 'Canary'
+
+@description('ROLLOUT_CANARY (main.bicep\'s rolloutCanary).')
+param rolloutCanary string = '1'
+
+@description('ROLLOUT_POLL_SECONDS (main.bicep\'s rolloutPollSeconds).')
+param rolloutPollSeconds int = 10
+
+@description('ROLLOUT_SOAK_SECONDS (main.bicep\'s rolloutSoakSeconds).')
+param rolloutSoakSeconds int = 300
+
+@description('ROLLOUT_INITIALIZED_WITHIN_SECONDS (main.bicep\'s rolloutInitializedWithinSeconds).')
+param rolloutInitializedWithinSeconds int = 600
+
+@description('ROLLOUT_POD_READY_WITHIN_SECONDS (main.bicep\'s rolloutPodReadyWithinSeconds).')
+param rolloutPodReadyWithinSeconds int = 300
+
+@description('ROLLOUT_MAX_POD_RESTARTS (main.bicep\'s rolloutMaxPodRestarts).')
+param rolloutMaxPodRestarts int = 3
+
 resource cluster 'Microsoft.ContainerService/managedClusters@2024-09-01' existing = {
   scope: resourceGroup(aksClusterResourceGroupName)
   name: aksClusterName
@@ -230,6 +251,13 @@ module app '../bicep/main.bicep' = {
     repairMaxReboots: repairMaxReboots
     repairRebootRecoverySeconds: repairRebootRecoverySeconds
     preemptionDrainSeconds: preemptionDrainSeconds
+    rolloutPolicy: rolloutPolicy
+    rolloutCanary: rolloutCanary
+    rolloutPollSeconds: rolloutPollSeconds
+    rolloutSoakSeconds: rolloutSoakSeconds
+    rolloutInitializedWithinSeconds: rolloutInitializedWithinSeconds
+    rolloutPodReadyWithinSeconds: rolloutPodReadyWithinSeconds
+    rolloutMaxPodRestarts: rolloutMaxPodRestarts
   }
 }
 

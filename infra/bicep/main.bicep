@@ -204,6 +204,27 @@ param repairRebootRecoverySeconds int = 300
 @description('PREEMPTION_DRAIN_SECONDS: a node with a spot eviction notice is drained at the latest this long after the notice.')
 param preemptionDrainSeconds int = 15
 
+@description('ROLLOUT_POLICY: how a NodePool\'s drift rolls out: Canary (a canary, then waves at the Drifted budget with health gates) or Immediate (the budget alone).')
+param rolloutPolicy string = 'Canary'
+
+@description('ROLLOUT_CANARY: the canary\'s size: a number of nodes, or a percentage of the NodePool\'s drifted nodes (10%).')
+param rolloutCanary string = '1'
+
+@description('ROLLOUT_POLL_SECONDS: how often a rollout looks at its NodePool.')
+param rolloutPollSeconds int = 10
+
+@description('ROLLOUT_SOAK_SECONDS: how long the health gates watch a finished wave before the next one starts.')
+param rolloutSoakSeconds int = 300
+
+@description('ROLLOUT_INITIALIZED_WITHIN_SECONDS: a replacement not Initialized this long after its creation fails a rollout gate.')
+param rolloutInitializedWithinSeconds int = 600
+
+@description('ROLLOUT_POD_READY_WITHIN_SECONDS: a pod on a replacement not Ready this long after it was scheduled fails a rollout gate.')
+param rolloutPodReadyWithinSeconds int = 300
+
+@description('ROLLOUT_MAX_POD_RESTARTS: restarts of one pod on a replacement that fail a rollout gate (with more restarts than on the old nodes).')
+param rolloutMaxPodRestarts int = 3
+
 @description('E-mail address for alerts; empty creates the alert rules without notifications.')
 param alertEmail string = ''
 
@@ -405,6 +426,13 @@ module functionApp 'modules/function-app.bicep' = {
     repairMaxReboots: repairMaxReboots
     repairRebootRecoverySeconds: repairRebootRecoverySeconds
     preemptionDrainSeconds: preemptionDrainSeconds
+    rolloutPolicy: rolloutPolicy
+    rolloutCanary: rolloutCanary
+    rolloutPollSeconds: rolloutPollSeconds
+    rolloutSoakSeconds: rolloutSoakSeconds
+    rolloutInitializedWithinSeconds: rolloutInitializedWithinSeconds
+    rolloutPodReadyWithinSeconds: rolloutPodReadyWithinSeconds
+    rolloutMaxPodRestarts: rolloutMaxPodRestarts
     // azd deploys the `functions` service (azure.yaml) to the app that carries this tag.
     tags: union(allTags, { 'azd-service-name': 'functions' })
   }

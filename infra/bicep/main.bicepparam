@@ -65,6 +65,13 @@ param repairPolicies = 'Ready=False:10m:reboot,Ready=Unknown:10m:reboot,kubernet
 param repairMaxReboots = 1
 param repairRebootRecoverySeconds = 300
 param preemptionDrainSeconds = 15
+param rolloutPolicy = 'Canary'
+param rolloutCanary = '1'
+param rolloutPollSeconds = 10
+param rolloutSoakSeconds = 300
+param rolloutInitializedWithinSeconds = 600
+param rolloutPodReadyWithinSeconds = 300
+param rolloutMaxPodRestarts = 3
 param alertEmail = 'oncall@example.com'
 param tags = {
   environment: 'prod'

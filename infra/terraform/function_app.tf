@@ -87,6 +87,13 @@ locals {
     REPAIR_MAX_REBOOTS                        = tostring(var.repair_max_reboots)
     REPAIR_REBOOT_RECOVERY_SECONDS            = tostring(var.repair_reboot_recovery_seconds)
     PREEMPTION_DRAIN_SECONDS                  = tostring(var.preemption_drain_seconds)
+    ROLLOUT_POLICY                            = var.rollout_policy
+    ROLLOUT_CANARY                            = var.rollout_canary
+    ROLLOUT_POLL_SECONDS                      = tostring(var.rollout_poll_seconds)
+    ROLLOUT_SOAK_SECONDS                      = tostring(var.rollout_soak_seconds)
+    ROLLOUT_INITIALIZED_WITHIN_SECONDS        = tostring(var.rollout_initialized_within_seconds)
+    ROLLOUT_POD_READY_WITHIN_SECONDS          = tostring(var.rollout_pod_ready_within_seconds)
+    ROLLOUT_MAX_POD_RESTARTS                  = tostring(var.rollout_max_pod_restarts)
   }
   # host.json's extensions.durableTask.storageProvider.partitionCount, as a deployment input (Azure
   # Storage's; the scheduler has no partitions to set).

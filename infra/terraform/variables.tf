@@ -385,6 +385,48 @@ variable "preemption_drain_seconds" {
   default     = 15
 }
 
+variable "rollout_policy" {
+  description = "ROLLOUT_POLICY: how a NodePool's drift rolls out: Canary (a canary, then waves at the Drifted budget with health gates) or Immediate (the budget alone)."
+  type        = string
+  default     = "Canary"
+}
+
+variable "rollout_canary" {
+  description = "ROLLOUT_CANARY: the canary's size: a number of nodes, or a percentage of the NodePool's drifted nodes (10%)."
+  type        = string
+  default     = "1"
+}
+
+variable "rollout_poll_seconds" {
+  description = "ROLLOUT_POLL_SECONDS: how often a rollout looks at its NodePool."
+  type        = number
+  default     = 10
+}
+
+variable "rollout_soak_seconds" {
+  description = "ROLLOUT_SOAK_SECONDS: how long the health gates watch a finished wave before the next one starts."
+  type        = number
+  default     = 300
+}
+
+variable "rollout_initialized_within_seconds" {
+  description = "ROLLOUT_INITIALIZED_WITHIN_SECONDS: a replacement not Initialized this long after its creation fails a rollout gate."
+  type        = number
+  default     = 600
+}
+
+variable "rollout_pod_ready_within_seconds" {
+  description = "ROLLOUT_POD_READY_WITHIN_SECONDS: a pod on a replacement not Ready this long after it was scheduled fails a rollout gate."
+  type        = number
+  default     = 300
+}
+
+variable "rollout_max_pod_restarts" {
+  description = "ROLLOUT_MAX_POD_RESTARTS: restarts of one pod on a replacement that fail a rollout gate (with more restarts than on the old nodes)."
+  type        = number
+  default     = 3
+}
+
 variable "alert_email" {
   description = "E-mail address for alerts; empty creates the alert rules without notifications."
   type        = string

@@ -797,6 +797,82 @@ export const SETTING_TABLE: readonly SettingRow[] = [
     azd: input('PREEMPTION_DRAIN_SECONDS'),
     chart: FUNCTIONS_NOT_IN_CHART,
   },
+  // Rollouts of drift (docs/rollouts.md).
+  {
+    name: 'ROLLOUT_POLICY',
+    reader: 'functions',
+    default: 'Canary',
+    description:
+      "how a NodePool's drift rolls out: `Canary` (a canary, then waves at the Drifted budget, health gates between them) or `Immediate` (the budget alone); a NodePool's `karpenter.azure.com/rollout-policy` annotation wins",
+    bicep: input('rolloutPolicy'),
+    terraform: input('rollout_policy'),
+    azd: input('ROLLOUT_POLICY'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
+    name: 'ROLLOUT_CANARY',
+    reader: 'functions',
+    default: '1',
+    description:
+      "the canary's size: a number of nodes, or a percentage of the NodePool's drifted nodes (`10%`, rounded up); at least 1",
+    bicep: input('rolloutCanary'),
+    terraform: input('rollout_canary'),
+    azd: input('ROLLOUT_CANARY'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
+    name: 'ROLLOUT_POLL_SECONDS',
+    reader: 'functions',
+    default: '10',
+    description: 'how often a rollout looks at its NodePool: the wave, the soak, the health gates',
+    bicep: input('rolloutPollSeconds'),
+    terraform: input('rollout_poll_seconds'),
+    azd: input('ROLLOUT_POLL_SECONDS'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
+    name: 'ROLLOUT_SOAK_SECONDS',
+    reader: 'functions',
+    default: '300',
+    description: 'how long the health gates watch a finished wave before the next one starts',
+    bicep: input('rolloutSoakSeconds'),
+    terraform: input('rollout_soak_seconds'),
+    azd: input('ROLLOUT_SOAK_SECONDS'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
+    name: 'ROLLOUT_INITIALIZED_WITHIN_SECONDS',
+    reader: 'functions',
+    default: '600',
+    description:
+      "a replacement not Initialized this long after its creation fails the rollout's ReplacementFailed gate",
+    bicep: input('rolloutInitializedWithinSeconds'),
+    terraform: input('rollout_initialized_within_seconds'),
+    azd: input('ROLLOUT_INITIALIZED_WITHIN_SECONDS'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
+    name: 'ROLLOUT_POD_READY_WITHIN_SECONDS',
+    reader: 'functions',
+    default: '300',
+    description:
+      "a pod on a replacement not Ready this long after it was scheduled fails the rollout's PodNotReady gate",
+    bicep: input('rolloutPodReadyWithinSeconds'),
+    terraform: input('rollout_pod_ready_within_seconds'),
+    azd: input('ROLLOUT_POD_READY_WITHIN_SECONDS'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
+    name: 'ROLLOUT_MAX_POD_RESTARTS',
+    reader: 'functions',
+    default: '3',
+    description:
+      "a pod on a replacement restarted this often, while pods there restart more than on the old nodes, fails the rollout's PodRestarts gate",
+    bicep: input('rolloutMaxPodRestarts'),
+    terraform: input('rollout_max_pod_restarts'),
+    azd: input('ROLLOUT_MAX_POD_RESTARTS'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
 
   // The event bridge (bridge/config.ts), deployed by the chart.
   {

@@ -17,6 +17,12 @@ import {
   parseRepairPolicies,
   type RepairPolicy,
 } from '../decisions/node-repair/policies.js';
+import {
+  parseRolloutCount,
+  ROLLOUT_POLICIES,
+  type RolloutCount,
+  type RolloutPolicy,
+} from '../decisions/rollout.js';
 
 /** Where infra/k8s and the chart install the app's namespaced objects by default. */
 export const DEFAULT_SYSTEM_NAMESPACE = 'nodeclaim-system';
@@ -112,6 +118,8 @@ export interface Settings {
   provisioning: ProvisioningSettings;
   /** Node repair (gate NodeRepair) and its policies. */
   repair: RepairSettings;
+  /** How drift rolls out: a canary, waves at the budget and health gates (docs/rollouts.md). */
+  rollout: RolloutSettings;
   /** FEATURE_GATES as upstream spells them; every gate this app implements, at upstream's default. */
   featureGates: Readonly<Record<FeatureGate, boolean>>;
   /**
@@ -143,6 +151,33 @@ export const DEFAULT_REPAIR_SETTINGS: RepairSettings = {
   maxReboots: 1,
   rebootRecoverySeconds: 300,
   preemptionDrainSeconds: 15,
+};
+
+export interface RolloutSettings {
+  /** ROLLOUT_POLICY: Canary (default) or Immediate; a NodePool's karpenter.azure.com/rollout-policy wins. */
+  policy: RolloutPolicy;
+  /** ROLLOUT_CANARY: the canary's size, a count or a percentage of the drifted nodes (default 1). */
+  canary: RolloutCount;
+  /** ROLLOUT_POLL_SECONDS: how often the rollout workflow looks at its NodePool (default 10). */
+  pollSeconds: number;
+  /** ROLLOUT_SOAK_SECONDS: how long each finished wave is watched before the next (default 300). */
+  soakSeconds: number;
+  /** ROLLOUT_INITIALIZED_WITHIN_SECONDS: a replacement not Initialized by then fails a gate (default 600). */
+  initializedWithinSeconds: number;
+  /** ROLLOUT_POD_READY_WITHIN_SECONDS: a pod on a replacement not Ready by then fails a gate (default 300). */
+  podReadyWithinSeconds: number;
+  /** ROLLOUT_MAX_POD_RESTARTS: restarts of one pod on a replacement that can fail a gate (default 3). */
+  maxPodRestarts: number;
+}
+
+export const DEFAULT_ROLLOUT_SETTINGS: RolloutSettings = {
+  policy: 'Canary',
+  canary: { count: 1 },
+  pollSeconds: 10,
+  soakSeconds: 300,
+  initializedWithinSeconds: 600,
+  podReadyWithinSeconds: 300,
+  maxPodRestarts: 3,
 };
 
 export interface ClusterSettings {
@@ -450,6 +485,7 @@ export function loadSettings(env: Env = process.env): Settings {
       ...optionalSelector(reader.optional('PROVISIONING_SELECTOR')),
     },
     repair: repairSettings(reader, problems, gates.get('NodeRepair') ?? false),
+    rollout: rolloutSettings(reader, problems),
     featureGates: {
       SpotToSpotConsolidation: spotToSpot,
       NodeOverlay: gates.get('NodeOverlay') ?? false,
@@ -607,6 +643,40 @@ function repairSettings(reader: EnvReader, problems: string[], enabled: boolean)
       0,
       600,
     ),
+  };
+}
+
+function rolloutSettings(reader: EnvReader, problems: string[]): RolloutSettings {
+  const defaults = DEFAULT_ROLLOUT_SETTINGS;
+  const written = reader.optional('ROLLOUT_CANARY');
+  const canary = written === undefined ? defaults.canary : parseRolloutCount(written);
+  if (canary === undefined) {
+    problems.push(
+      `ROLLOUT_CANARY is ${JSON.stringify(written)}: expected a number of nodes (1, 2, …) or a percentage of the drifted nodes from 1% to 100% ("10%")`,
+    );
+  }
+  const maxPodRestarts = reader.number('ROLLOUT_MAX_POD_RESTARTS', defaults.maxPodRestarts, 1, 10_000);
+  if (!Number.isInteger(maxPodRestarts)) {
+    problems.push(`ROLLOUT_MAX_POD_RESTARTS is ${maxPodRestarts}: expected a whole number of restarts`);
+  }
+  return {
+    policy: reader.oneOf('ROLLOUT_POLICY', ROLLOUT_POLICIES, defaults.policy),
+    canary: canary ?? defaults.canary,
+    pollSeconds: reader.number('ROLLOUT_POLL_SECONDS', defaults.pollSeconds, 0.1, 3600),
+    soakSeconds: reader.number('ROLLOUT_SOAK_SECONDS', defaults.soakSeconds, 0, 86_400),
+    initializedWithinSeconds: reader.number(
+      'ROLLOUT_INITIALIZED_WITHIN_SECONDS',
+      defaults.initializedWithinSeconds,
+      1,
+      86_400,
+    ),
+    podReadyWithinSeconds: reader.number(
+      'ROLLOUT_POD_READY_WITHIN_SECONDS',
+      defaults.podReadyWithinSeconds,
+      1,
+      86_400,
+    ),
+    maxPodRestarts,
   };
 }
 

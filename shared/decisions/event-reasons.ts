@@ -53,6 +53,11 @@ export const EventReasonOrigins = {
   NodeRepairRebooted: 'app',
   NodeRepaired: 'app',
   NodeRepairReplacing: 'app',
+  RolloutStarted: 'app',
+  RolloutWaveStarted: 'app',
+  RolloutSucceeded: 'app',
+  RolloutGateFailed: 'app',
+  RolloutRolledBack: 'app',
 } as const satisfies Record<string, EventReasonOrigin>;
 
 export type EventReason = keyof typeof EventReasonOrigins;

@@ -5,17 +5,25 @@
 //   NodeClassReady (pkg/controllers/nodepool/readiness): the referenced class's Ready condition;
 //   Ready: True when ValidationSucceeded and NodeClassReady are both True, as operatorpkg's root
 //     condition is computed from its dependents. ValidationSucceeded itself is written with the budget
-//     validation (lifecycle/disruption/budget-status.ts) and only read here.
+//     validation (lifecycle/disruption/budget-status.ts) and only read here;
+//   status.observedGeneration, status.upToDateNodes and status.readyNodes, as kubernetes-sigs/karpenter's
+//     NodePool rollout RFC (#3216) shapes them: the generation this status was computed from, and of the
+//     nodes counted in status.nodes, those not Drifted and those whose Node is Ready;
+//   RolledOut: whether every node is up to date and no rollout is in progress (rollout-condition.ts).
+//     Not a dependent of Ready: a NodePool halfway through a rollout still provisions.
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
 import type { Condition, Node } from '../models/kube.js';
 import { WellKnown } from '../models/karpenter.js';
 import { findCondition, setCondition, type ConditionUpdate } from './conditions.js';
 import { tryParseQuantity } from './quantity.js';
+import { rolledOutCondition } from './rollout-condition.js';
+import { driftCountsOf, isDrifted, rolloutTargetOf, type RolloutPolicy } from './rollout.js';
 
 export const NodePoolConditions = {
   validationSucceeded: 'ValidationSucceeded',
   nodeClassReady: 'NodeClassReady',
   ready: 'Ready',
+  rolledOut: 'RolledOut',
 } as const;
 
 /** The resources Karpenter always reports, zero when the pool has no nodes. */
@@ -30,10 +38,18 @@ export interface NodePoolStatusInput {
   /** The class spec.template.spec.nodeClassRef names, or undefined when it does not exist. */
   nodeClass: AKSNodeClass | undefined;
   now: Date;
+  /** ROLLOUT_POLICY, for the RolledOut condition of a NodePool without the policy annotation. */
+  defaultRolloutPolicy?: RolloutPolicy;
 }
 
 export interface NodePoolStatusFields {
+  /** metadata.generation; absent when the NodePool has none (never on the API server). */
+  observedGeneration?: number;
   nodes: number;
+  /** Of `nodes`, those whose NodeClaim is not Drifted. */
+  upToDateNodes: number;
+  /** Of `nodes`, those whose Node is Ready=True. */
+  readyNodes: number;
   resources: Record<string, string>;
   conditions: Condition[];
 }
@@ -46,6 +62,36 @@ function formatQuantity(name: string, total: number): string {
   return total % 1024 === 0 ? `${total / 1024}Ki` : String(Math.round(total));
 }
 
+/** The NodeClaims status.nodes counts: not deleting, with a capacity (its Node's, or its own). */
+function countedNode(
+  nodeClaim: NodeClaim,
+  nodesOf: (nodeClaim: NodeClaim) => readonly Node[],
+): { node: Node | undefined; capacity: Record<string, string> } | undefined {
+  if (nodeClaim.metadata.deletionTimestamp) return undefined;
+  const node = nodesOf(nodeClaim).find((n) => !n.metadata.deletionTimestamp);
+  const capacity = node?.status?.capacity ?? nodeClaim.status?.capacity;
+  if (!capacity || Object.keys(capacity).length === 0) return undefined;
+  return { node, capacity };
+}
+
+/** Of the nodes status.nodes counts: those not Drifted, and those whose Node is Ready. */
+export function poolNodeStates(
+  nodeClaims: readonly NodeClaim[],
+  nodesOf: (nodeClaim: NodeClaim) => readonly Node[],
+): { upToDateNodes: number; readyNodes: number } {
+  let upToDateNodes = 0;
+  let readyNodes = 0;
+  for (const nodeClaim of nodeClaims) {
+    const counted = countedNode(nodeClaim, nodesOf);
+    if (!counted) continue;
+    if (!isDrifted(nodeClaim)) upToDateNodes += 1;
+    if (counted.node?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) {
+      readyNodes += 1;
+    }
+  }
+  return { upToDateNodes, readyNodes };
+}
+
 export function poolResources(
   nodeClaims: readonly NodeClaim[],
   nodesOf: (nodeClaim: NodeClaim) => readonly Node[],
@@ -53,10 +99,9 @@ export function poolResources(
   const totals = new Map<string, number>(BASE_RESOURCES.map((name) => [name, 0]));
   let nodes = 0;
   for (const nodeClaim of nodeClaims) {
-    if (nodeClaim.metadata.deletionTimestamp) continue;
-    const node = nodesOf(nodeClaim).find((n) => !n.metadata.deletionTimestamp);
-    const capacity = node?.status?.capacity ?? nodeClaim.status?.capacity;
-    if (!capacity || Object.keys(capacity).length === 0) continue;
+    const counted = countedNode(nodeClaim, nodesOf);
+    if (!counted) continue;
+    const { capacity } = counted;
     nodes += 1;
     for (const [name, quantity] of Object.entries(capacity)) {
       const value = tryParseQuantity(quantity);
@@ -127,7 +172,29 @@ export function desiredNodePoolStatus(input: NodePoolStatusInput): NodePoolStatu
     ),
     input.now,
   );
-  return { nodes, resources, conditions };
+  const { upToDateNodes, readyNodes } = poolNodeStates(input.nodeClaims, input.nodesOf);
+  conditions = setCondition(
+    conditions,
+    withGeneration(
+      rolledOutCondition({
+        nodePool: input.nodePool,
+        target: rolloutTargetOf(input.nodePool, input.nodeClass),
+        defaultPolicy: input.defaultRolloutPolicy ?? 'Canary',
+        nodes,
+        upToDateNodes,
+        drifted: driftCountsOf(input.nodeClaims, input.nodesOf).drifted,
+      }),
+    ),
+    input.now,
+  );
+  return {
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+    nodes,
+    upToDateNodes,
+    readyNodes,
+    resources,
+    conditions,
+  };
 }
 
 /** The pool's NodeClaims. */

@@ -80,6 +80,12 @@ export interface NodePool {
     conditions?: Condition[];
     resources?: ResourceList;
     nodes?: number;
+    /** The NodePool generation this status was computed from (upstream's rollout RFC). */
+    observedGeneration?: number;
+    /** Of `nodes`, those not Drifted. */
+    upToDateNodes?: number;
+    /** Of `nodes`, those whose Node is Ready. */
+    readyNodes?: number;
     nodeClassObservedGeneration?: number;
   };
 }

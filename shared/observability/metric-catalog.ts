@@ -196,6 +196,26 @@ export const metricCatalog = {
     buckets: [1, 5, 10, 20, 30, 45, 60, 90, 120, 180, 240, 300, 600, 900],
     logObservations: true,
   },
+  karpenter_nodepools_rollouts_total: {
+    kind: 'counter',
+    origin: 'azure',
+    labels: ['nodepool', 'outcome'],
+    description:
+      'Rollouts of a NodePool change that ended, by outcome: rolled_out (every node up to date), rolled_back (a node image version rejected and its nodes replaced) or halted (a health gate failed). Karpenter replaces drifted nodes without rollouts.',
+  },
+  karpenter_nodepools_rollout_waves_total: {
+    kind: 'counter',
+    origin: 'azure',
+    labels: ['nodepool'],
+    description: 'Waves of rollouts started, the canary included.',
+  },
+  karpenter_nodepools_rollout_gate_failures_total: {
+    kind: 'counter',
+    origin: 'azure',
+    labels: ['nodepool', 'gate'],
+    description:
+      'Rollouts a health gate stopped, by gate: replacement_failed, pod_not_ready, node_unhealthy, pod_restarts.',
+  },
   karpenter_consolidation_score: {
     kind: 'histogram',
     origin: 'upstream',

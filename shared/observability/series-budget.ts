@@ -31,6 +31,11 @@ const REPAIR_CONDITIONS = 3; // ready, node_healthy, preemption_scheduled
 /** Images a NodePool runs at once: the current one and, during a rollout, the one it replaces. */
 const IMAGES_PER_NODEPOOL = 2;
 
+/** How a rollout ends: rolled_out, rolled_back, halted. */
+const ROLLOUT_OUTCOMES = 3;
+/** The rollout's health gates (shared/decisions/rollout-gates.ts). */
+const ROLLOUT_GATES = 4;
+
 /** Every counter and histogram label's domain (gauges are counted from clusterGauges). */
 export const labelDomains: Domains = {
   karpenter_build_info: { version: 1, goversion: 1, goarch: 1, commit: 1 },
@@ -110,6 +115,9 @@ export const labelDomains: Domains = {
   karpenter_nodeclaims_launch_started_total: { nodepool: 'nodepool' },
   karpenter_nodeclaims_launch_attempts_total: { nodepool: 'nodepool', outcome: 2 },
   karpenter_nodeclaims_instance_creation_duration_seconds: { nodepool: 'nodepool' },
+  karpenter_nodepools_rollouts_total: { nodepool: 'nodepool', outcome: ROLLOUT_OUTCOMES },
+  karpenter_nodepools_rollout_waves_total: { nodepool: 'nodepool' },
+  karpenter_nodepools_rollout_gate_failures_total: { nodepool: 'nodepool', gate: ROLLOUT_GATES },
   karpenter_consolidation_score: { decision: 2, nodepool: 'nodepool', policy: 1 },
   karpenter_consolidation_moves_total: { decision: 2, nodepool: 'nodepool', policy: 1 },
 };

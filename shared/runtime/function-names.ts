@@ -53,6 +53,16 @@ export const DisruptionNames = {
   abandon: 'abandonDisruptionCommand',
 } as const;
 
+/**
+ * A NodePool change rolled out under gates (shared/lifecycle/disruption/rollout/): one workflow per
+ * NodePool and target, `rollout-<NodePool uid>-<target>`, whose state lives in the NodePool's annotation.
+ */
+export const RolloutNames = {
+  orchestration: 'rollOutNodePool',
+  begin: 'beginNodePoolRollout',
+  poll: 'pollNodePoolRollout',
+} as const;
+
 export const ProvisioningNames = {
   orchestration: 'provisioningBatcher',
   activity: 'provisionPendingPods',

@@ -35,7 +35,8 @@ beforeAll(async () => {
   env = await startDisruptionStack({
     leaseName: `sweep-budgets-${suffix}`,
     latencies: { createMs: 1_500, deleteMs: 300, retryAfterSeconds: 0.3 },
-    env: { ORPHAN_VM_GRACE_MINUTES: '0' },
+    // What the budgets allow at once, without a rollout's canary and waves (test/e2e/rollout.test.ts).
+    env: { ORPHAN_VM_GRACE_MINUTES: '0', ROLLOUT_POLICY: 'Immediate' },
   });
   const config = new KubeConfig();
   config.loadFromFile(inject('kubeconfigPath'));

@@ -32,6 +32,8 @@ beforeAll(async () => {
   env = await startDisruptionStack({
     leaseName: `sweep-drift-${suffix}`,
     latencies: { createMs: 2_000, deleteMs: 300, retryAfterSeconds: 0.3 },
+    // The budget's fan-out itself, without a rollout's canary and waves (test/e2e/rollout.test.ts).
+    env: { ROLLOUT_POLICY: 'Immediate' },
   });
   await env.stack.admin.objects.nodeClasses.create(nodeClass(className, 'Ubuntu2204'));
   await env.stack.admin.objects.nodePools.create(staticNodePool(poolName, className, 10, [{ nodes: '5' }]));

@@ -198,6 +198,27 @@ param repairRebootRecoverySeconds int
 @description('PREEMPTION_DRAIN_SECONDS: a node with a spot eviction notice is drained at the latest this long after the notice.')
 param preemptionDrainSeconds int
 
+@description('ROLLOUT_POLICY: how a NodePool\'s drift rolls out: Canary (a canary, then waves at the Drifted budget with health gates) or Immediate (the budget alone).')
+param rolloutPolicy string
+
+@description('ROLLOUT_CANARY: the canary\'s size: a number of nodes, or a percentage of the NodePool\'s drifted nodes (10%).')
+param rolloutCanary string
+
+@description('ROLLOUT_POLL_SECONDS: how often a rollout looks at its NodePool.')
+param rolloutPollSeconds int
+
+@description('ROLLOUT_SOAK_SECONDS: how long the health gates watch a finished wave before the next one starts.')
+param rolloutSoakSeconds int
+
+@description('ROLLOUT_INITIALIZED_WITHIN_SECONDS: a replacement not Initialized this long after its creation fails a rollout gate.')
+param rolloutInitializedWithinSeconds int
+
+@description('ROLLOUT_POD_READY_WITHIN_SECONDS: a pod on a replacement not Ready this long after it was scheduled fails a rollout gate.')
+param rolloutPodReadyWithinSeconds int
+
+@description('ROLLOUT_MAX_POD_RESTARTS: restarts of one pod on a replacement that fail a rollout gate (with more restarts than on the old nodes).')
+param rolloutMaxPodRestarts int
+
 @description('Tags for every resource.')
 param tags object = {}
 
@@ -339,6 +360,13 @@ var appSettings = {
   REPAIR_MAX_REBOOTS: string(repairMaxReboots)
   REPAIR_REBOOT_RECOVERY_SECONDS: string(repairRebootRecoverySeconds)
   PREEMPTION_DRAIN_SECONDS: string(preemptionDrainSeconds)
+  ROLLOUT_POLICY: rolloutPolicy
+  ROLLOUT_CANARY: rolloutCanary
+  ROLLOUT_POLL_SECONDS: string(rolloutPollSeconds)
+  ROLLOUT_SOAK_SECONDS: string(rolloutSoakSeconds)
+  ROLLOUT_INITIALIZED_WITHIN_SECONDS: string(rolloutInitializedWithinSeconds)
+  ROLLOUT_POD_READY_WITHIN_SECONDS: string(rolloutPodReadyWithinSeconds)
+  ROLLOUT_MAX_POD_RESTARTS: string(rolloutMaxPodRestarts)
 }
 
 // With durableBackend=DurableTaskScheduler only: the provider type and the setting holding its connection

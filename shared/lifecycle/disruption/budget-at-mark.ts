@@ -8,11 +8,14 @@
 // its marks count in the graceful budgets. Upstream needs no lock because one disruption loop marks; here the writers run side
 // by side. The Lease is held for one list and a few writes; a holder that dies frees it after its
 // duration, and a writer that finds it held tries again a few times and otherwise marks nothing now (the
-// next pass decides again) (README.md, "The budget is read again at the mark").
+// next pass decides again) (README.md, "The budget is read again at the mark"). A Drifted mark is also
+// held to the NodePool's rollout, read fresh the same way (decisions/rollout.ts): two writers deciding
+// from the same stale view must not both take the canary's one slot.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { allowedDisruptions } from '../../decisions/budgets.js';
 import { budgetNodesOf } from '../../decisions/disruption-state.js';
+import { driftCountsOf, rolloutRoom, rolloutTargetOf } from '../../decisions/rollout.js';
 import { WellKnown, type DisruptionReason } from '../../models/karpenter.js';
 import { SweepView } from '../cluster/snapshot.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -90,7 +93,7 @@ async function underMarksLease<T>(
 
 /** Whether `toMark` more of the NodePool's nodes may be marked for `reason` now, by a fresh read. */
 export async function budgetAllowsMarks(
-  deps: Pick<LifecycleDependencies, 'objects' | 'nodes' | 'now'>,
+  deps: Pick<LifecycleDependencies, 'objects' | 'nodes' | 'now' | 'settings'>,
   nodePoolName: string,
   reason: DisruptionReason,
   toMark: number,
@@ -111,9 +114,20 @@ export async function budgetAllowsMarks(
     budgetNodesOf(nodeClaims, (c) => view.nodesFor(c)),
     readAt,
   );
-  if (toMark <= budget.allowed) return { allows: true };
-  return {
-    allows: false,
-    why: `the ${reason} budget allows ${budget.allowed} more now, ${toMark} to mark`,
-  };
+  if (toMark > budget.allowed) {
+    return {
+      allows: false,
+      why: `the ${reason} budget allows ${budget.allowed} more now, ${toMark} to mark`,
+    };
+  }
+  if (reason !== 'Drifted') return { allows: true };
+  const nodeClass = await deps.objects.nodeClasses.get(nodePool.spec.template.spec.nodeClassRef.name);
+  const room = rolloutRoom({
+    nodePool,
+    target: rolloutTargetOf(nodePool, nodeClass),
+    counts: driftCountsOf(nodeClaims, (c) => view.nodesFor(c)),
+    defaultPolicy: deps.settings.rollout.policy,
+  });
+  if (toMark <= room) return { allows: true };
+  return { allows: false, why: `the NodePool's rollout allows ${room} more now, ${toMark} to mark` };
 }

@@ -1,6 +1,7 @@
 // Keeps a NodePool's status as Karpenter does: status.nodes and status.resources from its NodeClaims and
 // their Nodes, NodeClassReady from its AKSNodeClass, and Ready from ValidationSucceeded and
-// NodeClassReady. Writes only when something changed, guarded by the resourceVersion it read.
+// NodeClassReady; and the rollout's view of it: observedGeneration, upToDateNodes, readyNodes and the
+// RolledOut condition. Writes only when something changed, guarded by the resourceVersion it read.
 import { desiredNodePoolStatus } from '../../decisions/nodepool-status.js';
 import { plainEqual } from '../../decisions/plain-equal.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../../models/index.js';
@@ -9,15 +10,24 @@ import type { LifecycleDependencies } from '../dependencies.js';
 import { writeStatus, type StatusWrite } from './status-write.js';
 
 export async function reconcileNodePoolStatus(
-  deps: Pick<LifecycleDependencies, 'objects' | 'now'>,
+  deps: Pick<LifecycleDependencies, 'objects' | 'now' | 'settings'>,
   nodePool: NodePool,
   pool: { nodeClaims: readonly NodeClaim[]; nodesOf: (nodeClaim: NodeClaim) => readonly Node[] },
   nodeClass: AKSNodeClass | undefined,
 ): Promise<StatusWrite<NodePool>> {
-  const desired = desiredNodePoolStatus({ nodePool, ...pool, nodeClass, now: deps.now() });
+  const desired = desiredNodePoolStatus({
+    nodePool,
+    ...pool,
+    nodeClass,
+    now: deps.now(),
+    defaultRolloutPolicy: deps.settings.rollout.policy,
+  });
   const current = nodePool.status ?? {};
   if (
     current.nodes === desired.nodes &&
+    current.observedGeneration === desired.observedGeneration &&
+    current.upToDateNodes === desired.upToDateNodes &&
+    current.readyNodes === desired.readyNodes &&
     plainEqual(current.resources ?? {}, desired.resources) &&
     plainEqual(current.conditions ?? [], desired.conditions)
   ) {

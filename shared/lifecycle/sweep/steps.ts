@@ -9,9 +9,11 @@
 // - registration before initialization (a Node that joined Ready can initialize in the same sweep), and
 //   both before liveness (a Node that registered just now must not be timed out from the stale read);
 // - pod events before anything that reads Consolidatable, drift marking before the disruption step (a
-//   node that drifted in this sweep can be replaced in the same sweep), which asks every disruption method
-//   in the order of disruption/methods/methods.ts; static NodePools after it (replacements just started
-//   are then already visible as in flight, not missing replicas);
+//   node that drifted in this sweep can be replaced in the same sweep), and between them the rollouts
+//   (a NodePool that drifted in this sweep starts its rollout workflow, whose floor the drift method
+//   obeys); the disruption step asks every disruption method in the order of
+//   disruption/methods/methods.ts; static NodePools after it (replacements just started are then
+//   already visible as in flight, not missing replicas);
 // - status last: NodePool status counts the nodes the steps above launched, registered or deleted;
 //   NodeOverlay status after it, since it reads nothing the others write; CapacityBuffer status after
 //   that (it too only signals provisioning, for buffers no pod event names); then
@@ -21,6 +23,7 @@
 import { disruptionStep } from '../disruption/disruption-step.js';
 import { driftStep } from '../disruption/drift-step.js';
 import { podEventsStep } from '../disruption/pod-events-step.js';
+import { rolloutStep } from '../disruption/rollout/rollout-step.js';
 import { staticNodePoolsStep } from './steps/static-nodepools.js';
 import { statusStep } from './status-step.js';
 import { capacityBuffersStep } from './steps/capacity-buffers.js';
@@ -45,6 +48,7 @@ export const lifecycleSteps: readonly SweepStep[] = [
   launchLeftoversStep,
   podEventsStep,
   driftStep,
+  rolloutStep,
   disruptionStep,
   staticNodePoolsStep,
   statusStep,

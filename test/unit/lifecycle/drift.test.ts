@@ -29,6 +29,11 @@ describe('drift method', () => {
   let orchestrations: FakeOrchestrations;
   beforeEach(() => {
     fake = fakeLifecycle();
+    // The budget's fan-out as it is without rollouts; what a rollout bounds is rollout-room.test.ts's.
+    fake.deps.settings = {
+      ...fake.deps.settings,
+      rollout: { ...fake.deps.settings.rollout, policy: 'Immediate' },
+    };
     orchestrations = new FakeOrchestrations();
   });
 

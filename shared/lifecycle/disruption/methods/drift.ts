@@ -4,6 +4,9 @@
 // dynamic NodePools and StaticDrift for static ones (spec.replicas); here they decide alike, and stay two
 // so each is labelled and listed as upstream's is. A replacement that failed holds the node back for its
 // backoff (karpenter.azure.com/replacement-backoff-until), and the next try names its replacement afresh.
+// Under the Canary rollout policy the NodePool's rollout also bounds them (decisions/rollout.ts): the
+// method takes min(budget, the rollout's room), so no node is replaced before its rollout has started,
+// beyond the wave's floor, while paused or once a gate halted it (docs/rollouts.md).
 import { findCondition, isConditionTrue } from '../../../decisions/conditions.js';
 import {
   replacementCandidateFromNodeClaim,
@@ -12,6 +15,7 @@ import {
 import { isDisrupting, replacementBackoffOf } from '../../../decisions/disruption-state.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../../models/karpenter.js';
 import { podsBlockDisruption } from '../../../decisions/consolidation/candidates.js';
+import { driftCountsOf, rolloutRoom, rolloutTargetOf } from '../../../decisions/rollout.js';
 import { sweepClusterPods } from '../cluster-pods.js';
 import { candidateOf, commandFor } from './command.js';
 import type { DisruptionMethod, MethodPass } from './method.js';
@@ -36,6 +40,8 @@ function driftMethodFor(name: string, appliesTo: (nodePool: NodePool) => boolean
       // NodePool with a drifted node asks for them: nearly every pass has none.
       const drifted = (c: NodeClaim) => isConditionTrue(c.status?.conditions, ConditionTypes.drifted);
       if (!pass.nodeClaims.some(drifted)) return [];
+      const allowed = Math.min(pass.allowed, rolloutRoomOf(pass));
+      if (allowed <= 0) return [];
       const pods = await sweepClusterPods(pass.sweep.deps, pass.sweep.view);
       const chosen = selectReplacementCandidates({
         nodePool: pass.nodePool,
@@ -53,7 +59,7 @@ function driftMethodFor(name: string, appliesTo: (nodePool: NodePool) => boolean
             ...(podsBlock !== undefined ? { podsBlock } : {}),
           });
         }),
-        allowed: pass.allowed,
+        allowed,
         now: pass.now,
       });
       const byName = new Map(pass.nodeClaims.map((c) => [c.metadata.name, c]));
@@ -70,6 +76,20 @@ function driftMethodFor(name: string, appliesTo: (nodePool: NodePool) => boolean
     },
   };
   return method;
+}
+
+/** How many drifted nodes the NodePool's rollout lets start being replaced now (Infinity: no bound). */
+function rolloutRoomOf(pass: MethodPass): number {
+  const { nodePool, sweep } = pass;
+  const nodeClass = sweep.view.snapshot.nodeClasses.find(
+    (c) => c.metadata.name === nodePool.spec.template.spec.nodeClassRef.name,
+  );
+  return rolloutRoom({
+    nodePool,
+    target: rolloutTargetOf(nodePool, nodeClass),
+    counts: driftCountsOf(pass.nodeClaims, pass.nodesFor),
+    defaultPolicy: sweep.deps.settings.rollout.policy,
+  });
 }
 
 export const driftMethod = driftMethodFor('drift', (nodePool) => nodePool.spec.replicas === undefined);
