@@ -2,7 +2,9 @@
 // disruption budget of "5" drifts when its AKSNodeClass's imageFamily changes from Ubuntu2204 to
 // AzureLinux. Replacements must fan out up to the budget: 5 in flight at once, never 6, all 10 replaced
 // in two waves; the summary compares the makespan with replacing one node at a time.
+// The pool's rollout policy is Immediate: a canary first is the rollout scenario's story, not this one's.
 import { findCondition } from '../../shared/decisions/conditions.js';
+import { RolloutAnnotations } from '../../shared/decisions/rollout.js';
 import { ConditionTypes, WellKnown, type Node, type NodeClaim } from '../../shared/models/index.js';
 import type { Observed } from '../view/recorder.js';
 import type { TimelineMark } from '../view/timeline-svg.js';
@@ -38,6 +40,12 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
   const name = `drift-${runId}`;
   const nodePool = { ...exampleNodePool(name, runId, name, String(BUDGET)) };
   nodePool.spec = { ...nodePool.spec, replicas: REPLICAS };
+  // What this scenario shows is the budget's fan-out, so the pool opts out of the canary rollout that
+  // drift is by default (the rollout scenario plays that one).
+  nodePool.metadata = {
+    ...nodePool.metadata,
+    annotations: { ...nodePool.metadata.annotations, [RolloutAnnotations.policy]: 'Immediate' },
+  };
   await createNodeClassAndPool(context, nodePool);
   context.note(`static NodePool ${name}: replicas ${REPLICAS}, budget "${BUDGET}", imageFamily Ubuntu2204`);
 

@@ -75,6 +75,13 @@ export interface LocalAppSettingsInput {
     rebootRecoverySeconds: number;
     preemptionDrainSeconds: number;
   };
+  /** ROLLOUT_* timings (scaled by the stack's speed); absent: the app's defaults. */
+  rollout?: {
+    pollSeconds: number;
+    soakSeconds: number;
+    initializedWithinSeconds: number;
+    podReadyWithinSeconds: number;
+  };
 }
 
 export function localAppSettings(input: LocalAppSettingsInput): Record<string, string> {
@@ -120,6 +127,12 @@ export function localAppSettings(input: LocalAppSettingsInput): Record<string, s
     settings.REPAIR_POLICIES = localRepairPolicies(input.nodeRepair.readyTolerationSeconds);
     settings.REPAIR_REBOOT_RECOVERY_SECONDS = String(input.nodeRepair.rebootRecoverySeconds);
     settings.PREEMPTION_DRAIN_SECONDS = String(input.nodeRepair.preemptionDrainSeconds);
+  }
+  if (input.rollout !== undefined) {
+    settings.ROLLOUT_POLL_SECONDS = String(input.rollout.pollSeconds);
+    settings.ROLLOUT_SOAK_SECONDS = String(input.rollout.soakSeconds);
+    settings.ROLLOUT_INITIALIZED_WITHIN_SECONDS = String(input.rollout.initializedWithinSeconds);
+    settings.ROLLOUT_POD_READY_WITHIN_SECONDS = String(input.rollout.podReadyWithinSeconds);
   }
   return settings;
 }

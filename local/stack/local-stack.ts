@@ -322,6 +322,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         rebootRecoverySeconds: timings.repair.rebootRecoverySeconds,
         preemptionDrainSeconds: timings.repair.preemptionDrainSeconds,
       },
+      rollout: timings.rollout,
     });
     // CapacityBuffers are upstream's alpha gate, off by default; the local stack turns it on for the
     // headroom scenario (with no buffer it reads one empty list per sweep and window).

@@ -31,6 +31,17 @@ export interface StackTimings {
     preemptionNoticeMs: number;
     preemptionDrainSeconds: number;
   };
+  /**
+   * Rollouts (ROLLOUT_*): the workflow's poll, each wave's soak, and the gates' bounds on a replacement
+   * becoming Initialized and its pods Ready. The app's defaults (10 s, 5 minutes, 10 and 5 minutes) are
+   * sized for Azure's minutes-long VM creations; here a VM is up in seconds, so they shrink with the rest.
+   */
+  rollout: {
+    pollSeconds: number;
+    soakSeconds: number;
+    initializedWithinSeconds: number;
+    podReadyWithinSeconds: number;
+  };
 }
 
 /** Roughly what the real thing takes, shortened so a scenario plays in about a minute at speed 1. */
@@ -57,6 +68,11 @@ const atSpeedOne = {
     preemptionNoticeMs: 30_000,
     preemptionDrainSeconds: 25,
   },
+  // The soak is long enough for a crash-looping pod to restart past ROLLOUT_MAX_POD_RESTARTS (the kubelet
+  // simulator restarts a crashing container every 10 s), short enough that a ten-node rollout of five
+  // waves plays in a few minutes. A pod gets 30 s to be Ready on a node that is up, where a healthy one
+  // takes about two (the simulator's start delay); a replacement 60 s to initialize, about 15 normally.
+  rollout: { pollSeconds: 2, soakSeconds: 30, initializedWithinSeconds: 60, podReadyWithinSeconds: 30 },
 };
 
 /** The launch monitor's own floor (MIN_POLL_INTERVAL_SECONDS). */
@@ -87,6 +103,12 @@ export function stackTimings(speed: number): StackTimings {
       rebootRecoverySeconds: round(atSpeedOne.repair.rebootRecoverySeconds / speed),
       preemptionNoticeMs: Math.round(atSpeedOne.repair.preemptionNoticeMs / speed),
       preemptionDrainSeconds: round(atSpeedOne.repair.preemptionDrainSeconds / speed),
+    },
+    rollout: {
+      pollSeconds: Math.max(minPollSeconds, round(atSpeedOne.rollout.pollSeconds / speed)),
+      soakSeconds: round(atSpeedOne.rollout.soakSeconds / speed),
+      initializedWithinSeconds: round(atSpeedOne.rollout.initializedWithinSeconds / speed),
+      podReadyWithinSeconds: round(atSpeedOne.rollout.podReadyWithinSeconds / speed),
     },
   };
 }

@@ -141,7 +141,12 @@ beforeAll(async () => {
     leaseName: `sweep-outage-${suffix}`,
     // Slow enough VM creation that the outage lands while replacements are launching.
     latencies: { createMs: 8_000, deleteMs: 300, retryAfterSeconds: 0.3 },
-    env: { KUBECONFIG: await kubeconfigThrough(relay), CONSOLIDATION_VALIDATION_SECONDS: '10' },
+    env: {
+      KUBECONFIG: await kubeconfigThrough(relay),
+      CONSOLIDATION_VALIDATION_SECONDS: '10',
+      // The drift wave under test is the budget's fan-out; rollout-resume.test.ts is the rollout's outage.
+      ROLLOUT_POLICY: 'Immediate',
+    },
   });
   env.stack.host.on((event) => {
     if (event.type.startsWith('orchestration.')) hostEvents.push({ at: Date.now(), event });

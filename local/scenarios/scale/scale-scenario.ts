@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type V1Deployment } from '@kubernetes/client-node';
 import { isConditionTrue } from '../../../shared/decisions/conditions.js';
 import { disruptionReasonOf } from '../../../shared/decisions/disruption-state.js';
+import { RolloutAnnotations } from '../../../shared/decisions/rollout.js';
 import {
   ConditionTypes,
   WellKnown,
@@ -105,7 +106,13 @@ function nodePoolFor(name: string, runId: string, budgets: Budget[]): NodePool {
   return {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',
-    metadata: { name, labels: { [RUN_LABEL]: runId } },
+    // The drift's figure is the budget's fan-out (makespan ÷ ceil(N/B) cycles), so the pools opt out of
+    // the canary rollout drift is by default: a canary and soaks would measure the gates instead.
+    metadata: {
+      name,
+      labels: { [RUN_LABEL]: runId },
+      annotations: { [RolloutAnnotations.policy]: 'Immediate' },
+    },
     spec: {
       // No consolidation until the scale-down: the drift's replacements are the only disruptions before.
       disruption: { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: 'Never', budgets },
