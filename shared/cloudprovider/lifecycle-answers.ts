@@ -1,6 +1,7 @@
 // What the Azure provider answers the lifecycle about its own objects without a cloud call of its own:
 // the VM a NodeClaim becomes (its name, the name a provider ID gives back, whose it is by its tags), the
-// orphan VMs among a list, the AKSNodeClass's status (its effective versions) and validity, a
+// orphan VMs among a list, the AKSNodeClass's status (its effective versions) and validity, the
+// provider's own drift and what a failed rollout can roll back (a node image version), a
 // reservation's seats, and what a spot preemption leaves avoided. Shared by the Azure provider and the test fake, so both answer the same; the
 // two calls that need the cloud (images to resolve, offerings to mark) take the provider's own methods.
 import type { CloudProvider } from './types.js';
@@ -11,10 +12,12 @@ import {
   reservationClaimants,
 } from './azure/decisions/capacity-reservations.js';
 import { rememberPreemption, SPOT_PREEMPTED_REASON } from './azure/decisions/failure-memory.js';
+import { imageRollbackOf, nodeClaimsRunning } from './azure/decisions/image-rollback.js';
 import { chooseKubernetesVersion } from './azure/decisions/node-image-versions.js';
 import { desiredNodeClassStatus, imageLookups } from './azure/decisions/nodeclass-status.js';
 import { describeFieldProblems, nodeClassProblems } from './azure/decisions/nodeclass-validation.js';
 import { orphanVmCandidates } from './azure/decisions/orphan-vms.js';
+import { providerDrift } from './azure/decisions/provider-drift.js';
 import { vmOwnership } from './azure/decisions/vm-ownership.js';
 import { parseProviderId, vmNameFor } from './azure/decisions/vm-spec.js';
 
@@ -22,6 +25,9 @@ export type LifecycleAnswers = Pick<
   CloudProvider,
   | 'nodeClassStatus'
   | 'nodeClassInvalidity'
+  | 'isDrifted'
+  | 'rollbackOf'
+  | 'nodeClaimsOnImageVersion'
   | 'instanceNameFor'
   | 'instanceNameOfProviderId'
   | 'nodeClaimNameOfProviderId'
@@ -53,6 +59,12 @@ export function lifecycleAnswers(
       const problems = nodeClassProblems(nodeClass);
       return problems.length > 0 ? describeFieldProblems(problems) : undefined;
     },
+
+    isDrifted: providerDrift,
+
+    rollbackOf: imageRollbackOf,
+
+    nodeClaimsOnImageVersion: nodeClaimsRunning,
 
     instanceNameFor: vmNameFor,
 

@@ -24,7 +24,8 @@ import type { OfferingBlock } from '../decisions/offering-blocks.js';
 import type { CapacityOptions, Offering } from '../decisions/offerings.js';
 import type { PriceBook } from '../decisions/prices/price-book.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
-import type { ResourceList } from '../models/kube.js';
+import type { Node, ResourceList } from '../models/kube.js';
+import type { ProviderDrift } from '../decisions/drift.js';
 import type { NodeOverlay } from '../models/node-overlay.js';
 
 /** The machine behind a NodeClaim, as the lifecycle reads it. */
@@ -279,6 +280,23 @@ export interface CloudProvider {
   nodeClassStatus(nodeClass: AKSNodeClass, kubernetesVersion: string): Promise<NodeClassStatusFields>;
   /** Why the NodeClass cannot launch a node (a field that does not parse), or undefined when it can. */
   nodeClassInvalidity(nodeClass: AKSNodeClass): string | undefined;
+  /**
+   * Karpenter's IsDrifted: whether a launched NodeClaim is drifted by something only the provider knows
+   * (here its node image or Kubernetes version against the class's effective ones), asked after core's
+   * hash and requirement checks. `node` is its Node, when the caller has it.
+   */
+  isDrifted(nodeClaim: NodeClaim, nodeClass: AKSNodeClass, node?: Node): ProviderDrift | undefined;
+  /**
+   * What a failed rollout of a NodePool can undo by itself: the node image version its drifted nodes
+   * were moving to, when that is all they drifted by (the class then rejects the version and falls back).
+   * Undefined for any other change, which only the user can revert.
+   */
+  rollbackOf(
+    nodeClaims: readonly NodeClaim[],
+    nodeClass: AKSNodeClass | undefined,
+  ): { imageVersion: string } | undefined;
+  /** How many of `nodeClaims` still run a rolled-back `imageVersion` (a rollback ends at none). */
+  nodeClaimsOnImageVersion(nodeClaims: readonly NodeClaim[], imageVersion: string): number;
   /** The name of the instance a NodeClaim's launch creates (deterministic: a retried launch finds it). */
   instanceNameFor(nodeClaimName: string): string;
   /** The instance name a provider ID names; undefined for one that is not this provider's instance. */

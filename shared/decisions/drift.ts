@@ -1,27 +1,13 @@
 // Drift: whether a launched NodeClaim no longer matches what its NodePool and AKSNodeClass would
-// launch today. Checked in upstream Karpenter's order (template hash, then requirements, then the
-// provider's checks in the Azure provider's order: the node class hash, the Kubernetes version, the
-// node image) so the reported reason is the same one upstream would give. The version checks compare
-// with the class's effective status (status.kubernetesVersion, status.images), which a pin holds and a
-// rejected rollout moves back, never with what the gallery publishes: launch boots the same images, so a
-// node launched today is never drifted by them.
+// launch today. Checked in upstream Karpenter's order (template hash, then requirements, then the node
+// class hash, then what the cloud provider says, as core asks CloudProvider.IsDrifted last) so the
+// reported reason is the same one upstream would give. The provider's own reasons (the node image, the
+// Kubernetes version: cloudprovider/azure/decisions/provider-drift.ts) come in as its answer, so this
+// file knows nothing of Azure.
 import type { AKSNodeClass } from '../models/aks-node-class.js';
 import { ConditionTypes, WellKnown, type NodeClaim, type NodePool } from '../models/karpenter.js';
 import type { Condition } from '../models/kube.js';
-import {
-  findCondition,
-  isConditionTrue,
-  removeCondition,
-  setCondition,
-  type ConditionUpdate,
-} from './conditions.js';
-import {
-  imageDefinitionOf,
-  imageVersionOf,
-  parseKubernetesVersion,
-  sameImageDefinition,
-  sameKubernetesVersion,
-} from '../cloudprovider/azure/decisions/node-image-versions.js';
+import { isConditionTrue, removeCondition, setCondition, type ConditionUpdate } from './conditions.js';
 import {
   NODECLASS_HASH_VERSION,
   NODEPOOL_HASH_VERSION,
@@ -30,13 +16,13 @@ import {
 } from './hash.js';
 import { labelsSatisfy } from './requirements.js';
 
-export type DriftReason =
-  'NodePoolDrifted' | 'RequirementsDrifted' | 'NodeClassDrifted' | 'K8sVersionDrift' | 'ImageDrift';
+/** Core's reasons; a provider names its own (upstream's cloudprovider.DriftReason is a string too). */
+export type DriftReason = 'NodePoolDrifted' | 'RequirementsDrifted' | 'NodeClassDrifted' | (string & {});
 
-/** What K8sVersionDrift reads of a NodeClaim's Node: the version its kubelet reports. */
-export interface NodeVersionInfo {
-  metadata?: { deletionTimestamp?: string };
-  status?: { nodeInfo?: { kubeletVersion?: string } };
+/** The cloud provider's answer to "is this NodeClaim drifted by anything of mine": a reason and why. */
+export interface ProviderDrift {
+  reason: string;
+  message: string;
 }
 
 export type DriftResult = { drifted: false } | { drifted: true; reason: DriftReason; message: string };
@@ -93,71 +79,16 @@ function requirementsDrift(nodeClaim: NodeClaim, nodePool: NodePool): string | u
   return check.satisfied ? undefined : check.reason;
 }
 
-/** How a message names an image: its version, with its definition when the other image's differs. */
-function describeImage(imageId: string, other: string): string {
-  const version = imageVersionOf(imageId) ?? imageId;
-  const definition = imageDefinitionOf(imageId);
-  return definition !== undefined && !sameImageDefinition(imageId, other)
-    ? `${definition}/${version}`
-    : version;
-}
-
-/**
- * ImageDrift, as the Azure provider's: the image the NodeClaim launched with (status.imageID) is none of
- * the class's effective images. Not judged while the class's images are not ready (a pin that cannot be
- * taken keeps them as they were anyway) or before the NodeClaim records its image.
- */
-function imageDrift(nodeClaim: NodeClaim, nodeClass: AKSNodeClass): string | undefined {
-  const imageID = nodeClaim.status?.imageID;
-  const images = Array.isArray(nodeClass.status?.images) ? nodeClass.status.images : [];
-  if (!imageID || images.length === 0) return undefined;
-  if (findCondition(nodeClass.status?.conditions, 'ImagesReady')?.status === 'False') return undefined;
-  const launched = imageID.toLowerCase();
-  if (images.some((image) => image.id.toLowerCase() === launched)) return undefined;
-  const target = (images.find((image) => sameImageDefinition(image.id, imageID)) ?? images[0])!.id;
-  const targetVersion = imageVersionOf(target);
-  const pin = nodeClass.spec.versions?.nodeImageVersion;
-  const source =
-    pin !== undefined && pin === targetVersion
-      ? 'pinned by spec.versions.nodeImageVersion'
-      : 'AKSNodeClass default';
-  return `node image ${describeImage(imageID, target)} → ${describeImage(target, imageID)} (${source})`;
-}
-
-/**
- * K8sVersionDrift, as the Azure provider's: the Node's kubelet runs another Kubernetes version than the
- * class's effective one. Judged only with the Node (not deleting, its kubelet version read) and while
- * the class's Kubernetes version is ready.
- */
-function kubernetesVersionDrift(
-  nodeClass: AKSNodeClass,
-  node: NodeVersionInfo | undefined,
-): string | undefined {
-  const effective = nodeClass.status?.kubernetesVersion;
-  const kubelet = node?.status?.nodeInfo?.kubeletVersion;
-  if (!effective || !kubelet || node?.metadata?.deletionTimestamp) return undefined;
-  if (findCondition(nodeClass.status?.conditions, 'KubernetesVersionReady')?.status === 'False')
-    return undefined;
-  if (parseKubernetesVersion(kubelet) === undefined || parseKubernetesVersion(effective) === undefined)
-    return undefined;
-  if (sameKubernetesVersion(kubelet, effective)) return undefined;
-  const source =
-    nodeClass.spec.versions?.kubernetesVersion === undefined
-      ? "the control plane's"
-      : 'pinned by spec.versions.kubernetesVersion';
-  return `Kubernetes ${kubelet.replace(/^v/, '')} → ${effective} (${source})`;
-}
-
 /**
  * `nodeClass` is the AKSNodeClass the NodePool references now, or undefined when it cannot be read
- * (then only NodePool and requirement drift are judged). `node` is the NodeClaim's Node when the
- * caller has it: without it the Kubernetes version is not judged.
+ * (then only NodePool and requirement drift are judged). `provider` is the cloud provider's answer for
+ * the NodeClaim and that class (CloudProvider.isDrifted), judged last.
  */
 export function evaluateDrift(
   nodeClaim: NodeClaim,
   nodePool: NodePool,
   nodeClass: AKSNodeClass | undefined,
-  node?: NodeVersionInfo,
+  provider?: ProviderDrift,
 ): DriftResult {
   if (!nodeClaim.status?.providerID) return NOT_DRIFTED;
 
@@ -190,10 +121,7 @@ export function evaluateDrift(
         message: `AKSNodeClass ${nodeClass.metadata.name} changed (hash ${stampedClass} → ${cls.current})`,
       };
     }
-    const kubernetes = kubernetesVersionDrift(nodeClass, node);
-    if (kubernetes !== undefined) return { drifted: true, reason: 'K8sVersionDrift', message: kubernetes };
-    const image = imageDrift(nodeClaim, nodeClass);
-    if (image !== undefined) return { drifted: true, reason: 'ImageDrift', message: image };
+    if (provider) return { drifted: true, reason: provider.reason, message: provider.message };
   }
   return NOT_DRIFTED;
 }

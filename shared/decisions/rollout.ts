@@ -11,11 +11,10 @@
 // is done: the room is what is above the floor, which is the same number whoever computes it and
 // however often, and survives a restart without counting anything the workflow did.
 import { createHash } from 'node:crypto';
-import { imageVersionOf } from '../cloudprovider/azure/decisions/node-image-versions.js';
 import type { AKSNodeClass, RolledBackVersion } from '../models/aks-node-class.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../models/karpenter.js';
 import type { Node } from '../models/kube.js';
-import { findCondition, isConditionTrue } from './conditions.js';
+import { isConditionTrue } from './conditions.js';
 import { isDisrupting } from './disruption-state.js';
 import { nodeClassHash, nodePoolTemplateHash } from './hash.js';
 import type { RolloutGateFailure } from './rollout-gates.js';
@@ -498,38 +497,6 @@ function gateFailed(state: RolloutState, input: RolloutPollInput): RolloutDecisi
     failedGates: names,
     events: [failed],
   };
-}
-
-/** The image version of a NodeClaim's or a class's image ID, if it names one. */
-const versionOf = (imageId: string | undefined): string | undefined =>
-  imageId === undefined ? undefined : imageVersionOf(imageId);
-
-/** The drift reason of a node whose image is not among its class's effective images. */
-export const IMAGE_DRIFT_REASON = 'ImageDrift';
-
-/**
- * Whether the pool's drift to its target is a node image version change that can be rolled back: every
- * drifted NodeClaim is ImageDrift, and the class's effective image version differs from every version the
- * old nodes run. Any other change is the user's spec (the app would fight their GitOps to undo it).
- */
-export function imageRollbackOf(
-  nodeClaims: readonly NodeClaim[],
-  nodeClass: AKSNodeClass | undefined,
-): { imageVersion: string } | undefined {
-  const drifted = nodeClaims.filter(isDrifted);
-  if (drifted.length === 0) return undefined;
-  const imageDrift = (c: NodeClaim) =>
-    findCondition(c.status?.conditions, ConditionTypes.drifted)?.reason === IMAGE_DRIFT_REASON;
-  if (!drifted.every(imageDrift)) return undefined;
-  const version = versionOf(nodeClass?.status?.images?.[0]?.id);
-  if (!version) return undefined;
-  const old = new Set(drifted.map((c) => versionOf(c.status?.imageID)));
-  return old.has(version) ? undefined : { imageVersion: version };
-}
-
-/** NodeClaims of the pool whose image is `imageVersion`. */
-export function nodeClaimsRunning(nodeClaims: readonly NodeClaim[], imageVersion: string): number {
-  return nodeClaims.filter((c) => versionOf(c.status?.imageID) === imageVersion).length;
 }
 
 /**

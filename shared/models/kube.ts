@@ -69,6 +69,8 @@ export interface Node {
     capacity?: ResourceList;
     allocatable?: ResourceList;
     conditions?: NodeCondition[];
+    /** What the kubelet reports of itself; the provider's Kubernetes version drift reads its version. */
+    nodeInfo?: { kubeletVersion?: string };
   };
 }
 

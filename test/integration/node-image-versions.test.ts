@@ -9,12 +9,18 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { AKS_COMMUNITY_GALLERIES } from '../../shared/cloudprovider/azure/decisions/node-image.js';
 import { imageVersionOf } from '../../shared/cloudprovider/azure/decisions/node-image-versions.js';
 import { findCondition } from '../../shared/decisions/conditions.js';
-import { evaluateDrift } from '../../shared/decisions/drift.js';
+import { evaluateDrift, type DriftResult } from '../../shared/decisions/drift.js';
+import { providerDrift } from '../../shared/cloudprovider/azure/decisions/provider-drift.js';
 import { reconcileNodeClassStatus } from '../../shared/lifecycle/status/nodeclass-status.js';
-import type { AKSNodeClass, NodeClaim } from '../../shared/models/index.js';
+import type { AKSNodeClass, NodeClaim, NodePool } from '../../shared/models/index.js';
 import { nodeClass, nodePool } from '../support/fixtures.js';
 import { launchNodeClaim } from '../support/launch-nodeclaim.js';
 import { eventually, startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
+
+/** Drift as the sweep judges it: core's checks, then the provider's answer (CloudProvider.isDrifted). */
+function drift(claim: NodeClaim, pool: NodePool, cls: AKSNodeClass): DriftResult {
+  return evaluateDrift(claim, pool, cls, providerDrift(claim, cls));
+}
 
 let stack: LaunchStack;
 const suffix = randomUUID().slice(0, 6);
@@ -124,13 +130,13 @@ describe('node image and Kubernetes version pinning', () => {
       return current?.status?.imageID ? current : undefined;
     }, 'imageID');
     expect(imageVersionOf(launched.status?.imageID ?? '')).toBe(older);
-    expect(evaluateDrift(launched, nodePool('p', className), moved)).toEqual({ drifted: false });
+    expect(drift(launched, nodePool('p', className), moved)).toEqual({ drifted: false });
 
     const onRejected: NodeClaim = {
       ...launched,
       status: { ...launched.status, imageID: launched.status?.imageID?.replace(older, newest) ?? '' },
     };
-    expect(evaluateDrift(onRejected, nodePool('p', className), moved)).toMatchObject({
+    expect(drift(onRejected, nodePool('p', className), moved)).toMatchObject({
       drifted: true,
       reason: 'ImageDrift',
       message: `node image ${newest} → ${older} (AKSNodeClass default)`,

@@ -83,6 +83,9 @@ export class FakeCloudProvider implements CloudProvider {
   });
   readonly nodeClassStatus = this.answers.nodeClassStatus;
   readonly nodeClassInvalidity = this.answers.nodeClassInvalidity;
+  readonly isDrifted = this.answers.isDrifted;
+  readonly rollbackOf = this.answers.rollbackOf;
+  readonly nodeClaimsOnImageVersion = this.answers.nodeClaimsOnImageVersion;
   readonly instanceNameFor = this.answers.instanceNameFor;
   readonly instanceNameOfProviderId = this.answers.instanceNameOfProviderId;
   readonly nodeClaimNameOfProviderId = this.answers.nodeClaimNameOfProviderId;

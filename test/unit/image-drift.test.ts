@@ -13,7 +13,11 @@ import {
   desiredNodeClassStatus,
   imageLookups,
 } from '../../shared/cloudprovider/azure/decisions/nodeclass-status.js';
-import { evaluateDrift, type NodeVersionInfo } from '../../shared/decisions/drift.js';
+import { evaluateDrift, type DriftResult } from '../../shared/decisions/drift.js';
+import {
+  providerDrift,
+  type NodeVersionInfo,
+} from '../../shared/cloudprovider/azure/decisions/provider-drift.js';
 import { hashAnnotations } from '../../shared/decisions/hash.js';
 import {
   WellKnown,
@@ -22,6 +26,16 @@ import {
   type NodeClaim,
   type NodePool,
 } from '../../shared/models/index.js';
+
+/** Drift as the sweep judges it: core's checks, then the provider's answer (CloudProvider.isDrifted). */
+function drift(
+  claim: NodeClaim,
+  pool: NodePool,
+  cls: AKSNodeClass | undefined,
+  node?: NodeVersionInfo,
+): DriftResult {
+  return evaluateDrift(claim, pool, cls, cls ? providerDrift(claim, cls, node) : undefined);
+}
 
 const now = new Date('2026-12-08T12:00:00Z');
 const PREV = '202611.20.0';
@@ -158,7 +172,7 @@ describe('ImageDrift', () => {
       imageID: image('2404gen2containerd', PREV),
     },
   ])('$name', ({ cls, imageID, reason, message }) => {
-    const result = evaluateDrift(claimOn(cls, imageID), nodePool(), cls);
+    const result = drift(claimOn(cls, imageID), nodePool(), cls);
     if (reason === undefined) expect(result).toEqual({ drifted: false });
     else expect(result).toEqual({ drifted: true, reason, message });
   });
@@ -167,13 +181,13 @@ describe('ImageDrift', () => {
     const cls = classAt(CUR);
     const claim = claimOn(nodeClass(cls.status, undefined), image('2404gen2containerd', PREV));
     const changed = { ...cls, spec: { ...cls.spec, osDiskSizeGB: 64 } };
-    expect(evaluateDrift(claim, nodePool(), changed)).toMatchObject({ reason: 'NodeClassDrifted' });
+    expect(drift(claim, nodePool(), changed)).toMatchObject({ reason: 'NodeClassDrifted' });
   });
 
   it('spec.versions is no part of the node class hash: pinning and unpinning drift only by image', () => {
     const pinned = classAt(CUR, { kubernetesVersion: '1.34.2', nodeImageVersion: CUR });
     const claim = claimOn(classAt(CUR), image('2404gen2containerd', CUR));
-    expect(evaluateDrift(claim, nodePool(), pinned)).toEqual({ drifted: false });
+    expect(drift(claim, nodePool(), pinned)).toEqual({ drifted: false });
   });
 });
 
@@ -202,10 +216,10 @@ describe('image drift over the status decision', () => {
     const claim = claimOn(pinned, image('2404gen2containerd', CUR));
     const released = afterStatus(pinned, [PREV, CUR, NEXT]);
     expect(released.status?.latestImageVersion).toBe(NEXT);
-    expect(evaluateDrift(claim, nodePool(), released)).toEqual({ drifted: false });
+    expect(drift(claim, nodePool(), released)).toEqual({ drifted: false });
 
     const unpinned = afterStatus({ ...released, spec: { imageFamily: 'Ubuntu' } }, [PREV, CUR, NEXT]);
-    expect(evaluateDrift(claim, nodePool(), unpinned)).toEqual({
+    expect(drift(claim, nodePool(), unpinned)).toEqual({
       drifted: true,
       reason: 'ImageDrift',
       message: `node image ${CUR} → ${NEXT} (AKSNodeClass default)`,
@@ -215,7 +229,7 @@ describe('image drift over the status decision', () => {
   it('a version a rollout rejected drifts the nodes on it back to the newest one not rejected', () => {
     const cls = afterStatus(classAt(PREV), [PREV, CUR]);
     const claim = claimOn(cls, image('2404gen2arm64containerd', CUR));
-    expect(evaluateDrift(claim, nodePool(), cls)).toEqual({ drifted: false });
+    expect(drift(claim, nodePool(), cls)).toEqual({ drifted: false });
     const rejected = afterStatus(
       {
         ...cls,
@@ -228,7 +242,7 @@ describe('image drift over the status decision', () => {
       },
       [PREV, CUR],
     );
-    expect(evaluateDrift(claim, nodePool(), rejected)).toEqual({
+    expect(drift(claim, nodePool(), rejected)).toEqual({
       drifted: true,
       reason: 'ImageDrift',
       message: `node image ${CUR} → ${PREV} (AKSNodeClass default)`,
@@ -272,7 +286,7 @@ describe('K8sVersionDrift', () => {
       cls,
       n && !reason ? image('2404gen2containerd', CUR) : image('2404gen2containerd', PREV),
     );
-    const result = evaluateDrift(claim, nodePool(), cls, n);
+    const result = drift(claim, nodePool(), cls, n);
     if (reason === undefined) expect(result).toEqual({ drifted: false });
     else expect(result).toMatchObject({ drifted: true, reason, ...(message && { message }) });
   });

@@ -8,8 +8,6 @@ import {
   beginRollout,
   canarySize,
   driftCountsOf,
-  imageRollbackOf,
-  nodeClaimsRunning,
   parseRolloutCount,
   pollRollout,
   rolloutInstanceId,
@@ -27,6 +25,10 @@ import {
   type RolloutState,
   type RolloutStepInput,
 } from '../../shared/decisions/rollout.js';
+import {
+  imageRollbackOf,
+  nodeClaimsRunning,
+} from '../../shared/cloudprovider/azure/decisions/image-rollback.js';
 import type { AKSNodeClass } from '../../shared/models/aks-node-class.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../shared/models/karpenter.js';
 import type { Node } from '../../shared/models/kube.js';

@@ -32,7 +32,11 @@ export const driftStep: SweepStep = {
       (w) => w.nodeClaim.metadata.name,
       async ({ nodeClaim, nodePool, nodeClass }) => {
         const { deps } = context;
-        const result = evaluateDrift(nodeClaim, nodePool, nodeClass);
+        // The provider is asked last, as core asks CloudProvider.IsDrifted: its image and Kubernetes
+        // version checks need the Node (its kubelet's version), which the view has.
+        const node = context.view.nodesFor(nodeClaim)[0];
+        const provider = nodeClass ? deps.cloud.isDrifted(nodeClaim, nodeClass, node) : undefined;
+        const result = evaluateDrift(nodeClaim, nodePool, nodeClass, provider);
         const conditionChanges =
           applyDriftCondition(nodeClaim.status?.conditions, result, deps.now()) !==
           nodeClaim.status?.conditions;

@@ -20,9 +20,7 @@ import {
 import {
   beginRollout,
   driftCountsOf,
-  imageRollbackOf,
   isRolloutPaused,
-  nodeClaimsRunning,
   pollRollout,
   rolloutPolicyOf,
   rolloutStateOf,
@@ -45,7 +43,7 @@ import type { RolloutInput, RolloutStepAnswer } from './rollout-workflow.js';
 
 type RolloutDependencies = Pick<
   LifecycleDependencies,
-  'objects' | 'nodes' | 'drainPods' | 'now' | 'settings' | 'events' | 'metrics' | 'log'
+  'objects' | 'nodes' | 'drainPods' | 'now' | 'settings' | 'events' | 'metrics' | 'log' | 'cloud'
 >;
 
 /** What one step reads fresh. */
@@ -154,9 +152,9 @@ export function pollNodePoolRollout(
     return pollRollout({
       ...base,
       gates,
-      imageRollback: gates.length > 0 ? imageRollbackOf(read.nodeClaims, read.nodeClass) : undefined,
+      imageRollback: gates.length > 0 ? deps.cloud.rollbackOf(read.nodeClaims, read.nodeClass) : undefined,
       runningRejected: state?.rejectedImageVersion
-        ? nodeClaimsRunning(read.nodeClaims, state.rejectedImageVersion)
+        ? deps.cloud.nodeClaimsOnImageVersion(read.nodeClaims, state.rejectedImageVersion)
         : 0,
       soakSeconds: deps.settings.rollout.soakSeconds,
     });
