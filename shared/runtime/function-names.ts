@@ -68,8 +68,14 @@ export const DisruptionNames = {
   abandon: 'abandonDisruptionCommand',
 } as const;
 
+/**
+ * The provisioning batcher. `orchestration` is the first version, kept registered until no batcher runs
+ * it (signal.ts hands the singleton over to `orchestrationV2`, which keeps one idle timer per window and
+ * calls the same solve).
+ */
 export const ProvisioningNames = {
   orchestration: 'provisioningBatcher',
+  orchestrationV2: 'provisioningBatcherV2',
   activity: 'provisionPendingPods',
   /** The singleton's instance ID. */
   instanceId: 'provisioning-batcher',
