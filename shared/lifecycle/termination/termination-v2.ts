@@ -1,13 +1,14 @@
 // Termination, second version: the same steps as termination.ts (drain, stop the launch monitor, delete
 // the VM and wait until ARM no longer has it, delete the Node, remove the finalizer) for a fraction of the
-// Durable actions. The first version calls one activity per drain pass, per VM-deletion check (each after
-// a durable timer) and for the finish; here one activity (advanceNodeClaimTermination) goes as far as it
-// can: a drain pass, and once the Node is drained the VM's deletion, a wait for it to go of up to
-// ACTIVITY_WAIT_WINDOW_SECONDS, and the finish in the call that sees it gone. A NodeClaim with nothing to
-// evict whose VM goes within the window costs its termination a start and one activity. A drain that
-// waits (a PodDisruptionBudget, pods still terminating) still waits between passes on a durable timer,
-// since it can last hours and an activity must not hold a slot that long; a VM still deleting when the
-// window ends is checked again by the next call at once, its wait already spent inside the activity.
+// Durable actions. The first version calls one activity per drain pass and per VM-deletion check, each
+// after a durable timer, and one for the finish; here one activity (advanceNodeClaimTermination) goes as
+// far as it can within ACTIVITY_WAIT_WINDOW_SECONDS: drain passes at the drain's pace until the Node is
+// drained, then the VM's deletion, a wait for it to go, and the finish in the call that sees it gone. A
+// NodeClaim whose pods leave and whose VM goes within the window costs its termination a start and one
+// activity. A drain still waiting when the window ends (a PodDisruptionBudget, pods still terminating)
+// is called again after one drain interval on a durable timer, so a drain held up for hours is about
+// three actions a window and leaves the activity slot free between windows; a VM still deleting is
+// checked again by the next call at once, its wait already spent inside the activity.
 //
 // It is a new orchestration beside the first, which stays registered, unchanged, for the terminations
 // started before the upgrade (docs/design.md, "Names are history"); the instance ID is the same
@@ -46,18 +47,21 @@ export interface AdvanceTerminationInput {
 }
 
 export type AdvanceTerminationResult =
-  /** A drain pass that left pods to wait for: called again after the drain's poll interval. */
-  | { phase: 'Draining'; drain: DrainProgress }
+  /** Drain passes that still left pods to wait for when the window ended: called again after a drain interval. */
+  | { phase: 'Draining'; drain: DrainProgress; passes?: number }
   /** Drained (by this call, with its answer, or before), the VM still deleting when the window ended. */
-  | { phase: 'DeletingVm'; drain?: DrainProgress }
+  | { phase: 'DeletingVm'; drain?: DrainProgress; passes?: number }
   /** The VM gone, the Node deleted and the finalizer removed. */
-  | { phase: 'Terminated'; drain?: DrainProgress };
+  | { phase: 'Terminated'; drain?: DrainProgress; passes?: number };
 
 export const TerminationV2Activities = {
   advance: durableActivity<AdvanceTerminationInput, AdvanceTerminationResult>(TerminationNames.advance),
 };
 
-/** One call: a drain pass if the Node is still draining, then the VM's deletion, its wait and the finish. */
+/**
+ * One call: drain passes while the Node is draining, then the VM's deletion, its wait and the finish, as
+ * far as the window allows. `passes` counts the drain passes and VM checks this call made.
+ */
 export async function advanceNodeClaimTermination(
   deps: LifecycleDependencies,
   input: AdvanceTerminationInput,
@@ -65,20 +69,30 @@ export async function advanceNodeClaimTermination(
   timer: ActivityTimer = realActivityTimer(),
 ): Promise<AdvanceTerminationResult> {
   const { termination } = input;
+  const windowMs = input.windowSeconds * 1000;
+  let passes = 0;
   let drained: { drain?: DrainProgress } = {};
   if (input.phase === 'Draining') {
-    const drain = await drainNodeClaim(deps, { nodeClaim: termination.nodeClaim });
-    if (drain.status !== 'Drained') return { phase: 'Draining', drain };
-    drained = { drain };
+    const drainWaitMs = (termination.drainPollSeconds ?? 5) * 1000;
+    for (;;) {
+      const drain = await drainNodeClaim(deps, { nodeClaim: termination.nodeClaim });
+      passes += 1;
+      if (drain.status === 'Drained') {
+        drained = { drain };
+        break;
+      }
+      if (timer.elapsedMs() + drainWaitMs > windowMs) return { phase: 'Draining', drain, passes };
+      await timer.sleep(drainWaitMs);
+    }
   }
-  const windowMs = input.windowSeconds * 1000;
   const waitMs = termination.pollIntervalSeconds * 1000;
   for (;;) {
+    passes += 1;
     if ((await deleteNodeClaimVm(deps, termination, context)) === 'Gone') {
       await finishNodeClaimTermination(deps, termination);
-      return { phase: 'Terminated', ...drained };
+      return { phase: 'Terminated', ...drained, passes };
     }
-    if (timer.elapsedMs() + waitMs > windowMs) return { phase: 'DeletingVm', ...drained };
+    if (timer.elapsedMs() + waitMs > windowMs) return { phase: 'DeletingVm', ...drained, passes };
     await timer.sleep(waitMs);
   }
 }
@@ -104,7 +118,7 @@ export function* terminationV2Orchestrator(
         windowSeconds: ACTIVITY_WAIT_WINDOW_SECONDS,
       }),
     );
-    progress.passes += 1;
+    progress.passes += answer.passes ?? 1;
     if (answer.drain) progress.lastDrain = answer.drain;
     if (answer.phase === 'Terminated') {
       progress.phase = 'DeletingVm';

@@ -306,7 +306,12 @@ describe(covers(TerminationNames.advance), () => {
       if (timer.slept.length === 2) fake.cloud.instances.clear();
     };
 
-    expect(await advance('Draining', timer)).toEqual({ phase: 'Terminated', drain: { status: 'Drained' } });
+    // One drain pass, then three looks at the VM.
+    expect(await advance('Draining', timer)).toEqual({
+      phase: 'Terminated',
+      drain: { status: 'Drained' },
+      passes: 4,
+    });
     expect(fake.cloud.deleted).toEqual([VM]);
     expect(app.orchestrations.terminated).toEqual([launchMonitorInstanceId(UID)]);
     expect(timer.slept).toEqual([10_000, 10_000]);
@@ -314,15 +319,44 @@ describe(covers(TerminationNames.advance), () => {
     expect(fake.nodeClaims.peek('default-abcde')).toBeUndefined();
   });
 
-  test('a drain that leaves pods answers Draining at once, and nothing is deleted', async () => {
+  test('a drain that leaves pods passes again at the drain’s pace until the window ends, deleting nothing', async () => {
     fake.nodeClaims.seed(deletedClaim());
     fake.nodes.seed(node({}));
     fake.pods.seed(webPod);
     fake.cloud.seedInstance('default-abcde');
+    const timer = countingTimer();
 
-    expect(await advance('Draining')).toMatchObject({ phase: 'Draining', drain: { status: 'Draining' } });
+    expect(await advance('Draining', timer)).toMatchObject({
+      phase: 'Draining',
+      drain: { status: 'Draining' },
+      passes: 10,
+    });
+    // 45 s of window at the 5 s drain interval: nine waits, ten passes; the pod evicted once.
+    expect(timer.slept).toEqual(Array.from({ length: 9 }, () => 5_000));
     expect(fake.pods.evicted.length).toBe(1);
     expect(fake.cloud.deleted).toEqual([]);
+  });
+
+  test('pods that leave during the window: the same call goes on to the VM', async () => {
+    fake.nodeClaims.seed(deletedClaim());
+    fake.nodes.seed(node({}));
+    fake.pods.seed(webPod);
+    fake.cloud.seedInstance('default-abcde');
+    const timer = countingTimer();
+    timer.sleep = async (ms) => {
+      timer.slept.push(ms);
+      // The kubelet finishes the evicted pod during the first wait; ARM forgets the VM during the third.
+      if (timer.slept.length === 1) fake.pods.remove({ namespace: 'apps', name: 'web' });
+      if (timer.slept.length === 3) fake.cloud.instances.clear();
+    };
+
+    expect(await advance('Draining', timer)).toEqual({
+      phase: 'Terminated',
+      drain: { status: 'Drained' },
+      passes: 5,
+    });
+    expect(timer.slept).toEqual([5_000, 10_000, 10_000]);
+    expect(fake.cloud.deleted).toEqual([VM]);
   });
 
   test('a VM still deleting when the window ends answers DeletingVm; drained before, the Node is not drained again', async () => {
@@ -332,7 +366,7 @@ describe(covers(TerminationNames.advance), () => {
     fake.cloud.seedInstance('default-abcde', { state: 'Deleting' });
     const timer = countingTimer();
 
-    expect(await advance('DeletingVm', timer)).toEqual({ phase: 'DeletingVm' });
+    expect(await advance('DeletingVm', timer)).toEqual({ phase: 'DeletingVm', passes: 5 });
     // 45 s of window at the 10 s poll: four waits, five checks.
     expect(timer.slept).toEqual([10_000, 10_000, 10_000, 10_000]);
     expect(fake.pods.evicted).toEqual([]);
