@@ -1,11 +1,18 @@
 // The launch workflow after the PUT: the monitor orchestration that polls one VM creation until ARM
-// reports its outcome, and the activities it calls.
+// reports its outcome, and the activities it calls. Both versions are registered: new monitors start as
+// the second, and the first stays for the monitors started before the upgrade (docs/design.md, "Names are
+// history").
 import type { DependencySource } from '../shared/lifecycle/dependencies.js';
 import {
   LaunchMonitorActivities,
   launchMonitorOrchestrator,
 } from '../shared/lifecycle/launch/launch-monitor.js';
 import {
+  LaunchMonitorV2Activities,
+  launchMonitorV2Orchestrator,
+} from '../shared/lifecycle/launch/launch-monitor-v2.js';
+import {
+  awaitVmCreation,
   pollVmCreation,
   recordLaunchSuccess,
   recordMonitorFailure,
@@ -29,6 +36,12 @@ export function launchFunctions(getDependencies: DependencySource): readonly Fun
     // for a transient failure within the retry bound, the VM deleted and the NodeClaim launched again.
     outageTolerantRegistration(LaunchMonitorActivities.recordLaunchFailure, (input, context) =>
       recordMonitorFailure(getDependencies(), input, context),
+    ),
+    orchestration(LaunchMonitorNames.orchestrationV2, launchMonitorV2Orchestrator),
+    // Polls the VM's creation at the monitor's pace for up to a bounded window, recording Launched=True
+    // within the poll that sees it.
+    outageTolerantRegistration(LaunchMonitorV2Activities.awaitVmCreation, (input) =>
+      awaitVmCreation(getDependencies(), input),
     ),
   ];
 }

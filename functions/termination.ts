@@ -1,5 +1,7 @@
 // The termination workflow of a deleted NodeClaim: drain its Node, delete its VM, then delete the Node
-// and release the NodeClaim's finalizer.
+// and release the NodeClaim's finalizer. Both versions are registered: new terminations start as the
+// second, and the first stays for the terminations started before the upgrade (docs/design.md, "Names
+// are history").
 import type { DependencySource } from '../shared/lifecycle/dependencies.js';
 import { drainNodeClaim } from '../shared/lifecycle/termination/drain.js';
 import {
@@ -8,6 +10,11 @@ import {
   TerminationActivities,
   terminationOrchestrator,
 } from '../shared/lifecycle/termination/termination.js';
+import {
+  advanceNodeClaimTermination,
+  TerminationV2Activities,
+  terminationV2Orchestrator,
+} from '../shared/lifecycle/termination/termination-v2.js';
 import { outageTolerantRegistration } from '../shared/lifecycle/durable/durable-activity.js';
 import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { TerminationNames } from '../shared/runtime/function-names.js';
@@ -26,6 +33,11 @@ export function terminationFunctions(getDependencies: DependencySource): readonl
     // Deletes the Node and removes the NodeClaim's termination finalizer.
     outageTolerantRegistration(TerminationActivities.finish, (input) =>
       finishNodeClaimTermination(getDependencies(), input),
+    ),
+    orchestration(TerminationNames.orchestrationV2, terminationV2Orchestrator),
+    // A drain pass, then (once drained) the VM's deletion, a bounded wait for it to go, and the finish.
+    outageTolerantRegistration(TerminationV2Activities.advance, (input, context) =>
+      advanceNodeClaimTermination(getDependencies(), input, context),
     ),
   ];
 }

@@ -9,6 +9,11 @@ import type {
   PollVmCreationInput,
   PollVmCreationResult,
 } from '../../shared/lifecycle/launch/launch-monitor.js';
+import type {
+  AwaitVmCreationInput,
+  AwaitVmCreationResult,
+} from '../../shared/lifecycle/launch/launch-monitor-v2.js';
+import { LaunchMonitorNames } from '../../shared/runtime/function-names.js';
 import { ConditionTypes, WellKnown, type NodeClaim } from '../../shared/models/index.js';
 import { activityAnswerOf } from '../../shared/lifecycle/durable/outage-retry.js';
 import type { FaultMatch, FaultRuleInput } from '../arm-emulator/index.js';
@@ -116,19 +121,24 @@ async function play(context: ScenarioContext): Promise<ScenarioOutcome> {
       failure.surfaces === 'lro'
         ? (recorder.history.vms.find((v) => v.vm.name === vmName && v.type === 'failed')?.at ?? Number.NaN)
         : Date.parse(controls.requests({ vmName, method: 'PUT' })[0]?.time ?? '');
+    // The monitor's polls: one call each of the first version's activity, or calls of the second's, each
+    // polling at the monitor's pace until it sees an outcome (so a call running when the VM failed reads
+    // the failure at its next poll).
     const polls = recorder.history.activities.filter(
       (call) =>
-        call.functionName === 'pollVmCreation' &&
-        (call.input as PollVmCreationInput).vmName === vmName &&
-        call.startedAt <= failed.at,
+        call.startedAt <= failed.at &&
+        ((call.functionName === LaunchMonitorNames.pollVmCreation &&
+          (call.input as PollVmCreationInput).vmName === vmName) ||
+          (call.functionName === LaunchMonitorNames.awaitVmCreation &&
+            (call.input as AwaitVmCreationInput).monitor.vmName === vmName)),
     );
     // A poll already in flight when the VM failed may be the one that reads the failure (then none has
     // to start after it); otherwise the first poll that starts after the failure must read it.
     const pollsAfterFailure = polls.filter((call) => call.startedAt >= failedAt).length;
     const reportedByPoll = polls.some(
       (call) =>
-        (activityAnswerOf(call.result) as PollVmCreationResult | undefined)?.status === 'Failed' &&
-        call.endedAt <= failed.at,
+        (activityAnswerOf(call.result) as PollVmCreationResult | AwaitVmCreationResult | undefined)
+          ?.status === 'Failed' && call.endedAt <= failed.at,
     );
 
     await waitFor(context, `${claimName} to be removed after its failure`, patience(stack), () =>

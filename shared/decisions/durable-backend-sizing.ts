@@ -35,21 +35,22 @@ const DURABLE_WORK_BENCH =
 
 /**
  * The bench's measurements. `fastCreation` (VM creation 30 s, a fast Azure creation) is the sizing's
- * default input; `slowCreation` (90 s) is the case of slow creation, where the launch monitor polls longer.
- * Rounded to the whole action: the bench printed 31.3 and 31.0 in two runs at 30 s, 61 at 90 s.
+ * default input; `slowCreation` (90 s) is the case of slow creation, where the launch monitor waits longer.
+ * Measured with the second versions of the launch monitor and termination, which wait inside bounded
+ * activities (the first versions measured 31.3 and 31.0 in two runs at 30 s, 60.6 and 61 at 90 s).
  */
 export const MEASURED_ACTIONS_PER_NODECLAIM = {
   fastCreation: {
-    value: 31,
+    value: 6,
     vmCreationSeconds: 30,
-    byOrchestration: { launchMonitor: 18, terminateNodeClaim: 13 },
+    byOrchestration: { launchMonitorV2: 3, terminateNodeClaimV2: 3 },
     source: DURABLE_WORK_BENCH,
     remeasure: 'npx tsx test/bench/durable-work-bench.ts',
   },
   slowCreation: {
-    value: 61,
+    value: 10,
     vmCreationSeconds: 90,
-    byOrchestration: { launchMonitor: 48, terminateNodeClaim: 13 },
+    byOrchestration: { launchMonitorV2: 7, terminateNodeClaimV2: 3 },
     source: DURABLE_WORK_BENCH,
     remeasure: 'DURABLE_BENCH_CREATE_SECONDS=90 npx tsx test/bench/durable-work-bench.ts',
   },

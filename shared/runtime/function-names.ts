@@ -10,18 +10,33 @@ export const TriggerNames = {
   collectOrphanVms: 'collectOrphanVms',
 } as const;
 
+/**
+ * The launch monitor. `orchestration` and the two activities only it calls (`pollVmCreation`,
+ * `recordLaunchSuccess`) are the first version, kept registered for the instances started before the
+ * upgrade (docs/design.md, "Names are history"); new monitors start as `orchestrationV2`, which waits for
+ * the creation inside `awaitVmCreation` and shares `recordLaunchFailure` with the first.
+ */
 export const LaunchMonitorNames = {
   orchestration: 'launchMonitor',
   pollVmCreation: 'pollVmCreation',
   recordLaunchSuccess: 'recordLaunchSuccess',
   recordLaunchFailure: 'recordLaunchFailure',
+  orchestrationV2: 'launchMonitorV2',
+  awaitVmCreation: 'awaitVmCreation',
 } as const;
 
+/**
+ * Termination. `orchestration` and its three activities are the first version, kept registered for the
+ * instances started before the upgrade; new terminations start as `orchestrationV2`, whose one activity
+ * `advance` drains, deletes the VM, waits for it to go and finishes, as far as it gets in one call.
+ */
 export const TerminationNames = {
   orchestration: 'terminateNodeClaim',
   drain: 'drainNodeClaim',
   deleteVm: 'deleteNodeClaimVm',
   finish: 'finishNodeClaimTermination',
+  orchestrationV2: 'terminateNodeClaimV2',
+  advance: 'advanceNodeClaimTermination',
 } as const;
 
 export const RepairNames = {
@@ -63,8 +78,14 @@ export const RolloutNames = {
   poll: 'pollNodePoolRollout',
 } as const;
 
+/**
+ * The provisioning batcher. `orchestration` is the first version, kept registered until no batcher runs
+ * it (signal.ts hands the singleton over to `orchestrationV2`, which keeps one idle timer per window and
+ * calls the same solve).
+ */
 export const ProvisioningNames = {
   orchestration: 'provisioningBatcher',
+  orchestrationV2: 'provisioningBatcherV2',
   activity: 'provisionPendingPods',
   /** The singleton's instance ID. */
   instanceId: 'provisioning-batcher',

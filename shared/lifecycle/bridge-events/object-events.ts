@@ -72,7 +72,11 @@ export async function handleObjectEvent(
     }
     case 'Pod': {
       // The bridge forwards only pods that became provisionable; the window re-reads every one of them.
-      const outcome = await signalProvisioning(context.orchestrations, deps.settings.provisioning);
+      const outcome = await signalProvisioning(
+        context.orchestrations,
+        deps.settings.provisioning,
+        deps.now(),
+      );
       log.info('provisioning signalled', { outcome });
       return;
     }

@@ -25,7 +25,9 @@ export async function startLaunchMonitor(
   const inFlightLaunches = await deps.cluster.launchesInFlight().catch(() => undefined);
   const paced = inFlightLaunches === undefined ? input : { ...input, inFlightLaunches };
   try {
-    await context.orchestrations.startNew(LaunchMonitorNames.orchestration, { instanceId, input: paced });
+    // New monitors run the second version; a first-version monitor still running under this ID counts
+    // as the monitor (the status check above reads the ID, whichever version holds it).
+    await context.orchestrations.startNew(LaunchMonitorNames.orchestrationV2, { instanceId, input: paced });
   } catch (error) {
     // Another delivery started it between our check and our start: that is the outcome we wanted.
     if (await context.orchestrations.getStatus(instanceId)) return;

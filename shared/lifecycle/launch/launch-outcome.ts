@@ -1,5 +1,6 @@
-// The activities behind the launch monitor: poll the VM's creation once, and record the outcome on the
-// NodeClaim. A failure is written as Launched=False with a stable reason and Azure's message *before* the
+// The activities behind the launch monitor: poll the VM's creation once (the first version) or for as long
+// as one activity may wait (the second, recording success within the poll that sees it), and record the
+// outcome on the NodeClaim. A failure is written as Launched=False with a stable reason and Azure's message *before* the
 // NodeClaim is deleted, so the reason is visible on the object, in its events, in logs and in metrics.
 import type { Offering } from '../../decisions/offerings.js';
 import { applyLifecycleConditions } from '../../decisions/lifecycle-conditions.js';
@@ -19,6 +20,9 @@ import type {
 } from './launch-monitor.js';
 import { nodeClaimAfter, nodeClaimTarget, writeNodeClaim } from '../nodeclaims/nodeclaim-writes.js';
 import { deleteNodeClaim } from '../termination/termination.js';
+import { nextPollPacing } from '../../decisions/launch-poll-pacing.js';
+import { realActivityTimer, type ActivityTimer } from '../durable/activity-wait.js';
+import { plannedWaitMs, type AwaitVmCreationInput, type AwaitVmCreationResult } from './launch-monitor-v2.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { ClusterReader } from '../../kube/cluster-reader.js';
 import {
@@ -39,6 +43,58 @@ export async function pollVmCreation(
   if (result.status !== 'InProgress') return result;
   const inFlightLaunches = await countLaunchesInFlight(deps);
   return inFlightLaunches === undefined ? result : { ...result, inFlightLaunches };
+}
+
+/**
+ * The second version's wait (launch-monitor-v2.ts): polls the creation at the monitor's pace until ARM
+ * reports an outcome, the deadline comes, or the next wait would leave the window. Success is recorded
+ * here, in the call that sees it; a failure is answered at once, classified, for the orchestration to
+ * record (and perhaps relaunch), as the first version does. A transient error of any request fails the
+ * call as one answer (outage-retry.ts), and the orchestration calls again after its wait, from the state
+ * it handed this call: every poll and the success's write are idempotent.
+ */
+export async function awaitVmCreation(
+  deps: LifecycleDependencies,
+  input: AwaitVmCreationInput,
+  timer: ActivityTimer = realActivityTimer(),
+): Promise<AwaitVmCreationResult> {
+  const { monitor } = input;
+  const limits = { minSeconds: monitor.pollIntervalSeconds, maxSeconds: monitor.maxPollIntervalSeconds };
+  const deadline = Date.parse(input.deadline);
+  const windowMs = input.windowSeconds * 1000;
+  let { pollerState, inFlightLaunches, polls } = input;
+  let waitMs = input.firstWaitMs;
+  for (;;) {
+    if (waitMs > 0) await timer.sleep(waitMs);
+    polls += 1;
+    const poll = await deps.cloud.pollLaunch(monitor.vmName, pollerState);
+    if (poll.status === 'Succeeded') {
+      await recordLaunchSuccess(deps, monitor);
+      return { status: 'Launched', polls };
+    }
+    if (poll.status === 'Failed') return { status: 'Failed', failure: poll.failure, polls };
+    pollerState = poll.pollerState ?? pollerState;
+    inFlightLaunches = (await countLaunchesInFlight(deps)) ?? inFlightLaunches;
+    const pacing = nextPollPacing(
+      {
+        inFlightLaunches,
+        ...(poll.retryAfterSeconds !== undefined ? { retryAfterSeconds: poll.retryAfterSeconds } : {}),
+        ...(poll.rateLimitRemaining !== undefined ? { rateLimitRemaining: poll.rateLimitRemaining } : {}),
+      },
+      limits,
+    );
+    const now = deps.now().getTime();
+    waitMs = Math.min(plannedWaitMs(pacing, input.spreadKey, polls + 1), deadline - now);
+    if (now >= deadline || timer.elapsedMs() + waitMs > windowMs) {
+      return {
+        status: 'InProgress',
+        polls,
+        ...(pollerState ? { pollerState } : {}),
+        inFlightLaunches,
+        pacing,
+      };
+    }
+  }
 }
 
 /** The pacing input; without it the monitor keeps its last count, so a failed count is only logged. */

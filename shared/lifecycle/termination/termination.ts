@@ -96,7 +96,9 @@ export async function reconcileTermination(
     drainPollSeconds: deps.settings.disruption.drainPollSeconds,
   };
   try {
-    await context.orchestrations.startNew(TerminationNames.orchestration, { instanceId, input });
+    // New terminations run the second version (termination-v2.ts); the status check above reads the
+    // instance ID, so a first-version termination still running counts as running.
+    await context.orchestrations.startNew(TerminationNames.orchestrationV2, { instanceId, input });
   } catch (error) {
     if (await context.orchestrations.getStatus(instanceId)) return 'running';
     throw error;

@@ -224,7 +224,7 @@ describe(covers(DisruptionNames.complete), () => {
       'DisruptionReplaced',
     ]);
     expect(app.orchestrations.started.map((s) => [s.name, s.instanceId])).toEqual([
-      [TerminationNames.orchestration, 'terminate-uid-general-a'],
+      [TerminationNames.orchestrationV2, 'terminate-uid-general-a'],
     ]);
   });
 

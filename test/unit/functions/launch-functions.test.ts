@@ -1,9 +1,15 @@
 // The launch workflow's functions as the app registers them (functions/launch.ts): each activity taken
-// from appDefinitions by its name and run on the in-memory fakes, and the launch monitor replayed
-// against histories this test writes, asserting what it schedules next and how it ends. The monitor's
+// from appDefinitions by its name and run on the in-memory fakes, and the launch monitor (both versions)
+// replayed against histories this test writes, asserting what it schedules next and how it ends. The monitor's
 // history bound over continue-as-new is launch-monitor-history.test.ts; the activities against the ARM
 // emulator are test/integration/launch*.test.ts.
 import { beforeEach, describe, expect, test } from 'vitest';
+import type { LaunchProgress } from '../../../shared/cloudprovider/types.js';
+import {
+  ACTIVITY_WAIT_WINDOW_SECONDS,
+  type ActivityTimer,
+} from '../../../shared/lifecycle/durable/activity-wait.js';
+import { awaitVmCreation } from '../../../shared/lifecycle/launch/launch-outcome.js';
 import type { Condition, NodeClaim } from '../../../shared/models/index.js';
 import { ConditionTypes, WellKnown } from '../../../shared/models/karpenter.js';
 import { LaunchMonitorNames, TerminationNames } from '../../../shared/runtime/function-names.js';
@@ -158,7 +164,7 @@ describe(covers(LaunchMonitorNames.recordLaunchFailure), () => {
     expect(fake.cloud.deleted).toEqual([VM]);
     // Deleted, held by its finalizer, and its termination started at once.
     expect(claim?.metadata.deletionTimestamp).toBeDefined();
-    expect(app.orchestrations.started.map((s) => s.name)).toEqual([TerminationNames.orchestration]);
+    expect(app.orchestrations.started.map((s) => s.name)).toEqual([TerminationNames.orchestrationV2]);
   });
 
   test('a transient LRO failure hands the NodeClaim to a relaunch instead, deleting the VM first', async () => {
@@ -304,5 +310,269 @@ describe(covers(LaunchMonitorNames.orchestration), () => {
     expect(failure?.name).toBe(LaunchMonitorNames.recordLaunchFailure);
     expect(failure?.at.getTime()).toBe(FAKE_NOW.getTime() + 60_000);
     expect(failure?.input).toMatchObject({ timedOut: true });
+  });
+});
+
+/** Sleeps nothing; counts the waits it was asked for as the time spent. */
+function countingTimer(): ActivityTimer & { slept: number[] } {
+  const slept: number[] = [];
+  return {
+    slept,
+    sleep: async (ms) => {
+      slept.push(ms);
+    },
+    elapsedMs: () => slept.reduce((sum, ms) => sum + ms, 0),
+  };
+}
+
+describe(covers(LaunchMonitorNames.awaitVmCreation), () => {
+  const deadline = new Date(FAKE_NOW.getTime() + 10 * 60_000).toISOString();
+  const waiting = {
+    monitor,
+    pollerState: 'poller-0',
+    firstWaitMs: 5_000,
+    inFlightLaunches: 1,
+    polls: 0,
+    spreadKey: 'launch-uid-general-a',
+    deadline,
+    windowSeconds: 45,
+  };
+  /** pollLaunch answers these in turn, recording the poller state each poll was given. */
+  function creationAnswers(...answers: LaunchProgress[]): (string | undefined)[] {
+    const given: (string | undefined)[] = [];
+    fake.cloud.pollLaunch = async (_vmName: string, pollerState?: string) => {
+      given.push(pollerState);
+      return answers.shift() ?? { status: 'InProgress' };
+    };
+    return given;
+  }
+
+  test('polls at the pace until Succeeded and records Launched=True within that call', async () => {
+    fake.nodeClaims.seed(launching());
+    fake.cloud.seedInstance('general-a', { imageID: 'gallery/ubuntu/1.2.3' });
+    const given = creationAnswers(
+      { status: 'InProgress', pollerState: 'poller-1' },
+      { status: 'InProgress', pollerState: 'poller-2', retryAfterSeconds: 10 },
+      { status: 'Succeeded' },
+    );
+    const timer = countingTimer();
+
+    expect(await awaitVmCreation(fake.deps, waiting, timer)).toEqual({ status: 'Launched', polls: 3 });
+    // The first wait as planned, then the minimum interval, then ARM's Retry-After.
+    expect(timer.slept).toEqual([5_000, 5_000, 10_000]);
+    expect(given).toEqual(['poller-0', 'poller-1', 'poller-2']);
+    expect(launchedOf(fake.nodeClaims.peek('general-a'))).toMatchObject({
+      status: 'True',
+      reason: 'Launched',
+    });
+  });
+
+  test('a failure is answered at the poll that sees it, classified, and nothing is recorded', async () => {
+    fake.nodeClaims.seed(launching());
+    const failure = {
+      reason: 'ZonalAllocationFailure',
+      message: 'no capacity in zone 1',
+      cloudCode: 'ZonalAllocationFailed',
+      retryable: false,
+    } as const;
+    creationAnswers({ status: 'InProgress' }, { status: 'Failed', failure });
+    const timer = countingTimer();
+
+    expect(await awaitVmCreation(fake.deps, { ...waiting, polls: 4 }, timer)).toEqual({
+      status: 'Failed',
+      failure,
+      polls: 6,
+    });
+    expect(timer.slept).toEqual([5_000, 5_000]);
+    expect(launchedOf(fake.nodeClaims.peek('general-a'))?.status).toBe('Unknown');
+  });
+
+  test('still running when the next wait would leave the window: answers where it stands', async () => {
+    fake.launchesInFlight = async () => 3;
+    creationAnswers({ status: 'InProgress', pollerState: 'poller-9' });
+    const timer = countingTimer();
+
+    expect(await awaitVmCreation(fake.deps, waiting, timer)).toEqual({
+      status: 'InProgress',
+      polls: 9,
+      pollerState: 'poller-9',
+      inFlightLaunches: 3,
+      pacing: { seconds: 5, spread: false },
+    });
+    // 45 s of window: the first wait and eight more of 5 s, nine polls.
+    expect(timer.slept).toHaveLength(9);
+    expect(timer.elapsedMs()).toBe(45_000);
+  });
+
+  test('no wait goes past the deadline, and a poll at or after it is the call’s last', async () => {
+    creationAnswers();
+    const soon = new Date(FAKE_NOW.getTime() + 3_000).toISOString();
+    const timer = countingTimer();
+
+    await awaitVmCreation(fake.deps, { ...waiting, firstWaitMs: 0, deadline: soon }, timer);
+    expect(timer.slept[0]).toBe(3_000);
+
+    const passed = countingTimer();
+    expect(
+      await awaitVmCreation(
+        fake.deps,
+        { ...waiting, firstWaitMs: 0, deadline: FAKE_NOW.toISOString() },
+        passed,
+      ),
+    ).toMatchObject({ status: 'InProgress', polls: 1 });
+    expect(passed.slept).toEqual([]);
+  });
+
+  test('registered: ARM answering 503 is a transient answer the monitor waits out', async () => {
+    fake.nodeClaims.seed(launching());
+    fake.cloud.pollLaunch = () => Promise.reject(new FakeApiError(503, 'service unavailable'));
+
+    expect(await app.call(LaunchMonitorNames.awaitVmCreation, { ...waiting, firstWaitMs: 0 })).toEqual({
+      transient: 'service unavailable',
+    });
+  });
+});
+
+describe(covers(LaunchMonitorNames.orchestrationV2), () => {
+  const replay = (respond: Parameters<typeof sequential>[0], overrides: object = {}) =>
+    replayOrchestration({
+      name: LaunchMonitorNames.orchestrationV2,
+      handler: app.orchestration(LaunchMonitorNames.orchestrationV2).handler,
+      instanceId: 'launch-uid-general-a',
+      input: { ...monitor, startedAt: FAKE_NOW.toISOString(), ...overrides },
+      start: FAKE_NOW,
+      respond: sequential(respond),
+    });
+  const inProgress = (polls: number, pollerState: string) => ({
+    status: 'InProgress',
+    polls,
+    pollerState,
+    inFlightLaunches: 1,
+    pacing: { seconds: 5, spread: false },
+  });
+
+  test('hands the waiting to the activity, calling it again where it stood until it answers Launched', async () => {
+    const run = await replay((name, _input, call) => {
+      if (name !== LaunchMonitorNames.awaitVmCreation) return undefined;
+      return { result: call === 1 ? inProgress(9, 'poller-9') : { status: 'Launched', polls: 12 } };
+    });
+
+    expect(run.result).toMatchObject({ status: 'completed', output: { outcome: 'Launched', polls: 12 } });
+    expect(run.answered.map((a) => a.name)).toEqual([
+      LaunchMonitorNames.awaitVmCreation,
+      LaunchMonitorNames.awaitVmCreation,
+    ]);
+    const deadline = new Date(FAKE_NOW.getTime() + 15 * 60_000).toISOString();
+    expect(run.answered.map((a) => a.input)).toEqual([
+      {
+        monitor: { ...monitor, startedAt: FAKE_NOW.toISOString() },
+        pollerState: 'poller-0',
+        firstWaitMs: 5_000,
+        inFlightLaunches: 1,
+        polls: 0,
+        spreadKey: 'launch-uid-general-a',
+        deadline,
+        windowSeconds: ACTIVITY_WAIT_WINDOW_SECONDS,
+      },
+      expect.objectContaining({ pollerState: 'poller-9', firstWaitMs: 5_000, polls: 9 }),
+    ]);
+  });
+
+  test('a failure is recorded by the failure activity and ends the monitor Failed with its code', async () => {
+    const failure = {
+      reason: 'SkuNotAvailable',
+      message: 'no',
+      cloudCode: 'SkuNotAvailable',
+      retryable: false,
+    };
+    const run = await replay((name) => {
+      if (name === LaunchMonitorNames.awaitVmCreation)
+        return { result: { status: 'Failed', failure, polls: 2 } };
+      if (name === LaunchMonitorNames.recordLaunchFailure) return { result: null };
+      return undefined;
+    });
+
+    expect(run.result).toMatchObject({
+      status: 'completed',
+      output: { outcome: 'Failed', polls: 2, code: 'SkuNotAvailable' },
+    });
+    const recorded = run.answered.find((a) => a.name === LaunchMonitorNames.recordLaunchFailure);
+    expect(recorded?.input).toMatchObject({ failure, timedOut: false, monitor: { vmName: VM } });
+  });
+
+  test('a relaunch whose VM is still deleting calls the failure activity again after the poll interval', async () => {
+    const failure = {
+      reason: 'LaunchFailed',
+      message: 'x',
+      cloudCode: 'InternalExecutionError',
+      retryable: true,
+    };
+    const run = await replay((name, _input, call) => {
+      if (name === LaunchMonitorNames.awaitVmCreation)
+        return { result: { status: 'Failed', failure, polls: 1 } };
+      if (name === LaunchMonitorNames.recordLaunchFailure)
+        return { result: { relaunch: call < 3 ? 'VmDeleting' : 'HandedOff' } };
+      return undefined;
+    });
+
+    expect(run.result).toMatchObject({
+      status: 'completed',
+      output: { outcome: 'Relaunching', polls: 1, code: 'InternalExecutionError' },
+    });
+    const failures = run.answered.filter((a) => a.name === LaunchMonitorNames.recordLaunchFailure);
+    expect(failures.map((f) => f.at.getTime() - FAKE_NOW.getTime())).toEqual([0, 5_000, 10_000]);
+  });
+
+  test('a wait longer than an activity may hold (ARM throttling) goes on a durable timer', async () => {
+    const run = await replay((name, _input, call) => {
+      if (name !== LaunchMonitorNames.awaitVmCreation) return undefined;
+      if (call === 1)
+        return { result: { ...inProgress(1, 'poller-1'), pacing: { seconds: 60, spread: false } } };
+      return { result: { status: 'Launched', polls: 2 } };
+    });
+
+    expect(run.result).toMatchObject({ status: 'completed', output: { outcome: 'Launched', polls: 2 } });
+    expect(run.answered.map((a) => [a.name, a.at.getTime() - FAKE_NOW.getTime()])).toEqual([
+      [LaunchMonitorNames.awaitVmCreation, 0],
+      ['timer', 60_000],
+      [LaunchMonitorNames.awaitVmCreation, 60_000],
+    ]);
+    expect(run.answered[2]?.input).toMatchObject({ firstWaitMs: 0, polls: 1 });
+  });
+
+  test('past the deadline the monitor records a timeout and ends TimedOut', async () => {
+    const run = await replay(
+      (name) => {
+        if (name === LaunchMonitorNames.awaitVmCreation) return { result: inProgress(12, 'poller-12') };
+        if (name === LaunchMonitorNames.recordLaunchFailure) return { result: null };
+        return undefined;
+      },
+      { startedAt: new Date(FAKE_NOW.getTime() - 20 * 60_000).toISOString() },
+    );
+
+    expect(run.result).toMatchObject({ status: 'completed', output: { outcome: 'TimedOut', polls: 12 } });
+    expect(run.answered[0]?.input).toMatchObject({ firstWaitMs: 0 });
+    expect(run.answered.at(-1)).toMatchObject({
+      name: LaunchMonitorNames.recordLaunchFailure,
+      input: { timedOut: true },
+    });
+  });
+
+  test('an activity call budget spent continues as new, carrying polls, poller state and pace', async () => {
+    const run = await replay((name, _input, call) =>
+      name === LaunchMonitorNames.awaitVmCreation
+        ? { result: inProgress(call * 9, `poller-${call}`) }
+        : undefined,
+    );
+
+    expect(run.result.status).toBe('continuedAsNew');
+    const next = run.result.status === 'continuedAsNew' ? JSON.parse(run.result.input ?? '{}') : {};
+    expect(next.continued).toEqual({
+      polls: 900,
+      pollerState: 'poller-100',
+      inFlightLaunches: 1,
+      pacing: { seconds: 5, spread: false },
+      continuations: 1,
+    });
   });
 });

@@ -221,3 +221,95 @@ describe(covers(ProvisioningNames.orchestration), () => {
     }
   });
 });
+
+describe(covers(ProvisioningNames.orchestrationV2), () => {
+  const at = (ms: number) => new Date(FAKE_NOW.getTime() + ms);
+  const report = { windowId: 'x', pods: 2, created: ['general-abc'], onExisting: 0 };
+
+  /** Signals raised at the given times (ms after start), the one idle timer fired when it comes first. */
+  function batcher(signalsAt: number[]): Responder {
+    const signals = [...signalsAt];
+    return (pending) => {
+      const event = pending.findLast((p) => p.action.kind === 'externalEvent');
+      const timer = pending.findLast(
+        (p): p is PendingAction & { action: { kind: 'timer'; fireAt: Date } } => p.action.kind === 'timer',
+      );
+      const solve = pending.find((p) => p.action.kind === 'activity');
+      if (solve) return { to: solve, answer: { result: report } };
+      const next = signals[0];
+      if (event && next !== undefined && (!timer || at(next) < timer.action.fireAt)) {
+        signals.shift();
+        return { to: event, answer: { raise: null, at: at(next) } };
+      }
+      return timer ? { to: timer, answer: { fire: true } } : undefined;
+    };
+  }
+  const replay = (input: { idleMs: number; maxMs: number }, respond: Responder) =>
+    replayOrchestration({
+      name: ProvisioningNames.orchestrationV2,
+      handler: app.orchestration(ProvisioningNames.orchestrationV2).handler,
+      instanceId: ProvisioningNames.instanceId,
+      input,
+      start: FAKE_NOW,
+      respond,
+    });
+  const timersOf = (run: Awaited<ReturnType<typeof replay>>) =>
+    run.scheduled.filter((a) => a.kind === 'timer').map((a) => a.kind === 'timer' && a.fireAt);
+
+  test('waits for a first signal before it opens a window', async () => {
+    const run = await replay({ idleMs: 5_000, maxMs: 20_000 }, batcher([]));
+
+    expect(run.result).toMatchObject({ status: 'running', customStatus: { state: 'waiting' } });
+  });
+
+  test('a burst of signals keeps one idle timer, set again for the window’s new end when it fires', async () => {
+    const signals = Array.from({ length: 10 }, (_, i) => i * 100);
+    const run = await replay({ idleMs: 1_000, maxMs: 10_000 }, batcher(signals));
+
+    // Ten signals, two timers: the first due 1 s after the window opened, the second 1 s after the last.
+    expect(timersOf(run)).toEqual([at(1_000), at(1_900)]);
+    expect(run.answered.find((a) => a.name === ProvisioningNames.activity)).toMatchObject({
+      at: at(1_900),
+      input: { windowId: `w${at(0).getTime().toString(36)}`, signals: 10 },
+    });
+    expect(run.result.status === 'continuedAsNew' && JSON.parse(run.result.input ?? '{}')).toEqual({
+      idleMs: 1_000,
+      maxMs: 10_000,
+      lastWindow: report,
+    });
+  });
+
+  test('closes idle after the last signal, as the first version does', async () => {
+    const run = await replay({ idleMs: 5_000, maxMs: 20_000 }, batcher([1_000, 3_000, 6_000]));
+
+    expect(timersOf(run)).toEqual([at(6_000), at(8_000), at(11_000)]);
+    expect(run.answered.find((a) => a.name === ProvisioningNames.activity)).toMatchObject({
+      at: at(11_000),
+      input: { signals: 3 },
+    });
+  });
+
+  test('signals that keep coming cannot hold a window open past its maximum', async () => {
+    const run = await replay({ idleMs: 5_000, maxMs: 8_000 }, batcher([0, 3_000, 6_000, 7_500, 9_000]));
+
+    expect(timersOf(run)).toEqual([at(5_000), at(8_000)]);
+    expect(run.answered.find((a) => a.name === ProvisioningNames.activity)).toMatchObject({
+      at: at(8_000),
+      input: { signals: 4 },
+    });
+  });
+
+  test('a collecting window shows when it last heard a signal, for the signallers', async () => {
+    const run = await replay({ idleMs: 5_000, maxMs: 20_000 }, (pending) => {
+      const event = pending.findLast((p) => p.action.kind === 'externalEvent');
+      return event && pending.length === 1
+        ? { to: event, answer: { raise: null, at: at(2_000) } }
+        : undefined;
+    });
+
+    expect(run.result).toMatchObject({
+      status: 'running',
+      customStatus: { state: 'collecting', signals: 1, lastSignalAt: at(2_000).toISOString() },
+    });
+  });
+});

@@ -323,7 +323,7 @@ describe(covers(RepairNames.replace), () => {
     expect(fake.nodeClaims.peek(NAME)?.metadata.deletionTimestamp).toBeDefined();
     const replacing = fake.events.find((e) => e.reason === 'NodeRepairReplacing');
     expect(replacing?.message).toContain(`replacement ${replacement.name} is Initialized`);
-    expect(app.orchestrations.started.map((s) => s.name)).toEqual([TerminationNames.orchestration]);
+    expect(app.orchestrations.started.map((s) => s.name)).toEqual([TerminationNames.orchestrationV2]);
   });
 
   test('a NodeClaim already being deleted is not deleted again', async () => {

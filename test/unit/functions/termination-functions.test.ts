@@ -1,11 +1,13 @@
 // The termination workflow's functions as the app registers them (functions/termination.ts): each
 // activity taken from appDefinitions by its name and run on the in-memory fakes, and the termination
-// orchestrator replayed against histories this test writes: the drain loop, the VM wait, the finish,
-// and the continuation once an execution has used its task budget. Six hours of a blocked drain on the
+// orchestrators (both versions) replayed against histories this test writes: the drain loop, the VM
+// wait, the finish, and the continuation once an execution has used its task budget. Six hours of a blocked drain on the
 // durable engine are termination-history.test.ts.
 import type { V1Pod } from '@kubernetes/client-node';
 import { beforeEach, describe, expect, test } from 'vitest';
+import type { ActivityTimer } from '../../../shared/lifecycle/durable/activity-wait.js';
 import { launchMonitorInstanceId } from '../../../shared/lifecycle/launch/launch-monitor.js';
+import { advanceNodeClaimTermination } from '../../../shared/lifecycle/termination/termination-v2.js';
 import { WellKnown } from '../../../shared/models/karpenter.js';
 import { LaunchMonitorNames, TerminationNames } from '../../../shared/runtime/function-names.js';
 import { appFunctions, type AppFunctions } from '../../support/app-functions.js';
@@ -267,5 +269,215 @@ describe(covers(TerminationNames.orchestration), () => {
 
     expect(run.result.status).toBe('failed');
     expect(run.result.status === 'failed' ? run.result.message : '').toContain('cannot read properties');
+  });
+});
+
+/** Sleeps nothing; counts the waits it was asked for as the time spent. */
+function countingTimer(): ActivityTimer & { slept: number[] } {
+  const slept: number[] = [];
+  return {
+    slept,
+    sleep: async (ms) => {
+      slept.push(ms);
+    },
+    elapsedMs: () => slept.reduce((sum, ms) => sum + ms, 0),
+  };
+}
+
+describe(covers(TerminationNames.advance), () => {
+  const advance = (phase: 'Draining' | 'DeletingVm', timer = countingTimer()) =>
+    advanceNodeClaimTermination(
+      fake.deps,
+      { termination: input, phase, windowSeconds: 45 },
+      { orchestrations: app.orchestrations },
+      timer,
+    );
+
+  test('a Node with nothing to evict: drains, deletes the VM and finishes in one call once it is gone', async () => {
+    fake.nodeClaims.seed(deletedClaim());
+    fake.nodes.seed(node({ finalizers: [WellKnown.terminationFinalizer] }));
+    fake.cloud.seedInstance('default-abcde');
+    app.orchestrations.seed(launchMonitorInstanceId(UID), LaunchMonitorNames.orchestrationV2, 'Running');
+    const timer = countingTimer();
+    // ARM forgets the VM during the second wait.
+    const sleep = timer.sleep;
+    timer.sleep = async (ms) => {
+      await sleep(ms);
+      if (timer.slept.length === 2) fake.cloud.instances.clear();
+    };
+
+    // One drain pass, then three looks at the VM.
+    expect(await advance('Draining', timer)).toEqual({
+      phase: 'Terminated',
+      drain: { status: 'Drained' },
+      passes: 4,
+    });
+    expect(fake.cloud.deleted).toEqual([VM]);
+    expect(app.orchestrations.terminated).toEqual([launchMonitorInstanceId(UID)]);
+    expect(timer.slept).toEqual([10_000, 10_000]);
+    expect(fake.nodes.peek(VM)).toBeUndefined();
+    expect(fake.nodeClaims.peek('default-abcde')).toBeUndefined();
+  });
+
+  test('a drain that leaves pods passes again at the drain’s pace until the window ends, deleting nothing', async () => {
+    fake.nodeClaims.seed(deletedClaim());
+    fake.nodes.seed(node({}));
+    fake.pods.seed(webPod);
+    fake.cloud.seedInstance('default-abcde');
+    const timer = countingTimer();
+
+    expect(await advance('Draining', timer)).toMatchObject({
+      phase: 'Draining',
+      drain: { status: 'Draining' },
+      passes: 10,
+    });
+    // 45 s of window at the 5 s drain interval: nine waits, ten passes; the pod evicted once.
+    expect(timer.slept).toEqual(Array.from({ length: 9 }, () => 5_000));
+    expect(fake.pods.evicted.length).toBe(1);
+    expect(fake.cloud.deleted).toEqual([]);
+  });
+
+  test('pods that leave during the window: the same call goes on to the VM', async () => {
+    fake.nodeClaims.seed(deletedClaim());
+    fake.nodes.seed(node({}));
+    fake.pods.seed(webPod);
+    fake.cloud.seedInstance('default-abcde');
+    const timer = countingTimer();
+    timer.sleep = async (ms) => {
+      timer.slept.push(ms);
+      // The kubelet finishes the evicted pod during the first wait; ARM forgets the VM during the third.
+      if (timer.slept.length === 1) fake.pods.remove({ namespace: 'apps', name: 'web' });
+      if (timer.slept.length === 3) fake.cloud.instances.clear();
+    };
+
+    expect(await advance('Draining', timer)).toEqual({
+      phase: 'Terminated',
+      drain: { status: 'Drained' },
+      passes: 5,
+    });
+    expect(timer.slept).toEqual([5_000, 10_000, 10_000]);
+    expect(fake.cloud.deleted).toEqual([VM]);
+  });
+
+  test('a VM still deleting when the window ends answers DeletingVm; drained before, the Node is not drained again', async () => {
+    fake.nodeClaims.seed(deletedClaim());
+    fake.nodes.seed(node({}));
+    fake.pods.seed(webPod);
+    fake.cloud.seedInstance('default-abcde', { state: 'Deleting' });
+    const timer = countingTimer();
+
+    expect(await advance('DeletingVm', timer)).toEqual({ phase: 'DeletingVm', passes: 5 });
+    // 45 s of window at the 10 s poll: four waits, five checks.
+    expect(timer.slept).toEqual([10_000, 10_000, 10_000, 10_000]);
+    expect(fake.pods.evicted).toEqual([]);
+    expect(fake.nodeClaims.peek('default-abcde')).toBeDefined();
+  });
+
+  test('registered: ARM throttling the delete is a transient answer the workflow waits out', async () => {
+    fake.nodeClaims.seed(deletedClaim());
+    fake.cloud.seedInstance('default-abcde');
+    fake.cloud.failNext('delete', new FakeApiError(429, 'too many requests'));
+
+    expect(
+      await app.call(TerminationNames.advance, {
+        termination: input,
+        phase: 'DeletingVm',
+        windowSeconds: 45,
+      }),
+    ).toEqual({ transient: 'too many requests' });
+    expect(fake.cloud.deleted).toEqual([]);
+  });
+});
+
+describe(covers(TerminationNames.orchestrationV2), () => {
+  const replay = (respond: Parameters<typeof sequential>[0], continued?: object) =>
+    replayOrchestration({
+      name: TerminationNames.orchestrationV2,
+      handler: app.orchestration(TerminationNames.orchestrationV2).handler,
+      instanceId: `terminate-${UID}`,
+      input: continued ? { ...input, continued } : input,
+      start: FAKE_NOW,
+      respond: sequential(respond),
+    });
+  const draining = { status: 'Draining', waiting: 1, blockedByPdb: 0, deleted: 0 };
+
+  test('one call that drains, deletes and finishes is the whole termination', async () => {
+    const run = await replay((name) =>
+      name === TerminationNames.advance
+        ? { result: { phase: 'Terminated', drain: { status: 'Drained' } } }
+        : undefined,
+    );
+
+    expect(run.result).toMatchObject({
+      status: 'completed',
+      output: 'Terminated',
+      customStatus: { phase: 'DeletingVm', passes: 1, lastDrain: { status: 'Drained' } },
+    });
+    expect(run.answered.map((a) => [a.name, a.input])).toEqual([
+      [TerminationNames.advance, { termination: input, phase: 'Draining', windowSeconds: 45 }],
+    ]);
+  });
+
+  test('a waiting drain is passed again after the drain interval; a deleting VM is called again at once', async () => {
+    const run = await replay((name, _input, call) => {
+      if (name !== TerminationNames.advance) return undefined;
+      if (call < 3) return { result: { phase: 'Draining', drain: draining } };
+      if (call === 3) return { result: { phase: 'DeletingVm', drain: { status: 'Drained' } } };
+      return { result: { phase: 'Terminated' } };
+    });
+
+    expect(run.result).toMatchObject({ status: 'completed', output: 'Terminated' });
+    expect(
+      run.answered.map((a) => [
+        a.name,
+        (a.at.getTime() - FAKE_NOW.getTime()) / 1000,
+        (a.input as { phase?: string } | undefined)?.phase,
+      ]),
+    ).toEqual([
+      [TerminationNames.advance, 0, 'Draining'],
+      ['timer', 5, undefined],
+      [TerminationNames.advance, 5, 'Draining'],
+      ['timer', 10, undefined],
+      [TerminationNames.advance, 10, 'Draining'],
+      [TerminationNames.advance, 10, 'DeletingVm'],
+    ]);
+  });
+
+  test('a drain that never finishes continues as new after its task budget, carrying its progress', async () => {
+    const run = await replay((name) =>
+      name === TerminationNames.advance ? { result: { phase: 'Draining', drain: draining } } : undefined,
+    );
+
+    expect(run.result.status).toBe('continuedAsNew');
+    const next = run.result.status === 'continuedAsNew' ? JSON.parse(run.result.input ?? '{}') : {};
+    expect(next).toEqual({
+      ...input,
+      continued: {
+        phase: 'Draining',
+        passes: 50,
+        continuations: 1,
+        startedAt: FAKE_NOW.toISOString(),
+        lastDrain: draining,
+      },
+    });
+  });
+
+  test('a continued execution picks the phase up where it was', async () => {
+    const continued = {
+      phase: 'DeletingVm',
+      passes: 50,
+      continuations: 1,
+      startedAt: '2026-11-30T11:00:00.000Z',
+    };
+    const run = await replay(
+      (name) => (name === TerminationNames.advance ? { result: { phase: 'Terminated' } } : undefined),
+      continued,
+    );
+
+    expect(run.result).toMatchObject({
+      status: 'completed',
+      customStatus: { passes: 51, continuations: 1, startedAt: '2026-11-30T11:00:00.000Z' },
+    });
+    expect(run.answered[0]?.input).toMatchObject({ phase: 'DeletingVm' });
   });
 });

@@ -71,7 +71,7 @@ describe('startLaunchMonitor', () => {
     await startLaunchMonitor(fake.deps, launching(), { orchestrations }, input);
 
     expect(orchestrations.started).toEqual([
-      { name: LaunchMonitorNames.orchestration, instanceId, input: { ...input, inFlightLaunches: 250 } },
+      { name: LaunchMonitorNames.orchestrationV2, instanceId, input: { ...input, inFlightLaunches: 250 } },
     ]);
     // The second call saw the instance and did not try to start another.
     expect(orchestrations.startCalls).toBe(1);

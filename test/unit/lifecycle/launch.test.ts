@@ -81,7 +81,7 @@ describe('reconcileLaunch', () => {
     expect(launchedCondition(nodeClaim)).toMatchObject({ status: 'Unknown', reason: 'VMProvisioning' });
     expect(orchestrations.started).toEqual([
       expect.objectContaining({
-        name: LaunchMonitorNames.orchestration,
+        name: LaunchMonitorNames.orchestrationV2,
         instanceId: launchMonitorInstanceId('uid-general-a'),
         input: expect.objectContaining({ pollerState: `poller-${vmNameFor('general-a')}` }),
       }),
@@ -231,7 +231,7 @@ describe('reconcileLaunch', () => {
     const nodeClaim = fake.nodeClaims.peek('general-a');
     expect(launchedCondition(nodeClaim)).toMatchObject({ status: 'False', reason: 'LaunchFailed' });
     expect(nodeClaim?.metadata.deletionTimestamp).toBeDefined();
-    expect(orchestrations.started.map((s) => s.name)).toEqual([TerminationNames.orchestration]);
+    expect(orchestrations.started.map((s) => s.name)).toEqual([TerminationNames.orchestrationV2]);
     // A refused PUT is a failed attempt, for the first-attempt success rate.
     expect(fake.deps.metrics.total('karpenter_nodeclaims_launch_attempts_total', { outcome: 'failed' })).toBe(
       1,

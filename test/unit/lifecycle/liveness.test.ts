@@ -91,7 +91,7 @@ describe('reconcileLiveness', () => {
     ]);
     expect(orchestrations.started).toEqual([
       expect.objectContaining({
-        name: TerminationNames.orchestration,
+        name: TerminationNames.orchestrationV2,
         instanceId: terminationInstanceId('uid-nodeclaim-1'),
       }),
     ]);

@@ -16,7 +16,12 @@ import {
 import { signalProvisioning } from '../../../shared/lifecycle/provisioning/signal.js';
 import { ProvisioningNames } from '../../../shared/runtime/function-names.js';
 import { WellKnown, type NodePool } from '../../../shared/models/karpenter.js';
-import { fakeLifecycle, FakeOrchestrations, type FakeLifecycle } from '../../support/fake-lifecycle.js';
+import {
+  FAKE_NOW,
+  fakeLifecycle,
+  FakeOrchestrations,
+  type FakeLifecycle,
+} from '../../support/fake-lifecycle.js';
 import { nodeClass, nodeClassRef } from '../../support/fixtures.js';
 
 const WINDOW = 'window-1';
@@ -186,7 +191,7 @@ describe('signalProvisioning', () => {
 
     expect(orchestrations.started).toEqual([
       {
-        name: ProvisioningNames.orchestration,
+        name: ProvisioningNames.orchestrationV2,
         instanceId: ProvisioningNames.instanceId,
         input: { idleMs: settings.batchIdleMs, maxMs: settings.batchMaxMs },
       },
@@ -204,10 +209,62 @@ describe('signalProvisioning', () => {
 
   test('a batcher another handler started meanwhile is signalled, not started twice', async () => {
     orchestrations.beforeStart = (instanceId) =>
-      orchestrations.seed(instanceId, ProvisioningNames.orchestration, 'Running');
+      orchestrations.seed(instanceId, ProvisioningNames.orchestrationV2, 'Running');
 
     expect(await signalProvisioning(orchestrations, settings)).toBe('started');
     expect(orchestrations.started).toEqual([]);
+    expect(orchestrations.raised).toEqual([signal]);
+  });
+
+  /** A second-version batcher whose window is open and last heard a signal at `lastSignalAt`. */
+  function collecting(lastSignalAt: Date): void {
+    orchestrations.instances.set(ProvisioningNames.instanceId, {
+      instanceId: ProvisioningNames.instanceId,
+      name: ProvisioningNames.orchestrationV2,
+      runtimeStatus: 'Running',
+      customStatus: { state: 'collecting', signals: 3, lastSignalAt: lastSignalAt.toISOString() },
+    });
+  }
+
+  test('an open window that heard a signal within half its idle time gets none: it will list the pod', async () => {
+    collecting(new Date(FAKE_NOW.getTime() - settings.batchIdleMs / 4));
+
+    expect(await signalProvisioning(orchestrations, settings, FAKE_NOW)).toBe('batched');
+    expect(orchestrations.raised).toEqual([]);
+  });
+
+  test('an open window quiet for half its idle time or more is signalled, so it stays open', async () => {
+    collecting(new Date(FAKE_NOW.getTime() - settings.batchIdleMs / 2));
+
+    expect(await signalProvisioning(orchestrations, settings, FAKE_NOW)).toBe('signalled');
+    expect(orchestrations.raised).toEqual([signal]);
+  });
+
+  test('a first-version batcher between windows is terminated, and the next signal starts the second', async () => {
+    orchestrations.instances.set(ProvisioningNames.instanceId, {
+      instanceId: ProvisioningNames.instanceId,
+      name: ProvisioningNames.orchestration,
+      runtimeStatus: 'Running',
+      customStatus: { state: 'waiting' },
+    });
+
+    expect(await signalProvisioning(orchestrations, settings, FAKE_NOW)).toBe('replacing');
+    expect(orchestrations.terminated).toEqual([ProvisioningNames.instanceId]);
+    expect(await signalProvisioning(orchestrations, settings, FAKE_NOW)).toBe('started');
+    expect(orchestrations.started.map((s) => s.name)).toEqual([ProvisioningNames.orchestrationV2]);
+    expect(orchestrations.raised).toEqual([signal]);
+  });
+
+  test('a first-version batcher in a window is signalled as before, to finish it', async () => {
+    orchestrations.instances.set(ProvisioningNames.instanceId, {
+      instanceId: ProvisioningNames.instanceId,
+      name: ProvisioningNames.orchestration,
+      runtimeStatus: 'Running',
+      customStatus: { state: 'collecting', signals: 1 },
+    });
+
+    expect(await signalProvisioning(orchestrations, settings, FAKE_NOW)).toBe('signalled');
+    expect(orchestrations.terminated).toEqual([]);
     expect(orchestrations.raised).toEqual([signal]);
   });
 });

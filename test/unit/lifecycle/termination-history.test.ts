@@ -2,12 +2,13 @@
 // termination orchestrator runs on the local host's durable engine (durable-functions' replay) under a
 // virtual clock, with the real drain pass against in-memory fakes of the cluster: a pod whose eviction
 // the API answers 429 (what a PDB that allows no disruption answers) for six simulated hours. The VM
-// and finish steps are fakes that count their calls; the VM step has vm-removal.test.ts.
+// and finish steps are fakes that count their calls; the VM step has vm-removal.test.ts. Both versions
+// of the orchestrator are held to the same bound: the second's one activity drains the same way.
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, test } from 'vitest';
 import { outageTolerantRegistration } from '../../../shared/lifecycle/durable/durable-activity.js';
 import { HISTORY_EVENTS_PER_TASK } from '../../../shared/lifecycle/durable/history-budget.js';
-import { drainNodeClaim } from '../../../shared/lifecycle/termination/drain.js';
+import { drainNodeClaim, type DrainInput } from '../../../shared/lifecycle/termination/drain.js';
 import {
   TERMINATION_TASKS_PER_EXECUTION,
   TerminationActivities,
@@ -16,6 +17,10 @@ import {
   type TerminationInput,
   type TerminationProgress,
 } from '../../../shared/lifecycle/termination/termination.js';
+import {
+  TerminationV2Activities,
+  terminationV2Orchestrator,
+} from '../../../shared/lifecycle/termination/termination-v2.js';
 import { WellKnown } from '../../../shared/models/karpenter.js';
 import { orchestration, type FunctionDefinition } from '../../../shared/runtime/definitions.js';
 import { TerminationNames } from '../../../shared/runtime/function-names.js';
@@ -72,24 +77,36 @@ function blockedDrain(terminationGracePeriod?: string): Scenario {
   const now = { current: () => FAKE_NOW.getTime() };
   const deps = { ...fake.deps, now: () => new Date(now.current()) };
   const scenario: Scenario = { fake, definitions: [], calls: { deleteVm: 0, finish: 0 }, deletions: [], now };
+  const drain = async (drainInput: DrainInput) => {
+    const before = fake.pods.deleted.length;
+    const progress = await drainNodeClaim(deps, drainInput);
+    if (fake.pods.deleted.length > before) {
+      scenario.deletions.push(now.current());
+      // The kubelet finishes a deleted pod at once: the next pass finds the node empty.
+      fake.pods.remove({ namespace: 'apps', name: 'web' });
+    }
+    return progress;
+  };
   scenario.definitions = [
     orchestration(TerminationNames.orchestration, terminationOrchestrator),
-    outageTolerantRegistration(TerminationActivities.drain, async (input) => {
-      const before = fake.pods.deleted.length;
-      const progress = await drainNodeClaim(deps, input);
-      if (fake.pods.deleted.length > before) {
-        scenario.deletions.push(now.current());
-        // The kubelet finishes a deleted pod at once: the next pass finds the node empty.
-        fake.pods.remove({ namespace: 'apps', name: 'web' });
-      }
-      return progress;
-    }),
+    outageTolerantRegistration(TerminationActivities.drain, drain),
     outageTolerantRegistration(TerminationActivities.deleteVm, async () => {
       scenario.calls.deleteVm += 1;
       return 'Gone' as const;
     }),
     outageTolerantRegistration(TerminationActivities.finish, async () => {
       scenario.calls.finish += 1;
+    }),
+    orchestration(TerminationNames.orchestrationV2, terminationV2Orchestrator),
+    // The second version's step: the same drain pass, and once drained the VM and the finish at once.
+    outageTolerantRegistration(TerminationV2Activities.advance, async ({ termination, phase }) => {
+      if (phase === 'Draining') {
+        const progress = await drain(termination);
+        if (progress.status !== 'Drained') return { phase: 'Draining' as const, drain: progress };
+      }
+      scenario.calls.deleteVm += 1;
+      scenario.calls.finish += 1;
+      return { phase: 'Terminated' as const };
     }),
   ];
   return scenario;
@@ -102,13 +119,16 @@ const input: TerminationInput = {
   drainPollSeconds: POLL_SECONDS,
 };
 
-describe('termination history while a PodDisruptionBudget blocks the drain', () => {
+describe.each([
+  { version: 'first version', name: TerminationNames.orchestration },
+  { version: 'second version', name: TerminationNames.orchestrationV2 },
+])('termination history while a PodDisruptionBudget blocks the drain ($version)', ({ name }) => {
   test('six simulated hours of a blocked drain end with one execution under the stated bound, having continued as new', async () => {
     const scenario = blockedDrain();
     const engine = await startVirtualDurableEngine(scenario.definitions, FAKE_NOW);
     scenario.now.current = () => engine.clock.now();
     try {
-      await engine.client.startNew(TerminationNames.orchestration, { instanceId: INSTANCE, input });
+      await engine.client.startNew(name, { instanceId: INSTANCE, input });
       await engine.runUntil(FAKE_NOW.getTime() + 6 * HOUR);
 
       const status = await engine.client.getStatus(INSTANCE);
@@ -141,7 +161,7 @@ describe('termination history while a PodDisruptionBudget blocks the drain', () 
     const engine = await startVirtualDurableEngine(scenario.definitions, FAKE_NOW);
     scenario.now.current = () => engine.clock.now();
     try {
-      await engine.client.startNew(TerminationNames.orchestration, { instanceId: INSTANCE, input });
+      await engine.client.startNew(name, { instanceId: INSTANCE, input });
       await engine.runUntil(FAKE_NOW.getTime() + 3 * HOUR);
 
       const status = await engine.client.getStatus(INSTANCE);

@@ -48,7 +48,7 @@ describe('reconcileTermination', () => {
 
     expect(orchestrations.started).toEqual([
       {
-        name: TerminationNames.orchestration,
+        name: TerminationNames.orchestrationV2,
         instanceId: terminationInstanceId('uid-nodeclaim-1'),
         input: expect.objectContaining({ nodeClaim: input.nodeClaim, vmName: input.vmName }),
       },

@@ -58,7 +58,7 @@ export const capacityBuffersStep: SweepStep = {
           awaitingCapacity,
           unplaced,
         });
-        await signalProvisioning(context.orchestrations, deps.settings.provisioning);
+        await signalProvisioning(context.orchestrations, deps.settings.provisioning, deps.now());
       }
       return report;
     } catch (error) {

@@ -15,7 +15,11 @@ export const nodeOverlayStatusStep: SweepStep = {
     try {
       const result = await reconcileNodeOverlayStatuses(context.deps, context.view.snapshot.nodePools);
       if (result.written > 0) {
-        await signalProvisioning(context.orchestrations, context.deps.settings.provisioning);
+        await signalProvisioning(
+          context.orchestrations,
+          context.deps.settings.provisioning,
+          context.deps.now(),
+        );
       }
       return { ...report, examined: result.examined, acted: result.written };
     } catch (error) {
