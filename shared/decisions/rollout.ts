@@ -223,6 +223,9 @@ export function rolloutRoom(input: RolloutRoomInput): number {
     case 'halted':
       return 0;
     case 'rollback':
+      // Until the class's effective image falls back (the target moves), the drifted nodes are the old
+      // ones, drifted toward the rejected version: replacing them would boot it.
+      return state.target === target.id ? 0 : Number.POSITIVE_INFINITY;
     case 'rolledOut':
     case 'rolledBack':
       return Number.POSITIVE_INFINITY;
@@ -287,6 +290,8 @@ export interface RolloutDecision {
   waveStarted?: true;
   /** The gates that failed (karpenter_nodepools_rollout_gate_failures_total, once per gate). */
   failedGates?: string[];
+  /** The soak counts again: the gates were not judged for more than UNWATCHED_POLLS polls (logged). */
+  soakRestarted?: true;
 }
 
 const NOTHING: RolloutDecision = { events: [] };
@@ -394,7 +399,21 @@ export interface RolloutPollInput extends RolloutStepInput {
   /** NodeClaims of the pool that still run the rejected image version (rollback). */
   runningRejected: number;
   soakSeconds: number;
+  /**
+   * How long nobody judged the gates before this poll: the time since the workflow's previous poll was
+   * answered, less the poll interval (a host down, an API server away). 0 for the first poll.
+   */
+  unwatchedSeconds: number;
+  /** How often the workflow polls: a gap of more than UNWATCHED_POLLS polls restarts a soak. */
+  pollSeconds: number;
 }
+
+/**
+ * Polls a soak may miss before it counts again from the poll that sees the gap: a soak is time the gates
+ * watched the new nodes, not time on a clock, so one that passed while the host was dead or the API
+ * server away would let a wave through that nothing judged.
+ */
+export const UNWATCHED_POLLS = 3;
 
 /** One poll of the workflow: gates, the wave's end and its soak, the next wave, the end. */
 export function pollRollout(input: RolloutPollInput): RolloutDecision {
@@ -424,6 +443,9 @@ export function pollRollout(input: RolloutPollInput): RolloutDecision {
 
   const waveDone = counts.disrupting === 0 && counts.notDisrupting <= state.floor;
   if (!waveDone) return NOTHING;
+  if (state.soakingSince && input.unwatchedSeconds > UNWATCHED_POLLS * input.pollSeconds) {
+    return { write: { ...state, soakingSince: now.toISOString() }, events: [], soakRestarted: true };
+  }
   const soakingSince = state.soakingSince ?? now.toISOString();
   if (now.getTime() - Date.parse(soakingSince) < input.soakSeconds * 1000) {
     return state.soakingSince ? NOTHING : { write: { ...state, soakingSince }, events: [] };

@@ -4,11 +4,13 @@
 // child process (test/support/child-host.ts) on a durable history directory:
 //   - once the canary's wave is done and its soak has begun (the annotation is phase canary, wave 1, with
 //     soakingSince), the host is killed with SIGKILL, kept dead for several rollout polls, and started
-//     again on the same history: the rollout goes on from the annotation, its soak counted from the same
-//     soakingSince, and wave 2 starts once, without a second canary;
+//     again on the same history: the rollout goes on from the annotation, and since nothing judged the
+//     gates while it was dead, the canary's soak counts again from the first poll after the restart;
+//     wave 2 starts once, a full soak later, without a second canary;
 //   - while wave 2 soaks (its gates judged at every poll), the app loses the API server for 40 s (a TCP
 //     relay between the app and the shared control plane, which must never be stopped): nothing is
-//     written meanwhile, no workflow ends Failed, and no gate fails because the state was unreadable.
+//     written meanwhile, no workflow ends Failed, no gate fails because the state was unreadable, and
+//     wave 2's soak counts again from the first poll after the outage.
 // At the end: RolledOut=True (as the status step decides it); every old node replaced exactly once (one replacement NodeClaim each, one
 // successful VM PUT per VM name); the waves recorded from the annotation are 1, 2, 3, 4, each started
 // once; never more than the budget of old nodes disrupting at once, and only the canary before wave 2.
@@ -287,14 +289,18 @@ test('killed in the canary soak and cut off the API server in a later one: the r
     // The waves, from every version of the annotation: 1 (the canary), 2, 3, 4, each started once, of
     // one rollout (one start, one target), never a gate; each began after the previous one's soak.
     const states = annotation.history.flatMap((r) => (r.state ? [{ at: r.at, state: r.state }] : []));
-    const waves: { wave: number; startedAt: string; soakingSince?: string }[] = [];
+    // Each wave's first soak start, and its last (a soak nobody watched counts again).
+    const waves: { wave: number; startedAt: string; soakingSince?: string; lastSoakingSince?: string }[] = [];
     for (const { state } of states) {
       const last = waves.at(-1);
       if (!last || last.wave !== state.wave || last.startedAt !== state.waveStartedAt) {
         waves.push({ wave: state.wave, startedAt: state.waveStartedAt });
       }
       const current = waves.at(-1);
-      if (current && state.soakingSince) current.soakingSince ??= state.soakingSince;
+      if (current && state.soakingSince) {
+        current.soakingSince ??= state.soakingSince;
+        current.lastSoakingSince = state.soakingSince;
+      }
     }
     console.log(
       `waves: ${JSON.stringify(waves)}; ${annotation.history.length} annotation versions; host events: ${host.events.length}`,
@@ -307,15 +313,18 @@ test('killed in the canary soak and cut off the API server in a later one: the r
     for (const [i, wave] of waves.entries()) {
       const previous = waves[i - 1];
       if (!previous) continue;
-      expect(previous.soakingSince).toBeDefined();
-      expect(Date.parse(wave.startedAt) - Date.parse(previous.soakingSince ?? '')).toBeGreaterThanOrEqual(
+      expect(previous.lastSoakingSince).toBeDefined();
+      expect(Date.parse(wave.startedAt) - Date.parse(previous.lastSoakingSince ?? '')).toBeGreaterThanOrEqual(
         SOAK_SECONDS * 1000,
       );
     }
-    // Wave 2 was started by the host started after the kill, from the canary's own soak.
-    const second = waves[1];
-    expect(waves[0]?.soakingSince).toBe(canarySoaking.soakingSince);
+    // The soaks nobody watched counted again: the canary's from after the restart (so wave 2 was started
+    // by the new host, a full watched soak later), wave 2's from after the outage.
+    const [canary, second] = waves;
+    expect(canary?.soakingSince).toBe(canarySoaking.soakingSince);
+    expect(Date.parse(canary?.lastSoakingSince ?? '')).toBeGreaterThanOrEqual(restartBegan - 1_000);
     expect(Date.parse(second?.startedAt ?? '')).toBeGreaterThanOrEqual(restartBegan - 1_000);
+    expect(Date.parse(second?.lastSoakingSince ?? '')).toBeGreaterThanOrEqual(outageEndedAt - 1_000);
     // Nothing written while the host was dead, nor while the app was cut off from the API server.
     const writtenWhile = (from: number, to: number) =>
       annotation.history.filter((r) => r.at > from + 500 && r.at < to).map((r) => r.text);

@@ -200,7 +200,13 @@ describe('the room the drift method gets', () => {
     ['a wave of 2, one in flight', withState(state({ phase: 'waves', wave: 2, floor: 3 })), counts(5, 1), 1],
     ['below the floor (consolidated away)', withState(state({ floor: 5 })), counts(4), 0],
     ['halted', withState(state({ phase: 'halted' })), counts(5), 0],
-    ['rollback: the budget', withState(state({ phase: 'rollback' })), counts(5), INF],
+    // The class still has the rejected image: its drifted nodes are the old ones, which must stay.
+    [
+      'rollback, the class not fallen back yet: nothing',
+      withState(state({ phase: 'rollback' })),
+      counts(5),
+      0,
+    ],
     ['rolled out: the budget', withState(state({ phase: 'rolledOut' })), counts(5), INF],
     ['rolled back: the budget', withState(state({ phase: 'rolledBack' })), counts(5), INF],
     [
@@ -358,6 +364,8 @@ const pollInput = (overrides: Partial<RolloutPollInput> = {}): RolloutPollInput 
   imageRollback: undefined,
   runningRejected: 0,
   soakSeconds: 300,
+  pollSeconds: 10,
+  unwatchedSeconds: 0,
   ...overrides,
 });
 
@@ -374,6 +382,21 @@ describe('poll', () => {
     expect(pollRollout(pollInput({ state: soaking, counts: counts(5), now: at(299) }))).toEqual({
       events: [],
     });
+  });
+
+  it('a soak nobody watched for more than three polls (host down, API server away) counts again from now', () => {
+    const soaking = state({ soakingSince: NOW.toISOString() });
+    const unwatched = pollRollout(
+      pollInput({ state: soaking, counts: counts(5), now: at(300), unwatchedSeconds: 31 }),
+    );
+    expect(unwatched.write).toEqual(state({ soakingSince: at(300).toISOString() }));
+    expect(unwatched.soakRestarted).toBe(true);
+    expect(unwatched.waveStarted).toBeUndefined();
+    // Three polls missed is still a watched soak: the next wave starts.
+    const watched = pollRollout(
+      pollInput({ state: soaking, counts: counts(5), now: at(300), unwatchedSeconds: 30 }),
+    );
+    expect(watched.waveStarted).toBe(true);
   });
 
   it('after the soak, the next wave at the budget: floor = drifted − allowed', () => {

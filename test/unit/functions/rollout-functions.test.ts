@@ -15,6 +15,7 @@ import {
 import type { AKSNodeClass } from '../../../shared/models/aks-node-class.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../../shared/models/karpenter.js';
 import { RolloutNames } from '../../../shared/runtime/function-names.js';
+import type { RolloutInput } from '../../../shared/lifecycle/disruption/rollout/rollout-workflow.js';
 import { appFunctions, type AppFunctions } from '../../support/app-functions.js';
 import { FakeApiError } from '../../support/fake-api-error.js';
 import { FAKE_NOW, fakeLifecycle, type FakeLifecycle } from '../../support/fake-lifecycle.js';
@@ -322,8 +323,18 @@ describe(covers(RolloutNames.orchestration), () => {
       ['timer', 30],
       [RolloutNames.poll, 30],
     ]);
+    // Each poll says when the previous answer came (the begin's at 0, then each poll's), so it can tell
+    // whether the gates went unjudged in between; otherwise the workflow's input.
+    const polls = run.answered.filter((a) => a.name === RolloutNames.poll);
+    expect(polls.map((a) => seconds(new Date((a.input as RolloutInput).answeredAt ?? '')))).toEqual([
+      0, 10, 20,
+    ]);
     expect(
-      run.answered.every((a) => a.name === 'timer' || JSON.stringify(a.input) === JSON.stringify(input)),
+      run.answered.every(
+        (a) =>
+          a.name === 'timer' ||
+          JSON.stringify({ ...(a.input as RolloutInput), answeredAt: undefined }) === JSON.stringify(input),
+      ),
     ).toBe(true);
   });
 

@@ -29,7 +29,7 @@ const HISTORY_BOUND = HISTORY_EVENTS_PER_TASK * (ROLLOUT_TASKS_PER_EXECUTION + 2
 
 describe('rollout workflow history during a long wait', () => {
   test('three hours of polls continue as new, begin once, and end when a poll says so', async () => {
-    const calls: { name: string; at: number; input: unknown }[] = [];
+    const calls: { name: string; at: number; input: RolloutInput }[] = [];
     let now = (): number => START.getTime();
     const engine = await startVirtualDurableEngine(
       [
@@ -63,7 +63,11 @@ describe('rollout workflow history during a long wait', () => {
       const polls = calls.filter((c) => c.name === 'poll');
       expect(polls).toHaveLength(3 * 360);
       expect(polls.every((c, i) => c.at === START.getTime() + (i + 1) * 10_000)).toBe(true);
-      expect(calls.every((c) => JSON.stringify(c.input) === JSON.stringify(input))).toBe(true);
+      // Every call gets the workflow's input; a poll also when the previous poll was answered (the
+      // orchestration's clock, carried across each continuation): the poll before it, 10 s earlier.
+      const withoutAnswer = ({ answeredAt: _answered, ...rest }: RolloutInput) => rest;
+      expect(calls.every((c) => JSON.stringify(withoutAnswer(c.input)) === JSON.stringify(input))).toBe(true);
+      expect(polls.every((c) => Date.parse(c.input.answeredAt ?? '') === c.at - 10_000)).toBe(true);
     } finally {
       await engine.stop();
     }

@@ -157,8 +157,17 @@ export function pollNodePoolRollout(
         ? deps.cloud.nodeClaimsOnImageVersion(read.nodeClaims, state.rejectedImageVersion)
         : 0,
       soakSeconds: deps.settings.rollout.soakSeconds,
+      pollSeconds: input.pollSeconds,
+      unwatchedSeconds: unwatchedSeconds(input, read.now),
     });
   });
+}
+
+/** The time since the previous poll was answered beyond one poll interval: how long no gate was judged. */
+function unwatchedSeconds(input: RolloutInput, now: Date): number {
+  const answeredAt = input.answeredAt ? Date.parse(input.answeredAt) : NaN;
+  if (!Number.isFinite(answeredAt)) return 0;
+  return Math.max(0, (now.getTime() - answeredAt) / 1000 - input.pollSeconds);
 }
 
 async function judgeGates(deps: RolloutDependencies, read: PoolRead, state: RolloutState) {
@@ -262,6 +271,13 @@ async function writeState(
   }
   if (decision.waveStarted)
     deps.metrics.increment('karpenter_nodepools_rollout_waves_total', { nodepool: name });
+  if (decision.soakRestarted) {
+    deps.log.info('rollout soak restarted: its gates went unjudged for longer than a few polls', {
+      nodePool: name,
+      target: state.target,
+      wave: state.wave,
+    });
+  }
   for (const gate of decision.failedGates ?? []) {
     deps.metrics.increment('karpenter_nodepools_rollout_gate_failures_total', {
       nodepool: name,

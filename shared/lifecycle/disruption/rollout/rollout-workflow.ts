@@ -27,8 +27,17 @@ export interface RolloutInput {
   /** The target rolled out (decisions/rollout.ts RolloutTarget.id): part of the instance ID. */
   target: string;
   pollSeconds: number;
-  /** Set by continue-as-new: how many executions came before (nothing else needs carrying). */
-  continued?: { continuations: number };
+  /**
+   * Set by continue-as-new: how many executions came before, and when the last poll was answered (so a
+   * gap across the continuation is still seen).
+   */
+  continued?: { continuations: number; answeredAt?: string };
+  /**
+   * A poll's input only: when the workflow's previous poll was answered, by the orchestration's own
+   * (replay-safe) clock. The poll compares it with the time it runs: a host that was dead or an API
+   * server that was away in between means the gates were not judged meanwhile.
+   */
+  answeredAt?: string;
 }
 
 /** What begin and each poll answer: the outcome once the rollout has ended, nothing while it goes on. */
@@ -53,19 +62,22 @@ export function* rolloutOrchestrator(
   const tasks: TaskCount = { tasks: 0 };
   const call = <I, O>(activity: DurableActivity<I, O>, activityInput: I) =>
     countingTasks(tasks, callThroughOutages(context, activity, activityInput));
+  let answeredAt = continued?.answeredAt;
   if (!continued) {
     const begun = yield* call(RolloutActivities.begin, input);
     if (begun.ended) return { outcome: begun.ended };
+    answeredAt = context.df.currentUtcDateTime.toISOString();
   }
   for (;;) {
     const at = new Date(context.df.currentUtcDateTime.getTime() + input.pollSeconds * 1000);
     yield* countingTasks(tasks, timerUntil(context, at));
-    const polled = yield* call(RolloutActivities.poll, input);
+    const polled = yield* call(RolloutActivities.poll, { ...input, ...(answeredAt ? { answeredAt } : {}) });
     if (polled.ended) return { outcome: polled.ended };
+    answeredAt = context.df.currentUtcDateTime.toISOString();
     if (tasks.tasks >= ROLLOUT_TASKS_PER_EXECUTION) {
       const next: RolloutInput = {
         ...input,
-        continued: { continuations: (continued?.continuations ?? 0) + 1 },
+        continued: { continuations: (continued?.continuations ?? 0) + 1, answeredAt },
       };
       context.df.continueAsNew(next);
       return undefined;
