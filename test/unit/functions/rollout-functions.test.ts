@@ -122,7 +122,8 @@ describe(covers(RolloutNames.begin), () => {
   test('a rollout already under way is carried on: nothing written', async () => {
     seed({ state: state({ phase: 'waves', wave: 3, floor: 1 }) });
 
-    expect(await app.value(RolloutNames.begin, input)).toEqual({});
+    // Nothing changed and no soak runs: the next poll may wait longer.
+    expect(await app.value(RolloutNames.begin, input)).toEqual({ quiet: true });
     expect(fake.nodePools.writes).toEqual([]);
   });
 
@@ -289,7 +290,7 @@ describe(covers(RolloutNames.poll), () => {
     });
     fake.pods.seed(pod('aks-new-0', 'web', false, 8));
 
-    expect(await app.value(RolloutNames.poll, input)).toEqual({});
+    expect(await app.value(RolloutNames.poll, input)).toEqual({ quiet: true });
     expect(fake.nodePools.writes).toEqual([]);
   });
 });
@@ -333,9 +334,30 @@ describe(covers(RolloutNames.orchestration), () => {
       run.answered.every(
         (a) =>
           a.name === 'timer' ||
-          JSON.stringify({ ...(a.input as RolloutInput), answeredAt: undefined }) === JSON.stringify(input),
+          JSON.stringify({
+            ...(a.input as RolloutInput),
+            answeredAt: undefined,
+            waitedSeconds: undefined,
+          }) === JSON.stringify(input),
       ),
     ).toBe(true);
+  });
+
+  test('quiet polls back off, doubling up to four intervals; a poll that changed something resets it', async () => {
+    const run = await replay((name, _input, call) => {
+      if (name === RolloutNames.begin) return { result: {} };
+      if (name !== RolloutNames.poll) return undefined;
+      if (call <= 4) return { result: { quiet: true } };
+      if (call === 5) return { result: {} };
+      return { result: { ended: 'rolled_out' } };
+    });
+
+    expect(run.result).toMatchObject({ status: 'completed', output: { outcome: 'rolled_out' } });
+    const polls = run.answered.filter((a) => a.name === RolloutNames.poll);
+    // 10, then 20 (after one quiet), 40, 40 (the cap), then 40 again before the poll that changed
+    // something, after which the wait is one interval.
+    expect(polls.map((a) => seconds(a.at))).toEqual([10, 30, 70, 110, 150, 160]);
+    expect(polls.map((a) => (a.input as RolloutInput).waitedSeconds)).toEqual([10, 20, 40, 40, 40, 10]);
   });
 
   test('a begin that ends the rollout (superseded, nothing drifted) ends the workflow at once', async () => {

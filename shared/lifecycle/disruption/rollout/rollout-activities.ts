@@ -107,7 +107,9 @@ async function step(
       const read = await readPool(deps, nodePool);
       const decision = await decide(read);
       await apply(deps, read, decision);
-      return { ...(decision.ended ? { ended: decision.ended } : {}) };
+      if (decision.ended) return { ended: decision.ended };
+      const soaking = (decision.write ?? rolloutStateOf(read.nodePool))?.soakingSince !== undefined;
+      return decision.write || decision.rejectImageVersion || soaking ? {} : { quiet: true as const };
     },
     () => currentPool(deps, input),
   );
@@ -167,7 +169,7 @@ export function pollNodePoolRollout(
 function unwatchedSeconds(input: RolloutInput, now: Date): number {
   const answeredAt = input.answeredAt ? Date.parse(input.answeredAt) : NaN;
   if (!Number.isFinite(answeredAt)) return 0;
-  return Math.max(0, (now.getTime() - answeredAt) / 1000 - input.pollSeconds);
+  return Math.max(0, (now.getTime() - answeredAt) / 1000 - (input.waitedSeconds ?? input.pollSeconds));
 }
 
 async function judgeGates(deps: RolloutDependencies, read: PoolRead, state: RolloutState) {

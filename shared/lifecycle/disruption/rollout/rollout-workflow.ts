@@ -31,19 +31,35 @@ export interface RolloutInput {
    * Set by continue-as-new: how many executions came before, and when the last poll was answered (so a
    * gap across the continuation is still seen).
    */
-  continued?: { continuations: number; answeredAt?: string };
+  continued?: { continuations: number; answeredAt?: string; waitSeconds?: number };
   /**
    * A poll's input only: when the workflow's previous poll was answered, by the orchestration's own
    * (replay-safe) clock. The poll compares it with the time it runs: a host that was dead or an API
    * server that was away in between means the gates were not judged meanwhile.
    */
   answeredAt?: string;
+  /** A poll's input only: how long the workflow waited since that answer (the poll's own interval). */
+  waitedSeconds?: number;
 }
 
-/** What begin and each poll answer: the outcome once the rollout has ended, nothing while it goes on. */
+/**
+ * What begin and each poll answer: the outcome once the rollout has ended, nothing while it goes on;
+ * `quiet` when the poll changed nothing and no soak is running (replacements under way, a budget of
+ * "0", a pause), so the next poll may wait longer.
+ */
 export interface RolloutStepAnswer {
   ended?: RolloutOutcome;
+  quiet?: true;
 }
+
+/**
+ * How far quiet polls back off: each doubles the wait, up to this many poll intervals (40 s at the 10 s
+ * default). A rollout mostly waits (for replacements, soaks, budget windows, a resume), and each poll
+ * costs three Durable actions, so an hour of waiting costs about a quarter of what polling every
+ * interval would; a soak and the poll after a change go back to every interval, so a gate is judged at
+ * most this much later while replacements are still coming up, and never later during a soak.
+ */
+export const QUIET_POLL_MAX_FACTOR = 4;
 
 export interface RolloutOutput {
   outcome: RolloutOutcome;
@@ -63,21 +79,29 @@ export function* rolloutOrchestrator(
   const call = <I, O>(activity: DurableActivity<I, O>, activityInput: I) =>
     countingTasks(tasks, callThroughOutages(context, activity, activityInput));
   let answeredAt = continued?.answeredAt;
+  let waitSeconds = continued?.waitSeconds ?? input.pollSeconds;
   if (!continued) {
     const begun = yield* call(RolloutActivities.begin, input);
     if (begun.ended) return { outcome: begun.ended };
     answeredAt = context.df.currentUtcDateTime.toISOString();
   }
   for (;;) {
-    const at = new Date(context.df.currentUtcDateTime.getTime() + input.pollSeconds * 1000);
+    const at = new Date(context.df.currentUtcDateTime.getTime() + waitSeconds * 1000);
     yield* countingTasks(tasks, timerUntil(context, at));
-    const polled = yield* call(RolloutActivities.poll, { ...input, ...(answeredAt ? { answeredAt } : {}) });
+    const polled = yield* call(RolloutActivities.poll, {
+      ...input,
+      ...(answeredAt ? { answeredAt } : {}),
+      waitedSeconds: waitSeconds,
+    });
     if (polled.ended) return { outcome: polled.ended };
     answeredAt = context.df.currentUtcDateTime.toISOString();
+    waitSeconds = polled.quiet
+      ? Math.min(waitSeconds * 2, input.pollSeconds * QUIET_POLL_MAX_FACTOR)
+      : input.pollSeconds;
     if (tasks.tasks >= ROLLOUT_TASKS_PER_EXECUTION) {
       const next: RolloutInput = {
         ...input,
-        continued: { continuations: (continued?.continuations ?? 0) + 1, answeredAt },
+        continued: { continuations: (continued?.continuations ?? 0) + 1, answeredAt, waitSeconds },
       };
       context.df.continueAsNew(next);
       return undefined;
