@@ -24,6 +24,9 @@ import { covers } from '../../support/function-coverage.js';
 import { driftedNodeClaim, initializedNodeClaim, nodeOf } from '../../support/method-pass.js';
 import { replayOrchestration, sequential } from '../../support/orchestrator-replay.js';
 
+/** Every step answers when it judged the rollout: the fake's clock. */
+const JUDGED_AT = FAKE_NOW.toISOString();
+
 const pool: NodePool = {
   ...nodePool('general', 'default', { budgets: [{ nodes: '2' }] }),
   metadata: { name: 'general', uid: 'pool-uid' },
@@ -102,7 +105,7 @@ describe(covers(RolloutNames.begin), () => {
   test('starts the canary: the state with its floor on the NodePool, RolloutStarted, a wave counted', async () => {
     seed();
 
-    expect(await app.value(RolloutNames.begin, input)).toEqual({});
+    expect(await app.value(RolloutNames.begin, input)).toEqual({ judgedAt: JUDGED_AT });
     expect(stored()).toEqual({
       target: target.id,
       spec: target.spec,
@@ -123,7 +126,7 @@ describe(covers(RolloutNames.begin), () => {
     seed({ state: state({ phase: 'waves', wave: 3, floor: 1 }) });
 
     // Nothing changed and no soak runs: the next poll may wait longer.
-    expect(await app.value(RolloutNames.begin, input)).toEqual({ quiet: true });
+    expect(await app.value(RolloutNames.begin, input)).toEqual({ judgedAt: JUDGED_AT, quiet: true });
     expect(fake.nodePools.writes).toEqual([]);
   });
 
@@ -151,7 +154,7 @@ describe(covers(RolloutNames.begin), () => {
       },
     });
 
-    expect(await app.value(RolloutNames.begin, input)).toEqual({});
+    expect(await app.value(RolloutNames.begin, input)).toEqual({ judgedAt: JUDGED_AT });
     expect(stored()).toMatchObject({ phase: 'waves', wave: 2, floor: 2, gatesFrom: FAKE_NOW.toISOString() });
     expect(fake.nodePools.peek('general')?.metadata.annotations?.[RolloutAnnotations.resume]).toBeUndefined();
   });
@@ -168,11 +171,11 @@ describe(covers(RolloutNames.poll), () => {
   test('the canary replaced: the soak starts; after it, the next wave at the budget', async () => {
     seed({ drifted: 5, fresh: 1, state: state() });
 
-    expect(await app.value(RolloutNames.poll, input)).toEqual({});
+    expect(await app.value(RolloutNames.poll, input)).toEqual({ judgedAt: JUDGED_AT });
     expect(stored()).toMatchObject({ phase: 'canary', soakingSince: FAKE_NOW.toISOString() });
 
     useSettings({ soakSeconds: 0 });
-    expect(await app.value(RolloutNames.poll, input)).toEqual({});
+    expect(await app.value(RolloutNames.poll, input)).toEqual({ judgedAt: JUDGED_AT });
     expect(stored()).toMatchObject({ phase: 'waves', wave: 2, floor: 3 });
     expect(stored()?.soakingSince).toBeUndefined();
     expect(reasons()).toEqual([['Normal', 'NodePool', 'RolloutWaveStarted']]);
@@ -244,7 +247,7 @@ describe(covers(RolloutNames.poll), () => {
     }
     const imageInput = { ...input, target: imageTarget.id };
 
-    expect(await app.value(RolloutNames.poll, imageInput)).toEqual({});
+    expect(await app.value(RolloutNames.poll, imageInput)).toEqual({ judgedAt: JUDGED_AT });
     expect(stored()).toMatchObject({
       phase: 'rollback',
       rejectedImageVersion: '202612.01.0',
@@ -267,7 +270,7 @@ describe(covers(RolloutNames.poll), () => {
 
     // The canary still runs the version: nothing more is written.
     const writes = fake.nodePools.writes.length + fake.nodeClasses.writes.length;
-    expect(await app.value(RolloutNames.poll, imageInput)).toEqual({});
+    expect(await app.value(RolloutNames.poll, imageInput)).toEqual({ judgedAt: JUDGED_AT });
     expect(fake.nodePools.writes.length + fake.nodeClasses.writes.length).toBe(writes);
 
     // Once no node runs it: rolled back, under the class's target as it is now.
@@ -290,7 +293,7 @@ describe(covers(RolloutNames.poll), () => {
     });
     fake.pods.seed(pod('aks-new-0', 'web', false, 8));
 
-    expect(await app.value(RolloutNames.poll, input)).toEqual({ quiet: true });
+    expect(await app.value(RolloutNames.poll, input)).toEqual({ judgedAt: JUDGED_AT, quiet: true });
     expect(fake.nodePools.writes).toEqual([]);
   });
 });

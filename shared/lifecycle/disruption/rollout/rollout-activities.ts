@@ -108,8 +108,11 @@ async function step(
       const decision = await decide(read);
       await apply(deps, read, decision);
       if (decision.ended) return { ended: decision.ended };
+      const judgedAt = read.now.toISOString();
       const soaking = (decision.write ?? rolloutStateOf(read.nodePool))?.soakingSince !== undefined;
-      return decision.write || decision.rejectImageVersion || soaking ? {} : { quiet: true as const };
+      return decision.write || decision.rejectImageVersion || soaking
+        ? { judgedAt }
+        : { judgedAt, quiet: true as const };
     },
     () => currentPool(deps, input),
   );

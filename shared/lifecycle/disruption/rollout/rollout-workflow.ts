@@ -33,9 +33,10 @@ export interface RolloutInput {
    */
   continued?: { continuations: number; answeredAt?: string; waitSeconds?: number };
   /**
-   * A poll's input only: when the workflow's previous poll was answered, by the orchestration's own
-   * (replay-safe) clock. The poll compares it with the time it runs: a host that was dead or an API
-   * server that was away in between means the gates were not judged meanwhile.
+   * A poll's input only: when the previous step judged the rollout (its answer's `judgedAt`, recorded in
+   * the history, so replay-safe). The poll compares it with the time it runs: a host that was dead or an
+   * API server that was away in between means the gates were not judged meanwhile. The step's own time,
+   * not when the orchestration took its answer: a host killed between the two would hide the gap.
    */
   answeredAt?: string;
   /** A poll's input only: how long the workflow waited since that answer (the poll's own interval). */
@@ -50,6 +51,8 @@ export interface RolloutInput {
 export interface RolloutStepAnswer {
   ended?: RolloutOutcome;
   quiet?: true;
+  /** When the step read and judged the rollout (its clock). */
+  judgedAt?: string;
 }
 
 /**
@@ -83,7 +86,7 @@ export function* rolloutOrchestrator(
   if (!continued) {
     const begun = yield* call(RolloutActivities.begin, input);
     if (begun.ended) return { outcome: begun.ended };
-    answeredAt = context.df.currentUtcDateTime.toISOString();
+    answeredAt = begun.judgedAt ?? context.df.currentUtcDateTime.toISOString();
   }
   for (;;) {
     const at = new Date(context.df.currentUtcDateTime.getTime() + waitSeconds * 1000);
@@ -94,7 +97,7 @@ export function* rolloutOrchestrator(
       waitedSeconds: waitSeconds,
     });
     if (polled.ended) return { outcome: polled.ended };
-    answeredAt = context.df.currentUtcDateTime.toISOString();
+    answeredAt = polled.judgedAt ?? context.df.currentUtcDateTime.toISOString();
     waitSeconds = polled.quiet
       ? Math.min(waitSeconds * 2, input.pollSeconds * QUIET_POLL_MAX_FACTOR)
       : input.pollSeconds;
