@@ -107,6 +107,9 @@ param launchDeadlineMinutes int = 15
 @description('SKU_CACHE_SECONDS (main.bicep\'s skuCacheSeconds).')
 param skuCacheSeconds int = 3600
 
+@description('NODE_IMAGE_CACHE_SECONDS (main.bicep\'s nodeImageCacheSeconds).')
+param nodeImageCacheSeconds int = 3600
+
 @description('SWEEP_SCHEDULE (main.bicep\'s sweepSchedule).')
 param sweepSchedule string = '*/15 * * * * *'
 
@@ -232,6 +235,7 @@ module app '../bicep/main.bicep' = {
     launchMaxPollIntervalSeconds: launchMaxPollIntervalSeconds
     launchDeadlineMinutes: launchDeadlineMinutes
     skuCacheSeconds: skuCacheSeconds
+    nodeImageCacheSeconds: nodeImageCacheSeconds
     sweepSchedule: sweepSchedule
     gcSchedule: gcSchedule
     registrationTimeoutMinutes: registrationTimeoutMinutes

@@ -41,6 +41,7 @@ param launchPollIntervalSeconds = int(readEnvironmentVariable('LAUNCH_POLL_INTER
 param launchMaxPollIntervalSeconds = int(readEnvironmentVariable('LAUNCH_MAX_POLL_INTERVAL_SECONDS', '60'))
 param launchDeadlineMinutes = int(readEnvironmentVariable('LAUNCH_DEADLINE_MINUTES', '15'))
 param skuCacheSeconds = int(readEnvironmentVariable('SKU_CACHE_SECONDS', '3600'))
+param nodeImageCacheSeconds = int(readEnvironmentVariable('NODE_IMAGE_CACHE_SECONDS', '3600'))
 param sweepSchedule = readEnvironmentVariable('SWEEP_SCHEDULE', '*/15 * * * * *')
 param gcSchedule = readEnvironmentVariable('GC_SCHEDULE', '0 */5 * * * *')
 param registrationTimeoutMinutes = int(readEnvironmentVariable('REGISTRATION_TIMEOUT_MINUTES', '15'))

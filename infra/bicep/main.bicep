@@ -153,6 +153,9 @@ param launchDeadlineMinutes int = 15
 @description('SKU_CACHE_SECONDS: how long the region\'s VM size list is kept.')
 param skuCacheSeconds int = 3600
 
+@description('NODE_IMAGE_CACHE_SECONDS: how long a node image definition\'s published versions are kept.')
+param nodeImageCacheSeconds int = 3600
+
 @description('GC_SCHEDULE: NCRONTAB (with seconds) of orphan VM collection.')
 param gcSchedule string = '0 */5 * * * *'
 
@@ -409,6 +412,7 @@ module functionApp 'modules/function-app.bicep' = {
     launchMaxPollIntervalSeconds: launchMaxPollIntervalSeconds
     launchDeadlineMinutes: launchDeadlineMinutes
     skuCacheSeconds: skuCacheSeconds
+    nodeImageCacheSeconds: nodeImageCacheSeconds
     gcSchedule: gcSchedule
     replacementPollSeconds: replacementPollSeconds
     replacementTimeoutMinutes: replacementTimeoutMinutes

@@ -70,6 +70,7 @@ locals {
     LAUNCH_MAX_POLL_INTERVAL_SECONDS          = tostring(var.launch_max_poll_interval_seconds)
     LAUNCH_DEADLINE_MINUTES                   = tostring(var.launch_deadline_minutes)
     SKU_CACHE_SECONDS                         = tostring(var.sku_cache_seconds)
+    NODE_IMAGE_CACHE_SECONDS                  = tostring(var.node_image_cache_seconds)
     GC_SCHEDULE                               = var.gc_schedule
     REPLACEMENT_POLL_SECONDS                  = tostring(var.replacement_poll_seconds)
     REPLACEMENT_TIMEOUT_MINUTES               = tostring(var.replacement_timeout_minutes)

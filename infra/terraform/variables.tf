@@ -283,6 +283,12 @@ variable "sku_cache_seconds" {
   default     = 3600
 }
 
+variable "node_image_cache_seconds" {
+  description = "NODE_IMAGE_CACHE_SECONDS: how long a node image definition's published versions are kept."
+  type        = number
+  default     = 3600
+}
+
 variable "gc_schedule" {
   description = "GC_SCHEDULE: NCRONTAB (with seconds) of orphan VM collection."
   type        = string

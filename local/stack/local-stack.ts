@@ -329,6 +329,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     appSettings['FEATURE_GATES'] = [appSettings['FEATURE_GATES'], 'CapacityBuffer=true']
       .filter((gate) => gate !== undefined && gate !== '')
       .join(',');
+    // The app keeps a gallery's published versions for NODE_IMAGE_CACHE_SECONDS (an hour by default, AKS
+    // publishes weekly); the emulator publishes versions at runtime, and a class must see one at its next
+    // sweep.
+    appSettings['NODE_IMAGE_CACHE_SECONDS'] = String(timings.sweepPeriodSeconds);
     const sweepLeaseNamespace = `nodeclaim-run-${runId}`;
     // A stack sharing its control plane keeps its Leases (the sweep's, the disruption marks') in a
     // namespace of its own, so runs side by side never wait for each other's.

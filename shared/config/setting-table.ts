@@ -571,6 +571,16 @@ export const SETTING_TABLE: readonly SettingRow[] = [
     chart: FUNCTIONS_NOT_IN_CHART,
   },
   {
+    name: 'NODE_IMAGE_CACHE_SECONDS',
+    reader: 'functions',
+    default: '3600',
+    description: "how long a node image definition's published versions are kept",
+    bicep: input('nodeImageCacheSeconds'),
+    terraform: input('node_image_cache_seconds'),
+    azd: input('NODE_IMAGE_CACHE_SECONDS'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
     name: 'SWEEP_SCHEDULE',
     reader: 'functions',
     default: '*/15 * * * * *',

@@ -96,6 +96,8 @@ export interface Settings {
     maxPollIntervalSeconds: number;
     deadlineMinutes: number;
     skuCacheSeconds: number;
+    /** NODE_IMAGE_CACHE_SECONDS: how long a gallery definition's published versions are kept (AKS publishes weekly). */
+    nodeImageCacheSeconds: number;
   };
   lifecycle: {
     sweepSchedule: string;
@@ -433,6 +435,7 @@ export function loadSettings(env: Env = process.env): Settings {
         120,
       ),
       skuCacheSeconds: reader.number('SKU_CACHE_SECONDS', 3600, 0, 86_400),
+      nodeImageCacheSeconds: reader.number('NODE_IMAGE_CACHE_SECONDS', 3600, 0, 86_400),
     },
     lifecycle: {
       sweepSchedule: reader.optional('SWEEP_SCHEDULE') ?? DEFAULT_SWEEP_SCHEDULE,

@@ -164,7 +164,7 @@ export function createDependencies(
     images: new NodeImageVersions(
       compute,
       settings.azure.location,
-      settings.launch.skuCacheSeconds * 1000,
+      settings.launch.nodeImageCacheSeconds * 1000,
       () => now().getTime(),
     ),
     unavailable: new UnavailableOfferingsStore(tableClient(settings, credential)),

@@ -35,7 +35,13 @@ const providerId = (vm: string) =>
 /** The settings the sweep's steps read; nothing here reaches Azure. */
 const benchSettings = {
   lifecycle: { sweepSchedule: '*/15 * * * * *', registrationTimeoutMinutes: 15 },
-  launch: { pollIntervalSeconds: 5, maxPollIntervalSeconds: 30, deadlineMinutes: 15, skuCacheSeconds: 3600 },
+  launch: {
+    pollIntervalSeconds: 5,
+    maxPollIntervalSeconds: 30,
+    deadlineMinutes: 15,
+    skuCacheSeconds: 3600,
+    nodeImageCacheSeconds: 3600,
+  },
 } as Settings;
 
 const noOrchestrations: OrchestrationClient = {

@@ -147,6 +147,9 @@ param launchDeadlineMinutes int
 @description('SKU_CACHE_SECONDS: how long the region\'s VM size list is kept.')
 param skuCacheSeconds int
 
+@description('NODE_IMAGE_CACHE_SECONDS: how long a node image definition\'s published versions are kept.')
+param nodeImageCacheSeconds int
+
 @description('GC_SCHEDULE: NCRONTAB (with seconds) of orphan VM collection.')
 param gcSchedule string
 
@@ -343,6 +346,7 @@ var appSettings = {
   LAUNCH_MAX_POLL_INTERVAL_SECONDS: string(launchMaxPollIntervalSeconds)
   LAUNCH_DEADLINE_MINUTES: string(launchDeadlineMinutes)
   SKU_CACHE_SECONDS: string(skuCacheSeconds)
+  NODE_IMAGE_CACHE_SECONDS: string(nodeImageCacheSeconds)
   GC_SCHEDULE: gcSchedule
   REPLACEMENT_POLL_SECONDS: string(replacementPollSeconds)
   REPLACEMENT_TIMEOUT_MINUTES: string(replacementTimeoutMinutes)
