@@ -11,10 +11,6 @@
 // every connection and refuses new ones (connection refused, as from a stopped API server). The API
 // server itself, the kubelet simulator and the admin client used for assertions keep running.
 import { randomUUID } from 'node:crypto';
-import { readFile, writeFile, mkdtemp } from 'node:fs/promises';
-import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import type { HostEvent } from '../../local/host/index.js';
 import { disruptionCounts } from '../../local/scenarios/drift-budget.js';
@@ -22,6 +18,7 @@ import { startRecorder, type Recorder } from '../../local/view/recorder.js';
 import { WellKnown, type NodeClaim, type NodePool } from '../../shared/models/karpenter.js';
 import { DisruptionNames } from '../../shared/runtime/function-names.js';
 import { exampleRequirements, nodeClass, nodeClassRef } from '../support/fixtures.js';
+import { ApiServerRelay } from '../support/api-server-relay.js';
 import { eventually } from '../support/launch-stack.js';
 import {
   isInitialized,
@@ -41,70 +38,6 @@ const suffix = randomUUID().slice(0, 6);
 const driftPool = `outage-drift-${suffix}`;
 const emptyPool = `outage-empty-${suffix}`;
 const className = `outage-${suffix}`;
-
-/** A TCP relay to the API server that can refuse every connection for a while. */
-class ApiServerRelay {
-  private server: Server | undefined;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-
-  constructor(
-    private readonly targetHost: string,
-    private readonly targetPort: number,
-  ) {}
-
-  async up(): Promise<void> {
-    if (this.server) return;
-    const server = createServer((client) => {
-      const upstream = createConnection({ host: this.targetHost, port: this.targetPort });
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-
-  /** Every open connection cut, and nothing listening: the app's requests are refused. */
-  async down(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const socket of this.sockets) socket.destroy();
-    if (server) await new Promise((resolve) => server.close(resolve));
-  }
-}
-
-/** The shipped functions kubeconfig, pointed at the relay. */
-async function kubeconfigThrough(relay: ApiServerRelay): Promise<string> {
-  const original = await readFile(inject('functionsKubeconfigPath'), 'utf8');
-  const rewritten = original.replace(
-    /server: https:\/\/127\.0\.0\.1:\d+/,
-    `server: https://127.0.0.1:${relay.port}`,
-  );
-  if (rewritten === original) throw new Error('no API server address in the functions kubeconfig');
-  const file = path.join(await mkdtemp(path.join(tmpdir(), 'outage-')), 'functions.kubeconfig');
-  await writeFile(file, rewritten);
-  return file;
-}
-
-async function apiServerAddress(): Promise<{ host: string; port: number }> {
-  const text = await readFile(inject('functionsKubeconfigPath'), 'utf8');
-  const match = /server: https:\/\/(127\.0\.0\.1):(\d+)/.exec(text);
-  if (!match) throw new Error('no API server address in the functions kubeconfig');
-  return { host: match[1] as string, port: Number(match[2]) };
-}
 
 function emptyNodePool(budget: string): NodePool {
   return {
@@ -134,15 +67,14 @@ const hostEvents: { at: number; event: HostEvent }[] = [];
 printStackLogOnFailure(() => env.stack);
 
 beforeAll(async () => {
-  const target = await apiServerAddress();
-  relay = new ApiServerRelay(target.host, target.port);
+  relay = await ApiServerRelay.toServerOf(inject('functionsKubeconfigPath'));
   await relay.up();
   env = await startDisruptionStack({
     leaseName: `sweep-outage-${suffix}`,
     // Slow enough VM creation that the outage lands while replacements are launching.
     latencies: { createMs: 8_000, deleteMs: 300, retryAfterSeconds: 0.3 },
     env: {
-      KUBECONFIG: await kubeconfigThrough(relay),
+      KUBECONFIG: await relay.kubeconfigThrough(inject('functionsKubeconfigPath')),
       CONSOLIDATION_VALIDATION_SECONDS: '10',
       // The drift wave under test is the budget's fan-out; rollout-resume.test.ts is the rollout's outage.
       ROLLOUT_POLICY: 'Immediate',
