@@ -5,6 +5,7 @@ import { headroom } from './headroom.js';
 import { launchFailure } from './launch-failure.js';
 import { nodeRepair } from './node-repair.js';
 import { registrationRace } from './registration-race.js';
+import { rollout } from './rollout.js';
 import { scaleUp } from './scale-up.js';
 import type { Scenario } from './scenario.js';
 import { DEFAULT_DAY_MINUTES, dayScenario, type DayOptions } from './day/day-scenario.js';
@@ -14,6 +15,7 @@ export const scenarios: readonly Scenario[] = [
   registrationRace,
   launchFailure,
   driftBudget,
+  rollout,
   scaleUp,
   consolidation,
   headroom,
