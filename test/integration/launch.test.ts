@@ -13,6 +13,7 @@ import { vmNameFor } from '../../shared/cloudprovider/azure/decisions/vm-spec.js
 import { launchMonitorInstanceId } from '../../shared/lifecycle/launch/launch-monitor.js';
 import { LAUNCH_GRACE_MS } from '../../shared/lifecycle/sweep/steps/launch.js';
 import type { NodeClaim } from '../../shared/models/index.js';
+import { isOrchestrationActive } from '../../shared/runtime/definitions.js';
 import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import {
   eventsAboutNodeClaim,
@@ -80,7 +81,7 @@ async function createNodeClaim(overrides: Partial<NodeClaim['spec']> = {}, nodeC
 function monitorFinished(instanceId: string) {
   return eventually(async () => {
     const status = await stack.host.orchestrations.getStatus(instanceId);
-    return status?.runtimeStatus === 'Running' ? undefined : status;
+    return status && !isOrchestrationActive(status) ? status : undefined;
   }, `launch monitor ${instanceId} to finish`);
 }
 
@@ -101,12 +102,17 @@ async function whileCreating<T>(vmName: string, act: () => Promise<T>): Promise<
  * Launches the NodeClaim and terminates its monitor, as a host crash would end it, before the VM's creation
  * ends: the monitor never sees the outcome. With `loseHistory`, its history is purged too. A sweep on its
  * schedule may restart the monitor at any moment after that, so the termination is taken from the host's
- * event, not from a status read that a restart could already have changed.
+ * event, not from a status read that a restart could already have changed. `thenWhileCreating` runs before
+ * the creation is let end: Durable's terminate does not stop an activity that is running, so the killed
+ * monitor's last wait (awaitVmCreation) goes on polling and writes the outcome itself once the VM exists.
  */
 async function launchThenKillMonitor(
   nodeClaim: NodeClaim,
   instanceId: string,
-  { loseHistory = false }: { loseHistory?: boolean } = {},
+  {
+    loseHistory = false,
+    thenWhileCreating,
+  }: { loseHistory?: boolean; thenWhileCreating?: () => Promise<void> } = {},
 ) {
   const vmName = vmNameFor(nodeClaim.metadata.name);
   await whileCreating(vmName, async () => {
@@ -121,6 +127,7 @@ async function launchThenKillMonitor(
     await terminated;
     if (loseHistory) await stack.host.orchestrations.purge(instanceId);
     expect(vmOf(vmName)?.provisioningState).toBe('Creating');
+    await thenWhileCreating?.();
   });
 }
 
@@ -465,13 +472,18 @@ describe('launch', () => {
       const nodeClaim = await createNodeClaim();
       const vmName = vmNameFor(nodeClaim.metadata.name);
       const instanceId = launchMonitorInstanceId(nodeClaim.metadata.uid ?? '');
-      await launchThenKillMonitor(nodeClaim, instanceId, { loseHistory: lose });
-      await eventually(
-        () => (vmOf(vmName)?.provisioningState === 'Succeeded' ? true : undefined),
-        'VM created',
-      );
-      // Nothing else writes the outcome now: only a sweep notices that the monitor is gone.
-      await stack.host.triggerTimer('lifecycleSweep');
+      await launchThenKillMonitor(nodeClaim, instanceId, {
+        loseHistory: lose,
+        // While the VM is still being created nothing can write the outcome: only a sweep notices that
+        // the monitor is gone, and starts another that polls the VM by GET.
+        thenWhileCreating: async () => {
+          await stack.host.triggerTimer('lifecycleSweep');
+          await eventually(async () => {
+            const status = await stack.host.orchestrations.getStatus(instanceId);
+            return status && isOrchestrationActive(status) ? true : undefined;
+          }, 'a new launch monitor started by the sweep');
+        },
+      });
       const launched = await eventually(async () => {
         const current = await get(nodeClaim.metadata.name);
         return findCondition(current?.status?.conditions, 'Launched')?.status === 'True'
