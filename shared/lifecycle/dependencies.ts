@@ -232,13 +232,22 @@ export function createDependencies(
     events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
     cloud: azureCloudProvider(parts),
     cluster,
-    decisionRecords: new DecisionRecordTable(
-      tableClient(settings, settings.decisionRecords.table, credential),
-      settings.decisionRecords.retentionHours * 3_600_000,
-      now,
-    ),
+    decisionRecords: decisionRecordTable(settings, credential, now),
     ...kubePorts(kube, objects),
   };
+}
+
+/** The decision records' table, for the app and for whoever reads them beside it (a scenario's report). */
+export function decisionRecordTable(
+  settings: Settings,
+  credential: TokenCredential,
+  now: () => Date,
+): DecisionRecordTable {
+  return new DecisionRecordTable(
+    tableClient(settings, settings.decisionRecords.table, credential),
+    settings.decisionRecords.retentionHours * 3_600_000,
+    now,
+  );
 }
 
 function tableClient(settings: Settings, table: string, credential: TokenCredential): TableClient {
