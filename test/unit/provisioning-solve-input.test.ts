@@ -81,7 +81,7 @@ function state(overrides: Partial<ProvisioningState> = {}): ProvisioningState {
 const options = { instanceTypesFor: () => types };
 
 describe('solveInput', () => {
-  it('takes dynamic AKSNodeClass NodePools only, with their instance types', () => {
+  it('takes dynamic AKSNodeClass NodePools only, with their instance types; one whose class is missing is asked, and ruled out', () => {
     const ec2 = pool('ec2');
     ec2.spec.template.spec.nodeClassRef = { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'x' };
     const classless = pool('classless');
@@ -90,8 +90,12 @@ describe('solveInput', () => {
       state({ nodePools: [pool('general'), pool('static', { replicas: 2 }), ec2, classless] }),
       options,
     );
-    expect(input.nodePools.map((p) => p.name)).toEqual(['general']);
+    expect(input.nodePools.map((p) => p.name)).toEqual(['general', 'classless']);
     expect(input.nodePools[0]!.instanceTypes).toBe(types);
+    expect(input.nodePools[1]).toMatchObject({
+      instanceTypes: [],
+      notReady: 'its node class "missing" does not exist',
+    });
     expect(input.pods.map((p) => p.metadata)).toEqual([
       {
         name: 'a',

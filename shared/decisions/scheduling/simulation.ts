@@ -1,6 +1,5 @@
 // The state of one solve: NodePool templates, existing nodes, NodeClaims opened so far, topology counts
 // and the pod queue. solve.ts describes the algorithm and where it follows or departs from Karpenter.
-import { WellKnown } from '../../models/karpenter.js';
 import { compileDaemonSets, NO_DAEMONS, type CompiledDaemonSet } from './daemonsets.js';
 import { compileExistingNode, type SimulatedNode } from './existing-nodes.js';
 import { portsConflict } from './host-ports.js';
