@@ -138,12 +138,12 @@ export class Template {
       (it) => instanceTypeMismatch(it, requirements) === undefined,
     );
     if (compatible.length === 0) {
-      if (this.onlyUnavailable(compatible, requirements)) return this.noOffering();
+      if (this.onlyUnavailable(compatible, requirements)) return this.noOffering(requirements);
       return { cause: 'Requirement', reason: `no instance type satisfies ${this.mismatch(requirements)}` };
     }
     const offered = compatible.filter((it) => cheapestOffering(it, requirements) !== undefined);
     if (offered.length === 0) {
-      if (this.onlyUnavailable(compatible, requirements)) return this.noOffering();
+      if (this.onlyUnavailable(compatible, requirements)) return this.noOffering(requirements);
       return {
         cause: 'Requirement',
         reason: `no instance type is offered in ${describeZonesAndCapacityTypes(requirements)}`,
@@ -162,11 +162,10 @@ export class Template {
     return compatible.some(offered) || this.unavailable.some(offered);
   }
 
-  private noOffering(): Rejection {
+  private noOffering(requirements: RequirementMap): Rejection {
     return {
       cause: 'NoOffering',
-      reason:
-        'instance types fit, but every offering left is unavailable (recent launch failures, quota or reservations)',
+      reason: `instance types fit, but none has an available offering in ${describeZonesAndCapacityTypes(requirements)} (recent launch failures, quota or reservations)`,
     };
   }
 
