@@ -188,6 +188,8 @@ function errorCode(error: unknown): string | undefined {
   if (cause && typeof cause === 'object') {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string') return code;
+    // A URL fetch refuses before connecting (a port browsers block, say) has a reason but no code.
+    if (cause instanceof Error && cause.message !== '') return cause.message;
   }
   return undefined;
 }

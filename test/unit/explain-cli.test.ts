@@ -148,6 +148,10 @@ describe('HTTP failures', () => {
   });
 
   test('connection errors name the URL', () => {
+    const blocked = new TypeError('fetch failed', { cause: new Error('bad port') });
+    expect(connectionErrorMessage('http://127.0.0.1:1', blocked)).toContain(
+      'Could not reach http://127.0.0.1:1 (bad port)',
+    );
     const refused = new TypeError('fetch failed', {
       cause: Object.assign(new Error('x'), { code: 'ECONNREFUSED' }),
     });
