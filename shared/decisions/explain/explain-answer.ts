@@ -164,7 +164,8 @@ function podAnswer(pod: string, windows: readonly ProvisioningRecord[]): PodAnsw
   const newest = considered[0];
   if (!newest) return undefined;
   const { window, decision } = newest;
-  // The same name with another uid is another pod (recreated by its controller): its history is not this one's.
+  // The same name with another uid is another pod (recreated by its controller): its history is not
+  // this one's.
   const mine = considered.filter((entry) => entry.decision.uid === decision.uid);
 
   let run = mine;
