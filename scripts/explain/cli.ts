@@ -41,11 +41,14 @@ export function helpText(program = DEFAULT_PROGRAM): string {
   return `Ask the nodeclaim-azure function app why it decided what it did.
 
 Usage:
-  ${program} explain pod <namespace>/<name>   why a pod is pending, or where it was placed
-  ${program} explain node <name>              why a node (Node or NodeClaim name) is kept or was disrupted
-  ${program} explain nodepool <name>          what a NodePool's newest disruption pass and windows decided
-  ${program} explain --what-if -f <manifest>  what applying a NodePool change would do (-f - reads stdin);
-      [nodepool <name>]                       with a subject, the manifest must hold it
+  ${program} explain pod <namespace>/<name>
+      why a pod is pending, or where it was placed
+  ${program} explain node <name>
+      why a node (a Node's or a NodeClaim's name) is kept, or what disrupted it
+  ${program} explain nodepool <name>
+      what a NodePool's newest disruption pass and recent provisioning windows decided
+  ${program} explain [nodepool <name>] --what-if -f <manifest>
+      what applying a NodePool change would do (-f - reads stdin; a subject must be the manifest's)
 
 Options:
   --url <url>              the function app, e.g. https://my-app.azurewebsites.net  [NODECLAIM_EXPLAIN_URL]
