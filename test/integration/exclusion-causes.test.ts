@@ -14,7 +14,7 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
-import type { ExclusionCause } from '../../shared/decisions/explain/decision-record.js';
+import type { ExclusionCause, ProvisioningRecord } from '../../shared/decisions/explain/decision-record.js';
 import { EVENT_COMPONENT } from '../../shared/lifecycle/dependencies.js';
 import { provisionPendingPods } from '../../shared/lifecycle/provisioning/provision.js';
 import type { NodePool } from '../../shared/models/karpenter.js';
@@ -198,7 +198,7 @@ test(
       return unschedulable.length === pods.length ? true : undefined;
     });
 
-    // The functions' role does not read volumes yet; the test reads them with its own access.
+    // The window reads the claims and volumes as the functions' identity, as it would in Azure.
     const report = await provisionPendingPods(
       {
         ...stack.deps,
@@ -210,18 +210,18 @@ test(
             selector: `${stack.runLabel.key}=${stack.runLabel.value}`,
           },
         },
-        volumeReads: {
-          persistentVolumeClaims: async () =>
-            (await core.listNamespacedPersistentVolumeClaim({ namespace })).items,
-          persistentVolumes: async () => (await core.listPersistentVolume()).items,
-        },
       },
       `causes-${run}`,
     );
+    expect(report.recorded).toBe(true);
+    const record = (await stack.deps.decisionRecords.recent('provisioning', 100)).find(
+      (r): r is ProvisioningRecord => r.kind === 'provisioning' && r.id === `causes-${run}`,
+    );
+    if (!record) throw new Error(`no record of window causes-${run}`);
     expect(report).toMatchObject({ pods: 5, unschedulable: 4 });
     expect(report.created).toHaveLength(1);
 
-    const decisions = new Map(report.record.pods.map((p) => [p.pod, p]));
+    const decisions = new Map(record.pods.map((p) => [p.pod, p]));
     const causeFor = (name: string, c: Case): ExclusionCause | undefined =>
       decisions.get(`${namespace}/${name}-${run}`)?.excluded?.find((e) => e.nodePool === `${c}-${run}`)
         ?.cause;
@@ -233,7 +233,7 @@ test(
     expect(topo.filter((d) => d?.placed?.kind === 'NodeClaim')).toHaveLength(1);
     const excludedTopo = topo.find((d) => d?.excluded)?.excluded;
     expect(excludedTopo?.find((e) => e.nodePool === `topo-${run}`)?.cause).toBe('Topology');
-    expect(report.record.launches).toEqual([
+    expect(record.launches).toEqual([
       expect.objectContaining({
         nodeClaim: report.created[0],
         nodePool: `topo-${run}`,

@@ -25,20 +25,14 @@ export interface ProvisioningState extends ClusterState {
   pendingPods: V1Pod[];
   daemonSets: V1DaemonSet[];
   /**
-   * The claims and volumes the pending pods' volumes are bound to, when a volume reader is given: a pod
-   * whose volume is pinned to a zone may only go there. Absent, volumes constrain nothing.
+   * The claims and volumes, read when a pending pod mounts a claim: a pod whose volume is pinned to a
+   * zone may only go there. Absent (no pod mounts one), volumes constrain nothing.
    */
   volumes?: { claims: V1PersistentVolumeClaim[]; volumes: V1PersistentVolume[] };
 }
 
-/** Reads PersistentVolumeClaims and PersistentVolumes for the pods that mount them. */
-export interface VolumeReads {
-  persistentVolumeClaims(): Promise<V1PersistentVolumeClaim[]>;
-  persistentVolumes(): Promise<V1PersistentVolume[]>;
-}
-
 export async function readProvisioningState(
-  deps: Pick<LifecycleDependencies, 'provisioningReads'> & { volumeReads?: VolumeReads },
+  deps: Pick<LifecycleDependencies, 'provisioningReads'>,
 ): Promise<ProvisioningState> {
   const reads = deps.provisioningReads;
   // Nodes (with the NodeClaims, NodePools and AKSNodeClasses) before any pod.
@@ -58,11 +52,9 @@ export async function readProvisioningState(
   const pendingPods = pending.filter((pod) => isProvisionable(provisionabilityOf(pod)));
   // Volumes are read only when a pending pod mounts a claim: most windows have none.
   const mountsClaim = pendingPods.some((pod) => pod.spec?.volumes?.some((v) => v.persistentVolumeClaim));
-  const volumeReads = deps.volumeReads;
-  const volumes =
-    volumeReads && mountsClaim
-      ? await Promise.all([volumeReads.persistentVolumeClaims(), volumeReads.persistentVolumes()])
-      : undefined;
+  const volumes = mountsClaim
+    ? await Promise.all([reads.persistentVolumeClaims(), reads.persistentVolumes()])
+    : undefined;
   return {
     ...cluster,
     boundPods,

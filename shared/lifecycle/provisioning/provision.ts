@@ -15,12 +15,12 @@ import { overlaidInstanceTypes } from '../../decisions/node-overlays.js';
 import { priceOf } from '../../decisions/prices/price-book.js';
 import { solve, type PodReference, type SchedulingResult } from '../../decisions/scheduling/index.js';
 import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
-import type { ProvisioningRecord } from '../../decisions/explain/decision-record.js';
 import { provisioningRecord } from '../../decisions/explain/provisioning-record.js';
 import { isAlreadyExists } from '../../kube/errors.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { realPodsOnly, recordBufferProvisioning, windowBuffers, withVirtualPods } from './buffers.js';
-import { readProvisioningState, type VolumeReads } from './cluster-state.js';
+import { readProvisioningState } from './cluster-state.js';
+import { writeDecisionRecord } from '../explain/record-writes.js';
 import { solveInput } from './solve-input.js';
 
 /** What a window did; the batcher keeps it as its custom status. */
@@ -38,8 +38,8 @@ export interface ProvisioningReport {
   /** Sum of the new NodeClaims' cheapest offering prices, USD/h (Infinity when a price is unknown). */
   launchPricePerHour: number;
   solveMs: number;
-  /** Where each real pod was placed or why not, and what each NodeClaim was for: for `explain`. */
-  record: ProvisioningRecord;
+  /** Whether the window's decision record (where each pod went or why not) reached the store. */
+  recorded: boolean;
 }
 
 /** Karpenter's event reasons (KS pkg/controllers/provisioning/scheduling/events.go). */
@@ -49,7 +49,7 @@ export const ProvisioningEvents = {
 } as const;
 
 export async function provisionPendingPods(
-  deps: LifecycleDependencies & { volumeReads?: VolumeReads },
+  deps: LifecycleDependencies,
   windowId: string,
 ): Promise<ProvisioningReport> {
   const log = deps.log.with({ windowId });
@@ -152,10 +152,11 @@ export async function provisionPendingPods(
     unschedulable: result.unschedulable.length,
     launchPricePerHour: solved.newNodeClaims.reduce((sum, claim) => sum + claim.cheapestPrice, 0),
     solveMs: Math.round(solveMs),
-    record,
+    // Written, not returned: the report is the batcher's custom status, kept in its Durable history,
+    // where a record of hundreds of pods would cost every replay.
+    recorded: await writeDecisionRecord(deps, record),
   };
-  const { record: _record, ...summary } = report;
-  log.info('provisioning window solved', summary);
+  log.info('provisioning window solved', { ...report });
   deps.metrics.observe('karpenter_scheduler_scheduling_duration_seconds', solveMs / 1000, {});
 
   return report;
