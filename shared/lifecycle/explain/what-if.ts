@@ -420,6 +420,16 @@ export async function whatIf(
     "a replacement is priced at the cheapest available offering the NodePool's requirements allow, the one launch tries first",
     "the changed objects keep the live objects' labels and annotations not given in the manifest, as kubectl apply would",
   );
+  if (answer.drift.some((d) => d.policy === 'Immediate' && d.plan.kind === 'waves')) {
+    notes.push(
+      'under Immediate the budget is refilled as each replacement finishes, so the waves are budget-fulls: never more than one wave disrupting at once, and the rollout takes at most as many replacement times as there are waves',
+    );
+  }
+  if (answer.consolidation.length > 0) {
+    notes.push(
+      'consolidation is decided as by one sweep now (emptiness, then multi-node, then single-node); a NodePool whose consolidation command is already running waits for it',
+    );
+  }
   return answer;
 }
 
