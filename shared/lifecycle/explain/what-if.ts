@@ -8,9 +8,9 @@
 // prediction that used its own arithmetic could disagree with what then happens; this one cannot, but
 // for what it names in `notComputed` and `notes`.
 //
-// It never writes: every write port it could reach (Kubernetes objects, Events, the cloud's memory of
-// unavailable offerings) is replaced by one that throws, so a write would fail the answer rather than
-// change the cluster.
+// It never writes: the write ports of what it calls (Kubernetes objects, Events, the cloud provider's VMs
+// and its memory of failures and unavailable offerings) are replaced by ones that throw, so a write would
+// fail the answer rather than change the cluster.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { CloudProvider } from '../../cloudprovider/types.js';
 import { budgetNodesOf, isDisrupting } from '../../decisions/disruption-state.js';
@@ -39,7 +39,14 @@ import { overlaidInstanceTypes } from '../../decisions/node-overlays.js';
 import { isManagedNodePool } from '../../decisions/ownership.js';
 import { plainEqual } from '../../decisions/plain-equal.js';
 import { priceOf } from '../../decisions/prices/price-book.js';
-import { rolloutPolicyOf, type RolloutPolicy } from '../../decisions/rollout.js';
+import {
+  isRolloutPaused,
+  RolloutAnnotations,
+  rolloutOf,
+  rolloutPolicyOf,
+  rolloutTargetOf,
+  type RolloutPolicy,
+} from '../../decisions/rollout.js';
 import { instanceTypesFromOfferings } from '../../decisions/scheduling/catalog-instance-types.js';
 import {
   cheapestOffering,
@@ -402,7 +409,7 @@ export async function whatIf(
         substitution.nodeClasses.has(p.spec.template.spec.nodeClassRef.name)),
   );
   for (const nodePool of affected) {
-    answer.drift.push(driftOf(safe, { nodePool, state, view, pods: clusterPods, catalog, at }));
+    answer.drift.push(driftOf(safe, { nodePool, notComputed, state, view, pods: clusterPods, catalog, at }));
   }
 
   const withPods: ClusterPods = {
@@ -609,6 +616,7 @@ function launchOffering(
 
 interface DriftContext {
   nodePool: NodePool;
+  notComputed: string[];
   state: ProvisioningState;
   view: SweepView;
   pods: ClusterPods;
@@ -652,12 +660,25 @@ function driftOf(deps: LifecycleDependencies, context: DriftContext): WhatIfDrif
   const budget = driftBudgetOf(nodePool, budgetNodesOf(claims, nodesFor), at);
   const policy = rolloutPolicyOf(nodePool, deps.settings.rollout.policy);
   const toReplace = nodes.filter((n) => !n.disrupting);
-  const plan = driftWaves({
+  const waves = driftWaves({
     drifted: toReplace.length,
     budget: budget.perWave,
     policy,
     canary: deps.settings.rollout.canary,
   });
+  // A paused NodePool replaces nothing under the Canary policy (rollout.ts rolloutRoom).
+  const paused = policy === 'Canary' && waves.kind === 'waves' && isRolloutPaused(nodePool);
+  const plan: DriftWavePlan = paused
+    ? { kind: 'never', reason: `NodePool ${poolName} is annotated ${RolloutAnnotations.paused}=true` }
+    : waves;
+  if (policy === 'Canary' && waves.kind === 'waves') {
+    const underway = rolloutOf(nodePool, rolloutTargetOf(nodePool, nodeClass));
+    if (underway) {
+      context.notComputed.push(
+        `NodePool ${poolName}: a rollout of this very target is already ${underway.phase} at wave ${underway.wave}; the waves counted are those of a fresh rollout, not what is left of it`,
+      );
+    }
+  }
   const launch = nodeClass
     ? launchOffering(catalog.forPool(nodePool, nodeClass), nodePool.spec.template.spec.requirements)
     : undefined;

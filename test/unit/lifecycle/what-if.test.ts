@@ -150,6 +150,37 @@ describe('whatIf', () => {
     nothingWritten();
   });
 
+  test('a pod that fits on an existing Node goes there, and nothing launches for it', async () => {
+    fake.nodes.seed({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'system-1', labels: { [WellKnown.zoneLabel]: 'westus2-1' } },
+      spec: {},
+      status: {
+        conditions: [{ type: 'Ready', status: 'True' }],
+        allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
+      },
+    });
+    const answer = await whatIf(fake.deps, [pod('web-1')]);
+    expect(answer.pods?.launches).toEqual([]);
+    expect(answer.pods?.placements).toEqual([{ pod: 'apps/web-1', on: 'Node', name: 'system-1' }]);
+    expect(answer.pods?.pricePerHour).toEqual({ before: 0, after: 0 });
+    nothingWritten();
+  });
+
+  test('a paused NodePool under the Canary policy replaces nothing', async () => {
+    for (let i = 0; i < 4; i++) fake.nodeClaims.seed(launchedClaim(`general-${i}`, live));
+    const paused: NodePool = {
+      ...pool,
+      metadata: { name: 'general', annotations: { [RolloutAnnotations.paused]: 'true' } },
+    };
+    const changed = { ...live, spec: { ...live.spec, imageFamily: 'AzureLinux' as const } };
+    const [drift] = (await whatIf(fake.deps, [changed, paused])).drift;
+    expect(drift?.nodes).toHaveLength(4);
+    expect(drift?.plan).toMatchObject({ kind: 'never' });
+    nothingWritten();
+  });
+
   test('an unchanged class drifts nothing, and a budget of "0" never replaces', async () => {
     for (let i = 0; i < 4; i++) fake.nodeClaims.seed(launchedClaim(`general-${i}`, live));
     const same = await whatIf(fake.deps, [live]);
