@@ -83,8 +83,9 @@ describe('what-if of a NodePool change, then the change', () => {
     const versionsBefore = (await env.nodeClaimsOf(poolName)).map((c) => c.metadata.resourceVersion).sort();
 
     // Asked with the class changed: Immediate (the setting) gives ceil(10 / 3) waves.
+    const asked = performance.now();
     const answer = await whatIf(stack.deps, [changedClass(liveClass)]);
-    console.log(renderWhatIf(answer));
+    console.log(`${renderWhatIf(answer)}\n(answered in ${Math.round(performance.now() - asked)} ms)`);
     const drift = answer.drift.find((d) => d.nodePool === poolName);
     expect(drift).toBeDefined();
     expect(drift?.policy).toBe('Immediate');
