@@ -19,6 +19,7 @@ import {
   type NodePool,
 } from '../../../shared/models/index.js';
 import { FAKE_NOW, fakeLifecycle, type FakeLifecycle } from '../../support/fake-lifecycle.js';
+import { runningPod } from '../../support/consolidation-fixtures.js';
 import { nodeClass, nodeClassRef } from '../../support/fixtures.js';
 
 const pool: NodePool = {
@@ -251,6 +252,52 @@ describe('whatIf', () => {
     });
     nothingWritten();
     expect(fake.nodes.writes).toEqual([]);
+  });
+
+  test('consolidation of underutilized nodes once the changed NodePool allows it', async () => {
+    const whenEmpty: NodePool = {
+      ...pool,
+      spec: {
+        ...pool.spec,
+        disruption: {
+          budgets: [{ nodes: '100%' }],
+          consolidateAfter: '0s',
+          consolidationPolicy: 'WhenEmpty',
+        },
+      },
+    };
+    fake.nodePools.seed(whenEmpty);
+    for (let i = 0; i < 2; i++) {
+      const claim = launchedClaim(`general-${i}`, live);
+      fake.nodeClaims.seed({ ...claim, status: { ...claim.status, nodeName: `aks-general-${i}` } });
+      fake.nodes.seed({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: `aks-general-${i}`, labels: claim.metadata.labels },
+        spec: { providerID: claim.status?.providerID },
+        status: {
+          conditions: [{ type: 'Ready', status: 'True' }],
+          allocatable: { cpu: '2', memory: '8Gi', pods: '110' },
+        },
+      });
+      fake.workloads.pods.push(runningPod(`web-${i}`, `aks-general-${i}`, { cpu: '100m', memory: '128Mi' }));
+    }
+
+    const now = await whatIf(fake.deps, []);
+    expect(now.consolidation).toMatchObject([{ nodePool: 'general', method: 'none' }]);
+
+    const underutilized: NodePool = {
+      ...whenEmpty,
+      spec: {
+        ...whenEmpty.spec,
+        disruption: { ...whenEmpty.spec.disruption, consolidationPolicy: 'WhenEmptyOrUnderutilized' },
+      },
+    };
+    const [decided] = (await whatIf(fake.deps, [underutilized])).consolidation;
+    expect(decided?.method).toMatch(/^(multi|single)-node-consolidation$/);
+    expect(decided && decided.method !== 'none' && decided.nodes.length).toBeGreaterThan(0);
+    expect(decided && decided.method !== 'none' && decided.savingsPerHour).toBeGreaterThan(0);
+    nothingWritten();
   });
 
   test('anything else is refused, naming its index and kind', async () => {
