@@ -28,11 +28,23 @@ export function setBlockedCandidatesGauge(
   for (const cause of pools.get(nodePool)?.keys() ?? []) next.set(cause, 0);
   for (const { cause, count } of counts) next.set(cause, count);
   pools.set(nodePool, next);
+  metrics.setGauge(BLOCKED_CANDIDATES_GAUGE, seriesOf(pools));
+}
+
+function seriesOf(pools: ReadonlyMap<string, ReadonlyMap<string, number>>): GaugeSeries[] {
   const series: GaugeSeries[] = [];
   for (const [pool, causes] of pools) {
     for (const [cause, value] of causes) series.push({ labels: { nodepool: pool, cause }, value });
   }
-  metrics.setGauge(BLOCKED_CANDIDATES_GAUGE, series);
+  return series;
+}
+
+/** Forgets the NodePools not in `current` (deleted, or no longer managed): their series go away. */
+export function retainBlockedCandidatesPools(metrics: Metrics, current: ReadonlySet<string>): void {
+  const pools = lastCounts.get(metrics);
+  if (!pools || [...pools.keys()].every((p) => current.has(p))) return;
+  for (const pool of [...pools.keys()]) if (!current.has(pool)) pools.delete(pool);
+  metrics.setGauge(BLOCKED_CANDIDATES_GAUGE, seriesOf(pools));
 }
 
 /** The pass's counts on the gauge and, when they changed, on the NodePool's status. */

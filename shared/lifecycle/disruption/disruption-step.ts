@@ -71,7 +71,7 @@ import type {
   MethodPass,
   PassRecorder,
 } from './methods/method.js';
-import { publishBlockedCandidates } from './blocked-candidates.js';
+import { publishBlockedCandidates, retainBlockedCandidatesPools } from './blocked-candidates.js';
 import { disruptionMethods, methodNamed } from './methods/methods.js';
 import { markUnderLease, markWithinBudget } from './budget-at-mark.js';
 import { deleteUninitializedReplacement, markForDisruption } from './replacements.js';
@@ -104,13 +104,18 @@ export function disruptionStepOf(
     name: 'disruption',
     async run(context) {
       const report: StepReport = { step: 'disruption', examined: 0, acted: 0, failed: 0 };
-      for (const nodePool of nodePoolsInScope(context)) {
+      const pools = nodePoolsInScope(context);
+      const counts = everyMethod && !context.nodeClaimSelector;
+      if (counts) {
+        retainBlockedCandidatesPools(context.deps.metrics, new Set(pools.map((p) => p.metadata.name)));
+      }
+      for (const nodePool of pools) {
         if (context.stopping()) break;
         report.examined += 1;
         try {
           const pass = await disruptPool(context, nodePool, methods);
           report.acted += pass.started;
-          if (everyMethod && !context.nodeClaimSelector && !context.stopping()) {
+          if (counts && !context.stopping()) {
             await publishBlockedCandidates(context.deps, nodePool, pass.blocked);
           }
           if (options.onRecord) await writeRecord(context, options.onRecord, pass.record);

@@ -110,11 +110,12 @@ function noteHeld(
     allowed < pass.allowed
       ? "The NodePool's rollout lets no more drifted nodes be replaced now"
       : budgetBlockedMessage('Drifted');
+  const byName = new Map(pass.nodeClaims.map((c) => [c.metadata.name, c]));
   for (const input of inputs) {
     if (input.driftedSince === undefined || chosen.has(input.name)) continue;
     const held = replacementHold(input, pass.now);
-    const node = pass.nodeClaims.find((c) => c.metadata.name === input.name);
-    const nodeName = node ? pass.nodesFor(node)[0]?.metadata.name : undefined;
+    const nodeClaim = byName.get(input.name);
+    const nodeName = nodeClaim ? pass.nodesFor(nodeClaim)[0]?.metadata.name : undefined;
     if (held) pass.recorder?.keep(input.name, nodeName, held.cause, held.message);
     else pass.recorder?.keep(input.name, nodeName, 'Budget', why);
   }
