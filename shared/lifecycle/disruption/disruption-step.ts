@@ -35,6 +35,7 @@ import {
   type BlockedCount,
 } from '../../decisions/explain/disruption-record.js';
 import type {
+  CandidateCause,
   CandidateDecision,
   CommandDecision,
   DisruptionRecord,
@@ -235,9 +236,10 @@ async function disruptPool(
       per === 'nodePool' ? commands.slice(0, 1) : commands,
       (c) => `${c.method} ${c.candidates.map((x) => x.name).join(',')}`,
       async (command) => {
-        const begun = await startCommand(context, command);
-        if (begun) notes.started(command);
-        return begun;
+        const outcome = await startCommand(context, command);
+        if (outcome === true) notes.started(command);
+        else notes.notStarted(method, command, outcome);
+        return outcome === true;
       },
     );
     started += result.acted;
@@ -301,6 +303,11 @@ function passNotes(context: SweepContext, nodePool: NodePool) {
         note(method, nodeClaim, node, { decision: 'keep', cause, message }),
       command: (command, known) => facts.set(command, known),
     }),
+    notStarted(method: DisruptionMethod, command: DisruptionCommand, why: NotStarted) {
+      for (const c of command.candidates) {
+        note(method, c.name, nodeOf(c.name)?.metadata.name, { decision: 'keep', ...why });
+      }
+    },
     cut(method: DisruptionMethod, command: DisruptionCommand) {
       for (const c of command.candidates) {
         note(method, c.name, nodeOf(c.name)?.metadata.name, {
@@ -357,12 +364,28 @@ function withinBudget(
   return kept;
 }
 
-async function startCommand(context: SweepContext, command: DisruptionCommand): Promise<boolean> {
+/** Why a command decided was not started, for the record: its candidates' cause and line. */
+interface NotStarted {
+  cause: CandidateCause;
+  message: string;
+}
+
+const VIEW_BEHIND: NotStarted = {
+  cause: 'NotReady',
+  message: 'The command was not started: its candidates changed since the view was read',
+};
+
+async function startCommand(context: SweepContext, command: DisruptionCommand): Promise<true | NotStarted> {
   const { deps, orchestrations, view } = context;
   const instanceId = commandInstanceId(command);
   const existing = await orchestrations.getStatus(instanceId);
   // An earlier command is still winding down (it has released its candidates but not returned yet).
-  if (isOrchestrationActive(existing)) return false;
+  if (isOrchestrationActive(existing)) {
+    return {
+      cause: 'NotReady',
+      message: `The command was not started: its workflow ${instanceId} is still winding down`,
+    };
+  }
   if (existing) await orchestrations.purge(instanceId);
   if (command.ownWorkflow) return startOwnWorkflow(context, command, command.ownWorkflow, instanceId);
   const method = methodNamed(command.method);
@@ -377,7 +400,7 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
         method: command.method,
         candidates: behind,
       });
-      return false;
+      return VIEW_BEHIND;
     }
   } else {
     const byName = new Map(view.nodeClaims().map((c) => [c.metadata.name, c]));
@@ -414,9 +437,9 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
         candidates: command.candidates.map((c) => c.name),
         why: outcome.why,
       });
-      return false;
+      return { cause: 'Budget', message: budgetBlockedMessage(command.reason) };
     }
-    if (!outcome.value) return false;
+    if (!outcome.value) return VIEW_BEHIND;
   }
   const settings = deps.settings.disruption;
   const input: ExecutorInput = {
@@ -438,7 +461,7 @@ async function startOwnWorkflow(
   command: DisruptionCommand,
   workflow: NonNullable<DisruptionCommand['ownWorkflow']>,
   instanceId: string,
-): Promise<boolean> {
+): Promise<true> {
   const { deps, orchestrations, view } = context;
   await orchestrations.startNew(workflow.orchestration, { instanceId, input: workflow.input });
   const byName = new Map(view.nodeClaims().map((c) => [c.metadata.name, c]));

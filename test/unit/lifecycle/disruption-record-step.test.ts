@@ -14,6 +14,7 @@ import { WellKnown, type NodeClaim, type NodePool } from '../../../shared/models
 import { createMetrics } from '../../../shared/observability/metrics.js';
 import { silentLogger } from '../../../shared/observability/logger.js';
 import {
+  FAKE_NOW,
   fakeLifecycle,
   fakeSweepContext,
   FakeOrchestrations,
@@ -90,6 +91,51 @@ describe('the disruption step keeps a record of each pass', () => {
     expect(fake.deps.metrics.total(gauge, { nodepool: 'general', cause: 'Budget' })).toBe(1);
     expect((await fake.nodePools.get('general'))?.status?.disruptionBlocked).toEqual([
       { cause: 'Budget', count: 1 },
+    ]);
+  });
+
+  test('a command the budget, read again, no longer allows is kept by the budget, not stated as started', async () => {
+    const budgetOne: NodePool = {
+      ...pool,
+      spec: { ...pool.spec, disruption: { consolidateAfter: 'Never', budgets: [{ nodes: '1' }] } },
+    };
+    const claims = ['a', 'b'].map((n) =>
+      fake.nodeClaims.seed(driftedNodeClaim(`general-${n}`, budgetOne, 60)),
+    );
+    // Another writer marked general-b after this view was read.
+    const b = claims[1] as NodeClaim;
+    fake.nodeClaims.seed({
+      ...b,
+      status: {
+        ...b.status,
+        conditions: [
+          ...(b.status?.conditions ?? []),
+          {
+            type: 'DisruptionReason',
+            status: 'True',
+            reason: 'Drifted',
+            message: 'drifted',
+            lastTransitionTime: new Date(FAKE_NOW.getTime() - 1_000).toISOString(),
+          },
+        ],
+      },
+    });
+    fake.nodePools.seed(budgetOne);
+    const records: DisruptionRecord[] = [];
+    const step = disruptionStepOf(disruptionMethods, { onRecord: (r) => void records.push(r) });
+
+    await step.run(
+      fakeSweepContext(fake, new FakeOrchestrations(), {
+        nodeClaims: claims,
+        nodes: claims.map((c) => nodeOf(c)),
+        nodePools: [budgetOne],
+      }),
+    );
+
+    expect(records[0]?.commands).toEqual([]);
+    expect(records[0]?.candidates.map((c) => [c.nodeClaim, c.decision, c.cause])).toEqual([
+      ['general-b', 'keep', 'Budget'],
+      ['general-a', 'keep', 'Budget'],
     ]);
   });
 
