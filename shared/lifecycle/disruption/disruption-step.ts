@@ -271,8 +271,10 @@ function passNotes(context: SweepContext, nodePool: NodePool) {
   const candidates: CandidateDecision[] = [];
   const commands: CommandDecision[] = [];
   const facts = new Map<DisruptionCommand, CommandFacts>();
-  const claims = new Map(claimsOf(context, nodePool).map((c) => [c.metadata.name, c]));
+  // Indexed on first use: most passes keep no node and start nothing.
+  let claims: Map<string, NodeClaim> | undefined;
   const nodeOf = (name: string): Node | undefined => {
+    claims ??= new Map(claimsOf(context, nodePool).map((c) => [c.metadata.name, c]));
     const claim = claims.get(name);
     return claim ? context.view.nodesFor(claim)[0] : undefined;
   };
@@ -281,7 +283,11 @@ function passNotes(context: SweepContext, nodePool: NodePool) {
     nodeClaim: string,
     node: string | undefined,
     decision: Pick<CandidateDecision, 'decision' | 'cause' | 'message'>,
-  ) => candidates.push({ nodeClaim, ...(node ? { node } : {}), method: method.name, ...decision });
+  ) => {
+    // A method that did not name the Node (a verdict without one) gets it from the view.
+    const nodeName = node ?? nodeOf(nodeClaim)?.metadata.name;
+    candidates.push({ nodeClaim, ...(nodeName ? { node: nodeName } : {}), method: method.name, ...decision });
+  };
   const listedPrice = (name: string): number => {
     const labels = nodeOf(name)?.metadata.labels ?? {};
     const capacityType = (labels[WellKnown.capacityTypeLabel] ?? 'on-demand') as CapacityType;

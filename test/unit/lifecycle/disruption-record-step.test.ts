@@ -20,7 +20,8 @@ import {
   FakeOrchestrations,
   type FakeLifecycle,
 } from '../../support/fake-lifecycle.js';
-import { driftedNodeClaim, nodeOf } from '../../support/method-pass.js';
+import { consolidatingPool } from '../../support/consolidation-fixtures.js';
+import { driftedNodeClaim, initializedNodeClaim, nodeOf } from '../../support/method-pass.js';
 
 const nodeClassRef = { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' };
 const pool: NodePool = {
@@ -137,6 +138,43 @@ describe('the disruption step keeps a record of each pass', () => {
       ['general-b', 'keep', 'Budget'],
       ['general-a', 'keep', 'Budget'],
     ]);
+  });
+
+  test('consolidation: a node whose pods changed within consolidateAfter waits, with the Node named', async () => {
+    const base = consolidatingPool('batch');
+    const settling: NodePool = {
+      ...base,
+      spec: { ...base.spec, disruption: { ...base.spec.disruption, consolidateAfter: '1h' } },
+    };
+    const claim = initializedNodeClaim('batch-a', settling);
+    claim.status = {
+      ...claim.status,
+      lastPodEventTime: new Date(FAKE_NOW.getTime() - 600_000).toISOString(),
+    };
+    fake.nodeClaims.seed(claim);
+    fake.nodePools.seed(settling);
+    const records: DisruptionRecord[] = [];
+    const step = disruptionStepOf(disruptionMethods, { onRecord: (r) => void records.push(r) });
+
+    await step.run(
+      fakeSweepContext(fake, new FakeOrchestrations(), {
+        nodeClaims: [claim],
+        nodes: [nodeOf(claim)],
+        nodePools: [settling],
+      }),
+    );
+
+    expect(records[0]?.candidates).toEqual([
+      {
+        nodeClaim: 'batch-a',
+        node: nodeOf(claim).metadata.name,
+        method: 'emptiness',
+        decision: 'keep',
+        cause: 'ConsolidateAfter',
+        message: `consolidateAfter has not passed since the node's last pod event (consolidatable at ${new Date(FAKE_NOW.getTime() + 3_000_000).toISOString()})`,
+      },
+    ]);
+    expect(fake.deps.metrics.total(gauge, { nodepool: 'batch', cause: 'ConsolidateAfter' })).toBe(1);
   });
 
   test('a sink that fails is logged, and the pass still counts', async () => {
