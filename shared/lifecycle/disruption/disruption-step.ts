@@ -20,6 +20,7 @@
 //   what each method noted while it decided (the nodes it kept and why, its commands' prices and pods),
 //   what this step decided on top (the budget's cut, the commands it started). The record goes to the
 //   step's onRecord sink; the per-cause counts of the nodes kept go to a gauge and the NodePool's status.
+import { writeDecisionRecord } from '../decision-records/record-writes.js';
 import { allowedDisruptions } from '../../decisions/budgets.js';
 import { findCondition, setCondition } from '../../decisions/conditions.js';
 import {
@@ -83,10 +84,11 @@ export const UNSTARTED_COMMAND_GRACE_MS = 60_000;
 
 export const disruptionStep: SweepStep = disruptionStepOf(disruptionMethods);
 
-/** Where each pass's DisruptionRecord goes (the decision-record store); a failure is logged, never fatal. */
+/** Where each pass's DisruptionRecord goes; a failure is logged, never fatal. */
 export type OnDisruptionRecord = (record: DisruptionRecord) => void | Promise<void>;
 
 export interface DisruptionStepOptions {
+  /** In place of the decision-record store (deps.decisionRecords, repeats left out): for tests. */
   onRecord?: OnDisruptionRecord;
 }
 
@@ -120,6 +122,7 @@ export function disruptionStepOf(
             await publishBlockedCandidates(context.deps, nodePool, pass.blocked);
           }
           if (options.onRecord) await writeRecord(context, options.onRecord, pass.record);
+          else await recordPass(context, pass.record);
         } catch (error) {
           report.failed += 1;
           context.log.warn('disruption failed for one NodePool', { nodePool: nodePool.metadata.name, error });
@@ -140,6 +143,24 @@ async function writeRecord(
   } catch (error) {
     context.log.warn('disruption record not written', { record: record.id, error });
   }
+}
+
+/**
+ * A steady NodePool decides the same every sweep (the same nodes kept for the same causes, no command):
+ * such a pass is written once, and again only after RECORD_REFRESH_MS, so the store holds changes and a
+ * recent "still so" rather than one row per NodePool per sweep. Kept in the process, as the event dedupe
+ * is: after a restart the first pass is written again.
+ */
+export const RECORD_REFRESH_MS = 10 * 60_000;
+const lastRecorded = new Map<string, { digest: string; at: number }>();
+
+async function recordPass(context: SweepContext, record: DisruptionRecord): Promise<void> {
+  const { at: _at, id: _id, ...decided } = record;
+  const digest = JSON.stringify(decided);
+  const now = Date.parse(record.at);
+  const last = lastRecorded.get(record.nodePool);
+  if (last && last.digest === digest && now - last.at < RECORD_REFRESH_MS) return;
+  if (await writeDecisionRecord(context.deps, record)) lastRecorded.set(record.nodePool, { digest, at: now });
 }
 
 export interface PoolPass {

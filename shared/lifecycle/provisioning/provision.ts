@@ -20,7 +20,7 @@ import { isAlreadyExists } from '../../kube/errors.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { realPodsOnly, recordBufferProvisioning, windowBuffers, withVirtualPods } from './buffers.js';
 import { readProvisioningState } from './cluster-state.js';
-import { writeDecisionRecord } from '../explain/record-writes.js';
+import { writeDecisionRecord } from '../decision-records/record-writes.js';
 import { solveInput } from './solve-input.js';
 
 /** What a window did; the batcher keeps it as its custom status. */

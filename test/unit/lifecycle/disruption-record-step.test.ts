@@ -205,4 +205,37 @@ describe('the blocked-candidates gauge', () => {
     expect(metrics.count(gauge, { nodepool: 'b' })).toBe(0);
     expect(metrics.count(gauge, { nodepool: 'a' })).toBe(2);
   });
+
+  test('without a sink, a pass goes to deps.decisionRecords; the same decisions again are not written twice', async () => {
+    const fake = fakeLifecycle();
+    const steady: NodePool = {
+      ...pool,
+      metadata: { name: 'steady', uid: 'steady-uid' },
+      spec: { ...pool.spec, disruption: { consolidateAfter: 'Never', budgets: [{ nodes: '0' }] } },
+    };
+    const claims: NodeClaim[] = ['a', 'b'].map((n) =>
+      fake.nodeClaims.seed(driftedNodeClaim(`steady-${n}`, steady, 60)),
+    );
+    const nodes = claims.map((c) => nodeOf(c));
+    for (const node of nodes) fake.nodes.seed(node);
+    fake.nodePools.seed(steady);
+    const step = disruptionStepOf(disruptionMethods);
+    const view = { nodeClaims: claims, nodes, nodePools: [steady] };
+
+    await step.run(fakeSweepContext(fake, new FakeOrchestrations(), view));
+    await step.run(fakeSweepContext(fake, new FakeOrchestrations(), view));
+    const written = () =>
+      fake.decisionRecords.records.filter((r) => r.kind === 'disruption' && r.nodePool === 'steady');
+    expect(written()).toHaveLength(1);
+    expect(written()[0]).toMatchObject({ kind: 'disruption', nodePool: 'steady' });
+
+    // A different decision (the budget now allows one) is written at once.
+    const opened: NodePool = {
+      ...steady,
+      spec: { ...steady.spec, disruption: { consolidateAfter: 'Never', budgets: [{ nodes: '1' }] } },
+    };
+    fake.nodePools.seed(opened);
+    await step.run(fakeSweepContext(fake, new FakeOrchestrations(), { ...view, nodePools: [opened] }));
+    expect(written()).toHaveLength(2);
+  });
 });
