@@ -68,6 +68,9 @@ const tiers: Record<string, Tier[]> = {
   ],
   'pods/eviction': [['test/e2e/drain-running-pods.test.ts']],
   daemonsets: [['test/e2e/scale-up.test.ts']],
+  // A pod whose claim is bound to a volume in another zone is excluded for VolumeZone only if both are read.
+  persistentvolumeclaims: [['test/integration/exclusion-causes.test.ts']],
+  persistentvolumes: [['test/integration/exclusion-causes.test.ts']],
   poddisruptionbudgets: [['test/integration/cluster-reader.test.ts'], ['test/e2e/consolidation.test.ts']],
   // CapacityBuffers (gate CapacityBuffer): the status test reads a buffer of each referent kind.
   capacitybuffers: [['test/integration/capacity-buffers.test.ts']],
