@@ -75,6 +75,12 @@ param eventsQueueName string = 'nodeclaim-events'
 @description('UNAVAILABLE_OFFERINGS_TABLE (main.bicep\'s unavailableOfferingsTableName).')
 param unavailableOfferingsTableName string = 'unavailableofferings'
 
+@description('DECISION_RECORDS_TABLE (main.bicep\'s decisionRecordsTableName).')
+param decisionRecordsTableName string = 'decisionrecords'
+
+@description('DECISION_RECORD_RETENTION_HOURS (main.bicep\'s decisionRecordRetentionHours).')
+param decisionRecordRetentionHours int = 24
+
 @description('DURABLE_TASK_HUB (main.bicep\'s durableTaskHubName).')
 param durableTaskHubName string = 'nodeclaims'
 
@@ -228,6 +234,8 @@ module app '../bicep/main.bicep' = {
     retailPricesEndpoint: retailPricesEndpoint
     eventsQueueName: eventsQueueName
     unavailableOfferingsTableName: unavailableOfferingsTableName
+    decisionRecordsTableName: decisionRecordsTableName
+    decisionRecordRetentionHours: decisionRecordRetentionHours
     durableTaskHubName: durableTaskHubName
     durableBackend: durableBackend
     durableTaskSchedulerSku: durableTaskSchedulerSku

@@ -87,6 +87,12 @@ param eventsQueueName string = 'nodeclaim-events'
 @description('UNAVAILABLE_OFFERINGS_TABLE: table of recently failed offerings.')
 param unavailableOfferingsTableName string = 'unavailableofferings'
 
+@description('DECISION_RECORDS_TABLE: table of what provisioning and disruption decided, for explain.')
+param decisionRecordsTableName string = 'decisionrecords'
+
+@description('DECISION_RECORD_RETENTION_HOURS: how long a decision record is kept for explain.')
+param decisionRecordRetentionHours int = 24
+
 @description('DURABLE_TASK_HUB: Durable Functions task hub name (letters and digits).')
 param durableTaskHubName string = 'nodeclaims'
 
@@ -296,6 +302,7 @@ module storage 'modules/storage.bicep' = {
     location: location
     eventsQueueName: eventsQueueName
     unavailableOfferingsTableName: unavailableOfferingsTableName
+    decisionRecordsTableName: decisionRecordsTableName
     deploymentContainerName: deploymentContainerName
     tags: allTags
   }
@@ -397,6 +404,8 @@ module functionApp 'modules/function-app.bicep' = {
     bootstrapCaCert: empty(bootstrapCaCert) ? kubeCaCert : bootstrapCaCert
     eventsQueueName: storage.outputs.eventsQueueName
     unavailableOfferingsTableName: unavailableOfferingsTableName
+    decisionRecordsTableName: decisionRecordsTableName
+    decisionRecordRetentionHours: decisionRecordRetentionHours
     durableTaskHubName: durableTaskHubName
     durableBackend: durableBackend
     durableTaskSchedulerEndpoint: durableTaskScheduler ? durableBackendScheduler.outputs.endpoint : ''

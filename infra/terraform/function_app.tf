@@ -48,6 +48,8 @@ locals {
     BOOTSTRAP_CA_CERT                         = var.bootstrap_ca_cert != "" ? var.bootstrap_ca_cert : var.kube_ca_cert
     EVENTS_QUEUE_NAME                         = azurerm_storage_queue.events.name
     UNAVAILABLE_OFFERINGS_TABLE               = azurerm_storage_table.unavailable_offerings.name
+    DECISION_RECORDS_TABLE                    = azurerm_storage_table.decision_records.name
+    DECISION_RECORD_RETENTION_HOURS           = tostring(var.decision_record_retention_hours)
     SWEEP_SCHEDULE                            = var.sweep_schedule
     REGISTRATION_TIMEOUT_MINUTES              = tostring(var.registration_timeout_minutes)
     KUBERNETES_VERSION                        = local.cluster_inputs.kubernetes_version

@@ -38,3 +38,8 @@ resource "azurerm_storage_table" "unavailable_offerings" {
   name               = var.unavailable_offerings_table_name
   storage_account_id = azurerm_storage_account.app.id
 }
+
+resource "azurerm_storage_table" "decision_records" {
+  name               = var.decision_records_table_name
+  storage_account_id = azurerm_storage_account.app.id
+}

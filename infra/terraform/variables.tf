@@ -139,6 +139,18 @@ variable "unavailable_offerings_table_name" {
   default     = "unavailableofferings"
 }
 
+variable "decision_records_table_name" {
+  description = "DECISION_RECORDS_TABLE: table of what provisioning and disruption decided, for explain."
+  type        = string
+  default     = "decisionrecords"
+}
+
+variable "decision_record_retention_hours" {
+  description = "DECISION_RECORD_RETENTION_HOURS: how long a decision record is kept for explain."
+  type        = number
+  default     = 24
+}
+
 variable "durable_task_hub_name" {
   description = "DURABLE_TASK_HUB: Durable Functions task hub name (letters and digits)."
   type        = string

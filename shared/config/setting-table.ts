@@ -444,6 +444,26 @@ export const SETTING_TABLE: readonly SettingRow[] = [
     chart: FUNCTIONS_NOT_IN_CHART,
   },
   {
+    name: 'DECISION_RECORDS_TABLE',
+    reader: 'functions',
+    default: 'decisionrecords',
+    description: 'the table where provisioning windows and disruption passes record what they decided',
+    bicep: input('decisionRecordsTableName'),
+    terraform: input('decision_records_table_name'),
+    azd: input('DECISION_RECORDS_TABLE'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
+    name: 'DECISION_RECORD_RETENTION_HOURS',
+    reader: 'functions',
+    default: '24',
+    description: 'how long a decision record is kept for explain',
+    bicep: input('decisionRecordRetentionHours'),
+    terraform: input('decision_record_retention_hours'),
+    azd: input('DECISION_RECORD_RETENTION_HOURS'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
     name: 'DURABLE_TASK_HUB',
     reader: 'functions',
     deploymentDefault: {

@@ -92,6 +92,13 @@ export interface Settings {
   };
   /** Storage table that records offerings that recently failed, shared by every instance. */
   unavailableOfferingsTable: string;
+  /** Where provisioning windows and disruption passes record what they decided, for `explain`. */
+  decisionRecords: {
+    /** DECISION_RECORDS_TABLE */
+    table: string;
+    /** DECISION_RECORD_RETENTION_HOURS: how long a record is kept. */
+    retentionHours: number;
+  };
   launch: {
     pollIntervalSeconds: number;
     maxPollIntervalSeconds: number;
@@ -433,6 +440,10 @@ export function loadSettings(env: Env = process.env): Settings {
       events: reader.queueName('EVENTS_QUEUE_NAME', 'nodeclaim-events'),
     },
     unavailableOfferingsTable: reader.tableName('UNAVAILABLE_OFFERINGS_TABLE', 'unavailableofferings'),
+    decisionRecords: {
+      table: reader.tableName('DECISION_RECORDS_TABLE', 'decisionrecords'),
+      retentionHours: reader.number('DECISION_RECORD_RETENTION_HOURS', 24, 1, 720),
+    },
     launch: {
       pollIntervalSeconds: reader.number(
         'LAUNCH_POLL_INTERVAL_SECONDS',

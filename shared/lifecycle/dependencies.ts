@@ -12,6 +12,8 @@ import { CapacityReservationGroups } from '../azure/capacity-reservations.js';
 import { storageTlsOptions } from '../azure/storage-tls.js';
 import { tableClientFromConnectionString } from '../azure/table-client.js';
 import { UnavailableOfferingsStore } from '../azure/unavailable-offerings.js';
+import { DecisionRecordTable } from '../azure/decision-record-table.js';
+import type { DecisionRecords } from '../decisions/explain/decision-record.js';
 import { ComputeUsages } from '../azure/compute-usages.js';
 import { PlacementScoresReader } from '../azure/placement-scores.js';
 import { VirtualMachines } from '../azure/virtual-machines.js';
@@ -63,6 +65,8 @@ export interface LifecycleDependencies extends Pick<
   leases: Leases;
   /** CapacityBuffers and the PodTemplates and workloads they refer to (gate CapacityBuffer). */
   capacityBuffers: CapacityBufferStore;
+  /** What provisioning windows and disruption passes decided, and why: written once each, read by explain. */
+  decisionRecords: DecisionRecords;
 }
 
 /**
@@ -72,6 +76,8 @@ export interface LifecycleDependencies extends Pick<
  */
 export interface AzureDependencies extends LifecycleDependencies {
   azure: Omit<CloudProviderParts, 'vms'>;
+  /** The records' table itself, whose size and write costs the day scenario and the bench report. */
+  decisionRecords: DecisionRecordTable;
 }
 
 /** The Kubernetes ports of LifecycleDependencies, implemented with the API server client. */
@@ -167,7 +173,9 @@ export function createDependencies(
       settings.launch.nodeImageCacheSeconds * 1000,
       () => now().getTime(),
     ),
-    unavailable: new UnavailableOfferingsStore(tableClient(settings, credential)),
+    unavailable: new UnavailableOfferingsStore(
+      tableClient(settings, settings.unavailableOfferingsTable, credential),
+    ),
     pricing: new RetailPriceCatalog({
       region: settings.azure.location,
       endpoint: settings.azure.retailPricesEndpoint,
@@ -224,12 +232,25 @@ export function createDependencies(
     events: kubeEventRecorder(kube, EVENT_COMPONENT, log),
     cloud: azureCloudProvider(parts),
     cluster,
+    decisionRecords: decisionRecordTable(settings, credential, now),
     ...kubePorts(kube, objects),
   };
 }
 
-function tableClient(settings: Settings, credential: TokenCredential): TableClient {
-  const table = settings.unavailableOfferingsTable;
+/** The decision records' table, for the app and for whoever reads them beside it (a scenario's report). */
+export function decisionRecordTable(
+  settings: Settings,
+  credential: TokenCredential,
+  now: () => Date,
+): DecisionRecordTable {
+  return new DecisionRecordTable(
+    tableClient(settings, settings.decisionRecords.table, credential),
+    settings.decisionRecords.retentionHours * 3_600_000,
+    now,
+  );
+}
+
+function tableClient(settings: Settings, table: string, credential: TokenCredential): TableClient {
   if (settings.storage.connectionString) {
     return tableClientFromConnectionString(settings.storage.connectionString, table);
   }

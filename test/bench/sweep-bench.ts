@@ -4,6 +4,7 @@
 // reader's first sweep (its one full list) and its steady-state sweep; then a sweep with 50 changes.
 // Traffic is counted at the client's HTTP layer (http-traffic.ts); memory is the heap growth while the
 // sweep runs, sampled, plus what the watch caches keep between sweeps.
+import { MemoryDecisionRecords } from '../support/memory-decision-records.js';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
@@ -78,6 +79,7 @@ export function benchDependencies(
     metrics: createMetrics(silentLogger),
     now: () => new Date(),
     kube,
+    decisionRecords: new MemoryDecisionRecords(),
     objects,
     events: kubeEventRecorder(kube, 'sweep-bench', silentLogger),
     cloud: missing as LifecycleDependencies['cloud'],

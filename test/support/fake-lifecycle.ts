@@ -5,6 +5,7 @@
 // instances with a runtime status. Anything a test did not fake throws when touched, so a phase that
 // starts doing new I/O fails loudly instead of passing against a silent stub. Behaviour across the real
 // API server, ARM and the Durable engine is covered by the integration tests.
+import { MemoryDecisionRecords } from './memory-decision-records.js';
 import { readFileSync } from 'node:fs';
 import type { V1DaemonSet } from '@kubernetes/client-node';
 import { localClusterSettings } from '../../local/stack/app-settings.js';
@@ -238,6 +239,8 @@ export interface FakeLifecycle {
   nodes: FakeNodes;
   /** The pods `deps.drainPods` lists, evicts and deletes. */
   pods: FakePods;
+  /** What `deps.decisionRecords` was given. */
+  decisionRecords: MemoryDecisionRecords;
   /**
    * The NodeClaims (UID, and /attempt when it has one) whose bootstrap token `deps.bootstrapTokens.delete`
    * was asked to delete.
@@ -289,6 +292,7 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     workloads: { pods: [], pdbs: [] },
     nodes: new FakeNodes(),
     pods: new FakePods(() => now),
+    decisionRecords: new MemoryDecisionRecords(),
     deletedBootstrapTokens: [],
     daemonSets: [],
     leases: new FakeLeases(),
@@ -315,6 +319,7 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     drainPods: fake.pods,
     leases: fake.leases,
     capacityBuffers: fake.capacityBuffers,
+    decisionRecords: fake.decisionRecords,
     // A provisioning window's fresh reads, of the same stores the phases write.
     provisioningReads: {
       cluster: async () => ({

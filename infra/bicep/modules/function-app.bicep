@@ -96,6 +96,12 @@ param eventsQueueName string
 @description('UNAVAILABLE_OFFERINGS_TABLE: table of recently failed offerings.')
 param unavailableOfferingsTableName string
 
+@description('DECISION_RECORDS_TABLE: table of what provisioning and disruption decided, for explain.')
+param decisionRecordsTableName string
+
+@description('DECISION_RECORD_RETENTION_HOURS: how long a decision record is kept for explain.')
+param decisionRecordRetentionHours int
+
 @description('DURABLE_TASK_HUB: Durable Functions task hub name (host.json reads %DURABLE_TASK_HUB%).')
 param durableTaskHubName string
 
@@ -327,6 +333,8 @@ var appSettings = {
   BOOTSTRAP_CA_CERT: bootstrapCaCert
   EVENTS_QUEUE_NAME: eventsQueueName
   UNAVAILABLE_OFFERINGS_TABLE: unavailableOfferingsTableName
+  DECISION_RECORDS_TABLE: decisionRecordsTableName
+  DECISION_RECORD_RETENTION_HOURS: string(decisionRecordRetentionHours)
   SWEEP_SCHEDULE: sweepSchedule
   REGISTRATION_TIMEOUT_MINUTES: string(registrationTimeoutMinutes)
   KUBERNETES_VERSION: clusterInputs.kubernetesVersion

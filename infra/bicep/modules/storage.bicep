@@ -16,6 +16,9 @@ param eventsQueueName string
 @description('Table of recently failed offerings (UNAVAILABLE_OFFERINGS_TABLE).')
 param unavailableOfferingsTableName string
 
+@description('Table of the decision records explain reads (DECISION_RECORDS_TABLE).')
+param decisionRecordsTableName string
+
 @description('Blob container that holds the Flex Consumption deployment package.')
 param deploymentContainerName string
 
@@ -74,6 +77,11 @@ resource tables 'Microsoft.Storage/storageAccounts/tableServices@2023-05-01' = {
 resource unavailableOfferings 'Microsoft.Storage/storageAccounts/tableServices/tables@2023-05-01' = {
   parent: tables
   name: unavailableOfferingsTableName
+}
+
+resource decisionRecords 'Microsoft.Storage/storageAccounts/tableServices/tables@2023-05-01' = {
+  parent: tables
+  name: decisionRecordsTableName
 }
 
 output id string = account.id

@@ -9,6 +9,9 @@ import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings } from '../../../shared/config/settings.js';
+import { decisionRecordTable } from '../../../shared/lifecycle/dependencies.js';
+import { fixedTokenCredential } from '../../storage-front/server.js';
+import { fixedTokenCredential as appTokenCredential } from '../../stack/function-app.js';
 import { ProvisioningNames } from '../../../shared/runtime/function-names.js';
 import { isConditionTrue } from '../../../shared/decisions/conditions.js';
 import { ConditionTypes, type Budget, type Node } from '../../../shared/models/index.js';
@@ -29,6 +32,7 @@ import { mergeDurableWork, type DurableWorkSnapshot } from '../../host/index.js'
 import { durableFigureLines, durableFigures, type DurableFigures } from './durable-figures.js';
 import { dayFigures, disruptionsOf } from './figures.js';
 import { checkDay, type CheckOptions } from './invariants/index.js';
+import { checkDecisionRecords, WAITED_MS } from './invariants/decision-records.js';
 import type { DayHistory } from './invariants/history.js';
 import {
   ALLOCATION_FAILURE_TTL_SECONDS,
@@ -40,6 +44,8 @@ import { dayRepairPolicies } from './repair-policies.js';
 import { startWeather } from './weather.js';
 import { dayWorkload, poolObjectName } from './workload.js';
 
+/** Every record of the day: a day writes a few hundred windows and passes, far under this. */
+const RECORDS_READ_LIMIT = 100_000;
 export interface DayOptions {
   /** Drives the workload and the weather; printed, and a random one when not given. */
   seed?: number;
@@ -262,12 +268,24 @@ async function playDay(
     history.injectedThrottles = weather.injectedThrottles();
 
     const checked = checkDay(history, checkOptions(endAt, true));
-    const invariants = checked.invariants.map((i): Invariant => ({
+    const disruptions = disruptionsOf(history, plan, clock, runId);
+    // What the host recorded of its decisions, read from the table it wrote them to.
+    const recordStore = decisionRecordTable(
+      loadSettings(hostSettings),
+      stack.functionsStorageToken ? fixedTokenCredential(stack.functionsStorageToken) : appTokenCredential,
+      () => new Date(),
+    );
+    const records = [
+      ...(await recordStore.recent('provisioning', RECORDS_READ_LIMIT)),
+      ...(await recordStore.recent('disruption', RECORDS_READ_LIMIT)),
+    ];
+    const recorded = checkDecisionRecords(history, records, disruptions, endAt);
+    const recordStoreSize = await recordStore.size();
+    const invariants = [...checked.invariants, recorded.invariant].map((i): Invariant => ({
       name: i.name,
       holds: i.holds,
       detail: [i.detail, ...i.violations].join('\n      '),
     }));
-    const disruptions = disruptionsOf(history, plan, clock, runId);
     const figures = dayFigures({
       plan,
       samples: collector.samples,
@@ -344,6 +362,11 @@ async function playDay(
       `disruptions: ${figures.disruptions} (${['Drifted', 'Empty', 'Underutilized', 'Expired', 'Unhealthy'].map((r) => `${r} ${figures[`disruptions${r}`] ?? 0}`).join(', ')}), ${figures.disruptionsPerNodeDay} per node-day`,
       `cost: ${figures.costOverLowerBound}× the lower bound of the requests, averaged over the day`,
       `pending → Running: p50 ${figures.pendingP50Seconds} s, p95 ${figures.pendingP95Seconds} s, p99 ${figures.pendingP99Seconds} s (${figures.pods} pods)`,
+      `decision records: ${recorded.figures.podsWaitedWithRecord}/${recorded.figures.podsWaited} pods unbound over ${WAITED_MS / 1000} s named (${
+        Object.entries(recorded.figures.causes)
+          .map(([cause, n]) => `${cause} ${n}`)
+          .join(', ') || 'none'
+      }), ${recorded.figures.disruptionsWithRecord}/${recorded.figures.disruptions} disruptions with reason, $/h and pods; store at the end ${recordStoreSize.provisioning.rows} window + ${recordStoreSize.disruption.rows} pass rows, ${Math.round((recordStoreSize.provisioning.storedBytes + recordStoreSize.disruption.storedBytes) / 1024)} KiB`,
       'Durable work (actions as the Durable Task Scheduler bills them):',
       ...durableLines.map((line) => `  ${line}`),
     ];
@@ -351,7 +374,14 @@ async function playDay(
       invariants,
       summary,
       marks: [],
-      figures: { ...figures, ...(durable ? flatDurableFigures(durable) : {}) },
+      figures: {
+        ...figures,
+        ...(durable ? flatDurableFigures(durable) : {}),
+        decisionRecordRows: recordStoreSize.provisioning.rows + recordStoreSize.disruption.rows,
+        decisionRecordKiB: Math.round(
+          (recordStoreSize.provisioning.storedBytes + recordStoreSize.disruption.storedBytes) / 1024,
+        ),
+      },
       picture,
       data: {
         plan,
