@@ -71,4 +71,9 @@ export default tseslint.config(
     files: ['infra/hooks/**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
   },
+  {
+    // The CLI's shims (bin/) are plain Node scripts too.
+    files: ['bin/**/*.mjs'],
+    languageOptions: { globals: { URL: 'readonly' } },
+  },
 );
