@@ -249,7 +249,7 @@ async function main(): Promise<number> {
       `  kubelet simulator  Nodes for VMs in resource group ${stack.resourceGroup}`,
       stack.explain.url
         ? `  explain            ${stack.explain.url}/api/explain/… (CA certificate: ${ca.certPath}); a user's token from the local Entra ID: curl '${stack.explain.tokenUrl}?user=<name>&groups=<id>,…' (docs/explain.md)`
-        : `  explain            served by \`func start\`; a user's token from the local Entra ID: curl '${stack.explain.tokenUrl}?user=<name>' (docs/explain.md)`,
+        : `  explain            served by the function host outside the stack (func start: its own port); a user's token from the local Entra ID: curl '${stack.explain.tokenUrl}?user=<name>' (docs/explain.md)`,
       `  metrics            OpenTelemetry, every 5 s to ${relative(process.cwd(), localMetrics.path)}`,
       '',
     ].join('\n'),
