@@ -3,6 +3,7 @@
 // what a NodePool's passes and windows decided, or what a NodePool change would do. Run by the shims in
 // bin/; the parsing and the run are functions so the tests drive them without a process.
 import { readFile } from 'node:fs/promises';
+import { parseAllDocuments } from 'yaml';
 import {
   renderAnswer,
   type ExplainAnswer,
@@ -40,10 +41,14 @@ export function helpText(program = DEFAULT_PROGRAM): string {
   return `Ask the nodeclaim-azure function app why it decided what it did.
 
 Usage:
-  ${program} explain pod <namespace>/<name>   why a pod is pending, or where it was placed
-  ${program} explain node <name>              why a node (Node or NodeClaim name) is kept or was disrupted
-  ${program} explain nodepool <name>          what a NodePool's newest disruption pass and windows decided
-  ${program} explain --what-if -f <manifest>  what applying a NodePool change would do (-f - reads stdin)
+  ${program} explain pod <namespace>/<name>
+      why a pod is pending, or where it was placed
+  ${program} explain node <name>
+      why a node (a Node's or a NodeClaim's name) is kept, or what disrupted it
+  ${program} explain nodepool <name>
+      what a NodePool's newest disruption pass and recent provisioning windows decided
+  ${program} explain [nodepool <name>] --what-if -f <manifest>
+      what applying a NodePool change would do (-f - reads stdin; a subject must be the manifest's)
 
 Options:
   --url <url>              the function app, e.g. https://my-app.azurewebsites.net  [NODECLAIM_EXPLAIN_URL]
@@ -137,6 +142,11 @@ export function parseArguments(
   else if (!whatIf) {
     throw new UsageError(
       `What should be explained? Give pod <namespace>/<name>, node <name> or nodepool <name>; ${again}`,
+    );
+  }
+  if (whatIf && subject?.kind === 'node') {
+    throw new UsageError(
+      `--what-if tries a NodePool (or pod) manifest; a node has none: explain node ${subject.name} alone`,
     );
   }
   if (values.has('namespace') && subject?.kind !== 'pod') {
@@ -273,6 +283,11 @@ export async function runCli(argv: readonly string[], io: CliIo, program = DEFAU
         io.stderr(`error: the manifest ${command.whatIf.file} is empty\n`);
         return 2;
       }
+      const mismatch = manifestMismatch(manifest, command.subject);
+      if (mismatch) {
+        io.stderr(`error: ${command.whatIf.file}: ${mismatch}\n`);
+        return 2;
+      }
       const answer = await postWhatIf(client, manifest);
       io.stdout(command.output === 'json' ? `${JSON.stringify(answer, null, 2)}\n` : renderUnknown(answer));
       return 0;
@@ -287,6 +302,38 @@ export async function runCli(argv: readonly string[], io: CliIo, program = DEFAU
     }
     throw error;
   }
+}
+
+const MANIFEST_KINDS: Record<string, string> = { pod: 'Pod', nodepool: 'NodePool' };
+
+/**
+ * Why the manifest cannot be what the command line says it is (not YAML or JSON, or no object of the
+ * subject's kind and name in it), checked before anything is sent; undefined when it can.
+ */
+export function manifestMismatch(manifest: string, subject: ExplainSubject | undefined): string | undefined {
+  const objects: { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } }[] = [];
+  for (const document of parseAllDocuments(manifest)) {
+    const problem = document.errors[0];
+    if (problem) return `not YAML or JSON (${problem.message.split('\n')[0]})`;
+    const value: unknown = document.toJS();
+    if (value && typeof value === 'object' && !Array.isArray(value)) objects.push(value);
+  }
+  if (objects.length === 0) return 'no Kubernetes object in it';
+  if (!subject) return undefined;
+  const kind = MANIFEST_KINDS[subject.kind];
+  const found = objects.some(
+    (object) =>
+      object.kind === kind &&
+      object.metadata?.name === subject.name &&
+      (subject.kind !== 'pod' || (object.metadata.namespace ?? subject.namespace) === subject.namespace),
+  );
+  return found
+    ? undefined
+    : `no ${kind} ${describeName(subject)} in it: the subject given must be the manifest's`;
+}
+
+function describeName(subject: ExplainSubject): string {
+  return subject.kind === 'pod' ? `${subject.namespace}/${subject.name}` : subject.name;
 }
 
 function isExplainAnswer(value: unknown): value is ExplainAnswer {

@@ -25,7 +25,10 @@ export interface ExplainClient {
   url: string;
   /** The bearer token, asked for only when a request is about to be sent. */
   token: () => Promise<string>;
-  /** A request with no answer after this long fails (default 30 s: the endpoint reads a few hundred records). */
+  /**
+   * A request with no answer after this long fails (default 30 s: the endpoint reads a few hundred
+   * records).
+   */
   timeoutMs?: number;
   fetch?: typeof fetch;
 }

@@ -62,7 +62,14 @@ export function productionPackageDirs(root: string): string[] {
 
 export function productionFiles(root: string): PackageFile[] {
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
-  const { devDependencies: _dev, scripts: _scripts, allowScripts: _allow, ...runtimeManifest } = manifest;
+  // The explain CLI (bin) runs from a checkout, not from the app: its shims are not in the package.
+  const {
+    devDependencies: _dev,
+    scripts: _scripts,
+    allowScripts: _allow,
+    bin: _bin,
+    ...runtimeManifest
+  } = manifest;
   const files: PackageFile[] = [
     {
       path: 'package.json',

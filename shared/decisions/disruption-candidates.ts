@@ -56,6 +56,41 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * Why a drifted NodeClaim is not replaced now though the budget had room, with the one line a user reads,
+ * or undefined when it is eligible. Not drifted: not asked.
+ */
+export function replacementHold(
+  candidate: ReplacementCandidateInput,
+  now: Date,
+  retryBackoffMs: number = REPLACEMENT_RETRY_BACKOFF_MS,
+): { cause: 'NotReady' | 'DoNotDisrupt' | 'PDB' | 'CommandBackoff'; message: string } | undefined {
+  if (!candidate.initialized) return { cause: 'NotReady', message: 'node is not initialized' };
+  if (candidate.disrupting) {
+    return { cause: 'NotReady', message: 'node is deleting, marked for deletion or NotReady' };
+  }
+  if (candidate.doNotDisrupt === 'true') {
+    return {
+      cause: 'DoNotDisrupt',
+      message: `Disruption is blocked through the "${WellKnown.doNotDisruptAnnotation}" annotation`,
+    };
+  }
+  if (candidate.podsBlock !== undefined) {
+    return {
+      cause: candidate.podsBlock.startsWith('Pod ') ? 'DoNotDisrupt' : 'PDB',
+      message: candidate.podsBlock,
+    };
+  }
+  if (inBackoff(candidate, now, retryBackoffMs)) {
+    const until = toMillis(candidate.backoffUntil);
+    return {
+      cause: 'CommandBackoff',
+      message: `A replacement failed recently; retried after its backoff${until !== undefined ? ` (${new Date(until).toISOString()})` : ''}`,
+    };
+  }
+  return undefined;
+}
+
 /** Names of the NodeClaims to replace now, at most `allowed`, oldest drift first. */
 export function selectReplacementCandidates(input: SelectReplacementCandidatesInput): string[] {
   const limit = Math.max(0, Math.floor(input.allowed));

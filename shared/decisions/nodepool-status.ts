@@ -201,3 +201,29 @@ export function desiredNodePoolStatus(input: NodePoolStatusInput): NodePoolStatu
 export function nodeClaimsOfPool(nodePool: NodePool, nodeClaims: readonly NodeClaim[]): NodeClaim[] {
   return nodeClaims.filter((c) => c.metadata.labels?.[WellKnown.nodePoolLabel] === nodePool.metadata.name);
 }
+
+/**
+ * status.disruptionBlocked as the last disruption pass counted it (explain/disruption-record.ts
+ * blockedByCause): sorted by cause, only causes that kept a node. A NodePool whose pass kept none
+ * carries an empty list, which reads the same as the field not being there.
+ */
+export function disruptionBlockedStatus(
+  counts: readonly { cause: string; count: number }[],
+): { cause: string; count: number }[] {
+  return counts
+    .filter((c) => c.count > 0)
+    .map((c) => ({ cause: c.cause, count: c.count }))
+    .sort((a, b) => (a.cause < b.cause ? -1 : a.cause > b.cause ? 1 : 0));
+}
+
+/** Whether status.disruptionBlocked already says `desired` (absent equals empty). */
+export function disruptionBlockedUnchanged(
+  current: readonly { cause: string; count: number }[] | undefined,
+  desired: readonly { cause: string; count: number }[],
+): boolean {
+  const now = current ?? [];
+  return (
+    now.length === desired.length &&
+    now.every((c, i) => c.cause === desired[i]?.cause && c.count === desired[i]?.count)
+  );
+}

@@ -87,6 +87,11 @@ export interface NodePool {
     /** Of `nodes`, those whose Node is Ready. */
     readyNodes?: number;
     nodeClassObservedGeneration?: number;
+    /**
+     * The last disruption pass's kept nodes per cause (decision-record.ts CandidateCause), sorted by cause;
+     * causes with no node are not listed.
+     */
+    disruptionBlocked?: { cause: string; count: number }[];
   };
 }
 

@@ -216,6 +216,13 @@ export const metricCatalog = {
     description:
       'Rollouts a health gate stopped, by gate: replacement_failed, pod_not_ready, node_unhealthy, pod_restarts.',
   },
+  karpenter_nodepools_disruption_blocked_candidates: {
+    kind: 'gauge',
+    origin: 'azure',
+    labels: ['nodepool', 'cause'],
+    description:
+      "Nodes of a NodePool its last disruption pass kept, by cause (Budget, DoNotDisrupt, PDB, ConsolidateAfter, BalancedScore, CommandBackoff, NothingCheaper, NotReady, PodsCannotMove, Nominated). Karpenter's DisruptionBlocked events say the same per node, without a count.",
+  },
   karpenter_consolidation_score: {
     kind: 'histogram',
     origin: 'upstream',

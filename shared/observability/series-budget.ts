@@ -36,7 +36,10 @@ const ROLLOUT_OUTCOMES = 3;
 /** The rollout's health gates (shared/decisions/rollout-gates.ts). */
 const ROLLOUT_GATES = 4;
 
-/** Every counter and histogram label's domain (gauges are counted from clusterGauges). */
+/** The causes a disruption pass keeps a node for (decision-record.ts CandidateCause, less Disrupted, NotApplicable). */
+const BLOCK_CAUSES = 10;
+
+/** Every label's domain (the gauges clusterGauges computes are counted from it instead). */
 export const labelDomains: Domains = {
   karpenter_build_info: { version: 1, goversion: 1, goarch: 1, commit: 1 },
   karpenter_nodeclaims_created_total: {
@@ -118,6 +121,7 @@ export const labelDomains: Domains = {
   karpenter_nodepools_rollouts_total: { nodepool: 'nodepool', outcome: ROLLOUT_OUTCOMES },
   karpenter_nodepools_rollout_waves_total: { nodepool: 'nodepool' },
   karpenter_nodepools_rollout_gate_failures_total: { nodepool: 'nodepool', gate: ROLLOUT_GATES },
+  karpenter_nodepools_disruption_blocked_candidates: { nodepool: 'nodepool', cause: BLOCK_CAUSES },
   karpenter_consolidation_score: { decision: 2, nodepool: 'nodepool', policy: 1 },
   karpenter_consolidation_moves_total: { decision: 2, nodepool: 'nodepool', policy: 1 },
 };
@@ -175,8 +179,11 @@ export function exportedSeries(
   const byMetric: Partial<Record<MetricName, number>> = { karpenter_build_info: 1 };
   for (const [name, points] of Object.entries(gauges) as [MetricName, readonly unknown[]][])
     byMetric[name] = points.length;
+  // A gauge the sweep does not compute from the cluster (the disruption pass's) counts at its bound too.
   for (const name of Object.keys(metricCatalog) as MetricName[]) {
-    if (metricCatalog[name].kind !== 'gauge') byMetric[name] = eventSeriesBound(name, shape);
+    if (metricCatalog[name].kind !== 'gauge' || byMetric[name] === undefined) {
+      byMetric[name] = eventSeriesBound(name, shape);
+    }
   }
   let series = 0;
   let samples = 0;

@@ -331,6 +331,9 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
       boundPods: () => fake.pods.bound(),
       unboundPods: () => fake.pods.unbound(),
       daemonSets: async () => structuredClone(fake.daemonSets),
+      // No volumes: a pod that mounts a claim is placed as if its claim were not bound yet.
+      persistentVolumeClaims: async () => [],
+      persistentVolumes: async () => [],
     },
     bootstrapTokens: {
       delete: async (nodeClaim) => {

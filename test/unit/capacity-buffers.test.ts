@@ -399,7 +399,7 @@ describe('classifyBufferPods and heldCapacity', () => {
             cheapestPrice: 0,
           },
         ],
-        unschedulable: [{ pod: ref(3), reason: 'no' }],
+        unschedulable: [{ pod: ref(3), reason: 'no', causes: [] }],
       },
       bufferOf,
     );

@@ -1,6 +1,8 @@
 // The answers to "why" built from hand-made decision records: a pod excluded by several NodePools for
 // several causes that is placed after waiting, a recreated pod whose history is not its predecessor's, a
 // node kept by its budget and then disrupted, a NodePool's counts; and explainSubject's bounded reads.
+// The examples in docs/explain.md are these records' answers, so the page cannot drift from the output.
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import type {
   CandidateDecision,
@@ -310,6 +312,27 @@ describe('a node', () => {
     );
   });
 
+  test('after the command: disrupting (NotReady) keeps it disrupted; another cause later means it is back', () => {
+    const pass = (minute: number, cause: 'NotReady' | 'Budget'): DisruptionRecord => ({
+      kind: 'disruption',
+      id: `general-${at(minute)}`,
+      at: at(minute),
+      nodePool: 'general',
+      candidates: [candidate({ method: 'single-node-consolidation', cause, message: `${cause} now` })],
+      commands: [],
+    });
+    const disrupting = explainAnswer({ kind: 'node', name: 'general-old01' }, [
+      pass(9, 'NotReady'),
+      ...disruption,
+    ]);
+    expect(disrupting?.summary).toMatch(/^Disrupted \(Underutilized/);
+    const back = explainAnswer({ kind: 'node', name: 'general-old01' }, [pass(10, 'Budget'), ...disruption]);
+    // Only the newest pass says where it stands (emptiness's judgement at :08 is context).
+    expect(back?.summary).toBe(
+      `Kept: Budget (1 method, newest pass ${at(10)}); disrupted before (Underutilized) at ${at(8)}`,
+    );
+  });
+
   test('nothing recorded: undefined', () => {
     expect(explainAnswer({ kind: 'node', name: 'aks-nope' }, all)).toBeUndefined();
   });
@@ -352,6 +375,20 @@ describe('a NodePool', () => {
       { cause: 'Taint', count: 1, example: 'taint nvidia.com/gpu=true:NoSchedule not tolerated' },
     ]);
     expect(explainAnswer({ kind: 'nodepool', name: 'spot' }, all)).toBeUndefined();
+  });
+});
+
+describe('docs/explain.md', () => {
+  test('its example answers are these records rendered', () => {
+    const docs = readFileSync(new URL('../../docs/explain.md', import.meta.url), 'utf8');
+    const examples = [
+      explainAnswer({ kind: 'pod', namespace: 'shop', name: 'web-0' }, provisioning.slice(1)),
+      explainAnswer({ kind: 'pod', namespace: 'shop', name: 'web-0' }, all),
+      explainAnswer({ kind: 'node', name: 'general-old01' }, [keptByBudget]),
+      explainAnswer({ kind: 'node', name: 'aks-general-old01' }, all),
+      explainAnswer({ kind: 'nodepool', name: 'general' }, all),
+    ];
+    for (const example of examples) expect(docs).toContain(renderAnswer(example!));
   });
 });
 

@@ -11,7 +11,14 @@ import {
   subjectPath,
   type ExplainRequest,
 } from '../../scripts/explain/client.js';
-import { parseArguments, renderUnknown, runCli, UsageError, type CliIo } from '../../scripts/explain/cli.js';
+import {
+  manifestMismatch,
+  parseArguments,
+  renderUnknown,
+  runCli,
+  UsageError,
+  type CliIo,
+} from '../../scripts/explain/cli.js';
 import { scopeFor } from '../../scripts/explain/token.js';
 
 const env = { NODECLAIM_EXPLAIN_URL: 'https://app.example', NODECLAIM_EXPLAIN_TOKEN: 't0ken' };
@@ -101,6 +108,7 @@ describe('command lines', () => {
     [['explain', 'node', 'n1', '-o', 'yaml'], '--output is text or json, not "yaml"'],
     [['explain', '--what-if'], '--what-if needs the manifest: -f <file>'],
     [['explain', 'nodepool', 'general', '-f', 'np.yaml'], '-f is for --what-if'],
+    [['explain', 'node', 'n1', '--what-if', '-f', 'np.yaml'], 'a node has none: explain node n1 alone'],
     [['explain', 'node', 'n1', '--url', 'app.example'], "--url must be the app's http(s) URL"],
   ])('%j is refused: %s', (argv, message) => {
     expect(usageError(argv)).toContain(message);
@@ -272,6 +280,35 @@ describe('a run against the app', () => {
     expect(result.stdout).toBe(
       'Summary:  Replaces 4 drifted nodes in 2 waves\nwaves:\n  - index: 1\n    size: 2\n',
     );
+  });
+
+  test('what-if: a manifest that is not YAML, or not the subject given, is not sent', async () => {
+    const before = seen.length;
+    const files = { 'np.yaml': 'kind: NodePool\nmetadata:\n  name: spot\n', 'bad.yaml': 'kind: [NodePool\n' };
+    const other = await run(['explain', 'nodepool', 'general', '--what-if', '-f', 'np.yaml'], 'good', files);
+    expect(other).toMatchObject({ code: 2 });
+    expect(other.stderr).toContain(
+      'np.yaml: no NodePool general in it: the subject given must be the manifest',
+    );
+    const bad = await run(['explain', '--what-if', '-f', 'bad.yaml'], 'good', files);
+    expect(bad).toMatchObject({ code: 2 });
+    expect(bad.stderr).toContain('bad.yaml: not YAML or JSON');
+    expect(seen.length).toBe(before);
+    expect(
+      manifestMismatch('{"kind":"Pod","metadata":{"name":"web-0"}}', {
+        kind: 'pod',
+        namespace: 'shop',
+        name: 'web-0',
+      }),
+    ).toBeUndefined();
+    expect(
+      manifestMismatch('kind: Pod\nmetadata:\n  name: web-0\n  namespace: prod\n', {
+        kind: 'pod',
+        namespace: 'shop',
+        name: 'web-0',
+      }),
+    ).toContain('no Pod shop/web-0');
+    expect(manifestMismatch('# nothing\n', undefined)).toBe('no Kubernetes object in it');
   });
 
   test('failures: exit 1 with what to do, exit 2 for a manifest that cannot be read', async () => {

@@ -55,6 +55,8 @@ const kinds: Record<string, { group: string; resource: string }> = {
   Deployment: { group: 'apps', resource: 'deployments' },
   StatefulSet: { group: 'apps', resource: 'statefulsets' },
   ReplicaSet: { group: 'apps', resource: 'replicasets' },
+  PersistentVolumeClaim: { group: '', resource: 'persistentvolumeclaims' },
+  PersistentVolume: { group: '', resource: 'persistentvolumes' },
   SubjectAccessReview: { group: 'authorization.k8s.io', resource: 'subjectaccessreviews' },
 };
 /** The custom-object adapter (shared/kube/custom-objects.ts): its methods and the verb each sends. */

@@ -1,4 +1,4 @@
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1PersistentVolume, V1PersistentVolumeClaim, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { InstanceType } from '../../shared/decisions/scheduling/index.js';
 import { nodePoolUsage, solveInput } from '../../shared/lifecycle/provisioning/solve-input.js';
@@ -81,7 +81,7 @@ function state(overrides: Partial<ProvisioningState> = {}): ProvisioningState {
 const options = { instanceTypesFor: () => types };
 
 describe('solveInput', () => {
-  it('takes dynamic AKSNodeClass NodePools only, with their instance types', () => {
+  it('takes dynamic AKSNodeClass NodePools only, with their instance types; one whose class is missing is asked, and ruled out', () => {
     const ec2 = pool('ec2');
     ec2.spec.template.spec.nodeClassRef = { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'x' };
     const classless = pool('classless');
@@ -90,8 +90,12 @@ describe('solveInput', () => {
       state({ nodePools: [pool('general'), pool('static', { replicas: 2 }), ec2, classless] }),
       options,
     );
-    expect(input.nodePools.map((p) => p.name)).toEqual(['general']);
+    expect(input.nodePools.map((p) => p.name)).toEqual(['general', 'classless']);
     expect(input.nodePools[0]!.instanceTypes).toBe(types);
+    expect(input.nodePools[1]).toMatchObject({
+      instanceTypes: [],
+      notReady: 'its node class "missing" does not exist',
+    });
     expect(input.pods.map((p) => p.metadata)).toEqual([
       {
         name: 'a',
@@ -199,5 +203,52 @@ describe('nodePoolUsage', () => {
       memory: String(24 * 1024 ** 3),
       pods: '110',
     });
+  });
+});
+
+describe('volume requirements', () => {
+  const claim = (name: string, volumeName?: string): V1PersistentVolumeClaim => ({
+    metadata: { name, namespace: 'shop' },
+    spec: { ...(volumeName && { volumeName }) },
+  });
+  const volume = (name: string, key: string, zone: string): V1PersistentVolume => ({
+    metadata: { name },
+    spec: {
+      nodeAffinity: {
+        required: { nodeSelectorTerms: [{ matchExpressions: [{ key, operator: 'In', values: [zone] }] }] },
+      },
+    },
+  });
+  const mounting = (...claimNames: string[]): V1Pod => {
+    const pod = pendingPod('db');
+    pod.spec!.volumes = claimNames.map((claimName, i) => ({
+      name: `v${i}`,
+      persistentVolumeClaim: { claimName },
+    }));
+    return pod;
+  };
+
+  it("takes a bound claim's volume node affinity, with Azure Disk's zone key read as the zone label", () => {
+    const input = solveInput(
+      state({
+        pendingPods: [mounting('data', 'scratch')],
+        volumes: {
+          claims: [claim('data', 'pv-data'), claim('scratch')],
+          volumes: [volume('pv-data', 'topology.disk.csi.azure.com/zone', 'westus2-2')],
+        },
+      }),
+      options,
+    );
+    // The claim not bound yet binds where the pod lands: it requires nothing.
+    expect(input.pods[0]?.volumeRequirements).toEqual([
+      { key: WellKnown.zoneLabel, operator: 'In', values: ['westus2-2'] },
+    ]);
+  });
+
+  it('leaves a pod without volumes, or a window without a volume reader, unconstrained', () => {
+    expect(solveInput(state(), options).pods[0]?.volumeRequirements).toBeUndefined();
+    expect(
+      solveInput(state({ pendingPods: [mounting('data')] }), options).pods[0]?.volumeRequirements,
+    ).toBeUndefined();
   });
 });

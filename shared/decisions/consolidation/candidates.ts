@@ -13,6 +13,7 @@ import { nodeDisruptionCost, podEvictionCost } from './balanced.js';
 import { pdbBlock, type PdbLimit } from './pdb.js';
 import { doNotDisruptBlock, isReschedulable, type ConsolidationPod } from './pods.js';
 import { consolidatableAt } from './timing.js';
+import type { CandidateCause } from '../explain/decision-record.js';
 
 export interface ConsolidationNodeInput {
   nodeClaim: NodeClaim;
@@ -44,7 +45,17 @@ export type CandidateVerdict =
     }
   | { kind: 'waiting'; name: string; until: Date }
   | { kind: 'ineligible'; name: string; why: string }
-  | { kind: 'blocked'; name: string; input: ConsolidationNodeInput; message: string };
+  | {
+      kind: 'blocked';
+      name: string;
+      input: ConsolidationNodeInput;
+      message: string;
+      /** What blocks it, as the decision record names it. */
+      cause: BlockCause;
+    };
+
+/** The causes a DisruptionBlocked event names (decision-record.ts CandidateCause). */
+export type BlockCause = Extract<CandidateCause, 'Nominated' | 'DoNotDisrupt' | 'PDB'>;
 
 function doNotDisruptOnNode(input: ConsolidationNodeInput): boolean {
   const key = WellKnown.doNotDisruptAnnotation;
@@ -64,12 +75,21 @@ export function podsBlockDisruption(
   pdbs: ReadonlyMap<string, PdbLimit[]>,
   now: Date,
 ): string | undefined {
+  return podsBlockOf(pods, pdbs, now)?.message;
+}
+
+/** podsBlockDisruption with its cause: a pod's do-not-disrupt, or a PDB. */
+export function podsBlockOf(
+  pods: readonly ConsolidationPod[],
+  pdbs: ReadonlyMap<string, PdbLimit[]>,
+  now: Date,
+): { cause: 'DoNotDisrupt' | 'PDB'; message: string } | undefined {
   for (const pod of pods) {
     const why = doNotDisruptBlock(pod, now);
-    if (why) return `Pod ${why.slice('pod '.length)}`;
+    if (why) return { cause: 'DoNotDisrupt', message: `Pod ${why.slice('pod '.length)}` };
   }
   const pdb = pdbBlock(pods, pdbs, now);
-  return pdb ? pdb.charAt(0).toUpperCase() + pdb.slice(1) : undefined;
+  return pdb ? { cause: 'PDB', message: pdb.charAt(0).toUpperCase() + pdb.slice(1) } : undefined;
 }
 
 export function evaluateCandidate(
@@ -81,16 +101,25 @@ export function evaluateCandidate(
   if (at === undefined) return { kind: 'ineligible', name, why: 'node is not initialized' };
   if (!input.node) return { kind: 'ineligible', name, why: 'nodeclaim does not have an associated node' };
   if (input.disrupting) return { kind: 'ineligible', name, why: 'node is deleting or marked for deletion' };
-  const blocked = (message: string): CandidateVerdict => ({ kind: 'blocked', name, input, message });
+  const blocked = (cause: BlockCause, message: string): CandidateVerdict => ({
+    kind: 'blocked',
+    name,
+    input,
+    message,
+    cause,
+  });
   if (context.nominatedNodes.has(input.node.metadata.name)) {
-    return blocked('Node is nominated for a pending pod');
+    return blocked('Nominated', 'Node is nominated for a pending pod');
   }
   if (doNotDisruptOnNode(input)) {
-    return blocked(`Disruption is blocked through the "${WellKnown.doNotDisruptAnnotation}" annotation`);
+    return blocked(
+      'DoNotDisrupt',
+      `Disruption is blocked through the "${WellKnown.doNotDisruptAnnotation}" annotation`,
+    );
   }
   if (at.getTime() > context.now.getTime()) return { kind: 'waiting', name, until: at };
-  const podsBlock = podsBlockDisruption(input.pods, context.pdbs, context.now);
-  if (podsBlock) return blocked(podsBlock);
+  const podsBlock = podsBlockOf(input.pods, context.pdbs, context.now);
+  if (podsBlock) return blocked(podsBlock.cause, podsBlock.message);
   const reschedulable = input.pods.filter(isReschedulable);
   return {
     kind: 'candidate',

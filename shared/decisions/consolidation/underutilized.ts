@@ -86,6 +86,8 @@ export interface UnderutilizedSearch {
   unconsolidatable: Unconsolidatable[];
   /** Policy Balanced: the score of every move the search simulated, approved or not. */
   scored: MoveScore[];
+  /** Candidates whose own command the command memory holds (passed over), for the decision record. */
+  held?: string[];
 }
 
 export interface ConsolidationReplacement {
@@ -95,6 +97,8 @@ export interface ConsolidationReplacement {
   instanceTypeNames: string[];
   /** The most the replacement may cost (its worst compatible offering), USD/h. */
   worstPrice: number;
+  /** The cheapest option's price, USD/h: what the decision record states the command leads to. */
+  cheapestPrice?: number;
 }
 
 export type UnderutilizedCommand = (
@@ -204,6 +208,7 @@ function cheaperReplacement(
     requirements: withRequirement(requirements, WellKnown.instanceTypeLabel, names),
     instanceTypeNames: names,
     worstPrice: Math.max(...options.map((o) => o.price)),
+    cheapestPrice: Math.min(...options.map((o) => o.price)),
   };
 }
 
@@ -298,16 +303,20 @@ function withoutSameType(
       },
     };
   const pool = input.cluster.nodePools.find((p) => p.name === replacement.nodePoolName);
+  const keptPrices: number[] = [];
   const kept = replacement.instanceTypeNames.filter((name) => {
     const type = pool?.instanceTypes.find((t) => t.name === name);
     const price = type ? worstPrice(type, replacement.requirements) : undefined;
-    return price !== undefined && price < limit;
+    if (price === undefined || price >= limit) return false;
+    keptPrices.push(price);
+    return true;
   });
   if (kept.length === 0) return { none: 'only replacements no cheaper than a candidate of the same type' };
   const narrowed: ConsolidationReplacement = {
     ...replacement,
     requirements: withRequirement(replacement.requirements, WellKnown.instanceTypeLabel, kept),
     instanceTypeNames: kept,
+    cheapestPrice: Math.min(...keptPrices),
   };
   const total = candidates.reduce((sum, c) => sum + c.price, 0);
   return {
@@ -385,6 +394,7 @@ function whyNot(candidate: UnderutilizedCandidate, none: string, input: Underuti
 /** The first candidate, in order and within the budget, that consolidates on its own. */
 export function singleNodeConsolidation(input: UnderutilizedInput, scored: MoveScore[]): UnderutilizedSearch {
   const unconsolidatable: Unconsolidatable[] = [];
+  const held: string[] = [];
   if (input.allowed < 1) return { unconsolidatable, scored };
   for (const candidate of input.candidates) {
     if (timeUp(input)) break;
@@ -400,10 +410,10 @@ export function singleNodeConsolidation(input: UnderutilizedInput, scored: MoveS
     if ('none' in outcome) {
       unconsolidatable.push({ name: candidate.name, why: whyNot(candidate, outcome.none, input) });
     } else if (!isHeld(input, outcome.command)) {
-      return { command: outcome.command, unconsolidatable, scored };
-    }
+      return { command: outcome.command, unconsolidatable, scored, ...(held.length > 0 ? { held } : {}) };
+    } else held.push(candidate.name);
   }
-  return { unconsolidatable, scored };
+  return { unconsolidatable, scored, ...(held.length > 0 ? { held } : {}) };
 }
 
 /** Multi-node before single-node, as upstream; what single-node could not consolidate, and why. */

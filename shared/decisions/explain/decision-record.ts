@@ -104,7 +104,9 @@ export type CandidateCause =
   /** The pods on the node could not be placed anywhere else. */
   | 'PodsCannotMove'
   /** The method does not apply (policy, disruption disabled for the reason, not drifted, not expired). */
-  | 'NotApplicable';
+  | 'NotApplicable'
+  /** A pending pod is nominated to the node: the scheduler counts on its room. */
+  | 'Nominated';
 
 export interface CandidateDecision {
   nodeClaim: string;

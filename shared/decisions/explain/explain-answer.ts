@@ -164,7 +164,8 @@ function podAnswer(pod: string, windows: readonly ProvisioningRecord[]): PodAnsw
   const newest = considered[0];
   if (!newest) return undefined;
   const { window, decision } = newest;
-  // The same name with another uid is another pod (recreated by its controller): its history is not this one's.
+  // The same name with another uid is another pod (recreated by its controller): its history is not
+  // this one's.
   const mine = considered.filter((entry) => entry.decision.uid === decision.uid);
 
   let run = mine;
@@ -299,27 +300,33 @@ function commandAnswer(pass: DisruptionRecord, command: CommandDecision): Comman
 }
 
 function nodeSummary(answer: NodeAnswer): string {
-  const newest = answer.judgements[0];
   const command = answer.disruptedBy;
-  // A command newer than (or from the same pass as) every judgement is the latest word on the node.
-  if (command && (!newest || command.pass.at >= newest.pass.at)) {
+  // Once a command disrupts a node, later passes see it disrupting (NotReady): the command stays the
+  // latest word on it until a later pass judges it for another cause (the command did not go through).
+  const since = command
+    ? answer.judgements.filter(
+        (judgement) => judgement.pass.at > command.pass.at && judgement.cause !== 'NotReady',
+      )
+    : [];
+  if (command && since.length === 0) {
     return `Disrupted (${command.reason}, ${command.method}) at ${command.pass.at}: ${dollars(
       command.pricePerHourBefore,
     )} -> ${dollars(command.pricePerHourAfter)}, ${plural(command.podsMoved.length, 'pod')} moved`;
   }
+  const newest = answer.judgements[0];
   if (!newest) return 'No pass judged it';
-  const kept = answer.judgements.filter((judgement) => judgement.decision === 'keep');
+  // The newest pass's judgements say where the node stands now; older ones are context.
+  const current = answer.judgements.filter((judgement) => judgement.pass.id === newest.pass.id);
+  const before = command ? `; disrupted before (${command.reason}) at ${command.pass.at}` : '';
+  const disrupting = current.find((judgement) => judgement.decision === 'disrupt');
+  if (disrupting) return `Chosen for disruption by ${disrupting.method} at ${disrupting.pass.at}${before}`;
   const causes = distinct(
-    kept.filter((judgement) => judgement.cause !== 'NotApplicable').map((judgement) => judgement.cause),
+    current.filter((judgement) => judgement.cause !== 'NotApplicable').map((judgement) => judgement.cause),
   );
-  if (kept.length === answer.judgements.length) {
-    return `Kept: ${causes.length > 0 ? causes.join(', ') : 'NotApplicable'} (${plural(
-      answer.judgements.length,
-      'method',
-    )}, newest pass ${newest.pass.at})`;
-  }
-  const disrupting = answer.judgements.find((judgement) => judgement.decision === 'disrupt')!;
-  return `Chosen for disruption by ${disrupting.method} at ${disrupting.pass.at}`;
+  return `Kept: ${causes.length > 0 ? causes.join(', ') : 'NotApplicable'} (${plural(
+    current.length,
+    'method',
+  )}, newest pass ${newest.pass.at})${before}`;
 }
 
 function nodePoolAnswer(

@@ -95,6 +95,23 @@ export function cheapestOffering(
   return best;
 }
 
+/**
+ * Whether some offering, available or not, is in the zones and capacity types the requirements allow:
+ * tells an option ruled out by failure memory or quota (NoOffering) from one never offered there.
+ */
+export function offeredIgnoringAvailability(
+  instanceType: CompiledInstanceType,
+  requirements: RequirementMap,
+): boolean {
+  const zones = requirements.get(WellKnown.zoneLabel) ?? ANY_VALUE;
+  const capacityTypes = requirements.get(WellKnown.capacityTypeLabel) ?? ANY_VALUE;
+  return instanceType.offerings.some(
+    (offering) =>
+      allows(zones, offering.zone === '' ? undefined : offering.zone) &&
+      allows(capacityTypes, offering.capacityType),
+  );
+}
+
 /** Values of `key` the instance type can take under the requirements (zones/capacity types from offerings). */
 export function instanceTypeValues(
   instanceType: CompiledInstanceType,

@@ -31,6 +31,12 @@ export interface PodVariant {
   readonly group: PodGroup;
   /** nodeSelector ∩ the first required term ∩ the heaviest remaining preferred term. */
   readonly requirements: RequirementMap;
+  /**
+   * The same without the volumes' requirements, when the pod has any: what the pod itself asks, so a
+   * NodePool that only its volumes rule out is told apart (VolumeZone).
+   */
+  readonly podRequirements?: RequirementMap;
+  readonly volumeRequirements?: RequirementMap;
   /** nodeSelector ∩ the first required term only: which domains count for topology spread. */
   readonly strictRequirements: RequirementMap;
   readonly tolerations: readonly Toleration[];
@@ -127,7 +133,12 @@ export class PodCompiler {
   }
 
   groupOf(pod: SchedulingPod): PodGroup {
-    const key = JSON.stringify([pod.metadata.namespace, pod.metadata.labels ?? {}, pod.spec]);
+    const key = JSON.stringify([
+      pod.metadata.namespace,
+      pod.metadata.labels ?? {},
+      pod.spec,
+      pod.volumeRequirements ?? [],
+    ]);
     const existing = this.groups.get(key);
     if (existing) return existing;
     let group: PodGroup;
@@ -246,11 +257,26 @@ export class PodCompiler {
     if (required?.matchFields?.length) {
       return { error: 'node affinity uses matchFields, which Karpenter does not support' };
     }
-    const strict = requirementMapOf([...selector, ...(required?.matchExpressions ?? [])]);
+    // A volume's node affinity is required as the pod's own is (Karpenter's VolumeTopology adds it to
+    // every required term).
+    const volumes = group.source.volumeRequirements ?? [];
+    const volumeMap = requirementMapOf(volumes);
+    if ('error' in volumeMap) return { error: `volume node affinity: ${volumeMap.error}` };
+    const strict = requirementMapOf([...selector, ...volumes, ...(required?.matchExpressions ?? [])]);
     if ('error' in strict) return { error: `node selector: ${strict.error}` };
     const preferred = state.preferredNodeTerms[0];
     const full = requirementMapOf(preferred?.matchExpressions ?? [], new Map(strict.requirements));
     if ('error' in full) return { error: `preferred node affinity: ${full.error}` };
+    let podRequirements: RequirementMap | undefined;
+    if (volumes.length > 0) {
+      const own = requirementMapOf([
+        ...selector,
+        ...(required?.matchExpressions ?? []),
+        ...(preferred?.matchExpressions ?? []),
+      ]);
+      if ('error' in own) return { error: `node selector: ${own.error}` };
+      podRequirements = own.requirements;
+    }
     const optOut = [...selector, ...state.requiredTerms.flatMap((t) => t.matchExpressions ?? [])].some(
       (r) => r.key === WellKnown.nodePoolLabel && r.operator === 'DoesNotExist',
     );
@@ -260,7 +286,11 @@ export class PodCompiler {
     // Topology spread counts only nodes matching the pod's nodeSelector and any one required term.
     const filterTerms: RequirementMap[] = [];
     for (const term of state.requiredTerms.length > 0 ? state.requiredTerms : [{}]) {
-      const parsed = requirementMapOf([...selector, ...((term as NodeSelectorTerm).matchExpressions ?? [])]);
+      const parsed = requirementMapOf([
+        ...selector,
+        ...volumes,
+        ...((term as NodeSelectorTerm).matchExpressions ?? []),
+      ]);
       if ('error' in parsed) return { error: `node affinity: ${parsed.error}` };
       filterTerms.push(parsed.requirements);
     }
@@ -271,6 +301,7 @@ export class PodCompiler {
         id: this.nextVariantId++,
         group,
         requirements: full.requirements,
+        ...(podRequirements && { podRequirements, volumeRequirements: volumeMap.requirements }),
         strictRequirements: strict.requirements,
         tolerations: state.tolerations,
         spread: [
@@ -284,7 +315,7 @@ export class PodCompiler {
         antiAffinity: [...requiredAnti, ...state.preferredAntiAffinity],
         requiredAntiAffinity: requiredAnti,
         filterTerms,
-        filterKey: JSON.stringify([spec.nodeSelector ?? {}, state.requiredTerms]),
+        filterKey: JSON.stringify([spec.nodeSelector ?? {}, state.requiredTerms, volumes]),
       },
     };
   }

@@ -1,16 +1,21 @@
 // The state of one solve: NodePool templates, existing nodes, NodeClaims opened so far, topology counts
 // and the pod queue. solve.ts describes the algorithm and where it follows or departs from Karpenter.
-import { WellKnown } from '../../models/karpenter.js';
 import { compileDaemonSets, NO_DAEMONS, type CompiledDaemonSet } from './daemonsets.js';
 import { compileExistingNode, type SimulatedNode } from './existing-nodes.js';
 import { portsConflict } from './host-ports.js';
-import { cheapestOffering, instanceTypeMismatch, type CompiledInstanceType } from './instance-types.js';
+import type { PodExclusion } from '../explain/decision-record.js';
+import {
+  cheapestOffering,
+  instanceTypeMismatch,
+  offeredIgnoringAvailability,
+  type CompiledInstanceType,
+} from './instance-types.js';
 import { describeRemaining, largestCapacity, optionsWithinLimits, subtractLargest } from './limits.js';
 import { firstMinValuesShortfall } from './min-values.js';
 import { NewClaim, finalizeClaim, type ClaimMember } from './new-claim.js';
 import { ClaimQueue } from './claim-queue.js';
 import { repackForCost, type Mobility } from './cost-packer.js';
-import { compareQueued, PodCompiler, type PodVariant, type QueuedPod } from './pods.js';
+import { compareQueued, PodCompiler, type HostPort, type PodVariant, type QueuedPod } from './pods.js';
 import {
   incompatibility,
   labelMismatch,
@@ -19,7 +24,13 @@ import {
   type RequirementMap,
 } from './requirement-map.js';
 import { addInto, fitsSum, type Resources } from './resources.js';
-import { compareTemplates, compileTemplate, type Template } from './templates.js';
+import {
+  compareTemplates,
+  compileTemplate,
+  describeZonesAndCapacityTypes,
+  type Rejection,
+  type Template,
+} from './templates.js';
 import { describeTaint, untoleratedTaint } from './taints.js';
 import { domainUniverse, HOSTNAME_KEY, Topology, type TopologyResult } from './topology.js';
 import type {
@@ -29,11 +40,23 @@ import type {
   SchedulingResult,
   UnschedulablePod,
 } from './types.js';
-import { exactly, isUnsatisfiable, singleValue, toRequirements, type ValueSet } from './value-set.js';
+import { exactly, isUnsatisfiable, singleValue } from './value-set.js';
 
 export const MAX_INSTANCE_TYPES = 600;
 
-type Outcome = { ok: true } | { ok: false; final: boolean; reason: string };
+/** Why a pod was placed nowhere: the FailedScheduling text and, per NodePool asked, the cause. */
+interface Failure {
+  reason: string;
+  causes: PodExclusion[];
+  existingNodesFull?: number;
+}
+
+type Outcome = { ok: true } | ({ ok: false; final: boolean } & Failure);
+
+/** A failure that is about the pod, or the lack of NodePools, rather than one NodePool. */
+function failure(cause: 'InvalidPod' | 'NoNodePool', reason: string): Failure {
+  return { reason, causes: [{ nodePool: '', cause, message: reason }] };
+}
 
 export class Simulation {
   private readonly templates: Template[];
@@ -95,7 +118,7 @@ export class Simulation {
       tracked.add(pod.group.id);
       this.topology.addInverseAntiAffinity({ namespace: pod.group.namespace, groupId: pod.group.id }, terms);
     }
-    const lastReason = new Map<QueuedPod, string>();
+    const lastFailure = new Map<QueuedPod, Failure>();
     // Karpenter re-queues failed pods and stops when a full pass makes no progress.
     for (;;) {
       const retry: QueuedPod[] = [];
@@ -103,9 +126,9 @@ export class Simulation {
       for (const pod of queue) {
         const outcome = this.scheduleSafely(pod);
         if (outcome.ok) progressed = true;
-        else if (outcome.final) this.unschedulable.push({ pod: pod.ref, reason: outcome.reason });
+        else if (outcome.final) this.unschedulable.push(unschedulableOf(pod, outcome));
         else {
-          lastReason.set(pod, outcome.reason);
+          lastFailure.set(pod, outcome);
           retry.push(pod);
         }
       }
@@ -113,7 +136,9 @@ export class Simulation {
       if (!progressed || queue.length === 0) break;
     }
     for (const pod of queue)
-      this.unschedulable.push({ pod: pod.ref, reason: lastReason.get(pod) ?? 'not scheduled' });
+      this.unschedulable.push(
+        unschedulableOf(pod, lastFailure.get(pod) ?? { reason: 'not scheduled', causes: [] }),
+      );
 
     const newNodeClaims: NewNodeClaim[] = [];
     const packing = this.input.options?.packing ?? 'Cost';
@@ -132,7 +157,12 @@ export class Simulation {
     for (const claim of packed) {
       const finalized = finalizeClaim(claim, this.maxInstanceTypes, this.strictMinValues);
       if ('claim' in finalized) newNodeClaims.push(finalized.claim);
-      else for (const pod of claim.pods) this.unschedulable.push({ pod, reason: finalized.reason });
+      else {
+        const causes: PodExclusion[] = [
+          { nodePool: claim.template.name, cause: 'MinValues', message: finalized.reason },
+        ];
+        for (const pod of claim.pods) this.unschedulable.push({ pod, reason: finalized.reason, causes });
+      }
     }
     return {
       newNodeClaims,
@@ -151,27 +181,37 @@ export class Simulation {
     try {
       return this.schedule(pod);
     } catch (error) {
-      return { ok: false, final: true, reason: `cannot simulate this pod: ${(error as Error).message}` };
+      return {
+        ok: false,
+        final: true,
+        ...failure('InvalidPod', `cannot simulate this pod: ${(error as Error).message}`),
+      };
     }
   }
 
   private schedule(pod: QueuedPod): Outcome {
     const group = pod.group;
     if (group.error !== undefined || group.requests === undefined) {
-      return { ok: false, final: true, reason: `invalid pod: ${group.error ?? 'no requests'}` };
+      return {
+        ok: false,
+        final: true,
+        ...failure('InvalidPod', `invalid pod: ${group.error ?? 'no requests'}`),
+      };
     }
-    let reason = 'no NodePool';
+    // The pod as it asks first (no preference relaxed) is what the user reads about.
+    let first: Failure = failure('NoNodePool', 'no NodePool');
     let final = true;
     for (let level = 0; ; level++) {
       const result = this.compiler.variant(group, level);
       if (result === undefined) break;
-      if ('error' in result) return { ok: false, final: true, reason: `invalid pod: ${result.error}` };
+      if ('error' in result)
+        return { ok: false, final: true, ...failure('InvalidPod', `invalid pod: ${result.error}`) };
       const variant = result.variant;
-      if (this.place(pod, variant, group.requests, (r) => (reason = level === 0 ? r : reason)))
+      if (this.place(pod, variant, group.requests, (f) => (first = level === 0 ? f : first)))
         return { ok: true };
       if (!this.rejectionsLast(variant)) final = false;
     }
-    return { ok: false, final, reason };
+    return { ok: false, final, ...first };
   }
 
   private constraintKind(variant: PodVariant): 'none' | 'monotone' | 'dynamic' {
@@ -200,7 +240,7 @@ export class Simulation {
     pod: QueuedPod,
     variant: PodVariant,
     requests: Resources,
-    fail: (reason: string) => void,
+    fail: (failure: Failure) => void,
   ): boolean {
     if (this.placeOnExistingNode(pod, variant, requests)) return true;
     const free = this.rejectionsLast(variant);
@@ -212,15 +252,23 @@ export class Simulation {
       }
       if (free) claim.rejected.add(variant.id);
     }
-    const reasons: string[] = [];
+    const causes: PodExclusion[] = [];
     for (const template of this.templates) {
-      const reason = this.openClaim(template, pod, variant, requests);
-      if (reason === undefined) return true;
-      reasons.push(`nodepool "${template.name}": ${reason}`);
+      const rejection = this.openClaim(template, pod, variant, requests);
+      if (rejection === undefined) return true;
+      causes.push({ nodePool: template.name, cause: rejection.cause, message: rejection.reason });
     }
-    if (this.templates.length === 0) reasons.push('no NodePool can provision nodes');
+    if (this.templates.length === 0)
+      causes.push({ nodePool: '', cause: 'NoNodePool', message: 'no NodePool can provision nodes' });
     const existing = this.nodes.length > 0 ? `no room on ${this.nodes.length} existing node(s); ` : '';
-    fail(existing + reasons.join('; '));
+    const reasons = causes.map((c) =>
+      c.nodePool === '' ? c.message : `nodepool "${c.nodePool}": ${c.message}`,
+    );
+    fail({
+      reason: existing + reasons.join('; '),
+      causes,
+      ...(this.nodes.length > 0 && { existingNodesFull: this.nodes.length }),
+    });
     return false;
   }
 
@@ -341,30 +389,37 @@ export class Simulation {
     pod: QueuedPod,
     variant: PodVariant,
     requests: Resources,
-  ): string | undefined {
-    if (template.error) return template.error;
+  ): Rejection | undefined {
+    if (template.error) return { cause: 'NodePoolNotReady', reason: template.error };
     const taint = template.repels(variant);
-    if (taint) return `did not tolerate taint ${describeTaint(taint)}`;
+    if (taint) return { cause: 'Taint', reason: `did not tolerate taint ${describeTaint(taint)}` };
     const base = template.compatibleWith(variant);
-    if ('reason' in base) return base.reason;
+    if ('reason' in base) return base;
 
     const hostname = this.hostnameOf(this.claimCount);
     let requirements: RequirementMap = new Map([...base.requirements, [HOSTNAME_KEY, exactly(hostname)]]);
     let candidates = base.instanceTypes;
     if (!this.isUnconstrained(variant)) {
       const topology = this.topology.addRequirements(variant, template.taints, requirements);
-      if ('violated' in topology) return `unsatisfiable ${topology.violated.describe()}`;
+      if ('violated' in topology)
+        return { cause: 'Topology', reason: `unsatisfiable ${topology.violated.describe()}` };
       const narrowed = satisfiable(topology);
-      if (narrowed === undefined) return 'topology constraints leave no domain the NodePool offers';
+      if (narrowed === undefined)
+        return { cause: 'Topology', reason: 'topology constraints leave no domain the NodePool offers' };
       if (narrowed !== requirements) {
         requirements = narrowed;
-        candidates = candidates.filter(
-          (it) =>
-            instanceTypeMismatch(it, requirements) === undefined &&
-            cheapestOffering(it, requirements) !== undefined,
-        );
-        if (candidates.length === 0)
-          return `no instance type has an available offering in ${describeDomains(requirements)}`;
+        const inDomain = (it: CompiledInstanceType) => instanceTypeMismatch(it, narrowed) === undefined;
+        candidates = candidates.filter((it) => inDomain(it) && cheapestOffering(it, narrowed) !== undefined);
+        if (candidates.length === 0) {
+          // The domain topology leaves is offered, only not available now: the offerings are the cause.
+          const offered = base.instanceTypes.some(
+            (it) => inDomain(it) && offeredIgnoringAvailability(it, narrowed),
+          );
+          return {
+            cause: offered ? 'NoOffering' : 'Topology',
+            reason: `topology leaves ${describeZonesAndCapacityTypes(narrowed)}, where no instance type has an available offering`,
+          };
+        }
       }
     }
     const ports = variant.group.hostPorts;
@@ -377,16 +432,18 @@ export class Simulation {
       candidates === base.instanceTypes
         ? template.fittingFor(variant, () => candidates.filter(fitsPod))
         : candidates.filter(fitsPod);
-    if (fitting.length === 0)
-      return `no instance type has room for the pod (${template.shortfall(candidates, requests)})`;
+    if (fitting.length === 0) return whyNothingFits(template, candidates, requests, ports);
     const limits = template.remaining;
     const withinLimits = optionsWithinLimits(fitting, limits);
     if (withinLimits.length === 0) {
-      return `all instance types exceed the NodePool's limits (${describeRemaining(limits)})`;
+      return {
+        cause: 'Limit',
+        reason: `all instance types exceed the NodePool's limits (${describeRemaining(limits)})`,
+      };
     }
     if (this.strictMinValues) {
       const shortfall = firstMinValuesShortfall(withinLimits, requirements);
-      if (shortfall !== undefined) return shortfall;
+      if (shortfall !== undefined) return { cause: 'MinValues', reason: shortfall };
     }
     const claim = new NewClaim(template, hostname, requirements, withinLimits, this.claimCount++);
     claim.add({ ref: pod.ref, requests, variant }, requirements, withinLimits);
@@ -397,6 +454,54 @@ export class Simulation {
     if (limits) subtractLargest(limits, largestCapacity(withinLimits));
     return undefined;
   }
+}
+
+/**
+ * Why no option of the template has room for the pod, in the order the constraints bind: the size fits
+ * some option beside its DaemonSets but their host ports are taken (HostPort); the pod fits an empty
+ * node but not beside the DaemonSets (DaemonSetOverhead); or no option is big enough (Resources).
+ */
+function whyNothingFits(
+  template: Template,
+  candidates: readonly CompiledInstanceType[],
+  requests: Resources,
+  ports: readonly HostPort[],
+): Rejection {
+  const bySize = candidates.filter((it) =>
+    fitsSum(requests, EMPTY_RESOURCES, undefined, template.room.get(it) ?? it.allocatable),
+  );
+  if (bySize.length > 0) {
+    const taken = bySize
+      .map((it) => portsConflict((template.daemonOverhead.get(it) ?? NO_DAEMONS).hostPorts, ports))
+      .find((port) => port !== undefined);
+    const port = taken
+      ? `${taken.port}/${taken.protocol}`
+      : ports.map((p) => `${p.port}/${p.protocol}`).join(', ');
+    return {
+      cause: 'HostPort',
+      reason: `host port ${port} is taken by a DaemonSet on every instance type that fits`,
+    };
+  }
+  const onEmptyNode = candidates.some((it) => fitsSum(requests, EMPTY_RESOURCES, undefined, it.allocatable));
+  if (onEmptyNode) {
+    return {
+      cause: 'DaemonSetOverhead',
+      reason: `the pod fits an empty node but not beside its DaemonSets (${template.shortfall(candidates, requests)})`,
+    };
+  }
+  return {
+    cause: 'Resources',
+    reason: `no instance type has room for the pod (${template.shortfall(candidates, requests)})`,
+  };
+}
+
+function unschedulableOf(pod: QueuedPod, failure: Failure): UnschedulablePod {
+  return {
+    pod: pod.ref,
+    reason: failure.reason,
+    causes: failure.causes,
+    ...(failure.existingNodesFull !== undefined && { existingNodesFull: failure.existingNodesFull }),
+  };
 }
 
 function compareExistingNodes(a: ExistingNode, b: ExistingNode): number {
@@ -411,13 +516,3 @@ function satisfiable(result: TopologyResult): RequirementMap | undefined {
 }
 
 const EMPTY_RESOURCES: Resources = new Map();
-
-function describeDomains(requirements: RequirementMap): string {
-  const keys = [WellKnown.zoneLabel, WellKnown.capacityTypeLabel];
-  return keys
-    .map((key) => [key, requirements.get(key)] as [string, ValueSet | undefined])
-    .filter((entry): entry is [string, ValueSet] => entry[1] !== undefined)
-    .flatMap(([key, set]) => toRequirements(key, set))
-    .map((r) => `${r.key} ${r.operator} [${(r.values ?? []).join(', ')}]`)
-    .join(' and ');
-}

@@ -37,7 +37,11 @@
 // - among equally good topology domains the first is taken, not a random one, so a solve is
 //   reproducible; ties in NodeClaim order are kept stable for the same reason;
 // - there is no time limit (Karpenter stops at 1 minute): the bench shows 20,000 pods take seconds;
-// - not simulated: volume topology and CSI volume limits, DRA, reserved capacity, NodeOverlays.
+// - volume topology only as the caller passes it (SchedulingPod.volumeRequirements: a bound volume's node
+//   affinity); not simulated: a StorageClass's allowed topologies for claims not yet bound, CSI volume
+//   limits, DRA, reserved capacity, NodeOverlays;
+// - every NodePool's rejection of a pod carries its cause (ExclusionCause), classified where the check
+//   that rejects it runs, for the decision record and the FailedScheduling event.
 import type { SchedulingInput, SchedulingResult } from './types.js';
 import { Simulation } from './simulation.js';
 

@@ -5,11 +5,13 @@
 import { WellKnown } from '../../models/karpenter.js';
 import type { Taint } from '../../models/kube.js';
 import { daemonOverheadByInstanceType, type CompiledDaemonSet, type DaemonOverhead } from './daemonsets.js';
+import type { ExclusionCause } from '../explain/decision-record.js';
 import {
   cheapestOffering,
   compileInstanceType,
   instanceTypeMismatch,
   instanceTypeValues,
+  offeredIgnoringAvailability,
   type CompiledInstanceType,
 } from './instance-types.js';
 import type { PodVariant } from './pods.js';
@@ -25,8 +27,13 @@ import { untoleratedTaint } from './taints.js';
 import type { SchedulingNodePool } from './types.js';
 import { exactly, toRequirements } from './value-set.js';
 
-export type TemplateFit =
-  { requirements: RequirementMap; instanceTypes: CompiledInstanceType[] } | { reason: string };
+/** Why a NodePool turns a pod down: the cause as a stable name, and the one line a user reads. */
+export interface Rejection {
+  readonly cause: ExclusionCause;
+  readonly reason: string;
+}
+
+export type TemplateFit = { requirements: RequirementMap; instanceTypes: CompiledInstanceType[] } | Rejection;
 
 export class Template {
   readonly weight: number;
@@ -35,6 +42,11 @@ export class Template {
   readonly taints: readonly Taint[];
   readonly requirements: RequirementMap;
   readonly instanceTypes: readonly CompiledInstanceType[];
+  /**
+   * Instance types the NodePool's requirements allow whose offerings there are all unavailable (failure
+   * memory, quota): they take no part, but a pod they alone would fit is told NoOffering.
+   */
+  private readonly unavailable: readonly CompiledInstanceType[];
   readonly daemonOverhead: ReadonlyMap<CompiledInstanceType, DaemonOverhead>;
   /** Per instance type, allocatable minus its DaemonSet overhead: what pods may use. */
   readonly room: ReadonlyMap<CompiledInstanceType, Resources>;
@@ -67,10 +79,14 @@ export class Template {
     this.remaining = parts.remaining;
     this.error = parts.error;
     // Instance types the NodePool's own requirements rule out never take part.
-    this.instanceTypes = parts.instanceTypes.filter(
+    const allowed = parts.instanceTypes.filter(
+      (it) => instanceTypeMismatch(it, parts.requirements) === undefined,
+    );
+    this.instanceTypes = allowed.filter((it) => cheapestOffering(it, parts.requirements) !== undefined);
+    this.unavailable = allowed.filter(
       (it) =>
-        instanceTypeMismatch(it, parts.requirements) === undefined &&
-        cheapestOffering(it, parts.requirements) !== undefined,
+        cheapestOffering(it, parts.requirements) === undefined &&
+        offeredIgnoringAvailability(it, parts.requirements),
     );
     this.daemonOverhead = daemonOverheadByInstanceType(parts.daemonSets, this);
     const room = new Map<CompiledInstanceType, Resources>();
@@ -104,21 +120,53 @@ export class Template {
   }
 
   private computeFit(variant: PodVariant): TemplateFit {
-    const incompatible = incompatibility(this.requirements, variant.requirements);
-    if (incompatible) return { reason: `incompatible requirements, ${incompatible}` };
-    const requirements = mergeRequirements(this.requirements, variant.requirements);
+    const fit = this.fitFor(variant.requirements);
+    if (!('reason' in fit) || variant.podRequirements === undefined) return fit;
+    // The pod's own requirements are asked first: only a NodePool they allow and its volumes rule out
+    // is the volumes' doing.
+    const own = this.fitFor(variant.podRequirements);
+    if ('reason' in own) return own;
+    const volumes = describeRequirements(variant.volumeRequirements ?? new Map());
+    return { cause: 'VolumeZone', reason: `the pod's volumes require ${volumes}: ${fit.reason}` };
+  }
+
+  private fitFor(podRequirements: RequirementMap): TemplateFit {
+    const incompatible = incompatibility(this.requirements, podRequirements);
+    if (incompatible) return { cause: 'Requirement', reason: `incompatible requirements, ${incompatible}` };
+    const requirements = mergeRequirements(this.requirements, podRequirements);
     const compatible = this.instanceTypes.filter(
       (it) => instanceTypeMismatch(it, requirements) === undefined,
     );
-    if (compatible.length === 0)
-      return { reason: `no instance type satisfies ${this.mismatch(requirements)}` };
+    if (compatible.length === 0) {
+      if (this.onlyUnavailable(compatible, requirements)) return this.noOffering(requirements);
+      return { cause: 'Requirement', reason: `no instance type satisfies ${this.mismatch(requirements)}` };
+    }
     const offered = compatible.filter((it) => cheapestOffering(it, requirements) !== undefined);
     if (offered.length === 0) {
+      if (this.onlyUnavailable(compatible, requirements)) return this.noOffering(requirements);
       return {
-        reason: 'no instance type has an available offering for the zone and capacity-type requirements',
+        cause: 'Requirement',
+        reason: `no instance type is offered in ${describeZonesAndCapacityTypes(requirements)}`,
       };
     }
     return { requirements, instanceTypes: offered };
+  }
+
+  /** Whether some option would take the requirements but for offerings marked unavailable. */
+  private onlyUnavailable(
+    compatible: readonly CompiledInstanceType[],
+    requirements: RequirementMap,
+  ): boolean {
+    const offered = (it: CompiledInstanceType) =>
+      instanceTypeMismatch(it, requirements) === undefined && offeredIgnoringAvailability(it, requirements);
+    return compatible.some(offered) || this.unavailable.some(offered);
+  }
+
+  private noOffering(requirements: RequirementMap): Rejection {
+    return {
+      cause: 'NoOffering',
+      reason: `instance types fit, but none has an available offering in ${describeZonesAndCapacityTypes(requirements)} (recent launch failures, quota or reservations)`,
+    };
   }
 
   /** The requirement most instance types fail, for the message. */
@@ -191,6 +239,20 @@ export class Template {
   }
 }
 
+function describeRequirements(requirements: RequirementMap): string {
+  return [...requirements]
+    .flatMap(([key, set]) => toRequirements(key, set))
+    .map((r) => `${r.key} ${r.operator} [${(r.values ?? []).join(', ')}]`)
+    .join(' and ');
+}
+
+/** The zone and capacity-type requirements, for a message (or "any zone" when there are none). */
+export function describeZonesAndCapacityTypes(requirements: RequirementMap): string {
+  const keys: string[] = [WellKnown.zoneLabel, WellKnown.capacityTypeLabel];
+  const text = describeRequirements(new Map([...requirements].filter(([key]) => keys.includes(key))));
+  return text === '' ? 'any zone and capacity type' : text;
+}
+
 /** Karpenter's OrderByWeight: higher weight first, ties by name descending. */
 export function compareTemplates(a: Template, b: Template): number {
   if (a.weight !== b.weight) return b.weight - a.weight;
@@ -216,6 +278,7 @@ export function compileTemplate(
       remaining: undefined,
       error,
     });
+  if (nodePool.notReady !== undefined) return fail(nodePool.notReady);
   const requirements = requirementMapOf(nodePool.requirements, labelRequirements(nodePool.labels));
   if ('error' in requirements) return fail(`spec.template.spec.requirements: ${requirements.error}`);
   requirements.requirements.set(WellKnown.nodePoolLabel, exactly(nodePool.name));

@@ -5,6 +5,7 @@
 // objects it read without renaming fields; only what the simulation reads is declared.
 import type { NodeSelectorRequirement, ResourceList, Taint } from '../../models/kube.js';
 import type { CapacityType } from '../../models/karpenter.js';
+import type { PodExclusion } from '../explain/decision-record.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Pods as the scheduler sees them
@@ -118,6 +119,12 @@ export interface SchedulingPod {
   spec: SchedulingPodSpec;
   /** status.phase; only a consolidation simulation reads it (a Pending pod may go anywhere). */
   status?: { phase?: string };
+  /**
+   * What the pod's bound volumes require of a node (their PersistentVolumes' node affinity, in practice
+   * a zone), computed by the caller. Required like the pod's own node affinity; kept apart so a NodePool
+   * ruled out by them is reported as VolumeZone rather than as the pod's own requirement.
+   */
+  volumeRequirements?: NodeSelectorRequirement[];
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -164,6 +171,11 @@ export interface SchedulingNodePool {
   usage?: ResourceList;
   /** The instance types this NodePool's NodeClass can launch (allocatable depends on the NodeClass). */
   instanceTypes: InstanceType[];
+  /**
+   * Why this NodePool cannot launch at all (its node class is missing or being deleted): it is still
+   * asked, so every pod is told that this NodePool was ruled out and why.
+   */
+  notReady?: string;
 }
 
 /** A pod already bound (or nominated) to a node; counted for resources, host ports and topology. */
@@ -281,6 +293,13 @@ export interface UnschedulablePod {
   pod: PodReference;
   /** Why nothing fits, naming the NodePool and the requirement or resource: the FailedScheduling message. */
   reason: string;
+  /**
+   * Per NodePool asked, in the solve's order, the first constraint that excluded it. A cause that is not
+   * about one NodePool (InvalidPod, NoNodePool) has a single entry with an empty `nodePool`.
+   */
+  causes: PodExclusion[];
+  /** How many existing nodes (and in-flight NodeClaims) had no room for the pod either, when any did. */
+  existingNodesFull?: number;
 }
 
 export interface SchedulingResult {

@@ -5,6 +5,7 @@
 // this process does the same, so a sweep every few seconds does not write an event per blocked node each
 // time.
 import type { EventReason } from '../../decisions/event-reasons.js';
+import { budgetBlockedMessage } from '../../decisions/explain/disruption-record.js';
 import { nodeTarget, type EventTarget } from '../../kube/events.js';
 import type { DisruptionReason, NodeClaim, NodePool } from '../../models/karpenter.js';
 import type { Node } from '../../models/kube.js';
@@ -71,11 +72,7 @@ export async function publishBudgetBlocked(
 ): Promise<void> {
   const key = `${nodePool.metadata.uid ?? nodePool.metadata.name}|budget|${reason}`;
   if (!firstInWindow(key, deps.now().getTime(), NODEPOOL_DEDUPE_MS)) return;
-  await deps.events.normal(
-    nodePoolTarget(nodePool),
-    DISRUPTION_BLOCKED,
-    `No allowed disruptions for disruption reason ${reason} due to blocking budget`,
-  );
+  await deps.events.normal(nodePoolTarget(nodePool), DISRUPTION_BLOCKED, budgetBlockedMessage(reason));
 }
 
 /** DisruptionTerminating on the NodeClaim and its Node: this node is going, and why. */

@@ -16,6 +16,11 @@
 //   step that marked it may still be starting it), is put back in service: replacements that never
 //   initialized deleted, untainted, unmarked; a per-candidate workflow that ended is counted as a failed
 //   attempt with its backoff. The method then decides afresh, in this same pass.
+// - Records: every pass of a NodePool yields a DisruptionRecord (decisions/explain/disruption-record.ts):
+//   what each method noted while it decided (the nodes it kept and why, its commands' prices and pods),
+//   what this step decided on top (the budget's cut, the commands it started). The record goes to the
+//   step's onRecord sink; the per-cause counts of the nodes kept go to a gauge and the NodePool's status.
+import { writeDecisionRecord } from '../decision-records/record-writes.js';
 import { allowedDisruptions } from '../../decisions/budgets.js';
 import { findCondition, setCondition } from '../../decisions/conditions.js';
 import {
@@ -23,7 +28,28 @@ import {
   DisruptionAnnotations,
   disruptionReasonOf,
 } from '../../decisions/disruption-state.js';
-import { ConditionTypes, type NodeClaim, type NodePool } from '../../models/karpenter.js';
+import {
+  blockedByCause,
+  budgetBlockedMessage,
+  commandDecisionOf,
+  disruptionRecordOf,
+  type BlockedCount,
+} from '../../decisions/explain/disruption-record.js';
+import type {
+  CandidateCause,
+  CandidateDecision,
+  CommandDecision,
+  DisruptionRecord,
+} from '../../decisions/explain/decision-record.js';
+import { priceOf } from '../../decisions/prices/price-book.js';
+import {
+  ConditionTypes,
+  WellKnown,
+  type CapacityType,
+  type NodeClaim,
+  type NodePool,
+} from '../../models/karpenter.js';
+import type { Node } from '../../models/kube.js';
 import {
   isOrchestrationActive,
   type OrchestrationClient,
@@ -40,7 +66,14 @@ import {
 import { reportBudgetValidity } from './budget-status.js';
 import { currentCandidate, releaseCandidate } from './candidate-release.js';
 import { commandInstanceId, instanceIdOf, type ExecutorInput } from './command-workflow.js';
-import type { DisruptionCommand, DisruptionMethod, MethodPass } from './methods/method.js';
+import type {
+  CommandFacts,
+  DisruptionCommand,
+  DisruptionMethod,
+  MethodPass,
+  PassRecorder,
+} from './methods/method.js';
+import { publishBlockedCandidates, retainBlockedCandidatesPools } from './blocked-candidates.js';
 import { disruptionMethods, methodNamed } from './methods/methods.js';
 import { markUnderLease, markWithinBudget } from './budget-at-mark.js';
 import { deleteUninitializedReplacement, markForDisruption } from './replacements.js';
@@ -51,21 +84,45 @@ export const UNSTARTED_COMMAND_GRACE_MS = 60_000;
 
 export const disruptionStep: SweepStep = disruptionStepOf(disruptionMethods);
 
+/** Where each pass's DisruptionRecord goes; a failure is logged, never fatal. */
+export type OnDisruptionRecord = (record: DisruptionRecord) => void | Promise<void>;
+
+export interface DisruptionStepOptions {
+  /** In place of the decision-record store (deps.decisionRecords, repeats left out): for tests. */
+  onRecord?: OnDisruptionRecord;
+}
+
 /**
  * The disruption step asking only `methods` (in their list order): an event that concerns one method
  * (a spot eviction notice: repair) runs it at once without deciding everything else as well. The
- * commands in flight are tended as in the whole step.
+ * commands in flight are tended as in the whole step. Only a pass of every method, in a sweep not
+ * confined to a label selector, publishes the blocked counts: a partial one would undercount them.
  */
-export function disruptionStepOf(methods: readonly DisruptionMethod[]): SweepStep {
+export function disruptionStepOf(
+  methods: readonly DisruptionMethod[],
+  options: DisruptionStepOptions = {},
+): SweepStep {
+  const everyMethod = disruptionMethods.every((m) => methods.includes(m));
   return {
     name: 'disruption',
     async run(context) {
       const report: StepReport = { step: 'disruption', examined: 0, acted: 0, failed: 0 };
-      for (const nodePool of nodePoolsInScope(context)) {
+      const pools = nodePoolsInScope(context);
+      const counts = everyMethod && !context.nodeClaimSelector;
+      if (counts) {
+        retainBlockedCandidatesPools(context.deps.metrics, new Set(pools.map((p) => p.metadata.name)));
+      }
+      for (const nodePool of pools) {
         if (context.stopping()) break;
         report.examined += 1;
         try {
-          report.acted += await disruptPool(context, nodePool, methods);
+          const pass = await disruptPool(context, nodePool, methods);
+          report.acted += pass.started;
+          if (counts && !context.stopping()) {
+            await publishBlockedCandidates(context.deps, nodePool, pass.blocked);
+          }
+          if (options.onRecord) await writeRecord(context, options.onRecord, pass.record);
+          else await recordPass(context, pass.record);
         } catch (error) {
           report.failed += 1;
           context.log.warn('disruption failed for one NodePool', { nodePool: nodePool.metadata.name, error });
@@ -74,6 +131,42 @@ export function disruptionStepOf(methods: readonly DisruptionMethod[]): SweepSte
       return report;
     },
   };
+}
+
+async function writeRecord(
+  context: SweepContext,
+  onRecord: OnDisruptionRecord,
+  record: DisruptionRecord,
+): Promise<void> {
+  try {
+    await onRecord(record);
+  } catch (error) {
+    context.log.warn('disruption record not written', { record: record.id, error });
+  }
+}
+
+/**
+ * A steady NodePool decides the same every sweep (the same nodes kept for the same causes, no command):
+ * such a pass is written once, and again only after RECORD_REFRESH_MS, so the store holds changes and a
+ * recent "still so" rather than one row per NodePool per sweep. Kept in the process, as the event dedupe
+ * is: after a restart the first pass is written again.
+ */
+export const RECORD_REFRESH_MS = 10 * 60_000;
+const lastRecorded = new Map<string, { digest: string; at: number }>();
+
+async function recordPass(context: SweepContext, record: DisruptionRecord): Promise<void> {
+  const { at: _at, id: _id, ...decided } = record;
+  const digest = JSON.stringify(decided);
+  const now = Date.parse(record.at);
+  const last = lastRecorded.get(record.nodePool);
+  if (last && last.digest === digest && now - last.at < RECORD_REFRESH_MS) return;
+  if (await writeDecisionRecord(context.deps, record)) lastRecorded.set(record.nodePool, { digest, at: now });
+}
+
+export interface PoolPass {
+  started: number;
+  record: DisruptionRecord;
+  blocked: BlockedCount[];
 }
 
 /** getStatus once per instance ID within one NodePool's pass. */
@@ -96,13 +189,15 @@ type StatusOf = ReturnType<typeof statusReader>;
 const claimsOf = (context: SweepContext, nodePool: NodePool): NodeClaim[] =>
   nodeClaimsByPool(context.view.nodeClaims()).get(nodePool.metadata.name) ?? [];
 
-/** Returns how many commands it started. */
+/** Runs one pass of the NodePool: how many commands it started, its record and its blocked counts. */
 async function disruptPool(
   context: SweepContext,
   nodePool: NodePool,
   methods: readonly DisruptionMethod[],
-): Promise<number> {
+): Promise<PoolPass> {
   const { deps } = context;
+  const passAt = deps.now();
+  const notes = passNotes(context, nodePool);
   await reportBudgetValidity(deps, nodePool);
   const statusOf = statusReader(context.orchestrations);
   await tendInFlight(context, nodePool, statusOf);
@@ -149,8 +244,11 @@ async function disruptPool(
       now,
       allowed,
       shared: sharedWork,
+      recorder: notes.recorderFor(method),
     };
-    const commands = withinBudget(method, await method.computeCommands(pass), allowed);
+    const computed = await method.computeCommands(pass);
+    const commands = withinBudget(method, computed, allowed);
+    for (const cut of computed.slice(commands.length)) notes.cut(method, cut);
     if (commands.length === 0) continue;
     if (per === 'nodePool') busy.add(instancePrefix);
     const result = await forEachObject(
@@ -158,7 +256,12 @@ async function disruptPool(
       'disruption',
       per === 'nodePool' ? commands.slice(0, 1) : commands,
       (c) => `${c.method} ${c.candidates.map((x) => x.name).join(',')}`,
-      (command) => startCommand(context, command),
+      async (command) => {
+        const outcome = await startCommand(context, command);
+        if (outcome === true) notes.started(command);
+        else notes.notStarted(method, command, outcome);
+        return outcome === true;
+      },
     );
     started += result.acted;
     context.log.info('disruption commands started', {
@@ -170,7 +273,105 @@ async function disruptPool(
       candidates: commands.flatMap((c) => c.candidates.map((x) => x.name)),
     });
   }
-  return started;
+  const record = disruptionRecordOf({
+    nodePool: nodePool.metadata.name,
+    at: passAt,
+    candidates: notes.candidates,
+    commands: notes.commands,
+  });
+  return { started, record, blocked: blockedByCause(notes.candidates) };
+}
+
+/**
+ * What one pass notes for its record: the methods' own notes (through their recorder), the candidates
+ * the budget cut, and each command started with its prices and pods (the method's facts; for what it
+ * did not state, the candidates' listed prices from their Nodes' labels, a template replacement priced
+ * as the node it replaces).
+ */
+function passNotes(context: SweepContext, nodePool: NodePool) {
+  const candidates: CandidateDecision[] = [];
+  const commands: CommandDecision[] = [];
+  const facts = new Map<DisruptionCommand, CommandFacts>();
+  // Indexed on first use: most passes keep no node and start nothing.
+  let claims: Map<string, NodeClaim> | undefined;
+  const nodeOf = (name: string): Node | undefined => {
+    claims ??= new Map(claimsOf(context, nodePool).map((c) => [c.metadata.name, c]));
+    const claim = claims.get(name);
+    return claim ? context.view.nodesFor(claim)[0] : undefined;
+  };
+  const note = (
+    method: DisruptionMethod,
+    nodeClaim: string,
+    node: string | undefined,
+    decision: Pick<CandidateDecision, 'decision' | 'cause' | 'message'>,
+  ) => {
+    // A method that did not name the Node (a verdict without one) gets it from the view.
+    const nodeName = node ?? nodeOf(nodeClaim)?.metadata.name;
+    candidates.push({ nodeClaim, ...(nodeName ? { node: nodeName } : {}), method: method.name, ...decision });
+  };
+  const listedPrice = (name: string): number => {
+    const labels = nodeOf(name)?.metadata.labels ?? {};
+    const capacityType = (labels[WellKnown.capacityTypeLabel] ?? 'on-demand') as CapacityType;
+    const type = labels[WellKnown.instanceTypeLabel];
+    if (!type) return Number.NaN;
+    return priceOf(context.deps.cloud.prices(), type, capacityType) ?? Number.NaN;
+  };
+  const templateTypes = (): string[] => {
+    const types = nodePool.spec.template.spec.requirements.find(
+      (r) => r.key === WellKnown.instanceTypeLabel && r.operator === 'In',
+    );
+    return types?.values?.length ? [...types.values] : [`NodePool ${nodePool.metadata.name} template`];
+  };
+  return {
+    candidates,
+    commands,
+    recorderFor: (method: DisruptionMethod): PassRecorder => ({
+      keep: (nodeClaim, node, cause, message) =>
+        note(method, nodeClaim, node, { decision: 'keep', cause, message }),
+      command: (command, known) => facts.set(command, known),
+    }),
+    notStarted(method: DisruptionMethod, command: DisruptionCommand, why: NotStarted) {
+      for (const c of command.candidates) {
+        note(method, c.name, nodeOf(c.name)?.metadata.name, { decision: 'keep', ...why });
+      }
+    },
+    cut(method: DisruptionMethod, command: DisruptionCommand) {
+      for (const c of command.candidates) {
+        note(method, c.name, nodeOf(c.name)?.metadata.name, {
+          decision: 'keep',
+          cause: 'Budget',
+          message: budgetBlockedMessage(command.reason),
+        });
+      }
+    },
+    started(command: DisruptionCommand) {
+      const known = facts.get(command) ?? {};
+      for (const c of command.candidates) {
+        const node = nodeOf(c.name)?.metadata.name;
+        candidates.push({
+          nodeClaim: c.name,
+          ...(node ? { node } : {}),
+          method: command.method,
+          decision: 'disrupt',
+          cause: 'Disrupted',
+          message: command.detail,
+        });
+      }
+      const replaces = command.replacements.length > 0;
+      commands.push(
+        commandDecisionOf({
+          method: command.method,
+          reason: command.reason,
+          candidates: command.candidates.map((c) => c.name),
+          replacements: replaces ? (known.replacementTypes ?? templateTypes()) : [],
+          candidatePrices: known.candidatePrices ?? command.candidates.map((c) => listedPrice(c.name)),
+          ...(known.replacementPrice !== undefined ? { replacementPrice: known.replacementPrice } : {}),
+          podsMoved: known.podsMoved ?? [],
+          replaces,
+        }),
+      );
+    },
+  };
 }
 
 /** A graceful method's commands, cut so that their candidates together fit in its budget. */
@@ -190,12 +391,28 @@ function withinBudget(
   return kept;
 }
 
-async function startCommand(context: SweepContext, command: DisruptionCommand): Promise<boolean> {
+/** Why a command decided was not started, for the record: its candidates' cause and line. */
+interface NotStarted {
+  cause: CandidateCause;
+  message: string;
+}
+
+const VIEW_BEHIND: NotStarted = {
+  cause: 'NotReady',
+  message: 'The command was not started: its candidates changed since the view was read',
+};
+
+async function startCommand(context: SweepContext, command: DisruptionCommand): Promise<true | NotStarted> {
   const { deps, orchestrations, view } = context;
   const instanceId = commandInstanceId(command);
   const existing = await orchestrations.getStatus(instanceId);
   // An earlier command is still winding down (it has released its candidates but not returned yet).
-  if (isOrchestrationActive(existing)) return false;
+  if (isOrchestrationActive(existing)) {
+    return {
+      cause: 'NotReady',
+      message: `The command was not started: its workflow ${instanceId} is still winding down`,
+    };
+  }
   if (existing) await orchestrations.purge(instanceId);
   if (command.ownWorkflow) return startOwnWorkflow(context, command, command.ownWorkflow, instanceId);
   const method = methodNamed(command.method);
@@ -210,7 +427,7 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
         method: command.method,
         candidates: behind,
       });
-      return false;
+      return VIEW_BEHIND;
     }
   } else {
     const byName = new Map(view.nodeClaims().map((c) => [c.metadata.name, c]));
@@ -247,9 +464,9 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
         candidates: command.candidates.map((c) => c.name),
         why: outcome.why,
       });
-      return false;
+      return { cause: 'Budget', message: budgetBlockedMessage(command.reason) };
     }
-    if (!outcome.value) return false;
+    if (!outcome.value) return VIEW_BEHIND;
   }
   const settings = deps.settings.disruption;
   const input: ExecutorInput = {
@@ -271,7 +488,7 @@ async function startOwnWorkflow(
   command: DisruptionCommand,
   workflow: NonNullable<DisruptionCommand['ownWorkflow']>,
   instanceId: string,
-): Promise<boolean> {
+): Promise<true> {
   const { deps, orchestrations, view } = context;
   await orchestrations.startNew(workflow.orchestration, { instanceId, input: workflow.input });
   const byName = new Map(view.nodeClaims().map((c) => [c.metadata.name, c]));

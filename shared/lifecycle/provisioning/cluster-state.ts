@@ -9,7 +9,12 @@
 // fresh mode (shared/kube/cluster-reader.ts listingClusterReader), the same ClusterState, with the pods and
 // DaemonSets only provisioning needs beside them. The reads go through the provisioningReads port
 // (shared/kube/provisioning-reads.ts); this file orders them and groups the pods.
-import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
+import type {
+  V1DaemonSet,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1Pod,
+} from '@kubernetes/client-node';
 import { isProvisionable } from '../../decisions/provisionable-pod.js';
 import type { ClusterState } from '../../kube/cluster-reader.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -19,6 +24,11 @@ export interface ProvisioningState extends ClusterState {
   boundPods: Map<string, V1Pod[]>;
   pendingPods: V1Pod[];
   daemonSets: V1DaemonSet[];
+  /**
+   * The claims and volumes, read when a pending pod mounts a claim: a pod whose volume is pinned to a
+   * zone may only go there. Absent (no pod mounts one), volumes constrain nothing.
+   */
+  volumes?: { claims: V1PersistentVolumeClaim[]; volumes: V1PersistentVolume[] };
 }
 
 export async function readProvisioningState(
@@ -39,11 +49,18 @@ export async function readProvisioningState(
     if (list) list.push(pod);
     else boundPods.set(nodeName, [pod]);
   }
+  const pendingPods = pending.filter((pod) => isProvisionable(provisionabilityOf(pod)));
+  // Volumes are read only when a pending pod mounts a claim: most windows have none.
+  const mountsClaim = pendingPods.some((pod) => pod.spec?.volumes?.some((v) => v.persistentVolumeClaim));
+  const volumes = mountsClaim
+    ? await Promise.all([reads.persistentVolumeClaims(), reads.persistentVolumes()])
+    : undefined;
   return {
     ...cluster,
     boundPods,
-    pendingPods: pending.filter((pod) => isProvisionable(provisionabilityOf(pod))),
+    pendingPods,
     daemonSets,
+    ...(volumes && { volumes: { claims: volumes[0], volumes: volumes[1] } }),
   };
 }
 

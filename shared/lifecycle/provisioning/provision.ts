@@ -15,10 +15,12 @@ import { overlaidInstanceTypes } from '../../decisions/node-overlays.js';
 import { priceOf } from '../../decisions/prices/price-book.js';
 import { solve, type PodReference, type SchedulingResult } from '../../decisions/scheduling/index.js';
 import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
+import { provisioningRecord } from '../../decisions/explain/provisioning-record.js';
 import { isAlreadyExists } from '../../kube/errors.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { realPodsOnly, recordBufferProvisioning, windowBuffers, withVirtualPods } from './buffers.js';
 import { readProvisioningState } from './cluster-state.js';
+import { writeDecisionRecord } from '../decision-records/record-writes.js';
 import { solveInput } from './solve-input.js';
 
 /** What a window did; the batcher keeps it as its custom status. */
@@ -36,6 +38,8 @@ export interface ProvisioningReport {
   /** Sum of the new NodeClaims' cheapest offering prices, USD/h (Infinity when a price is unknown). */
   launchPricePerHour: number;
   solveMs: number;
+  /** Whether the window's decision record (where each pod went or why not) reached the store. */
+  recorded: boolean;
 }
 
 /** Karpenter's event reasons (KS pkg/controllers/provisioning/scheduling/events.go). */
@@ -50,6 +54,7 @@ export async function provisionPendingPods(
 ): Promise<ProvisioningReport> {
   const log = deps.log.with({ windowId });
   const state = await readProvisioningState(deps);
+  const solvedAt = deps.now();
   // Reserved offerings count the slots this cluster's NodeClaims already hold.
   const offerings = await deps.cloud.offerings({ nodeClaims: state.nodeClaims });
   // The region's current book (the shipped table until the Retail Prices API has answered), the one
@@ -90,6 +95,7 @@ export async function provisionPendingPods(
   const nodePools = new Map(state.nodePools.map((p) => [p.metadata.name, p]));
   const nodeClasses = new Map(state.nodeClasses.map((c) => [c.metadata.name, c]));
   const created: string[] = [];
+  const nodeClaimNames: (string | undefined)[] = solved.newNodeClaims.map(() => undefined);
   let alreadyCreated = 0;
   await Promise.all(
     solved.newNodeClaims.map(async (claim, index) => {
@@ -98,6 +104,7 @@ export async function provisionPendingPods(
       if (!nodePool) return;
       const nodeClass = nodeClasses.get(nodePool.spec.template.spec.nodeClassRef.name);
       const nodeClaim = provisionedNodeClaim({ windowId, claim, nodePool, nodeClass });
+      nodeClaimNames[index] = nodeClaim.metadata.name;
       try {
         await deps.objects.nodeClaims.create(nodeClaim);
         created.push(nodeClaim.metadata.name);
@@ -134,6 +141,7 @@ export async function provisionPendingPods(
 
   if (buffers) await recordBufferProvisioning(deps, buffers, solved);
 
+  const record = provisioningRecord({ windowId, at: solvedAt, result, nodeClaimNames });
   const report: ProvisioningReport = {
     windowId,
     pods: pendingInput.pods.length,
@@ -144,6 +152,9 @@ export async function provisionPendingPods(
     unschedulable: result.unschedulable.length,
     launchPricePerHour: solved.newNodeClaims.reduce((sum, claim) => sum + claim.cheapestPrice, 0),
     solveMs: Math.round(solveMs),
+    // Written, not returned: the report is the batcher's custom status, kept in its Durable history,
+    // where a record of hundreds of pods would cost every replay.
+    recorded: await writeDecisionRecord(deps, record),
   };
   log.info('provisioning window solved', { ...report });
   deps.metrics.observe('karpenter_scheduler_scheduling_duration_seconds', solveMs / 1000, {});

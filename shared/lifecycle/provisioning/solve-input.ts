@@ -1,7 +1,12 @@
 // The scheduling simulation's input from what a window read: the adapter from client-node's objects to
 // the simulation's plain data. No I/O; the instance types (catalog, prices, unavailable offerings) are
 // handed in per AKSNodeClass.
-import type { V1DaemonSet, V1Pod } from '@kubernetes/client-node';
+import type {
+  V1DaemonSet,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1Pod,
+} from '@kubernetes/client-node';
 import type {
   BoundPod,
   DaemonSet,
@@ -18,7 +23,7 @@ import { isManagedNodePool } from '../../decisions/ownership.js';
 import { tryParseQuantity } from '../../decisions/quantity.js';
 import type { AKSNodeClass } from '../../models/aks-node-class.js';
 import { ConditionTypes, WellKnown, type NodeClaim, type NodePool } from '../../models/karpenter.js';
-import type { Node, ResourceList, Taint } from '../../models/kube.js';
+import type { Node, NodeSelectorRequirement, ResourceList, Taint } from '../../models/kube.js';
 import type { ProvisioningState } from './cluster-state.js';
 
 export interface SolveInputOptions {
@@ -46,8 +51,21 @@ export function solveInput(state: ProvisioningState, options: SolveInputOptions)
   for (const nodePool of state.nodePools) {
     if (!isProvisioningNodePool(nodePool)) continue;
     if (options.selector && !labelsMatch(options.selector, templateLabels(nodePool))) continue;
-    const nodeClass = nodeClasses.get(nodePool.spec.template.spec.nodeClassRef.name);
-    if (!nodeClass || nodeClass.metadata.deletionTimestamp) continue;
+    const classRef = nodePool.spec.template.spec.nodeClassRef.name;
+    const nodeClass = nodeClasses.get(classRef);
+    if (!nodeClass || nodeClass.metadata.deletionTimestamp) {
+      // Still asked, with no instance types: every pod is told this NodePool cannot launch, and why.
+      nodePools.push({
+        name: nodePool.metadata.name,
+        ...(nodePool.spec.weight !== undefined && { weight: nodePool.spec.weight }),
+        requirements: [],
+        instanceTypes: [],
+        notReady: nodeClass
+          ? `its node class "${classRef}" is being deleted`
+          : `its node class "${classRef}" does not exist`,
+      });
+      continue;
+    }
     const classTypes = instanceTypesOf(nodeClass);
     const instanceTypes = options.overlaid?.(nodePool.metadata.name, classTypes) ?? classTypes;
     typesByPool.set(nodePool.metadata.name, new Map(instanceTypes.map((t) => [t.name, t])));
@@ -67,6 +85,7 @@ export function solveInput(state: ProvisioningState, options: SolveInputOptions)
     });
   }
 
+  const volumes = volumeIndex(state.volumes);
   const claimsByNode = new Map<string, NodeClaim>();
   for (const claim of state.nodeClaims) {
     if (claim.status?.nodeName) claimsByNode.set(claim.status.nodeName, claim);
@@ -87,7 +106,7 @@ export function solveInput(state: ProvisioningState, options: SolveInputOptions)
   return {
     pods: state.pendingPods
       .filter((pod) => !options.selector || labelsMatch(options.selector, pod.metadata?.labels ?? {}))
-      .map(schedulingPod),
+      .map((pod) => schedulingPod(pod, volumes)),
     nodePools,
     existingNodes,
     daemonSets: state.daemonSets.map(daemonSet),
@@ -107,9 +126,10 @@ function templateLabels(nodePool: NodePool): Record<string, string> {
   return { ...nodePool.spec.template.metadata?.labels, [WellKnown.nodePoolLabel]: nodePool.metadata.name };
 }
 
-export function schedulingPod(pod: V1Pod): SchedulingPod {
+export function schedulingPod(pod: V1Pod, volumes?: VolumeIndex): SchedulingPod {
   const metadata = pod.metadata ?? {};
   const created = metadata.creationTimestamp;
+  const volumeRequirements = volumes ? volumeRequirementsOf(pod, volumes) : [];
   return {
     metadata: {
       name: metadata.name ?? '',
@@ -121,7 +141,55 @@ export function schedulingPod(pod: V1Pod): SchedulingPod {
     // client-node's V1PodSpec spells every field the simulation reads as Kubernetes does; quantities
     // stay strings.
     spec: (pod.spec ?? { containers: [] }) as unknown as SchedulingPodSpec,
+    ...(volumeRequirements.length > 0 && { volumeRequirements }),
   };
+}
+
+/** PersistentVolumeClaims by `namespace/name`, and PersistentVolumes by name. */
+export interface VolumeIndex {
+  claims: Map<string, V1PersistentVolumeClaim>;
+  volumes: Map<string, V1PersistentVolume>;
+}
+
+function volumeIndex(listed: ProvisioningState['volumes']): VolumeIndex | undefined {
+  if (!listed) return undefined;
+  return {
+    claims: new Map(listed.claims.map((c) => [`${c.metadata?.namespace}/${c.metadata?.name}`, c])),
+    volumes: new Map(listed.volumes.map((v) => [v.metadata?.name ?? '', v])),
+  };
+}
+
+/** Azure Disk's CSI driver writes its own zone key on the volumes it creates; nodes carry the standard one. */
+const VOLUME_ZONE_KEYS: ReadonlySet<string> = new Set([
+  'topology.disk.csi.azure.com/zone',
+  'failure-domain.beta.kubernetes.io/zone',
+]);
+
+/**
+ * What a pod's bound volumes require of a node, as Karpenter's VolumeTopology reads it: per claim bound to
+ * a PersistentVolume, the first term of the volume's required node affinity. A claim not bound yet
+ * (WaitForFirstConsumer) binds where the pod lands, so it requires nothing.
+ */
+export function volumeRequirementsOf(pod: V1Pod, index: VolumeIndex): NodeSelectorRequirement[] {
+  const namespace = pod.metadata?.namespace ?? 'default';
+  const requirements: NodeSelectorRequirement[] = [];
+  for (const volume of pod.spec?.volumes ?? []) {
+    const claimName = volume.persistentVolumeClaim?.claimName;
+    if (!claimName) continue;
+    const bound = index.claims.get(`${namespace}/${claimName}`)?.spec?.volumeName;
+    const term = bound
+      ? index.volumes.get(bound)?.spec?.nodeAffinity?.required?.nodeSelectorTerms[0]
+      : undefined;
+    for (const expression of term?.matchExpressions ?? []) {
+      const key = VOLUME_ZONE_KEYS.has(expression.key) ? WellKnown.zoneLabel : expression.key;
+      requirements.push({
+        key,
+        operator: expression.operator as NodeSelectorRequirement['operator'],
+        ...(expression.values && { values: expression.values }),
+      });
+    }
+  }
+  return requirements;
 }
 
 function boundPod(pod: V1Pod): BoundPod {

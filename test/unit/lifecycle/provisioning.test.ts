@@ -165,14 +165,27 @@ describe('provisionPendingPods', () => {
   test('a pod that fits nowhere gets FailedScheduling saying why, and no NodeClaim', async () => {
     fake.pods.seed(pendingPod('huge', '1000'));
 
-    expect(await provisionPendingPods(fake.deps, WINDOW)).toMatchObject({ created: [], unschedulable: 1 });
+    const report = await provisionPendingPods(fake.deps, WINDOW);
+    expect(report).toMatchObject({ created: [], unschedulable: 1 });
     expect(fake.nodeClaims.writes).toEqual([]);
     expect(fake.events).toEqual([
       expect.objectContaining({
         type: 'Warning',
         reason: ProvisioningEvents.failedScheduling,
         target: expect.objectContaining({ kind: 'Pod', name: 'huge', namespace: 'apps' }),
-        message: expect.stringMatching(/^Failed to schedule pod, /),
+        message: expect.stringMatching(
+          /^Failed to schedule pod, .*no instance type has room for the pod \(cpu/,
+        ),
+      }),
+    ]);
+    // The window's record says the same, per NodePool, for explain.
+    expect(report.recorded).toBe(true);
+    const record = fake.decisionRecords.records.at(-1);
+    expect(record).toMatchObject({ kind: 'provisioning', id: WINDOW, launches: [] });
+    expect(record?.kind === 'provisioning' && record.pods).toEqual([
+      expect.objectContaining({
+        pod: 'apps/huge',
+        excluded: [expect.objectContaining({ cause: 'Resources' })],
       }),
     ]);
   });

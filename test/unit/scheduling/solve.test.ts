@@ -120,6 +120,7 @@ describe('solve: resources and NodePools', () => {
       {
         pod: { namespace: 'default', name: 'broken', uid: 'uid-broken' },
         reason: expect.stringMatching(/invalid pod|unreadable/),
+        causes: [{ nodePool: '', cause: 'InvalidPod', message: expect.stringMatching(/unreadable/) }],
       },
     ]);
   });

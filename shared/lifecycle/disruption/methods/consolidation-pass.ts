@@ -18,7 +18,12 @@ import {
   type UnderutilizedInput,
 } from '../../../decisions/consolidation/underutilized.js';
 import type { MoveScore } from '../../../decisions/consolidation/balanced.js';
-import { KarpenterDefaults, type NodePool } from '../../../models/karpenter.js';
+import {
+  budgetBlockedMessage,
+  consolidateAfterMessage,
+  unconsolidatableCause,
+} from '../../../decisions/explain/disruption-record.js';
+import { KarpenterDefaults, type DisruptionReason, type NodePool } from '../../../models/karpenter.js';
 import { publishNodeBlocked, publishUnconsolidatable } from '../blocked-events.js';
 import { nodeInputsOf, sweepClusterPods, type ClusterPods } from '../cluster-pods.js';
 import { heldConsolidationCommands } from '../command-memory.js';
@@ -56,11 +61,41 @@ export function consolidationCandidates(pass: MethodPass): Promise<Consolidation
       now: pass.now,
     });
     for (const verdict of verdicts) {
+      noteVerdict(pass, verdict);
       if (verdict.kind !== 'blocked') continue;
       await publishNodeBlocked(deps, verdict.input.nodeClaim, verdict.input.node, verdict.message);
     }
     return { pods, verdicts };
   });
+}
+
+/** Why a node that is not a candidate is kept, in the record of the method that evaluated it first. */
+function noteVerdict(pass: MethodPass, verdict: CandidateVerdict): void {
+  const { recorder } = pass;
+  if (!recorder || verdict.kind === 'candidate') return;
+  if (verdict.kind === 'blocked') {
+    const node = verdict.input.node?.metadata.name;
+    recorder.keep(verdict.name, node, verdict.cause, verdict.message);
+  } else if (verdict.kind === 'waiting') {
+    recorder.keep(verdict.name, undefined, 'ConsolidateAfter', consolidateAfterMessage(verdict.until));
+  } else recorder.keep(verdict.name, undefined, 'NotReady', verdict.why);
+}
+
+/** `namespace/name` of a candidate's pods that a command moves. */
+export const podsMovedBy = (candidates: readonly Candidate[]): string[] =>
+  candidates.flatMap((c) => c.reschedulable.map((p) => `${p.namespace}/${p.name}`));
+
+/** Every candidate of the pass kept because the budget for `reason` allows no more now. */
+export function noteBudget(
+  pass: MethodPass,
+  candidates: Iterable<Candidate>,
+  reason: DisruptionReason,
+): void {
+  const { recorder } = pass;
+  if (!recorder) return;
+  for (const c of candidates) {
+    recorder.keep(c.name, c.input.node?.metadata.name, 'Budget', budgetBlockedMessage(reason));
+  }
 }
 
 /** Upstream bounds single-node consolidation to 3 minutes; the sweep has less to spare. */
@@ -120,6 +155,7 @@ export async function publishUnconsolidated(
   for (const { name, why } of unconsolidatable) {
     const candidate = underutilized.byName.get(name);
     if (!candidate) continue;
+    pass.recorder?.keep(name, candidate.input.node?.metadata.name, unconsolidatableCause(why), why);
     await publishUnconsolidatable(pass.sweep.deps, candidate.input.nodeClaim, candidate.input.node, why);
   }
 }
@@ -132,7 +168,7 @@ export function underutilizedCommand(
   decided: UnderutilizedCommand,
 ): DisruptionCommand {
   const chosen = decided.candidates.flatMap((c) => underutilized.byName.get(c.name) ?? []);
-  return commandFor(method, pass, {
+  const command = commandFor(method, pass, {
     candidates: chosen.map((c) => candidateOf(c.input.nodeClaim)),
     replacements: decided.decision === 'replace' ? [{ requirements: decided.replacement.requirements }] : [],
     detail:
@@ -146,4 +182,17 @@ export function underutilizedCommand(
     savings: decided.savings,
     validateAfterSeconds: pass.sweep.deps.settings.disruption.consolidationValidationSeconds,
   });
+  pass.recorder?.command(command, {
+    candidatePrices: decided.candidates.map((c) => c.price),
+    podsMoved: decided.candidates.flatMap((c) =>
+      c.pods.map((p) => `${p.metadata.namespace}/${p.metadata.name}`),
+    ),
+    ...(decided.decision === 'replace'
+      ? {
+          replacementTypes: decided.replacement.instanceTypeNames,
+          replacementPrice: decided.replacement.cheapestPrice ?? decided.replacement.worstPrice,
+        }
+      : {}),
+  });
+  return command;
 }

@@ -10,8 +10,12 @@
 import { findCondition, isConditionTrue } from '../../../decisions/conditions.js';
 import {
   replacementCandidateFromNodeClaim,
+  replacementHold,
   selectReplacementCandidates,
+  type ReplacementCandidateInput,
 } from '../../../decisions/disruption-candidates.js';
+import { budgetBlockedMessage } from '../../../decisions/explain/disruption-record.js';
+import { isReschedulable } from '../../../decisions/consolidation/pods.js';
 import { isDisrupting, replacementBackoffOf } from '../../../decisions/disruption-state.js';
 import { ConditionTypes, type NodeClaim, type NodePool } from '../../../models/karpenter.js';
 import { podsBlockDisruption } from '../../../decisions/consolidation/candidates.js';
@@ -41,41 +45,80 @@ function driftMethodFor(name: string, appliesTo: (nodePool: NodePool) => boolean
       const drifted = (c: NodeClaim) => isConditionTrue(c.status?.conditions, ConditionTypes.drifted);
       if (!pass.nodeClaims.some(drifted)) return [];
       const allowed = Math.min(pass.allowed, rolloutRoomOf(pass));
-      if (allowed <= 0) return [];
+      if (allowed <= 0) {
+        const why =
+          pass.allowed <= 0
+            ? budgetBlockedMessage('Drifted')
+            : "The NodePool's rollout lets no more drifted nodes be replaced now";
+        for (const c of pass.nodeClaims.filter(drifted)) {
+          if (!isDisrupting(c, pass.nodesFor(c))) {
+            pass.recorder?.keep(c.metadata.name, pass.nodesFor(c)[0]?.metadata.name, 'Budget', why);
+          }
+        }
+        return [];
+      }
       const pods = await sweepClusterPods(pass.sweep.deps, pass.sweep.view);
+      const inputs = pass.nodeClaims.map((c) => {
+        const backoff = replacementBackoffOf(c);
+        const node = pass.nodesFor(c)[0];
+        const podsBlock =
+          node && drifted(c)
+            ? podsBlockDisruption(pods.byNode.get(node.metadata.name) ?? [], pods.pdbs, pass.now)
+            : undefined;
+        return replacementCandidateFromNodeClaim(c, {
+          ...(node ? { node } : {}),
+          disrupting: isDisrupting(c, pass.nodesFor(c)),
+          ...(backoff.backoffUntil ? { backoffUntil: backoff.backoffUntil } : {}),
+          ...(podsBlock !== undefined ? { podsBlock } : {}),
+        });
+      });
       const chosen = selectReplacementCandidates({
         nodePool: pass.nodePool,
-        nodeClaims: pass.nodeClaims.map((c) => {
-          const backoff = replacementBackoffOf(c);
-          const node = pass.nodesFor(c)[0];
-          const podsBlock =
-            node && drifted(c)
-              ? podsBlockDisruption(pods.byNode.get(node.metadata.name) ?? [], pods.pdbs, pass.now)
-              : undefined;
-          return replacementCandidateFromNodeClaim(c, {
-            ...(node ? { node } : {}),
-            disrupting: isDisrupting(c, pass.nodesFor(c)),
-            ...(backoff.backoffUntil ? { backoffUntil: backoff.backoffUntil } : {}),
-            ...(podsBlock !== undefined ? { podsBlock } : {}),
-          });
-        }),
+        nodeClaims: inputs,
         allowed,
         now: pass.now,
       });
+      if (pass.recorder) noteHeld(pass, inputs, new Set(chosen), allowed);
       const byName = new Map(pass.nodeClaims.map((c) => [c.metadata.name, c]));
       return chosen
         .flatMap((n) => byName.get(n) ?? [])
-        .map((nodeClaim) =>
-          commandFor(method, pass, {
+        .map((nodeClaim) => {
+          const command = commandFor(method, pass, {
             candidates: [candidateOf(nodeClaim)],
             replacements: [{}],
             detail: driftDetail(nodeClaim),
             attempt: replacementBackoffOf(nodeClaim).attempts,
-          }),
-        );
+          });
+          const node = pass.nodesFor(nodeClaim)[0];
+          const moved = (node ? (pods.byNode.get(node.metadata.name) ?? []) : []).filter(isReschedulable);
+          pass.recorder?.command(command, { podsMoved: moved.map((p) => `${p.namespace}/${p.name}`) });
+          return command;
+        });
     },
   };
   return method;
+}
+
+/** For the decision record: each drifted node not chosen, and why (the budget, once the eligible are). */
+function noteHeld(
+  pass: MethodPass,
+  inputs: readonly ReplacementCandidateInput[],
+  chosen: ReadonlySet<string>,
+  allowed: number,
+): void {
+  const why =
+    allowed < pass.allowed
+      ? "The NodePool's rollout lets no more drifted nodes be replaced now"
+      : budgetBlockedMessage('Drifted');
+  const byName = new Map(pass.nodeClaims.map((c) => [c.metadata.name, c]));
+  for (const input of inputs) {
+    if (input.driftedSince === undefined || chosen.has(input.name)) continue;
+    const held = replacementHold(input, pass.now);
+    const nodeClaim = byName.get(input.name);
+    const nodeName = nodeClaim ? pass.nodesFor(nodeClaim)[0]?.metadata.name : undefined;
+    if (held) pass.recorder?.keep(input.name, nodeName, held.cause, held.message);
+    else pass.recorder?.keep(input.name, nodeName, 'Budget', why);
+  }
 }
 
 /** How many drifted nodes the NodePool's rollout lets start being replaced now (Infinity: no bound). */

@@ -24,6 +24,7 @@ import type {
   NodeClaim,
   NodePool,
 } from '../../../models/karpenter.js';
+import type { CandidateCause } from '../../../decisions/explain/decision-record.js';
 import type { HandlerContext } from '../../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../../dependencies.js';
 import type { SweepContext } from '../../sweep-step/sweep-step.js';
@@ -60,6 +61,30 @@ export interface MethodPass {
   allowed: number;
   /** Work several methods of a pass share (the pods, the consolidation candidates), computed once. */
   shared<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /**
+   * Where the method notes, for the pass's decision record, what it already knows: why it keeps a node
+   * it judged, and a command's prices and pods. Absent when no record is kept; noting costs no read.
+   */
+  recorder?: PassRecorder;
+}
+
+/** What a method notes for the decision record of its pass (bound to the method by the step). */
+export interface PassRecorder {
+  /** A node the method judged and keeps, with the one line its Event carries (or would). */
+  keep(nodeClaim: string, node: string | undefined, cause: CandidateCause, message: string): void;
+  /** What the method knows of a command it returns; the step states what it does not. */
+  command(command: DisruptionCommand, facts: CommandFacts): void;
+}
+
+export interface CommandFacts {
+  /** Each candidate's price, USD/h, in the command's order. */
+  candidatePrices?: number[];
+  /** The replacements' instance types, cheapest first. */
+  replacementTypes?: string[];
+  /** The replacements' cheapest price, USD/h. */
+  replacementPrice?: number;
+  /** `namespace/name` of the pods the command moves. */
+  podsMoved?: string[];
 }
 
 /** A NodeClaim a command disrupts, by name and UID (a NodeClaim recreated under the name is not it). */

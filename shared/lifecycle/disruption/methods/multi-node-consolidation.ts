@@ -10,6 +10,7 @@ import {
   CONSOLIDATION_WORKFLOW,
   consolidatesUnderutilized,
   countScoredMoves,
+  noteBudget,
   underutilizedCommand,
   underutilizedPass,
 } from './consolidation-pass.js';
@@ -25,7 +26,9 @@ export const multiNodeConsolidationMethod: DisruptionMethod = {
   appliesTo: consolidatesUnderutilized,
   async computeCommands(pass) {
     if (pass.allowed < 1) {
-      if ((await underutilizedPass(pass)) !== undefined) {
+      const waiting = await underutilizedPass(pass);
+      if (waiting !== undefined) {
+        noteBudget(pass, waiting.byName.values(), 'Underutilized');
         await publishBudgetBlocked(pass.sweep.deps, pass.nodePool, 'Underutilized');
       }
       return [];
