@@ -4,17 +4,14 @@
 // answer itself comes from a dependency (the decision records, read by explainSubject), so nothing here
 // knows how answers are made, and nothing there knows who asked.
 import type { ExplainAuthSettings } from '../config/settings.js';
+import type { ExplainSubject } from '../decisions/explain/explain-answer.js';
 import { bearerToken, validateEntraToken, type JwksCache } from '../azure/entra-token.js';
 import type { AccessReviews, ResourceAccess } from '../kube/access-reviews.js';
 import type { Logger } from '../observability/logger.js';
 import type { HttpRequestData, HttpResponseData } from '../runtime/definitions.js';
 import { kubernetesIdentityOf, type KubernetesIdentity } from './kubernetes-identity.js';
 
-/** What explain answers about (the same shape as explain-answer.ts's ExplainSubject). */
-export type ExplainSubject =
-  | { kind: 'pod'; namespace: string; name: string }
-  | { kind: 'node'; name: string }
-  | { kind: 'nodepool'; name: string };
+export type { ExplainSubject };
 
 export type ExplainSubjectKind = ExplainSubject['kind'];
 
