@@ -5,6 +5,7 @@
 import type { DependencySource } from '../shared/lifecycle/dependencies.js';
 import type { FunctionDefinition } from '../shared/runtime/definitions.js';
 import { disruptionFunctions } from './disruption.js';
+import { explainFunctions } from './explain.js';
 import { launchFunctions } from './launch.js';
 import { provisioningFunctions } from './provisioning.js';
 import { repairFunctions } from './repair.js';
@@ -21,5 +22,6 @@ export function appDefinitions(dependencies: DependencySource): readonly Functio
     ...repairFunctions(dependencies),
     ...rolloutFunctions(dependencies),
     ...provisioningFunctions(dependencies),
+    ...explainFunctions(dependencies),
   ];
 }

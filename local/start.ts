@@ -247,6 +247,9 @@ async function main(): Promise<number> {
           ? `  function host      in a child process the day starts (and kills): every function of functions/index.ts`
           : '  function host      none (--no-host): run the app with `func start` (Functions Core Tools)',
       `  kubelet simulator  Nodes for VMs in resource group ${stack.resourceGroup}`,
+      stack.explain.url
+        ? `  explain            ${stack.explain.url}/api/explain/… (CA certificate: ${ca.certPath}); a user's token from the local Entra ID: curl '${stack.explain.tokenUrl}?user=<name>&groups=<id>,…' (docs/explain.md)`
+        : `  explain            served by the function host outside the stack (func start: its own port); a user's token from the local Entra ID: curl '${stack.explain.tokenUrl}?user=<name>' (docs/explain.md)`,
       `  metrics            OpenTelemetry, every 5 s to ${relative(process.cwd(), localMetrics.path)}`,
       '',
     ].join('\n'),

@@ -82,6 +82,8 @@ const tiers: Record<string, Tier[]> = {
   events: [['test/integration/events.test.ts'], ['test/integration/launch.test.ts']],
   leases: [['test/integration/sweep.test.ts']],
   secrets: [['test/integration/bootstrap-token.test.ts']],
+  // explain's authorization: without it no review can be asked, and an allowed user is refused too.
+  subjectaccessreviews: [['test/integration/explain-auth.test.ts']],
 };
 const bridgeTiers: Tier[] = [['test/integration/bridge.test.ts']];
 const filesOf = (tier: Tier): string[] => (Array.isArray(tier) ? tier : tier.files);

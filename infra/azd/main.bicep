@@ -116,6 +116,9 @@ param skuCacheSeconds int = 3600
 @description('NODE_IMAGE_CACHE_SECONDS (main.bicep\'s nodeImageCacheSeconds).')
 param nodeImageCacheSeconds int = 3600
 
+@description('EXPLAIN_AUDIENCE (main.bicep\'s explainAudience): the explain app registration; empty: explain off.')
+param explainAudience string = ''
+
 @description('SWEEP_SCHEDULE (main.bicep\'s sweepSchedule).')
 param sweepSchedule string = '*/15 * * * * *'
 
@@ -244,6 +247,7 @@ module app '../bicep/main.bicep' = {
     launchDeadlineMinutes: launchDeadlineMinutes
     skuCacheSeconds: skuCacheSeconds
     nodeImageCacheSeconds: nodeImageCacheSeconds
+    explainAudience: explainAudience
     sweepSchedule: sweepSchedule
     gcSchedule: gcSchedule
     registrationTimeoutMinutes: registrationTimeoutMinutes

@@ -44,6 +44,7 @@ param launchMaxPollIntervalSeconds = int(readEnvironmentVariable('LAUNCH_MAX_POL
 param launchDeadlineMinutes = int(readEnvironmentVariable('LAUNCH_DEADLINE_MINUTES', '15'))
 param skuCacheSeconds = int(readEnvironmentVariable('SKU_CACHE_SECONDS', '3600'))
 param nodeImageCacheSeconds = int(readEnvironmentVariable('NODE_IMAGE_CACHE_SECONDS', '3600'))
+param explainAudience = readEnvironmentVariable('EXPLAIN_AUDIENCE', '')
 param sweepSchedule = readEnvironmentVariable('SWEEP_SCHEDULE', '*/15 * * * * *')
 param gcSchedule = readEnvironmentVariable('GC_SCHEDULE', '0 */5 * * * *')
 param registrationTimeoutMinutes = int(readEnvironmentVariable('REGISTRATION_TIMEOUT_MINUTES', '15'))

@@ -162,6 +162,9 @@ param skuCacheSeconds int = 3600
 @description('NODE_IMAGE_CACHE_SECONDS: how long a node image definition\'s published versions are kept.')
 param nodeImageCacheSeconds int = 3600
 
+@description('EXPLAIN_AUDIENCE: the app registration users get explain tokens for (client ID and/or Application ID URI, comma-separated); empty: explain answers 503 (docs/explain.md).')
+param explainAudience string = ''
+
 @description('GC_SCHEDULE: NCRONTAB (with seconds) of orphan VM collection.')
 param gcSchedule string = '0 */5 * * * *'
 
@@ -422,6 +425,7 @@ module functionApp 'modules/function-app.bicep' = {
     launchDeadlineMinutes: launchDeadlineMinutes
     skuCacheSeconds: skuCacheSeconds
     nodeImageCacheSeconds: nodeImageCacheSeconds
+    explainAudience: explainAudience
     gcSchedule: gcSchedule
     replacementPollSeconds: replacementPollSeconds
     replacementTimeoutMinutes: replacementTimeoutMinutes

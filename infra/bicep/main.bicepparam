@@ -49,6 +49,7 @@ param launchMaxPollIntervalSeconds = 60
 param launchDeadlineMinutes = 15
 param skuCacheSeconds = 3600
 param nodeImageCacheSeconds = 3600
+param explainAudience = ''
 param sweepSchedule = '*/15 * * * * *'
 param gcSchedule = '0 */5 * * * *'
 param registrationTimeoutMinutes = 15

@@ -73,6 +73,7 @@ locals {
     LAUNCH_DEADLINE_MINUTES                   = tostring(var.launch_deadline_minutes)
     SKU_CACHE_SECONDS                         = tostring(var.sku_cache_seconds)
     NODE_IMAGE_CACHE_SECONDS                  = tostring(var.node_image_cache_seconds)
+    EXPLAIN_AUDIENCE                          = var.explain_audience
     GC_SCHEDULE                               = var.gc_schedule
     REPLACEMENT_POLL_SECONDS                  = tostring(var.replacement_poll_seconds)
     REPLACEMENT_TIMEOUT_MINUTES               = tostring(var.replacement_timeout_minutes)

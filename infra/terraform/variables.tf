@@ -301,6 +301,12 @@ variable "node_image_cache_seconds" {
   default     = 3600
 }
 
+variable "explain_audience" {
+  description = "EXPLAIN_AUDIENCE: the app registration users get explain tokens for (client ID and/or Application ID URI, comma-separated); empty: explain answers 503 (docs/explain.md)."
+  type        = string
+  default     = ""
+}
+
 variable "gc_schedule" {
   description = "GC_SCHEDULE: NCRONTAB (with seconds) of orphan VM collection."
   type        = string

@@ -1,6 +1,6 @@
 // What the host reports as it works, for logs, metrics and tests that wait for something to happen.
 
-export type TriggerKind = 'queue' | 'timer' | 'activity';
+export type TriggerKind = 'queue' | 'timer' | 'activity' | 'http';
 
 export type HostEvent =
   | {

@@ -8,6 +8,7 @@ import type {
   ActivityFunctionDefinition,
   FunctionDefinition,
   HandlerContext,
+  HttpFunctionDefinition,
   OrchestrationClient,
   OrchestrationFunctionDefinition,
   QueueFunctionDefinition,
@@ -16,7 +17,9 @@ import type {
 import { systemClock, type Clock } from './clock.js';
 import { readDurableQueuePolling } from './durable-polling.js';
 import type { DurableWorkSnapshot } from './durable-work.js';
+import type { PemKeyPair } from '../tls/dev-ca.js';
 import { createEventBus, type HostEventListener } from './events.js';
+import { createHttpListener, type HttpListener } from './http-listener.js';
 import { createFileHistoryStore, createMemoryHistoryStore } from './history-store.js';
 import { createOrchestrationRuntime, type DurablePollingStats } from './orchestration-runtime.js';
 import { createQueueListener, type QueueListener } from './queue-listener.js';
@@ -55,6 +58,11 @@ export interface LocalHostOptions {
   pollingRandom?: () => number;
   /** Values for %NAME% binding expressions; defaults to the process environment. */
   appSettings?: AppSettings;
+  /**
+   * Where the HTTP functions are served (only when there are some): a loopback port (default: a free
+   * one), HTTPS with `tls` (a certificate for 127.0.0.1), plain HTTP without.
+   */
+  http?: { port?: number; tls?: PemKeyPair };
   log?: Logger;
 }
 
@@ -85,6 +93,11 @@ export interface LocalHost {
   waitForIdle(options?: { timeoutMs?: number }): Promise<void>;
   /** Observes what the host does (invocations, failures, poison messages, orchestration lifecycle). */
   on(listener: HostEventListener): () => void;
+  /**
+   * Where the HTTP functions answer once started: `https://127.0.0.1:PORT/api` (routes follow), as
+   * `https://<app>.azurewebsites.net/api` in Azure; undefined when the app has no HTTP function.
+   */
+  httpBaseUrl(): string | undefined;
 }
 
 export function createLocalHost(options: LocalHostOptions): LocalHost {
@@ -160,9 +173,24 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
     ]),
   );
 
+  const httpDefinitions = byKind('http') as HttpFunctionDefinition[];
+  const http: HttpListener | undefined =
+    httpDefinitions.length === 0
+      ? undefined
+      : createHttpListener({
+          definitions: httpDefinitions,
+          ...(options.http?.tls ? { tls: options.http.tls } : {}),
+          ...(options.http?.port !== undefined ? { port: options.http.port } : {}),
+          log,
+          events,
+          work,
+          contextFor,
+        });
+
   let started = false;
 
   return {
+    httpBaseUrl: () => http?.baseUrl(),
     orchestrations: runtime.client,
     durablePollingStats: runtime.pollingStats,
     durableWork: (snapshotOptions) => runtime.durableWork.snapshot(snapshotOptions),
@@ -173,7 +201,11 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
       await runtime.start();
       await Promise.all(queues.map((queue) => queue.start()));
       for (const timer of timers.values()) timer.start();
+      await http?.start();
       log.info('local host started', {
+        ...(http
+          ? { http: http.baseUrl(), routes: httpDefinitions.map((definition) => definition.route) }
+          : {}),
         queues: queues.map((queue) => queue.queueName),
         timers: [...timers.keys()],
         orchestrations: byKind('orchestration').map((definition) => definition.name),
@@ -184,6 +216,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
       if (!started) return;
       started = false;
       await Promise.all([
+        ...(http ? [http.stop()] : []),
         ...queues.map((queue) => queue.stop()),
         ...[...timers.values()].map((timer) => timer.stop()),
       ]);

@@ -23,7 +23,7 @@ export interface FunctionAppOptions extends LocalDefinitionOptions {
   credential?: TokenCredential;
   host?: Pick<
     LocalHostOptions,
-    'maxDequeueCount' | 'visibilityTimeoutMs' | 'pollIntervalMs' | 'clock' | 'stateDirectory'
+    'maxDequeueCount' | 'visibilityTimeoutMs' | 'pollIntervalMs' | 'clock' | 'stateDirectory' | 'http'
   >;
 }
 

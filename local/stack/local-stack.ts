@@ -14,11 +14,12 @@ import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custo
 import type { Logger } from '../../shared/observability/logger.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { startArmEmulator, type ArmEmulator } from '../arm-emulator/index.js';
+import { startEntraEmulator, type EntraEmulator } from '../entra-emulator/index.js';
 import { startAzurite, type RunningAzurite } from '../azurite/launcher.js';
 import { startControlPlane, type ControlPlane } from '../control-plane/launcher.js';
 import { startKubeletSimulator, type KubeletSimulator } from '../kubelet-simulator/index.js';
 import { azuriteFromConnectionString, startStorageFront, type StorageFront } from '../storage-front/index.js';
-import { createEphemeralCa, type PemKeyPair } from '../tls/dev-ca.js';
+import { createEphemeralCa, issueServerCertificate, type PemKeyPair } from '../tls/dev-ca.js';
 import { localAppSettings, LOCAL_SUBSCRIPTION_ID } from './app-settings.js';
 import { appAuthorization } from './azure-role-assignments.js';
 import {
@@ -126,6 +127,8 @@ export interface LocalStack {
   functionsStorageToken: string | undefined;
   /** The in-process function host; undefined when started with functionHost: false. */
   app: RunningFunctionApp | undefined;
+  /** Explain (docs/explain.md): where it answers, and the local Entra ID that signs its users' tokens. */
+  explain: LocalExplain;
   /** Where a scoped stack's sweep looks (a host run outside the stack must sweep the same). */
   sweepScope: SweepScope | undefined;
   /** The app settings the functions run with here (what local.settings.json needs for Core Tools). */
@@ -138,6 +141,25 @@ export interface LocalStack {
   startTimes: { part: string; ms: number }[];
   /** Stops everything this stack started, in reverse order; safe to call twice. */
   stop(): Promise<void>;
+}
+
+export interface LocalExplain {
+  /**
+   * The app's explain base URL for the CLI's --url (`https://127.0.0.1:PORT`; routes under /api/explain/),
+   * served by the in-process host over HTTPS with a certificate of `caCertPem`; undefined without the
+   * in-process host (Functions Core Tools serves it at its own port then).
+   */
+  url: string | undefined;
+  /** PEM of the CA that signed the explain listener's certificate (NODE_EXTRA_CA_CERTS for the CLI). */
+  caCertPem: string;
+  /**
+   * The local Entra ID's token endpoint: GET `${tokenUrl}?user=<name>&groups=<id>,<id>` answers
+   * `{ access_token }`, a token the app accepts for that user (whom the cluster's RBAC then judges).
+   */
+  tokenUrl: string;
+  /** EXPLAIN_AUDIENCE here: the audience the local tokens carry. */
+  audience: string;
+  entra: EntraEmulator;
 }
 
 function adminObjects(kubeconfigPath: string): KarpenterObjects {
@@ -333,6 +355,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // publishes weekly); the emulator publishes versions at runtime, and a class must see one at its next
     // sweep.
     appSettings['NODE_IMAGE_CACHE_SECONDS'] = String(timings.sweepPeriodSeconds);
+    // Explain authenticates its callers with Entra ID tokens: here the local Entra emulator's tenant,
+    // audience and keys, so the CLI's requests are verified as in Azure.
+    const entra = await timed<EntraEmulator>(
+      'Entra ID emulator (keys and user tokens for explain)',
+      () => startEntraEmulator(),
+      (value) => value.stop,
+    );
+    appSettings['AKS_TENANT_ID'] = entra.tenantId;
+    appSettings['EXPLAIN_AUDIENCE'] = entra.audience;
+    appSettings['EXPLAIN_JWKS_URI'] = entra.jwksUri;
+    const explainCa = options.shared?.ca ?? options.ca ?? (await createEphemeralCa());
+    const explainTls = await issueServerCertificate(explainCa, ['127.0.0.1', 'localhost']);
     const sweepLeaseNamespace = `nodeclaim-run-${runId}`;
     // A stack sharing its control plane keeps its Leases (the sweep's, the disruption marks') in a
     // namespace of its own, so runs side by side never wait for each other's.
@@ -371,7 +405,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
                 ...(functionsStorage ? { credential: functionsStorage } : {}),
                 ...(sweepScope ? { sweepScope } : {}),
                 ...(options.onActivity ? { onActivity: options.onActivity } : {}),
-                host: { visibilityTimeoutMs: 1_000, pollIntervalMs: 50, stateDirectory },
+                host: {
+                  visibilityTimeoutMs: 1_000,
+                  pollIntervalMs: 50,
+                  stateDirectory,
+                  http: { tls: explainTls },
+                },
               }),
             (value) => value.stop,
           );
@@ -439,6 +478,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       storageFront,
       functionsStorageToken: (await functionsStorage?.getToken([]))?.token,
       app,
+      explain: {
+        url: app?.host.httpBaseUrl()?.replace(/\/api$/, ''),
+        caCertPem: explainCa.certPem,
+        tokenUrl: entra.tokenUrl,
+        audience: entra.audience,
+        entra,
+      },
       sweepScope,
       appSettings,
       bridge,

@@ -274,7 +274,8 @@ export const SETTING_TABLE: readonly SettingRow[] = [
   {
     name: 'AKS_TENANT_ID',
     reader: 'functions',
-    description: "Entra tenant written into the node's azure.json",
+    description:
+      "Entra tenant written into the node's azure.json; explain accepts only this tenant's user tokens",
     bicep: derived("subscription().tenantId: the deployment's tenant"),
     terraform: derived("data.azurerm_subscription.current.tenant_id: the deployment's tenant"),
     chart: FUNCTIONS_NOT_IN_CHART,
@@ -781,6 +782,26 @@ export const SETTING_TABLE: readonly SettingRow[] = [
     bicep: input('capacityReservationGroupIds'),
     terraform: input('capacity_reservation_group_ids'),
     azd: input('CAPACITY_RESERVATION_GROUP_IDS'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  // Explain (docs/explain.md): who may ask, authenticated by Entra ID and authorized by the cluster's RBAC.
+  {
+    name: 'EXPLAIN_AUDIENCE',
+    reader: 'functions',
+    description:
+      'the app registration users get explain tokens for: its client ID and/or Application ID URI (comma-separated); unset, explain answers 503',
+    bicep: input('explainAudience'),
+    terraform: input('explain_audience'),
+    azd: input('EXPLAIN_AUDIENCE'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
+    name: 'EXPLAIN_JWKS_URI',
+    reader: 'functions',
+    description:
+      "where explain reads the signing keys instead of the tenant's Entra JWKS: the local Entra emulator's (http:// only on loopback)",
+    bicep: LOCAL_ONLY("the local Entra emulator's keys"),
+    terraform: LOCAL_ONLY("the local Entra emulator's keys"),
     chart: FUNCTIONS_NOT_IN_CHART,
   },
   // Node repair (gate NodeRepair).

@@ -12,6 +12,7 @@ import {
   type NetworkProfile,
 } from '../cloudprovider/azure/decisions/network-mode.js';
 import { VM_MEMORY_OVERHEAD_FRACTION } from '../decisions/node-reservations.js';
+import { entraJwksUri } from '../azure/entra-token.js';
 import {
   AZURE_REPAIR_POLICIES,
   parseRepairPolicies,
@@ -136,6 +137,23 @@ export interface Settings {
    * IDs; none by default). Their reservations become `reserved` offerings while ReservedCapacity is on.
    */
   capacityReservationGroups: readonly CapacityReservationGroupRef[];
+  /**
+   * The explain HTTP functions' Microsoft Entra ID authentication (docs/explain.md): present when
+   * EXPLAIN_AUDIENCE is set; without it every explain request is answered 503, never unauthenticated.
+   */
+  explain?: ExplainAuthSettings;
+}
+
+export interface ExplainAuthSettings {
+  /** The tenant whose tokens are accepted: AKS_TENANT_ID, the cluster's (the deployment's) tenant. */
+  tenantId: string;
+  /** EXPLAIN_AUDIENCE: the app registration's client ID and/or Application ID URI (comma-separated). */
+  audiences: readonly string[];
+  /**
+   * Where the tenant's signing keys are read: its Entra JWKS, unless EXPLAIN_JWKS_URI names another (the
+   * local Entra emulator's; http:// only on loopback).
+   */
+  jwksUri: string;
 }
 
 export interface RepairSettings {
@@ -509,6 +527,7 @@ export function loadSettings(env: Env = process.env): Settings {
       NodeRepair: gates.get('NodeRepair') ?? false,
     },
     capacityReservationGroups: reservationGroups.groups,
+    ...explainSettings(reader, problems),
   };
 
   for (const [name, policy] of Object.entries(UPSTREAM_POLICY_SETTINGS)) {
@@ -724,6 +743,35 @@ function storageSettings(reader: EnvReader, problems: string[]): Settings['stora
     ...(tableServiceUri ? { tableServiceUri } : {}),
     ...(reader.optional('STORAGE_CA_CERT') ? { caCertPem: reader.pem('STORAGE_CA_CERT') } : {}),
   };
+}
+
+/** A loopback http:// URL: the only plain-HTTP JWKS accepted (the local Entra emulator's). */
+const LOOPBACK_HTTP_URL = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d+)?(\/\S*)?$/;
+
+function explainSettings(reader: EnvReader, problems: string[]): { explain?: ExplainAuthSettings } {
+  // Both are read whether or not explain is on, so that a JWKS override without an audience is reported.
+  const audience = reader.optional('EXPLAIN_AUDIENCE');
+  const jwksOverride = reader.optional('EXPLAIN_JWKS_URI');
+  if (jwksOverride !== undefined && !LOOPBACK_HTTP_URL.test(jwksOverride)) reader.url('EXPLAIN_JWKS_URI');
+  if (audience === undefined) {
+    if (jwksOverride !== undefined)
+      problems.push(
+        'EXPLAIN_JWKS_URI is set but EXPLAIN_AUDIENCE is not: explain is off without an audience',
+      );
+    return {};
+  }
+  const audiences = audience
+    .split(',')
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
+  if (reader.optional('AKS_TENANT_ID') === undefined) {
+    problems.push(
+      "EXPLAIN_AUDIENCE is set but AKS_TENANT_ID is not: explain accepts the tokens of the cluster's tenant, AKS_TENANT_ID (a GUID)",
+    );
+    return {};
+  }
+  const tenantId = reader.guid('AKS_TENANT_ID');
+  return { explain: { tenantId, audiences, jwksUri: jwksOverride ?? entraJwksUri(tenantId) } };
 }
 
 class EnvReader {

@@ -1,13 +1,15 @@
 // Maps FunctionDefinitions onto the Azure Functions v4 programming model and Durable Functions v3.
 // The local in-process host consumes the same definitions, so this is the only Azure-specific wiring.
 import { createRequire } from 'node:module';
-import { app, type InvocationContext } from '@azure/functions';
+import { app, type HttpRequest, type HttpResponseInit, type InvocationContext } from '@azure/functions';
 import * as df from 'durable-functions';
 import { createLogger, type LogLevel, type Logger } from '../observability/logger.js';
 import { startAzureMonitorMetrics } from '../observability/metric-export.js';
 import type {
   FunctionDefinition,
   HandlerContext,
+  HttpFunctionDefinition,
+  HttpRequestData,
   OrchestrationClient,
   OrchestrationStatus,
 } from './definitions.js';
@@ -64,7 +66,50 @@ export function registerWithAzureFunctions(definition: FunctionDefinition): void
           definition.handler(input, handlerContext(definition.name, context)),
       });
       return;
+    case 'http':
+      registerHttp(definition);
+      return;
   }
+}
+
+function registerHttp(definition: HttpFunctionDefinition): void {
+  app.http(definition.name, {
+    route: definition.route,
+    methods: [...definition.methods],
+    // Anonymous to the Functions host, on purpose: a function key is one shared secret that says nothing
+    // about who calls, and the answer depends on who calls. The handler itself verifies the caller's
+    // Microsoft Entra ID token (shared/azure/entra-token.ts) and asks the cluster's RBAC what that
+    // caller may read; a request without a valid token is refused there with 401.
+    authLevel: 'anonymous',
+    extraInputs: [df.input.durableClient()],
+    handler: async (request, context): Promise<HttpResponseInit> => {
+      const response = await definition.handler(
+        await httpRequestData(request),
+        handlerContext(definition.name, context),
+      );
+      return {
+        status: response.status,
+        ...(response.headers ? { headers: { ...response.headers } } : {}),
+        ...(response.body !== undefined ? { body: response.body } : {}),
+      };
+    },
+  });
+}
+
+async function httpRequestData(request: HttpRequest): Promise<HttpRequestData> {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name.toLowerCase()] = value;
+  });
+  const query: Record<string, string> = {};
+  for (const [name, value] of request.query) if (!(name in query)) query[name] = value;
+  return {
+    method: request.method,
+    params: { ...request.params },
+    query,
+    headers,
+    body: await request.text(),
+  };
 }
 
 function handlerContext(functionName: string, context: InvocationContext): HandlerContext {

@@ -92,11 +92,78 @@ export interface ActivityFunctionDefinition {
   handler: (input: unknown, context: HandlerContext) => Promise<unknown>;
 }
 
+export type HttpMethod = 'GET' | 'POST';
+
+/**
+ * What an HTTP function reads of a request: small, plain data, so one handler runs under the Functions
+ * host (azure-functions.ts converts its HttpRequest) and under the local host's listener alike.
+ */
+export interface HttpRequestData {
+  method: string;
+  /** The route's parameters, e.g. `{ namespace, name }` for `explain/pod/{namespace}/{name}`. */
+  params: Readonly<Record<string, string>>;
+  /** The query string's parameters (the first value of a repeated one). */
+  query: Readonly<Record<string, string>>;
+  /** Header values by lower-cased name. */
+  headers: Readonly<Record<string, string>>;
+  /** The body as text ('' when there is none). */
+  body: string;
+}
+
+export interface HttpResponseData {
+  status: number;
+  headers?: Readonly<Record<string, string>>;
+  body?: string;
+}
+
+export interface HttpFunctionDefinition {
+  kind: 'http';
+  name: string;
+  /**
+   * The route under the host's prefix (`api/` by default, as host.json leaves it): literal segments and
+   * `{parameter}` segments, which match one path segment each.
+   */
+  route: string;
+  methods: readonly HttpMethod[];
+  handler: (request: HttpRequestData, context: HandlerContext) => Promise<HttpResponseData>;
+}
+
 export type FunctionDefinition =
   | QueueFunctionDefinition
   | TimerFunctionDefinition
   | OrchestrationFunctionDefinition
-  | ActivityFunctionDefinition;
+  | ActivityFunctionDefinition
+  | HttpFunctionDefinition;
+
+/** The prefix the Functions host serves HTTP routes under (host.json extensions.http.routePrefix unset). */
+export const HTTP_ROUTE_PREFIX = 'api';
+
+/**
+ * The parameters of `path` (no query, no leading prefix) under `route`, or undefined when it does not
+ * match: literal segments compare case-insensitively, as the Functions host's routing does; `{name}`
+ * takes one non-empty segment, percent-decoded.
+ */
+export function matchHttpRoute(route: string, path: string): Record<string, string> | undefined {
+  const routeSegments = route.split('/').filter((segment) => segment !== '');
+  const pathSegments = path.split('/').filter((segment) => segment !== '');
+  if (routeSegments.length !== pathSegments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [index, routeSegment] of routeSegments.entries()) {
+    const segment = pathSegments[index] as string;
+    const parameter = /^\{(\w+)\}$/.exec(routeSegment)?.[1];
+    if (parameter !== undefined) {
+      let value: string;
+      try {
+        value = decodeURIComponent(segment);
+      } catch {
+        return undefined;
+      }
+      if (value === '') return undefined;
+      params[parameter] = value;
+    } else if (routeSegment.toLowerCase() !== segment.toLowerCase()) return undefined;
+  }
+  return params;
+}
 
 /**
  * An activity whose handler takes the input its orchestration passes to `callActivity` under `name`.

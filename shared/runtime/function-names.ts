@@ -92,3 +92,13 @@ export const ProvisioningNames = {
   /** The external event a provisionable pod raises. */
   podEvent: 'pod-provisionable',
 } as const;
+
+/**
+ * The explain HTTP functions, one per subject kind (routes in shared/access/explain-http.ts). Not in
+ * any durable history: a rename changes only the name the Functions host lists them under.
+ */
+export const ExplainNames = {
+  pod: 'explainPod',
+  node: 'explainNode',
+  nodepool: 'explainNodePool',
+} as const;

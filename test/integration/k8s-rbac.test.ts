@@ -1,7 +1,7 @@
 // The functions' RBAC manifests (infra/k8s/functions) on the real API server: applied with a test user as
 // the subject, the server's own authorizer (SubjectAccessReview) allows what the drain, the status step,
-// the bootstrap tokens and the sweep Lease need, and refuses the Lease under any other name or in any
-// other namespace, any Secret read, and what the functions never do. Then, as the shipped identity
+// the bootstrap tokens, the sweep Lease and explain's reviews need, and refuses the Lease under any other
+// name or in any other namespace, any Secret read, any other review, and what the functions never do. Then, as the shipped identity
 // itself (every Role and the admission policy applied by the global setup), real requests: a bootstrap
 // token of its own is created and deleted; a service-account-token Secret, a token of another shape, a
 // read, an update or the delete of another Secret in kube-system are refused. The bridge's ClusterRole,
@@ -152,6 +152,8 @@ describe('infra/k8s/functions on the real API server', () => {
         namespace: 'kube-system',
         name: 'bootstrap-token-abc123',
       },
+      // explain: whether the person asking may read what they ask about.
+      { group: 'authorization.k8s.io', resource: 'subjectaccessreviews', verb: 'create' },
     ];
     await untilAllowed(needed, user, 'every grant reaching the authorizer');
   });
@@ -219,6 +221,15 @@ describe('infra/k8s/functions on the real API server', () => {
       { group: 'policy', resource: 'poddisruptionbudgets', verb: 'update', namespace: 'default' },
       { group: 'rbac.authorization.k8s.io', resource: 'clusterroles', verb: 'escalate' },
       { group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings', verb: 'create' },
+      // Of authorization and authentication, the reviews explain asks and nothing beside them.
+      {
+        group: 'authorization.k8s.io',
+        resource: 'localsubjectaccessreviews',
+        verb: 'create',
+        namespace: 'default',
+      },
+      { group: 'authorization.k8s.io', resource: 'subjectaccessreviews', verb: 'get' },
+      { group: 'authentication.k8s.io', resource: 'tokenreviews', verb: 'create' },
     ];
     for (const access of refused) expect(await allowed(access), JSON.stringify(access)).toBe(false);
   });

@@ -1,7 +1,8 @@
 // `npm run package` builds a package that runs with its production dependencies only: the zip,
 // unpacked in a directory with no node_modules above it, imports the entry point and registers every
-// function with @azure/functions and durable-functions. The Functions host's worker, which provides
-// `@azure/functions-core` to the app, cannot run here; a recorder of the same three calls stands in for it.
+// function with @azure/functions and durable-functions (the HTTP triggers anonymous, on their routes). The
+// Functions host's worker, which provides `@azure/functions-core` to the app, cannot run here; a recorder
+// of the same three calls stands in for it.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,12 +20,20 @@ const unpacked = join(work, 'unpacked');
 
 const fakeWorker = `
 const registered = [];
+const httpTriggers = [];
 module.exports = {
-  registerFunction(metadata) { registered.push(metadata.name); return { dispose() {} }; },
+  registerFunction(metadata) {
+    registered.push(metadata.name);
+    for (const binding of Object.values(metadata.bindings ?? {}))
+      if (binding.type === 'httpTrigger')
+        httpTriggers.push({ name: metadata.name, route: binding.route, methods: binding.methods, authLevel: binding.authLevel });
+    return { dispose() {} };
+  },
   registerHook() { return { dispose() {} }; },
   setProgrammingModel() {},
   log() {},
   registered,
+  httpTriggers,
 };
 `;
 
@@ -76,14 +85,33 @@ describe('the deployment package', () => {
       const main = JSON.parse((await import('node:fs')).readFileSync('package.json', 'utf8')).main;
       await import('./' + main);
       const core = createRequire(import.meta.url)('@azure/functions-core');
-      console.log(JSON.stringify(core.registered));
+      console.log(JSON.stringify({ registered: core.registered, httpTriggers: core.httpTriggers }));
     `;
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
       cwd: unpacked,
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '' },
     });
-    const registered = JSON.parse(output.trim().split('\n').pop() ?? '[]') as string[];
+    const { registered, httpTriggers } = JSON.parse(output.trim().split('\n').pop() ?? '{}') as {
+      registered: string[];
+      httpTriggers: { name: string; route: string; methods: string[]; authLevel: string }[];
+    };
     expect(registered.sort()).toEqual(definitions.map((d) => d.name).sort());
+    // The HTTP triggers as the Functions host indexes them: anonymous (the app verifies the caller's
+    // Entra ID token itself), on their routes and methods.
+    expect(httpTriggers.sort((a, b) => a.name.localeCompare(b.name))).toEqual(
+      definitions
+        .flatMap((d) =>
+          d.kind === 'http'
+            ? [{ name: d.name, route: d.route, methods: [...d.methods], authLevel: 'anonymous' }]
+            : [],
+        )
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    );
+    expect(httpTriggers.map((trigger) => trigger.route).sort()).toEqual([
+      'explain/node/{name}',
+      'explain/nodepool/{name}',
+      'explain/pod/{namespace}/{name}',
+    ]);
   });
 });

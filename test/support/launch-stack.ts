@@ -8,7 +8,7 @@ import { tableClientFromConnectionString } from '../../shared/azure/table-client
 import { KubeConfig, Watch, type CoreV1Event } from '@kubernetes/client-node';
 import { inject } from 'vitest';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
-import type { LocalHost } from '../../local/host/index.js';
+import type { LocalHost, LocalHostOptions } from '../../local/host/index.js';
 import { localAppSettings } from '../../local/stack/app-settings.js';
 import { appAuthorization, type AzureRoleMutation } from '../../local/stack/azure-role-assignments.js';
 import { startFunctionApp } from '../../local/stack/function-app.js';
@@ -57,6 +57,8 @@ export interface LaunchStackOptions {
   maxDequeueCount?: number;
   /** An action the emulator's role assignments lack (default: the app identity's roles as shipped). */
   azureRoleWithout?: AzureRoleMutation;
+  /** Where the host serves the app's HTTP functions (its loopback listener; TLS with a certificate). */
+  http?: LocalHostOptions['http'];
 }
 
 export async function startLaunchStack(options: LaunchStackOptions = {}): Promise<LaunchStack> {
@@ -101,7 +103,12 @@ export async function startLaunchStack(options: LaunchStackOptions = {}): Promis
     appSettings: env,
     log,
     sweepScope: { nodeClaimSelector: `${RUN_LABEL}=${runId}`, leaseNamespace: lease.namespace },
-    host: { maxDequeueCount: options.maxDequeueCount ?? 3, visibilityTimeoutMs: 500, pollIntervalMs: 50 },
+    host: {
+      maxDequeueCount: options.maxDequeueCount ?? 3,
+      visibilityTimeoutMs: 500,
+      pollIntervalMs: 50,
+      ...(options.http ? { http: options.http } : {}),
+    },
   });
   const { settings, deps, host, queue } = app;
 

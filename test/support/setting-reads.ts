@@ -44,6 +44,8 @@ const functionsEnvironments: readonly Env[] = [
     ARM_CA_CERT: 'x',
     STORAGE_CA_CERT: 'x',
     AKS_TENANT_ID: 'x',
+    EXPLAIN_AUDIENCE: 'x',
+    EXPLAIN_JWKS_URI: 'x',
     VNET_GUID: 'x',
     REPAIR_POLICIES: 'Ready=False:10m',
     SPOT_TO_SPOT_CONSOLIDATION: 'true',

@@ -57,6 +57,7 @@ const kinds: Record<string, { group: string; resource: string }> = {
   ReplicaSet: { group: 'apps', resource: 'replicasets' },
   PersistentVolumeClaim: { group: '', resource: 'persistentvolumeclaims' },
   PersistentVolume: { group: '', resource: 'persistentvolumes' },
+  SubjectAccessReview: { group: 'authorization.k8s.io', resource: 'subjectaccessreviews' },
 };
 /** The custom-object adapter (shared/kube/custom-objects.ts): its methods and the verb each sends. */
 const adapterVerbs: Record<string, { verb: string; subresource?: string }> = {
@@ -86,7 +87,7 @@ function usesInCode(): Use[] {
   for (const file of appFiles) {
     const text = code(file);
     for (const m of text.matchAll(
-      /\b(?:core|api|policy|apps)\.(read|list|create|replace|patch|delete|watch)(Namespaced)?(\w+?)(ForAllNamespaces)?\(/g,
+      /\b(?:core|api|policy|apps|authorization)\.(read|list|create|replace|patch|delete|watch)(Namespaced)?(\w+?)(ForAllNamespaces)?\(/g,
     )) {
       const kind = kinds[m[3] as string];
       if (!kind) throw new Error(`${file}: no RBAC mapping for ${m[0]} (add the kind to this test)`);
@@ -217,6 +218,20 @@ describe("the functions' Kubernetes RBAC", () => {
       else expect(rule.verbs).toEqual(['create']);
     }
     expect([...granted(rules)].sort()).toEqual([...leaseUses].sort());
+  });
+
+  it('authorization.k8s.io: create on subjectaccessreviews only (explain), no other resource or verb of the group', () => {
+    expect(used).toContain('authorization.k8s.io|subjectaccessreviews|create');
+    const authorizationGrants = [...granted(clusterRole.rules ?? [])].filter((p) =>
+      p.startsWith('authorization.k8s.io|'),
+    );
+    expect(authorizationGrants).toEqual(['authorization.k8s.io|subjectaccessreviews|create']);
+    const rule = (clusterRole.rules ?? []).find((r) => r.apiGroups.includes('authorization.k8s.io'));
+    expect(rule).toEqual({
+      apiGroups: ['authorization.k8s.io'],
+      resources: ['subjectaccessreviews'],
+      verbs: ['create'],
+    });
   });
 
   it('binds every role to the Function App identity placeholder the deploy hook fills in', () => {

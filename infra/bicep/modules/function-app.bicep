@@ -156,6 +156,9 @@ param skuCacheSeconds int
 @description('NODE_IMAGE_CACHE_SECONDS: how long a node image definition\'s published versions are kept.')
 param nodeImageCacheSeconds int
 
+@description('EXPLAIN_AUDIENCE: the app registration users get explain tokens for (client ID and/or Application ID URI, comma-separated); empty: explain answers 503.')
+param explainAudience string = ''
+
 @description('GC_SCHEDULE: NCRONTAB (with seconds) of orphan VM collection.')
 param gcSchedule string
 
@@ -355,6 +358,7 @@ var appSettings = {
   LAUNCH_DEADLINE_MINUTES: string(launchDeadlineMinutes)
   SKU_CACHE_SECONDS: string(skuCacheSeconds)
   NODE_IMAGE_CACHE_SECONDS: string(nodeImageCacheSeconds)
+  EXPLAIN_AUDIENCE: explainAudience
   GC_SCHEDULE: gcSchedule
   REPLACEMENT_POLL_SECONDS: string(replacementPollSeconds)
   REPLACEMENT_TIMEOUT_MINUTES: string(replacementTimeoutMinutes)
