@@ -2,6 +2,7 @@
 // asks the function app why: why a pod is pending or where it went, why a node is kept or was disrupted,
 // what a NodePool's passes and windows decided, or what a NodePool change would do. Run by the shims in
 // bin/; the parsing and the run are functions so the tests drive them without a process.
+import { renderWhatIf, type WhatIfAnswer } from '../../shared/lifecycle/explain/what-if.js';
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
 import {
@@ -288,8 +289,14 @@ export async function runCli(argv: readonly string[], io: CliIo, program = DEFAU
         io.stderr(`error: ${command.whatIf.file}: ${mismatch}\n`);
         return 2;
       }
-      const answer = await postWhatIf(client, manifest);
-      io.stdout(command.output === 'json' ? `${JSON.stringify(answer, null, 2)}\n` : renderUnknown(answer));
+      const answer = await postWhatIf(client, manifestObjects(manifest));
+      io.stdout(
+        command.output === 'json'
+          ? `${JSON.stringify(answer, null, 2)}\n`
+          : isWhatIfAnswer(answer)
+            ? renderWhatIf(answer)
+            : renderUnknown(answer),
+      );
       return 0;
     }
     const answer = await getExplanation(client, command.subject!);
@@ -330,6 +337,27 @@ export function manifestMismatch(manifest: string, subject: ExplainSubject | und
   return found
     ? undefined
     : `no ${kind} ${describeName(subject)} in it: the subject given must be the manifest's`;
+}
+
+/** The manifest's objects, a `kind: List`'s items among them (as kubectl apply takes them). */
+export function manifestObjects(manifest: string): unknown[] {
+  const objects: unknown[] = [];
+  for (const document of parseAllDocuments(manifest)) {
+    const value: unknown = document.toJS();
+    if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
+    const list = value as { kind?: unknown; items?: unknown };
+    if (list.kind === 'List' && Array.isArray(list.items)) objects.push(...list.items);
+    else objects.push(value);
+  }
+  return objects;
+}
+
+function isWhatIfAnswer(value: unknown): value is WhatIfAnswer {
+  if (!value || typeof value !== 'object') return false;
+  const record = value as Record<string, unknown>;
+  return (
+    Array.isArray(record['changes']) && Array.isArray(record['drift']) && Array.isArray(record['notComputed'])
+  );
 }
 
 function describeName(subject: ExplainSubject): string {

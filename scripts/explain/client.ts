@@ -51,13 +51,19 @@ export async function getExplanation(client: ExplainClient, subject: ExplainSubj
   return body as ExplainAnswer;
 }
 
-/** What would happen if the manifest were applied; the answer is whatever JSON the endpoint returns. */
-export async function postWhatIf(client: ExplainClient, manifest: string): Promise<unknown> {
-  const contentType = manifest.trimStart().startsWith('{') ? 'application/json' : 'application/yaml';
+/**
+ * What would happen if the manifest's objects were applied. They are sent as JSON (`{"objects": [...]}`):
+ * the CLI reads YAML, so the function app needs no YAML parser of its own.
+ */
+export async function postWhatIf(client: ExplainClient, objects: readonly unknown[]): Promise<unknown> {
   return send(
     client,
     '/api/explain/what-if',
-    { method: 'POST', body: manifest, headers: { 'Content-Type': contentType } },
+    {
+      method: 'POST',
+      body: JSON.stringify({ objects }),
+      headers: { 'Content-Type': 'application/json' },
+    },
     { kind: 'what-if' },
   );
 }
@@ -109,7 +115,8 @@ export function describeSubject(subject: ExplainSubject): string {
 
 /** The Kubernetes permission that lets a user read what explain tells about a subject. */
 function permissionFor(request: ExplainRequest): string {
-  if (request.kind === 'what-if') return 'get on nodepools.karpenter.sh (cluster-wide)';
+  if (request.kind === 'what-if')
+    return 'list on nodes, and the right to apply the manifest (create its pods, update its NodePool or AKSNodeClass)';
   const subject = request.subject;
   switch (subject.kind) {
     case 'pod':
@@ -152,7 +159,7 @@ export function httpErrorMessage(status: number, body: string, request: ExplainR
   switch (status) {
     case 400:
       return request.kind === 'what-if'
-        ? `The app could not read the manifest${because}: -f takes one NodePool (or pod) manifest, YAML or JSON.`
+        ? `The app could not use the manifest${because}: -f takes Pod, NodePool and AKSNodeClass manifests, YAML or JSON.`
         : `The app rejected the request for ${what}${because}.`;
     case 401:
       return `Not signed in (401)${because}: sign in: az login, or pass --token (NODECLAIM_EXPLAIN_TOKEN); the token's audience must be the app's (--audience / NODECLAIM_EXPLAIN_AUDIENCE).`;

@@ -96,12 +96,11 @@ function unauthenticated(reason: string, hadToken: boolean): HttpResponseData {
   return failure(401, 'Unauthorized', reason, {}, { 'www-authenticate': challenge });
 }
 
-/** Handles one request to `kind`'s route, from authentication to the answer. */
-export async function handleExplainRequest(
-  deps: ExplainHttpDependencies,
-  kind: ExplainSubjectKind,
+/** The caller as the cluster knows them, from their token; or the response that refuses them. */
+async function authenticate(
+  deps: Pick<ExplainHttpDependencies, 'auth' | 'now' | 'log'>,
   request: HttpRequestData,
-): Promise<HttpResponseData> {
+): Promise<KubernetesIdentity | HttpResponseData> {
   if (!deps.auth)
     return failure(
       503,
@@ -124,13 +123,21 @@ export async function handleExplainRequest(
     deps.log.info('explain refused a token', { reason: verified.reason });
     return unauthenticated(`the token was refused: ${verified.reason}`, true);
   }
-  const identity = kubernetesIdentityOf(verified.claims);
-  if (!identity) return unauthenticated('the token names no user and no object ID', true);
+  return (
+    kubernetesIdentityOf(verified.claims) ?? unauthenticated('the token names no user and no object ID', true)
+  );
+}
 
-  const subject = explainSubjectOf(kind, request.params);
-  if ('problem' in subject) return failure(400, 'BadRequest', subject.problem);
+const isResponse = (value: KubernetesIdentity | HttpResponseData): value is HttpResponseData =>
+  'status' in value;
 
-  const denied = await firstDenied(deps.reviews, identity, accessNeeded(subject));
+/** 403 naming the permission the cluster's RBAC refused, or undefined when every one is allowed. */
+async function refusal(
+  deps: Pick<ExplainHttpDependencies, 'reviews' | 'log'>,
+  identity: KubernetesIdentity,
+  needed: readonly ResourceAccess[],
+): Promise<HttpResponseData | undefined> {
+  const denied = await firstDenied(deps.reviews, identity, needed);
   if (denied) {
     deps.log.info('explain denied by RBAC', {
       user: identity.username,
@@ -147,6 +154,23 @@ export async function handleExplainRequest(
       { denied: { user: identity.username, ...denied.access } },
     );
   }
+  return undefined;
+}
+
+/** Handles one request to `kind`'s route, from authentication to the answer. */
+export async function handleExplainRequest(
+  deps: ExplainHttpDependencies,
+  kind: ExplainSubjectKind,
+  request: HttpRequestData,
+): Promise<HttpResponseData> {
+  const identity = await authenticate(deps, request);
+  if (isResponse(identity)) return identity;
+
+  const subject = explainSubjectOf(kind, request.params);
+  if ('problem' in subject) return failure(400, 'BadRequest', subject.problem);
+
+  const refused = await refusal(deps, identity, accessNeeded(subject));
+  if (refused) return refused;
 
   const answer = await deps.answer(subject);
   if (answer === undefined)
@@ -170,4 +194,100 @@ async function firstDenied(
   if (index < 0) return undefined;
   const decision = decisions[index];
   return { access: needed[index] as ResourceAccess, reason: decision?.reason ?? decision?.evaluationError };
+}
+
+export const WHAT_IF_ROUTE = 'explain/what-if';
+/** A what-if's body at most: a few objects' manifests, not a cluster's. */
+export const WHAT_IF_MAX_BODY_BYTES = 1024 * 1024;
+export const WHAT_IF_MAX_OBJECTS = 500;
+
+export interface WhatIfHttpDependencies extends Omit<ExplainHttpDependencies, 'answer'> {
+  /** What applying `objects` would do; throws an error whose name is `WhatIfInputError` for bad input. */
+  whatIf(objects: readonly unknown[]): Promise<unknown>;
+}
+
+/**
+ * What a caller must be allowed to do to ask what applying `objects` would do: apply them (create the
+ * pods in their namespace, update the NodePool or AKSNodeClass), and list nodes, since the answer names
+ * the cluster's nodes, their prices and what would replace them. Undefined for an object that is none of
+ * the three: the what-if itself refuses it with its own message.
+ */
+export function whatIfAccessNeeded(objects: readonly unknown[]): ResourceAccess[] {
+  const needed: ResourceAccess[] = [{ verb: 'list', group: '', resource: 'nodes' }];
+  for (const object of objects) {
+    if (typeof object !== 'object' || object === null) continue;
+    const { kind, metadata } = object as {
+      kind?: unknown;
+      metadata?: { name?: unknown; namespace?: unknown };
+    };
+    const name = typeof metadata?.name === 'string' ? metadata.name : undefined;
+    if (kind === 'Pod') {
+      const namespace = typeof metadata?.namespace === 'string' ? metadata.namespace : 'default';
+      needed.push({ verb: 'create', group: '', resource: 'pods', namespace });
+    } else if (kind === 'NodePool') {
+      needed.push({
+        verb: 'update',
+        group: 'karpenter.sh',
+        resource: 'nodepools',
+        ...(name ? { name } : {}),
+      });
+    } else if (kind === 'AKSNodeClass') {
+      needed.push({
+        verb: 'update',
+        group: 'karpenter.azure.com',
+        resource: 'aksnodeclasses',
+        ...(name ? { name } : {}),
+      });
+    }
+  }
+  // One review per distinct permission.
+  const seen = new Set<string>();
+  return needed.filter((access) => {
+    const key = JSON.stringify(access);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The objects of a what-if body: `{ "objects": [...] }` in JSON (the CLI turns YAML into this). */
+export function whatIfObjectsOf(body: string | undefined): unknown[] | { problem: string } {
+  if (body === undefined || body.trim() === '')
+    return { problem: 'the body must be JSON: {"objects": [<Pod, NodePool or AKSNodeClass>, ...]}' };
+  if (Buffer.byteLength(body) > WHAT_IF_MAX_BODY_BYTES)
+    return {
+      problem: `the body is over ${WHAT_IF_MAX_BODY_BYTES / 1024} KiB: ask about fewer objects at once`,
+    };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch (error) {
+    return { problem: `the body is not JSON (${(error as Error).message})` };
+  }
+  const objects = (parsed as { objects?: unknown } | null)?.objects;
+  if (!Array.isArray(objects) || objects.length === 0)
+    return { problem: 'the body must hold a non-empty "objects" list' };
+  if (objects.length > WHAT_IF_MAX_OBJECTS)
+    return { problem: `${objects.length} objects: at most ${WHAT_IF_MAX_OBJECTS} at once` };
+  return objects;
+}
+
+/** Handles one what-if request: authentication, the right to apply what it names, then the answer. */
+export async function handleWhatIfRequest(
+  deps: WhatIfHttpDependencies,
+  request: HttpRequestData,
+): Promise<HttpResponseData> {
+  const identity = await authenticate(deps, request);
+  if (isResponse(identity)) return identity;
+  const objects = whatIfObjectsOf(request.body);
+  if (!Array.isArray(objects)) return failure(400, 'BadRequest', objects.problem);
+  const refused = await refusal(deps, identity, whatIfAccessNeeded(objects));
+  if (refused) return refused;
+  try {
+    return json(200, await deps.whatIf(objects));
+  } catch (error) {
+    if (error instanceof Error && error.name === 'WhatIfInputError')
+      return failure(400, 'BadRequest', error.message);
+    throw error;
+  }
 }

@@ -101,4 +101,5 @@ export const ExplainNames = {
   pod: 'explainPod',
   node: 'explainNode',
   nodepool: 'explainNodePool',
+  whatIf: 'explainWhatIf',
 } as const;

@@ -232,3 +232,86 @@ describe('explain: authorization (the cluster RBAC of the user the token names)'
     expect((await ask(`explain/pod/${namespace}/Not_A_Name`, userToken(alice))).status).toBe(400);
   });
 });
+
+describe('explain: what-if (POST), for those who could apply what they ask about', () => {
+  const whatIfRole = `explain-what-if-${run}`;
+  afterAll(async () => {
+    await rbac?.deleteClusterRoleBinding({ name: whatIfRole }).catch(() => undefined);
+    await rbac?.deleteClusterRole({ name: whatIfRole }).catch(() => undefined);
+  });
+
+  const post = async (body: unknown, token: string): Promise<Answer> => {
+    const response = await fetch(`${baseUrl}/explain/what-if`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      challenge: response.headers.get('www-authenticate'),
+      body: text === '' ? {} : (JSON.parse(text) as Answer['body']),
+      text,
+    };
+  };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'what-if-0', namespace },
+    spec: { containers: [{ name: 'app', image: 'app', resources: { requests: { cpu: '100m' } } }] },
+  };
+
+  it('a user who may not create the pod is refused (403), one who may gets the answer, and nothing is written', async () => {
+    const denied = await post({ objects: [pod] }, userToken(carol));
+    expect(denied.status).toBe(403);
+    expect(denied.body.denied).toMatchObject({ verb: 'list', resource: 'nodes' });
+
+    await rbac.createClusterRole({
+      body: {
+        metadata: { name: whatIfRole },
+        rules: [
+          { apiGroups: [''], resources: ['nodes'], verbs: ['list'] },
+          { apiGroups: [''], resources: ['pods'], verbs: ['create'] },
+        ],
+      },
+    });
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name: whatIfRole },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: whatIfRole },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: carol }],
+      },
+    });
+    const answer = await eventually(async () => {
+      const asked = await post({ objects: [pod] }, userToken(carol));
+      return asked.status === 403 ? undefined : asked;
+    }, 'what-if allowed');
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      changes: expect.any(Array),
+      drift: [],
+      notComputed: expect.any(Array),
+    });
+    const { core } = await stack.admin.kube();
+    expect((await core.listNamespacedPod({ namespace })).items.map((p) => p.metadata?.name)).not.toContain(
+      'what-if-0',
+    );
+
+    // Updating a NodePool is a right of its own.
+    const nodePoolChange = { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: nodePool } };
+    const refused = await post({ objects: [nodePoolChange] }, userToken(carol));
+    expect(refused.status).toBe(403);
+    expect(refused.body.denied).toMatchObject({ verb: 'update', resource: 'nodepools', name: nodePool });
+  });
+
+  it('a body that is not the objects list, or an object what-if cannot take, is a 400 naming it', async () => {
+    expect((await post('kind: Pod', userToken(carol))).status).toBe(400);
+    expect((await post({ objects: [] }, userToken(carol))).status).toBe(400);
+    const deployment = await post(
+      { objects: [{ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace } }] },
+      userToken(carol),
+    );
+    expect(deployment.status).toBe(400);
+    expect(deployment.body.error?.message).toContain('objects[0] (Deployment apps/v1)');
+  });
+});

@@ -112,6 +112,7 @@ describe('the deployment package', () => {
       'explain/node/{name}',
       'explain/nodepool/{name}',
       'explain/pod/{namespace}/{name}',
+      'explain/what-if',
     ]);
   });
 });

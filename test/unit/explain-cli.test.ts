@@ -137,7 +137,7 @@ describe('HTTP failures', () => {
       'You may not read pod shop/web-0 (403) (the app says: user alice may not get pods in shop): ask your cluster admin for get on pods in namespace shop.',
     );
     expect(httpErrorMessage(403, '', node)).toContain('ask your cluster admin for get on nodes');
-    expect(httpErrorMessage(403, '', { kind: 'what-if' })).toContain('get on nodepools.karpenter.sh');
+    expect(httpErrorMessage(403, '', { kind: 'what-if' })).toContain('the right to apply the manifest');
   });
 
   test('404: nothing recorded yet, or no endpoint at this URL', () => {
@@ -152,7 +152,7 @@ describe('HTTP failures', () => {
     expect(httpErrorMessage(500, '<html>oops</html>', node)).toBe(
       "The app failed to answer (500): try again; if it persists, look at the function app's logs.",
     );
-    expect(httpErrorMessage(400, 'not YAML', { kind: 'what-if' })).toContain('could not read the manifest');
+    expect(httpErrorMessage(400, 'not YAML', { kind: 'what-if' })).toContain('could not use the manifest');
   });
 
   test('connection errors name the URL', () => {
@@ -274,8 +274,10 @@ describe('a run against the app', () => {
     expect(seen.at(-1)).toMatchObject({
       method: 'POST',
       url: '/api/explain/what-if',
-      contentType: 'application/yaml',
-      body: manifest,
+      contentType: 'application/json',
+      body: JSON.stringify({
+        objects: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name: 'general' } }],
+      }),
     });
     expect(result.stdout).toBe(
       'Summary:  Replaces 4 drifted nodes in 2 waves\nwaves:\n  - index: 1\n    size: 2\n',
