@@ -157,8 +157,41 @@ async function refusal(
   return undefined;
 }
 
+/**
+ * A request whose caller could not be checked (Entra's keys or the API server's reviews unreachable) is
+ * answered 503 with what failed, so the caller knows to try again rather than reading a bare 500.
+ */
+async function unlessUncheckable(
+  deps: Pick<ExplainHttpDependencies, 'log'>,
+  handle: () => Promise<HttpResponseData>,
+): Promise<HttpResponseData> {
+  try {
+    return await handle();
+  } catch (error) {
+    deps.log.warn('explain could not answer', { error });
+    const reason = error instanceof Error ? error.message : String(error);
+    return failure(
+      503,
+      'Unavailable',
+      `explain could not answer now (${reason}): try again in a minute`,
+      {},
+      {
+        'retry-after': '30',
+      },
+    );
+  }
+}
+
 /** Handles one request to `kind`'s route, from authentication to the answer. */
-export async function handleExplainRequest(
+export function handleExplainRequest(
+  deps: ExplainHttpDependencies,
+  kind: ExplainSubjectKind,
+  request: HttpRequestData,
+): Promise<HttpResponseData> {
+  return unlessUncheckable(deps, () => explainRequest(deps, kind, request));
+}
+
+async function explainRequest(
   deps: ExplainHttpDependencies,
   kind: ExplainSubjectKind,
   request: HttpRequestData,
@@ -273,7 +306,14 @@ export function whatIfObjectsOf(body: string | undefined): unknown[] | { problem
 }
 
 /** Handles one what-if request: authentication, the right to apply what it names, then the answer. */
-export async function handleWhatIfRequest(
+export function handleWhatIfRequest(
+  deps: WhatIfHttpDependencies,
+  request: HttpRequestData,
+): Promise<HttpResponseData> {
+  return unlessUncheckable(deps, () => whatIfRequest(deps, request));
+}
+
+async function whatIfRequest(
   deps: WhatIfHttpDependencies,
   request: HttpRequestData,
 ): Promise<HttpResponseData> {

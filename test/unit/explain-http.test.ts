@@ -6,6 +6,9 @@ import { JwksCache, type EntraClaims } from '../../shared/azure/entra-token.js';
 import {
   accessNeeded,
   handleExplainRequest,
+  handleWhatIfRequest,
+  whatIfAccessNeeded,
+  whatIfObjectsOf,
   type ExplainHttpDependencies,
   type ExplainSubject,
 } from '../../shared/access/explain-http.js';
@@ -180,5 +183,54 @@ describe('matchHttpRoute', () => {
     expect(matchHttpRoute('explain/node/{name}', 'explain/node')).toBeUndefined();
     expect(matchHttpRoute('explain/node/{name}', 'explain/node/a/b')).toBeUndefined();
     expect(matchHttpRoute('explain/node/{name}', 'explain/nodes/a')).toBeUndefined();
+  });
+});
+
+describe('what explain answers when it cannot check, and what-if needs', () => {
+  it('a review that cannot be made (API server away) is a 503 saying to try again, not a bare 500', async () => {
+    const d = deps(() => true);
+    d.reviews = { review: () => Promise.reject(new Error('connect ECONNREFUSED')) };
+    const response = await handleExplainRequest(
+      d,
+      'pod',
+      request({ namespace: 'shop', name: 'web-0' }, token()),
+    );
+    expect(response.status).toBe(503);
+    expect(response.headers?.['retry-after']).toBe('30');
+    expect(errorOf(response.body)?.message).toContain('ECONNREFUSED');
+  });
+
+  it('what-if needs list on nodes and the right to apply each object; its body must be the objects list', async () => {
+    expect(
+      whatIfAccessNeeded([
+        { kind: 'Pod', metadata: { name: 'a', namespace: 'shop' } },
+        { kind: 'Pod', metadata: { name: 'b', namespace: 'shop' } },
+        { kind: 'NodePool', metadata: { name: 'general' } },
+        { kind: 'AKSNodeClass', metadata: { name: 'default' } },
+      ]),
+    ).toEqual([
+      { verb: 'list', group: '', resource: 'nodes' },
+      { verb: 'create', group: '', resource: 'pods', namespace: 'shop' },
+      { verb: 'update', group: 'karpenter.sh', resource: 'nodepools', name: 'general' },
+      { verb: 'update', group: 'karpenter.azure.com', resource: 'aksnodeclasses', name: 'default' },
+    ]);
+    expect(whatIfObjectsOf('{"objects":[{"kind":"Pod"}]}')).toEqual([{ kind: 'Pod' }]);
+    expect(whatIfObjectsOf('kind: Pod')).toMatchObject({ problem: expect.stringContaining('not JSON') });
+    expect(whatIfObjectsOf('{"objects":[]}')).toMatchObject({
+      problem: expect.stringContaining('non-empty'),
+    });
+  });
+
+  it('a what-if input error is a 400 with its message', async () => {
+    const d = deps(() => true);
+    const whatIfError = Object.assign(new Error('objects[0] (Deployment apps/v1): only a Pod …'), {
+      name: 'WhatIfInputError',
+    });
+    const response = await handleWhatIfRequest(
+      { ...d, whatIf: () => Promise.reject(whatIfError) },
+      { ...request({}, token()), method: 'POST', body: '{"objects":[{"kind":"Deployment"}]}' },
+    );
+    expect(response.status).toBe(400);
+    expect(errorOf(response.body)?.message).toContain('objects[0] (Deployment apps/v1)');
   });
 });
