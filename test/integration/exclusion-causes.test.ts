@@ -16,7 +16,7 @@ import {
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import type { ExclusionCause, ProvisioningRecord } from '../../shared/decisions/explain/decision-record.js';
 import { EVENT_COMPONENT } from '../../shared/lifecycle/dependencies.js';
-import { provisionPendingPods } from '../../shared/lifecycle/provisioning/provision.js';
+import { provisionRunWindow } from '../support/provision-window.js';
 import type { NodePool } from '../../shared/models/karpenter.js';
 import { nodeClass, nodeClassRef } from '../support/fixtures.js';
 import { startLaunchStack, type LaunchStack } from '../support/launch-stack.js';
@@ -199,20 +199,7 @@ test(
     });
 
     // The window reads the claims and volumes as the functions' identity, as it would in Azure.
-    const report = await provisionPendingPods(
-      {
-        ...stack.deps,
-        settings: {
-          ...stack.deps.settings,
-          provisioning: {
-            batchIdleMs: 1000,
-            batchMaxMs: 10_000,
-            selector: `${stack.runLabel.key}=${stack.runLabel.value}`,
-          },
-        },
-      },
-      `causes-${run}`,
-    );
+    const report = await provisionRunWindow(stack, `causes-${run}`);
     expect(report.recorded).toBe(true);
     const record = (await stack.deps.decisionRecords.recent('provisioning', 100)).find(
       (r): r is ProvisioningRecord => r.kind === 'provisioning' && r.id === `causes-${run}`,

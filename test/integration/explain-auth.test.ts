@@ -37,9 +37,17 @@ interface Answer {
   text: string;
 }
 
-async function ask(path: string, token?: string): Promise<Answer> {
+async function ask(
+  path: string,
+  token?: string,
+  post?: { body: string; contentType: string },
+): Promise<Answer> {
   const response = await fetch(`${baseUrl}/${path}`, {
-    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    ...(post ? { method: 'POST', body: post.body } : {}),
+    headers: {
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...(post ? { 'content-type': post.contentType } : {}),
+    },
   });
   const text = await response.text();
   return {
@@ -240,20 +248,11 @@ describe('explain: what-if (POST), for those who could apply what they ask about
     await rbac?.deleteClusterRole({ name: whatIfRole }).catch(() => undefined);
   });
 
-  const post = async (body: unknown, token: string): Promise<Answer> => {
-    const response = await fetch(`${baseUrl}/explain/what-if`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  const post = (body: unknown, token: string): Promise<Answer> =>
+    ask('explain/what-if', token, {
       body: typeof body === 'string' ? body : JSON.stringify(body),
+      contentType: 'application/json',
     });
-    const text = await response.text();
-    return {
-      status: response.status,
-      challenge: response.headers.get('www-authenticate'),
-      body: text === '' ? {} : (JSON.parse(text) as Answer['body']),
-      text,
-    };
-  };
   const pod = {
     apiVersion: 'v1',
     kind: 'Pod',

@@ -68,15 +68,9 @@ export interface NodeJudgement {
   message: string;
 }
 
-export interface CommandAnswer {
+/** A command as its pass recorded it, and which pass that was. */
+export interface CommandAnswer extends CommandDecision {
   pass: RecordRef;
-  method: string;
-  reason: string;
-  candidates: string[];
-  replacements: string[];
-  pricePerHourBefore: number;
-  pricePerHourAfter: number;
-  podsMoved: string[];
 }
 
 export interface NodeAnswer {
