@@ -95,6 +95,21 @@ describe('whatIf', () => {
     expect(fake.nodeClasses.writes).toEqual([]);
     expect(fake.events).toEqual([]);
   };
+  /** A launched NodeClaim `general-<i>` of the live class, and its Ready Node with 2 CPUs and 8 GiB. */
+  const seedLaunchedNode = (i: number) => {
+    const claim = launchedClaim(`general-${i}`, live);
+    fake.nodeClaims.seed({ ...claim, status: { ...claim.status, nodeName: `aks-general-${i}` } });
+    fake.nodes.seed({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: `aks-general-${i}`, labels: claim.metadata.labels },
+      spec: { providerID: claim.status?.providerID },
+      status: {
+        conditions: [{ type: 'Ready', status: 'True' }],
+        allocatable: { cpu: '2', memory: '8Gi', pods: '110' },
+      },
+    });
+  };
 
   test('pods: the NodeClaim the next window would create, its instance types, zones and price', async () => {
     const answer = await whatIf(fake.deps, [pod('web-1'), pod('web-2')]);
@@ -212,20 +227,7 @@ describe('whatIf', () => {
       },
     };
     fake.nodePools.seed(consolidating);
-    for (let i = 0; i < 3; i++) {
-      const claim = launchedClaim(`general-${i}`, live);
-      fake.nodeClaims.seed({ ...claim, status: { ...claim.status, nodeName: `aks-general-${i}` } });
-      fake.nodes.seed({
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: { name: `aks-general-${i}`, labels: claim.metadata.labels },
-        spec: { providerID: claim.status?.providerID },
-        status: {
-          conditions: [{ type: 'Ready', status: 'True' }],
-          allocatable: { cpu: '2', memory: '8Gi', pods: '110' },
-        },
-      });
-    }
+    for (let i = 0; i < 3; i++) seedLaunchedNode(i);
 
     const now = await whatIf(fake.deps, []);
     expect(now.consolidation).toEqual([
@@ -268,18 +270,7 @@ describe('whatIf', () => {
     };
     fake.nodePools.seed(whenEmpty);
     for (let i = 0; i < 2; i++) {
-      const claim = launchedClaim(`general-${i}`, live);
-      fake.nodeClaims.seed({ ...claim, status: { ...claim.status, nodeName: `aks-general-${i}` } });
-      fake.nodes.seed({
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: { name: `aks-general-${i}`, labels: claim.metadata.labels },
-        spec: { providerID: claim.status?.providerID },
-        status: {
-          conditions: [{ type: 'Ready', status: 'True' }],
-          allocatable: { cpu: '2', memory: '8Gi', pods: '110' },
-        },
-      });
+      seedLaunchedNode(i);
       fake.workloads.pods.push(runningPod(`web-${i}`, `aks-general-${i}`, { cpu: '100m', memory: '128Mi' }));
     }
 
