@@ -755,7 +755,7 @@ export const SETTING_TABLE: readonly SettingRow[] = [
     reader: 'functions',
     default: 'Strict',
     description:
-      "Karpenter's, for every solve: `Strict` creates no NodeClaim whose instance types fall below a requirement's minValues; `BestEffort` creates it with those minValues lowered to what is left, annotated `karpenter.sh/nodeclaim-min-values-relaxed: \"true\"`",
+      'Karpenter\'s, for every solve: `Strict` creates no NodeClaim whose instance types fall below a requirement\'s minValues; `BestEffort` creates it with those minValues lowered to what is left, annotated `karpenter.sh/nodeclaim-min-values-relaxed: "true"`',
     bicep: input('minValuesPolicy'),
     terraform: input('min_values_policy'),
     azd: input('MIN_VALUES_POLICY'),

@@ -136,7 +136,10 @@ describe('settings carried over from Karpenter and its Azure provider', () => {
   });
 
   it("reads PREFERENCE_POLICY and MIN_VALUES_POLICY by upstream's values, at upstream's defaults when unset", () => {
-    expect(loadSettings(example).scheduling).toEqual({ preferencePolicy: 'Respect', minValuesPolicy: 'Strict' });
+    expect(loadSettings(example).scheduling).toEqual({
+      preferencePolicy: 'Respect',
+      minValuesPolicy: 'Strict',
+    });
     expect(
       loadSettings({ ...example, PREFERENCE_POLICY: 'Ignore', MIN_VALUES_POLICY: 'BestEffort' }).scheduling,
     ).toEqual({ preferencePolicy: 'Ignore', minValuesPolicy: 'BestEffort' });
