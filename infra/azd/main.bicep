@@ -161,6 +161,14 @@ param batchMaxDuration string = '10s'
 @description('PROVISIONING_SELECTOR (main.bicep\'s provisioningSelector).')
 param provisioningSelector string = ''
 
+@allowed(['Respect', 'Ignore'])
+@description('PREFERENCE_POLICY (main.bicep\'s preferencePolicy).')
+param preferencePolicy string = 'Respect'
+
+@allowed(['Strict', 'BestEffort'])
+@description('MIN_VALUES_POLICY (main.bicep\'s minValuesPolicy).')
+param minValuesPolicy string = 'Strict'
+
 @description('FEATURE_GATES (main.bicep\'s featureGates).')
 param featureGates string = ''
 
@@ -262,6 +270,8 @@ module app '../bicep/main.bicep' = {
     batchIdleDuration: batchIdleDuration
     batchMaxDuration: batchMaxDuration
     provisioningSelector: provisioningSelector
+    preferencePolicy: preferencePolicy
+    minValuesPolicy: minValuesPolicy
     featureGates: featureGates
     repairPolicies: repairPolicies
     repairMaxReboots: repairMaxReboots

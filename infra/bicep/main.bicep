@@ -201,6 +201,14 @@ param batchMaxDuration string = '10s'
 @description('PROVISIONING_SELECTOR: label selector the pods and the NodePools\' template labels must match, for several systems sharing one cluster; empty provisions for every pod.')
 param provisioningSelector string = ''
 
+@allowed(['Respect', 'Ignore'])
+@description('PREFERENCE_POLICY: Karpenter\'s: Respect tries preferred affinities and ScheduleAnyway spreads, relaxing them only when they cannot be met; Ignore leaves them out from the start.')
+param preferencePolicy string = 'Respect'
+
+@allowed(['Strict', 'BestEffort'])
+@description('MIN_VALUES_POLICY: Karpenter\'s: Strict creates no NodeClaim whose instance types fall below a requirement\'s minValues; BestEffort creates it with those minValues lowered, annotated karpenter.sh/nodeclaim-min-values-relaxed.')
+param minValuesPolicy string = 'Strict'
+
 @description('FEATURE_GATES: Karpenter\'s Gate=true|false list (SpotToSpotConsolidation, NodeOverlay, CapacityBuffer, NodeRepair, ReservedCapacity); empty keeps upstream\'s defaults.')
 param featureGates string = ''
 
@@ -438,6 +446,8 @@ module functionApp 'modules/function-app.bicep' = {
     batchIdleDuration: batchIdleDuration
     batchMaxDuration: batchMaxDuration
     provisioningSelector: provisioningSelector
+    preferencePolicy: preferencePolicy
+    minValuesPolicy: minValuesPolicy
     featureGates: featureGates
     repairPolicies: repairPolicies
     repairMaxReboots: repairMaxReboots

@@ -64,6 +64,8 @@ param metricsPerNode = false
 param batchIdleDuration = '1s'
 param batchMaxDuration = '10s'
 param provisioningSelector = ''
+param preferencePolicy = 'Respect'
+param minValuesPolicy = 'Strict'
 param featureGates = ''
 param repairPolicies = 'Ready=False:10m:reboot,Ready=Unknown:10m:reboot,kubernetes.azure.com/NodeHealthy=False:0s:reboot,PreemptionScheduled=True:0s:preempted'
 param repairMaxReboots = 1

@@ -86,6 +86,8 @@ locals {
     BATCH_IDLE_DURATION                       = var.batch_idle_duration
     BATCH_MAX_DURATION                        = var.batch_max_duration
     PROVISIONING_SELECTOR                     = var.provisioning_selector
+    PREFERENCE_POLICY                         = var.preference_policy
+    MIN_VALUES_POLICY                         = var.min_values_policy
     FEATURE_GATES                             = var.feature_gates
     REPAIR_POLICIES                           = var.repair_policies
     REPAIR_MAX_REBOOTS                        = tostring(var.repair_max_reboots)

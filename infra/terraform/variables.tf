@@ -379,6 +379,26 @@ variable "provisioning_selector" {
   default     = ""
 }
 
+variable "preference_policy" {
+  description = "PREFERENCE_POLICY: Karpenter's: Respect tries preferred affinities and ScheduleAnyway spreads, relaxing them only when they cannot be met; Ignore leaves them out from the start."
+  type        = string
+  default     = "Respect"
+  validation {
+    condition     = contains(["Respect", "Ignore"], var.preference_policy)
+    error_message = "preference_policy must be Respect or Ignore."
+  }
+}
+
+variable "min_values_policy" {
+  description = "MIN_VALUES_POLICY: Karpenter's: Strict creates no NodeClaim whose instance types fall below a requirement's minValues; BestEffort creates it with those minValues lowered, annotated karpenter.sh/nodeclaim-min-values-relaxed."
+  type        = string
+  default     = "Strict"
+  validation {
+    condition     = contains(["Strict", "BestEffort"], var.min_values_policy)
+    error_message = "min_values_policy must be Strict or BestEffort."
+  }
+}
+
 variable "feature_gates" {
   description = "FEATURE_GATES: Karpenter's Gate=true|false list (SpotToSpotConsolidation, NodeOverlay, CapacityBuffer, NodeRepair, ReservedCapacity); empty keeps upstream's defaults."
   type        = string

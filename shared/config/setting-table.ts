@@ -51,9 +51,6 @@ const FUNCTIONS_NOT_IN_CHART = {
 const BRIDGE_NOT_IN_AZURE = absent('the bridge runs in the cluster: a value of the chart');
 const LOCAL_ONLY = (what: string): SettingSource => absent(`${what}; a deployment never needs it`);
 const FROM_CLUSTER = (property: string): SettingSource => derived(`the AKS cluster's ${property}`);
-const ONLY_DEFAULT_IMPLEMENTED = absent(
-  "only upstream's default is implemented (any other value is refused at startup), so there is nothing to choose",
-);
 
 /** Every setting either program reads, in the order docs/settings.md lists them. */
 export const SETTING_TABLE: readonly SettingRow[] = [
@@ -748,9 +745,10 @@ export const SETTING_TABLE: readonly SettingRow[] = [
     reader: 'functions',
     default: 'Respect',
     description:
-      "Karpenter's: preferred affinities and ScheduleAnyway spreads are tried, then relaxed one at a time; `Ignore` is refused",
-    bicep: ONLY_DEFAULT_IMPLEMENTED,
-    terraform: ONLY_DEFAULT_IMPLEMENTED,
+      "Karpenter's, for every solve: `Respect` tries preferred node affinity, preferred pod (anti-)affinity and ScheduleAnyway spreads, relaxing them one at a time only when they cannot be met; `Ignore` leaves them out from the start",
+    bicep: input('preferencePolicy'),
+    terraform: input('preference_policy'),
+    azd: input('PREFERENCE_POLICY'),
     chart: FUNCTIONS_NOT_IN_CHART,
   },
   {
@@ -758,9 +756,10 @@ export const SETTING_TABLE: readonly SettingRow[] = [
     reader: 'functions',
     default: 'Strict',
     description:
-      "Karpenter's: a NodeClaim whose instance types fall below a requirement's minValues is not created; `BestEffort` is refused",
-    bicep: ONLY_DEFAULT_IMPLEMENTED,
-    terraform: ONLY_DEFAULT_IMPLEMENTED,
+      'Karpenter\'s, for every solve: `Strict` creates no NodeClaim whose instance types fall below a requirement\'s minValues; `BestEffort` creates it with those minValues lowered to what is left, annotated `karpenter.sh/nodeclaim-min-values-relaxed: "true"`',
+    bicep: input('minValuesPolicy'),
+    terraform: input('min_values_policy'),
+    azd: input('MIN_VALUES_POLICY'),
     chart: FUNCTIONS_NOT_IN_CHART,
   },
   {

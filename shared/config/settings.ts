@@ -126,6 +126,8 @@ export interface Settings {
   metricsPerNode: boolean;
   /** Provisioning windows. */
   provisioning: ProvisioningSettings;
+  /** Upstream's scheduling policies, the same for every solve. */
+  scheduling: SchedulingPolicySettings;
   /** Node repair (gate NodeRepair) and its policies. */
   repair: RepairSettings;
   /** How drift rolls out: a canary, waves at the budget and health gates (docs/rollouts.md). */
@@ -324,22 +326,35 @@ export const RETIRED_SETTING_ALIASES = {
 } as const satisfies Record<string, { alias: string; why: string }>;
 
 /**
- * Upstream Karpenter's scheduling policies. The app implements each at upstream's default only, so that
- * value is accepted and the other is refused at startup instead of being silently ignored.
+ * Upstream Karpenter's scheduling policies (--preference-policy, --min-values-policy), by their upstream
+ * names and values, so a configuration written for Karpenter means the same here. Every solve the app runs
+ * (provisioning, consolidation, capacity buffers, what-if) takes them, or the same pods could be placed
+ * one way by provisioning and another by consolidation.
  */
-export const UPSTREAM_POLICY_SETTINGS = {
-  PREFERENCE_POLICY: {
-    implemented: 'Respect',
-    refused: 'Ignore',
-    behaviour:
-      'preferred affinities and ScheduleAnyway spreads are tried first and relaxed one at a time when they cannot be met',
-  },
-  MIN_VALUES_POLICY: {
-    implemented: 'Strict',
-    refused: 'BestEffort',
-    behaviour: "a NodeClaim whose instance-type options fall below a requirement's minValues is not created",
-  },
-} as const satisfies Record<string, { implemented: string; refused: string; behaviour: string }>;
+export const PREFERENCE_POLICIES = ['Respect', 'Ignore'] as const;
+export type PreferencePolicy = (typeof PREFERENCE_POLICIES)[number];
+export const MIN_VALUES_POLICIES = ['Strict', 'BestEffort'] as const;
+export type MinValuesPolicy = (typeof MIN_VALUES_POLICIES)[number];
+
+export interface SchedulingPolicySettings {
+  /**
+   * PREFERENCE_POLICY: Respect (default) tries preferred node affinity, preferred pod (anti-)affinity and
+   * ScheduleAnyway spreads, relaxing them one at a time only when they cannot be met; Ignore leaves them
+   * out of every solve from the start.
+   */
+  preferencePolicy: PreferencePolicy;
+  /**
+   * MIN_VALUES_POLICY: Strict (default) creates no NodeClaim whose instance types fall below a
+   * requirement's minValues; BestEffort creates it with the minValues lowered to what is left, annotated
+   * karpenter.sh/nodeclaim-min-values-relaxed=true.
+   */
+  minValuesPolicy: MinValuesPolicy;
+}
+
+export const DEFAULT_SCHEDULING_POLICY_SETTINGS: SchedulingPolicySettings = {
+  preferencePolicy: 'Respect',
+  minValuesPolicy: 'Strict',
+};
 
 /**
  * Karpenter's feature gates (FEATURE_GATES="SpotToSpotConsolidation=true,NodeRepair=false"): the ones this
@@ -516,6 +531,18 @@ export function loadSettings(env: Env = process.env): Settings {
       batchMaxMs: reader.duration('BATCH_MAX_DURATION', DEFAULT_PROVISIONING_SETTINGS.batchMaxMs),
       ...optionalSelector(reader.optional('PROVISIONING_SELECTOR')),
     },
+    scheduling: {
+      preferencePolicy: reader.oneOf(
+        'PREFERENCE_POLICY',
+        PREFERENCE_POLICIES,
+        DEFAULT_SCHEDULING_POLICY_SETTINGS.preferencePolicy,
+      ),
+      minValuesPolicy: reader.oneOf(
+        'MIN_VALUES_POLICY',
+        MIN_VALUES_POLICIES,
+        DEFAULT_SCHEDULING_POLICY_SETTINGS.minValuesPolicy,
+      ),
+    },
     repair: repairSettings(reader, problems, gates.get('NodeRepair') ?? false),
     rollout: rolloutSettings(reader, problems),
     featureGates: {
@@ -529,16 +556,6 @@ export function loadSettings(env: Env = process.env): Settings {
     capacityReservationGroups: reservationGroups.groups,
     ...explainSettings(reader, problems),
   };
-
-  for (const [name, policy] of Object.entries(UPSTREAM_POLICY_SETTINGS)) {
-    const value = reader.optional(name);
-    if (value !== undefined && value !== policy.implemented)
-      problems.push(
-        value === policy.refused
-          ? `${name}=${policy.refused} is not implemented by this app: remove the setting or set ${name}=${policy.implemented} (${policy.behaviour})`
-          : `${name} is ${JSON.stringify(value)}: this app implements only ${policy.implemented} (upstream's default; ${policy.refused} is not implemented)`,
-      );
-  }
 
   for (const group of settings.capacityReservationGroups) {
     // The VM PUT goes through the app's subscription, and a group shared from another subscription

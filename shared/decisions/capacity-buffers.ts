@@ -14,7 +14,13 @@ import type { Condition } from '../models/kube.js';
 import { setCondition } from './conditions.js';
 import { parseResources, podRequests } from './scheduling/resources.js';
 import { solve } from './scheduling/solve.js';
-import type { ExistingNode, SchedulingPod, SchedulingPodSpec, SchedulingResult } from './scheduling/types.js';
+import type {
+  ExistingNode,
+  SchedulingPod,
+  SchedulingPodSpec,
+  SchedulingPolicies,
+  SchedulingResult,
+} from './scheduling/types.js';
 
 /** Upstream's condition types and reasons (pkg/apis/autoscaling/v1beta1, capacitybuffer/constants.go). */
 export const CapacityBufferConditionTypes = {
@@ -354,6 +360,7 @@ export interface HeldCapacity {
 export function heldCapacity(
   pods: readonly SchedulingPod[],
   existingNodes: readonly ExistingNode[],
+  policies: SchedulingPolicies,
 ): HeldCapacity {
   const byNode = new Map<string, SchedulingPod[]>();
   if (pods.length === 0) return { byNode, unplaced: 0 };
@@ -362,7 +369,7 @@ export function heldCapacity(
     pods: [...pods],
     nodePools: [],
     existingNodes: [...existingNodes],
-    options: { packing: 'FirstFit' },
+    options: { ...policies, packing: 'FirstFit' },
   });
   for (const placement of result.existingPlacements) {
     const pod = byUid.get(placement.pod.uid);

@@ -2,13 +2,15 @@
 // Karpenter's NodeClaimTemplate.ToNodeClaim writes it: the NodePool's template (labels, annotations with
 // the drift hashes, taints, startup taints, expireAfter, terminationGracePeriod, nodeClassRef, owner
 // reference) with the simulation's requirements (instance types cheapest first, capacity types, what the
-// pods fixed), labels and resource requests.
+// pods fixed), labels and resource requests. As Karpenter's scheduler, it says on every NodeClaim whether
+// a minValues was lowered to create it (karpenter.sh/nodeclaim-min-values-relaxed, "true" only under
+// MIN_VALUES_POLICY=BestEffort), so the metric and whoever reads the NodeClaim can tell.
 //
 // Karpenter names it with generateName `<nodepool>-`. Here the name is derived from the window and the
 // pods it is for, so a replayed activity or a second run of the same window creates the same name and
 // gets AlreadyExists instead of a second NodeClaim for the same pods; generateName is kept for the record.
 import type { AKSNodeClass } from '../models/aks-node-class.js';
-import type { NodeClaim, NodePool } from '../models/karpenter.js';
+import { WellKnown, type NodeClaim, type NodePool } from '../models/karpenter.js';
 import { deterministicNodeClaimName, nodeClaimFromTemplate } from './nodeclaim-template.js';
 import type { NewNodeClaim } from './scheduling/index.js';
 
@@ -31,6 +33,7 @@ export function provisionedNodeClaim(input: {
     nodePool,
     nodeClass: input.nodeClass,
     name: provisionedNodeClaimName(input.windowId, claim),
+    annotations: { [WellKnown.minValuesRelaxedAnnotation]: claim.minValuesRelaxed ? 'true' : 'false' },
   });
   return {
     ...nodeClaim,

@@ -130,6 +130,8 @@ export const WellKnown = {
   doNotSyncTaintsLabel: 'karpenter.sh/do-not-sync-taints',
   nodePoolHashAnnotation: 'karpenter.sh/nodepool-hash',
   nodePoolHashVersionAnnotation: 'karpenter.sh/nodepool-hash-version',
+  /** "true" when the scheduler lowered a minValues to create the NodeClaim (MIN_VALUES_POLICY=BestEffort). */
+  minValuesRelaxedAnnotation: 'karpenter.sh/nodeclaim-min-values-relaxed',
   nodeClassHashAnnotation: 'karpenter.azure.com/aksnodeclass-hash',
   nodeClassHashVersionAnnotation: 'karpenter.azure.com/aksnodeclass-hash-version',
   instanceTypeLabel: 'node.kubernetes.io/instance-type',

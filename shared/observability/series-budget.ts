@@ -43,7 +43,9 @@ const BLOCK_CAUSES = 10;
 export const labelDomains: Domains = {
   karpenter_build_info: { version: 1, goversion: 1, goarch: 1, commit: 1 },
   karpenter_nodeclaims_created_total: {
-    reason: CREATED_REASONS,
+    // Every reason with min_values_relaxed "false", and provisioning once more with "true" (NodeClaims
+    // MIN_VALUES_POLICY=BestEffort created with a minValues lowered): the only reason that relaxes.
+    reason: CREATED_REASONS + 1,
     nodepool: 'nodepool',
     min_values_relaxed: 1,
   },

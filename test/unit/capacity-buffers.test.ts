@@ -407,15 +407,21 @@ describe('classifyBufferPods and heldCapacity', () => {
   });
 
   it('places the buffer on the nodes with room after their real pods; what fits nowhere is unplaced', () => {
-    const held = heldCapacity(pods, [
-      node('busy', '4', [{ namespace: 'default', name: 'r', requests: { cpu: '3500m' } }]),
-      node('warm', '4'),
-    ]);
+    const held = heldCapacity(
+      pods,
+      [
+        node('busy', '4', [{ namespace: 'default', name: 'r', requests: { cpu: '3500m' } }]),
+        node('warm', '4'),
+      ],
+      {},
+    );
     expect([...held.byNode].map(([name, list]) => [name, list.length])).toEqual([['warm', 4]]);
     expect(held.unplaced).toBe(0);
-    const full = heldCapacity(pods, [
-      node('warm', '4', [{ namespace: 'default', name: 'burst', requests: { cpu: '2' } }]),
-    ]);
+    const full = heldCapacity(
+      pods,
+      [node('warm', '4', [{ namespace: 'default', name: 'burst', requests: { cpu: '2' } }])],
+      {},
+    );
     expect(full.unplaced).toBe(2);
   });
 });

@@ -146,6 +146,38 @@ describe('underutilized consolidation', () => {
     });
   });
 
+  it('under MIN_VALUES_POLICY=BestEffort, does not replace with a NodeClaim whose minValues would be lowered', () => {
+    // The pod of 5 cpu fits only `large`: one instance type where the NodePool asks for 2.
+    const p1 = pod('a', '5');
+    const n1 = node('n1', 'large', [p1]);
+    const flexible = (minValuesPolicy: 'Strict' | 'BestEffort'): UnderutilizedInput => {
+      const base = input([n1], [candidate(n1, [p1], { price: 10 })], {}, ['on-demand']);
+      const pool = base.cluster.nodePools[0]!;
+      return {
+        ...base,
+        cluster: {
+          ...base.cluster,
+          nodePools: [
+            {
+              ...pool,
+              requirements: [
+                ...pool.requirements,
+                { key: 'node.kubernetes.io/instance-type', operator: 'Exists', minValues: 2 },
+              ],
+            },
+          ],
+          options: { minValuesPolicy },
+        },
+      };
+    };
+    const relaxed = computeConsolidation(flexible('BestEffort').candidates, flexible('BestEffort'));
+    expect(relaxed).toEqual({
+      none: "the replacement would need the NodePool's minValues lowered (BestEffort)",
+    });
+    const strict = computeConsolidation(flexible('Strict').candidates, flexible('Strict'));
+    expect(strict).toMatchObject({ none: expect.stringMatching(/would not schedule: .*minValues 2/) });
+  });
+
   it('replaces one oversized node with a cheaper one (single-node)', () => {
     const p1 = pod('a', '1');
     const n1 = node('n1', 'large', [p1]);

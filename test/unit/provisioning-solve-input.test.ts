@@ -78,7 +78,7 @@ function state(overrides: Partial<ProvisioningState> = {}): ProvisioningState {
   };
 }
 
-const options = { instanceTypesFor: () => types };
+const options = { instanceTypesFor: () => types, policies: {} };
 
 describe('solveInput', () => {
   it('takes dynamic AKSNodeClass NodePools only, with their instance types; one whose class is missing is asked, and ruled out', () => {

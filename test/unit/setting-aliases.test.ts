@@ -135,18 +135,22 @@ describe('settings carried over from Karpenter and its Azure provider', () => {
     expect(options({})).not.toHaveProperty('vmMemoryOverheadFraction');
   });
 
-  it("accepts PREFERENCE_POLICY and MIN_VALUES_POLICY at upstream's defaults, the behaviour implemented, and refuses the rest", () => {
-    expect(() =>
-      loadSettings({ ...example, PREFERENCE_POLICY: 'Respect', MIN_VALUES_POLICY: 'Strict' }),
-    ).not.toThrow();
-    expect(() => loadSettings({ ...example, PREFERENCE_POLICY: 'Ignore' })).toThrow(
-      /PREFERENCE_POLICY=Ignore is not implemented by this app: remove the setting or set PREFERENCE_POLICY=Respect/,
-    );
-    expect(() => loadSettings({ ...example, MIN_VALUES_POLICY: 'BestEffort' })).toThrow(
-      /MIN_VALUES_POLICY=BestEffort is not implemented by this app: remove the setting or set MIN_VALUES_POLICY=Strict/,
+  it("reads PREFERENCE_POLICY and MIN_VALUES_POLICY by upstream's values, at upstream's defaults when unset", () => {
+    expect(loadSettings(example).scheduling).toEqual({
+      preferencePolicy: 'Respect',
+      minValuesPolicy: 'Strict',
+    });
+    expect(
+      loadSettings({ ...example, PREFERENCE_POLICY: 'Ignore', MIN_VALUES_POLICY: 'BestEffort' }).scheduling,
+    ).toEqual({ preferencePolicy: 'Ignore', minValuesPolicy: 'BestEffort' });
+    expect(
+      loadSettings({ ...example, PREFERENCE_POLICY: 'Respect', MIN_VALUES_POLICY: 'Strict' }).scheduling,
+    ).toEqual({ preferencePolicy: 'Respect', minValuesPolicy: 'Strict' });
+    expect(() => loadSettings({ ...example, PREFERENCE_POLICY: 'ignore' })).toThrow(
+      /PREFERENCE_POLICY is "ignore": expected one of "Respect", "Ignore"/,
     );
     expect(() => loadSettings({ ...example, MIN_VALUES_POLICY: 'strict' })).toThrow(
-      /MIN_VALUES_POLICY is "strict": this app implements only Strict/,
+      /MIN_VALUES_POLICY is "strict": expected one of "Strict", "BestEffort"/,
     );
   });
 });

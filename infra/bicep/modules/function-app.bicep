@@ -195,6 +195,14 @@ param batchMaxDuration string
 @description('PROVISIONING_SELECTOR: label selector the pods and the NodePools\' template labels must match, for several systems sharing one cluster; empty provisions for every pod.')
 param provisioningSelector string
 
+@allowed(['Respect', 'Ignore'])
+@description('PREFERENCE_POLICY: Karpenter\'s: Respect tries preferred affinities and ScheduleAnyway spreads, relaxing them only when they cannot be met; Ignore leaves them out from the start.')
+param preferencePolicy string
+
+@allowed(['Strict', 'BestEffort'])
+@description('MIN_VALUES_POLICY: Karpenter\'s: Strict creates no NodeClaim whose instance types fall below a requirement\'s minValues; BestEffort creates it with those minValues lowered, annotated karpenter.sh/nodeclaim-min-values-relaxed.')
+param minValuesPolicy string
+
 @description('FEATURE_GATES: Karpenter\'s Gate=true|false list (SpotToSpotConsolidation, NodeOverlay, CapacityBuffer, NodeRepair, ReservedCapacity); empty keeps upstream\'s defaults.')
 param featureGates string
 
@@ -371,6 +379,8 @@ var appSettings = {
   BATCH_IDLE_DURATION: batchIdleDuration
   BATCH_MAX_DURATION: batchMaxDuration
   PROVISIONING_SELECTOR: provisioningSelector
+  PREFERENCE_POLICY: preferencePolicy
+  MIN_VALUES_POLICY: minValuesPolicy
   FEATURE_GATES: featureGates
   REPAIR_POLICIES: repairPolicies
   REPAIR_MAX_REBOOTS: string(repairMaxReboots)

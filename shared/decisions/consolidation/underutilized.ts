@@ -262,7 +262,12 @@ function feasibleConsolidation(
   if (launches.length === 0)
     return { command: { decision: 'delete', candidates: [...candidates], savings: cost } };
   if (launches.length > 1) return { none: `the pods would need ${launches.length} new nodes` };
-  const replacement = cheaperReplacement(launches[0] as NewNodeClaim, candidates, input);
+  const launch = launches[0] as NewNodeClaim;
+  // Under MIN_VALUES_POLICY=BestEffort provisioning may lower a minValues to place pods at all; a
+  // voluntary move does not give up the flexibility the NodePool asks for.
+  if (launch.minValuesRelaxed)
+    return { none: "the replacement would need the NodePool's minValues lowered (BestEffort)" };
+  const replacement = cheaperReplacement(launch, candidates, input);
   if ('none' in replacement) return replacement;
   if (options.sameTypeMustBeCheaper) return withoutSameType(replacement, candidates, input);
   return {

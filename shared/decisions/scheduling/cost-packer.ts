@@ -24,9 +24,10 @@
 //    last, partly filled bin is sized down; the cheapest of these trials wins;
 // 3. the new plan is checked as the first fit checks a NodeClaim it opens: options that fit the pods,
 //    DaemonSets and host ports, NodePool limits charged with each NodeClaim's largest option in order
-//    (the `nodes` limit counts NodeClaims as before), minValues under Strict, also among the options
-//    kept after the cut at maxInstanceTypes. A plan that fails any check, or is not cheaper, is
-//    dropped whole and the first fit's NodeClaims are kept.
+//    (the `nodes` limit counts NodeClaims as before), minValues (the NodePool's, or as the first fit
+//    lowered them under BestEffort: the packer never lowers one itself), also among the options kept
+//    after the cut at maxInstanceTypes. A plan that fails any check, or is not cheaper, is dropped
+//    whole and the first fit's NodeClaims are kept.
 // The launched price of a NodeClaim is its cheapest available compatible option, as launch pays it.
 // Deterministic: every order is by price, size, name or the first fit's own order, never by chance.
 import { NO_DAEMONS } from './daemonsets.js';
@@ -43,7 +44,6 @@ import { HOSTNAME_KEY } from './topology.js';
 import { exactly, toRequirements } from './value-set.js';
 
 export interface PackingContext {
-  readonly strictMinValues: boolean;
   /** Options a NodeClaim keeps, cheapest first: minValues must hold among those (finalizeClaim). */
   readonly maxInstanceTypes: number;
   /** Keep the first fit unless the cheaper plan needs no more NodeClaims than it. */
@@ -184,8 +184,7 @@ class CostPacker {
       if (options.length === 0) return undefined;
       // Options are cheapest first (compatible is), so the kept ones are a prefix, as finalizeClaim cuts.
       const kept = options.slice(0, this.context.maxInstanceTypes);
-      if (this.context.strictMinValues && firstMinValuesShortfall(kept, bin.requirements) !== undefined)
-        return undefined;
+      if (firstMinValuesShortfall(kept, bin.requirements) !== undefined) return undefined;
       if (limits) subtractLargest(limits, largestCapacity(options));
       const claim = new NewClaim(bin.template, bin.hostname, bin.requirements, options, bin.index);
       for (const member of bin.members) claim.add(member, bin.requirements, options);

@@ -5,7 +5,7 @@ import type { NodeSelectorRequirement } from '../../models/kube.js';
 import { NO_DAEMONS } from './daemonsets.js';
 import type { HostPort, PodVariant } from './pods.js';
 import { cheapestOffering, offeringAllowed, type CompiledInstanceType } from './instance-types.js';
-import { firstMinValuesShortfall } from './min-values.js';
+import { firstMinValuesShortfall, minValuesLowered, relaxMinValues } from './min-values.js';
 import { isWellKnownLabel, type RequirementMap } from './requirement-map.js';
 import { addInto, toResourceList, type Resources } from './resources.js';
 import type { Template } from './templates.js';
@@ -102,29 +102,32 @@ export type FinalizedClaim = { claim: NewNodeClaim } | { reason: string };
  * The NodeClaim to create (Karpenter's TruncateInstanceTypes + NodeClaimTemplate.ToNodeClaim): options
  * ordered by their cheapest available compatible offering and cut at `maxInstanceTypes`; requirements
  * narrowed by the pods, with instance-type and capacity-type In lists; requests including the smallest
- * DaemonSet overhead among the options; the hostname placeholder dropped.
+ * DaemonSet overhead among the options; the hostname placeholder dropped. Under Strict a NodeClaim whose
+ * kept options fall below a minValues is not created; under BestEffort (strictMinValues false) those
+ * minValues are lowered to what the kept options have, and the NodeClaim says so when any of the
+ * NodePool's ended lower than the NodePool asks (minValuesRelaxed).
  */
 export function finalizeClaim(
   claim: NewClaim,
   maxInstanceTypes: number,
   strictMinValues: boolean,
 ): FinalizedClaim {
-  const requirements = claim.requirements;
-  const prices = claim.template.pricesUnder(requirements);
+  const prices = claim.template.pricesUnder(claim.requirements);
   const { options, kept, offeredCapacityTypes } = cheapestOptions(
     claim.instanceTypes,
     prices,
-    requirements,
+    claim.requirements,
     maxInstanceTypes,
   );
-  if (strictMinValues) {
-    const shortfall = firstMinValuesShortfall(kept, requirements);
-    if (shortfall !== undefined) {
-      return {
-        reason: `nodepool "${claim.template.name}": after keeping the ${maxInstanceTypes} cheapest instance types, ${shortfall}`,
-      };
-    }
+  const shortfall = firstMinValuesShortfall(kept, claim.requirements);
+  if (shortfall !== undefined && strictMinValues) {
+    return {
+      reason: `nodepool "${claim.template.name}": after keeping the ${maxInstanceTypes} cheapest instance types, ${shortfall}`,
+    };
   }
+  const requirements =
+    shortfall === undefined ? claim.requirements : relaxMinValues(kept, claim.requirements);
+  const minValuesRelaxed = minValuesLowered(claim.template.requirements, requirements);
 
   const capacityTypes = requirements.get(WellKnown.capacityTypeLabel) ?? ANY_VALUE;
   const written: NodeSelectorRequirement[] = [];
@@ -162,6 +165,7 @@ export function finalizeClaim(
       labels,
       pods: claim.pods,
       cheapestPrice: options[0]?.price ?? Infinity,
+      ...(minValuesRelaxed && { minValuesRelaxed: true as const }),
     },
   };
 }

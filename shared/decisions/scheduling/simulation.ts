@@ -11,7 +11,7 @@ import {
   type CompiledInstanceType,
 } from './instance-types.js';
 import { describeRemaining, largestCapacity, optionsWithinLimits, subtractLargest } from './limits.js';
-import { firstMinValuesShortfall } from './min-values.js';
+import { firstMinValuesShortfall, relaxMinValues } from './min-values.js';
 import { NewClaim, finalizeClaim, type ClaimMember } from './new-claim.js';
 import { ClaimQueue } from './claim-queue.js';
 import { repackForCost, type Mobility } from './cost-packer.js';
@@ -147,7 +147,6 @@ export class Simulation {
       packing === 'FirstFit'
         ? firstFit
         : repackForCost(firstFit, {
-            strictMinValues: this.strictMinValues,
             maxInstanceTypes: this.maxInstanceTypes,
             noMoreNodeClaims: packing === 'CostWithoutMoreNodeClaims',
             limitsBefore: this.limitsBefore,
@@ -354,7 +353,9 @@ export class Simulation {
             );
           });
     if (remaining.length === 0) return false;
-    if (this.strictMinValues && firstMinValuesShortfall(remaining, requirements) !== undefined) return false;
+    // Under either policy: a NodeClaim BestEffort opened with its minValues lowered keeps to the lowered
+    // ones, as Karpenter checks a pod joining an in-flight NodeClaim strictly.
+    if (firstMinValuesShortfall(remaining, requirements) !== undefined) return false;
     claim.add({ ref: pod.ref, requests, variant }, requirements, remaining);
     this.topology.record(variant.group, template.taints, requirements);
     return true;
@@ -441,9 +442,11 @@ export class Simulation {
         reason: `all instance types exceed the NodePool's limits (${describeRemaining(limits)})`,
       };
     }
-    if (this.strictMinValues) {
-      const shortfall = firstMinValuesShortfall(withinLimits, requirements);
-      if (shortfall !== undefined) return { cause: 'MinValues', reason: shortfall };
+    const shortfall = firstMinValuesShortfall(withinLimits, requirements);
+    if (shortfall !== undefined) {
+      if (this.strictMinValues) return { cause: 'MinValues', reason: shortfall };
+      // BestEffort: the NodeClaim opens with each minValues lowered to what its options have.
+      requirements = relaxMinValues(withinLimits, requirements);
     }
     const claim = new NewClaim(template, hostname, requirements, withinLimits, this.claimCount++);
     claim.add({ ref: pod.ref, requests, variant }, requirements, withinLimits);

@@ -9,10 +9,13 @@
 //   NodeClaim from the first NodePool by weight that can hold it; never "cheapest across NodePools";
 // - effective requests as kube-scheduler computes them, plus `pods: 1` (resources.ts); taints of the
 //   NodePool template (startupTaints ignored), nodeSelector and the first required node-affinity term,
-//   the heaviest preferred term as required, relaxed one step per failed attempt (pods.ts);
+//   the heaviest preferred term as required, relaxed one step per failed attempt (pods.ts); with option
+//   preferencePolicy Ignore (upstream's --preference-policy) preferences are never tried;
 // - topology spread, pod affinity and anti-affinity with Karpenter's domain rules (topology.ts);
 //   DaemonSet overhead per instance type (daemonsets.ts); host ports (host-ports.ts); minValues
-//   (min-values.ts); limits subtracted pessimistically with the largest option of each new NodeClaim;
+//   (min-values.ts: with option minValuesPolicy BestEffort a new NodeClaim opens with its minValues
+//   lowered to what its options have, and pods joining it keep to the lowered ones); limits subtracted
+//   pessimistically with the largest option of each new NodeClaim;
 // - a failing pod is retried after the others while a full pass still makes progress;
 // - a NodeClaim keeps every instance type that still fits its pods; at the end they are ordered by their
 //   cheapest available compatible offering and cut at maxInstanceTypes (600) (new-claim.ts).

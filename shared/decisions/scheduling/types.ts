@@ -238,12 +238,18 @@ export interface SchedulingInput {
   options?: SchedulingOptions;
 }
 
+/** Upstream's two scheduling policies (PREFERENCE_POLICY, MIN_VALUES_POLICY): every solve the app runs takes them. */
+export type SchedulingPolicies = Pick<SchedulingOptions, 'preferencePolicy' | 'minValuesPolicy'>;
+
 export interface SchedulingOptions {
   /** Instance types written on a NodeClaim, cheapest first (Karpenter's MaxInstanceTypes = 600). */
   maxInstanceTypes?: number;
   /** Respect (default) relaxes preferences only when needed; Ignore drops them up front. */
   preferencePolicy?: 'Respect' | 'Ignore';
-  /** Strict (default) fails a NodeClaim that cannot meet minValues; BestEffort lowers minValues. */
+  /**
+   * Strict (default) fails a NodeClaim that cannot meet minValues; BestEffort opens it with the minValues
+   * lowered to what its options have (NewNodeClaim.minValuesRelaxed).
+   */
   minValuesPolicy?: 'Strict' | 'BestEffort';
   /**
    * Cost (default): the pods Karpenter's first fit placed are re-packed when that is cheaper
@@ -280,6 +286,11 @@ export interface NewNodeClaim {
   pods: PodReference[];
   /** USD/h of the cheapest available compatible offering: what launch is expected to pay. */
   cheapestPrice: number;
+  /**
+   * Under MIN_VALUES_POLICY BestEffort: some requirement's minValues is lower in `requirements` than the
+   * NodePool asks, the options having too few distinct values (karpenter.sh/nodeclaim-min-values-relaxed).
+   */
+  minValuesRelaxed?: true;
 }
 
 export interface ExistingPlacement {

@@ -11,7 +11,7 @@ import type { HeldCapacity, VirtualPods } from '../../decisions/capacity-buffers
 import { heldCapacity } from '../../decisions/capacity-buffers.js';
 import { boundPodsOf, type ConsolidationPod } from '../../decisions/consolidation/pods.js';
 import { isNodeNotReady } from '../../decisions/disruption-state.js';
-import type { ExistingNode, SchedulingPod } from '../../decisions/scheduling/types.js';
+import type { ExistingNode, SchedulingPod, SchedulingPolicies } from '../../decisions/scheduling/types.js';
 import type { Node } from '../../models/kube.js';
 import { bufferVirtualPods, readCapacityBuffers } from './capacity-buffers.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -39,8 +39,9 @@ export function bufferRoom(
   virtual: VirtualPods,
   nodes: readonly Node[],
   podsByNode: ReadonlyMap<string, readonly ConsolidationPod[]>,
+  policies: SchedulingPolicies,
 ): HeldCapacity {
-  return heldCapacity(virtual.pods, existingNodesFor(nodes, podsByNode));
+  return heldCapacity(virtual.pods, existingNodesFor(nodes, podsByNode), policies);
 }
 
 function consolidationPodOf(pod: SchedulingPod, nodeName: string): ConsolidationPod {
@@ -73,7 +74,7 @@ export async function withCapacityBufferPods<T extends { byNode: ReadonlyMap<str
   const virtual = bufferVirtualPods(entries);
   if (virtual.pods.length === 0) return pods;
   const { nodes } = await deps.cluster.read();
-  const held = bufferRoom(virtual, nodes, pods.byNode);
+  const held = bufferRoom(virtual, nodes, pods.byNode, deps.settings.scheduling);
   if (held.byNode.size === 0) return pods;
   const byNode = new Map(pods.byNode);
   for (const [nodeName, list] of held.byNode) {

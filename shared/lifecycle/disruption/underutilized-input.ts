@@ -178,7 +178,7 @@ export async function underutilizedInput(
     policy === 'Balanced' ? { totals: poolTotals(context, offeringOf), k: BALANCED_K } : undefined;
   return {
     candidates: candidates.map(priced),
-    cluster: { nodePools: [pool], existingNodes },
+    cluster: { nodePools: [pool], existingNodes, options: { ...deps.settings.scheduling } },
     // Only to say why a candidate is not consolidated: what it would be replaced by were nothing blocked.
     ...(blocks.length > 0 ? { unblockedNodePools: [poolWith(instanceTypesWith([]))] } : {}),
     pendingPods: context.pods.pending.map(schedulingPodOf),

@@ -521,6 +521,7 @@ async function podLaunches(
       { ...state, pendingPods: pending },
       {
         ...(selector && { selector }),
+        policies: deps.settings.scheduling,
         ...(catalog.overlaid && { overlaid: catalog.overlaid }),
         instanceTypesFor: catalog.forClass,
       },

@@ -68,6 +68,7 @@ export async function provisionPendingPods(
   ]);
   const pendingInput = solveInput(state, {
     ...(selector && { selector }),
+    policies: deps.settings.scheduling,
     ...(overlays && {
       overlaid: (nodePoolName, types) => overlaidInstanceTypes(overlays, nodePoolName, types),
     }),
@@ -111,8 +112,7 @@ export async function provisionPendingPods(
         deps.metrics.increment('karpenter_nodeclaims_created_total', {
           nodepool: claim.nodePoolName,
           reason: 'provisioning',
-          // The solve never relaxes minValues (no BestEffort policy here), as upstream reports it then.
-          min_values_relaxed: 'false',
+          min_values_relaxed: claim.minValuesRelaxed ? 'true' : 'false',
         });
       } catch (error) {
         if (!isAlreadyExists(error)) throw error;

@@ -16,6 +16,7 @@ import type {
   SchedulingNodePool,
   SchedulingPod,
   SchedulingPodSpec,
+  SchedulingPolicies,
 } from '../../decisions/scheduling/index.js';
 import { KnownEphemeralTaintKeys } from '../../decisions/initialization.js';
 import { labelsMatch } from '../../decisions/label-selector.js';
@@ -33,6 +34,8 @@ export interface SolveInputOptions {
   selector?: string;
   /** A NodePool's instance types with its NodeOverlays applied (node-overlays.ts); as they are without. */
   overlaid?: (nodePoolName: string, instanceTypes: InstanceType[]) => InstanceType[];
+  /** PREFERENCE_POLICY and MIN_VALUES_POLICY (settings.scheduling), for the solve. */
+  policies: SchedulingPolicies;
 }
 
 export function solveInput(state: ProvisioningState, options: SolveInputOptions): SchedulingInput {
@@ -110,6 +113,7 @@ export function solveInput(state: ProvisioningState, options: SolveInputOptions)
     nodePools,
     existingNodes,
     daemonSets: state.daemonSets.map(daemonSet),
+    options: { ...options.policies },
   };
 }
 

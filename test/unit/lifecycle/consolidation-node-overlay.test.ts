@@ -113,6 +113,8 @@ async function replacementWith(overlays: NodeOverlay[]) {
     allowed: 1,
     spotToSpot: false,
   });
+  // Consolidation's simulations take the scheduling policies provisioning takes.
+  expect(input.cluster.options).toEqual(settings.scheduling);
   const search = underutilizedSearch({ ...input, candidates: orderCandidates(input.candidates) });
   const command = search.command;
   return {

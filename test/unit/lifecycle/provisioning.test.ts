@@ -189,6 +189,51 @@ describe('provisionPendingPods', () => {
       }),
     ]);
   });
+
+  test('MIN_VALUES_POLICY=BestEffort: the NodeClaim is created with minValues relaxed, annotated and counted so', async () => {
+    // Three instance types asked for, two of them in the catalog.
+    fake.nodePools.seed({
+      ...pool,
+      spec: {
+        template: {
+          spec: {
+            nodeClassRef: nodeClassRef('default'),
+            requirements: [
+              {
+                key: WellKnown.instanceTypeLabel,
+                operator: 'In',
+                values: ['Standard_D2s_v5', 'Standard_D4s_v5', 'Standard_Nope_v9'],
+                minValues: 3,
+              },
+            ],
+          },
+        },
+      },
+    });
+    fake.pods.seed(pendingPod('web-1'));
+    const under = (minValuesPolicy: 'Strict' | 'BestEffort') => ({
+      ...fake.deps,
+      settings: {
+        ...fake.deps.settings,
+        scheduling: { preferencePolicy: 'Respect' as const, minValuesPolicy },
+      },
+    });
+
+    const strict = await provisionPendingPods(under('Strict'), WINDOW);
+    expect(strict).toMatchObject({ created: [], unschedulable: 1 });
+
+    const relaxed = await provisionPendingPods(under('BestEffort'), WINDOW);
+    expect(relaxed.created).toHaveLength(1);
+    const [created] = await fake.nodeClaims.list();
+    expect(created?.metadata.annotations?.[WellKnown.minValuesRelaxedAnnotation]).toBe('true');
+    expect(created?.spec.requirements.find((r) => r.key === WellKnown.instanceTypeLabel)?.minValues).toBe(2);
+    expect(
+      fake.deps.metrics.count('karpenter_nodeclaims_created_total', { min_values_relaxed: 'true' }),
+    ).toBe(1);
+    expect(
+      fake.deps.metrics.count('karpenter_nodeclaims_created_total', { min_values_relaxed: 'false' }),
+    ).toBe(0);
+  });
 });
 
 describe('signalProvisioning', () => {

@@ -50,7 +50,12 @@ export const capacityBuffersStep: SweepStep = {
       let unplaced = 0;
       if (report.acted === 0 && !awaitingCapacity) {
         const { pods } = await deps.cluster.workloads();
-        unplaced = bufferRoom(virtual, context.view.snapshot.nodes, podsByNode(pods)).unplaced;
+        unplaced = bufferRoom(
+          virtual,
+          context.view.snapshot.nodes,
+          podsByNode(pods),
+          deps.settings.scheduling,
+        ).unplaced;
       }
       if (report.acted > 0 || awaitingCapacity || unplaced > 0) {
         context.log.debug('capacity buffers need a provisioning window', {

@@ -74,7 +74,7 @@ async function createReplica(context: SweepContext, nodePool: NodePool, name: st
   deps.metrics.increment('karpenter_nodeclaims_created_total', {
     nodepool: nodePool.metadata.name,
     reason: 'static',
-    // The solve never relaxes minValues (no BestEffort policy here), as upstream reports it then.
+    // A static replica is the NodePool's template as written, never solved, so no minValues is lowered.
     min_values_relaxed: 'false',
   });
   deps.log.info('static NodePool replica created', { nodePool: nodePool.metadata.name, nodeClaim: name });
