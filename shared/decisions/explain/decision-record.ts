@@ -67,6 +67,8 @@ export interface LaunchDecision {
   pricePerHour: number;
   /** `namespace/name` of the real pods it was opened for. */
   pods: string[];
+  /** MIN_VALUES_POLICY=BestEffort lowered a requirement's minValues to what the options have. */
+  minValuesRelaxed?: true;
 }
 
 export interface ProvisioningRecord {

@@ -87,6 +87,7 @@ function launchOf(nodeClaim: string, claim: NewNodeClaim): LaunchDecision {
     ...(capacityTypes && { capacityTypes }),
     pricePerHour: claim.cheapestPrice,
     pods: claim.pods.map(podName),
+    ...(claim.minValuesRelaxed && { minValuesRelaxed: true as const }),
   };
 }
 

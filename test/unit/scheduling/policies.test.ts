@@ -3,6 +3,7 @@
 // the minValues lowered and says so) and PREFERENCE_POLICY (Respect honours a preference it can meet,
 // Ignore never tries it).
 import { describe, expect, it } from 'vitest';
+import { provisioningRecord } from '../../../shared/decisions/explain/provisioning-record.js';
 import { provisionedNodeClaim } from '../../../shared/decisions/provisioned-nodeclaim.js';
 import { solve } from '../../../shared/decisions/scheduling/index.js';
 import type {
@@ -75,6 +76,9 @@ describe('MIN_VALUES_POLICY', () => {
     });
     expect(written.metadata.annotations?.[WellKnown.minValuesRelaxedAnnotation]).toBe('true');
     expect(written.spec.requirements).toContainEqual({ key: FAMILY, operator: 'Exists', minValues: 2 });
+    // explain says so too.
+    const record = provisioningRecord({ windowId: 'w1', at: new Date(0), result, nodeClaimNames: ['c1'] });
+    expect(record.launches[0]?.minValuesRelaxed).toBe(true);
   });
 
   it('BestEffort: a NodeClaim whose options meet minValues keeps it and is annotated "false"', () => {
