@@ -4,7 +4,12 @@
 // answer itself comes from a dependency (the decision records, read by explainSubject), so nothing here
 // knows how answers are made, and nothing there knows who asked.
 import type { ExplainAuthSettings } from '../config/settings.js';
-import type { ExplainSubject } from '../decisions/explain/explain-answer.js';
+import {
+  podNamespacesOf,
+  withVisiblePods,
+  type ExplainAnswer,
+  type ExplainSubject,
+} from '../decisions/explain/explain-answer.js';
 import { bearerToken, validateEntraToken, type JwksCache } from '../azure/entra-token.js';
 import type { AccessReviews, ResourceAccess } from '../kube/access-reviews.js';
 import type { Logger } from '../observability/logger.js';
@@ -28,8 +33,8 @@ export interface ExplainHttpDependencies {
   reviews: AccessReviews;
   now: () => Date;
   log: Logger;
-  /** The JSON-serializable answer about `subject`, or undefined when nothing is recorded about it. */
-  answer(subject: ExplainSubject): Promise<unknown>;
+  /** The answer about `subject`, or undefined when nothing is recorded about it. */
+  answer(subject: ExplainSubject): Promise<ExplainAnswer | undefined>;
 }
 
 /**
@@ -208,7 +213,33 @@ async function explainRequest(
   const answer = await deps.answer(subject);
   if (answer === undefined)
     return failure(404, 'NotFound', `nothing is recorded about ${describeSubject(subject)} yet`);
-  return json(200, answer);
+  return json(200, withVisiblePods(answer, await visibleNamespaces(deps.reviews, identity, answer)));
+}
+
+/** A node's or NodePool's answer names pods of many namespaces; at most this many are asked about. */
+export const MAX_NAMESPACES_REVIEWED = 20;
+
+/** The namespaces, among those the answer's pods are in, where the caller may list pods. */
+async function visibleNamespaces(
+  reviews: AccessReviews,
+  identity: KubernetesIdentity,
+  answer: ExplainAnswer,
+): Promise<Set<string>> {
+  const visible = new Set<string>();
+  await Promise.all(
+    podNamespacesOf(answer)
+      .slice(0, MAX_NAMESPACES_REVIEWED)
+      .map(async (namespace) => {
+        const decision = await reviews.review(identity, {
+          verb: 'list',
+          group: '',
+          resource: 'pods',
+          namespace,
+        });
+        if (decision.allowed) visible.add(namespace);
+      }),
+  );
+  return visible;
 }
 
 function describeSubject(subject: ExplainSubject): string {

@@ -13,6 +13,7 @@ import {
   type ExplainSubject,
 } from '../../shared/access/explain-http.js';
 import { kubernetesIdentityOf } from '../../shared/access/kubernetes-identity.js';
+import type { ExplainAnswer, NodePoolAnswer } from '../../shared/decisions/explain/explain-answer.js';
 import type { ResourceAccess, ReviewedUser } from '../../shared/kube/access-reviews.js';
 import { silentLogger } from '../../shared/observability/logger.js';
 import { matchHttpRoute, type HttpRequestData } from '../../shared/runtime/definitions.js';
@@ -24,7 +25,7 @@ const key = createSigningKey('k1');
 
 function deps(
   allowed: (user: ReviewedUser, access: ResourceAccess) => boolean,
-  answers: Map<string, unknown> = new Map(),
+  answers: Map<string, ExplainAnswer> = new Map(),
 ): ExplainHttpDependencies & { reviewed: ResourceAccess[]; asked: ExplainSubject[] } {
   const reviewed: ResourceAccess[] = [];
   const asked: ExplainSubject[] = [];
@@ -115,19 +116,55 @@ describe('handleExplainRequest', () => {
   });
 
   it('404 with a message when nothing is recorded, 200 with the answer as JSON otherwise (never cached)', async () => {
-    const answers = new Map([
-      [JSON.stringify({ kind: 'nodepool', name: 'general' }), { nodePool: 'general' }],
-    ]);
+    const answers = new Map([[JSON.stringify({ kind: 'nodepool', name: 'general' }), poolAnswer]]);
     const d = deps(() => true, answers);
     const missing = await handleExplainRequest(d, 'nodepool', request({ name: 'gpu' }, token()));
     expect(missing.status).toBe(404);
     expect(errorOf(missing.body)?.message).toBe('nothing is recorded about nodepool gpu yet');
     const found = await handleExplainRequest(d, 'nodepool', request({ name: 'general' }, token()));
     expect(found.status).toBe(200);
-    expect(JSON.parse(found.body ?? '')).toEqual({ nodePool: 'general' });
+    expect(JSON.parse(found.body ?? '')).toEqual(poolAnswer);
     expect(found.headers?.['cache-control']).toBe('no-store');
   });
+
+  it('names only the moved pods of namespaces where the caller may list pods; the others are counted', async () => {
+    const answers = new Map([[JSON.stringify({ kind: 'nodepool', name: 'general' }), poolAnswer]]);
+    const d = deps((_user, access) => access.resource !== 'pods' || access.namespace === 'shop', answers);
+    const found = await handleExplainRequest(d, 'nodepool', request({ name: 'general' }, token()));
+    const body = JSON.parse(found.body ?? '') as NodePoolAnswer;
+    expect(body.pass?.commands[0]).toMatchObject({ podsMoved: ['shop/web-0'], podsMovedHidden: 2 });
+    expect(d.reviewed.filter((a) => a.resource === 'pods').map((a) => a.namespace)).toEqual([
+      'payroll',
+      'shop',
+    ]);
+  });
 });
+
+const poolAnswer: NodePoolAnswer = {
+  kind: 'nodepool',
+  name: 'general',
+  summary: '1 command',
+  pass: {
+    id: 'general-1',
+    at: '2026-12-06T12:00:00Z',
+    candidates: 1,
+    causes: [],
+    commands: [
+      {
+        pass: { id: 'general-1', at: '2026-12-06T12:00:00Z' },
+        method: 'emptiness',
+        reason: 'Underutilized',
+        candidates: ['general-a'],
+        replacements: [],
+        pricePerHourBefore: 0.1,
+        pricePerHourAfter: 0,
+        podsMoved: ['shop/web-0', 'payroll/run-1', 'payroll/run-2'],
+      },
+    ],
+    pricePerHourDelta: -0.1,
+  },
+  provisioning: { windows: 0, excluded: [], launches: 0, launchPricePerHour: 0 },
+};
 
 describe('accessNeeded', () => {
   it('asks for get on the object itself, by name', () => {

@@ -71,6 +71,8 @@ export interface NodeJudgement {
 /** A command as its pass recorded it, and which pass that was. */
 export interface CommandAnswer extends CommandDecision {
   pass: RecordRef;
+  /** Moved pods left out of `podsMoved` because the caller may not list pods in their namespaces. */
+  podsMovedHidden?: number;
 }
 
 export interface NodeAnswer {
@@ -551,10 +553,7 @@ function renderCommand(command: CommandAnswer, indent: string): string[] {
           round(command.pricePerHourAfter - command.pricePerHourBefore),
         )})`,
       ],
-      [
-        'Pods moved',
-        command.podsMoved.length > 0 ? `${command.podsMoved.length}: ${command.podsMoved.join(', ')}` : '0',
-      ],
+      ['Pods moved', movedPods(command)],
     ],
     indent,
   );
@@ -638,4 +637,49 @@ function renderNodePool(answer: NodePoolAnswer): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+function movedPods(command: CommandAnswer): string {
+  const hidden = command.podsMovedHidden ?? 0;
+  const total = command.podsMoved.length + hidden;
+  if (total === 0) return '0';
+  const named = command.podsMoved.join(', ');
+  const more = hidden > 0 ? `${named ? ' ' : ''}(${hidden} in namespaces you may not list pods in)` : '';
+  return `${total}: ${named}${more}`;
+}
+
+const commandsOf = (answer: ExplainAnswer): CommandAnswer[] =>
+  answer.kind === 'node'
+    ? answer.disruptedBy
+      ? [answer.disruptedBy]
+      : []
+    : answer.kind === 'nodepool'
+      ? (answer.pass?.commands ?? [])
+      : [];
+
+const namespaceOf = (pod: string): string => pod.slice(0, Math.max(0, pod.indexOf('/')));
+
+/** The namespaces of the pods an answer names (those its commands moved), sorted. */
+export function podNamespacesOf(answer: ExplainAnswer): string[] {
+  const namespaces = new Set<string>();
+  for (const command of commandsOf(answer))
+    for (const pod of command.podsMoved) namespaces.add(namespaceOf(pod));
+  return [...namespaces].sort();
+}
+
+/**
+ * The answer naming only the moved pods of `visible` namespaces: a node's or a NodePool's answer is for
+ * whoever may get the node or the NodePool, and the pods on it may be anyone's. The others are counted.
+ */
+export function withVisiblePods(answer: ExplainAnswer, visible: ReadonlySet<string>): ExplainAnswer {
+  const redact = (command: CommandAnswer): CommandAnswer => {
+    const podsMoved = command.podsMoved.filter((pod) => visible.has(namespaceOf(pod)));
+    const hidden = command.podsMoved.length - podsMoved.length + (command.podsMovedHidden ?? 0);
+    return { ...command, podsMoved, ...(hidden > 0 && { podsMovedHidden: hidden }) };
+  };
+  if (answer.kind === 'node')
+    return answer.disruptedBy ? { ...answer, disruptedBy: redact(answer.disruptedBy) } : answer;
+  if (answer.kind === 'nodepool' && answer.pass)
+    return { ...answer, pass: { ...answer.pass, commands: answer.pass.commands.map(redact) } };
+  return answer;
 }
