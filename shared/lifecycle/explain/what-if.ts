@@ -35,7 +35,6 @@ import {
   type DriftBudget,
   type DriftWavePlan,
 } from '../../decisions/explain/drift-waves.js';
-import { overlaidInstanceTypes } from '../../decisions/node-overlays.js';
 import { isManagedNodePool } from '../../decisions/ownership.js';
 import { plainEqual } from '../../decisions/plain-equal.js';
 import { priceOf } from '../../decisions/prices/price-book.js';
@@ -47,7 +46,6 @@ import {
   rolloutTargetOf,
   type RolloutPolicy,
 } from '../../decisions/rollout.js';
-import { instanceTypesFromOfferings } from '../../decisions/scheduling/catalog-instance-types.js';
 import {
   cheapestOffering,
   compileInstanceType,
@@ -76,6 +74,7 @@ import { nodesWithNodeClaims, underutilizedInput } from '../disruption/underutil
 import { realPodsOnly, windowBuffers, withVirtualPods } from '../provisioning/buffers.js';
 import { readProvisioningState, type ProvisioningState } from '../provisioning/cluster-state.js';
 import { solveInput } from '../provisioning/solve-input.js';
+import { instanceTypeCatalog, type Catalog } from '../provisioning/instance-type-catalog.js';
 
 /** An object `whatIf` cannot take; the message names its index and kind. */
 export class WhatIfInputError extends Error {
@@ -464,44 +463,6 @@ async function withStatus(
     );
     return after;
   }
-}
-
-/** The instance types each AKSNodeClass (and each NodePool, with its NodeOverlays) launches, as provision.ts builds them. */
-interface Catalog {
-  forClass(nodeClass: AKSNodeClass): InstanceType[];
-  forPool(nodePool: NodePool, nodeClass: AKSNodeClass): InstanceType[];
-  prices: ReturnType<CloudProvider['prices']>;
-  overlaid?: (nodePoolName: string, types: InstanceType[]) => InstanceType[];
-}
-
-async function instanceTypeCatalog(deps: LifecycleDependencies, state: ProvisioningState): Promise<Catalog> {
-  const offerings = await deps.cloud.offerings({ nodeClaims: state.nodeClaims });
-  const prices = deps.cloud.prices();
-  const unavailable = await deps.cloud.unavailableOfferings();
-  const overlays = await deps.cloud.nodeOverlays(state.nodePools);
-  const byClass = new Map<string, InstanceType[]>();
-  const forClass = (nodeClass: AKSNodeClass) => {
-    let types = byClass.get(nodeClass.metadata.name);
-    if (!types) {
-      types = instanceTypesFromOfferings(offerings, {
-        ...deps.cloud.capacityOptions(nodeClass),
-        unavailable,
-        priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
-      });
-      byClass.set(nodeClass.metadata.name, types);
-    }
-    return types;
-  };
-  const overlaid = overlays
-    ? (nodePoolName: string, types: InstanceType[]) => overlaidInstanceTypes(overlays, nodePoolName, types)
-    : undefined;
-  return {
-    forClass,
-    forPool: (nodePool, nodeClass) =>
-      overlaid?.(nodePool.metadata.name, forClass(nodeClass)) ?? forClass(nodeClass),
-    prices,
-    ...(overlaid ? { overlaid } : {}),
-  };
 }
 
 const finite = (price: number): Price => (Number.isFinite(price) ? price : null);

@@ -10,9 +10,6 @@
 // CapacityBuffers' virtual pods (gate CapacityBuffer) join the solve, so their spare capacity is launched
 // and kept like any pod's; they get no events, and each buffer's Provisioning condition is written from
 // where the solve put them (buffers.ts).
-import { instanceTypesFromOfferings } from '../../decisions/scheduling/catalog-instance-types.js';
-import { overlaidInstanceTypes } from '../../decisions/node-overlays.js';
-import { priceOf } from '../../decisions/prices/price-book.js';
 import { solve, type PodReference, type SchedulingResult } from '../../decisions/scheduling/index.js';
 import { provisionedNodeClaim } from '../../decisions/provisioned-nodeclaim.js';
 import { provisioningRecord } from '../../decisions/explain/provisioning-record.js';
@@ -22,6 +19,7 @@ import { realPodsOnly, recordBufferProvisioning, windowBuffers, withVirtualPods 
 import { readProvisioningState } from './cluster-state.js';
 import { writeDecisionRecord } from '../decision-records/record-writes.js';
 import { solveInput } from './solve-input.js';
+import { instanceTypeCatalog } from './instance-type-catalog.js';
 
 /** What a window did; the batcher keeps it as its custom status. */
 export interface ProvisioningReport {
@@ -55,29 +53,15 @@ export async function provisionPendingPods(
   const log = deps.log.with({ windowId });
   const state = await readProvisioningState(deps);
   const solvedAt = deps.now();
-  // Reserved offerings count the slots this cluster's NodeClaims already hold.
-  const offerings = await deps.cloud.offerings({ nodeClaims: state.nodeClaims });
-  // The region's current book (the shipped table until the Retail Prices API has answered), the one
-  // launch orders offerings by, so the cheapest instance type listed here is the one launch tries first.
-  const prices = deps.cloud.prices();
-  const unavailable = await deps.cloud.unavailableOfferings();
+  // The region's current price book (the shipped table until the Retail Prices API has answered) is the
+  // one launch orders offerings by, so the cheapest instance type listed here is the one launch tries first.
+  const [catalog, buffers] = await Promise.all([instanceTypeCatalog(deps, state), windowBuffers(deps)]);
   const selector = deps.settings.provisioning.selector;
-  const [overlays, buffers] = await Promise.all([
-    deps.cloud.nodeOverlays(state.nodePools),
-    windowBuffers(deps),
-  ]);
   const pendingInput = solveInput(state, {
     ...(selector && { selector }),
     policies: deps.settings.scheduling,
-    ...(overlays && {
-      overlaid: (nodePoolName, types) => overlaidInstanceTypes(overlays, nodePoolName, types),
-    }),
-    instanceTypesFor: (nodeClass) =>
-      instanceTypesFromOfferings(offerings, {
-        ...deps.cloud.capacityOptions(nodeClass),
-        unavailable,
-        priceOf: (vmSize, capacityType) => priceOf(prices, vmSize, capacityType),
-      }),
+    ...(catalog.overlaid && { overlaid: catalog.overlaid }),
+    instanceTypesFor: catalog.forClass,
   });
   const input = { ...pendingInput, pods: withVirtualPods(pendingInput.pods, buffers) };
   const started = performance.now();
