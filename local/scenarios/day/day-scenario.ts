@@ -362,7 +362,7 @@ async function playDay(
       `disruptions: ${figures.disruptions} (${['Drifted', 'Empty', 'Underutilized', 'Expired', 'Unhealthy'].map((r) => `${r} ${figures[`disruptions${r}`] ?? 0}`).join(', ')}), ${figures.disruptionsPerNodeDay} per node-day`,
       `cost: ${figures.costOverLowerBound}× the lower bound of the requests, averaged over the day`,
       `pending → Running: p50 ${figures.pendingP50Seconds} s, p95 ${figures.pendingP95Seconds} s, p99 ${figures.pendingP99Seconds} s (${figures.pods} pods)`,
-      `decision records: ${recorded.figures.podsWaitedWithRecord}/${recorded.figures.podsWaited} pods unbound over ${WAITED_MS / 1000} s named (${
+      `decision records: ${recorded.figures.podsWaitedWithRecord}/${recorded.figures.podsWaited} pods Unschedulable over ${WAITED_MS / 1000} s named (${
         Object.entries(recorded.figures.causes)
           .map(([cause, n]) => `${cause} ${n}`)
           .join(', ') || 'none'

@@ -4,7 +4,18 @@
 import { describe, expect, test } from 'vitest';
 import { checkDecisionRecords } from '../../../local/scenarios/day/invariants/decision-records.js';
 import type { DecisionRecord, PodDecision } from '../../../shared/decisions/explain/decision-record.js';
+import type { DayPod, Version } from '../../../local/scenarios/day/invariants/history.js';
 import { history, pod } from './day-history-fixtures.js';
+
+/** The pod as the scheduler leaves one it could not place: PodScheduled=False, Unschedulable. */
+const unschedulable = (at: number, name: string): Version<DayPod> => {
+  const version = pod(at, name, 'web');
+  version.object.status = {
+    ...version.object.status,
+    conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }],
+  };
+  return version;
+};
 
 const window = (pods: PodDecision[]): DecisionRecord => ({
   kind: 'provisioning',
@@ -34,13 +45,17 @@ const pass: DecisionRecord = {
 };
 
 describe('checkDecisionRecords', () => {
-  test('a pod unbound for 40 s is named by a record with its cause; one bound in 5 s needs none', () => {
+  test('a pod Unschedulable for 40 s is named by a record with its cause; one bound in 5 s, or never marked Unschedulable, needs none', () => {
     const day = history({
       pods: [
         pod(0, 'web-1', 'web'),
-        pod(40_000, 'web-1', 'web', { nodeName: 'n1' }),
-        pod(0, 'web-2', 'web'),
+        unschedulable(1_000, 'web-1'),
+        pod(41_000, 'web-1', 'web', { nodeName: 'n1' }),
+        unschedulable(0, 'web-2'),
         pod(5_000, 'web-2', 'web', { nodeName: 'n1' }),
+        // Still in the scheduler's queue for a minute: nothing for provisioning to explain.
+        pod(0, 'web-3', 'web'),
+        pod(60_000, 'web-3', 'web', { nodeName: 'n1' }),
       ],
     });
     const records = [
@@ -58,7 +73,7 @@ describe('checkDecisionRecords', () => {
   });
 
   test('a pod that waited with no record, and a disruption with none, are violations', () => {
-    const day = history({ pods: [pod(0, 'web-1', 'web')] });
+    const day = history({ pods: [unschedulable(0, 'web-1')] });
     const checked = checkDecisionRecords(
       day,
       [],
@@ -67,14 +82,14 @@ describe('checkDecisionRecords', () => {
     );
     expect(checked.invariant.holds).toBe(false);
     expect(checked.invariant.violations).toEqual([
-      expect.stringContaining('web-1 waited unbound'),
+      expect.stringContaining('web-1 was Unschedulable 60.0 s'),
       expect.stringContaining('nc-9 (Empty) has no disruption record'),
     ]);
   });
 
   test('time the cluster could not act is not waiting; a recorded disruption counts', () => {
     const day = history({
-      pods: [pod(0, 'web-1', 'web'), pod(50_000, 'web-1', 'web', { nodeName: 'n1' })],
+      pods: [unschedulable(0, 'web-1'), pod(50_000, 'web-1', 'web', { nodeName: 'n1' })],
       disturbances: [{ from: 0, to: 30_000, what: 'API server down' }],
     });
     const checked = checkDecisionRecords(

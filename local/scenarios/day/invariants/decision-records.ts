@@ -1,25 +1,27 @@
-// Every decision a user would ask "why" about has a record that answers it: a pod left unbound for
-// longer than WAITED_MS (apart from time the cluster could not act) is named by some provisioning
-// window's record (placed on a NodeClaim being launched for it, or excluded with a cause per NodePool),
-// and every disruption of the day has a disruption record whose command names the NodeClaim, with its
-// reason, its $/h before and after and the pods it moved. Pure: the records are read from the table once
-// the day has settled and handed in with the history.
+// Every decision a user would ask "why" about has a record that answers it: a pod the scheduler held
+// Unschedulable for longer than WAITED_MS (apart from time the cluster could not act) is named by some
+// provisioning window's record (placed on a NodeClaim being launched, or excluded with a cause per
+// NodePool), and every disruption of the day has a disruption record whose command names the NodeClaim,
+// with its reason, its $/h before and after and the pods it moved. Pure: the records are read from the
+// table once the day has settled and handed in with the history.
 //
-// Unbound time, not time to Running: a pod the scheduler bound at once to a node still starting never
-// enters a provisioning window, and there is nothing to explain about it but the node's boot.
+// From when the scheduler said Unschedulable to when the pod was bound, as Karpenter counts a pod as its
+// to provision only from then: a pod the scheduler bound at once to a node still starting, or one still
+// in the scheduler's queue (after an API server outage, its backlog), has nothing for provisioning to
+// explain.
 import type {
   CommandDecision,
   DecisionRecord,
   ProvisioningRecord,
 } from '../../../../shared/decisions/explain/decision-record.js';
 import type { Disruption } from '../figures.js';
-import { disturbedDuring, result, type DayHistory, type InvariantResult } from './history.js';
+import { disturbedDuring, result, type DayHistory, type DayPod, type InvariantResult } from './history.js';
 
 /** How long a pod may wait unbound before the records must say why. */
 export const WAITED_MS = 30_000;
 
 export interface DecisionRecordFigures {
-  /** Pods unbound for longer than WAITED_MS (outages apart), and how many of them a record names. */
+  /** Pods Unschedulable for longer than WAITED_MS (outages apart), and how many of them a record names. */
   podsWaited: number;
   podsWaitedWithRecord: number;
   /** Of those, the ones whose newest record excluded them, by the first cause of the first NodePool. */
@@ -30,18 +32,28 @@ export interface DecisionRecordFigures {
   disruptionRecords: number;
 }
 
-/** From first seen to first bound (or the end, or its deletion), per pod name. */
-function unboundSpans(history: DayHistory, endAt: number): Map<string, { from: number; to: number }> {
-  const spans = new Map<string, { from: number; to: number; bound: boolean }>();
+const unschedulable = (pod: DayPod): boolean =>
+  !pod.spec?.nodeName &&
+  !pod.status?.nominatedNodeName &&
+  (pod.status?.conditions ?? []).some(
+    (c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable',
+  );
+
+/** From first seen Unschedulable to bound (or deleted, or the end), per pod name. */
+function unschedulableSpans(history: DayHistory, endAt: number): Map<string, { from: number; to: number }> {
+  const spans = new Map<string, { from: number; to: number; over: boolean }>();
   for (const { object, at } of history.pods) {
     if (object.metadata.labels?.app === history.daemonSet) continue;
     const name = object.metadata.name;
     let span = spans.get(name);
-    if (!span) spans.set(name, (span = { from: at, to: endAt, bound: false }));
-    if (span.bound) continue;
+    if (!span) {
+      if (!unschedulable(object)) continue;
+      spans.set(name, (span = { from: at, to: endAt, over: false }));
+    }
+    if (span.over) continue;
     if (object.spec?.nodeName || object.metadata.deletionTimestamp) {
       span.to = at;
-      span.bound = true;
+      span.over = true;
     }
   }
   return new Map([...spans].map(([name, { from, to }]) => [name, { from, to }]));
@@ -83,12 +95,19 @@ export function checkDecisionRecords(
   const causes: Record<string, number> = {};
   let podsWaited = 0;
   let podsWaitedWithRecord = 0;
-  for (const [name, { from, to }] of unboundSpans(history, endAt)) {
+  for (const [name, { from, to }] of unschedulableSpans(history, endAt)) {
     if (to - from - disturbedDuring(history, from, to) <= WAITED_MS) continue;
     podsWaited += 1;
     const record = newest.get(name);
     if (!record) {
-      violations.push(`${name} waited unbound ${((to - from) / 1000).toFixed(1)} s and no record names it`);
+      // What a reader needs to tell a lost record from a window that never ran.
+      const during = windows.filter((w) => {
+        const at = Date.parse(w.at);
+        return at >= from && at <= to;
+      }).length;
+      violations.push(
+        `${name} was Unschedulable ${((to - from) / 1000).toFixed(1)} s (from ${new Date(from).toISOString()}) and no record names it; ${during} window(s) recorded meanwhile`,
+      );
       continue;
     }
     podsWaitedWithRecord += 1;
@@ -127,7 +146,7 @@ export function checkDecisionRecords(
   return {
     figures,
     invariant: result(
-      `every pod unbound over ${WAITED_MS / 1000} s and every disruption has a decision record saying why`,
+      `every pod Unschedulable over ${WAITED_MS / 1000} s and every disruption has a decision record saying why`,
       violations,
       `${podsWaitedWithRecord}/${podsWaited} waiting pods and ${disruptionsWithRecord}/${disruptions.length} disruptions recorded`,
     ),
