@@ -7,6 +7,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   AuthenticationV1Api,
+  AuthorizationV1Api,
   CoreV1Api,
   KubeConfig,
   KubernetesObjectApi,
@@ -191,6 +192,14 @@ export async function provisionSweepLeaseNamespace(
     ...leaseRoles.map(inNamespace),
     ...bindings.map(inNamespace),
   ]);
+  // The API server authorizes from an informer's copy of the RBAC objects, which follows a new binding
+  // a moment later (longer on a loaded machine): a caller that uses the Lease at once could be refused.
+  // So this returns once the API server itself says the user may read the Lease, when the Role grants it
+  // (a mutation run may have taken that away on purpose).
+  const getRule = leaseRoles
+    .flatMap((role) => role.rules ?? [])
+    .find((rule) => rule.resources?.includes('leases') && rule.verbs.includes('get'));
+  if (getRule && bindings.length > 0) await untilAllowed(admin, user, namespace, getRule.resourceNames?.[0]);
   return async () => {
     await admin
       .makeApiClient(CoreV1Api)
@@ -207,4 +216,37 @@ export const RBAC_MUTATION_ENV = 'NODECLAIM_RBAC_MUTATION';
 export function rbacMutationFromEnvironment(): RbacMutation | undefined {
   const raw = process.env[RBAC_MUTATION_ENV];
   return raw ? (JSON.parse(raw) as RbacMutation) : undefined;
+}
+
+/** Polls a SubjectAccessReview until `user` may get the Lease `name` in `namespace`; gives up after 30 s. */
+async function untilAllowed(
+  admin: KubeConfig,
+  user: string,
+  namespace: string,
+  name: string | undefined,
+): Promise<void> {
+  const authorization = admin.makeApiClient(AuthorizationV1Api);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const review = await authorization.createSubjectAccessReview({
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user,
+          resourceAttributes: {
+            namespace,
+            verb: 'get',
+            group: 'coordination.k8s.io',
+            resource: 'leases',
+            ...(name ? { name } : {}),
+          },
+        },
+      },
+    });
+    if (review.status?.allowed) return;
+    if (Date.now() > deadline)
+      throw new Error(`${user} still may not get leases in ${namespace} 30 s after its RoleBinding was made`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
