@@ -217,6 +217,7 @@ async function main(): Promise<number> {
       signal: cancel.signal,
       functionHost: !values['no-host'] && !ownHost,
       storage: values['storage-keys'] ? 'connectionString' : 'identity',
+      clusterScale: chosen.some((s) => s.clusterScale === true),
     });
   } catch (error) {
     await new Promise<void>((resolve) => logFile.end(resolve));

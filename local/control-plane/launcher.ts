@@ -28,6 +28,11 @@ export interface StartControlPlaneOptions {
   log?: (line: string) => void;
   /** How long each component may take to become ready (default 120 s: the machine may be busy). */
   readyTimeoutMs?: number;
+  /**
+   * The API client rate of kube-scheduler and kube-controller-manager (--kube-api-qps / --kube-api-burst);
+   * their defaults when absent (scheduler 50 / 100, controller-manager 20 / 30).
+   */
+  componentClientRate?: { qps: number; burst: number };
 }
 
 export interface ControlPlaneProcess {
@@ -229,17 +234,19 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
       return file;
     };
 
+    const rate = options.componentClientRate;
+    const clientRateArgs = rate ? [`--kube-api-qps=${rate.qps}`, `--kube-api-burst=${rate.burst}`] : [];
     const waits: Promise<void>[] = [];
     if (runScheduler) {
       if (!binaries.kubeScheduler) throw new Error('kube-scheduler is not available');
-      const scheduler = launch(
-        'kube-scheduler',
-        binaries.kubeScheduler,
-        servingComponentArgs(await componentKubeconfig('kube-scheduler', pki.scheduler), {
+      const scheduler = launch('kube-scheduler', binaries.kubeScheduler, [
+        ...servingComponentArgs(await componentKubeconfig('kube-scheduler', pki.scheduler), {
           port: schedulerPort,
           certDirectory: path.join(workDir, 'kube-scheduler'),
         }),
-      );
+        // Honoured because the scheduler runs without --config (the flags are deprecated in favour of it).
+        ...clientRateArgs,
+      ]);
       waits.push(
         timed('kube-scheduler', () =>
           waitUntilHealthy(scheduler, { url: `https://127.0.0.1:${schedulerPort}/readyz` }, readyTimeoutMs),
@@ -254,6 +261,7 @@ export async function startControlPlane(options: StartControlPlaneOptions = {}):
           certDirectory: path.join(workDir, 'kube-controller-manager'),
         }),
         ...controllerManagerArgs(pki),
+        ...clientRateArgs,
       ]);
       waits.push(
         timed('kube-controller-manager', async () => {

@@ -55,6 +55,8 @@ export interface Scenario {
    * without the in-process host and with a control plane of its own.
    */
   ownFunctionHost?: boolean;
+  /** The scenario grows the cluster to hundreds of nodes: the stack starts with `clusterScale`. */
+  clusterScale?: boolean;
   play(context: ScenarioContext): Promise<ScenarioOutcome>;
 }
 

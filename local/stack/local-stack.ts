@@ -99,7 +99,24 @@ export interface LocalStackOptions {
   storage?: 'identity' | 'connectionString';
   /** One permission taken out of one storage role (tests of a role that lacks it). */
   storageRoleMutation?: StorageRoleMutation;
+  /**
+   * Settings for a cluster of hundreds of nodes (the scale scenario), each with its reason:
+   * - kube-controller-manager's and kube-scheduler's clients get 200 QPS / burst 400 instead of 20 / 30
+   *   and 50 / 100, as a managed control plane sized for such a cluster has: otherwise the ReplicaSets
+   *   create pods at 20 a second and the scheduler binds them at 50, and that, not the autoscaler, paces
+   *   the run (10,000 pods would take more than eight minutes to create);
+   * - the simulated kubelets renew their Leases every 20 s instead of 10 s, which halves the heaviest
+   *   steady load on the API server (1,000 nodes: 50 Lease writes a second instead of 100) and still
+   *   renews two times within the node-monitor grace period (50 s), so no Node goes Unknown for it.
+   * Off by default: the other scenarios and tests see kubelet's and the controller-manager's defaults.
+   */
+  clusterScale?: boolean;
 }
+
+/** kube-scheduler's and kube-controller-manager's API clients in a stack started with `clusterScale`. */
+export const CLUSTER_SCALE_COMPONENT_CLIENT_RATE = { qps: 200, burst: 400 } as const;
+/** The simulated kubelets' Lease renewal in a stack started with `clusterScale`. */
+export const CLUSTER_SCALE_HEARTBEAT_MS = 20_000;
 
 export interface LocalStack {
   runId: string;
@@ -234,7 +251,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       const [controlPlane, azurite] = await Promise.all([
         timed<ControlPlane>(
           'control plane',
-          () => startControlPlane({ crdDirectories: [crdDirectory], log: (line) => progress(`  ${line}`) }),
+          () =>
+            startControlPlane({
+              crdDirectories: [crdDirectory],
+              log: (line) => progress(`  ${line}`),
+              ...(options.clusterScale ? { componentClientRate: CLUSTER_SCALE_COMPONENT_CLIENT_RATE } : {}),
+            }),
           (value) => value.stop,
         ),
         timed<RunningAzurite>(
@@ -458,6 +480,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           readyDelayMs: timings.kubelet.readyDelayMs,
           startupTaintRemoval: { keys: [AGENT_STARTUP_TAINT], delayMs: timings.kubelet.startupTaintDelayMs },
           speed: timings.speed,
+          ...(options.clusterScale ? { heartbeatIntervalMs: CLUSTER_SCALE_HEARTBEAT_MS } : {}),
           log: log.with({ component: 'kubelet-simulator' }),
         }),
       (value) => value.stop,

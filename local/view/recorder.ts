@@ -14,10 +14,55 @@ export interface PodView {
     namespace?: string;
     resourceVersion?: string;
     deletionTimestamp?: string;
+    /** The grace period the API server added to the time of the delete (or eviction) to make deletionTimestamp. */
+    deletionGracePeriodSeconds?: number;
     labels?: Record<string, string>;
   };
   spec?: { nodeName?: string };
-  status?: { phase?: string; conditions?: { type: string; status: string }[] };
+  status?: {
+    phase?: string;
+    nominatedNodeName?: string;
+    conditions?: { type: string; status: string; reason?: string; lastTransitionTime?: string }[];
+  };
+}
+
+/** Only the PodView of a pod as the API server sends it, so the history keeps no more than is read. */
+export function podView(pod: PodView): PodView {
+  const { name, namespace, resourceVersion, deletionTimestamp, deletionGracePeriodSeconds, labels } =
+    pod.metadata;
+  const status = pod.status;
+  return {
+    metadata: {
+      name,
+      ...(namespace !== undefined && { namespace }),
+      ...(resourceVersion !== undefined && { resourceVersion }),
+      ...(deletionTimestamp !== undefined && { deletionTimestamp }),
+      ...(deletionGracePeriodSeconds !== undefined && { deletionGracePeriodSeconds }),
+      ...(labels !== undefined && { labels }),
+    },
+    ...(pod.spec?.nodeName !== undefined && { spec: { nodeName: pod.spec.nodeName } }),
+    ...(status && {
+      status: {
+        ...(status.phase !== undefined && { phase: status.phase }),
+        ...(status.nominatedNodeName !== undefined && { nominatedNodeName: status.nominatedNodeName }),
+        ...(status.conditions && {
+          conditions: status.conditions.map(({ type, status: value, reason, lastTransitionTime }) => ({
+            type,
+            status: value,
+            ...(reason !== undefined && { reason }),
+            ...(lastTransitionTime !== undefined && { lastTransitionTime }),
+          })),
+        }),
+      },
+    }),
+  };
+}
+
+/** The object without metadata.managedFields. */
+function withoutManagedFields<T extends { metadata: object }>(object: T): T {
+  if (!('managedFields' in object.metadata)) return object;
+  const { managedFields: _dropped, ...metadata } = object.metadata as { managedFields?: unknown };
+  return { ...object, metadata } as T;
 }
 
 export type WatchedType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -140,6 +185,7 @@ export function startRecorder(options: RecorderOptions): Recorder {
     current: Map<string, T>,
     log: Observed<T>[] | undefined,
     keep: (object: T) => boolean = () => true,
+    slim: (object: T) => T = withoutManagedFields,
   ): void => {
     let resolveSynced: () => void = () => undefined;
     syncs.push(
@@ -148,7 +194,8 @@ export function startRecorder(options: RecorderOptions): Recorder {
       }),
     );
     let version: string | undefined;
-    const record = (type: WatchedType, object: T): void => {
+    const record = (type: WatchedType, seen: T): void => {
+      const object = slim(seen);
       const name = object.metadata.name;
       if (type === 'DELETED') current.delete(name);
       else current.set(name, object);
@@ -241,6 +288,8 @@ export function startRecorder(options: RecorderOptions): Recorder {
       async () => asJson<PodView>(await core.listNamespacedPod({ namespace: podNamespace })),
       pods,
       history.pods,
+      () => true,
+      podView,
     );
 
   const offVm = options.emulator.controls.onVmChange((change) =>

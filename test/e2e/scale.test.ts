@@ -36,6 +36,7 @@ test(
         ca: await devCa(),
         log,
         onActivity: relay.listener,
+        clusterScale: true,
       });
       const report = await playScenario(scaleScenario({ nodes: SCALE_SOAK.nodes }), stack, {
         relay,

@@ -119,6 +119,8 @@ export interface SweepSample {
   durationMs: number;
   nodes: number;
   nodeClaims: number;
+  /** The snapshot read and each step, from the sweep's own `timingsMs`. */
+  timingsMs: Record<string, number>;
 }
 
 /** The lifecycle sweep's own report lines ("lifecycle sweep finished", JSON per line) in a log's text. */
@@ -136,6 +138,7 @@ export function sweepSamples(logText: string, from: number, to: number): SweepSa
       time?: string;
       durationMs?: number;
       counts?: { nodes?: number; nodeClaims?: number };
+      timingsMs?: Record<string, number>;
     };
     const at = Date.parse(entry.time ?? '');
     if (!(at >= from && at <= to) || typeof entry.durationMs !== 'number') continue;
@@ -144,19 +147,44 @@ export function sweepSamples(logText: string, from: number, to: number): SweepSa
       durationMs: entry.durationMs,
       nodes: entry.counts?.nodes ?? 0,
       nodeClaims: entry.counts?.nodeClaims ?? 0,
+      timingsMs: entry.timingsMs ?? {},
     });
   }
   return samples;
 }
 
-/** p50 and max of the sweeps that saw at least `nodes` Nodes (the cluster at its full size). */
+export interface SweepPart {
+  /** `read` (the snapshot) or a step's name. */
+  part: string;
+  p50Ms: number;
+  maxMs: number;
+}
+
+/**
+ * p50 and max of the sweeps that saw at least `nodes` Nodes (the cluster at its full size), and the parts
+ * that took the longest in them (by their slowest sweep), so a slow sweep says where its time went.
+ */
 export function sweepAtSize(
   samples: readonly SweepSample[],
   nodes: number,
-): { sweeps: number; p50Ms: number; maxMs: number } {
-  const durations = samples
-    .filter((s) => s.nodes >= nodes)
-    .map((s) => s.durationMs)
-    .sort((a, b) => a - b);
-  return { sweeps: durations.length, p50Ms: percentile(durations, 50), maxMs: durations.at(-1) ?? 0 };
+): { sweeps: number; p50Ms: number; maxMs: number; slowestParts: SweepPart[] } {
+  const atSize = samples.filter((s) => s.nodes >= nodes);
+  const durations = atSize.map((s) => s.durationMs).sort((a, b) => a - b);
+  const byPart = new Map<string, number[]>();
+  for (const sample of atSize)
+    for (const [part, ms] of Object.entries(sample.timingsMs))
+      byPart.set(part, [...(byPart.get(part) ?? []), ms]);
+  const slowestParts = [...byPart]
+    .map(([part, ms]) => {
+      const sorted = [...ms].sort((a, b) => a - b);
+      return { part, p50Ms: percentile(sorted, 50), maxMs: sorted.at(-1) ?? 0 };
+    })
+    .sort((a, b) => b.maxMs - a.maxMs || a.part.localeCompare(b.part))
+    .slice(0, 4);
+  return {
+    sweeps: durations.length,
+    p50Ms: percentile(durations, 50),
+    maxMs: durations.at(-1) ?? 0,
+    slowestParts,
+  };
 }

@@ -87,6 +87,7 @@ export function scaleScenario(options: ScaleOptions = {}): Scenario {
       'NodeClaim, no leaks, pending bound, request rates) judge the history; the summary gives time to N nodes, ' +
       'PUT latency, the drift makespan ratio, peak RSS and the sweep at size. Plays only when named.',
     usesPods: true,
+    clusterScale: true,
     play: (context) => playScale(context, nodes),
   };
 }
@@ -518,7 +519,7 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
       `API server: ${figures.apiServerRequestsPerSecondMean} requests/s on average, ${figures.apiServerRequestsPerSecondPeak} at peak (every client: the app, the bridge, the simulated kubelets, the control plane, the recorder)`,
       `ARM: ${armLine}`,
       sweep
-        ? `lifecycle sweep with ≥ ${peakNodes} Nodes: p50 ${seconds(sweep.p50Ms)}, max ${seconds(sweep.maxMs)} over ${sweep.sweeps} sweeps (period ${t.sweepPeriodSeconds} s)`
+        ? `lifecycle sweep with ≥ ${peakNodes} Nodes: p50 ${seconds(sweep.p50Ms)}, max ${seconds(sweep.maxMs)} over ${sweep.sweeps} sweeps (period ${t.sweepPeriodSeconds} s); slowest parts (p50 / max): ${sweep.slowestParts.map((p) => `${p.part} ${seconds(p.p50Ms)} / ${seconds(p.maxMs)}`).join(', ') || 'none'}`
         : 'lifecycle sweep: no stack log to read (only `npm start` writes one)',
     ];
     return {

@@ -26,6 +26,11 @@ export type SweepResult =
       counts: { nodeClaims: number; nodes: number; nodePools: number; nodeClasses: number };
       steps: StepReport[];
       durationMs: number;
+      /**
+       * Where the time went: the snapshot read and each step, in milliseconds. Kept apart from the step
+       * reports, which say what a step did and compare equal across runs; these never do.
+       */
+      timingsMs: Record<string, number>;
     };
 
 export interface SweepOptions {
@@ -112,6 +117,7 @@ export async function runSweepSteps(
   const snapshot = await readClusterSnapshot(deps, {
     ...(options.nodeClaimSelector ? { nodeClaimSelector: options.nodeClaimSelector } : {}),
   });
+  const timingsMs: Record<string, number> = { read: Math.round(performance.now() - started) };
   const sweepContext: SweepContext = {
     deps,
     view: new SweepView(snapshot),
@@ -124,7 +130,9 @@ export async function runSweepSteps(
   const reports: StepReport[] = [];
   for (const step of options.steps ?? lifecycleSteps) {
     if (sweepContext.stopping()) break;
+    const stepStarted = performance.now();
     reports.push(await step.run(sweepContext));
+    timingsMs[step.name] = Math.round(performance.now() - stepStarted);
   }
   const result: SweepResult = {
     status: sweepContext.stopping() ? 'stopped' : 'completed',
@@ -136,6 +144,7 @@ export async function runSweepSteps(
     },
     steps: reports,
     durationMs: Math.round(performance.now() - started),
+    timingsMs,
   };
   context.log.info('lifecycle sweep finished', { ...result });
   return result;
