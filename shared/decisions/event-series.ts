@@ -92,6 +92,22 @@ export const EVENT_OBJECT_LIMITS: TokenBucketLimits = {
   refillIntervalMs: EVENT_REFILL_INTERVAL_MS,
 };
 
+/**
+ * Reasons whose Events one process writes at a bounded rate whatever the object, as Karpenter's
+ * PodNominationRateLimiter (5 a second, a burst of 10) bounds its Nominated events. Every provisioning
+ * window nominates each pod it placed, so a burst of 10,000 pending pods would otherwise be 10,000 Event
+ * writes in a few windows: on a 1,000-node run they filled the API server's queue for the app's user
+ * (priority level global-default, 429 queue-full) and the NodeClaim and Node writes behind them were
+ * refused with them. An Event over the rate is dropped, as Karpenter drops it. The burst is 100, not
+ * Karpenter's 10, on purpose: Karpenter nominates as its scheduler places pods, this app nominates a
+ * whole window's pods at once, and a window of up to 100 pods (every window of a cluster that is not
+ * bursting) should still name every pod's planned node (`kubectl describe pod`, and the tests that hold
+ * the simulation to kube-scheduler read it there). The decision records keep every placement regardless.
+ */
+export const EVENT_REASON_LIMITS: Readonly<Record<string, TokenBucketLimits>> = {
+  Nominated: { burst: 100, refillIntervalMs: 200 },
+};
+
 /** Takes one token from `bucket` (undefined: a full one) at `nowMs`; the bucket afterwards either way. */
 export function takeToken(
   bucket: TokenBucket | undefined,

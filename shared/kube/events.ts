@@ -12,6 +12,7 @@ import { retryOnConflict } from './retry-on-conflict.js';
 import {
   EVENT_MESSAGE_LIMIT,
   EVENT_OBJECT_LIMITS,
+  EVENT_REASON_LIMITS,
   EVENT_SERIES_WINDOW_MS,
   eventObjectKey,
   eventSeriesName,
@@ -53,6 +54,8 @@ export interface EventAggregationOptions {
   windowMs?: number;
   /** New Events per object: a burst, then one per interval (client-go's 25, then one per 5 minutes). */
   limits?: TokenBucketLimits;
+  /** Occurrences per reason in this process, whatever the object (EVENT_REASON_LIMITS by default). */
+  reasonLimits?: Readonly<Record<string, TokenBucketLimits>>;
   now?: () => Date;
 }
 
@@ -67,6 +70,16 @@ export function kubeEventRecorder(
 ): EventRecorder {
   const windowMs = options.windowMs ?? EVENT_SERIES_WINDOW_MS;
   const limits = options.limits ?? EVENT_OBJECT_LIMITS;
+  const reasonLimits = options.reasonLimits ?? EVENT_REASON_LIMITS;
+  const reasonBuckets = new Map<string, TokenBucket>();
+  /** Whether the reason's process-wide rate lets one more occurrence through now (taking its token). */
+  const reasonAllows = (reason: string): boolean => {
+    const reasonLimit = reasonLimits[reason];
+    if (!reasonLimit) return true;
+    const taken = takeToken(reasonBuckets.get(reason), now().getTime(), reasonLimit);
+    reasonBuckets.set(reason, taken.bucket);
+    return taken.allowed;
+  };
   const now = options.now ?? (() => new Date());
   // The Event each series last wrote (with its resourceVersion), so a repeat is one guarded write.
   const written = new Map<string, CoreV1Event>();
@@ -126,6 +139,11 @@ export function kubeEventRecorder(
   };
 
   const record = (type: 'Normal' | 'Warning', target: EventTarget, reason: string, message: string) => {
+    // Before anything is queued or read: an occurrence over its reason's rate costs no request at all.
+    if (!reasonAllows(reason)) {
+      log.debug('event dropped: over its reason’s rate', { reason, target: target.name });
+      return Promise.resolve();
+    }
     const namespace = target.namespace ?? 'default';
     const key: EventSeriesKey = {
       component,

@@ -110,6 +110,25 @@ describe('event aggregation', () => {
     expect(first?.count).toBe(2);
   });
 
+  it('bounds a reason across objects: occurrences over its rate are dropped before any request, the rest recorded', async () => {
+    const targets = await Promise.all([1, 2, 3, 4, 5].map(() => nodeClaimTarget('events-reason')));
+    let clock = new Date('2026-01-01T00:00:00Z');
+    const recorder = kubeEventRecorder(async () => appClients, 'nodeclaim-azure-functions', silentLogger, {
+      reasonLimits: { Nominated: { burst: 3, refillIntervalMs: 60_000 } },
+      now: () => clock,
+    });
+    for (const target of targets)
+      await recorder.normal(target, 'Nominated', 'Pod should schedule on: node/a');
+    // Another reason is not bound by Nominated's rate.
+    await recorder.normal(targets[4]!, 'Launched', 'launched');
+    const counts = await Promise.all(targets.map(async (t) => (await eventsOn(t)).map((e) => e.reason)));
+    expect(counts).toEqual([['Nominated'], ['Nominated'], ['Nominated'], [], ['Launched']]);
+    // A token comes back after the refill interval.
+    clock = new Date('2026-01-01T00:01:00Z');
+    await recorder.normal(targets[3]!, 'Nominated', 'Pod should schedule on: node/a');
+    expect((await eventsOn(targets[3]!)).map((e) => e.reason)).toEqual(['Nominated']);
+  });
+
   it('starts the series over on the same Event when a repeat comes after the window', async () => {
     const target = await nodeClaimTarget('events-window');
     let clock = new Date('2026-01-01T00:00:00Z');

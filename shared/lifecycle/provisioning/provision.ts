@@ -106,8 +106,9 @@ export async function provisionPendingPods(
       await Promise.all(realPods.map((pod) => nominate(pod, `nodeclaim/${nodeClaim.metadata.name}`)));
     }),
   );
-  // As Karpenter, a pod placed on an existing Node or an in-flight NodeClaim is nominated too, so every pod
-  // the simulation placed has a record of where it planned it (the events are the only record).
+  // As Karpenter, a pod placed on an existing Node or an in-flight NodeClaim is nominated too, so `kubectl
+  // describe pod` says where the simulation planned it (at a bounded rate: EVENT_REASON_LIMITS; the
+  // window's decision record keeps every placement).
   await Promise.all(
     result.existingPlacements.map(({ pod, nodeName, kind }) =>
       nominate(pod, `${kind === 'Node' ? 'node' : 'nodeclaim'}/${nodeName}`),
