@@ -6,6 +6,7 @@ export { poisonQueueNameOf } from './queue-listener.js';
 export { nextOccurrence, parseNcrontab, type CronSchedule } from './ncrontab.js';
 export type { DurablePollingStats } from './orchestration-runtime.js';
 export type { QueuePollerStats } from './durable-polling.js';
+export type { ActivitySlotUse, ActivitySlotsSnapshot, SlotWait } from './activity-slots.js';
 export {
   mergeDurableWork,
   type ActionsInSecond,

@@ -16,6 +16,7 @@ import type {
 } from '../../shared/runtime/definitions.js';
 import { systemClock, type Clock } from './clock.js';
 import { readDurableQueuePolling } from './durable-polling.js';
+import type { ActivitySlotsSnapshot } from './activity-slots.js';
 import type { DurableWorkSnapshot } from './durable-work.js';
 import type { PemKeyPair } from '../tls/dev-ca.js';
 import { createEventBus, type HostEventListener } from './events.js';
@@ -83,6 +84,13 @@ export interface LocalHost {
    * instance's history bytes, which mergeDurableWork needs to combine snapshots of successive processes.
    */
   durableWork(options?: { instances?: boolean }): DurableWorkSnapshot;
+  /**
+   * The activity slots (maxConcurrentActivities, like host.json's maxConcurrentActivityFunctions) since
+   * the host was created: the most in use at once, each work item's wait for a free one, the slot-seconds
+   * held, per activity and in all, and how long every slot was in use. Apart from durableWork because the
+   * slots are this process's, where the Durable work belongs to the task hub and adds up across processes.
+   */
+  activitySlots(): ActivitySlotsSnapshot;
   /** Runs a timer function now (after a run in progress, if any) and resolves when it has finished. */
   triggerTimer(name: string): Promise<void>;
   /**
@@ -194,6 +202,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
     orchestrations: runtime.client,
     durablePollingStats: runtime.pollingStats,
     durableWork: (snapshotOptions) => runtime.durableWork.snapshot(snapshotOptions),
+    activitySlots: () => runtime.activitySlots.snapshot(),
     on: events.on,
     start: async () => {
       if (started) return;

@@ -13,6 +13,7 @@ import type {
   OrchestrationStatus,
 } from '../../shared/runtime/definitions.js';
 import { runActivity } from './activity-runner.js';
+import { createActivitySlots, type ActivitySlots } from './activity-slots.js';
 import type { Clock } from './clock.js';
 import {
   createQueuePoller,
@@ -77,6 +78,8 @@ export interface OrchestrationRuntime {
   readonly client: OrchestrationClient;
   /** The Durable actions and engine work counted since the runtime was created. */
   readonly durableWork: DurableWorkRecorder;
+  /** The activity slots (maxConcurrentActivities) and how they were used since the runtime was created. */
+  readonly activitySlots: Pick<ActivitySlots, 'snapshot'>;
   pollingStats(): DurablePollingStats;
   /** Messages waiting for their queue's next poll (each also counts as work in progress). */
   awaitingPoll(): number;
@@ -109,8 +112,10 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
   const locks = new Map<string, Promise<unknown>>();
   const stepsQueued = new Set<string>();
   const timers = new Map<string, () => void>();
-  const activityQueue: { run: () => void; abandon: () => void }[] = [];
-  let activitiesRunning = 0;
+  const slots = createActivitySlots({
+    capacity: options.maxConcurrentActivities,
+    now: () => clock.now(),
+  });
 
   const iso = (): string => new Date(clock.now()).toISOString();
 
@@ -485,8 +490,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
     event: Extract<StoredEvent, { type: 'TaskScheduled' }>,
   ): void {
     const done = work.begin();
-    const run = (): void => {
-      activitiesRunning += 1;
+    const run = (release: () => void): void => {
       counted.action(name, 'activityStarts');
       counted.activityExecuted(name);
       void runActivity({
@@ -501,8 +505,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
         .then((outcome) => deliver(instanceId, executionId, outcome))
         .catch((error: unknown) => log.error('could not record an activity result', { instanceId, error }))
         .finally(() => {
-          activitiesRunning -= 1;
-          activityQueue.shift()?.run();
+          release();
           done();
         });
     };
@@ -514,8 +517,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
     workItemQueue.receive({
       deliver: () => {
         if (!running) done();
-        else if (activitiesRunning < options.maxConcurrentActivities) run();
-        else activityQueue.push({ run, abandon: done });
+        else slots.request(event.name, run, done);
       },
       abandon: done,
     });
@@ -626,6 +628,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
   return {
     client,
     durableWork: counted,
+    activitySlots: { snapshot: slots.snapshot },
     pollingStats: () => ({
       controlQueues: sumStats(controlQueues.map((poller) => poller.stats)),
       workItemQueue: { ...workItemQueue.stats },
@@ -652,7 +655,7 @@ export function createOrchestrationRuntime(options: OrchestrationRuntimeOptions)
       for (const poller of [...controlQueues, workItemQueue]) poller.cancel();
       for (const cancel of timers.values()) cancel();
       timers.clear();
-      for (const queued of activityQueue.splice(0)) queued.abandon();
+      slots.abandonQueued();
       await work.drained();
     },
   };

@@ -1,7 +1,7 @@
 // The local host's count of Durable work: small orchestrators run through the host's own orchestration
 // runtime (durable-functions' replay over an in-memory history, on a virtual clock), and every figure the
 // snapshot gives is checked against what those orchestrators did, action by action, as the Durable Task
-// Scheduler bills them.
+// Scheduler bills them; and the use of its activity slots, through activities that hold theirs.
 import type { OrchestrationContext } from 'durable-functions';
 import { describe, expect, test } from 'vitest';
 import { createDurableWorkRecorder, mergeDurableWork } from '../../local/host/durable-work.js';
@@ -24,8 +24,17 @@ import { createVirtualClock, type VirtualClock } from '../support/virtual-durabl
 
 const START = new Date('2026-01-01T00:00:00Z');
 
+/** What lets each running 'hold' activity finish, oldest first. */
+const holds: (() => void)[] = [];
+
 const definitions: FunctionDefinition[] = [
   activity('echo', (input: number) => Promise.resolve(input)),
+  // Holds its slot until the test lets it go, as an activity that waits inside itself does.
+  activity('hold', () => new Promise<void>((resolve) => holds.push(resolve))),
+  orchestration('holder', function* (context: OrchestrationContext) {
+    yield context.df.callActivity('hold');
+    return 'held';
+  }),
   // An activity, a 5 s timer, an external event, a sub-orchestration, then done.
   orchestration('parent', function* (context: OrchestrationContext) {
     yield context.df.callActivity('echo', 1);
@@ -196,6 +205,43 @@ describe('the local host counts Durable work', () => {
   });
 });
 
+describe('the local host counts the use of its activity slots', () => {
+  test('a fifth and sixth activity wait for a slot of four; waits, peaks and slot-seconds follow', async () => {
+    const { runtime, settle, clock } = await startEngine();
+    const advance = (ms: number): void => {
+      clock.setTimer(clock.now() + ms, () => undefined);
+      clock.fireNext();
+    };
+    for (let i = 0; i < 6; i++) await runtime.client.startNew('holder', { instanceId: `holder-${i}` });
+    await until(() => holds.length === 4);
+    expect(runtime.activitySlots.snapshot()).toMatchObject({ capacity: 4, inUse: 4, waiting: 2 });
+
+    advance(2_000);
+    holds.splice(0, 2).forEach((release) => release());
+    await until(() => holds.length === 4);
+    advance(1_000);
+    holds.splice(0).forEach((release) => release());
+    await settle();
+
+    const slots = runtime.activitySlots.snapshot();
+    expect(slots.inUse).toBe(0);
+    expect(slots.waiting).toBe(0);
+    const hold = slots.byActivity.hold;
+    expect(hold?.executions).toBe(6);
+    expect(hold?.queued).toBe(2);
+    expect(hold?.peakInUse).toBe(4);
+    // Four waited 0, two waited 2 s.
+    expect(hold?.waitForSlot).toEqual({ p50Ms: 0, p99Ms: 2_000, maxMs: 2_000 });
+    // Two held 2 s, two 3 s, the two that waited 1 s each.
+    expect(hold?.slotSeconds).toBe(12);
+    expect(slots.total.slotSeconds).toBe(12);
+    // A freed slot was taken again at once, so all four were in use until the last release.
+    expect(slots.allInUseSeconds).toBe(3);
+    // The slots are counted by activity; the Durable work by orchestration, as before.
+    expect(runtime.durableWork.snapshot().byOrchestration.holder?.activityExecutions).toBe(6);
+  });
+});
+
 describe('snapshots of successive host processes merge', () => {
   test('counts and seconds add up; an instance keeps its largest peak and its latest size', () => {
     let now = 1_000;
@@ -225,6 +271,13 @@ describe('snapshots of successive host processes merge', () => {
     expect(() => mergeDurableWork([first.snapshot()])).toThrow(/instances/);
   });
 });
+
+/** Lets the runtime's promises run until `condition` holds (activities in progress keep it from settling). */
+async function until(condition: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 1_000 && !condition(); turn++)
+    await new Promise((resolve) => setImmediate(resolve));
+  expect(condition()).toBe(true);
+}
 
 /** The UTF-8 size of the instance's history as the store holds it now, serialized here. */
 async function storedHistoryBytes(store: HistoryStore, instanceId: string): Promise<number> {

@@ -1,8 +1,14 @@
 // What a NodeClaim costs the Durable backend, from the local host's count of Durable work: actions per
 // NodeClaim (in all and per orchestration type), history bytes per NodeClaim, the busiest second, and the
 // same extrapolated to a 1,000-node burst, beside the Consumption tier's 500 actions/s and the goals. Used
-// by the day (over its run) and by the bench (over N launches through termination). Pure.
-import type { ActionsInSecond, DurableWorkCounts, DurableWorkSnapshot } from '../../host/index.js';
+// by the day (over its run), by the bench (over N launches through termination) and by the scale
+// scenario, which adds how the host's activity slots held up under its burst. Pure.
+import type {
+  ActionsInSecond,
+  ActivitySlotsSnapshot,
+  DurableWorkCounts,
+  DurableWorkSnapshot,
+} from '../../host/index.js';
 
 /** The Durable Task Scheduler Consumption tier's dispatch limit. */
 export const CONSUMPTION_ACTIONS_PER_SECOND = 500;
@@ -191,4 +197,171 @@ export function topContributors(figures: DurableFigures): string {
         `${pair.name} ${pair.kind} ${pair.value.toFixed(2)} (${Math.round((pair.value / total) * 100)}%)`,
     )
     .join(', ');
+}
+
+/** How the host's activity slots were used over a run, rounded for a report. */
+export interface ActivitySlotFigures {
+  /** maxConcurrentActivityFunctions. */
+  capacity: number;
+  peakInUse: number;
+  /** Seconds during which every slot was in use. */
+  allInUseSeconds: number;
+  executions: number;
+  /** Work items that found every slot taken and waited for one. */
+  queued: number;
+  /** Each work item's wait for a free slot, 0 when one was free. */
+  waitP50Ms: number;
+  waitP99Ms: number;
+  waitMaxMs: number;
+  slotSeconds: number;
+  /** The activities, the most slot-seconds first. */
+  byActivity: {
+    name: string;
+    executions: number;
+    peakInUse: number;
+    slotSeconds: number;
+    waitP99Ms: number;
+    waitMaxMs: number;
+  }[];
+}
+
+export function activitySlotFigures(snapshot: ActivitySlotsSnapshot): ActivitySlotFigures {
+  return {
+    capacity: snapshot.capacity,
+    peakInUse: snapshot.total.peakInUse,
+    allInUseSeconds: round(snapshot.allInUseSeconds),
+    executions: snapshot.total.executions,
+    queued: snapshot.total.queued,
+    waitP50Ms: Math.round(snapshot.total.waitForSlot.p50Ms),
+    waitP99Ms: Math.round(snapshot.total.waitForSlot.p99Ms),
+    waitMaxMs: Math.round(snapshot.total.waitForSlot.maxMs),
+    slotSeconds: round(snapshot.total.slotSeconds),
+    byActivity: Object.entries(snapshot.byActivity)
+      .map(([name, use]) => ({
+        name,
+        executions: use.executions,
+        peakInUse: use.peakInUse,
+        slotSeconds: round(use.slotSeconds),
+        waitP99Ms: Math.round(use.waitForSlot.p99Ms),
+        waitMaxMs: Math.round(use.waitForSlot.maxMs),
+      }))
+      .sort((a, b) => b.slotSeconds - a.slotSeconds || a.name.localeCompare(b.name)),
+  };
+}
+
+/** A run's Durable work with the in-process host: per NodeClaim, its busiest second, and the slots. */
+export interface RunDurableFigures {
+  durable: DurableFigures;
+  /** When the busiest second began, in whole seconds after the run's start; undefined without actions. */
+  peakSecondAfterStart: number | undefined;
+  /**
+   * Actions the host counted before the run started: its count covers its whole life, so work the
+   * stack or an earlier scenario gave it is in the figures too, and this says how much.
+   */
+  actionsBeforeStart: number;
+  slots: ActivitySlotFigures;
+}
+
+export function runDurableFigures(input: {
+  work: DurableWorkSnapshot;
+  slots: ActivitySlotsSnapshot;
+  /** Every NodeClaim created over the run. */
+  nodeClaims: number;
+  /** The run's start on the host's clock (ms since epoch). */
+  startedAt: number;
+}): RunDurableFigures {
+  const startSecond = Math.floor(input.startedAt / 1000);
+  const peak = input.work.peakActionsPerSecond;
+  return {
+    durable: durableFigures(input.work, input.nodeClaims),
+    peakSecondAfterStart: peak === undefined ? undefined : peak.second - startSecond,
+    actionsBeforeStart: input.work.actionsPerSecond
+      .filter((entry) => entry.second < startSecond)
+      .reduce((sum, entry) => sum + entry.actions, 0),
+    slots: activitySlotFigures(input.slots),
+  };
+}
+
+/** A wait for a console: milliseconds below a second, else seconds to a tenth. */
+const waitText = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`);
+
+/**
+ * Short lines for a run's summary: actions per NodeClaim and the busiest orchestration types, the peak
+ * second, history per NodeClaim, and the activity slots. `burstNodes`, the size of the run's scale-up,
+ * says whether the peak is judged against the goal for a 1,000-node burst.
+ */
+export function runDurableLines(run: RunDurableFigures, burstNodes: number, topOrchestrations = 3): string[] {
+  const { durable, slots } = run;
+  const meets = (value: number, limit: number): string => (value <= limit ? 'met' : 'NOT met');
+  const top = durable.byOrchestration
+    .filter((row) => row.actionsPerNodeClaim > 0)
+    .slice(0, topOrchestrations)
+    .map((row) => `${row.name} ${row.actionsPerNodeClaim}`)
+    .join(', ');
+  const peakGoal =
+    burstNodes >= BURST_NODES
+      ? `goal ≤ ${DURABLE_GOALS.burstActionsPerSecond}/s in a 1,000-node burst: ${meets(durable.peakActionsPerSecond, DURABLE_GOALS.burstActionsPerSecond)}`
+      : `goal ≤ ${DURABLE_GOALS.burstActionsPerSecond}/s in a 1,000-node burst; this scale-up was ${burstNodes} nodes`;
+  const after = run.peakSecondAfterStart;
+  const peakWhen =
+    after === undefined
+      ? 'no actions'
+      : after >= 0
+        ? `${after} s into the run`
+        : `${-after} s before the run started`;
+  const activities = slots.byActivity
+    .slice(0, 3)
+    .map((activity) => `${activity.name} ${Math.round(activity.slotSeconds)} (peak ${activity.peakInUse})`)
+    .join(', ');
+  return [
+    `actions per NodeClaim lifetime: ${durable.actionsPerNodeClaim} over ${durable.nodeClaims} NodeClaims (goal ≤ ${DURABLE_GOALS.actionsPerNodeClaim}: ${meets(durable.actionsPerNodeClaim, DURABLE_GOALS.actionsPerNodeClaim)})${top ? `; ${top}` : ''}`,
+    `peak: ${durable.peakActionsPerSecond} actions/s, ${peakWhen} (${peakGoal})`,
+    `history per NodeClaim: ${durable.historyBytesPerNodeClaim} B (each instance's peak, summed); largest one instance ${durable.peakInstanceHistoryBytes} B`,
+    ...(run.actionsBeforeStart > 0
+      ? [
+          `counted since the host started: ${run.actionsBeforeStart} of the ${durable.actions} actions came before the run`,
+        ]
+      : []),
+    `activity slots: peak ${slots.peakInUse} of ${slots.capacity} in use, all ${slots.capacity} for ${slots.allInUseSeconds} s; wait for a slot p50 ${waitText(slots.waitP50Ms)}, p99 ${waitText(slots.waitP99Ms)}, max ${waitText(slots.waitMaxMs)} (${slots.queued} of ${slots.executions} work items waited)`,
+    `slot-seconds: ${Math.round(slots.slotSeconds)} in all${activities ? `; ${activities}` : ''}`,
+  ];
+}
+
+/** The headline figures as numbers, for a scenario's figures (its results JSON). */
+export function flatRunDurableFigures(run: RunDurableFigures): Record<string, number> {
+  const { durable, slots } = run;
+  return {
+    durableNodeClaims: durable.nodeClaims,
+    durableActions: durable.actions,
+    durableActionsPerNodeClaim: durable.actionsPerNodeClaim,
+    ...Object.fromEntries(
+      durable.byOrchestration.map((row) => [
+        `durableActionsPerNodeClaim.${row.name}`,
+        row.actionsPerNodeClaim,
+      ]),
+    ),
+    durablePeakActionsPerSecond: durable.peakActionsPerSecond,
+    ...(run.peakSecondAfterStart !== undefined
+      ? { durablePeakActionsSecondAfterStart: run.peakSecondAfterStart }
+      : {}),
+    durableActionsBeforeStart: run.actionsBeforeStart,
+    durableHistoryBytesPerNodeClaim: durable.historyBytesPerNodeClaim,
+    durablePeakInstanceHistoryBytes: durable.peakInstanceHistoryBytes,
+    activitySlots: slots.capacity,
+    activitySlotsPeakInUse: slots.peakInUse,
+    activitySlotsAllInUseSeconds: slots.allInUseSeconds,
+    activitySlotWaitP50Ms: slots.waitP50Ms,
+    activitySlotWaitP99Ms: slots.waitP99Ms,
+    activitySlotWaitMaxMs: slots.waitMaxMs,
+    activityExecutions: slots.executions,
+    activityExecutionsQueued: slots.queued,
+    activitySlotSeconds: slots.slotSeconds,
+    ...Object.fromEntries(
+      slots.byActivity.flatMap((activity) => [
+        [`activitySlotSeconds.${activity.name}`, activity.slotSeconds],
+        [`activitySlotsPeakInUse.${activity.name}`, activity.peakInUse],
+        [`activitySlotWaitP99Ms.${activity.name}`, activity.waitP99Ms],
+      ]),
+    ),
+  };
 }

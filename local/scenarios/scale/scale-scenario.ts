@@ -33,6 +33,12 @@ import {
 import { startCollector } from '../day/collector.js';
 import { dayClock } from '../day/day-clock.js';
 import { endState, teardown } from '../day/day-scenario.js';
+import {
+  flatRunDurableFigures,
+  runDurableFigures,
+  runDurableLines,
+  type RunDurableFigures,
+} from '../day/durable-figures.js';
 import { checkBudgets } from '../day/invariants/budgets.js';
 import { checkEndState } from '../day/invariants/end-state.js';
 import { firstOrigin, type InvariantResult } from '../day/invariants/history.js';
@@ -458,6 +464,7 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
     peakRss = Math.max(peakRss, hwmKiB * 1024);
     const apiServerHwm = await apiServerPeakRss(stack);
     const mib = (bytes: number): number => Math.round(bytes / 1024 / 1024);
+    const durable = scaleDurableFigures(context, started);
 
     const figures: Record<string, number | string> = {
       targetNodes,
@@ -498,6 +505,7 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
       sweepsAtFullSize: sweep?.sweeps ?? 'no stack log',
       sweepAtFullSizeP50Ms: sweep?.p50Ms ?? 'no stack log',
       sweepAtFullSizeMaxMs: sweep?.maxMs ?? 'no stack log',
+      ...(durable ? flatRunDurableFigures(durable) : { durableWork: 'no in-process function host' }),
       speed: t.speed,
       wallMs: Date.now() - started,
     };
@@ -521,13 +529,25 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
       sweep
         ? `lifecycle sweep with ≥ ${peakNodes} Nodes: p50 ${seconds(sweep.p50Ms)}, max ${seconds(sweep.maxMs)} over ${sweep.sweeps} sweeps (period ${t.sweepPeriodSeconds} s); slowest parts (p50 / max): ${sweep.slowestParts.map((p) => `${p.part} ${seconds(p.p50Ms)} / ${seconds(p.maxMs)}`).join(', ') || 'none'}`
         : 'lifecycle sweep: no stack log to read (only `npm start` writes one)',
+      ...(durable
+        ? [
+            'Durable work (actions as the Durable Task Scheduler bills them):',
+            ...runDurableLines(durable, peakNodes).map((line) => `  ${line}`),
+          ]
+        : [
+            'Durable work: not measured (the stack runs without the in-process function host, which counts it)',
+          ]),
     ];
     return {
       invariants,
       summary,
       marks: [],
       figures,
-      data: { sweeps: sweep?.samples ?? [], replacementCyclesMs: cycles },
+      data: {
+        sweeps: sweep?.samples ?? [],
+        replacementCyclesMs: cycles,
+        ...(durable ? { durableWork: durable } : {}),
+      },
     };
   } finally {
     clearInterval(rssTimer);
@@ -585,6 +605,23 @@ async function chooseZoneBalancedSurvivors(
         ),
     );
   return doomed.length;
+}
+
+/**
+ * The run's Durable work from the stack's in-process function host, per NodeClaim created over the run
+ * (every name the recorder saw, launched or not: each cost the engine work); undefined when the stack
+ * runs without that host, whose counts are the only ones there are.
+ */
+function scaleDurableFigures(context: ScenarioContext, startedAt: number): RunDurableFigures | undefined {
+  const host = context.stack.app?.host;
+  if (host === undefined) return undefined;
+  const nodeClaims = new Set(context.recorder.history.nodeClaims.map((v) => v.object.metadata.name)).size;
+  return runDurableFigures({
+    work: host.durableWork(),
+    slots: host.activitySlots(),
+    nodeClaims,
+    startedAt,
+  });
 }
 
 /** The sweep's own report lines from the stack's log (results/<run>/stack.log, which `npm start` writes). */

@@ -1,10 +1,15 @@
-// The per-NodeClaim Durable figures the day and the bench print: division by the NodeClaims that launched,
-// the per-orchestration rows, and the two burst extrapolations, on a hand-made snapshot.
+// The per-NodeClaim Durable figures the day, the bench and the scale scenario print: division by the
+// NodeClaims, the per-orchestration rows, the two burst extrapolations, and the scale scenario's peak
+// second and activity slots, on hand-made snapshots.
 import { describe, expect, test } from 'vitest';
+import { createActivitySlots } from '../../../local/host/activity-slots.js';
 import { createDurableWorkRecorder } from '../../../local/host/durable-work.js';
 import {
   durableFigures,
   evenBurstPeak,
+  flatRunDurableFigures,
+  runDurableFigures,
+  runDurableLines,
   topContributors,
 } from '../../../local/scenarios/day/durable-figures.js';
 
@@ -43,5 +48,91 @@ describe('Durable figures per NodeClaim', () => {
     expect(evenBurstPeak(series, 100, 10, 6, 2)).toBe(6);
     expect(evenBurstPeak(series, 100, 10, 6, 1)).toBe(12);
     expect(evenBurstPeak([], 100, 10)).toBe(0);
+  });
+
+  test("a run's figures: the peak second after its start, the actions before it, and the slots", () => {
+    let now = 100_000;
+    const work = createDurableWorkRecorder(() => now);
+    const slots = createActivitySlots({ capacity: 2, now: () => now });
+    // The stack's own work, before the run.
+    work.action('provisioning', 'timerCompletions');
+    const startedAt = 101_500;
+    now = 102_000;
+    for (let i = 0; i < 4; i++) work.action('launchMonitor', 'activityStarts');
+    now = 105_000;
+    work.action('launchMonitor', 'activityResults');
+    work.action('provisioning', 'timerCompletions');
+    const releases: (() => void)[] = [];
+    for (let i = 0; i < 3; i++)
+      slots.request(
+        'awaitVmCreation',
+        (release) => releases.push(release),
+        () => undefined,
+      );
+    now = 150_000;
+    releases.shift()?.();
+    now = 151_000;
+    releases.splice(0).forEach((release) => release());
+
+    const run = runDurableFigures({
+      work: work.snapshot(),
+      slots: slots.snapshot(),
+      nodeClaims: 2,
+      startedAt,
+    });
+    expect(run.peakSecondAfterStart).toBe(1);
+    expect(run.actionsBeforeStart).toBe(1);
+    expect(run.durable.actionsPerNodeClaim).toBe(3.5);
+    expect(run.slots).toMatchObject({
+      capacity: 2,
+      peakInUse: 2,
+      allInUseSeconds: 46,
+      executions: 3,
+      queued: 1,
+      waitP50Ms: 0,
+      waitP99Ms: 45_000,
+      waitMaxMs: 45_000,
+      slotSeconds: 92,
+    });
+    expect(run.slots.byActivity).toEqual([
+      {
+        name: 'awaitVmCreation',
+        executions: 3,
+        peakInUse: 2,
+        slotSeconds: 92,
+        waitP99Ms: 45_000,
+        waitMaxMs: 45_000,
+      },
+    ]);
+
+    expect(runDurableLines(run, 50)).toEqual([
+      'actions per NodeClaim lifetime: 3.5 over 2 NodeClaims (goal ≤ 15: met); launchMonitor 2.5, provisioning 1',
+      'peak: 4 actions/s, 1 s into the run (goal ≤ 250/s in a 1,000-node burst; this scale-up was 50 nodes)',
+      "history per NodeClaim: 0 B (each instance's peak, summed); largest one instance 0 B",
+      'counted since the host started: 1 of the 7 actions came before the run',
+      'activity slots: peak 2 of 2 in use, all 2 for 46 s; wait for a slot p50 0 ms, p99 45.0 s, max 45.0 s (1 of 3 work items waited)',
+      'slot-seconds: 92 in all; awaitVmCreation 92 (peak 2)',
+    ]);
+    expect(runDurableLines(run, 1_000)[1]).toBe(
+      'peak: 4 actions/s, 1 s into the run (goal ≤ 250/s in a 1,000-node burst: met)',
+    );
+
+    const flat = flatRunDurableFigures(run);
+    expect(flat).toMatchObject({
+      durableNodeClaims: 2,
+      durableActions: 7,
+      durableActionsPerNodeClaim: 3.5,
+      'durableActionsPerNodeClaim.launchMonitor': 2.5,
+      'durableActionsPerNodeClaim.provisioning': 1,
+      durablePeakActionsPerSecond: 4,
+      durablePeakActionsSecondAfterStart: 1,
+      durableActionsBeforeStart: 1,
+      activitySlots: 2,
+      activitySlotsPeakInUse: 2,
+      activitySlotsAllInUseSeconds: 46,
+      activitySlotWaitP99Ms: 45_000,
+      'activitySlotSeconds.awaitVmCreation': 92,
+    });
+    expect(Object.values(flat).every((value) => Number.isFinite(value))).toBe(true);
   });
 });
