@@ -11,7 +11,9 @@
 //   frequent timer costs about a second of memory per run however quickly it returns;
 // - a monthly free grant on on-demand only (100,000 GiB-s and 250,000 executions per subscription).
 // Executions that overlap on one instance are billed once for the overlap; this estimate charges each
-// on its own (an upper bound for bursts, exact for the sequential timers that dominate at idle).
+// on its own (an upper bound for bursts, exact for the sequential timers that dominate at idle). Where
+// long executions could overlap, the caller says so in the seconds it passes: the Durable group's waits
+// (test/bench/durable-executions.ts) share an instance's seconds when the launch rate makes them overlap.
 
 export interface FlexPrices {
   onDemandPerGibSecond: number;

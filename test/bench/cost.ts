@@ -6,7 +6,9 @@
 // Karpenter's controller as its share of a node, and AKS node auto-provisioning, whose controller the
 // user does not pay for. Prices come from the ARM emulator's Retail Prices API (a copy of the public
 // list prices) unless RETAIL_PRICES_ENDPOINT names the real one (https://prices.azure.com). Every input
-// of the workload is printed with the table; they are estimates of this app's behaviour, named below.
+// of the workload is printed with the table; they are estimates of this app's behaviour, named below,
+// except the Durable group's executions per launch, which follow the bench's measured actions
+// (durable-executions.ts; COST_VM_CREATION_SECONDS=30 bills the 30 s creation's instead of 90 s's).
 // First, the Durable backend's sizing from the action rate (durable-backend-table.ts).
 import { pathToFileURL } from 'node:url';
 import { startArmEmulator } from '../../local/arm-emulator/index.js';
@@ -21,8 +23,16 @@ import {
   type FlexCost,
   type FlexPrices,
 } from '../../shared/decisions/flex-cost.js';
+import type { MeasuredActionsPerNodeClaim } from '../../shared/decisions/durable-backend-sizing.js';
 import { refreshedPriceBook } from '../../shared/decisions/prices/price-book.js';
 import { printDurableBackendSizing } from './durable-backend-table.js';
+import {
+  activitySlotsPerInstance,
+  durableLine,
+  measuredCase,
+  nodeClaimExecutions,
+  type DurableLine,
+} from './durable-executions.js';
 import { measureTelemetry } from './telemetry-bench.js';
 import {
   hostPolling,
@@ -57,20 +67,36 @@ interface Scenario {
   durableExecutions: number;
 }
 
+/** 1,000 nodes, each replaced once a week. */
+const LAUNCHES_PER_MONTH_AT_SCALE = (1000 * 730) / 168;
+
+/** The Durable group's line at 1,000 nodes: the launches' executions and 2,000 provisioning windows. */
+function durableAtScale(durableCase: MeasuredActionsPerNodeClaim): DurableLine {
+  return durableLine({
+    launchesPerMonth: LAUNCHES_PER_MONTH_AT_SCALE,
+    windowsPerMonth: 2000,
+    shape: nodeClaimExecutions(durableCase),
+  });
+}
+
 /**
  * The app's executions a month. Timers run on demand (Flex gives each timer function its own scale
  * group; none is always ready). At 1,000 nodes every node is replaced once a week (drift, expiry or
- * consolidation: 1,000 × 730/168 launches a month), each launch costing about 12 queue messages (the
- * NodeClaim's and the Node's changes the bridge forwards: created, launched, registered, initialized,
- * deleted) and 60 durable executions (the launch monitor's polls and replays over a ~90 s VM creation,
- * the replacement and termination orchestrations), and 2,000 provisioning windows a month take 5 durable
- * executions each. A settled cluster sends nothing else: the bridge forwards only changes a handler acts
- * on (bridge/relevance.ts), so Node heartbeats cost nothing.
+ * consolidation: 1,000 × 730/168 launches a month, spread evenly), each launch costing about 12 queue
+ * messages (the NodeClaim's and the Node's changes the bridge forwards: created, launched, registered,
+ * initialized, deleted) and the Durable group's executions of its launch monitor and termination as the
+ * second versions make them (durable-executions.ts: the measured actions of `durableCase`, 10 at 90 s VM
+ * creation, four of them activity calls that sleep through the creation and the VM's deletion, billed as
+ * the execution time they are, each alone since at this rate no two overlap), and 2,000 provisioning
+ * windows a month take 5 durable executions each. A replacement's disruption executor is not in the measured count
+ * (the bench's static NodePool has none). A settled cluster sends nothing else: the bridge forwards only
+ * changes a handler acts on (bridge/relevance.ts), so Node heartbeats cost nothing.
  */
-function scenarios(sweepSeconds: number): Scenario[] {
+function scenarios(sweepSeconds: number, durableCase: MeasuredActionsPerNodeClaim): Scenario[] {
   const perMonth = (periodS: number) => SECONDS_PER_MONTH / periodS;
   const gc = periodSeconds(DEFAULT_GC_SCHEDULE);
-  const launches = (1000 * 730) / 168;
+  const launches = LAUNCHES_PER_MONTH_AT_SCALE;
+  const durable = durableAtScale(durableCase).execution;
   return [
     {
       name: 'idle',
@@ -98,7 +124,7 @@ function scenarios(sweepSeconds: number): Scenario[] {
       nodes: 1000,
       nodePools: 3,
       queueMessages: launches * 12,
-      durableExecutions: launches * 60 + 2000 * 5,
+      durableExecutions: durable.perMonth,
       executions: [
         {
           name: `sweep every ${sweepSeconds} s`,
@@ -113,12 +139,7 @@ function scenarios(sweepSeconds: number): Scenario[] {
           alwaysReady: false,
         },
         { name: 'queue messages (12 per launch)', perMonth: launches * 12, seconds: 0.2, alwaysReady: true },
-        {
-          name: 'durable executions (60 per launch, 5 per window)',
-          perMonth: launches * 60 + 2000 * 5,
-          seconds: 0.3,
-          alwaysReady: true,
-        },
+        durable,
       ],
     },
   ];
@@ -136,11 +157,12 @@ function price(value: number): string {
 function printCost(title: string, cost: FlexCost): void {
   console.log(`  ${title}: ${usd(cost.totalUsd)} / month`);
   for (const line of cost.lines)
-    console.log(`    ${line.item.padEnd(66)} ${line.quantity.padEnd(32)} ${usd(line.usd)}`);
+    console.log(`    ${line.item.padEnd(80)} ${line.quantity.padEnd(32)} ${usd(line.usd)}`);
 }
 
 export async function runCostBench(): Promise<void> {
   printDurableBackendSizing();
+  const durableCase = measuredCase(process.env['COST_VM_CREATION_SECONDS']);
   const external = process.env['RETAIL_PRICES_ENDPOINT'];
   const emulator = external ? undefined : await startArmEmulator();
   try {
@@ -167,8 +189,9 @@ export async function runCostBench(): Promise<void> {
       `\n== cost: Flex Consumption (${REGION}, prices from ${external ?? "the ARM emulator's Retail Prices API"})`,
     );
     printPrices(prices);
+    printDurableInputs(durableAtScale(durableCase));
     const sweep = periodSeconds(DEFAULT_SWEEP_SCHEDULE);
-    for (const scenario of scenarios(sweep)) {
+    for (const scenario of scenarios(sweep, durableCase)) {
       console.log(`\n ${scenario.name}, instance memory ${INSTANCE_MEMORY_GIB} GiB:`);
       printCost(
         'always ready 1 queue + 1 durable (default)',
@@ -201,7 +224,7 @@ export async function runCostBench(): Promise<void> {
     });
     const polling = hostPolling();
     const bills: WholeBill[] = [];
-    for (const scenario of scenarios(sweep)) {
+    for (const scenario of scenarios(sweep, durableCase)) {
       const workload: Workload = {
         executions: scenario.executions.reduce((sum, e) => sum + e.perMonth, 0),
         queueMessages: scenario.queueMessages,
@@ -240,7 +263,7 @@ export async function runCostBench(): Promise<void> {
     printWholeBill(bills, karpenter.totalUsd);
     console.log('\n sweep period at idle, default always ready:');
     for (const seconds of [5, 15, 30, 60]) {
-      const idle = scenarios(seconds)[0];
+      const idle = scenarios(seconds, durableCase)[0];
       const cost = flexMonthlyCost(
         {
           instanceMemoryGib: INSTANCE_MEMORY_GIB,
@@ -299,6 +322,24 @@ function printWholeBill(bills: readonly WholeBill[], karpenter: number): void {
     `\n goal, the whole bill at ${atScale.scenario} below self-hosted Karpenter's ${usd(karpenter)}: ` +
       `default ${usd(whole)}, ${whole < karpenter ? 'met' : 'NOT met'}; ` +
       `without always-ready instances ${usd(cold)}, ${cold < karpenter ? 'met' : 'NOT met'}`,
+  );
+}
+
+/** Where the Durable group's line comes from: the measured case, the waits' durations, their overlap. */
+function printDurableInputs(line: DurableLine): void {
+  const { shape } = line;
+  const counts = Object.entries(shape.measured.byOrchestration)
+    .map(([name, actions]) => `${name} ${actions}`)
+    .join(', ');
+  const waits = shape.waits
+    .map((w) => `${w.activity} ${w.secondsPerCall.map((s) => Math.round(s)).join(' + ')} s (${w.source})`)
+    .join('; ');
+  console.log(
+    [
+      `  durable executions per launch: ${shape.executions}, the measured actions at VM creation ${shape.measured.vmCreationSeconds} s (${counts}; re-measure: ${shape.measured.remeasure}; COST_VM_CREATION_SECONDS picks another measured case),`,
+      `  ${shape.episodes} of them orchestrator episodes billed 1 s each, the rest waits billed as execution time: ${waits};`,
+      `  at 1,000 nodes ${line.waitsAtOnce.toFixed(2)} waits at once on average, ${line.share === 1 ? 'so each is billed alone' : `each billed ${line.share.toFixed(3)} of its seconds`} (up to ${activitySlotsPerInstance()} share an instance: host.json maxConcurrentActivityFunctions)`,
+    ].join('\n'),
   );
 }
 
