@@ -189,7 +189,22 @@ export function nodeClaimFor(
   };
 }
 
-/** Polls `probe` (cheap: it reads the recorder) until it returns a value, or fails after `timeoutMs`. */
+/**
+ * Stuck detection for a wait whose length grows with the work (hundreds of nodes on a shared machine):
+ * past its timeout the wait goes on while `progress` keeps changing, and fails once it has not changed
+ * for `stalledMs`, or at `ceilingMs` in all.
+ */
+export interface WaitProgress {
+  /** A figure that changes whenever the wait gets closer (e.g. pods Running plus NodeClaims Initialized). */
+  progress: () => number;
+  stalledMs: number;
+  ceilingMs: number;
+}
+
+/**
+ * Polls `probe` (cheap: it reads the recorder) until it returns a value, or fails after `timeoutMs` (or,
+ * with `whileProgressing`, once past it nothing moved for its `stalledMs`).
+ */
 export async function waitFor<T>(
   context: Pick<ScenarioContext, 'signal'>,
   what: string,
@@ -197,19 +212,36 @@ export async function waitFor<T>(
   probe: () => T | undefined,
   /** What is still missing, for the timeout's message: a stuck wait should say where it is stuck. */
   missing?: () => string,
+  whileProgressing?: WaitProgress,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  let lastFigure = whileProgressing?.progress();
+  let movedAt = started;
   for (;;) {
     const value = probe();
     if (value !== undefined) return value;
     if (context.signal.aborted) throw new Error(`cancelled while waiting for ${what}`);
-    if (Date.now() > deadline) {
-      const detail = missing?.();
-      throw new Error(
-        `timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${detail ? ` (${detail})` : ''}`,
-      );
+    const now = Date.now();
+    if (whileProgressing) {
+      const figure = whileProgressing.progress();
+      if (figure !== lastFigure) {
+        lastFigure = figure;
+        movedAt = now;
+      }
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const overtime = now - started > timeoutMs;
+    const stalled = !whileProgressing || now - movedAt > whileProgressing.stalledMs;
+    const ceiling = whileProgressing !== undefined && now - started > whileProgressing.ceilingMs;
+    if ((overtime && stalled) || ceiling) {
+      const detail = missing?.();
+      const why = !whileProgressing
+        ? `timed out after ${Math.round(timeoutMs / 1000)} s`
+        : ceiling
+          ? `gave up after ${Math.round((now - started) / 1000)} s (the ceiling)`
+          : `timed out after ${Math.round((now - started) / 1000)} s, nothing moved for the last ${Math.round((now - movedAt) / 1000)} s`;
+      throw new Error(`${why} waiting for ${what}${detail ? ` (${detail})` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, whileProgressing ? 500 : 50));
   }
 }
 
