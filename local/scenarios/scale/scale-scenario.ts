@@ -42,7 +42,7 @@ import {
 } from '../day/durable-figures.js';
 import { checkBudgets } from '../day/invariants/budgets.js';
 import { checkEndState } from '../day/invariants/end-state.js';
-import { firstOrigin, type InvariantResult } from '../day/invariants/history.js';
+import { firstOrigin, type ApiServerSample, type InvariantResult } from '../day/invariants/history.js';
 import { checkPending, percentile } from '../day/invariants/pending.js';
 import {
   COMPUTE_LIMITS_PER_MINUTE,
@@ -467,15 +467,21 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
       if (times.length > 0) armPeaks[kind] = peakInWindow(times, 60_000);
     }
     const api = history.apiServer;
-    const apiGrowth = counterGrowth(api.map((s) => s.requestsTotal));
     const apiSpanS = api.length > 1 ? ((api.at(-1)?.at ?? 0) - (api[0]?.at ?? 0)) / 1000 : 0;
-    let apiPeakPerSecond = 0;
-    for (let i = 1; i < api.length; i++) {
-      const [a, b] = [api[i - 1], api[i]];
-      if (!a || !b || b.at <= a.at) continue;
-      const growth = b.requestsTotal >= a.requestsTotal ? b.requestsTotal - a.requestsTotal : b.requestsTotal;
-      apiPeakPerSecond = Math.max(apiPeakPerSecond, (growth * 1000) / (b.at - a.at));
-    }
+    const rates = (counter: (sample: ApiServerSample) => number): { mean: number; peak: number } => {
+      let peak = 0;
+      for (let i = 1; i < api.length; i++) {
+        const [a, b] = [api[i - 1], api[i]];
+        if (!a || !b || b.at <= a.at) continue;
+        const growth = counter(b) >= counter(a) ? counter(b) - counter(a) : counter(b);
+        peak = Math.max(peak, (growth * 1000) / (b.at - a.at));
+      }
+      const mean = apiSpanS > 0 ? counterGrowth(api.map(counter)) / apiSpanS : 0;
+      return { mean: Number(mean.toFixed(1)), peak: Number(peak.toFixed(1)) };
+    };
+    const allRequests = rates((s) => s.requestsTotal);
+    const appRequests = rates((s) => s.appDispatchedTotal);
+    const appRejected = counterGrowth(api.map((s) => s.appRejectedTotal));
     const sweep = await sweepFigures(context, started, Date.now(), peakNodes);
     const status = await readFile('/proc/self/status', 'utf8').catch(() => '');
     const hwmKiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
@@ -515,8 +521,11 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
       teardownMs,
       peakRssMiB: mib(peakRss),
       ...(apiServerHwm !== undefined ? { kubeApiServerPeakRssMiB: mib(apiServerHwm) } : {}),
-      apiServerRequestsPerSecondMean: apiSpanS > 0 ? Number((apiGrowth / apiSpanS).toFixed(1)) : 0,
-      apiServerRequestsPerSecondPeak: Number(apiPeakPerSecond.toFixed(1)),
+      apiServerRequestsPerSecondMean: allRequests.mean,
+      apiServerRequestsPerSecondPeak: allRequests.peak,
+      appRequestsPerSecondMean: appRequests.mean,
+      appRequestsPerSecondPeak: appRequests.peak,
+      appRequestsRejected: appRejected,
       ...Object.fromEntries(
         Object.entries(armPeaks).map(([kind, peak]) => [`arm.${kind}.peakPerMinute`, peak]),
       ),
@@ -542,7 +551,7 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
       `teardown: ${seconds(teardownMs)}; left ${history.teardown.vms} VMs, ${history.teardown.nodes} Nodes, ${history.teardown.nodeClaims} NodeClaims`,
       `peak RSS ${mib(peakRss)} MiB for the process that runs the function host, the bridge, the ARM emulator, the kubelet simulator and the recorder (all in-process)` +
         (apiServerHwm !== undefined ? `; kube-apiserver ${mib(apiServerHwm)} MiB` : ''),
-      `API server: ${figures.apiServerRequestsPerSecondMean} requests/s on average, ${figures.apiServerRequestsPerSecondPeak} at peak (every client: the app, the bridge, the simulated kubelets, the control plane, the recorder)`,
+      `API server: ${figures.apiServerRequestsPerSecondMean} requests/s on average, ${figures.apiServerRequestsPerSecondPeak} at peak (every client: the app, the bridge, the simulated kubelets, the control plane, the recorder); the app's (flow schema global-default: the functions and the bridge) ${figures.appRequestsPerSecondMean} on average, ${figures.appRequestsPerSecondPeak} at peak, ${figures.appRequestsRejected} rejected`,
       `ARM: ${armLine}`,
       sweep
         ? `lifecycle sweep with ≥ ${peakNodes} Nodes: p50 ${seconds(sweep.p50Ms)}, max ${seconds(sweep.maxMs)} over ${sweep.sweeps} sweeps (period ${t.sweepPeriodSeconds} s); slowest parts (p50 / max): ${sweep.slowestParts.map((p) => `${p.part} ${seconds(p.p50Ms)} / ${seconds(p.maxMs)}`).join(', ') || 'none'}`

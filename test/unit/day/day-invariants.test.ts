@@ -539,12 +539,16 @@ describe('request rates', () => {
       'apiserver_current_inflight_requests{request_kind="mutating"} 3',
       'apiserver_current_inflight_requests{request_kind="readOnly"} 7',
       'apiserver_flowcontrol_rejected_requests_total{flow_schema="global-default",priority_level="global-default",reason="queue-full"} 0',
+      'apiserver_flowcontrol_dispatched_requests_total{flow_schema="global-default",priority_level="global-default"} 40',
+      'apiserver_flowcontrol_dispatched_requests_total{flow_schema="system-nodes",priority_level="system"} 60',
     ].join('\n');
     const sample = parseApiServerMetrics(text, 0);
     expect(sample).toEqual({
       at: 0,
       requestsTotal: 120,
       rejectedTotal: 0,
+      appDispatchedTotal: 40,
+      appRejectedTotal: 0,
       inflightReadOnly: 7,
       inflightMutating: 3,
     });

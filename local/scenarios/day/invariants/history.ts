@@ -84,6 +84,14 @@ export interface ApiServerSample {
   at: number;
   requestsTotal: number;
   rejectedTotal: number;
+  /**
+   * Requests the API server's priority and fairness dispatched and rejected for the flow schema
+   * `global-default`. Here that is the app's traffic: the functions' and the bridge's users match no
+   * other schema (the kubelets are system-nodes, the control plane's components and the admin have
+   * schemas of their own), so this is as close to "the app's requests" as the API server says.
+   */
+  appDispatchedTotal: number;
+  appRejectedTotal: number;
   inflightReadOnly: number;
   inflightMutating: number;
 }

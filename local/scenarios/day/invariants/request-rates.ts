@@ -107,6 +107,12 @@ export function parseApiServerMetrics(text: string, at: number): ApiServerSample
     at,
     requestsTotal: sum('apiserver_request_total'),
     rejectedTotal: sum('apiserver_flowcontrol_rejected_requests_total'),
+    appDispatchedTotal: sum('apiserver_flowcontrol_dispatched_requests_total', (l) =>
+      l.includes('flow_schema="global-default"'),
+    ),
+    appRejectedTotal: sum('apiserver_flowcontrol_rejected_requests_total', (l) =>
+      l.includes('flow_schema="global-default"'),
+    ),
     inflightReadOnly: sum('apiserver_current_inflight_requests', (l) =>
       l.includes('request_kind="readOnly"'),
     ),
