@@ -557,7 +557,29 @@ describe('request rates', () => {
     const ok = checkKubernetesRates(samples);
     expect(ok.holds).toBe(true);
     expect(ok.detail).toContain('peak 600 requests/min');
-    expect(checkKubernetesRates([...samples, { ...sample, at: 70_000, rejectedTotal: 2 }]).holds).toBe(false);
+    // Another client's rejections are reported, not judged: the app's own flow is what the app answers for.
+    const othersRejected = checkKubernetesRates([...samples, { ...sample, at: 70_000, rejectedTotal: 2 }]);
+    expect(othersRejected.holds).toBe(true);
+    expect(othersRejected.detail).toContain(
+      "0 of the app's 0 requests rejected (0.00%), 2 of every client's",
+    );
+    // The app's: within 1% of its requests it backs off as asked; beyond, it does not.
+    const appSample = (at: number, dispatched: number, rejected: number) => ({
+      ...sample,
+      at,
+      appDispatchedTotal: dispatched,
+      appRejectedTotal: rejected,
+      rejectedTotal: rejected,
+    });
+    expect(checkKubernetesRates([appSample(0, 0, 0), appSample(60_000, 1_000, 10)]).holds).toBe(true);
+    const impolite = checkKubernetesRates([appSample(0, 0, 0), appSample(60_000, 1_000, 11)]);
+    expect(impolite.holds).toBe(false);
+    expect(impolite.violations[0]).toContain("rejected 11 of the app's 1011 requests");
+    // In flight is judged in all against the server's concurrency (600), not per kind: under priority and
+    // fairness 254 mutating requests are within it.
+    const busy = { ...sample, at: 60_000, inflightMutating: 254, inflightReadOnly: 30 };
+    expect(checkKubernetesRates([sample, busy]).holds).toBe(true);
+    expect(checkKubernetesRates([sample, { ...busy, inflightReadOnly: 400 }]).holds).toBe(false);
   });
 });
 
