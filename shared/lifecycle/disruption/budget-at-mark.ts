@@ -11,6 +11,12 @@
 // next pass decides again) (README.md, "The budget is read again at the mark"). A Drifted mark is also
 // held to the NodePool's rollout, read fresh the same way (decisions/rollout.ts): two writers deciding
 // from the same stale view must not both take the canary's one slot.
+//
+// Writers in one process that ask at the same time share one Lease and one read: each asks to mark its
+// candidates, and whoever holds the Lease reads the budget once and lets through, in the order asked, every
+// request that still fits, their marks made together. One Lease and one fresh read per command made a
+// 1,000-node drift start about four commands a NodePool per pass (each read lists the pool's NodeClaims
+// and Nodes; the writers of one pass queued on the Lease, and most gave up after its retries).
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { allowedDisruptions } from '../../decisions/budgets.js';
@@ -44,13 +50,101 @@ export async function markWithinBudget<T>(
   reason: DisruptionReason,
   toMark: number,
   mark: () => Promise<T>,
-): Promise<{ marked: true; value: T } | { marked: false; why: string }> {
+): Promise<MarkOutcome<T>> {
   if (toMark === 0) return { marked: true, value: await mark() };
-  return underMarksLease(deps, async () => {
-    const budget = await budgetAllowsMarks(deps, nodePoolName, reason, toMark);
-    if (!budget.allows) return { marked: false, why: budget.why };
-    return { marked: true, value: await mark() };
+  return new Promise<MarkOutcome<T>>((resolve, reject) => {
+    let byKey = waitingMarks.get(deps);
+    if (!byKey) {
+      byKey = new Map();
+      waitingMarks.set(deps, byKey);
+    }
+    const key = `${nodePoolName}\u0000${reason}`;
+    const request: MarkRequest = {
+      toMark,
+      mark,
+      settle: (outcome) => resolve(outcome as MarkOutcome<T>),
+      fail: reject,
+    };
+    const queue = byKey.get(key);
+    // A batch for this NodePool and reason is being served: the next round takes this request.
+    if (queue) {
+      queue.push(request);
+      return;
+    }
+    byKey.set(key, [request]);
+    void serveMarks(deps, byKey, key, nodePoolName, reason);
   });
+}
+
+type MarkOutcome<T> = { marked: true; value: T } | { marked: false; why: string };
+
+interface MarkRequest {
+  toMark: number;
+  mark: () => Promise<unknown>;
+  settle: (outcome: MarkOutcome<unknown>) => void;
+  fail: (error: unknown) => void;
+}
+
+/** Requests waiting for one NodePool's and reason's next round, per set of dependencies (per app). */
+const waitingMarks = new WeakMap<MarkDependencies, Map<string, MarkRequest[]>>();
+
+/**
+ * How many requests one round serves: their marks are made together while the Lease is held, which must
+ * stay far inside its duration (10 s).
+ */
+const MARKS_PER_ROUND = 50;
+
+/**
+ * Rounds until no request waits: take the Lease, then the requests queued so far (so those that came
+ * while it was being taken are in), read the budget once, and let through in order each request that
+ * fits what is left of it; the rest learn why not. A round that cannot take the Lease refuses all that
+ * wait, as a single writer would have been refused.
+ */
+async function serveMarks(
+  deps: MarkDependencies,
+  byKey: Map<string, MarkRequest[]>,
+  key: string,
+  nodePoolName: string,
+  reason: DisruptionReason,
+): Promise<void> {
+  for (;;) {
+    const queue = byKey.get(key) ?? [];
+    if (queue.length === 0) {
+      byKey.delete(key);
+      return;
+    }
+    let round: MarkRequest[] = [];
+    try {
+      const outcome = await underMarksLease(deps, async () => {
+        round = queue.splice(0, MARKS_PER_ROUND);
+        const room = await budgetRoom(deps, nodePoolName, reason);
+        let used = 0;
+        const admitted: MarkRequest[] = [];
+        for (const request of round) {
+          const why = room.refusal(used, request.toMark);
+          if (why) request.settle({ marked: false, why });
+          else {
+            admitted.push(request);
+            used += request.toMark;
+          }
+        }
+        await Promise.all(
+          admitted.map(async (request) => {
+            try {
+              request.settle({ marked: true, value: await request.mark() });
+            } catch (error) {
+              request.fail(error);
+            }
+          }),
+        );
+        return { marked: true as const, value: undefined };
+      });
+      if (!outcome.marked) for (const request of queue.splice(0)) request.settle(outcome);
+    } catch (error) {
+      // The read failed (the API server): this round's requests, or all waiting if none was taken, fail.
+      for (const request of round.length > 0 ? round : queue.splice(0)) request.fail(error);
+    }
+  }
 }
 
 /**
@@ -99,8 +193,21 @@ export async function budgetAllowsMarks(
   toMark: number,
 ): Promise<BudgetAtMark> {
   if (toMark === 0) return { allows: true };
+  const why = (await budgetRoom(deps, nodePoolName, reason)).refusal(0, toMark);
+  return why ? { allows: false, why } : { allows: true };
+}
+
+/**
+ * The room for marks of `reason` in the NodePool now, by a fresh read: `refusal(used, toMark)` says why
+ * `toMark` more do not fit once `used` of the room are taken, or undefined when they fit.
+ */
+async function budgetRoom(
+  deps: Pick<LifecycleDependencies, 'objects' | 'nodes' | 'now' | 'settings'>,
+  nodePoolName: string,
+  reason: DisruptionReason,
+): Promise<{ refusal(used: number, toMark: number): string | undefined }> {
   const nodePool = await deps.objects.nodePools.get(nodePoolName);
-  if (!nodePool) return { allows: false, why: `NodePool ${nodePoolName} is gone` };
+  if (!nodePool) return { refusal: () => `NodePool ${nodePoolName} is gone` };
   const labelSelector = `${WellKnown.nodePoolLabel}=${nodePoolName}`;
   const readAt = deps.now();
   const [nodeClaims, nodes] = await Promise.all([
@@ -114,20 +221,25 @@ export async function budgetAllowsMarks(
     budgetNodesOf(nodeClaims, (c) => view.nodesFor(c)),
     readAt,
   );
-  if (toMark > budget.allowed) {
-    return {
-      allows: false,
-      why: `the ${reason} budget allows ${budget.allowed} more now, ${toMark} to mark`,
-    };
-  }
-  if (reason !== 'Drifted') return { allows: true };
-  const nodeClass = await deps.objects.nodeClasses.get(nodePool.spec.template.spec.nodeClassRef.name);
-  const room = rolloutRoom({
-    nodePool,
-    target: rolloutTargetOf(nodePool, nodeClass),
-    counts: driftCountsOf(nodeClaims, (c) => view.nodesFor(c)),
-    defaultPolicy: deps.settings.rollout.policy,
-  });
-  if (toMark <= room) return { allows: true };
-  return { allows: false, why: `the NodePool's rollout allows ${room} more now, ${toMark} to mark` };
+  const rollout =
+    reason === 'Drifted'
+      ? rolloutRoom({
+          nodePool,
+          target: rolloutTargetOf(
+            nodePool,
+            await deps.objects.nodeClasses.get(nodePool.spec.template.spec.nodeClassRef.name),
+          ),
+          counts: driftCountsOf(nodeClaims, (c) => view.nodesFor(c)),
+          defaultPolicy: deps.settings.rollout.policy,
+        })
+      : Number.POSITIVE_INFINITY;
+  return {
+    refusal: (used, toMark) => {
+      if (used + toMark > budget.allowed)
+        return `the ${reason} budget allows ${Math.max(0, budget.allowed - used)} more now, ${toMark} to mark`;
+      if (used + toMark > rollout)
+        return `the NodePool's rollout allows ${Math.max(0, rollout - used)} more now, ${toMark} to mark`;
+      return undefined;
+    },
+  };
 }

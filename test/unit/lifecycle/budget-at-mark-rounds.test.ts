@@ -1,0 +1,101 @@
+// Writers in one process that ask to mark at the same time share one disruption-marks Lease and one fresh
+// budget read: whoever holds the Lease lets through, in the order asked, every request that still fits, and
+// tells the others why not. The budget still holds across them all, and a Lease held by another writer
+// refuses everyone who waits, as it refused each writer alone.
+import { beforeEach, describe, expect, test } from 'vitest';
+import {
+  DISRUPTION_MARKS_LEASE,
+  markWithinBudget,
+} from '../../../shared/lifecycle/disruption/budget-at-mark.js';
+import type { NodePool } from '../../../shared/models/karpenter.js';
+import { fakeLifecycle, FAKE_NOW, type FakeLifecycle } from '../../support/fake-lifecycle.js';
+import { nodePool } from '../../support/fixtures.js';
+import { initializedNodeClaim, nodeOf } from '../../support/method-pass.js';
+
+const pool: NodePool = {
+  ...nodePool('general', 'default', { budgets: [{ nodes: '3' }], consolidateAfter: '0s' }),
+  metadata: { name: 'general', uid: 'pool-uid' },
+};
+
+describe('markWithinBudget rounds', () => {
+  let fake: FakeLifecycle;
+  beforeEach(() => {
+    fake = fakeLifecycle();
+    fake.nodePools.seed(pool);
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']) {
+      const claim = fake.nodeClaims.seed(initializedNodeClaim(`general-${name}`, pool));
+      fake.nodes.seed(nodeOf(claim));
+    }
+  });
+
+  test('concurrent requests share one Lease and one read; the budget holds across them, in order', async () => {
+    const marked: number[] = [];
+    const outcomes = await Promise.all(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((index) =>
+        markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 1, async () => {
+          marked.push(index);
+          return index;
+        }),
+      ),
+    );
+
+    // A budget of 3: the first three asked are marked, the other five told why not.
+    expect(outcomes.filter((o) => o.marked).map((o) => (o.marked ? o.value : -1))).toEqual([0, 1, 2]);
+    expect(marked.sort()).toEqual([0, 1, 2]);
+    const refusals = outcomes.flatMap((o) => (o.marked ? [] : [o.why]));
+    expect(refusals).toHaveLength(5);
+    expect(refusals[0]).toBe('the Empty budget allows 0 more now, 1 to mark');
+    // One round took them all: one Lease for eight writers.
+    expect(fake.leases.acquisitionsOf(DISRUPTION_MARKS_LEASE.name)).toHaveLength(1);
+  });
+
+  test('a request that does not fit what is left is refused, a later smaller one may still fit', async () => {
+    const [two, three, one] = await Promise.all([
+      markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 2, async () => 'two'),
+      markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 3, async () => 'three'),
+      markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 1, async () => 'one'),
+    ]);
+    expect(two).toEqual({ marked: true, value: 'two' });
+    expect(three).toEqual({ marked: false, why: 'the Empty budget allows 1 more now, 3 to mark' });
+    expect(one).toEqual({ marked: true, value: 'one' });
+  });
+
+  test('a mark that throws fails its own request only', async () => {
+    const results = await Promise.allSettled([
+      markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 1, async () => {
+        throw new Error('conflict');
+      }),
+      markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 1, async () => 'ok'),
+    ]);
+    expect(results[0].status).toBe('rejected');
+    expect(results[1]).toEqual({ status: 'fulfilled', value: { marked: true, value: 'ok' } });
+  });
+
+  test('a Lease held by another writer refuses every request waiting, and nothing is marked', async () => {
+    fake.leases.holdFor('another-app', FAKE_NOW, 60, DISRUPTION_MARKS_LEASE.name);
+    let marks = 0;
+    const outcomes = await Promise.all(
+      [0, 1, 2].map(() =>
+        markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 1, async () => {
+          marks += 1;
+        }),
+      ),
+    );
+    expect(marks).toBe(0);
+    for (const outcome of outcomes) {
+      expect(outcome).toEqual({
+        marked: false,
+        why: 'another writer is marking nodes (the disruption-marks Lease is held by another-app)',
+      });
+    }
+  });
+
+  test('requests after a round is served start a round of their own, with a fresh read', async () => {
+    const first = await markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 3, async () => 'first');
+    expect(first).toEqual({ marked: true, value: 'first' });
+    // Nothing was marked on the NodeClaims (the mark callback did not), so the budget reads 3 again.
+    const second = await markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 3, async () => 'second');
+    expect(second).toEqual({ marked: true, value: 'second' });
+    expect(fake.leases.acquisitionsOf(DISRUPTION_MARKS_LEASE.name)).toHaveLength(2);
+  });
+});
