@@ -12,11 +12,12 @@
 // held to the NodePool's rollout, read fresh the same way (decisions/rollout.ts): two writers deciding
 // from the same stale view must not both take the canary's one slot.
 //
-// Writers in one process that ask at the same time share one Lease and one read: each asks to mark its
-// candidates, and whoever holds the Lease reads the budget once and lets through, in the order asked, every
-// request that still fits, their marks made together. One Lease and one fresh read per command made a
+// Writers in one process that ask at the same time share one Lease and one read per NodePool: each asks to
+// mark its candidates, and whoever holds the Lease reads each asking NodePool's budget once and lets
+// through, in the order asked, every request that still fits, their marks made together. One Lease and one fresh read per command made a
 // 1,000-node drift start about four commands a NodePool per pass (each read lists the pool's NodeClaims
-// and Nodes; the writers of one pass queued on the Lease, and most gave up after its retries).
+// and Nodes; the writers of one pass queued on the Lease, and most gave up after its retries). Rounds per
+// NodePool were not enough either: each took the one Lease, so the pools' rounds refused each other.
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { allowedDisruptions } from '../../decisions/budgets.js';
@@ -53,40 +54,41 @@ export async function markWithinBudget<T>(
 ): Promise<MarkOutcome<T>> {
   if (toMark === 0) return { marked: true, value: await mark() };
   return new Promise<MarkOutcome<T>>((resolve, reject) => {
-    let byKey = waitingMarks.get(deps);
-    if (!byKey) {
-      byKey = new Map();
-      waitingMarks.set(deps, byKey);
-    }
-    const key = `${nodePoolName}\u0000${reason}`;
     const request: MarkRequest = {
+      nodePoolName,
+      reason,
       toMark,
       mark,
       settle: (outcome) => resolve(outcome as MarkOutcome<T>),
       fail: reject,
     };
-    const queue = byKey.get(key);
-    // A batch for this NodePool and reason is being served: the next round takes this request.
+    const queue = waitingMarks.get(deps);
+    // A round is being served for this app: the next round takes this request.
     if (queue) {
       queue.push(request);
       return;
     }
-    byKey.set(key, [request]);
-    void serveMarks(deps, byKey, key, nodePoolName, reason);
+    waitingMarks.set(deps, [request]);
+    void serveMarks(deps);
   });
 }
 
 type MarkOutcome<T> = { marked: true; value: T } | { marked: false; why: string };
 
 interface MarkRequest {
+  nodePoolName: string;
+  reason: DisruptionReason;
   toMark: number;
   mark: () => Promise<unknown>;
   settle: (outcome: MarkOutcome<unknown>) => void;
   fail: (error: unknown) => void;
 }
 
-/** Requests waiting for one NodePool's and reason's next round, per set of dependencies (per app). */
-const waitingMarks = new WeakMap<MarkDependencies, Map<string, MarkRequest[]>>();
+/**
+ * Requests waiting for the next round, per set of dependencies (per app), whatever their NodePool and
+ * reason: every round takes the one Lease, so rounds per NodePool would hold it against each other.
+ */
+const waitingMarks = new WeakMap<MarkDependencies, MarkRequest[]>();
 
 /**
  * How many requests one round serves: their marks are made together while the Lease is held, which must
@@ -96,38 +98,22 @@ const MARKS_PER_ROUND = 50;
 
 /**
  * Rounds until no request waits: take the Lease, then the requests queued so far (so those that came
- * while it was being taken are in), read the budget once, and let through in order each request that
- * fits what is left of it; the rest learn why not. A round that cannot take the Lease refuses all that
- * wait, as a single writer would have been refused.
+ * while it was being taken are in), read each of their NodePools' budgets once for each reason, and let
+ * through in order each request that fits what is left of its budget; the rest learn why not. A round
+ * that cannot take the Lease refuses all that wait, as a single writer would have been refused.
  */
-async function serveMarks(
-  deps: MarkDependencies,
-  byKey: Map<string, MarkRequest[]>,
-  key: string,
-  nodePoolName: string,
-  reason: DisruptionReason,
-): Promise<void> {
+async function serveMarks(deps: MarkDependencies): Promise<void> {
   for (;;) {
-    const queue = byKey.get(key) ?? [];
+    const queue = waitingMarks.get(deps) ?? [];
     if (queue.length === 0) {
-      byKey.delete(key);
+      waitingMarks.delete(deps);
       return;
     }
     let round: MarkRequest[] = [];
     try {
       const outcome = await underMarksLease(deps, async () => {
         round = queue.splice(0, MARKS_PER_ROUND);
-        const room = await budgetRoom(deps, nodePoolName, reason);
-        let used = 0;
-        const admitted: MarkRequest[] = [];
-        for (const request of round) {
-          const why = room.refusal(used, request.toMark);
-          if (why) request.settle({ marked: false, why });
-          else {
-            admitted.push(request);
-            used += request.toMark;
-          }
-        }
+        const admitted = await admitWithinBudgets(deps, round);
         await Promise.all(
           admitted.map(async (request) => {
             try {
@@ -141,10 +127,41 @@ async function serveMarks(
       });
       if (!outcome.marked) for (const request of queue.splice(0)) request.settle(outcome);
     } catch (error) {
-      // The read failed (the API server): this round's requests, or all waiting if none was taken, fail.
+      // A read failed (the API server): this round's requests, or all waiting if none was taken, fail.
       for (const request of round.length > 0 ? round : queue.splice(0)) request.fail(error);
     }
   }
+}
+
+/**
+ * The round's requests that fit, in the order asked, each NodePool's room for each reason read once
+ * (the reads side by side); the others are told why not.
+ */
+async function admitWithinBudgets(deps: MarkDependencies, round: MarkRequest[]): Promise<MarkRequest[]> {
+  const groups = new Map<string, MarkRequest[]>();
+  for (const request of round) {
+    const key = `${request.nodePoolName}\u0000${request.reason}`;
+    groups.set(key, [...(groups.get(key) ?? []), request]);
+  }
+  const admittedByGroup = await Promise.all(
+    [...groups.values()].map(async (requests) => {
+      const [first] = requests as [MarkRequest, ...MarkRequest[]];
+      const room = await budgetRoom(deps, first.nodePoolName, first.reason);
+      let used = 0;
+      const admitted: MarkRequest[] = [];
+      for (const request of requests) {
+        const why = room.refusal(used, request.toMark);
+        if (why) request.settle({ marked: false, why });
+        else {
+          admitted.push(request);
+          used += request.toMark;
+        }
+      }
+      return admitted;
+    }),
+  );
+  const admitted = new Set(admittedByGroup.flat());
+  return round.filter((request) => admitted.has(request));
 }
 
 /**

@@ -1,5 +1,5 @@
 // Writers in one process that ask to mark at the same time share one disruption-marks Lease and one fresh
-// budget read: whoever holds the Lease lets through, in the order asked, every request that still fits, and
+// budget read per NodePool and reason, whatever NodePools they mark: whoever holds the Lease lets through, in the order asked, every request that still fits, and
 // tells the others why not. The budget still holds across them all, and a Lease held by another writer
 // refuses everyone who waits, as it refused each writer alone.
 import { beforeEach, describe, expect, test } from 'vitest';
@@ -88,6 +88,36 @@ describe('markWithinBudget rounds', () => {
         why: 'another writer is marking nodes (the disruption-marks Lease is held by another-app)',
       });
     }
+  });
+
+  test('requests for different NodePools and reasons share one round; each budget holds on its own', async () => {
+    const other: NodePool = {
+      ...nodePool('batch', 'default', { budgets: [{ nodes: '1' }], consolidateAfter: '0s' }),
+      metadata: { name: 'batch', uid: 'batch-uid' },
+    };
+    fake.nodePools.seed(other);
+    for (const name of ['a', 'b']) {
+      const claim = fake.nodeClaims.seed(initializedNodeClaim(`batch-${name}`, other));
+      fake.nodes.seed(nodeOf(claim));
+    }
+    const ask = (pool: string, reason: 'Empty' | 'Underutilized', value: string) =>
+      markWithinBudget(fake.deps, pool, reason, 1, async () => value);
+    const outcomes = await Promise.all([
+      ask('batch', 'Empty', 'batch-1'),
+      ask('general', 'Empty', 'general-1'),
+      ask('batch', 'Empty', 'batch-2'),
+      ask('general', 'Underutilized', 'general-u'),
+      ask('gone', 'Empty', 'nowhere'),
+    ]);
+    expect(outcomes).toEqual([
+      { marked: true, value: 'batch-1' },
+      { marked: true, value: 'general-1' },
+      { marked: false, why: 'the Empty budget allows 0 more now, 1 to mark' },
+      { marked: true, value: 'general-u' },
+      { marked: false, why: 'NodePool gone is gone' },
+    ]);
+    // One Lease for all of them: rounds per NodePool would have held it against each other.
+    expect(fake.leases.acquisitionsOf(DISRUPTION_MARKS_LEASE.name)).toHaveLength(1);
   });
 
   test('requests after a round is served start a round of their own, with a fresh read', async () => {
