@@ -120,7 +120,12 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
       ...(options.queueCaCertPem !== undefined && { caCertPem: options.queueCaCertPem }),
       source: options.source,
     });
-  const buffer = new ChangeBuffer({ capacity, newEventId: randomUUID, now: Date.now });
+  const buffer = new ChangeBuffer({
+    capacity,
+    newEventId: randomUUID,
+    now: Date.now,
+    signalIntervalMs: bridgeDefaults.provisioningSignalIntervalMs,
+  });
   const forwarded: BridgeStats['forwarded'] = { ADDED: 0, MODIFIED: 0, DELETED: 0, RESYNC: 0 };
   let stopping: Promise<void> | undefined;
   let backpressure = false;
@@ -182,7 +187,8 @@ export async function startBridge(options: BridgeOptions): Promise<BridgeHandle>
     const outcome = buffer.offer(objectChange);
     forwarded[objectChange.changeType] += 1;
     logger.debug('change observed', { change: objectChange, outcome, buffered: buffer.size });
-    if (outcome === 'coalesced' && objectChange.changeType !== 'RESYNC') {
+    // Pods all share the provisioning signal (change-buffer.ts): merging them is the rule, not news.
+    if (outcome === 'coalesced' && objectChange.changeType !== 'RESYNC' && objectChange.kind !== 'Pod') {
       logger.info('coalesced a change into one already waiting for the same object', {
         kind: objectChange.kind,
         name: objectChange.name,

@@ -4,6 +4,12 @@
 // capacity is a high-water mark at which the bridge stops reading watches until it drains (see
 // bridge/watcher.ts), and because entries are per object it can never hold more entries than there are
 // watched objects.
+//
+// Pods are the exception to one entry per object: a provisionable pod's message only wakes the
+// provisioning window, which lists every provisionable pod itself, so all pod changes share one entry, the
+// provisioning signal, and it leaves at most once per `signalIntervalMs`. One message per pod put 2,000
+// messages of a 200-node burst in the queue ahead of the NodeClaims' own, and their launches waited behind
+// them for over a minute.
 import type { ObjectChange } from '../shared/events/cloud-event.js';
 
 export interface PendingChange {
@@ -24,12 +30,20 @@ export interface ChangeBufferOptions {
   capacity: number;
   newEventId: () => string;
   now: () => number;
+  /**
+   * The least time between two provisioning signals checked out (0: no pause). Below half the
+   * provisioning window's idle time, so a steady stream of new pods keeps one window open.
+   */
+  signalIntervalMs?: number;
 }
 
 export type OfferOutcome = 'queued' | 'coalesced';
 
+/** The one entry every pod change shares: a signal to the provisioning window, whichever pod sent it. */
+export const PROVISIONING_SIGNAL_KEY = 'Pod/provisioning-signal';
+
 export function changeKey(change: ObjectChange): string {
-  return `${change.kind}/${change.uid}`;
+  return change.kind === 'Pod' ? PROVISIONING_SIGNAL_KEY : `${change.kind}/${change.uid}`;
 }
 
 /**
@@ -49,10 +63,12 @@ export class ChangeBuffer {
   readonly #entries = new Map<string, PendingChange>();
   readonly #inFlight = new Set<string>();
   #coalesced = 0;
+  #lastSignalAt = Number.NEGATIVE_INFINITY;
 
   readonly capacity: number;
   readonly #newEventId: () => string;
   readonly #now: () => number;
+  readonly #signalIntervalMs: number;
 
   constructor(options: ChangeBufferOptions) {
     if (!Number.isInteger(options.capacity) || options.capacity < 1) {
@@ -61,6 +77,7 @@ export class ChangeBuffer {
     this.capacity = options.capacity;
     this.#newEventId = options.newEventId;
     this.#now = options.now;
+    this.#signalIntervalMs = options.signalIntervalMs ?? 0;
   }
 
   get size(): number {
@@ -104,14 +121,30 @@ export class ChangeBuffer {
     return 'coalesced';
   }
 
-  /** The oldest waiting change that is not being sent, marked as being sent; undefined if none. */
+  /**
+   * The oldest waiting change that is not being sent and may go now, marked as being sent; undefined if
+   * none. The provisioning signal may go once `signalIntervalMs` has passed since the last one went.
+   */
   checkOut(): PendingChange | undefined {
     for (const entry of this.#entries.values()) {
       if (this.#inFlight.has(entry.key)) continue;
+      if (entry.key === PROVISIONING_SIGNAL_KEY) {
+        if (this.signalDueInMs() > 0) continue;
+        this.#lastSignalAt = this.#now();
+      }
       this.#inFlight.add(entry.key);
       return { ...entry, change: { ...entry.change } };
     }
     return undefined;
+  }
+
+  /**
+   * How long until a waiting provisioning signal may go: 0 when it may go now (or none waits to be
+   * sent), so the publisher knows when to look again.
+   */
+  signalDueInMs(): number {
+    if (!this.#entries.has(PROVISIONING_SIGNAL_KEY) || this.#inFlight.has(PROVISIONING_SIGNAL_KEY)) return 0;
+    return Math.max(0, this.#lastSignalAt + this.#signalIntervalMs - this.#now());
   }
 
   /** The send of `sent` succeeded: remove it unless a newer change was merged in meanwhile. */

@@ -55,6 +55,8 @@ export const bridgeDefaults = {
   podResyncSeconds: 10,
   bufferCapacity: 10_000,
   sendConcurrency: 8,
+  /** At most one provisioning signal (a pod change) per this, below half Karpenter's 1 s batch idle. */
+  provisioningSignalIntervalMs: 500,
   shutdownFlushSeconds: 20,
   logLevel: 'info',
 } as const;

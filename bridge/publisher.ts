@@ -41,6 +41,7 @@ export class QueuePublisher {
   #inFlight = 0;
   #retryTimer: NodeJS.Timeout | undefined;
   #probeTimer: NodeJS.Timeout | undefined;
+  #signalTimer: NodeJS.Timeout | undefined;
   #idleProbeRunning = false;
   #sent = 0;
   #sendFailures = 0;
@@ -108,6 +109,7 @@ export class QueuePublisher {
     this.#state = 'stopped';
     clearTimeout(this.#retryTimer);
     clearInterval(this.#probeTimer);
+    clearTimeout(this.#signalTimer);
     this.#notifyProgress();
   }
 
@@ -115,8 +117,17 @@ export class QueuePublisher {
     const { buffer, concurrency } = this.#options;
     while (this.#state === 'sending' && this.#inFlight < concurrency) {
       const pending = buffer.checkOut();
-      if (pending === undefined) return;
+      if (pending === undefined) break;
       this.#send(pending);
+    }
+    // A provisioning signal held back by its interval: look again when it may go.
+    const dueInMs = buffer.signalDueInMs();
+    if (this.#state === 'sending' && dueInMs > 0 && this.#signalTimer === undefined) {
+      this.#signalTimer = setTimeout(() => {
+        this.#signalTimer = undefined;
+        this.#pump();
+      }, dueInMs);
+      this.#signalTimer.unref();
     }
   }
 

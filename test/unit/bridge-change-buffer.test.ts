@@ -102,6 +102,46 @@ describe('ChangeBuffer', () => {
     expect(outbox.size).toBe(11);
   });
 
+  it('merges every pod change into one provisioning signal, and lets it go at most once an interval', () => {
+    let now = 1_000;
+    let next = 0;
+    const outbox = new ChangeBuffer({
+      capacity: 10,
+      newEventId: () => `event-${++next}`,
+      now: () => now,
+      signalIntervalMs: 500,
+    });
+    const pod = (uid: string): ObjectChange => ({
+      kind: 'Pod',
+      name: `pod-${uid}`,
+      namespace: 'shop',
+      uid,
+      resourceVersion: '1',
+      changeType: 'ADDED',
+    });
+    outbox.offer(pod('p1'));
+    outbox.offer(change('claim', 'ADDED'));
+    expect(outbox.offer(pod('p2'))).toBe('coalesced');
+    expect(outbox.size).toBe(2);
+
+    // The first signal goes at once, naming the newest pod.
+    const signal = outbox.checkOut();
+    expect(signal?.change.name).toBe('pod-p2');
+    if (signal === undefined) throw new Error('expected the signal');
+    // Pods that come while it is sent wait in the same entry, and their signal waits out the interval.
+    outbox.offer(pod('p3'));
+    outbox.acknowledge(signal);
+    expect(outbox.checkOut()?.change.kind).toBe('NodeClaim');
+    expect(outbox.checkOut()).toBeUndefined();
+    expect(outbox.signalDueInMs()).toBe(500);
+    now += 499;
+    expect(outbox.checkOut()).toBeUndefined();
+    expect(outbox.signalDueInMs()).toBe(1);
+    now += 1;
+    expect(outbox.signalDueInMs()).toBe(0);
+    expect(outbox.checkOut()?.change.name).toBe('pod-p3');
+  });
+
   it('rejects a capacity that is not a positive integer', () => {
     expect(() => buffer(0)).toThrow(RangeError);
     expect(() => buffer(1.5)).toThrow(RangeError);

@@ -28,9 +28,14 @@ function change(uid: string, resourceVersion = '1'): ObjectChange {
   return { kind: 'NodeClaim', name: `claim-${uid}`, uid, resourceVersion, changeType: 'ADDED' };
 }
 
-function setup(queue: SwitchableQueue) {
+function setup(queue: SwitchableQueue, signalIntervalMs = 0) {
   let id = 0;
-  const buffer = new ChangeBuffer({ capacity: 100, newEventId: () => `e${++id}`, now: Date.now });
+  const buffer = new ChangeBuffer({
+    capacity: 100,
+    newEventId: () => `e${++id}`,
+    now: Date.now,
+    signalIntervalMs,
+  });
   const publisher = new QueuePublisher({
     buffer,
     sink: queue,
@@ -61,6 +66,24 @@ describe('QueuePublisher', () => {
     expect(queue.messages.sort()).toEqual(Array.from({ length: 10 }, (_, i) => `u${i}@1`).sort());
     expect(publisher.stats().sent).toBe(10);
     expect(publisher.queueReachable(60_000)).toBe(true);
+    publisher.stop();
+  });
+
+  it('sends a provisioning signal held back by its interval once the interval has passed', async () => {
+    const queue = new SwitchableQueue();
+    const { buffer, publisher } = setup(queue, 50);
+    const pod = (uid: string): ObjectChange => ({ ...change(uid), kind: 'Pod', namespace: 'shop' });
+    publisher.start();
+    buffer.offer(pod('p1'));
+    publisher.kick();
+    await until(() => queue.messages.length === 1, 'the first signal');
+    // Three more pods in quick succession: one more signal, after the interval, naming the newest.
+    for (const uid of ['p2', 'p3', 'p4']) {
+      buffer.offer(pod(uid));
+      publisher.kick();
+    }
+    expect(await publisher.flush(5_000)).toBe(true);
+    expect(queue.messages).toEqual(['p1@1', 'p4@1']);
     publisher.stop();
   });
 
