@@ -6,7 +6,8 @@
 //    karpenter.sh/disrupted:NoSchedule, so nothing new schedules there and every budget counts it; a
 //    validated candidate whose pods, listed fresh once it is tainted, differ from what its validation
 //    saw is put back (a pod landed after the validation's read: a pod event);
-// 3. launch the replacements (if any) and wait on durable timers until each is Initialized;
+// 3. launch the replacements (if any) and wait until each is Initialized: a durable timer, then a check
+//    that itself waits, reading the replacement every poll for up to the activity wait window;
 // 4. complete: delete the candidates (termination drains them); or, when a replacement fails, abandon:
 //    delete the replacements that never initialized, untaint and unmark the candidates, and remember
 //    the failure (on the NodePool under the command's key, or on each candidate) with a backoff.
@@ -30,6 +31,11 @@ import { nodeClaimTarget } from '../nodeclaims/nodeclaim-writes.js';
 import { taintNodeDisrupted } from '../nodeclaims/node-taints.js';
 import { callThroughOutages, durableActivity, type DurableActivity } from '../durable/durable-activity.js';
 import { countingTasks, timerUntil, type TaskCount } from '../durable/history-budget.js';
+import {
+  ACTIVITY_WAIT_WINDOW_SECONDS,
+  realActivityTimer,
+  type ActivityTimer,
+} from '../durable/activity-wait.js';
 import { deleteNodeClaim } from '../termination/termination.js';
 import { publishTerminating } from './blocked-events.js';
 import { currentCandidate, releaseCandidate } from './candidate-release.js';
@@ -52,10 +58,10 @@ import { nodeClaimLifecycleLabels } from '../../decisions/cluster-gauges.js';
 
 /**
  * Tasks one execution yields before the wait for replacements continues as new. A wait round of one
- * replacement is two tasks (the timer, the check), so this is 50 rounds, about four minutes at the
- * default 5 s poll; a replacement usually initializes within that and never continues, while one that
- * takes the whole 30-minute default timeout (360 rounds, ~2,900 events) keeps each execution near
- * 400 events plus one round (a round of R replacements is 1 + R tasks).
+ * replacement is two tasks (the timer, the check that waits up to 45 s), so this is 50 rounds, about 40
+ * minutes at the default 5 s poll: longer than the 30-minute default timeout, so only a longer timeout
+ * continues, and each execution stays near 400 events plus one round (a round of R replacements is
+ * 1 + R tasks).
  */
 export const EXECUTOR_TASKS_PER_EXECUTION = 100;
 
@@ -357,11 +363,32 @@ export function launchCommandReplacement(
   return launchReplacement(deps, specOf(step), context);
 }
 
-export function checkCommandReplacement(
+/**
+ * Polls a replacement inside one check, at most this many reads: 45 s at the default 5 s poll, the
+ * activity wait window, and a few seconds where a test or the local stack polls faster.
+ */
+export const REPLACEMENT_READS_PER_CHECK = 9;
+
+/**
+ * Reports one replacement, waiting inside the activity (../durable/activity-wait.ts) while it is Pending:
+ * it reads the replacement every poll until it is Initialized, failed or not launched, or until
+ * REPLACEMENT_READS_PER_CHECK reads or the wait window are spent. The workflow's wait is then one timer
+ * and one check per window instead of per poll: a replacement that initialized in 25 s cost about ten
+ * timers and ten checks, and the executor was most of a drifted NodeClaim's Durable actions.
+ */
+export async function checkCommandReplacement(
   deps: LifecycleDependencies,
   step: ReplacementStep,
+  timer: ActivityTimer = realActivityTimer(),
 ): Promise<ReplacementCheck> {
-  return checkReplacement(deps, specOf(step).name);
+  const name = specOf(step).name;
+  const pollMs = step.input.pollSeconds * 1000;
+  const windowMs = Math.min(ACTIVITY_WAIT_WINDOW_SECONDS * 1000, REPLACEMENT_READS_PER_CHECK * pollMs);
+  for (;;) {
+    const check = await checkReplacement(deps, name);
+    if (check.status !== 'Pending' || timer.elapsedMs() + pollMs >= windowMs) return check;
+    await timer.sleep(pollMs);
+  }
 }
 
 /** Every replacement is Initialized (or there are none): delete the candidates; termination drains them. */

@@ -95,6 +95,9 @@ function schedulingState(pod: DayHistory['pods'][number]['object'], at: number, 
   return `${parts.join(', ')} (version seen ${((at - from) / 1000).toFixed(1)} s after the pod)`;
 }
 
+/** A wall-clock time as the stack's log lines write it, to find what happened around a late pod. */
+const clock = (at: number): string => new Date(at).toISOString().slice(11, 23);
+
 const outcomeWords: Record<PendingSpan['outcome'], string> = {
   running: 'Running',
   withdrawn: 'deleted, never Running,',
@@ -137,7 +140,7 @@ export function checkPending(
       `every schedulable pod Running within ${s(boundMs)} (plus any outage it waited through)`,
       late.map(
         (d) =>
-          `${d.name} ${outcomeWords[d.outcome]} after ${s(d.to - d.from)}` +
+          `${d.name} ${outcomeWords[d.outcome]} after ${s(d.to - d.from)} (from ${clock(d.from)})` +
           (d.outcome !== 'running' && d.lastSeen ? `; last seen ${d.lastSeen}` : ''),
       ),
       `${figures.count} pods: pending → Running p50 ${s(figures.p50Ms)}, p95 ${s(figures.p95Ms)}, ` +
