@@ -118,10 +118,9 @@ export function checkPending(
   const spans = pendingDurations(history, endAt);
   // Percentiles over the pods that got to run; the bound over every pod, also one withdrawn after
   // waiting too long.
-  const waits = spans
-    .filter((d) => d.outcome === 'running')
-    .map((d) => d.to - d.from)
-    .sort((a, b) => a - b);
+  const ran = spans.filter((d) => d.outcome === 'running').sort((a, b) => a.to - a.from - (b.to - b.from));
+  const waits = ran.map((d) => d.to - d.from);
+  const slowest = ran.at(-1);
   const late = spans.filter((d) => d.to - d.from > boundMs + disturbedDuring(history, d.from, d.to));
   const withdrawn = spans.filter((d) => d.outcome === 'withdrawn').length;
   const onBroken = spans.filter((d) => d.onBrokenNode !== undefined).length;
@@ -144,7 +143,9 @@ export function checkPending(
           (d.outcome !== 'running' && d.lastSeen ? `; last seen ${d.lastSeen}` : ''),
       ),
       `${figures.count} pods: pending → Running p50 ${s(figures.p50Ms)}, p95 ${s(figures.p95Ms)}, ` +
-        `p99 ${s(figures.p99Ms)}, max ${s(figures.maxMs)}; ${withdrawn} deleted before they ran` +
+        `p99 ${s(figures.p99Ms)}, max ${s(figures.maxMs)}` +
+        (slowest ? ` (${slowest.name} from ${clock(slowest.from)})` : '') +
+        `; ${withdrawn} deleted before they ran` +
         (onBroken > 0 ? `; ${onBroken} bound to a node whose kubelet died, counted from its NotReady` : ''),
     ),
   };
