@@ -108,6 +108,7 @@ export function replacementSpecs(command: DisruptionCommand): ReplacementSpec[] 
     replacementOf: first?.name ?? '',
     reason: command.reason,
     ...(template.requirements ? { requirements: template.requirements } : {}),
+    ...(template.zone ? { zone: template.zone } : {}),
   }));
 }
 

@@ -10,7 +10,7 @@ import { findCondition, setCondition } from '../../decisions/conditions.js';
 import { DisruptionAnnotations } from '../../decisions/disruption-state.js';
 import { deterministicNodeClaimName, nodeClaimFromTemplate } from '../../decisions/nodeclaim-template.js';
 import { isAlreadyExists } from '../../kube/errors.js';
-import { ConditionTypes, type NodeClaim } from '../../models/karpenter.js';
+import { ConditionTypes, WellKnown, type NodeClaim } from '../../models/karpenter.js';
 import type { NodeSelectorRequirement } from '../../models/kube.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -33,6 +33,8 @@ export interface ReplacementSpec {
   replacementOf: string;
   reason: string;
   requirements?: NodeSelectorRequirement[];
+  /** Keep this zone: the template's requirements plus it, when they allow it (ReplacementTemplate). */
+  zone?: string;
 }
 
 /**
@@ -89,10 +91,11 @@ export async function launchReplacement(
         name: spec.name,
         annotations: { [DisruptionAnnotations.replacementOf]: spec.replacementOf },
       });
+      const requirements = spec.requirements ?? withZoneKept(fromTemplate.spec.requirements, spec.zone);
       replacement = await deps.objects.nodeClaims.create(
-        spec.requirements
-          ? { ...fromTemplate, spec: { ...fromTemplate.spec, requirements: spec.requirements } }
-          : fromTemplate,
+        requirements === fromTemplate.spec.requirements
+          ? fromTemplate
+          : { ...fromTemplate, spec: { ...fromTemplate.spec, requirements } },
       );
       deps.metrics.increment('karpenter_nodeclaims_created_total', {
         nodepool: spec.nodePool,
@@ -125,6 +128,34 @@ export async function launchReplacement(
     return { status: 'Failed', why: `replacement ${spec.name} failed to launch: ${result.reason}` };
   }
   return { status: 'Pending' };
+}
+
+/**
+ * The template's requirements plus `zone`, when they allow it; as they are when there is no zone to keep
+ * or they exclude it (the NodePool moved away from that zone: the replacement goes where it now may).
+ */
+export function withZoneKept(
+  requirements: NodeSelectorRequirement[],
+  zone: string | undefined,
+): NodeSelectorRequirement[] {
+  if (zone === undefined) return requirements;
+  const allowed = requirements
+    .filter((r) => r.key === WellKnown.zoneLabel)
+    .every((r) => {
+      switch (r.operator) {
+        case 'In':
+          return (r.values ?? []).includes(zone);
+        case 'NotIn':
+          return !(r.values ?? []).includes(zone);
+        case 'DoesNotExist':
+          return false;
+        default:
+          return true;
+      }
+    });
+  return allowed
+    ? [...requirements, { key: WellKnown.zoneLabel, operator: 'In', values: [zone] }]
+    : requirements;
 }
 
 export async function checkReplacement(deps: LifecycleDependencies, name: string): Promise<ReplacementCheck> {

@@ -105,6 +105,25 @@ describe('drift method', () => {
     expect(commands.map((c) => [c.candidates[0]?.name, c.attempt])).toEqual([['due', 2]]);
   });
 
+  test("a first try keeps the candidate's zone; a retry after a failed replacement goes wherever it may", async () => {
+    const zoned = (name: string, attempts?: string): NodeClaim => {
+      const claim = driftedNodeClaim(name);
+      claim.metadata.labels = { ...claim.metadata.labels, [WellKnown.zoneLabel]: 'westus2-2' };
+      if (attempts) {
+        claim.metadata.annotations = {
+          [DisruptionAnnotations.replacementAttempts]: attempts,
+          [DisruptionAnnotations.replacementBackoffUntil]: minutesAgo(1),
+        };
+      }
+      return claim;
+    };
+    const commands = await commandsFor([zoned('first'), zoned('retry', '1')]);
+    expect(commands.map((c) => [c.candidates[0]?.name, c.replacements])).toEqual([
+      ['first', [{ zone: 'westus2-2' }]],
+      ['retry', [{}]],
+    ]);
+  });
+
   test('waits for a node whose pod do-not-disrupt protects', async () => {
     fake.workloads.pods.push({
       ...runningPod('precious', 'aks-a', { cpu: '1' }),

@@ -4,6 +4,9 @@
 // dynamic NodePools and StaticDrift for static ones (spec.replicas); here they decide alike, and stay two
 // so each is labelled and listed as upstream's is. A replacement that failed holds the node back for its
 // backoff (karpenter.azure.com/replacement-backoff-until), and the next try names its replacement afresh.
+// A first try keeps the candidate's zone (upstream gets the same from simulating the candidate's pods):
+// replacements launched into any zone left evicted zone-spread pods nowhere to go (maxSkew 1), so a
+// 200-node drift grew the cluster by a third and a pod could wait through several waves for a node.
 // Under the Canary rollout policy the NodePool's rollout also bounds them (decisions/rollout.ts): the
 // method takes min(budget, the rollout's room), so no node is replaced before its rollout has started,
 // beyond the wave's floor, while paused or once a gate halted it (docs/rollouts.md).
@@ -17,7 +20,8 @@ import {
 import { budgetBlockedMessage } from '../../../decisions/explain/disruption-record.js';
 import { isReschedulable } from '../../../decisions/consolidation/pods.js';
 import { isDisrupting, replacementBackoffOf } from '../../../decisions/disruption-state.js';
-import { ConditionTypes, type NodeClaim, type NodePool } from '../../../models/karpenter.js';
+import { ConditionTypes, WellKnown, type NodeClaim, type NodePool } from '../../../models/karpenter.js';
+import type { Node } from '../../../models/kube.js';
 import { podsBlockDisruption } from '../../../decisions/consolidation/candidates.js';
 import { driftCountsOf, rolloutRoom, rolloutTargetOf } from '../../../decisions/rollout.js';
 import { sweepClusterPods } from '../cluster-pods.js';
@@ -83,11 +87,15 @@ function driftMethodFor(name: string, appliesTo: (nodePool: NodePool) => boolean
       return chosen
         .flatMap((n) => byName.get(n) ?? [])
         .map((nodeClaim) => {
+          // The first try keeps the candidate's zone, so its zone-spread pods can go back there; a
+          // retry after a failed replacement (that zone may have no capacity) goes wherever it may.
+          const attempt = replacementBackoffOf(nodeClaim).attempts;
+          const zone = attempt === 0 ? zoneOf(nodeClaim, pass.nodesFor(nodeClaim)[0]) : undefined;
           const command = commandFor(method, pass, {
             candidates: [candidateOf(nodeClaim)],
-            replacements: [{}],
+            replacements: [zone ? { zone } : {}],
             detail: driftDetail(nodeClaim),
-            attempt: replacementBackoffOf(nodeClaim).attempts,
+            attempt,
           });
           const node = pass.nodesFor(nodeClaim)[0];
           const moved = (node ? (pods.byNode.get(node.metadata.name) ?? []) : []).filter(isReschedulable);
@@ -97,6 +105,11 @@ function driftMethodFor(name: string, appliesTo: (nodePool: NodePool) => boolean
     },
   };
   return method;
+}
+
+/** The zone the candidate runs in, from its NodeClaim's labels or else its Node's. */
+function zoneOf(nodeClaim: NodeClaim, node: Node | undefined): string | undefined {
+  return nodeClaim.metadata.labels?.[WellKnown.zoneLabel] ?? node?.metadata.labels?.[WellKnown.zoneLabel];
 }
 
 /** For the decision record: each drifted node not chosen, and why (the budget, once the eligible are). */

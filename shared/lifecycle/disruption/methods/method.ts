@@ -102,6 +102,11 @@ export interface CommandCandidate {
 export interface ReplacementTemplate {
   /** Requirements in place of the template's (consolidation's cheaper instance types); absent: as is. */
   requirements?: NodeSelectorRequirement[];
+  /**
+   * The zone to keep (drift): the template's requirements plus this zone, when they allow it. The
+   * candidate's zone-spread pods may only go back to its zone (maxSkew 1 once they are evicted from it).
+   */
+  zone?: string;
 }
 
 /** What a method decided and the executor carries out. Plain data: it is a durable workflow's input. */
