@@ -3,7 +3,7 @@
 // in place of them.
 import { describe, expect, test } from 'vitest';
 import { withZoneKept } from '../../../shared/lifecycle/disruption/replacements.js';
-import type { NodeSelectorRequirement } from '../../../shared/models/karpenter.js';
+import type { NodeSelectorRequirement } from '../../../shared/models/kube.js';
 
 const zone = 'topology.kubernetes.io/zone';
 const arch: NodeSelectorRequirement = { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] };
