@@ -141,7 +141,9 @@ async function admitWithinBudgets(deps: MarkDependencies, round: MarkRequest[]):
   const groups = new Map<string, MarkRequest[]>();
   for (const request of round) {
     const key = `${request.nodePoolName}\u0000${request.reason}`;
-    groups.set(key, [...(groups.get(key) ?? []), request]);
+    const group = groups.get(key);
+    if (group) group.push(request);
+    else groups.set(key, [request]);
   }
   const admittedByGroup = await Promise.all(
     [...groups.values()].map(async (requests) => {

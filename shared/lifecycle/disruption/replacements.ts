@@ -11,6 +11,7 @@ import { DisruptionAnnotations } from '../../decisions/disruption-state.js';
 import { deterministicNodeClaimName, nodeClaimFromTemplate } from '../../decisions/nodeclaim-template.js';
 import { isAlreadyExists } from '../../kube/errors.js';
 import { ConditionTypes, WellKnown, type NodeClaim } from '../../models/karpenter.js';
+import { allows, valueSetOf } from '../../decisions/scheduling/value-set.js';
 import type { NodeSelectorRequirement } from '../../models/kube.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -139,19 +140,12 @@ export function withZoneKept(
   zone: string | undefined,
 ): NodeSelectorRequirement[] {
   if (zone === undefined) return requirements;
+  // An unreadable requirement (valueSetOf undefined) is the launch's to report, not a reason to drop the zone.
   const allowed = requirements
     .filter((r) => r.key === WellKnown.zoneLabel)
     .every((r) => {
-      switch (r.operator) {
-        case 'In':
-          return (r.values ?? []).includes(zone);
-        case 'NotIn':
-          return !(r.values ?? []).includes(zone);
-        case 'DoesNotExist':
-          return false;
-        default:
-          return true;
-      }
+      const set = valueSetOf(r);
+      return set === undefined || allows(set, zone);
     });
   return allowed
     ? [...requirements, { key: WellKnown.zoneLabel, operator: 'In', values: [zone] }]
