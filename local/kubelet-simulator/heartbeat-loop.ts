@@ -4,7 +4,8 @@
 //
 // As kubelet does when node Leases exist: the Lease is renewed every interval (default 10 s), and the
 // Node's status is reported only every statusReportIntervalMs (default 5 min), because the node
-// lifecycle controller treats either as a sign of life.
+// lifecycle controller treats either as a sign of life. A loop without renewLease reports status only:
+// the Leases are then renewed by a loop of their own in another process (lease-renewer.ts).
 import type { Logger } from '../../shared/observability/logger.js';
 
 /** kubelet's default Lease renewal (a quarter of its 40 s lease), in wall time at any speed. */
@@ -14,7 +15,8 @@ export interface HeartbeatLoopOptions {
   leaseIntervalMs: number;
   statusReportIntervalMs: number;
   concurrency: number;
-  renewLease(nodeName: string): Promise<void>;
+  /** Absent: this loop renews no Lease (another process does). */
+  renewLease?: (nodeName: string) => Promise<void>;
   reportStatus(nodeName: string): Promise<void>;
   log: Logger;
   now?: () => number;
@@ -58,7 +60,7 @@ export class HeartbeatLoop {
   add(nodeName: string, lastStatusReportAt: number): void {
     if (this.#stopped) return;
     this.#schedules.set(nodeName, {
-      leaseDueAt: this.#now(),
+      leaseDueAt: this.#options.renewLease ? this.#now() : Number.POSITIVE_INFINITY,
       statusDueAt: lastStatusReportAt + this.#options.statusReportIntervalMs,
     });
     this.#arm();
@@ -116,7 +118,7 @@ export class HeartbeatLoop {
 
   async #beat({ nodeName, kind }: Beat): Promise<void> {
     try {
-      if (kind === 'lease') await this.#options.renewLease(nodeName);
+      if (kind === 'lease') await this.#options.renewLease?.(nodeName);
       else await this.#options.reportStatus(nodeName);
     } catch (error) {
       this.#options.log.warn('heartbeat failed; retrying', { node: nodeName, kind, error });

@@ -46,6 +46,7 @@ import { startPodRunner, type PodRunner } from './pod-runner.js';
 import { HeartbeatLoop, KUBELET_HEARTBEAT_MS } from './heartbeat-loop.js';
 import { ClusterApi } from './cluster-api.js';
 import { KubeletApi } from './kubelet-api.js';
+import { startLeaseRenewer } from './lease-renewer.js';
 import { kubeRest, type KubeRequest, type KubeRest } from './kube-rest.js';
 import { vmHardware } from './node-resources.js';
 import { apiEndpoint, ensureNodeBootstrapBindings } from './node-bootstrap-rbac.js';
@@ -112,6 +113,11 @@ export interface KubeletSimulatorOptions {
   catalog?: readonly ResourceSku[];
   /** Requests in flight at once for heartbeats. Default 8. */
   concurrency?: number;
+  /**
+   * Renew the Leases from a process of their own (lease-renewer.ts says why): for a cluster of hundreds
+   * of nodes whose simulator shares its process with a busy function host. Default false: in-process.
+   */
+  leaseProcess?: boolean;
   log?: Logger;
 }
 
@@ -181,7 +187,7 @@ interface TrackedVm {
   agentReady: boolean;
   registrationAttempts: number;
   /** The node's own client (its certificate), once TLS bootstrap or adoption gave it one. */
-  kubelet?: { api: KubeletApi; request: KubeRequest };
+  kubelet?: { api: KubeletApi; request: KubeRequest; certificate: NodeCertificate };
   timers: Set<NodeJS.Timeout>;
   /** stopKubelet's fault, while it lasts. */
   kubeletFault?: FaultOptions;
@@ -237,9 +243,9 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
   // API server's host (AKS serves on 443), and the local one listens elsewhere.
   const endpoint = await apiEndpoint(kubeConfig);
   const connections = nodeConnections(endpoint, counts);
-  const kubeletWith = (certificate: NodeCertificate): { api: KubeletApi; request: KubeRequest } => {
+  const kubeletWith = (certificate: NodeCertificate): NonNullable<TrackedVm['kubelet']> => {
     const request = connections.as(certificate);
-    return { api: new KubeletApi(request), request };
+    return { api: new KubeletApi(request), request, certificate };
   };
   await ensureNodeBootstrapBindings(rest);
 
@@ -303,21 +309,42 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
   };
 
   // --- kubelet: registration, Ready, status reports. ---------------------------------------------------
+  const leaseIntervalMs = options.heartbeatIntervalMs ?? defaults.heartbeatIntervalMs;
+  // kubelet compares the Node's status on the server with its own every sync and posts a difference at
+  // once: a Node the controller-manager marked Unknown while this kubelet could not reach the API server
+  // (an outage) is Ready again within a heartbeat, not at the next 5-minute report.
+  const leaseRenewed = async (vm: TrackedVm): Promise<void> => {
+    vm.leaseExists = true;
+    if (cachedNode(vm.nodeName)?.ready === 'Unknown') await markReady(vm);
+  };
+  const leaseRenewer = options.leaseProcess
+    ? await startLeaseRenewer({
+        server: endpoint.server.href,
+        caPem: endpoint.caPem,
+        leaseIntervalMs,
+        concurrency,
+        log,
+        onRenewed: (nodeName) => {
+          const vm = byNodeName.get(nodeName);
+          if (vm?.phase === 'running') background('post ready', { node: nodeName }, () => leaseRenewed(vm));
+        },
+      })
+    : undefined;
   const heartbeats = new HeartbeatLoop({
-    leaseIntervalMs: options.heartbeatIntervalMs ?? defaults.heartbeatIntervalMs,
+    leaseIntervalMs,
     statusReportIntervalMs: options.statusReportIntervalMs ?? defaults.statusReportIntervalMs,
     concurrency,
     log,
-    renewLease: async (nodeName) => {
-      const vm = byNodeName.get(nodeName);
-      if (vm?.phase !== 'running' || vm.nodeUid === undefined || !vm.kubelet) return;
-      await vm.kubelet.api.renewLease(nodeName, vm.nodeUid, vm.leaseExists);
-      vm.leaseExists = true;
-      // kubelet compares the Node's status on the server with its own every sync and posts a difference
-      // at once: a Node the controller-manager marked Unknown while this kubelet could not reach the API
-      // server (an outage) is Ready again within a heartbeat, not at the next 5-minute report.
-      if (cachedNode(nodeName)?.ready === 'Unknown') await markReady(vm);
-    },
+    ...(leaseRenewer
+      ? {}
+      : {
+          renewLease: async (nodeName: string) => {
+            const vm = byNodeName.get(nodeName);
+            if (vm?.phase !== 'running' || vm.nodeUid === undefined || !vm.kubelet) return;
+            await vm.kubelet.api.renewLease(nodeName, vm.nodeUid, vm.leaseExists);
+            await leaseRenewed(vm);
+          },
+        }),
     reportStatus: async (nodeName) => {
       const node = cachedNode(nodeName);
       const kubelet = byNodeName.get(nodeName)?.kubelet;
@@ -333,6 +360,19 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       }
     },
   });
+
+  /** kubelet starts: its Lease renewals (here or in the renewer's process) and its status reports. */
+  const startBeating = (vm: TrackedVm, lastStatusReportAt: number): void => {
+    heartbeats.add(vm.nodeName, lastStatusReportAt);
+    if (leaseRenewer && vm.kubelet && vm.nodeUid !== undefined) {
+      const { certificate } = vm.kubelet;
+      leaseRenewer.add(vm.nodeName, { nodeUid: vm.nodeUid, certificate, leaseExists: vm.leaseExists });
+    }
+  };
+  const stopBeating = (vm: TrackedVm): void => {
+    heartbeats.remove(vm.nodeName);
+    leaseRenewer?.remove(vm.nodeName);
+  };
 
   /** kubelet posts its Ready condition: True, or False for good on an image whose CNI never comes up. */
   const markReady = async (vm: TrackedVm): Promise<void> => {
@@ -359,7 +399,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     vm.nodeUid = node.uid;
     vm.leaseExists = adopted;
     byNodeName.set(vm.nodeName, vm);
-    heartbeats.add(vm.nodeName, adopted ? Date.now() : node.createdAt);
+    startBeating(vm, adopted ? Date.now() : node.createdAt);
     const now = Date.now();
     if (node.ready !== 'True') {
       later(vm, node.createdAt + readyDelayMs - now, 'post ready', () => markReady(vm));
@@ -558,7 +598,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     const vm = tracked.get(key);
     if (!vm) return undefined;
     cancelTimers(vm);
-    heartbeats.remove(vm.nodeName);
+    stopBeating(vm);
     vm.phase = 'stopped';
     return vm;
   };
@@ -605,7 +645,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     const vm = tracked.get(key);
     if (vm?.phase !== 'running' && vm?.phase !== 'kubelet-stopped') return;
     cancelTimers(vm);
-    heartbeats.remove(vm.nodeName);
+    stopBeating(vm);
     vm.phase = 'rebooting';
     log.info('VM restarting: the guest is down', { node: vm.nodeName });
   };
@@ -621,7 +661,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
     }
     vm.phase = 'running';
     vm.image.behavior = options.emulator.controls.nodeImageBehavior(vm.image.id);
-    heartbeats.add(vm.nodeName, Date.now());
+    startBeating(vm, Date.now());
     log.info('VM restarted; kubelet runs again', { node: vm.nodeName });
     pods.nodeRunning(vm.nodeName);
     if (vm.image.behavior === 'unhealthyAfterAMinute') {
@@ -693,7 +733,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
   informer.on('delete', (node) => {
     const vm = byNodeName.get(node.metadata?.name ?? '');
     if (vm?.phase !== 'running' || vm.nodeUid !== node.metadata?.uid) return;
-    heartbeats.remove(vm.nodeName);
+    stopBeating(vm);
     cancelTimers(vm);
     vm.phase = 'node-gone';
     log.info('node deleted while its VM runs; heartbeats stop', { node: vm.nodeName });
@@ -763,6 +803,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       unsubscribe();
       for (const vm of tracked.values()) cancelTimers(vm);
       await heartbeats.stop();
+      await leaseRenewer?.stop();
       await pods.stop();
       await informer.stop();
       await Promise.allSettled([...inFlight]);
@@ -775,7 +816,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       vm.kubeletFault = faultOptions;
       if (vm.phase !== 'running') return;
       cancelTimers(vm);
-      heartbeats.remove(vm.nodeName);
+      stopBeating(vm);
       vm.phase = 'kubelet-stopped';
       log.info('kubelet stopped: no more heartbeats', { node: nodeName });
     },
@@ -796,6 +837,17 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
       vm.conditionFaults.delete(conditionType);
       await postCondition(vm, clearedCondition(fault.condition, 'the problem went away'), true);
     },
-    stats: () => ({ nodes: heartbeats.size(), podsStarted: pods.started(), requests: { ...counts } }),
+    stats: () => ({
+      nodes: heartbeats.size(),
+      podsStarted: pods.started(),
+      requests: sumCounts(counts, leaseRenewer?.counts() ?? {}),
+    }),
   };
+}
+
+function sumCounts(...all: Record<string, number>[]): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const counts of all)
+    for (const [label, n] of Object.entries(counts)) sum[label] = (sum[label] ?? 0) + n;
+  return sum;
 }

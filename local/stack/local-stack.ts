@@ -108,6 +108,8 @@ export interface LocalStackOptions {
    * - the simulated kubelets renew their Leases every 20 s instead of 10 s, which halves the heaviest
    *   steady load on the API server (1,000 nodes: 50 Lease writes a second instead of 100) and still
    *   renews two times within the node-monitor grace period (50 s), so no Node goes Unknown for it.
+   * - and from a process of their own (kubelet-simulator/lease-renewer.ts): at 1,000 nodes this process's
+   *   event loop stalled past that grace period, and node repair rebooted healthy nodes for it.
    * Off by default: the other scenarios and tests see kubelet's and the controller-manager's defaults.
    */
   clusterScale?: boolean;
@@ -480,7 +482,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           readyDelayMs: timings.kubelet.readyDelayMs,
           startupTaintRemoval: { keys: [AGENT_STARTUP_TAINT], delayMs: timings.kubelet.startupTaintDelayMs },
           speed: timings.speed,
-          ...(options.clusterScale ? { heartbeatIntervalMs: CLUSTER_SCALE_HEARTBEAT_MS } : {}),
+          ...(options.clusterScale
+            ? { heartbeatIntervalMs: CLUSTER_SCALE_HEARTBEAT_MS, leaseProcess: true }
+            : {}),
           log: log.with({ component: 'kubelet-simulator' }),
         }),
       (value) => value.stop,

@@ -82,12 +82,12 @@ function bootstrapFor(
   );
 }
 
-function vmParameters(name: string, customData: string | undefined): VirtualMachine {
+function vmParameters(name: string, customData: string | undefined, group = resourceGroup): VirtualMachine {
   const tags = { 'karpenter.sh/nodepool': 'general-purpose' };
   return linuxVmParameters({
     name,
     subscriptionId,
-    resourceGroup,
+    resourceGroup: group,
     location,
     zone: '2',
     vmSize: 'Standard_D4s_v5',
@@ -447,5 +447,84 @@ describe('kubelet simulator', () => {
     await pollUntilDefined('the Lease to be collected', async () =>
       (await readLease(nodeName)) ? undefined : true,
     );
+  });
+});
+
+describe('kubelet simulator with its Leases renewed from a process of their own (a scale stack)', () => {
+  // Its own resource group: this simulator and the one above each handle only their own VMs.
+  const group = `${resourceGroup}-leases`;
+  const name = `sim-${run}-l`;
+  let own: KubeletSimulator | undefined;
+  const renewTimeOf = async (): Promise<number> =>
+    new Date((await readLease(name))?.spec?.renewTime ?? 0).getTime();
+
+  beforeAll(async () => {
+    own = await startKubeletSimulator({ ...simulatorOptions(), resourceGroup: group, leaseProcess: true });
+  });
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  it('renews the Lease as the node from the other process, and corrects a Ready=Unknown after a renewal', async () => {
+    await compute.virtualMachines.beginCreateOrUpdateAndWait(
+      group,
+      name,
+      vmParameters(name, bootstrapFor(name, [], {}), group),
+    );
+    const node = await pollUntilDefined('the Node Ready', async () => {
+      const read = await readNode(name);
+      return readyStatus(read) === 'True' ? read : undefined;
+    });
+    const first = await pollUntilDefined('the Lease', () => readLease(name));
+    expect(first.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'Node', uid: node.metadata?.uid });
+    const firstRenew = new Date(first.spec?.renewTime ?? 0).getTime();
+    await pollUntilDefined(
+      'a later renewTime',
+      async () => ((await renewTimeOf()) > firstRenew ? true : undefined),
+      10 * heartbeatIntervalMs,
+    );
+    // The renewer reports its requests; a Lease write by anyone but the node would be refused by the
+    // Node authorizer (the admin's connection is never handed to it).
+    await pollUntilDefined(
+      'the renewer to report its renewals',
+      async () => ((own?.stats().requests['renew lease'] ?? 0) > 0 ? true : undefined),
+      10 * heartbeatIntervalMs,
+    );
+    await core.patchNodeStatus(
+      {
+        name,
+        body: {
+          status: {
+            conditions: [
+              {
+                type: 'Ready',
+                status: 'Unknown',
+                reason: 'NodeStatusUnknown',
+                message: 'Kubelet stopped posting node status.',
+                lastHeartbeatTime: new Date(),
+                lastTransitionTime: new Date(),
+              },
+            ],
+          },
+        },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+    );
+    await pollUntilDefined(
+      'Ready=True again',
+      async () => (readyStatus(await readNode(name)) === 'True' ? true : undefined),
+      10 * heartbeatIntervalMs,
+    );
+  });
+
+  it('stops renewing when kubelet stops', async () => {
+    own?.stopKubelet(name);
+    // A renewal already in flight may still land; after that, nothing more.
+    await new Promise((resolve) => setTimeout(resolve, 2 * heartbeatIntervalMs));
+    const after = await renewTimeOf();
+    await new Promise((resolve) => setTimeout(resolve, 3 * heartbeatIntervalMs));
+    expect(await renewTimeOf()).toBe(after);
+    await compute.virtualMachines.beginDeleteAndWait(group, name);
+    await pollUntilDefined('the Node to be deleted', async () => ((await readNode(name)) ? undefined : true));
   });
 });

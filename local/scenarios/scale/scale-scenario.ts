@@ -6,6 +6,7 @@
 // same rules; what this one adds is the figures that grow with N (docs/day-in-the-life.md, "Scale").
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { PatchStrategy, setHeaderOptions, type V1Deployment } from '@kubernetes/client-node';
 import { isConditionTrue } from '../../../shared/decisions/conditions.js';
 import { disruptionReasonOf } from '../../../shared/decisions/disruption-state.js';
@@ -185,6 +186,10 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
   const history = collector.history;
   let peakRss = process.memoryUsage().rss;
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 1_000);
+  // How long the process's event loop was held at a time: everything in-process (the function host's
+  // handlers and timers, the bridge, the emulator, the simulator's kubelets) waits that long for its turn.
+  const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+  loopDelay.enable();
   const poolNames = SCALE_POOLS.map((pool) => objectName(pool, runId));
   const budgets: Budget[] = [{ nodes: `${DRIFT_BUDGET_PERCENT}%` }];
   const replicas = replicasFor(targetNodes);
@@ -520,6 +525,8 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
       scaleDownMs: downReachedAt !== undefined ? downReachedAt - downStarted : 'not reached',
       teardownMs,
       peakRssMiB: mib(peakRss),
+      eventLoopDelayP99Ms: Math.round(loopDelay.percentile(99) / 1e6),
+      eventLoopDelayMaxMs: Math.round(loopDelay.max / 1e6),
       ...(apiServerHwm !== undefined ? { kubeApiServerPeakRssMiB: mib(apiServerHwm) } : {}),
       apiServerRequestsPerSecondMean: allRequests.mean,
       apiServerRequestsPerSecondPeak: allRequests.peak,
@@ -551,6 +558,7 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
       `teardown: ${seconds(teardownMs)}; left ${history.teardown.vms} VMs, ${history.teardown.nodes} Nodes, ${history.teardown.nodeClaims} NodeClaims`,
       `peak RSS ${mib(peakRss)} MiB for the process that runs the function host, the bridge, the ARM emulator, the kubelet simulator and the recorder (all in-process)` +
         (apiServerHwm !== undefined ? `; kube-apiserver ${mib(apiServerHwm)} MiB` : ''),
+      `that process's event loop held up: p99 ${figures.eventLoopDelayP99Ms} ms, max ${seconds(Number(figures.eventLoopDelayMaxMs))} (the simulated kubelets renew their Leases from a process of their own)`,
       `API server: ${figures.apiServerRequestsPerSecondMean} requests/s on average, ${figures.apiServerRequestsPerSecondPeak} at peak (every client: the app, the bridge, the simulated kubelets, the control plane, the recorder); the app's (flow schema global-default: the functions and the bridge) ${figures.appRequestsPerSecondMean} on average, ${figures.appRequestsPerSecondPeak} at peak, ${figures.appRequestsRejected} rejected`,
       `ARM: ${armLine}`,
       sweep
@@ -578,6 +586,7 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
     };
   } finally {
     clearInterval(rssTimer);
+    loopDelay.disable();
     collector.stop();
   }
 }
