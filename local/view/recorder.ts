@@ -5,6 +5,7 @@
 import { CoreV1Api, CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node';
 import type { ArmEmulator, EmulatedVm, VmChangeType } from '../arm-emulator/index.js';
 import type { Node, NodeClaim, NodePool } from '../../shared/models/index.js';
+import { withoutManagedFields } from '../../shared/kube/cluster-reader.js';
 import type { ActivityCall } from '../stack/definitions.js';
 
 /** The parts of a Pod the scenarios look at. */
@@ -56,13 +57,6 @@ export function podView(pod: PodView): PodView {
       },
     }),
   };
-}
-
-/** The object without metadata.managedFields. */
-function withoutManagedFields<T extends { metadata: object }>(object: T): T {
-  if (!('managedFields' in object.metadata)) return object;
-  const { managedFields: _dropped, ...metadata } = object.metadata as { managedFields?: unknown };
-  return { ...object, metadata } as T;
 }
 
 export type WatchedType = 'ADDED' | 'MODIFIED' | 'DELETED';

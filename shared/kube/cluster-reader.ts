@@ -100,7 +100,7 @@ export function listingClusterReader({ kube, objects }: Sources): ClusterReader 
 }
 
 /** managedFields are often the largest part of an object's metadata, and nothing here reads them. */
-function withoutManagedFields<T extends { metadata: object }>(object: T): T {
+export function withoutManagedFields<T extends { metadata: object }>(object: T): T {
   if (!('managedFields' in object.metadata)) return object;
   const { managedFields: _dropped, ...metadata } = object.metadata as { managedFields?: unknown };
   return { ...object, metadata } as T;

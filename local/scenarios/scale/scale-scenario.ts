@@ -50,6 +50,7 @@ import {
   checkArmRates,
   checkKubernetesRates,
   counterGrowth,
+  counterRates,
   peakInWindow,
 } from '../day/invariants/request-rates.js';
 import { checkVmPuts } from '../day/invariants/vm-puts.js';
@@ -472,18 +473,7 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
       if (times.length > 0) armPeaks[kind] = peakInWindow(times, 60_000);
     }
     const api = history.apiServer;
-    const apiSpanS = api.length > 1 ? ((api.at(-1)?.at ?? 0) - (api[0]?.at ?? 0)) / 1000 : 0;
-    const rates = (counter: (sample: ApiServerSample) => number): { mean: number; peak: number } => {
-      let peak = 0;
-      for (let i = 1; i < api.length; i++) {
-        const [a, b] = [api[i - 1], api[i]];
-        if (!a || !b || b.at <= a.at) continue;
-        const growth = counter(b) >= counter(a) ? counter(b) - counter(a) : counter(b);
-        peak = Math.max(peak, (growth * 1000) / (b.at - a.at));
-      }
-      const mean = apiSpanS > 0 ? counterGrowth(api.map(counter)) / apiSpanS : 0;
-      return { mean: Number(mean.toFixed(1)), peak: Number(peak.toFixed(1)) };
-    };
+    const rates = (counter: (sample: ApiServerSample) => number) => counterRates(api, counter);
     const allRequests = rates((s) => s.requestsTotal);
     const appRequests = rates((s) => s.appDispatchedTotal);
     const appRejected = counterGrowth(api.map((s) => s.appRejectedTotal));

@@ -13,6 +13,7 @@ import {
   checkArmRates,
   checkKubernetesRates,
   counterGrowth,
+  counterRates,
   parseApiServerMetrics,
   peakInWindow,
 } from '../../../local/scenarios/day/invariants/request-rates.js';
@@ -553,6 +554,9 @@ describe('request rates', () => {
       inflightMutating: 3,
     });
     expect(counterGrowth([10, 50, 5, 20])).toBe(60);
+    // 40 over the first second, a restart to 5 (counted from 0) and 15 more over the next two: 60 in 3 s.
+    const counted = [0, 1_000, 2_000, 3_000].map((at, i) => ({ at, n: [10, 50, 5, 20][i] as number }));
+    expect(counterRates(counted, (c) => c.n)).toEqual({ mean: 20, peak: 40 });
     const samples = [sample, { ...sample, at: 60_000, requestsTotal: 720 }];
     const ok = checkKubernetesRates(samples);
     expect(ok.holds).toBe(true);

@@ -3,23 +3,10 @@
 // small hand-made histories test them (test/unit/day/).
 import type { Budget, Node, NodeClaim } from '../../../../shared/models/index.js';
 import { WellKnown } from '../../../../shared/models/index.js';
+import type { PodView } from '../../../view/recorder.js';
 
-/** A pod as the invariants see it (the recorder's view plus its owner's set). */
-export interface DayPod {
-  metadata: {
-    name: string;
-    deletionTimestamp?: string;
-    /** The grace period the API server added to the time of the delete (or eviction) to make deletionTimestamp. */
-    deletionGracePeriodSeconds?: number;
-    labels?: Record<string, string>;
-  };
-  spec?: { nodeName?: string };
-  status?: {
-    phase?: string;
-    nominatedNodeName?: string;
-    conditions?: { type: string; status: string; reason?: string; lastTransitionTime?: string }[];
-  };
-}
+/** A pod as the invariants see it: as the recorder keeps it. */
+export type DayPod = PodView;
 
 export interface Version<T> {
   at: number;

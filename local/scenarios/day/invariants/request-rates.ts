@@ -49,6 +49,26 @@ export function counterGrowth(values: readonly number[]): number {
   return growth;
 }
 
+/**
+ * A counter's mean rate per second over the samples' span, and its peak between two samples in a row
+ * (a restarted counter counts from 0), each to one decimal.
+ */
+export function counterRates<S extends { at: number }>(
+  samples: readonly S[],
+  counter: (sample: S) => number,
+): { mean: number; peak: number } {
+  let peak = 0;
+  for (let i = 1; i < samples.length; i++) {
+    const [a, b] = [samples[i - 1], samples[i]];
+    if (!a || !b || b.at <= a.at) continue;
+    const growth = counter(b) >= counter(a) ? counter(b) - counter(a) : counter(b);
+    peak = Math.max(peak, (growth * 1000) / (b.at - a.at));
+  }
+  const spanS = samples.length > 1 ? ((samples.at(-1)?.at ?? 0) - (samples[0]?.at ?? 0)) / 1000 : 0;
+  const mean = spanS > 0 ? counterGrowth(samples.map(counter)) / spanS : 0;
+  return { mean: Number(mean.toFixed(1)), peak: Number(peak.toFixed(1)) };
+}
+
 export function checkArmRates(history: DayHistory): InvariantResult {
   const violations: string[] = [];
   const figures: string[] = [];
