@@ -44,8 +44,13 @@ export interface LocalHostOptions {
   maxDequeueCount?: number;
   /** host.json extensions.queues.visibilityTimeout (delay before a failed message is retried); default 0. */
   visibilityTimeoutMs?: number;
-  /** host.json extensions.queues.batchSize: concurrent messages per queue function; default 16. */
+  /** host.json extensions.queues.batchSize: messages one fetch takes per queue function; default 16. */
   batchSize?: number;
+  /**
+   * host.json extensions.queues.newBatchThreshold: the next batch is fetched once this few are left in
+   * the handler; default half the batch size (the host's default, and the app's host.json: 8 of 16).
+   */
+  newBatchThreshold?: number;
   /** Wait between polls of an empty queue; default 100 ms. */
   pollIntervalMs?: number;
   /** host.json durableTask.maxConcurrentActivityFunctions; default 50. */
@@ -156,6 +161,7 @@ export function createLocalHost(options: LocalHostOptions): LocalHost {
       maxDequeueCount: options.maxDequeueCount ?? 5,
       visibilityTimeoutMs: options.visibilityTimeoutMs ?? 0,
       batchSize: options.batchSize ?? 16,
+      newBatchThreshold: options.newBatchThreshold ?? Math.floor((options.batchSize ?? 16) / 2),
       pollIntervalMs: options.pollIntervalMs ?? 100,
       // host.json functionTimeout is five minutes; the lease covers a handler that runs that long.
       leaseSeconds: 300,

@@ -2,6 +2,9 @@
 // are received with a lease, the handler gets the parsed body; success deletes the message; a failure
 // makes it visible again after the visibility timeout; a message that has failed maxDequeueCount times
 // (or arrives already past it) is copied to `<queue>-poison` and deleted, with a log line saying why.
+// Messages come in batches as the host fetches them: a batch of up to batchSize, and the next one only
+// once no more than newBatchThreshold are left in the handler, so up to batchSize + newBatchThreshold
+// run at once (24 with the app's host.json), as on one Azure instance.
 import { resolveAppSettings, type AppSettings } from './app-settings.js';
 import { randomUUID } from 'node:crypto';
 import type { DequeuedMessageItem, QueueClient, QueueServiceClient } from '@azure/storage-queue';
@@ -16,8 +19,10 @@ export interface QueueListenerOptions {
   maxDequeueCount: number;
   /** How long a failed message stays invisible before its next delivery (host.json visibilityTimeout). */
   visibilityTimeoutMs: number;
-  /** How many messages may be in the handler at once (host.json batchSize). */
+  /** How many messages one fetch takes (host.json batchSize). */
   batchSize: number;
+  /** A new batch is fetched once this few are left in the handler (host.json newBatchThreshold). */
+  newBatchThreshold: number;
   pollIntervalMs: number;
   /** How long a received message stays leased to this host while its handler runs. */
   leaseSeconds: number;
@@ -68,15 +73,14 @@ export function createQueueListener(options: QueueListenerOptions): QueueListene
 
   async function poll(): Promise<void> {
     while (running) {
-      const free = options.batchSize - inFlight;
-      if (free <= 0) {
+      if (inFlight > options.newBatchThreshold) {
         await sleep(options.pollIntervalMs);
         continue;
       }
       let received: DequeuedMessageItem[];
       try {
         const response = await queue.receiveMessages({
-          numberOfMessages: Math.min(free, 32),
+          numberOfMessages: Math.min(options.batchSize, 32),
           visibilityTimeout: options.leaseSeconds,
         });
         received = response.receivedMessageItems;

@@ -91,8 +91,9 @@ describe('queue trigger', () => {
     await Promise.all([queue.delete(), poisonQueue.delete()]);
   });
 
-  it('handles messages concurrently up to the batch size', async () => {
+  it('fetches the next batch once newBatchThreshold are left in the handler: batchSize + newBatchThreshold at once', async () => {
     const queueName = uniqueQueue('batch');
+    let handled = 0;
     let inHandler = 0;
     let mostAtOnce = 0;
     let release: () => void = () => undefined;
@@ -104,9 +105,13 @@ describe('queue trigger', () => {
         queueName,
         connection: 'Storage',
         handler: async () => {
+          handled += 1;
+          // Two of the first batch of three return at once; the third and the whole next batch wait
+          // until four run together, which only a fetch at one left in the handler allows.
+          if (handled <= 2) return;
           inHandler += 1;
           mostAtOnce = Math.max(mostAtOnce, inHandler);
-          if (inHandler === 3) release();
+          if (inHandler === 4) release();
           await gate;
           inHandler -= 1;
         },
@@ -115,15 +120,17 @@ describe('queue trigger', () => {
     const host = createHost({
       definitions,
       batchSize: 3,
+      newBatchThreshold: 1,
       log: silentLogger,
     });
     const queue = QueueServiceClient.fromConnectionString(connectionString()).getQueueClient(queueName);
     await queue.createIfNotExists();
-    for (let i = 0; i < 6; i += 1) await queue.sendMessage(String(i));
+    for (let i = 0; i < 8; i += 1) await queue.sendMessage(String(i));
     await host.start();
     await host.waitForIdle();
-    // The gate opens only once three handlers run at the same time; more than the batch size never do.
-    expect(mostAtOnce).toBe(3);
+    expect(handled).toBe(8);
+    // One left (the third) plus a batch of three; never more than batchSize + newBatchThreshold.
+    expect(mostAtOnce).toBe(4);
     await queue.delete();
   });
 });

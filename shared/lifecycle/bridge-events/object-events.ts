@@ -36,9 +36,15 @@ export async function handleObjectEvent(
           log.debug('NodeClaim is gone; nothing to do');
           return;
         }
-        const result = await disruptAfterDeletion(deps, context, nodePool);
+        const outcome = await disruptAfterDeletion(deps, context, nodePool);
+        if (!outcome.ran) {
+          log.debug("NodeClaim is gone; its NodePool's pass in progress runs once more for it", { nodePool });
+          return;
+        }
+        const { result, runs } = outcome;
         log.info('NodeClaim is gone; its NodePool disrupted into the freed budget', {
           nodePool,
+          passes: runs,
           ...(result.status === 'skipped' ? {} : { steps: result.steps }),
         });
         return;
