@@ -119,6 +119,41 @@ const taintKeys = (node: V1Node | undefined): string[] =>
 const readyStatus = (node: V1Node | undefined): string | undefined =>
   node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
 
+/**
+ * What the node lifecycle controller writes when it heard nothing for its grace period, e.g. while the
+ * API server was away: a kubelet running all along corrects it as a real one does.
+ */
+async function markReadyUnknown(name: string): Promise<void> {
+  await core.patchNodeStatus(
+    {
+      name,
+      body: {
+        status: {
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'Unknown',
+              reason: 'NodeStatusUnknown',
+              message: 'Kubelet stopped posting node status.',
+              lastHeartbeatTime: new Date(),
+              lastTransitionTime: new Date(),
+            },
+          ],
+        },
+      },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
+  );
+}
+
+async function readyAgain(name: string): Promise<void> {
+  await pollUntilDefined(
+    'Ready=True again',
+    async () => (readyStatus(await readNode(name)) === 'True' ? true : undefined),
+    10 * heartbeatIntervalMs,
+  );
+}
+
 beforeAll(async () => {
   const ca = await devCa();
   emulator = await startArmEmulator({
@@ -269,33 +304,8 @@ describe('kubelet simulator', () => {
     await pollUntilDefined('Ready=True', async () =>
       readyStatus(await readNode(nodeName)) === 'True' ? true : undefined,
     );
-    // What the node lifecycle controller writes when it heard nothing for its grace period, e.g. while
-    // the API server was away: the kubelet, running all along, corrects it as a real one does.
-    await core.patchNodeStatus(
-      {
-        name: nodeName,
-        body: {
-          status: {
-            conditions: [
-              {
-                type: 'Ready',
-                status: 'Unknown',
-                reason: 'NodeStatusUnknown',
-                message: 'Kubelet stopped posting node status.',
-                lastHeartbeatTime: new Date(),
-                lastTransitionTime: new Date(),
-              },
-            ],
-          },
-        },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
-    );
-    await pollUntilDefined(
-      'Ready=True again',
-      async () => (readyStatus(await readNode(nodeName)) === 'True' ? true : undefined),
-      10 * heartbeatIntervalMs,
-    );
+    await markReadyUnknown(nodeName);
+    await readyAgain(nodeName);
   });
 
   it('removes the startup taint after the delay, with a guarded write, and again when it comes back', async () => {
@@ -490,31 +500,8 @@ describe('kubelet simulator with its Leases renewed from a process of their own 
       async () => ((own?.stats().requests['renew lease'] ?? 0) > 0 ? true : undefined),
       10 * heartbeatIntervalMs,
     );
-    await core.patchNodeStatus(
-      {
-        name,
-        body: {
-          status: {
-            conditions: [
-              {
-                type: 'Ready',
-                status: 'Unknown',
-                reason: 'NodeStatusUnknown',
-                message: 'Kubelet stopped posting node status.',
-                lastHeartbeatTime: new Date(),
-                lastTransitionTime: new Date(),
-              },
-            ],
-          },
-        },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
-    );
-    await pollUntilDefined(
-      'Ready=True again',
-      async () => (readyStatus(await readNode(name)) === 'True' ? true : undefined),
-      10 * heartbeatIntervalMs,
-    );
+    await markReadyUnknown(name);
+    await readyAgain(name);
   });
 
   it('stops renewing when kubelet stops', async () => {
