@@ -3,8 +3,11 @@
 //
 // Handlers are level-triggered, so a message is only useful when something a handler acts on changed.
 // A NodeClaim update is forwarded when its generation, deletionTimestamp, finalizers, providerID,
-// nodeName or its conditions' (type, status, reason, observedGeneration) changed. Condition messages
-// and lastTransitionTime are prose and bookkeeping; capacity, allocatable, imageID and lastPodEventTime
+// nodeName or its conditions' (type, status, reason, observedGeneration) changed, but for the
+// conditions only the sweep and the workflows act on (Drifted, DisruptionReason, Consolidatable): no
+// handler of a NodeClaim's event reads them, and a drift or a scale-down sets one on every node at once
+// (1,000 no-op messages at 1,000 nodes, ahead of the deletions and pods the handlers do act on).
+// Condition messages and lastTransitionTime are prose and bookkeeping; capacity, allocatable, imageID and lastPodEventTime
 // change as side effects of the handlers' own writes or of pod churn. Forwarding those would turn every
 // status heartbeat into a function invocation without giving any handler a new decision to make.
 // Labels and annotations are left out for the same reason (but for the NodePool and initialized labels of
@@ -18,7 +21,8 @@ import { awaitsInitialization } from '../shared/decisions/initialization.js';
 import { carriesEvictionNotice } from '../shared/decisions/node-repair/eviction-notice.js';
 import { isAksNodeClassRef } from '../shared/decisions/ownership.js';
 import type { NodeClaim, NodePool } from '../shared/models/karpenter.js';
-import { WellKnown } from '../shared/models/karpenter.js';
+import { ConditionTypes, WellKnown } from '../shared/models/karpenter.js';
+import { CONSOLIDATABLE_CONDITION } from '../shared/decisions/consolidation/timing.js';
 import type { Node } from '../shared/models/kube.js';
 import type { PodView, WatchedObject, WatchedObjects } from './projection.js';
 
@@ -177,6 +181,13 @@ function decideNode(notification: Notification<'Node'>): Decision {
   return { changes: [change('Node', node, changeType)], next: seen };
 }
 
+/** NodeClaim conditions that only the sweep and the workflows act on (see the top of this file). */
+const SWEEP_ONLY_CONDITIONS: ReadonlySet<string> = new Set([
+  ConditionTypes.drifted,
+  ConditionTypes.disruptionReason,
+  CONSOLIDATABLE_CONDITION,
+]);
+
 /** The fields a handler acts on, as a comparable string. */
 export function digestOf(kind: WatchedKind, object: WatchedObject): string {
   const meta = object.metadata;
@@ -184,6 +195,7 @@ export function digestOf(kind: WatchedKind, object: WatchedObject): string {
     case 'NodeClaim': {
       const status = (object as NodeClaim).status;
       const conditions = [...(status?.conditions ?? [])]
+        .filter((c) => !SWEEP_ONLY_CONDITIONS.has(c.type))
         .map((c) => [c.type, c.status, c.reason, c.observedGeneration ?? null])
         .sort(compareTuples);
       return JSON.stringify([

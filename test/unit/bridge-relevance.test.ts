@@ -209,6 +209,35 @@ describe('NodeClaims', () => {
     });
   });
 
+  it('does not forward the conditions only the sweep and the workflows act on: Drifted, DisruptionReason, Consolidatable', () => {
+    const launched = [
+      condition('Launched', 'True', 'Launched'),
+      condition('Registered', 'True', 'Registered'),
+    ];
+    const before = nodeClaim({ conditions: launched });
+    const previous = seenOf('NodeClaim', before);
+    for (const [type, reason] of [
+      ['Drifted', 'NodeClassDrift'],
+      ['DisruptionReason', 'Drifted'],
+      ['Consolidatable', 'Consolidatable'],
+    ] as const) {
+      const marked = nodeClaim({ conditions: [...launched, condition(type, 'True', reason)] });
+      expect(
+        decide({ kind: 'NodeClaim', verb: 'update', object: marked, previous, initialList: false }),
+      ).toEqual({ changes: [], next: previous });
+    }
+    // Beside one of them, a change a handler acts on is still forwarded.
+    const relaunched = nodeClaim({
+      conditions: [
+        condition('Launched', 'False', 'LaunchFailed'),
+        condition('Drifted', 'True', 'NodeClassDrift'),
+      ],
+    });
+    expect(
+      changeTypes({ kind: 'NodeClaim', verb: 'update', object: relaunched, previous, initialList: false }),
+    ).toEqual(['MODIFIED']);
+  });
+
   it('treats conditions and finalizers as sets, not lists', () => {
     const a = nodeClaim({
       finalizers: ['a', 'b'],
