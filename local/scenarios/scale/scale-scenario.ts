@@ -445,10 +445,11 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
         detail: [i.detail, ...i.violations].join('\n      '),
       })),
       {
-        // Reaching this line is the proof: the wait above throws past its bound.
+        // The wait above goes on past the bound while things move (up to four times it), so the bound
+        // is judged here, on the time it took.
         name: `all ${totalPods} pods Running on Initialized nodes within ${seconds(scaleUpBoundMs)}`,
-        holds: true,
-        detail: `${peakNodes} nodes, all pods Running ${seconds(allRunningAt - upStarted)} after the Deployments`,
+        holds: upSettledAt - upStarted <= scaleUpBoundMs,
+        detail: `${peakNodes} nodes, all pods Running ${seconds(allRunningAt - upStarted)} and every node Initialized ${seconds(upSettledAt - upStarted)} after the Deployments`,
       },
       {
         name: 'every node of the scale-up replaced by the drift',
@@ -457,7 +458,7 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
       },
       {
         name: `consolidation reaches at most ${downBound} nodes (packing minimum ${minimum} + 20% + 1 a pool) within ${seconds(downTimeoutMs)}`,
-        holds: downReachedAt !== undefined,
+        holds: downReachedAt !== undefined && downReachedAt - downStarted <= downTimeoutMs,
         detail:
           downReachedAt !== undefined
             ? `${downNodes} nodes ${seconds(downReachedAt - downStarted)} after the scale-down`
