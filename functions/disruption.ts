@@ -13,6 +13,11 @@ import {
   DisruptionActivities,
   validateCommand,
 } from '../shared/lifecycle/disruption/executor.js';
+import {
+  checkCommandReplacementNow,
+  disruptionOrchestratorV2,
+  DisruptionV2Activities,
+} from '../shared/lifecycle/disruption/executor-v2.js';
 import { outageTolerantRegistration } from '../shared/lifecycle/durable/durable-activity.js';
 import { orchestration, type FunctionDefinition } from '../shared/runtime/definitions.js';
 import { DisruptionNames } from '../shared/runtime/function-names.js';
@@ -30,9 +35,15 @@ export function disruptionFunctions(getDependencies: DependencySource): readonly
     outageTolerantRegistration(DisruptionActivities.launch, (step, context) =>
       launchCommandReplacement(getDependencies(), step, context),
     ),
-    // Reports whether one replacement is Initialized, pending or failed.
+    // Reports whether one replacement is Initialized, pending or failed (the first version: waits inside).
     outageTolerantRegistration(DisruptionActivities.check, (step) =>
       checkCommandReplacement(getDependencies(), step),
+    ),
+    // The second version, woken by its replacements; the first stays for the instances started before it.
+    orchestration(DisruptionNames.orchestrationV2, disruptionOrchestratorV2),
+    // The second version's check: one read of one replacement.
+    outageTolerantRegistration(DisruptionV2Activities.checkNow, (step) =>
+      checkCommandReplacementNow(getDependencies(), step),
     ),
     // Deletes the candidates once every replacement is Initialized.
     outageTolerantRegistration(DisruptionActivities.complete, (input, context) =>

@@ -14,6 +14,8 @@ export const DisruptionAnnotations = {
   replacementBackoffUntil: 'karpenter.azure.com/replacement-backoff-until',
   /** On a replacement NodeClaim: the name of the NodeClaim it replaces. */
   replacementOf: 'karpenter.azure.com/replacement-of',
+  /** On a replacement NodeClaim: the instance ID of the disruption command waiting for it (woken by it). */
+  command: 'karpenter.azure.com/disruption-command',
 } as const;
 
 export function hasDisruptedTaint(node: Node): boolean {

@@ -66,6 +66,12 @@ export const DisruptionNames = {
   check: 'checkDisruptionReplacement',
   complete: 'completeDisruptionCommand',
   abandon: 'abandonDisruptionCommand',
+  /** The second version (executor-v2.ts), woken by its replacements; started under the same IDs. */
+  orchestrationV2: 'executeDisruptionCommandV2',
+  /** The second version's check: one read, no wait inside the activity. */
+  checkNow: 'checkDisruptionReplacementNow',
+  /** The external event a replacement raises on its command when it is Initialized or has failed. */
+  replacementChanged: 'replacement-changed',
 } as const;
 
 /**

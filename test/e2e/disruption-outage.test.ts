@@ -131,7 +131,7 @@ const adminClaims = (pool: string) =>
 function activeDisruptionWorkflows(): string[] {
   const active = new Set<string>();
   for (const { event } of hostEvents) {
-    if (!('name' in event) || event.name !== DisruptionNames.orchestration) continue;
+    if (!('name' in event) || event.name !== DisruptionNames.orchestrationV2) continue;
     if (event.type === 'orchestration.started') active.add(event.instanceId);
     else active.delete(event.instanceId);
   }
@@ -213,7 +213,7 @@ describe('disruption through a 60 s API server outage', () => {
     const failed = hostEvents.filter(({ event }) => event.type === 'orchestration.failed');
     expect(failed.map(({ event }) => event)).toEqual([]);
     const outcomes = hostEvents.flatMap(({ event }) =>
-      event.type === 'orchestration.completed' && event.name === DisruptionNames.orchestration
+      event.type === 'orchestration.completed' && event.name === DisruptionNames.orchestrationV2
         ? [{ instanceId: event.instanceId, outcome: (event.output as { outcome?: string }).outcome }]
         : [],
     );

@@ -7,6 +7,7 @@ import type { Clock } from '../../local/host/clock.js';
 import { createEventBus, type HostEvent } from '../../local/host/events.js';
 import { createMemoryHistoryStore, type HistoryStore } from '../../local/host/history-store.js';
 import type { InstanceRecord } from '../../local/host/history.js';
+import type { DurableWorkSnapshot } from '../../local/host/durable-work.js';
 import { createOrchestrationRuntime } from '../../local/host/orchestration-runtime.js';
 import { createWorkTracker } from '../../local/host/work-tracker.js';
 import { silentLogger } from '../../shared/observability/logger.js';
@@ -61,6 +62,8 @@ export interface VirtualDurableEngine {
   longestHistory: Map<string, number>;
   /** The instance's record as stored now. */
   record(instanceId: string): Promise<InstanceRecord | undefined>;
+  /** The engine's work so far (billable actions, episodes, timers), per orchestration. */
+  durableWork(): DurableWorkSnapshot;
   /** Runs episodes, activities and timers until nothing is left before `until` (ms since epoch). */
   runUntil(until: number): Promise<void>;
   stop(): Promise<void>;
@@ -122,6 +125,7 @@ export async function startVirtualDurableEngine(
     events,
     longestHistory,
     record: (instanceId) => memory.load(instanceId),
+    durableWork: () => runtime.durableWork.snapshot(),
     runUntil: async (until) => {
       for (;;) {
         await settle();

@@ -5,6 +5,7 @@ import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { describeEvictionNoticeOutcome, repairOnEvictionNotice } from './eviction-notice.js';
 import { disruptAfterDeletion } from './freed-slot.js';
+import { wakeOnInitialized } from '../nodeclaims/replacement-wake.js';
 import { reconcileLaunch } from '../launch/launch.js';
 import { signalProvisioning } from '../provisioning/signal.js';
 import { describeNodeEventOutcome, registerNodeFromEvent } from '../node-join/registration.js';
@@ -67,6 +68,7 @@ export async function handleObjectEvent(
       }
       const result = await registerNodeFromEvent(deps, node);
       log.info('node event reconciled', describeNodeEventOutcome(result));
+      await wakeOnInitialized(context.orchestrations, log, result);
       // A spot eviction notice is answered now, not at the next sweep: Azure evicts about 30 s after it.
       const notice = await repairOnEvictionNotice(deps, context, node);
       if (notice.outcome === 'repair-run') {

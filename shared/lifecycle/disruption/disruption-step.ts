@@ -486,7 +486,7 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
     pollSeconds: settings.replacementPollSeconds,
     timeoutMinutes: settings.replacementTimeoutMinutes,
   };
-  await orchestrations.startNew(DisruptionNames.orchestration, { instanceId, input });
+  await orchestrations.startNew(DisruptionNames.orchestrationV2, { instanceId, input });
   return true;
 }
 

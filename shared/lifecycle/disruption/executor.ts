@@ -6,8 +6,11 @@
 //    karpenter.sh/disrupted:NoSchedule, so nothing new schedules there and every budget counts it; a
 //    validated candidate whose pods, listed fresh once it is tainted, differ from what its validation
 //    saw is put back (a pod landed after the validation's read: a pod event);
-// 3. launch the replacements (if any) and wait until each is Initialized: a durable timer, then a check
-//    that itself waits, reading the replacement every poll for up to the activity wait window;
+// 3. launch the replacements (if any) and wait until each is Initialized: in the second version
+//    (executor-v2.ts, the one started now) each replacement wakes the workflow when it is Initialized or
+//    has failed, and a slow fallback timer checks the rest; in the first, kept for the instances started
+//    before it, a durable timer, then a check that itself waits, reading the replacement every poll for
+//    up to the activity wait window;
 // 4. complete: delete the candidates (termination drains them); or, when a replacement fails, abandon:
 //    delete the replacements that never initialized, untaint and unmark the candidates, and remember
 //    the failure (on the NodePool under the command's key, or on each candidate) with a backoff.
@@ -39,7 +42,7 @@ import {
 import { deleteNodeClaim } from '../termination/termination.js';
 import { publishTerminating } from './blocked-events.js';
 import { currentCandidate, releaseCandidate } from './candidate-release.js';
-import type { ExecutorInput, ExecutorProgress } from './command-workflow.js';
+import { commandInstanceId, type ExecutorInput, type ExecutorProgress } from './command-workflow.js';
 import { forgetConsolidationFailures, rememberFailedConsolidation } from './command-memory.js';
 import type { CommandCandidate, CommandValidation, DisruptionCommand } from './methods/method.js';
 import { methodNamed } from './methods/methods.js';
@@ -68,6 +71,31 @@ export const EXECUTOR_TASKS_PER_EXECUTION = 100;
 /** What the wait answers when it has continued as new: the orchestrator then returns at once. */
 const CONTINUED = Symbol('continued as new');
 
+/** What one round of the wait found: a replacement known to be Initialized, or which ones to check. */
+export type WaitRound = { initialized: number } | { check: 'all' | number };
+
+/** What a version of the workflow does differently while it waits for its replacements. */
+export interface ReplacementWaitVersion {
+  /** Waits, as one durable task, for the next reason to look at the replacements (at most until `until`). */
+  round(
+    context: df.OrchestrationContext,
+    input: ExecutorInput,
+    until: Date,
+  ): Generator<df.Task, WaitRound, unknown>;
+  /** The activity that reads one replacement. */
+  check: DurableActivity<ReplacementStep, ReplacementCheck>;
+}
+
+/** The first version's wait: a durable timer of one poll, then a check of each that itself waits. */
+const pollEveryPoll: ReplacementWaitVersion = {
+  round: function* (context, input, until) {
+    const now = context.df.currentUtcDateTime.getTime();
+    yield* timerUntil(context, new Date(Math.min(until.getTime(), now + input.pollSeconds * 1000)));
+    return { check: 'all' };
+  },
+  check: durableActivity<ReplacementStep, ReplacementCheck>(DisruptionNames.check),
+};
+
 export interface ReplacementStep {
   input: ExecutorInput;
   index: number;
@@ -95,7 +123,7 @@ export const DisruptionActivities = {
   validate: durableActivity<ExecutorInput, CommandValidation>(DisruptionNames.validate),
   begin: durableActivity<ExecutorInput, BeginOutcome>(DisruptionNames.begin),
   launch: durableActivity<ReplacementStep, ReplacementCheck>(DisruptionNames.launch),
-  check: durableActivity<ReplacementStep, ReplacementCheck>(DisruptionNames.check),
+  check: pollEveryPoll.check,
   complete: durableActivity<ExecutorInput, string[]>(DisruptionNames.complete),
   abandon: durableActivity<AbandonStep>(DisruptionNames.abandon),
 };
@@ -106,14 +134,24 @@ export function replacementSpecs(command: DisruptionCommand): ReplacementSpec[] 
     name: replacementNameFor(command.nodePool.name, first?.uid ?? '', command.attempt, index),
     nodePool: command.nodePool.name,
     replacementOf: first?.name ?? '',
+    command: commandInstanceId(command),
     reason: command.reason,
     ...(template.requirements ? { requirements: template.requirements } : {}),
     ...(template.zone ? { zone: template.zone } : {}),
   }));
 }
 
+/** The first version: polls its replacements (kept, unchanged, for the instances started before the second). */
 export function* disruptionOrchestrator(
   context: df.OrchestrationContext,
+): Generator<df.Task, ExecutorOutcome | undefined, unknown> {
+  return yield* executeCommand(context, pollEveryPoll);
+}
+
+/** Validate, begin, wait for the replacements as `awaitReplacements` does, then complete or abandon. */
+export function* executeCommand(
+  context: df.OrchestrationContext,
+  version: ReplacementWaitVersion,
 ): Generator<df.Task, ExecutorOutcome | undefined, unknown> {
   const { continued, ...started } = context.df.getInput<ExecutorInput>();
   let input = started;
@@ -140,7 +178,7 @@ export function* disruptionOrchestrator(
 
   const replacements = replacementSpecs(input.command).map((r) => r.name);
   if (replacements.length > 0) {
-    const why = yield* awaitReplacementsInitialized(context, tasks, input, continued);
+    const why = yield* awaitReplacementsInitialized(context, tasks, input, continued, version);
     if (why === CONTINUED) return undefined;
     if (why !== undefined) {
       const abandon: AbandonStep = { input, why };
@@ -162,6 +200,7 @@ function* awaitReplacementsInitialized(
   tasks: TaskCount,
   input: ExecutorInput,
   resume: ExecutorProgress | undefined,
+  version: ReplacementWaitVersion,
 ): Generator<df.Task, string | undefined | typeof CONTINUED, unknown> {
   const count = input.command.replacements.length;
   const call = <I, O>(activity: DurableActivity<I, O>, activityInput: I) =>
@@ -182,14 +221,15 @@ function* awaitReplacementsInitialized(
     if (now >= deadline) {
       return `the replacement was not Initialized within ${input.timeoutMinutes} minutes`;
     }
-    yield* countingTasks(
-      tasks,
-      timerUntil(context, new Date(Math.min(deadline, now + input.pollSeconds * 1000))),
-    );
+    const round = yield* countingTasks(tasks, version.round(context, input, new Date(deadline)));
+    if ('initialized' in round) {
+      initialized.add(round.initialized);
+      continue;
+    }
     for (let index = 0; index < count; index++) {
-      if (initialized.has(index)) continue;
+      if (initialized.has(index) || (round.check !== 'all' && round.check !== index)) continue;
       const step: ReplacementStep = { input, index };
-      let check = yield* call(DisruptionActivities.check, step);
+      let check = yield* call(version.check, step);
       if (check.status === 'NotLaunched') {
         check = yield* call(DisruptionActivities.launch, step);
       }

@@ -32,6 +32,8 @@ export interface ReplacementSpec {
   nodePool: string;
   /** The (first) NodeClaim it replaces, recorded in karpenter.azure.com/replacement-of. */
   replacementOf: string;
+  /** The instance ID of the command that waits for it (karpenter.azure.com/disruption-command), if one does. */
+  command?: string;
   reason: string;
   requirements?: NodeSelectorRequirement[];
   /** Keep this zone: the template's requirements plus it, when they allow it (ReplacementTemplate). */
@@ -90,7 +92,10 @@ export async function launchReplacement(
         nodePool,
         nodeClass,
         name: spec.name,
-        annotations: { [DisruptionAnnotations.replacementOf]: spec.replacementOf },
+        annotations: {
+          [DisruptionAnnotations.replacementOf]: spec.replacementOf,
+          ...(spec.command ? { [DisruptionAnnotations.command]: spec.command } : {}),
+        },
       });
       const requirements = spec.requirements ?? withZoneKept(fromTemplate.spec.requirements, spec.zone);
       replacement = await deps.objects.nodeClaims.create(

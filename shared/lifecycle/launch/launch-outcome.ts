@@ -24,6 +24,7 @@ import { nextPollPacing } from '../../decisions/launch-poll-pacing.js';
 import { realActivityTimer, type ActivityTimer } from '../durable/activity-wait.js';
 import { plannedWaitMs, type AwaitVmCreationInput, type AwaitVmCreationResult } from './launch-monitor-v2.js';
 import type { HandlerContext } from '../../runtime/definitions.js';
+import { wakeReplacementCommand } from '../nodeclaims/replacement-wake.js';
 import type { ClusterReader } from '../../kube/cluster-reader.js';
 import {
   describeLaunchFailure,
@@ -222,6 +223,8 @@ export async function recordLaunchFailure(
       },
     }));
     await deps.events.warning(nodeClaimTarget(current), failure.reason, message);
+    // A disruption command waiting for this NodeClaim as its replacement abandons now, not at its fallback.
+    await wakeReplacementCommand(context.orchestrations, log, current, 'Failed');
   }
 
   const remembered = await deps.cloud.rememberLaunchFailure(offering, failure);

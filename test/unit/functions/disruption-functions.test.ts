@@ -208,6 +208,66 @@ describe(covers(DisruptionNames.check), () => {
   });
 });
 
+describe(covers(DisruptionNames.checkNow), () => {
+  const step = { input: commandInput('expiration', { replacements: 1 }), index: 0 };
+
+  test('reads the replacement once: Initialized, Pending, NotLaunched or Failed, at once', async () => {
+    const replacement = initializedNodeClaim(REPLACEMENT, pool);
+    expect(await app.value(DisruptionNames.checkNow, step)).toEqual({
+      status: 'Failed',
+      why: `replacement ${REPLACEMENT} was deleted`,
+    });
+    fake.nodeClaims.seed({ ...replacement, status: {} });
+    expect(await app.value(DisruptionNames.checkNow, step)).toEqual({ status: 'NotLaunched' });
+    fake.nodeClaims.seed({ ...replacement, status: { providerID: replacement.status!.providerID! } });
+    expect(await app.value(DisruptionNames.checkNow, step)).toEqual({ status: 'Pending' });
+    fake.nodeClaims.seed(replacement);
+    expect(await app.value(DisruptionNames.checkNow, step)).toEqual({ status: 'Initialized' });
+  });
+});
+
+describe(covers(DisruptionNames.orchestrationV2), () => {
+  const seconds = (at: Date) => (at.getTime() - FAKE_NOW.getTime()) / 1000;
+
+  test('launches the replacement, waits for its wake, and deletes the candidate when it says Initialized', async () => {
+    const calls = new Map<string, number>();
+    const run = await replayOrchestration({
+      name: DisruptionNames.orchestrationV2,
+      handler: app.orchestration(DisruptionNames.orchestrationV2).handler,
+      instanceId: 'expire-uid-general-a',
+      input: commandInput('expiration', { replacements: 1 }),
+      start: FAKE_NOW,
+      respond: (pending) => {
+        const wake = pending.find((p) => p.action.kind === 'externalEvent');
+        if (wake) {
+          const at = new Date(FAKE_NOW.getTime() + 20_000);
+          return { to: wake, answer: { raise: { replacement: REPLACEMENT, status: 'Initialized' }, at } };
+        }
+        const next = pending.find((p) => p.action.kind === 'activity');
+        if (!next || next.action.kind !== 'activity') return undefined;
+        const name = next.action.name;
+        calls.set(name, (calls.get(name) ?? 0) + 1);
+        if (name === DisruptionNames.begin) return { to: next, answer: { result: 'ok' } };
+        if (name === DisruptionNames.launch) return { to: next, answer: { result: { status: 'Pending' } } };
+        if (name === DisruptionNames.complete) return { to: next, answer: { result: ['general-a'] } };
+        return undefined;
+      },
+    });
+
+    expect(run.result).toMatchObject({
+      status: 'completed',
+      output: { outcome: 'Disrupted', deleted: ['general-a'], replacements: [REPLACEMENT] },
+    });
+    // No check and no poll: the wake, then the deletion.
+    expect(run.answered.map((a) => [a.name, seconds(a.at)])).toEqual([
+      [DisruptionNames.begin, 0],
+      [DisruptionNames.launch, 0],
+      [`event:${DisruptionNames.replacementChanged}`, 20],
+      [DisruptionNames.complete, 20],
+    ]);
+  });
+});
+
 describe(covers(DisruptionNames.complete), () => {
   test('deletes every candidate, says it was replaced, and starts its termination at once', async () => {
     seedCandidate('general-a', 'Expired');

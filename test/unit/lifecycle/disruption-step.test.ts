@@ -128,8 +128,8 @@ describe('disruption step', () => {
     await run(claims, poolWithBudget('2'));
 
     expect(orchestrations.started.map((s) => [s.name, s.instanceId])).toEqual([
-      [DisruptionNames.orchestration, 'replace-uid-general-a'],
-      [DisruptionNames.orchestration, 'replace-uid-general-b'],
+      [DisruptionNames.orchestrationV2, 'replace-uid-general-a'],
+      [DisruptionNames.orchestrationV2, 'replace-uid-general-b'],
     ]);
     const input = orchestrations.started[0]?.input as ExecutorInput;
     expect(input.command).toMatchObject({
@@ -215,7 +215,7 @@ describe('disruption step', () => {
     expect(fake.nodeClaims.writes.filter((w) => w.name === 'general-a')).toEqual([]);
   });
 
-  test('a mark whose workflow is running is left alone', async () => {
+  test('a mark whose workflow is running is left alone, whichever version runs it', async () => {
     const old = fake.nodeClaims.seed(drifted('general-a', HOUR_AGO));
     orchestrations.seed('replace-uid-general-a', DisruptionNames.orchestration, 'Running');
 
@@ -228,7 +228,7 @@ describe('disruption step', () => {
 
   test('a mark whose workflow ended without releasing it is put back in service as a failed attempt', async () => {
     const old = fake.nodeClaims.seed(drifted('general-a', HOUR_AGO));
-    orchestrations.seed('replace-uid-general-a', DisruptionNames.orchestration, 'Failed');
+    orchestrations.seed('replace-uid-general-a', DisruptionNames.orchestrationV2, 'Failed');
 
     await run([old]);
 
@@ -254,7 +254,7 @@ describe('disruption step', () => {
       ...marked,
       metadata: { ...marked.metadata, deletionTimestamp: '2026-11-30T11:30:00Z' },
     });
-    orchestrations.seed('replace-uid-general-a', DisruptionNames.orchestration, 'Completed');
+    orchestrations.seed('replace-uid-general-a', DisruptionNames.orchestrationV2, 'Completed');
 
     await run([old]);
 

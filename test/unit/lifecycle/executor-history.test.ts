@@ -1,20 +1,28 @@
-// The disruption executor's history stays bounded while its replacements are slow to initialize: the
-// real executor orchestration runs on the local host's durable engine (durable-functions' replay) under
-// a virtual clock, with scripted activities standing in for the cluster, because what is under test is
-// what the workflow carries over continue-as-new: the validated command, the wait's deadline and the
-// replacements already Initialized, and that validate, begin and the launches are never run again. The
-// real activities run in test/e2e/ (consolidation and drift).
+// The disruption executor's wait for its replacements (the second version, woken by them; the first's
+// polling is replayed in test/unit/functions/disruption-functions.test.ts): the real orchestration runs on the local
+// host's durable engine (durable-functions' replay) under a virtual clock, with scripted activities
+// standing in for the cluster. Under test: a replacement's wake ends the wait at once and its Durable
+// cost does not grow with the wait; without wakes, the fallback checks still finish the command; and
+// the history stays bounded over continue-as-new, carrying the validated command, the wait's deadline
+// and the replacements already Initialized, never running validate, begin or the launches again. The
+// real activities, and the real wakes from node-join, run in test/e2e/ (consolidation and drift).
 import { describe, expect, test } from 'vitest';
 import {
   DisruptionActivities,
   EXECUTOR_TASKS_PER_EXECUTION,
-  disruptionOrchestrator,
+  replacementSpecs,
   type AbandonStep,
   type ReplacementStep,
 } from '../../../shared/lifecycle/disruption/executor.js';
+import {
+  DisruptionV2Activities,
+  REPLACEMENT_POLLS_PER_FALLBACK,
+  disruptionOrchestratorV2,
+} from '../../../shared/lifecycle/disruption/executor-v2.js';
 import type { ExecutorInput } from '../../../shared/lifecycle/disruption/command-workflow.js';
 import type { DisruptionCommand } from '../../../shared/lifecycle/disruption/methods/method.js';
 import type { ReplacementCheck } from '../../../shared/lifecycle/disruption/replacements.js';
+import type { ReplacementWake } from '../../../shared/lifecycle/nodeclaims/replacement-wake.js';
 import { HISTORY_EVENTS_PER_TASK } from '../../../shared/lifecycle/durable/history-budget.js';
 import { activity, orchestration } from '../../../shared/runtime/definitions.js';
 import { DisruptionNames } from '../../../shared/runtime/function-names.js';
@@ -39,16 +47,34 @@ const command: DisruptionCommand = {
   consolidationType: 'single',
 };
 const input: ExecutorInput = { command, pollSeconds: 5, timeoutMinutes: 30 };
+/** Long enough that the fallback rounds alone fill an execution's task budget several times. */
+const longInput: ExecutorInput = { ...input, timeoutMinutes: 300 };
+const FALLBACK_MS = REPLACEMENT_POLLS_PER_FALLBACK * input.pollSeconds * 1000;
+const names = replacementSpecs(command).map((spec) => spec.name);
 const validated: DisruptionCommand = { ...command, detail: 'as validated' };
 
-/** Replacement `index` is Initialized from `readyAfter[index]` ms after START (never when undefined). */
-async function runExecutor(readyAfter: (number | undefined)[]) {
+interface ScriptedWake {
+  /** ms after START */
+  at: number;
+  index: number;
+  status: ReplacementWake['status'];
+}
+
+/**
+ * Replacement `index` is Initialized from `readyAfter[index]` ms after START (never when undefined), or
+ * failed from `failedAfter[index]`; each wake is raised at its time, as node-join or a launch failure
+ * would.
+ */
+async function runExecutor(
+  readyAfter: (number | undefined)[],
+  options: { wakes?: ScriptedWake[]; failedAfter?: (number | undefined)[]; start?: ExecutorInput } = {},
+) {
   const calls: { name: string; at: number; input: unknown }[] = [];
   let now = (): number => START.getTime();
   const record = (name: string, callInput: unknown) => calls.push({ name, at: now(), input: callInput });
   const engine = await startVirtualDurableEngine(
     [
-      orchestration(DisruptionNames.orchestration, disruptionOrchestrator),
+      orchestration(DisruptionNames.orchestrationV2, disruptionOrchestratorV2),
       activity<ExecutorInput>(DisruptionActivities.validate.name, async (step) => {
         record('validate', step);
         return { command: validated };
@@ -61,9 +87,13 @@ async function runExecutor(readyAfter: (number | undefined)[]) {
         record('launch', step);
         return { status: 'Pending' } satisfies ReplacementCheck;
       }),
-      activity<ReplacementStep>(DisruptionActivities.check.name, async (step) => {
+      activity<ReplacementStep>(DisruptionV2Activities.checkNow.name, async (step) => {
         record('check', step);
         const ready = readyAfter[step.index];
+        const failed = options.failedAfter?.[step.index];
+        if (failed !== undefined && now() >= START.getTime() + failed) {
+          return { status: 'Failed', why: 'launch failed' } satisfies ReplacementCheck;
+        }
         return (
           ready !== undefined && now() >= START.getTime() + ready
             ? { status: 'Initialized' }
@@ -83,9 +113,21 @@ async function runExecutor(readyAfter: (number | undefined)[]) {
   );
   now = () => engine.clock.now();
   try {
-    await engine.client.startNew(DisruptionNames.orchestration, { instanceId: INSTANCE, input });
-    await engine.runUntil(START.getTime() + 2 * 60 * MINUTE);
+    await engine.client.startNew(DisruptionNames.orchestrationV2, {
+      instanceId: INSTANCE,
+      input: options.start ?? input,
+    });
+    const wakes = [...(options.wakes ?? [])].sort((a, b) => a.at - b.at);
+    // A timer of its own brings the clock to each wake's time (the clock moves only to a due timer).
+    for (const wake of wakes) engine.clock.setTimer(START.getTime() + wake.at, () => undefined);
+    for (const wake of wakes) {
+      await engine.runUntil(START.getTime() + wake.at);
+      const event: ReplacementWake = { replacement: names[wake.index]!, status: wake.status };
+      await engine.client.raiseEvent(INSTANCE, DisruptionNames.replacementChanged, event);
+    }
+    await engine.runUntil(START.getTime() + 6 * 60 * MINUTE);
     return {
+      actions: engine.durableWork().byOrchestration[DisruptionNames.orchestrationV2]?.actions ?? 0,
       status: await engine.client.getStatus(INSTANCE),
       continuations: engine.events.filter((e) => e.type === 'orchestration.continuedAsNew').length,
       longest: engine.longestHistory.get(INSTANCE) ?? 0,
@@ -97,9 +139,61 @@ async function runExecutor(readyAfter: (number | undefined)[]) {
   }
 }
 
+describe('disruption executor wait, woken by its replacements', () => {
+  test('a wake ends the wait at once, with no check, and the Durable cost does not grow with the wait', async () => {
+    const soon = await runExecutor([20_000, 30_000], {
+      wakes: [
+        { at: 20_000, index: 0, status: 'Initialized' },
+        { at: 30_000, index: 1, status: 'Initialized' },
+      ],
+    });
+    const late = await runExecutor([50_000, 70_000], {
+      wakes: [
+        { at: 50_000, index: 0, status: 'Initialized' },
+        { at: 70_000, index: 1, status: 'Initialized' },
+      ],
+    });
+
+    expect(soon.status?.output).toMatchObject({ outcome: 'Disrupted', deleted: ['pool-abcde'] });
+    expect(soon.named('complete').map((c) => c.at)).toEqual([START.getTime() + 30_000]);
+    expect(late.status?.output).toMatchObject({ outcome: 'Disrupted' });
+    expect(late.named('complete').map((c) => c.at)).toEqual([START.getTime() + 70_000]);
+    // Each wake begins a new round with its own fallback, so waits answered by wakes are never checked,
+    // and a wait twice as long costs the same actions.
+    expect([...soon.named('check'), ...late.named('check')]).toEqual([]);
+    expect(late.actions).toBe(soon.actions);
+    expect(soon.actions).toBeGreaterThan(0);
+  });
+
+  test("a Failed wake checks that replacement at once and abandons: the fallback's minute is not waited", async () => {
+    const run = await runExecutor([undefined, 20_000], {
+      failedAfter: [25_000, undefined],
+      wakes: [
+        { at: 20_000, index: 1, status: 'Initialized' },
+        { at: 25_000, index: 0, status: 'Failed' },
+      ],
+    });
+
+    expect(run.status?.output).toMatchObject({ outcome: 'Abandoned', why: 'launch failed' });
+    expect(run.named('check').map((c) => [(c.input as ReplacementStep).index, c.at])).toEqual([
+      [0, START.getTime() + 25_000],
+    ]);
+    expect(run.named('abandon').map((c) => c.at)).toEqual([START.getTime() + 25_000]);
+  });
+
+  test('without wakes (lost, or a replacement made before them), the fallback rounds finish the command', async () => {
+    const run = await runExecutor([20_000, 30_000]);
+
+    expect(run.status?.output).toMatchObject({ outcome: 'Disrupted' });
+    // Launched at 15 s (after the validation's delay); the first fallback round finds both Initialized.
+    expect(run.named('complete').map((c) => c.at)).toEqual([START.getTime() + 15_000 + FALLBACK_MS]);
+    expect(run.named('check')).toHaveLength(2);
+  });
+});
+
 describe('disruption executor history while replacements are slow to initialize', () => {
-  test('a 20-minute wait continues as new, never validates, begins or launches again, and checks a ready replacement no more', async () => {
-    const run = await runExecutor([2 * MINUTE, 20 * MINUTE]);
+  test('a 200-minute wait continues as new, never validates, begins or launches again, and checks a ready replacement no more', async () => {
+    const run = await runExecutor([2 * MINUTE, 200 * MINUTE], { start: longInput });
 
     expect(run.status?.runtimeStatus).toBe('Completed');
     expect(run.status?.output).toMatchObject({ outcome: 'Disrupted', deleted: ['pool-abcde'] });
@@ -108,26 +202,28 @@ describe('disruption executor history while replacements are slow to initialize'
     expect(run.named('validate')).toHaveLength(1);
     expect(run.named('begin')).toHaveLength(1);
     expect(run.named('launch').map((c) => (c.input as ReplacementStep).index)).toEqual([0, 1]);
-    // Replacement 0 initialized at 2 minutes: never checked after that, in any execution.
+    // Replacement 0 initialized at 2 minutes: checked by the next fallback round, then never again.
     const checksOfFirst = run.named('check').filter((c) => (c.input as ReplacementStep).index === 0);
-    expect(Math.max(...checksOfFirst.map((c) => c.at))).toBeLessThan(START.getTime() + 2 * MINUTE + 5_000);
+    expect(Math.max(...checksOfFirst.map((c) => c.at))).toBeLessThanOrEqual(
+      START.getTime() + 2 * MINUTE + FALLBACK_MS,
+    );
     // Every later call still carries the validated command, and no carried state leaks into activities.
     for (const call of run.calls.filter((c) => c.name !== 'validate')) {
       const step = call.input as ExecutorInput | ReplacementStep;
       const carried = 'index' in step ? step.input : step;
-      expect(carried).toEqual({ ...input, command: validated });
+      expect(carried).toEqual({ ...longInput, command: validated });
     }
     expect(run.named('complete')).toHaveLength(1);
   });
 
   test('the timeout counts from the first execution: a replacement that never initializes is abandoned at it', async () => {
-    const run = await runExecutor([undefined, undefined]);
+    const run = await runExecutor([undefined, undefined], { start: longInput });
 
     expect(run.status?.output).toMatchObject({ outcome: 'Abandoned' });
-    expect(run.continuations).toBeGreaterThan(5);
+    expect(run.continuations).toBeGreaterThan(4);
     expect(run.longest).toBeLessThanOrEqual(HISTORY_BOUND);
     const began = run.named('begin')[0]!.at;
-    expect(run.named('abandon').map((c) => c.at)).toEqual([began + 30 * MINUTE]);
+    expect(run.named('abandon').map((c) => c.at)).toEqual([began + 300 * MINUTE]);
     expect(run.named('complete')).toEqual([]);
   });
 });

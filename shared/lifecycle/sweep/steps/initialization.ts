@@ -1,5 +1,7 @@
-// Initialization for every registered NodeClaim that is not Initialized yet.
+// Initialization for every registered NodeClaim that is not Initialized yet; a replacement that this
+// step initializes wakes the disruption command waiting for it.
 import { needsInitialization, reconcileInitialization } from '../../node-join/initialization.js';
+import { wakeOnInitialized } from '../../nodeclaims/replacement-wake.js';
 import { forEachObject, nameOf, type SweepStep } from '../../sweep-step/sweep-step.js';
 
 export const initializationStep: SweepStep = {
@@ -22,6 +24,7 @@ export const initializationStep: SweepStep = {
         }
         if (result.outcome === 'skipped') return false;
         context.view.updateNodeClaim(result.nodeClaim);
+        await wakeOnInitialized(context.orchestrations, context.log, result);
         return result.nodeClaim !== nodeClaim;
       },
     ),

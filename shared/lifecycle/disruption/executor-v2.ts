@@ -1,0 +1,90 @@
+// The disruption executor, second version: the same steps as the first (executor.ts: validate, begin,
+// launch, wait, complete or abandon), woken by its replacements instead of polling them. A replacement
+// raises an external event on its command when node-join sets Initialized=True or its launch fails
+// (replacement-wake.ts); an Initialized wake is taken as it is, any other wake checks that replacement
+// with one read, and a fallback timer every REPLACEMENT_POLLS_PER_FALLBACK polls checks every
+// replacement no wake has answered, so a lost wake costs only time.
+//
+// Why: the first version's wait is a durable timer and a check that waits inside its activity for up to
+// 45 s, round after round. Its Durable cost and the activity slot each waiting check holds both grow
+// with how long a replacement takes; at 1,000 nodes, where a replacement took 77 s because the slots
+// were full, it was 17 of a NodeClaim's 25 actions and half of the slot-seconds. A woken wait costs one
+// event however long it lasts, and holds no slot.
+//
+// It is a new orchestration beside the first, which stays registered, unchanged, for the instances
+// started before the upgrade (docs/design.md, "Names are history"); the instance ID is the same
+// (command-workflow.ts), so the disruption step's "is it running" finds either version.
+import type * as df from 'durable-functions';
+import { DisruptionNames } from '../../runtime/function-names.js';
+import { durableActivity } from '../durable/durable-activity.js';
+import type { LifecycleDependencies } from '../dependencies.js';
+import {
+  executeCommand,
+  replacementSpecs,
+  type ExecutorOutcome,
+  type ReplacementStep,
+  type ReplacementWaitVersion,
+} from './executor.js';
+import type { ReplacementWake } from '../nodeclaims/replacement-wake.js';
+import { checkReplacement, type ReplacementCheck } from './replacements.js';
+
+/**
+ * Polls between the fallback checks of replacements no wake has answered: 60 s at the default 5 s poll.
+ * Long enough that a replacement which initializes within a minute of the last wake costs no check;
+ * short enough that a lost wake, or a launch deferred because ARM throttled it or the bridge was
+ * launching the same NodeClaim, holds a command up by a minute at most.
+ */
+export const REPLACEMENT_POLLS_PER_FALLBACK = 12;
+
+const checkNow = durableActivity<ReplacementStep, ReplacementCheck>(DisruptionNames.checkNow);
+
+const wokenByReplacements: ReplacementWaitVersion = {
+  round: function* (context, input, until) {
+    const now = context.df.currentUtcDateTime.getTime();
+    const fallbackAt = now + input.pollSeconds * REPLACEMENT_POLLS_PER_FALLBACK * 1000;
+    const wake = yield* wakeOrTimer(context, new Date(Math.min(until.getTime(), fallbackAt)));
+    if (!wake) return { check: 'all' };
+    const index = replacementSpecs(input.command).findIndex((spec) => spec.name === wake.replacement);
+    // A wake naming none of this command's replacements (a stale one) is a reason to look at all.
+    if (index < 0) return { check: 'all' };
+    return wake.status === 'Initialized' ? { initialized: index } : { check: index };
+  },
+  check: checkNow,
+};
+
+/** The activity this version calls that the first does not: functions/disruption.ts registers them. */
+export const DisruptionV2Activities = { checkNow };
+
+export function* disruptionOrchestratorV2(
+  context: df.OrchestrationContext,
+): Generator<df.Task, ExecutorOutcome | undefined, unknown> {
+  return yield* executeCommand(context, wokenByReplacements);
+}
+
+/**
+ * The replacements' next wake, or undefined when the timer at `at` came first. The timer is left to fire
+ * on its own: a timer that fires after its command has ended is dropped by the engine.
+ */
+function* wakeOrTimer(
+  context: df.OrchestrationContext,
+  at: Date,
+): Generator<df.Task, ReplacementWake | undefined, unknown> {
+  const wake = context.df.waitForExternalEvent(DisruptionNames.replacementChanged);
+  const timer = context.df.createTimer(at);
+  const first = yield context.df.Task.any([wake, timer]);
+  return first === wake ? (wake.result as ReplacementWake) : undefined;
+}
+
+/**
+ * Reads one replacement once. Unlike the first version's check it does not wait inside the activity:
+ * wakes answer most waits, and a check holding a slot for 45 s is what filled the host's activity slots
+ * at 1,000 nodes (21,400 slot-seconds in one drift).
+ */
+export function checkCommandReplacementNow(
+  deps: LifecycleDependencies,
+  step: ReplacementStep,
+): Promise<ReplacementCheck> {
+  const spec = replacementSpecs(step.input.command)[step.index];
+  if (!spec) throw new Error(`command has no replacement ${step.index}`);
+  return checkReplacement(deps, spec.name);
+}
