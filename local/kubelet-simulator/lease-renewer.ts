@@ -49,7 +49,7 @@ export type RenewerReport =
 
 export interface LeaseRenewer {
   /** Starts renewing the node's Lease at once, then every interval. */
-  add(nodeName: string, lease: NodeLease): void;
+  add(nodeName: string): void;
   remove(nodeName: string): void;
   /** The renewer's requests by label, as of its last report (every few seconds). */
   counts(): Record<string, number>;
@@ -60,20 +60,32 @@ export interface LeaseRenewerOptions extends LeaseRenewerConfig {
   log: Logger;
   /** After each renewal that succeeded. */
   onRenewed(nodeName: string): void;
+  /**
+   * The node's Lease as the simulator knows it now, or undefined when it no longer runs a kubelet; read
+   * when a node is added and again for every node when a dead child is started again.
+   */
+  leaseOf(nodeName: string): NodeLease | undefined;
 }
 
 const entry = fileURLToPath(new URL('./lease-renewer-process.ts', import.meta.url));
 const countsEveryMs = 2_000;
 
 export async function startLeaseRenewer(options: LeaseRenewerOptions): Promise<LeaseRenewer> {
-  const { log, onRenewed, ...config } = options;
-  const leases = new Map<string, NodeLease>();
+  const { log, onRenewed, leaseOf, ...config } = options;
+  /** The nodes renewed for: the Leases themselves are the simulator's (leaseOf). */
+  const nodes = new Set<string>();
   let counts: Record<string, number> = {};
   let child: ChildProcess | undefined;
   let stopping = false;
 
   const send = (command: RenewerCommand): void => {
     if (child?.connected) child.send(command);
+  };
+
+  const sendAdd = (nodeName: string): void => {
+    const lease = leaseOf(nodeName);
+    if (lease) send({ type: 'add', nodeName, ...lease });
+    else nodes.delete(nodeName);
   };
 
   const spawnChild = async (): Promise<void> => {
@@ -83,32 +95,37 @@ export async function startLeaseRenewer(options: LeaseRenewerOptions): Promise<L
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'json',
     });
+    let ready: () => void = () => undefined;
     started.on('message', (report: RenewerReport) => {
-      if (report.type === 'renewed') {
-        const lease = leases.get(report.nodeName);
-        if (lease) lease.leaseExists = true;
-        onRenewed(report.nodeName);
-      } else if (report.type === 'counts') counts = report.counts;
-      else if (report.type === 'log') log[report.level](report.message, report.fields);
+      switch (report.type) {
+        case 'ready':
+          return ready();
+        case 'renewed':
+          return onRenewed(report.nodeName);
+        case 'counts':
+          counts = report.counts;
+          return;
+        case 'log':
+          return log[report.level](report.message, report.fields);
+      }
     });
     await new Promise<void>((resolve, reject) => {
       const failed = (code: number | null) =>
         reject(new Error(`the Lease renewer exited (${String(code)}) before it was ready`));
       started.once('exit', failed);
-      started.on('message', (report: RenewerReport) => {
-        if (report.type !== 'ready') return;
+      ready = () => {
         started.off('exit', failed);
         resolve();
-      });
+      };
     });
     child = started;
     started.once('exit', (code, signal) => {
       if (stopping) return;
-      log.error('the Lease renewer exited; starting it again', { code, signal, nodes: leases.size });
+      log.error('the Lease renewer exited; starting it again', { code, signal, nodes: nodes.size });
       child = undefined;
       void spawnChild()
         .then(() => {
-          for (const [nodeName, lease] of leases) send({ type: 'add', nodeName, ...lease });
+          for (const nodeName of [...nodes]) sendAdd(nodeName);
         })
         .catch((error: unknown) => log.error('the Lease renewer could not be started again', { error }));
     });
@@ -119,12 +136,12 @@ export async function startLeaseRenewer(options: LeaseRenewerOptions): Promise<L
   countsTimer.unref();
 
   return {
-    add(nodeName, lease) {
-      leases.set(nodeName, lease);
-      send({ type: 'add', nodeName, ...lease });
+    add(nodeName) {
+      nodes.add(nodeName);
+      sendAdd(nodeName);
     },
     remove(nodeName) {
-      if (!leases.delete(nodeName)) return;
+      if (!nodes.delete(nodeName)) return;
       send({ type: 'remove', nodeName });
     },
     counts: () => ({ ...counts }),

@@ -326,7 +326,17 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
         log,
         onRenewed: (nodeName) => {
           const vm = byNodeName.get(nodeName);
-          if (vm?.phase === 'running') background('post ready', { node: nodeName }, () => leaseRenewed(vm));
+          if (vm?.phase !== 'running') return;
+          vm.leaseExists = true;
+          // Read from the cache here: at 50 renewals a second, work only for a Node to correct.
+          if (cachedNode(nodeName)?.ready === 'Unknown') {
+            background('post ready', { node: nodeName }, () => leaseRenewed(vm));
+          }
+        },
+        leaseOf: (nodeName) => {
+          const vm = byNodeName.get(nodeName);
+          if (vm?.phase !== 'running' || !vm.kubelet || vm.nodeUid === undefined) return undefined;
+          return { nodeUid: vm.nodeUid, certificate: vm.kubelet.certificate, leaseExists: vm.leaseExists };
         },
       })
     : undefined;
@@ -364,10 +374,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
   /** kubelet starts: its Lease renewals (here or in the renewer's process) and its status reports. */
   const startBeating = (vm: TrackedVm, lastStatusReportAt: number): void => {
     heartbeats.add(vm.nodeName, lastStatusReportAt);
-    if (leaseRenewer && vm.kubelet && vm.nodeUid !== undefined) {
-      const { certificate } = vm.kubelet;
-      leaseRenewer.add(vm.nodeName, { nodeUid: vm.nodeUid, certificate, leaseExists: vm.leaseExists });
-    }
+    leaseRenewer?.add(vm.nodeName);
   };
   const stopBeating = (vm: TrackedVm): void => {
     heartbeats.remove(vm.nodeName);

@@ -13,7 +13,7 @@ import { disruptionStep } from '../disruption/disruption-step.js';
 import { coalescedRuns, type CoalescedOutcome, type CoalescedRuns } from './coalesced-runs.js';
 
 /** Passes one event may run for the deletions that keep coming while it runs. */
-export const FREED_SLOT_MAX_PASSES = 3;
+const FREED_SLOT_MAX_PASSES = 3;
 
 /** Per app (its dependencies), as the budget marks' rounds are: tests run several apps in one process. */
 const passesOf = new WeakMap<LifecycleDependencies, CoalescedRuns<string>>();
