@@ -1,6 +1,7 @@
 // The kubelet simulator runs pods: against the real control plane and ARM emulator, a pod bound to a
 // simulated Node reports Running and Ready, and a deleted pod goes away once its containers exit, never
-// before they would (a pod that ignores SIGTERM takes its whole grace period).
+// before they would (a pod that ignores SIGTERM takes its whole grace period), and a start whose write
+// fails is made again.
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -8,7 +9,9 @@ import { kubeletReservationFlags, nodeReservations } from '../../shared/decision
 import { isNotFound } from '../../shared/kube/errors.js';
 import { startArmEmulator, type ArmEmulator } from '../../local/arm-emulator/index.js';
 import { startKubeletSimulator, type KubeletSimulator } from '../../local/kubelet-simulator/index.js';
-import { IGNORES_SIGTERM_ANNOTATION } from '../../local/kubelet-simulator/pod-runner.js';
+import { IGNORES_SIGTERM_ANNOTATION, startPodRunner } from '../../local/kubelet-simulator/pod-runner.js';
+import { kubeRest, type KubeRequest } from '../../local/kubelet-simulator/kube-rest.js';
+import { silentLogger } from '../../shared/observability/logger.js';
 import { emulatorComputeClient, linuxVmParameters } from '../support/arm-client.js';
 import { exampleNodeConfigInput, nodeCustomData } from '../support/node-config.js';
 import { pollUntilDefined } from '../support/poll.js';
@@ -35,11 +38,16 @@ async function readPod(name: string): Promise<V1Pod | undefined> {
   }
 }
 
-function boundPod(name: string, graceSeconds: number, annotations: Record<string, string> = {}): V1Pod {
+function boundPod(
+  name: string,
+  graceSeconds: number,
+  annotations: Record<string, string> = {},
+  node: string = nodeName,
+): V1Pod {
   return {
     metadata: { name, namespace, annotations },
     spec: {
-      nodeName,
+      nodeName: node,
       terminationGracePeriodSeconds: graceSeconds,
       initContainers: [{ name: 'setup', image: 'busybox' }],
       containers: [{ name: 'app', image: 'nginx' }],
@@ -156,5 +164,48 @@ describe('kubelet simulator pods', () => {
     // deletionTimestamp is the end of the grace period, in whole seconds: the pod outlived it.
     const graceEndsAt = new Date(terminating.metadata!.deletionTimestamp!).getTime();
     expect(Date.now()).toBeGreaterThanOrEqual(graceEndsAt - 1_000);
+  });
+});
+
+describe('kubelet simulator pods, a write that fails', () => {
+  it('a pod whose start write is reset is started again after a backoff, not left bound and Pending', async () => {
+    // The runner alone, over a node name no other runner claims, with the admin standing in for the
+    // node's kubelet: its first status write fails as a reset connection does, the next ones go through.
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(inject('kubeconfigPath'));
+    const rest = await kubeRest(kubeConfig, 4);
+    const flakyNode = `flaky-${run}`;
+    const attempts: string[] = [];
+    const flaky: KubeRequest = async <T>(...args: Parameters<KubeRequest>): Promise<T> => {
+      attempts.push(args[0]);
+      if (attempts.length === 1) throw new Error('socket hang up');
+      return rest.request<T>(...args);
+    };
+    const runner = await startPodRunner({
+      kubeConfig,
+      rest,
+      isRunningNode: (node) => node === flakyNode,
+      kubeletOf: (node) => (node === flakyNode ? flaky : undefined),
+      startDelayMs: 100,
+      shutdownDelayMs: 100,
+      crashesPods: () => false,
+      crashRestartMs: 1_000,
+      log: silentLogger,
+    });
+    const name = `reset-${run}`;
+    try {
+      await core.createNamespacedPod({
+        namespace,
+        body: boundPod(name, 0, {}, flakyNode),
+      });
+      await pollUntilDefined('the pod Running after the reset', async () =>
+        (await readPod(name))?.status?.phase === 'Running' ? true : undefined,
+      );
+      expect(attempts).toEqual(['start pod', 'start pod']);
+    } finally {
+      await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 }).catch(() => undefined);
+      await runner.stop();
+      rest.close();
+    }
   });
 });
