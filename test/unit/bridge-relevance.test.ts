@@ -238,6 +238,52 @@ describe('NodeClaims', () => {
     ).toEqual(['MODIFIED']);
   });
 
+  it("does not forward a launched NodeClaim's node-join (Registered, Initialized), but its deletion, and every condition before the launch's outcome", () => {
+    const providerID =
+      'azure:///subscriptions/s/resourcegroups/rg/providers/Microsoft.Compute/virtualMachines/v';
+    const launched = condition('Launched', 'True', 'Launched');
+    const before = nodeClaim({ providerID, conditions: [launched] });
+    const previous = seenOf('NodeClaim', before);
+    for (const joined of [
+      nodeClaim({ providerID, conditions: [launched, condition('Registered', 'True', 'Registered')] }),
+      nodeClaim({
+        providerID,
+        conditions: [
+          launched,
+          condition('Registered', 'True', 'Registered'),
+          condition('Initialized', 'True', 'Initialized'),
+        ],
+      }),
+    ]) {
+      expect(
+        decide({ kind: 'NodeClaim', verb: 'update', object: joined, previous, initialList: false }),
+      ).toEqual({ changes: [], next: previous });
+    }
+    const deleting = nodeClaim({
+      providerID,
+      conditions: [launched],
+      deletionTimestamp: '2026-01-01T00:00:00Z',
+    });
+    expect(
+      changeTypes({ kind: 'NodeClaim', verb: 'update', object: deleting, previous, initialList: false }),
+    ).toEqual(['MODIFIED']);
+    // Launched, its VM not yet confirmed (no outcome): the launch's handler still hears every change.
+    const inFlight = nodeClaim({
+      providerID,
+      conditions: [condition('Launched', 'Unknown', 'VMProvisioning')],
+    });
+    const outcome = nodeClaim({ providerID, conditions: [condition('Launched', 'False', 'LaunchFailed')] });
+    expect(
+      changeTypes({
+        kind: 'NodeClaim',
+        verb: 'update',
+        object: outcome,
+        previous: seenOf('NodeClaim', inFlight),
+        initialList: false,
+      }),
+    ).toEqual(['MODIFIED']);
+  });
+
   it('treats conditions and finalizers as sets, not lists', () => {
     const a = nodeClaim({
       finalizers: ['a', 'b'],
