@@ -431,7 +431,7 @@ async function playScale(context: ScenarioContext, targetNodes: number): Promise
     const slackMs = t.sweepPeriodSeconds * 1_000 + 2_000;
     const pending = checkPending(history, pendingBoundMs, endAt);
     const checked: InvariantResult[] = [
-      checkBudgets(history, slackMs, origin),
+      checkBudgets(history, slackMs, origin, teardownStarted),
       checkVmPuts(history),
       checkEndState(history, Math.max(120_000, 10 * oneLaunchMs)),
       pending.invariant,

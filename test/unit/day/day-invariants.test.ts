@@ -60,6 +60,22 @@ describe('budgets never exceeded, per reason', () => {
     expect(outcome.violations[0]).toContain('c marked Drifted while 2 of 4');
   });
 
+  it('does not judge marks from the teardown on (the user spends the budget), but counts them', () => {
+    const h = history({
+      poolBudgets: budgets,
+      nodeClaims: [
+        ...fourNodes,
+        claim(10, 'a', { initialized: true, nodeName: 'node-a', reason: 'Drifted' }),
+        claim(11, 'b', { initialized: true, nodeName: 'node-b', reason: 'Drifted' }),
+        claim(12, 'c', { initialized: true, nodeName: 'node-c', reason: 'Drifted' }),
+      ],
+    });
+    expect(checkBudgets(h, 0, 0, 13).holds).toBe(false);
+    const fromTeardown = checkBudgets(h, 0, 0, 12);
+    expect(fromTeardown.holds).toBe(true);
+    expect(fromTeardown.detail).toContain('2 marks checked (1 during the teardown not judged)');
+  });
+
   it('counts a node tainted karpenter.sh/disrupted, and judges each reason by its own budget', () => {
     const h = history({
       poolBudgets: [
