@@ -45,8 +45,9 @@ describe('budgets never exceeded, per reason', () => {
     expect(outcome.detail).toContain('general Drifted: at most 2');
   });
 
-  it('fails when a third node is marked under a budget of 2', () => {
-    const h = history({
+  /** a, b and c marked Drifted at 10, 11 and 12 under a budget of 2: c is one too many. */
+  const threeMarks = () =>
+    history({
       poolBudgets: budgets,
       nodeClaims: [
         ...fourNodes,
@@ -55,21 +56,15 @@ describe('budgets never exceeded, per reason', () => {
         claim(12, 'c', { initialized: true, nodeName: 'node-c', reason: 'Drifted' }),
       ],
     });
-    const outcome = checkBudgets(h, 0, 0);
+
+  it('fails when a third node is marked under a budget of 2', () => {
+    const outcome = checkBudgets(threeMarks(), 0, 0);
     expect(outcome.holds).toBe(false);
     expect(outcome.violations[0]).toContain('c marked Drifted while 2 of 4');
   });
 
   it('does not judge marks from the teardown on (the user spends the budget), but counts them', () => {
-    const h = history({
-      poolBudgets: budgets,
-      nodeClaims: [
-        ...fourNodes,
-        claim(10, 'a', { initialized: true, nodeName: 'node-a', reason: 'Drifted' }),
-        claim(11, 'b', { initialized: true, nodeName: 'node-b', reason: 'Drifted' }),
-        claim(12, 'c', { initialized: true, nodeName: 'node-c', reason: 'Drifted' }),
-      ],
-    });
+    const h = threeMarks();
     expect(checkBudgets(h, 0, 0, 13).holds).toBe(false);
     const fromTeardown = checkBudgets(h, 0, 0, 12);
     expect(fromTeardown.holds).toBe(true);

@@ -230,7 +230,6 @@ describe(covers(DisruptionNames.orchestrationV2), () => {
   const seconds = (at: Date) => (at.getTime() - FAKE_NOW.getTime()) / 1000;
 
   test('launches the replacement, waits for its wake, and deletes the candidate when it says Initialized', async () => {
-    const calls = new Map<string, number>();
     const run = await replayOrchestration({
       name: DisruptionNames.orchestrationV2,
       handler: app.orchestration(DisruptionNames.orchestrationV2).handler,
@@ -246,7 +245,6 @@ describe(covers(DisruptionNames.orchestrationV2), () => {
         const next = pending.find((p) => p.action.kind === 'activity');
         if (!next || next.action.kind !== 'activity') return undefined;
         const name = next.action.name;
-        calls.set(name, (calls.get(name) ?? 0) + 1);
         if (name === DisruptionNames.begin) return { to: next, answer: { result: 'ok' } };
         if (name === DisruptionNames.launch) return { to: next, answer: { result: { status: 'Pending' } } };
         if (name === DisruptionNames.complete) return { to: next, answer: { result: ['general-a'] } };
