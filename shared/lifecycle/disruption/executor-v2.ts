@@ -56,7 +56,7 @@ const wokenByReplacements: ReplacementWaitVersion = {
   check: checkNow,
 };
 
-/** The activity this version calls that the first does not: functions/disruption.ts registers them. */
+/** The activity this version calls that the first does not: functions/disruption.ts registers it. */
 export const DisruptionV2Activities = { checkNow };
 
 export function* disruptionOrchestratorV2(
