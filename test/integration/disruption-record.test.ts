@@ -246,6 +246,16 @@ describe('a disruption pass leaves a decision record', () => {
         reportNodeReady(core, nodeNameOf(claim), { cpu: '2', memory: '8Gi', pods: '110' }),
       ),
     );
+    // The node lifecycle controller takes its not-ready and unreachable taints off a Node only when it
+    // next looks (every few seconds), after the Ready above. A pass that reads a Node still tainted sees
+    // it not Ready, and a pod it cannot move there: which of the two equal nodes the pass consolidated
+    // then depended on which taint went first (seen in CI). Wait until none is left.
+    await eventually(async () => {
+      const tainted = (
+        await Promise.all(names.map((claim) => core.readNode({ name: nodeNameOf(claim) })))
+      ).filter((node) => (node.spec?.taints ?? []).some((t) => t.key.startsWith('node.kubernetes.io/')));
+      return tainted.length === 0 ? true : undefined;
+    }, "the node lifecycle controller's taints gone from every Node");
 
     const report = await step.run(await sweepContext(orchestrations));
 

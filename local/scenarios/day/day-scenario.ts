@@ -268,7 +268,7 @@ async function playDay(
     history.injectedThrottles = weather.injectedThrottles();
 
     const checked = checkDay(history, checkOptions(endAt, true));
-    const disruptions = disruptionsOf(history, plan, clock, runId);
+    const disruptions = disruptionsOf(history, plan, clock, runId, endAt);
     // What the host recorded of its decisions, read from the table it wrote them to.
     const recordStore = decisionRecordTable(
       loadSettings(hostSettings),

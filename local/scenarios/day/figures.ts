@@ -17,12 +17,17 @@ export interface Disruption {
   reason: string;
 }
 
-/** Each NodeClaim's first mark, and the deletions that came from expireAfter (no mark, old enough). */
+/**
+ * Each NodeClaim's first mark, and the deletions that came from expireAfter (no mark, old enough) before
+ * `endAt`, the day's end. After it the teardown deletes every NodeClaim: one old enough was counted as
+ * expired, and then as a disruption no decision record named (seen in CI).
+ */
 export function disruptionsOf(
-  history: DayHistory,
-  plan: DayPlan,
-  clock: DayClock,
+  history: Pick<DayHistory, 'nodeClaims'>,
+  plan: Pick<DayPlan, 'pools'>,
+  clock: Pick<DayClock, 'msPerHour'>,
   runId: string,
+  endAt: number = Number.POSITIVE_INFINITY,
 ): Disruption[] {
   const firstSeen = new Map<string, number>();
   const found = new Map<string, Disruption>();
@@ -43,7 +48,12 @@ export function disruptionsOf(
     }
     const expireAfter = expiresAfter.get(pool);
     const age = at - (firstSeen.get(name) ?? at);
-    if (object.metadata.deletionTimestamp && expireAfter !== undefined && age >= expireAfter * 0.9)
+    if (
+      at <= endAt &&
+      object.metadata.deletionTimestamp &&
+      expireAfter !== undefined &&
+      age >= expireAfter * 0.9
+    )
       found.set(name, { at, name, pool, reason: 'Expired' });
   }
   return [...found.values()].sort((a, b) => a.at - b.at);
