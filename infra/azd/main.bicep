@@ -134,6 +134,9 @@ param replacementPollSeconds int = 5
 @description('REPLACEMENT_TIMEOUT_MINUTES (main.bicep\'s replacementTimeoutMinutes).')
 param replacementTimeoutMinutes int = 30
 
+@description('REPLACEMENT_FALLBACK_SECONDS (main.bicep\'s replacementFallbackSeconds).')
+param replacementFallbackSeconds int = 180
+
 @description('REPLACEMENT_BACKOFF_MINUTES (main.bicep\'s replacementBackoffMinutes).')
 param replacementBackoffMinutes int = 5
 
@@ -260,6 +263,7 @@ module app '../bicep/main.bicep' = {
     gcSchedule: gcSchedule
     registrationTimeoutMinutes: registrationTimeoutMinutes
     replacementPollSeconds: replacementPollSeconds
+    replacementFallbackSeconds: replacementFallbackSeconds
     replacementTimeoutMinutes: replacementTimeoutMinutes
     replacementBackoffMinutes: replacementBackoffMinutes
     drainPollSeconds: drainPollSeconds

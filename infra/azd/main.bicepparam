@@ -49,6 +49,7 @@ param sweepSchedule = readEnvironmentVariable('SWEEP_SCHEDULE', '*/15 * * * * *'
 param gcSchedule = readEnvironmentVariable('GC_SCHEDULE', '0 */5 * * * *')
 param registrationTimeoutMinutes = int(readEnvironmentVariable('REGISTRATION_TIMEOUT_MINUTES', '15'))
 param replacementPollSeconds = int(readEnvironmentVariable('REPLACEMENT_POLL_SECONDS', '5'))
+param replacementFallbackSeconds = int(readEnvironmentVariable('REPLACEMENT_FALLBACK_SECONDS', '180'))
 param replacementTimeoutMinutes = int(readEnvironmentVariable('REPLACEMENT_TIMEOUT_MINUTES', '30'))
 param replacementBackoffMinutes = int(readEnvironmentVariable('REPLACEMENT_BACKOFF_MINUTES', '5'))
 param drainPollSeconds = int(readEnvironmentVariable('DRAIN_POLL_SECONDS', '5'))

@@ -174,6 +174,9 @@ param replacementPollSeconds int = 5
 @description('REPLACEMENT_TIMEOUT_MINUTES: a replacement not Initialized by then is abandoned and the old node put back in service.')
 param replacementTimeoutMinutes int = 30
 
+@description('REPLACEMENT_FALLBACK_SECONDS: how long a disruption waits for a wake from its replacements before it looks at them itself.')
+param replacementFallbackSeconds int = 180
+
 @description('REPLACEMENT_BACKOFF_MINUTES: a node whose replacement failed is not tried again before this.')
 param replacementBackoffMinutes int = 5
 
@@ -436,6 +439,7 @@ module functionApp 'modules/function-app.bicep' = {
     explainAudience: explainAudience
     gcSchedule: gcSchedule
     replacementPollSeconds: replacementPollSeconds
+    replacementFallbackSeconds: replacementFallbackSeconds
     replacementTimeoutMinutes: replacementTimeoutMinutes
     replacementBackoffMinutes: replacementBackoffMinutes
     drainPollSeconds: drainPollSeconds

@@ -54,6 +54,7 @@ param sweepSchedule = '*/15 * * * * *'
 param gcSchedule = '0 */5 * * * *'
 param registrationTimeoutMinutes = 15
 param replacementPollSeconds = 5
+param replacementFallbackSeconds = 180
 param replacementTimeoutMinutes = 30
 param replacementBackoffMinutes = 5
 param drainPollSeconds = 5

@@ -76,6 +76,7 @@ locals {
     EXPLAIN_AUDIENCE                          = var.explain_audience
     GC_SCHEDULE                               = var.gc_schedule
     REPLACEMENT_POLL_SECONDS                  = tostring(var.replacement_poll_seconds)
+    REPLACEMENT_FALLBACK_SECONDS              = tostring(var.replacement_fallback_seconds)
     REPLACEMENT_TIMEOUT_MINUTES               = tostring(var.replacement_timeout_minutes)
     REPLACEMENT_BACKOFF_MINUTES               = tostring(var.replacement_backoff_minutes)
     DRAIN_POLL_SECONDS                        = tostring(var.drain_poll_seconds)

@@ -325,6 +325,12 @@ variable "replacement_timeout_minutes" {
   default     = 30
 }
 
+variable "replacement_fallback_seconds" {
+  description = "REPLACEMENT_FALLBACK_SECONDS: how long a disruption waits for a wake from its replacements before it looks at them itself."
+  type        = number
+  default     = 180
+}
+
 variable "replacement_backoff_minutes" {
   description = "REPLACEMENT_BACKOFF_MINUTES: a node whose replacement failed is not tried again before this."
   type        = number

@@ -330,7 +330,7 @@ export async function startKubeletSimulator(options: KubeletSimulatorOptions): P
           vm.leaseExists = true;
           // Read from the cache here: at 50 renewals a second, work only for a Node to correct.
           if (cachedNode(nodeName)?.ready === 'Unknown') {
-            background('post ready', { node: nodeName }, () => leaseRenewed(vm));
+            background('post ready', { node: nodeName }, () => markReady(vm));
           }
         },
         leaseOf: (nodeName) => {

@@ -57,6 +57,8 @@ export interface LocalAppSettingsInput {
   sweepSchedule?: string;
   /** How often replacement and drain orchestrations look again. */
   disruptionPollSeconds?: number;
+  /** How long a disruption waits for its replacements' wakes before it looks itself. */
+  replacementFallbackSeconds?: number;
   /** How long a node whose replacement failed waits before it is tried again. */
   replacementBackoffMinutes?: number;
   /** How long a consolidation decision waits before it is checked again and acts. */
@@ -115,6 +117,8 @@ export function localAppSettings(input: LocalAppSettingsInput): Record<string, s
     settings.REPLACEMENT_POLL_SECONDS = String(input.disruptionPollSeconds);
     settings.DRAIN_POLL_SECONDS = String(input.disruptionPollSeconds);
   }
+  if (input.replacementFallbackSeconds !== undefined)
+    settings.REPLACEMENT_FALLBACK_SECONDS = String(input.replacementFallbackSeconds);
   if (input.replacementBackoffMinutes !== undefined)
     settings.REPLACEMENT_BACKOFF_MINUTES = String(input.replacementBackoffMinutes);
   if (input.consolidationValidationSeconds !== undefined)

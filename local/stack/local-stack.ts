@@ -356,6 +356,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       maxPollIntervalSeconds: timings.maxPollIntervalSeconds,
       sweepSchedule,
       disruptionPollSeconds: timings.disruptionPollSeconds,
+      replacementFallbackSeconds: timings.replacementFallbackSeconds,
       replacementBackoffMinutes: timings.replacementBackoffMinutes,
       consolidationValidationSeconds: timings.consolidationValidationSeconds,
       batchIdleMs: 1_000 / timings.speed,

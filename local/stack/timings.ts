@@ -15,6 +15,8 @@ export interface StackTimings {
   sweepPeriodSeconds: number;
   /** Replacement and drain orchestrations' poll. */
   disruptionPollSeconds: number;
+  /** How long a disruption waits for its replacements' wakes before it looks (REPLACEMENT_FALLBACK_SECONDS). */
+  replacementFallbackSeconds: number;
   replacementBackoffMinutes: number;
   /** Upstream's 15 s wait before a consolidation decision is checked again and acts. */
   consolidationValidationSeconds: number;
@@ -52,6 +54,10 @@ const atSpeedOne = {
   maxPollIntervalSeconds: 4,
   sweepPeriodSeconds: 5,
   disruptionPollSeconds: 1,
+  // The app's default is 3 minutes, two to four times an Azure VM's creation and join; here a replacement
+  // is Initialized in about 15 s, so a minute keeps that proportion with room, and a lost wake (a host
+  // killed between a write and its raise, in the outage tests) costs a minute.
+  replacementFallbackSeconds: 60,
   // The app's default is 5 minutes; a scenario would sit idle that long after one failed replacement.
   replacementBackoffMinutes: 0.25,
   consolidationValidationSeconds: 15,
@@ -94,6 +100,7 @@ export function stackTimings(speed: number): StackTimings {
     sweepSchedule: `*/${sweepPeriodSeconds} * * * * *`,
     sweepPeriodSeconds,
     disruptionPollSeconds: Math.max(minPollSeconds, round(atSpeedOne.disruptionPollSeconds / speed)),
+    replacementFallbackSeconds: Math.max(1, round(atSpeedOne.replacementFallbackSeconds / speed)),
     replacementBackoffMinutes: round(atSpeedOne.replacementBackoffMinutes / speed),
     consolidationValidationSeconds: round(atSpeedOne.consolidationValidationSeconds / speed),
     kubelet: atSpeedOne.kubelet,

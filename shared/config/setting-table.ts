@@ -639,6 +639,17 @@ export const SETTING_TABLE: readonly SettingRow[] = [
     chart: FUNCTIONS_NOT_IN_CHART,
   },
   {
+    name: 'REPLACEMENT_FALLBACK_SECONDS',
+    reader: 'functions',
+    default: '180',
+    description:
+      'how long a disruption waits for a wake from its replacements before it looks at them itself (doubled after each look that finds them on their way, up to 4×)',
+    bicep: input('replacementFallbackSeconds'),
+    terraform: input('replacement_fallback_seconds'),
+    azd: input('REPLACEMENT_FALLBACK_SECONDS'),
+    chart: FUNCTIONS_NOT_IN_CHART,
+  },
+  {
     name: 'REPLACEMENT_TIMEOUT_MINUTES',
     reader: 'functions',
     default: '30',

@@ -254,6 +254,12 @@ export const DEFAULT_PROVISIONING_SETTINGS: ProvisioningSettings = { batchIdleMs
 export interface DisruptionSettings {
   /** How often a replacement orchestration looks at its new NodeClaim. */
   replacementPollSeconds: number;
+  /**
+   * How long the disruption executor waits for a wake from its replacements before it looks at them
+   * itself (a wake is lost only to a host killed between a write and its raise); doubled after each look
+   * that found them still on their way, up to four times this.
+   */
+  replacementFallbackSeconds: number;
   /** A replacement not Initialized by then is abandoned and the old node put back in service. */
   replacementTimeoutMinutes: number;
   /** A node whose replacement failed is not tried again before this. */
@@ -270,6 +276,7 @@ export interface DisruptionSettings {
 
 export const DEFAULT_DISRUPTION_SETTINGS: DisruptionSettings = {
   replacementPollSeconds: 5,
+  replacementFallbackSeconds: 180,
   replacementTimeoutMinutes: 30,
   replacementBackoffMinutes: 5,
   drainPollSeconds: 5,
@@ -491,6 +498,12 @@ export function loadSettings(env: Env = process.env): Settings {
         DEFAULT_DISRUPTION_SETTINGS.replacementPollSeconds,
         0.1,
         300,
+      ),
+      replacementFallbackSeconds: reader.number(
+        'REPLACEMENT_FALLBACK_SECONDS',
+        DEFAULT_DISRUPTION_SETTINGS.replacementFallbackSeconds,
+        1,
+        3600,
       ),
       replacementTimeoutMinutes: reader.number(
         'REPLACEMENT_TIMEOUT_MINUTES',

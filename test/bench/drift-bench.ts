@@ -347,6 +347,8 @@ export async function runDriftBench(): Promise<void> {
         maxPollIntervalSeconds: 0.5,
       }),
       REPLACEMENT_POLL_SECONDS: '0.5',
+      // 36 polls, as the fallback was before it had a setting of its own (no sweep wakes here).
+      REPLACEMENT_FALLBACK_SECONDS: '18',
       DRAIN_POLL_SECONDS: '0.5',
     };
     const app = await startFunctionApp({ appSettings, log: silentLogger, sweepSchedule: '0 0 0 1 1 *' });

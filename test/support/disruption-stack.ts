@@ -39,6 +39,8 @@ export async function startDisruptionStack(
     ...options,
     env: {
       REPLACEMENT_POLL_SECONDS: '0.3',
+      // 36 polls, as the fallback was before it had a setting of its own.
+      REPLACEMENT_FALLBACK_SECONDS: '10.8',
       DRAIN_POLL_SECONDS: '0.3',
       LAUNCH_POLL_INTERVAL_SECONDS: '0.3',
       LAUNCH_MAX_POLL_INTERVAL_SECONDS: '0.5',

@@ -168,6 +168,9 @@ param replacementPollSeconds int
 @description('REPLACEMENT_TIMEOUT_MINUTES: a replacement not Initialized by then is abandoned and the old node put back in service.')
 param replacementTimeoutMinutes int
 
+@description('REPLACEMENT_FALLBACK_SECONDS: how long a disruption waits for a wake from its replacements before it looks at them itself.')
+param replacementFallbackSeconds int
+
 @description('REPLACEMENT_BACKOFF_MINUTES: a node whose replacement failed is not tried again before this.')
 param replacementBackoffMinutes int
 
@@ -369,6 +372,7 @@ var appSettings = {
   EXPLAIN_AUDIENCE: explainAudience
   GC_SCHEDULE: gcSchedule
   REPLACEMENT_POLL_SECONDS: string(replacementPollSeconds)
+  REPLACEMENT_FALLBACK_SECONDS: string(replacementFallbackSeconds)
   REPLACEMENT_TIMEOUT_MINUTES: string(replacementTimeoutMinutes)
   REPLACEMENT_BACKOFF_MINUTES: string(replacementBackoffMinutes)
   DRAIN_POLL_SECONDS: string(drainPollSeconds)

@@ -255,6 +255,9 @@ async function playDay(
     history.injectedThrottles = weather.injectedThrottles();
     history.end = await endState(context, endAt);
 
+    // The end time every invariant is handed: the teardown starts here, once the end state is listed
+    // (the settled day's, judged), and what the app does from now on is counted but not judged.
+    const teardownAt = Date.now();
     note('tearing down: Deployments, DaemonSet and PDBs, then every NodeClaim, then the NodePools');
     await workload.deleteWorkloads();
     history.teardown = await teardown(
@@ -267,8 +270,9 @@ async function playDay(
     // next N PUTs) can still answer the teardown's requests, which would otherwise count as Compute's.
     history.injectedThrottles = weather.injectedThrottles();
 
-    const checked = checkDay(history, checkOptions(endAt, true));
-    const disruptions = disruptionsOf(history, plan, clock, runId, endAt);
+    const endChecks = checkOptions(teardownAt, true);
+    const checked = checkDay(history, endChecks);
+    const disruptions = disruptionsOf(history, plan, clock, runId, endChecks);
     // What the host recorded of its decisions, read from the table it wrote them to.
     const recordStore = decisionRecordTable(
       loadSettings(hostSettings),
@@ -279,7 +283,7 @@ async function playDay(
       ...(await recordStore.recent('provisioning', RECORDS_READ_LIMIT)),
       ...(await recordStore.recent('disruption', RECORDS_READ_LIMIT)),
     ];
-    const recorded = checkDecisionRecords(history, records, disruptions, endAt);
+    const recorded = checkDecisionRecords(history, records, disruptions, endChecks.at);
     const recordStoreSize = await recordStore.size();
     const invariants = [...checked.invariants, recorded.invariant].map((i): Invariant => ({
       name: i.name,
@@ -291,7 +295,7 @@ async function playDay(
       samples: collector.samples,
       disruptions,
       pending: checked.pending,
-      pendingBoundMs: checkOptions(endAt, true).pendingBoundMs,
+      pendingBoundMs: endChecks.pendingBoundMs,
       history,
       dayMinutes: options.dayMinutes,
       speed: t.speed,

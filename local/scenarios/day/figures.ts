@@ -5,6 +5,7 @@ import { WellKnown } from '../../../shared/models/index.js';
 import type { DaySample } from './collector.js';
 import type { DayClock } from './day-clock.js';
 import type { DayHistory } from './invariants/history.js';
+import type { CheckOptions } from './invariants/index.js';
 import type { PendingFigures } from './invariants/pending.js';
 import { launchAttemptFigures } from './launch-attempts.js';
 import type { DayPlan } from './plan.js';
@@ -18,16 +19,17 @@ export interface Disruption {
 }
 
 /**
- * Each NodeClaim's first mark, and the deletions that came from expireAfter (no mark, old enough) before
- * `endAt`, the day's end. After it the teardown deletes every NodeClaim: one old enough was counted as
- * expired, and then as a disruption no decision record named (seen in CI).
+ * Each NodeClaim's first mark, and the deletions that came from expireAfter (no mark, old enough) up to
+ * the end time the invariants are handed (`at`, the teardown's start). After it the teardown deletes every
+ * NodeClaim: one old enough was counted as expired, and then as a disruption no decision record named
+ * (seen in CI).
  */
 export function disruptionsOf(
   history: Pick<DayHistory, 'nodeClaims'>,
   plan: Pick<DayPlan, 'pools'>,
   clock: Pick<DayClock, 'msPerHour'>,
   runId: string,
-  endAt: number = Number.POSITIVE_INFINITY,
+  { at: endAt }: Pick<CheckOptions, 'at'>,
 ): Disruption[] {
   const firstSeen = new Map<string, number>();
   const found = new Map<string, Disruption>();

@@ -5,7 +5,7 @@ import type { HandlerContext } from '../../runtime/definitions.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { describeEvictionNoticeOutcome, repairOnEvictionNotice } from './eviction-notice.js';
 import { disruptAfterDeletion } from './freed-slot.js';
-import { wakeOnInitialized } from '../nodeclaims/replacement-wake.js';
+import { wakeOnInitialized } from '../node-join/initialized-wake.js';
 import { reconcileLaunch } from '../launch/launch.js';
 import { signalProvisioning } from '../provisioning/signal.js';
 import { describeNodeEventOutcome, registerNodeFromEvent } from '../node-join/registration.js';

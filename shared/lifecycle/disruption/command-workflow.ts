@@ -11,6 +11,11 @@ import { methodNamed } from './methods/methods.js';
 export interface ExecutorInput {
   command: DisruptionCommand;
   pollSeconds: number;
+  /**
+   * The second version's wait for a wake before it looks itself (REPLACEMENT_FALLBACK_SECONDS). Absent in
+   * the input of a workflow started before the setting: it then waits 36 polls, as it did.
+   */
+  fallbackSeconds?: number;
   timeoutMinutes: number;
   /** Set when a previous execution continued as new while waiting for the replacements. */
   continued?: ExecutorProgress;

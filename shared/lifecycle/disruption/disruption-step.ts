@@ -484,6 +484,7 @@ async function startCommand(context: SweepContext, command: DisruptionCommand): 
   const input: ExecutorInput = {
     command,
     pollSeconds: settings.replacementPollSeconds,
+    fallbackSeconds: settings.replacementFallbackSeconds,
     timeoutMinutes: settings.replacementTimeoutMinutes,
   };
   await orchestrations.startNew(DisruptionNames.orchestrationV2, { instanceId, input });

@@ -76,11 +76,15 @@ export type WaitRound = { initialized: number } | { check: 'all' | number };
 
 /** What a version of the workflow does differently while it waits for its replacements. */
 export interface ReplacementWaitVersion {
-  /** Waits, as one durable task, for the next reason to look at the replacements (at most until `until`). */
+  /**
+   * Waits, as one durable task, for the next reason to look at the replacements (at most until `until`).
+   * `looksInARow` counts the rounds just before this one that ended by looking at all of them.
+   */
   round(
     context: df.OrchestrationContext,
     input: ExecutorInput,
     until: Date,
+    looksInARow: number,
   ): Generator<df.Task, WaitRound, unknown>;
   /** The activity that reads one replacement. */
   check: DurableActivity<ReplacementStep, ReplacementCheck>;
@@ -209,6 +213,7 @@ function* awaitReplacementsInitialized(
     ? Date.parse(resume.deadline)
     : context.df.currentUtcDateTime.getTime() + input.timeoutMinutes * 60_000;
   const initialized = new Set<number>(resume?.initialized ?? []);
+  let looksInARow = 0;
   if (!resume) {
     for (let index = 0; index < count; index++) {
       const step: ReplacementStep = { input, index };
@@ -221,7 +226,8 @@ function* awaitReplacementsInitialized(
     if (now >= deadline) {
       return `the replacement was not Initialized within ${input.timeoutMinutes} minutes`;
     }
-    const round = yield* countingTasks(tasks, version.round(context, input, new Date(deadline)));
+    const round = yield* countingTasks(tasks, version.round(context, input, new Date(deadline), looksInARow));
+    looksInARow = 'check' in round && round.check === 'all' ? looksInARow + 1 : 0;
     if ('initialized' in round) {
       initialized.add(round.initialized);
       continue;
@@ -390,7 +396,7 @@ async function podsChangedSinceValidation(
     : 'its pods changed since the validation (a pod event)';
 }
 
-function specOf(step: ReplacementStep): ReplacementSpec {
+export function specOf(step: ReplacementStep): ReplacementSpec {
   const spec = replacementSpecs(step.input.command)[step.index];
   if (!spec) throw new Error(`command has no replacement ${step.index}`);
   return spec;

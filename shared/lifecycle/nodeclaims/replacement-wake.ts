@@ -53,19 +53,3 @@ export async function wakeReplacementCommand(
     return 'unreached';
   }
 }
-
-/**
- * After node-join (registration.ts's or initialization.ts's outcome, either path): wakes the
- * replacement's command when this call is the one that set Initialized=True.
- */
-export async function wakeOnInitialized(
-  orchestrations: OrchestrationClient,
-  log: Logger,
-  outcome: { outcome: string; nodeClaim?: NodeClaim | string; statusWritten?: boolean },
-): Promise<WakeOutcome | undefined> {
-  const { nodeClaim } = outcome;
-  if (outcome.outcome !== 'initialized' || !outcome.statusWritten || typeof nodeClaim !== 'object') {
-    return undefined;
-  }
-  return wakeReplacementCommand(orchestrations, log, nodeClaim, 'Initialized');
-}

@@ -6,7 +6,13 @@ import { checkChurn } from '../../../local/scenarios/day/invariants/churn.js';
 import { checkDestinations } from '../../../local/scenarios/day/invariants/destinations.js';
 import { checkDoNotDisrupt } from '../../../local/scenarios/day/invariants/do-not-disrupt.js';
 import { checkEndState } from '../../../local/scenarios/day/invariants/end-state.js';
-import type { ArmRequest, PdbStatusVersion } from '../../../local/scenarios/day/invariants/history.js';
+import type {
+  ArmRequest,
+  DayHistory,
+  InvariantResult,
+  PdbStatusVersion,
+} from '../../../local/scenarios/day/invariants/history.js';
+import { checkDay, type CheckOptions } from '../../../local/scenarios/day/invariants/index.js';
 import { checkPdbs, desiredHealthy } from '../../../local/scenarios/day/invariants/pdbs.js';
 import { checkPending, percentile } from '../../../local/scenarios/day/invariants/pending.js';
 import {
@@ -63,12 +69,43 @@ describe('budgets never exceeded, per reason', () => {
     expect(outcome.violations[0]).toContain('c marked Drifted while 2 of 4');
   });
 
+  /** The day's budget check as the day runs it at its end, with `at` the teardown's start. */
+  const budgetsAtTheEnd = (h: DayHistory, at: number): InvariantResult => {
+    const options: CheckOptions = {
+      slackMs: 0,
+      pendingBoundMs: 60_000,
+      stuckMs: 60_000,
+      churn: { noticeMs: 5_000, memoryMs: () => 600_000 },
+      at,
+      final: true,
+    };
+    const found = checkDay(h, options).invariants.find((i) => i.name.startsWith('disruption budgets'));
+    if (!found) throw new Error('checkDay ran no budget check');
+    return found;
+  };
+
   it('does not judge marks from the teardown on (the user spends the budget), but counts them', () => {
     const h = threeMarks();
-    expect(checkBudgets(h, 0, 0, 13).holds).toBe(false);
-    const fromTeardown = checkBudgets(h, 0, 0, 12);
+    expect(budgetsAtTheEnd(h, 13).holds).toBe(false);
+    const fromTeardown = budgetsAtTheEnd(h, 12);
     expect(fromTeardown.holds).toBe(true);
     expect(fromTeardown.detail).toContain('2 marks checked (1 during the teardown not judged)');
+  });
+
+  it('judges, through checkDay, a mark before the end time and not one after it', () => {
+    const h = threeMarks();
+    const fourMarks = history({
+      ...h,
+      nodeClaims: [
+        ...h.nodeClaims,
+        claim(14, 'd', { initialized: true, nodeName: 'node-d', reason: 'Drifted' }),
+      ],
+    });
+    const outcome = budgetsAtTheEnd(fourMarks, 13);
+    expect(outcome.holds).toBe(false);
+    expect(outcome.violations).toHaveLength(1);
+    expect(outcome.violations[0]).toContain('c marked Drifted while 2 of 4');
+    expect(outcome.detail).toContain('3 marks checked (1 during the teardown not judged)');
   });
 
   it('counts a node tainted karpenter.sh/disrupted, and judges each reason by its own budget', () => {

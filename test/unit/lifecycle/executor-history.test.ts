@@ -16,7 +16,7 @@ import {
 } from '../../../shared/lifecycle/disruption/executor.js';
 import {
   DisruptionV2Activities,
-  REPLACEMENT_POLLS_PER_FALLBACK,
+  FALLBACK_MAX_DOUBLINGS,
   disruptionOrchestratorV2,
 } from '../../../shared/lifecycle/disruption/executor-v2.js';
 import type { ExecutorInput } from '../../../shared/lifecycle/disruption/command-workflow.js';
@@ -46,10 +46,12 @@ const command: DisruptionCommand = {
   attempt: 0,
   consolidationType: 'single',
 };
-const input: ExecutorInput = { command, pollSeconds: 5, timeoutMinutes: 30 };
+const input: ExecutorInput = { command, pollSeconds: 5, fallbackSeconds: 180, timeoutMinutes: 30 };
 /** Long enough that the fallback rounds alone fill an execution's task budget several times. */
-const longInput: ExecutorInput = { ...input, timeoutMinutes: 1000 };
-const FALLBACK_MS = REPLACEMENT_POLLS_PER_FALLBACK * input.pollSeconds * 1000;
+const longInput: ExecutorInput = { ...input, timeoutMinutes: 1440 };
+const FALLBACK_MS = 180_000;
+/** When the launches are done: after the validation's delay. */
+const LAUNCHED = START.getTime() + 15_000;
 const names = replacementSpecs(command).map((spec) => spec.name);
 const validated: DisruptionCommand = { ...command, detail: 'as validated' };
 
@@ -125,7 +127,7 @@ async function runExecutor(
       const event: ReplacementWake = { replacement: names[wake.index]!, status: wake.status };
       await engine.client.raiseEvent(INSTANCE, DisruptionNames.replacementChanged, event);
     }
-    await engine.runUntil(START.getTime() + 20 * 60 * MINUTE);
+    await engine.runUntil(START.getTime() + 25 * 60 * MINUTE);
     return {
       actions: engine.durableWork().byOrchestration[DisruptionNames.orchestrationV2]?.actions ?? 0,
       status: await engine.client.getStatus(INSTANCE),
@@ -186,8 +188,37 @@ describe('disruption executor wait, woken by its replacements', () => {
 
     expect(run.status?.output).toMatchObject({ outcome: 'Disrupted' });
     // Launched at 15 s (after the validation's delay); the first fallback round finds both Initialized.
-    expect(run.named('complete').map((c) => c.at)).toEqual([START.getTime() + 15_000 + FALLBACK_MS]);
+    expect(run.named('complete').map((c) => c.at)).toEqual([LAUNCHED + FALLBACK_MS]);
     expect(run.named('check')).toHaveLength(2);
+  });
+
+  test('each look that finds the replacements on their way doubles the next, up to 4×; a wake starts over', async () => {
+    const run = await runExecutor([undefined, 20 * MINUTE], {
+      wakes: [{ at: 20 * MINUTE, index: 1, status: 'Initialized' }],
+      start: { ...input, timeoutMinutes: 40 },
+    });
+
+    expect(run.status?.output).toMatchObject({ outcome: 'Abandoned' });
+    const looks = run
+      .named('check')
+      .filter((c) => (c.input as ReplacementStep).index === 0)
+      .map((c) => (c.at - LAUNCHED) / MINUTE);
+    expect(3 * 2 ** FALLBACK_MAX_DOUBLINGS).toBe(12);
+    // Looks 3 and 6 minutes apart; the next, 12 minutes on, is cut short by replacement 1's wake at 19.75
+    // minutes after the launch; from it 3 and 6 minutes again; the last at the timeout (40), which abandons.
+    expect(looks).toEqual([3, 9, 22.75, 28.75, 40]);
+  });
+
+  test('a workflow started before the fallback setting looks every 36 polls, not doubled, as it did', async () => {
+    const { fallbackSeconds: _none, ...before } = { ...input, timeoutMinutes: 10 };
+    const run = await runExecutor([undefined, undefined], { start: before });
+
+    const looks = run
+      .named('check')
+      .filter((c) => (c.input as ReplacementStep).index === 0)
+      .map((c) => (c.at - LAUNCHED) / MINUTE);
+    // The last at the timeout, which abandons.
+    expect(looks).toEqual([3, 6, 9, 10]);
   });
 });
 
@@ -197,7 +228,8 @@ describe('disruption executor history while replacements are slow to initialize'
 
     expect(run.status?.runtimeStatus).toBe('Completed');
     expect(run.status?.output).toMatchObject({ outcome: 'Disrupted', deleted: ['pool-abcde'] });
-    expect(run.continuations).toBeGreaterThan(2);
+    // Looks 12 minutes apart, three tasks each, fill an execution's budget in about 6 hours.
+    expect(run.continuations).toBeGreaterThanOrEqual(1);
     expect(run.longest).toBeLessThanOrEqual(HISTORY_BOUND);
     expect(run.named('validate')).toHaveLength(1);
     expect(run.named('begin')).toHaveLength(1);
@@ -220,10 +252,10 @@ describe('disruption executor history while replacements are slow to initialize'
     const run = await runExecutor([undefined, undefined], { start: longInput });
 
     expect(run.status?.output).toMatchObject({ outcome: 'Abandoned' });
-    expect(run.continuations).toBeGreaterThan(4);
+    expect(run.continuations).toBeGreaterThanOrEqual(3);
     expect(run.longest).toBeLessThanOrEqual(HISTORY_BOUND);
     const began = run.named('begin')[0]!.at;
-    expect(run.named('abandon').map((c) => c.at)).toEqual([began + 1000 * MINUTE]);
+    expect(run.named('abandon').map((c) => c.at)).toEqual([began + longInput.timeoutMinutes * MINUTE]);
     expect(run.named('complete')).toEqual([]);
   });
 });

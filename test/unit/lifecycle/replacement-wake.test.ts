@@ -4,10 +4,8 @@
 // the wake has succeeded). The wake is raised only by the call that set Initialized=True.
 import { describe, expect, test } from 'vitest';
 import { DisruptionAnnotations } from '../../../shared/decisions/disruption-state.js';
-import {
-  wakeOnInitialized,
-  wakeReplacementCommand,
-} from '../../../shared/lifecycle/nodeclaims/replacement-wake.js';
+import { wakeOnInitialized } from '../../../shared/lifecycle/node-join/initialized-wake.js';
+import { wakeReplacementCommand } from '../../../shared/lifecycle/nodeclaims/replacement-wake.js';
 import type { NodeClaim } from '../../../shared/models/karpenter.js';
 import { createLogger, type LogLevel } from '../../../shared/observability/logger.js';
 import type { OrchestrationClient, OrchestrationStatus } from '../../../shared/runtime/definitions.js';
@@ -111,7 +109,14 @@ describe('a replacement wakes its disruption command', () => {
         statusWritten: false,
       }),
     ).toBeUndefined();
-    expect(await wakeOnInitialized(orchestrations, log, { outcome: 'waiting', nodeClaim })).toBeUndefined();
+    expect(
+      await wakeOnInitialized(orchestrations, log, {
+        outcome: 'waiting',
+        nodeClaim,
+        reason: 'NotReady',
+        message: 'the node is not Ready',
+      }),
+    ).toBeUndefined();
     expect(
       await wakeOnInitialized(orchestrations, log, {
         outcome: 'initialized',

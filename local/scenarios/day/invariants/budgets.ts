@@ -7,11 +7,12 @@
 // NotReady a moment before the sweep does, and that would blame the sweep for what it could not see.
 // For the same reason a mark is judged against the budgets at its time and `slackMs` earlier.
 //
-// Marks from `judgeUntil` on are counted but not judged: a scenario passes its teardown's start, where
-// the harness, as a user would, sets every budget to 0 and deletes every NodeClaim. A mark the app
-// decided on a fresh read just before that lands among the user's deletions; at 1,000 nodes a round of
-// marks written one after another took longer than the slack, and three of them were judged as breaches
-// of a budget the user had just spent.
+// Marks from `judgeUntil` on are counted but not judged: at the end it is the end time every invariant
+// is handed (CheckOptions.at), the teardown's start, after which the harness, as a user would, sets every
+// budget to 0 and deletes every NodeClaim. A mark the app decided on a fresh read just before that lands
+// among the user's deletions; at 1,000 nodes a round of marks written one after another took longer than
+// the slack, and three of them were judged as breaches of a budget the user had just spent. While the
+// day plays it is the time of the check, and a mark seen after it is judged at the next one.
 //
 // Node repair's marks (Unhealthy) are budgeted like the others: the repair method counts the same
 // disrupting nodes and not the merely NotReady ones. A spot eviction notice's mark is not (the VM goes

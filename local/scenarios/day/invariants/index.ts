@@ -1,5 +1,11 @@
 // Every invariant of the day over one history, in the summary's order. Pure: the scenario runs it on the
 // history so far while the day plays (to say early what broke) and once more at the end.
+//
+// Every invariant is handed one end time, `at`: at the end, the teardown's start, when the harness begins
+// to take away what the app is judged by (the day deletes its workloads with their PDBs; then, as a user
+// would, every budget goes to 0 and every NodeClaim is deleted). Marks and evictions after it are counted
+// where they are reported but not judged: the app cannot keep a budget or a PDB the user just took away.
+// The day's figures end their expiries at the same time (disruptionsOf).
 import { checkBudgets } from './budgets.js';
 import { checkChurn, type ChurnOptions } from './churn.js';
 import { checkDestinations } from './destinations.js';
@@ -17,7 +23,11 @@ export interface CheckOptions {
   pendingBoundMs: number;
   stuckMs: number;
   churn: Omit<ChurnOptions, 'origin'>;
-  /** Now, or the end of the day: pods still pending wait until then. */
+  /**
+   * The end time: now while the day plays (what comes in after it is judged at the next check); at the
+   * end, the teardown's start. Pods still pending then have waited until then; marks and evictions after
+   * it are counted, not judged.
+   */
   at: number;
   /** Whether the end-of-day checks apply yet. */
   final: boolean;
@@ -30,7 +40,7 @@ export function checkDay(
   const origin = firstOrigin(history);
   const pending = checkPending(history, options.pendingBoundMs, options.at);
   const invariants = [
-    checkBudgets(history, options.slackMs, origin),
+    checkBudgets(history, options.slackMs, origin, options.at),
     checkChurn(history, { ...options.churn, origin }),
     checkDestinations(history, options.slackMs, origin),
     checkDoNotDisrupt(history, origin),

@@ -137,7 +137,7 @@ export function pdbStatusEvidence(
 export function checkPdbs(
   history: DayHistory,
   origin: number,
-  /** The day's end: the teardown deletes the PDBs with the workloads before the nodes, and is not judged. */
+  /** The end time (CheckOptions.at): the teardown deletes the PDBs with the workloads, and is not judged. */
   until = Infinity,
 ): InvariantResult {
   const rules = new Map(history.pdbs.map((r) => [r.set, r]));

@@ -1,7 +1,7 @@
 // Initialization for every registered NodeClaim that is not Initialized yet; a replacement that this
 // step initializes wakes the disruption command waiting for it.
 import { needsInitialization, reconcileInitialization } from '../../node-join/initialization.js';
-import { wakeOnInitialized } from '../../nodeclaims/replacement-wake.js';
+import { wakeOnInitialized } from '../../node-join/initialized-wake.js';
 import { forEachObject, nameOf, type SweepStep } from '../../sweep-step/sweep-step.js';
 
 export const initializationStep: SweepStep = {
