@@ -7,6 +7,14 @@
 //
 // Objects are projected before they are cached: a Node as a kubelet writes it is about 19 KB of JSON
 // (images, managedFields), of which the lifecycle reads perhaps 1 KB.
+//
+// A list and a watch never run at once. A relist replaces the cache with what the list saw; a watch still
+// running beside it (the old one, or one reopened from the old resourceVersion when the relist aborted
+// it) would apply events the list already covers, or events after it that the clear then wipes, and go on
+// from a resourceVersion past them: a deletion made during the list was lost until the next resync, and
+// the sweep restarted the deleted NodeClaim's termination every few seconds for 12 minutes at 1,000
+// nodes. So each list starts a generation: the watches of an older one are aborted, their late events
+// dropped, and the next watch opens from the list's own resourceVersion, as client-go's reflector does.
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { statusCodeOf } from './errors.js';
 import { listAllPages, LIST_PAGE_SIZE, type ListPage } from './paging.js';
@@ -70,6 +78,9 @@ export class Reflector<Raw, Cached> {
   private lastListAt = 0;
   private watchController: AbortController | undefined;
   private watching: Promise<void> | undefined;
+  /** Bumped by every list: a watch opened under an older generation no longer touches the cache. */
+  private generation = 0;
+  private relisting: Promise<void> | undefined;
   private stopped = false;
   private retryDelayMs = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -87,7 +98,11 @@ export class Reflector<Raw, Cached> {
     const now = (this.options.now ?? Date.now)();
     const resyncMs = this.options.resyncIntervalMs ?? DEFAULT_RESYNC_MS;
     if (this.resourceVersion === undefined || now - this.lastListAt >= resyncMs) {
-      await this.relist();
+      // Concurrent reads that find a list due share one.
+      this.relisting ??= this.relist().finally(() => {
+        this.relisting = undefined;
+      });
+      await this.relisting;
     }
     this.ensureWatching();
     return [...this.objects.values()];
@@ -100,7 +115,12 @@ export class Reflector<Raw, Cached> {
   }
 
   private async relist(): Promise<void> {
+    this.generation += 1;
     this.watchController?.abort();
+    this.watchController = undefined;
+    this.watching = undefined;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     const { keyOf, project } = this.options;
     const { items, resourceVersion } = await listAllPages(
       (token, limit) => this.options.source.listPage(token, limit),
@@ -116,18 +136,21 @@ export class Reflector<Raw, Cached> {
   }
 
   private ensureWatching(): void {
-    if (this.watching || this.stopped || this.retryTimer) return;
-    this.watching = this.watchOnce().finally(() => {
-      this.watching = undefined;
+    if (this.watching || this.stopped || this.retryTimer || this.relisting) return;
+    const generation = this.generation;
+    const watching = this.watchOnce(generation).finally(() => {
+      if (this.watching === watching) this.watching = undefined;
     });
+    this.watching = watching;
   }
 
-  private async watchOnce(): Promise<void> {
+  private async watchOnce(generation: number): Promise<void> {
+    const current = () => generation === this.generation && !this.stopped;
     let config: KubeConfig;
     try {
       config = await this.options.source.kubeConfig();
     } catch (error) {
-      this.scheduleRewatch(error);
+      if (current()) this.scheduleRewatch(error);
       return;
     }
     const watch = new Watch(config);
@@ -140,18 +163,20 @@ export class Reflector<Raw, Cached> {
             allowWatchBookmarks: true,
             timeoutSeconds: this.options.watchTimeoutSeconds ?? DEFAULT_WATCH_TIMEOUT_SECONDS,
           },
-          (type, object) => this.apply({ type, object } as WatchEvent, object as Raw),
+          (type, object) => {
+            if (current()) this.apply({ type, object } as WatchEvent, object as Raw);
+          },
           (error) => resolve(error),
         )
         .then((controller) => {
-          this.watchController = controller;
-          if (this.stopped) controller.abort();
+          if (current()) this.watchController = controller;
+          else controller.abort();
         });
     });
     this.stats.watches += 1;
     const error = await ended;
+    if (!current()) return; // a list superseded this watch (or the reflector stopped)
     this.watchController = undefined;
-    if (this.stopped) return;
     if (error && statusCodeOf(error) === 410) this.resourceVersion = undefined;
     if (this.resourceVersion === undefined) return; // the next items() relists
     this.scheduleRewatch(error);

@@ -290,6 +290,67 @@ describe('reflector', () => {
       reflector.stop();
     }
   });
+  it('loses no deletion made while a resync lists (no watch runs beside the list)', async () => {
+    // The resync's list is held after the server answered it, with the NodeClaim still in it, while the
+    // NodeClaim is deleted. A watch running beside the list (the one the relist aborted, reopened from the
+    // old resourceVersion) would apply the deletion before the list's result replaced the cache, and go on
+    // past it: the cache would keep the deleted NodeClaim until the next resync. The watch after the list
+    // must start from the list's resourceVersion and deliver the deletion.
+    let clock = 0;
+    let hold: { listed: () => void; release: Promise<void> } | undefined;
+    const source = nodeClaimSource();
+    const deliveredDeletions: string[] = [];
+    const reflector = new Reflector<NodeClaim, NodeClaim>({
+      name: 'nodeclaims',
+      source: {
+        ...source,
+        listPage: async (token, limit) => {
+          const page = await source.listPage(token, limit);
+          const gate = hold;
+          hold = undefined;
+          if (gate) {
+            gate.listed();
+            await gate.release;
+          }
+          return page;
+        },
+      },
+      project: (c) => c,
+      keyOf: (c) => c.metadata.name,
+      now: () => clock,
+      resyncIntervalMs: 60_000,
+      onChange: (previous, next) => {
+        if (previous && !next) deliveredDeletions.push(previous.metadata.name);
+      },
+    });
+    const doomed = (await createNodeClaim(20)).metadata.name;
+    const cached = async () => (await reflector.items()).some((c) => c.metadata.name === doomed);
+    try {
+      await pollUntilDefined('the NodeClaim in the cache', async () => ((await cached()) ? true : undefined));
+      let listed = (): void => undefined;
+      let release = (): void => undefined;
+      const wasListed = new Promise<void>((resolve) => (listed = resolve));
+      hold = { listed, release: new Promise<void>((resolve) => (release = resolve)) };
+      clock = 60_000;
+      const resync = reflector.items();
+      await wasListed;
+      await objects.nodeClaims.delete(doomed);
+      // Time for a watch beside the list to deliver the deletion, if one ran (the fault this guards).
+      for (let i = 0; i < 30 && !deliveredDeletions.includes(doomed); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      release();
+      await resync;
+      await pollUntilDefined(
+        'the deletion in the cache',
+        async () => ((await cached()) ? undefined : true),
+        10_000,
+      );
+      expect(reflector.stats.lists).toBe(2);
+    } finally {
+      reflector.stop();
+    }
+  });
 });
 
 describe('pooled KubeConfig', () => {
