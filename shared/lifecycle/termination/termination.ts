@@ -88,6 +88,9 @@ export async function reconcileTermination(
   const instanceId = terminationInstanceId(nodeClaim.metadata.uid);
   const existing = await context.orchestrations.getStatus(instanceId);
   if (isOrchestrationActive(existing)) return 'running';
+  if (existing?.runtimeStatus === 'Completed' && !(await stillNeedsTermination(deps, nodeClaim))) {
+    return 'not-needed';
+  }
   if (existing) await context.orchestrations.purge(instanceId);
   const input: TerminationInput = {
     nodeClaim: { name: nodeClaim.metadata.name, uid: nodeClaim.metadata.uid },
@@ -108,6 +111,17 @@ export async function reconcileTermination(
     nodeClaimUid: nodeClaim.metadata.uid,
   });
   return 'started';
+}
+
+/**
+ * A termination completes only after it removed the finalizer, and the API server deletes a NodeClaim the
+ * moment its last finalizer goes. So a copy that shows a NodeClaim whose termination completed is stale
+ * (the sweep's watch-fed cache a moment behind): before starting over, which would drain, delete and
+ * finish it again at three Durable actions a time, read it afresh.
+ */
+async function stillNeedsTermination(deps: LifecycleDependencies, nodeClaim: NodeClaim): Promise<boolean> {
+  const fresh = await deps.objects.nodeClaims.get(nodeClaim.metadata.name);
+  return fresh?.metadata.uid === nodeClaim.metadata.uid && needsTermination(fresh);
 }
 
 export function* terminationOrchestrator(

@@ -1,6 +1,7 @@
 // Termination's start and its last step against in-memory fakes, as Karpenter tests its termination
 // controller: a deleted NodeClaim holding karpenter.sh/termination starts one termination orchestration
-// (a running one is left alone, a finished one replaced); once the VM is gone the NodeClaim's Node loses
+// (a running one is left alone, a failed one replaced, a completed one only if the NodeClaim, read
+// afresh, still holds the finalizer); once the VM is gone the NodeClaim's Node loses
 // the finalizer and is deleted, and the NodeClaim's finalizer is removed so it goes. The VM step has
 // vm-removal.test.ts, the drain drain.test.ts; the whole workflow runs in test/e2e/.
 import { beforeEach, describe, expect, test } from 'vitest';
@@ -58,6 +59,33 @@ describe('reconcileTermination', () => {
   test('a finished orchestration of the NodeClaim is purged and started again', async () => {
     const claim = fake.nodeClaims.seed(finalized());
     orchestrations.seed(terminationInstanceId('uid-nodeclaim-1'), TerminationNames.orchestration, 'Failed');
+
+    expect(await reconcileTermination(fake.deps, claim, { orchestrations })).toBe('started');
+    expect(orchestrations.purged).toEqual([terminationInstanceId('uid-nodeclaim-1')]);
+  });
+
+  test('a completed termination is not started again from a stale copy of its NodeClaim', async () => {
+    // The termination completed: the finalizer is gone and so is the NodeClaim; the caller's copy (the
+    // sweep's cache) still shows it deleting.
+    const stale = finalized();
+    orchestrations.seed(
+      terminationInstanceId('uid-nodeclaim-1'),
+      TerminationNames.orchestrationV2,
+      'Completed',
+    );
+
+    expect(await reconcileTermination(fake.deps, stale, { orchestrations })).toBe('not-needed');
+    expect(orchestrations.startCalls).toBe(0);
+    expect(orchestrations.purged).toEqual([]);
+  });
+
+  test('a completed termination whose NodeClaim still holds the finalizer is started again', async () => {
+    const claim = fake.nodeClaims.seed(finalized());
+    orchestrations.seed(
+      terminationInstanceId('uid-nodeclaim-1'),
+      TerminationNames.orchestrationV2,
+      'Completed',
+    );
 
     expect(await reconcileTermination(fake.deps, claim, { orchestrations })).toBe('started');
     expect(orchestrations.purged).toEqual([terminationInstanceId('uid-nodeclaim-1')]);
