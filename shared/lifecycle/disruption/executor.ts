@@ -78,7 +78,8 @@ export type WaitRound = { initialized: number } | { check: 'all' | number };
 export interface ReplacementWaitVersion {
   /**
    * Waits, as one durable task, for the next reason to look at the replacements (at most until `until`).
-   * `looksInARow` counts the rounds just before this one that ended by looking at all of them.
+   * `looksInARow` counts the rounds just before this one that ended by looking at all of them and found
+   * every replacement still on its way.
    */
   round(
     context: df.OrchestrationContext,
@@ -227,11 +228,14 @@ function* awaitReplacementsInitialized(
       return `the replacement was not Initialized within ${input.timeoutMinutes} minutes`;
     }
     const round = yield* countingTasks(tasks, version.round(context, input, new Date(deadline), looksInARow));
-    looksInARow = 'check' in round && round.check === 'all' ? looksInARow + 1 : 0;
     if ('initialized' in round) {
+      looksInARow = 0;
       initialized.add(round.initialized);
       continue;
     }
+    // A look at all of them that finds them all still on their way doubles the next period; one that finds
+    // a replacement Initialized found a lost wake, and starts the period over, as a wake does.
+    let lostWakeFound = false;
     for (let index = 0; index < count; index++) {
       if (initialized.has(index) || (round.check !== 'all' && round.check !== index)) continue;
       const step: ReplacementStep = { input, index };
@@ -240,8 +244,12 @@ function* awaitReplacementsInitialized(
         check = yield* call(DisruptionActivities.launch, step);
       }
       if (check.status === 'Failed') return check.why;
-      if (check.status === 'Initialized') initialized.add(index);
+      if (check.status === 'Initialized') {
+        initialized.add(index);
+        lostWakeFound ||= round.check === 'all';
+      }
     }
+    looksInARow = round.check === 'all' && !lostWakeFound ? looksInARow + 1 : 0;
     if (initialized.size < count && tasks.tasks >= EXECUTOR_TASKS_PER_EXECUTION) {
       const progress: ExecutorProgress = {
         deadline: new Date(deadline).toISOString(),

@@ -209,6 +209,20 @@ describe('disruption executor wait, woken by its replacements', () => {
     expect(looks).toEqual([3, 9, 22.75, 28.75, 40]);
   });
 
+  test('a look that finds a lost wake (a replacement Initialized that never woke it) starts the period over', async () => {
+    // Replacement 1 is Initialized 5 minutes after the start, but its wake is lost.
+    const run = await runExecutor([undefined, 5 * MINUTE], { start: { ...input, timeoutMinutes: 40 } });
+
+    const looks = run
+      .named('check')
+      .filter((c) => (c.input as ReplacementStep).index === 0)
+      .map((c) => (c.at - LAUNCHED) / MINUTE);
+    // 3, then 6 minutes on (9), where replacement 1 is found Initialized: the next period is 3 again (12),
+    // then 6 (18), then 12 (30); the last at the timeout (40), which abandons.
+    expect(looks).toEqual([3, 9, 12, 18, 30, 40]);
+    expect(run.named('check').filter((c) => (c.input as ReplacementStep).index === 1)).toHaveLength(2);
+  });
+
   test('a workflow started before the fallback setting looks every 36 polls, not doubled, as it did', async () => {
     const { fallbackSeconds: _none, ...before } = { ...input, timeoutMinutes: 10 };
     const run = await runExecutor([undefined, undefined], { start: before });
