@@ -121,7 +121,7 @@ export async function reconcileTermination(
  */
 async function stillNeedsTermination(deps: LifecycleDependencies, nodeClaim: NodeClaim): Promise<boolean> {
   const fresh = await deps.objects.nodeClaims.get(nodeClaim.metadata.name);
-  return fresh?.metadata.uid === nodeClaim.metadata.uid && needsTermination(fresh);
+  return fresh !== undefined && fresh.metadata.uid === nodeClaim.metadata.uid && needsTermination(fresh);
 }
 
 export function* terminationOrchestrator(
