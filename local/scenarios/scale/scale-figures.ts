@@ -73,6 +73,30 @@ export function idealDriftMakespanMs(
   return { ms: waves * cycleMs, waves };
 }
 
+/**
+ * How busy the drift kept its budgets: the node-seconds the drifted nodes spent disrupting (each one's
+ * mark to its NodeClaim's deletion) over the node-seconds the pools' budgets allowed during the makespan.
+ * 1 is a budget never idle. The makespan ratio above is about the inverse of this when the cycles vary
+ * little, so the two together say whether a ratio over 1 comes from idle budget (a freed slot refilled
+ * late, a budget read from a stale view) or from cycles that vary.
+ */
+export function driftBudgetBusy(
+  nodesByPool: ReadonlyMap<string, number>,
+  budgetPercent: number,
+  cyclesMs: readonly number[],
+  makespanMs: number,
+): number {
+  let slots = 0;
+  for (const nodes of nodesByPool.values()) {
+    if (nodes > 0) slots += Math.max(1, Math.ceil((budgetPercent * nodes) / 100));
+  }
+  const busyMs = cyclesMs.reduce((sum, ms) => sum + ms, 0);
+  return slots > 0 && makespanMs > 0 ? busyMs / (slots * makespanMs) : Number.NaN;
+}
+
+export const mean = (values: readonly number[]): number =>
+  values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length;
+
 export const median = (values: readonly number[]): number =>
   percentile(
     [...values].sort((a, b) => a - b),
