@@ -116,7 +116,12 @@ export function disruptionStepOf(
         if (context.stopping()) break;
         report.examined += 1;
         try {
-          const pass = await disruptPool(context, nodePool, methods);
+          // The store also gets the pass's decision before its first command starts (below); a test's
+          // sink gets only the final record.
+          const beforeStart = options.onRecord
+            ? undefined
+            : (record: DisruptionRecord) => recordPass(context, record);
+          const pass = await disruptPool(context, nodePool, methods, beforeStart);
           report.acted += pass.started;
           if (counts && !context.stopping()) {
             await publishBlockedCandidates(context.deps, nodePool, pass.blocked);
@@ -194,6 +199,7 @@ async function disruptPool(
   context: SweepContext,
   nodePool: NodePool,
   methods: readonly DisruptionMethod[],
+  beforeStart?: (record: DisruptionRecord) => Promise<void>,
 ): Promise<PoolPass> {
   const { deps } = context;
   const passAt = deps.now();
@@ -258,12 +264,20 @@ async function disruptPool(
     for (const cut of computed.slice(commands.length)) notes.cut(method, cut);
     if (commands.length === 0) continue;
     if (per === 'nodePool') busy.add(instancePrefix);
+    const toStart = per === 'nodePool' ? commands.slice(0, 1) : commands;
+    // The record says what the pass decided before anything is marked: a host killed between a mark and
+    // the pass's end would otherwise leave a disruption no record explains (the executor carries the
+    // command on after a restart). The record at the pass's end, under the same ID, replaces this one
+    // with what was started.
+    await beforeStart?.(
+      disruptionRecordOf({ nodePool: nodePool.metadata.name, at: passAt, ...notes.startingAlso(toStart) }),
+    );
     const startStarted = clock();
     const startTimings = new StartTimings();
     const result = await forEachObject(
       context,
       'disruption',
-      per === 'nodePool' ? commands.slice(0, 1) : commands,
+      toStart,
       (c) => `${c.method} ${c.candidates.map((x) => x.name).join(',')}`,
       async (command) => {
         const outcome = await startCommand(context, command, startTimings);
@@ -359,33 +373,51 @@ function passNotes(context: SweepContext, nodePool: NodePool) {
       }
     },
     started(command: DisruptionCommand) {
-      const known = facts.get(command) ?? {};
-      for (const c of command.candidates) {
+      const decided = decisionsOf(command);
+      candidates.push(...decided.candidates);
+      commands.push(decided.command);
+    },
+    /** The notes so far with `starting` stated as started, without noting them. */
+    startingAlso(starting: readonly DisruptionCommand[]) {
+      const decided = starting.map(decisionsOf);
+      return {
+        candidates: [...candidates, ...decided.flatMap((d) => d.candidates)],
+        commands: [...commands, ...decided.map((d) => d.command)],
+      };
+    },
+  };
+
+  /** What starting `command` states: its candidates disrupted, and the command with its $/h and pods. */
+  function decisionsOf(command: DisruptionCommand): {
+    candidates: CandidateDecision[];
+    command: CommandDecision;
+  } {
+    const known = facts.get(command) ?? {};
+    const replaces = command.replacements.length > 0;
+    return {
+      candidates: command.candidates.map((c) => {
         const node = nodeOf(c.name)?.metadata.name;
-        candidates.push({
+        return {
           nodeClaim: c.name,
           ...(node ? { node } : {}),
           method: command.method,
-          decision: 'disrupt',
-          cause: 'Disrupted',
+          decision: 'disrupt' as const,
+          cause: 'Disrupted' as const,
           message: command.detail,
-        });
-      }
-      const replaces = command.replacements.length > 0;
-      commands.push(
-        commandDecisionOf({
-          method: command.method,
-          reason: command.reason,
-          candidates: command.candidates.map((c) => c.name),
-          replacements: replaces ? (known.replacementTypes ?? templateTypes()) : [],
-          candidatePrices: known.candidatePrices ?? command.candidates.map((c) => listedPrice(c.name)),
-          ...(known.replacementPrice !== undefined ? { replacementPrice: known.replacementPrice } : {}),
-          podsMoved: known.podsMoved ?? [],
-          replaces,
-        }),
-      );
-    },
-  };
+        };
+      }),
+      command: commandDecisionOf({
+        method: command.method,
+        reason: command.reason,
+        candidates: command.candidates.map((c) => c.name),
+        replacements: replaces ? (known.replacementTypes ?? templateTypes()) : [],
+        candidatePrices: known.candidatePrices ?? command.candidates.map((c) => listedPrice(c.name)),
+        ...(known.replacementPrice !== undefined ? { replacementPrice: known.replacementPrice } : {}),
+        podsMoved: known.podsMoved ?? [],
+        replaces,
+      }),
+    };
+  }
 }
 
 /** A graceful method's commands, cut so that their candidates together fit in its budget. */

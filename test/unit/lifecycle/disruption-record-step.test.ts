@@ -206,6 +206,44 @@ describe('the blocked-candidates gauge', () => {
     expect(metrics.count(gauge, { nodepool: 'a' })).toBe(2);
   });
 
+  test('the store names a command before it is marked or started, so a host killed mid-pass leaves it explained', async () => {
+    const fake = fakeLifecycle();
+    fake.deps.settings = {
+      ...fake.deps.settings,
+      rollout: { ...fake.deps.settings.rollout, policy: 'Immediate' },
+    };
+    const claims: NodeClaim[] = ['a', 'b'].map((n) =>
+      fake.nodeClaims.seed(driftedNodeClaim(`general-${n}`, pool, 60)),
+    );
+    const nodes = claims.map((c) => nodeOf(c));
+    for (const node of nodes) fake.nodes.seed(node);
+    fake.nodePools.seed(pool);
+    const named = () =>
+      fake.decisionRecords.records.flatMap((r) =>
+        r.kind === 'disruption' ? r.commands.flatMap((c) => c.candidates) : [],
+      );
+    // What the store held when each command's first write (its mark) and its workflow's start came.
+    const atFirstMark: string[][] = [];
+    const marksBefore = fake.nodeClaims.writes.length;
+    const orchestrations = new FakeOrchestrations();
+    const atStart: string[][] = [];
+    orchestrations.beforeStart = () => {
+      atStart.push(named());
+      if (atFirstMark.length === 0 && fake.nodeClaims.writes.length > marksBefore) atFirstMark.push(named());
+    };
+    const step = disruptionStepOf(disruptionMethods);
+
+    await step.run(fakeSweepContext(fake, orchestrations, { nodeClaims: claims, nodes, nodePools: [pool] }));
+
+    expect(orchestrations.started).toHaveLength(2);
+    for (const held of [...atStart, ...atFirstMark]) {
+      expect([...held].sort()).toEqual(['general-a', 'general-b']);
+    }
+    // One row for the pass: the final record replaced the first under the same ID.
+    const passes = fake.decisionRecords.records.filter((r) => r.kind === 'disruption');
+    expect(new Set(passes.map((r) => r.id)).size).toBe(1);
+  });
+
   test('without a sink, a pass goes to deps.decisionRecords; the same decisions again are not written twice', async () => {
     const fake = fakeLifecycle();
     const steady: NodePool = {
