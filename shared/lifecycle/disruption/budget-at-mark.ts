@@ -24,6 +24,7 @@ import { allowedDisruptions } from '../../decisions/budgets.js';
 import { budgetNodesOf } from '../../decisions/disruption-state.js';
 import { driftCountsOf, rolloutRoom, rolloutTargetOf } from '../../decisions/rollout.js';
 import { WellKnown, type DisruptionReason } from '../../models/karpenter.js';
+import type { HeldLease } from '../../kube/lease.js';
 import { SweepView } from '../cluster/snapshot.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 
@@ -39,7 +40,10 @@ export const DISRUPTION_MARKS_LEASE = {
 const MARKS_LEASE_ATTEMPTS = 5;
 const MARKS_LEASE_RETRY_MS = 100;
 
-type MarkDependencies = Pick<LifecycleDependencies, 'objects' | 'nodes' | 'now' | 'leases' | 'settings'>;
+type MarkDependencies = Pick<
+  LifecycleDependencies,
+  'objects' | 'nodes' | 'now' | 'leases' | 'settings' | 'log'
+>;
 
 /**
  * Runs `mark` under the disruption-marks Lease if the budget, read fresh once the Lease is held, allows
@@ -94,43 +98,113 @@ const waitingMarks = new WeakMap<MarkDependencies, MarkRequest[]>();
  * How many requests one round serves: their marks are made together while the Lease is held, which must
  * stay far inside its duration (10 s).
  */
-const MARKS_PER_ROUND = 50;
+export const MARKS_PER_ROUND = 50;
+
+/** The longest one process holds the Lease for rounds back to back before it gives it back. */
+const MARKS_STRETCH_MS = DISRUPTION_MARKS_LEASE.durationSeconds * 1_000;
 
 /**
  * Rounds until no request waits: take the Lease, then the requests queued so far (so those that came
  * while it was being taken are in), read each of their NodePools' budgets once for each reason, and let
- * through in order each request that fits what is left of its budget; the rest learn why not. A round
- * that cannot take the Lease refuses all that wait, as a single writer would have been refused.
+ * through in order each request that fits what is left of its budget; the rest learn why not. Failing to
+ * take the Lease refuses all that wait, as a single writer would have been refused.
+ *
+ * While requests keep coming the Lease is kept for the next round (for one Lease duration at most, then
+ * given back so another process's writers get their turn), renewed beside that round's read rather than
+ * given back and taken again before it. At 1,000 nodes every request to the API server took most of a
+ * second, and a request waits for the round being served and then its own: the give-back, the take
+ * (a read and a write) and the read in sequence made rounds of 10 s. A renewal beside the read is safe:
+ * any other writer must write the Lease before it marks, so a renewal that succeeds (it is guarded by the
+ * Lease's resourceVersion) proves no one else marked since this process's previous write of it.
  */
 async function serveMarks(deps: MarkDependencies): Promise<void> {
+  const clock = () => performance.now();
   for (;;) {
     const queue = waitingMarks.get(deps) ?? [];
     if (queue.length === 0) {
       waitingMarks.delete(deps);
       return;
     }
-    let round: MarkRequest[] = [];
+    const takeStarted = clock();
+    let lease: MarksLease;
     try {
-      const outcome = await underMarksLease(deps, async () => {
-        round = queue.splice(0, MARKS_PER_ROUND);
-        const admitted = await admitWithinBudgets(deps, round);
-        await Promise.all(
-          admitted.map(async (request) => {
-            try {
-              request.settle({ marked: true, value: await request.mark() });
-            } catch (error) {
-              request.fail(error);
-            }
-          }),
-        );
-        return { marked: true as const, value: undefined };
-      });
-      if (!outcome.marked) for (const request of queue.splice(0)) request.settle(outcome);
+      lease = await takeMarksLease(deps);
     } catch (error) {
-      // A read failed (the API server): this round's requests, or all waiting if none was taken, fail.
-      for (const request of round.length > 0 ? round : queue.splice(0)) request.fail(error);
+      for (const request of queue.splice(0)) request.fail(error);
+      continue;
+    }
+    if (!lease.held) {
+      for (const request of queue.splice(0)) request.settle({ marked: false, why: lease.why });
+      continue;
+    }
+    const held = lease.held;
+    try {
+      let leaseMs = clock() - takeStarted;
+      let renew: (() => Promise<boolean>) | undefined;
+      while (queue.length > 0 && clock() - takeStarted < MARKS_STRETCH_MS) {
+        const kept = await serveRound(deps, queue.splice(0, MARKS_PER_ROUND), renew, leaseMs, queue.length);
+        if (!kept) break;
+        renew = () => held.renew();
+        leaseMs = 0;
+      }
+    } finally {
+      await held.release().catch(() => undefined);
     }
   }
+}
+
+/**
+ * One round under the Lease: its budget reads (beside the Lease's renewal, when it is kept from the round
+ * before), then the marks of the requests admitted. False when the Lease was lost, or a read failed.
+ */
+async function serveRound(
+  deps: MarkDependencies,
+  round: MarkRequest[],
+  renew: (() => Promise<boolean>) | undefined,
+  leaseMs: number,
+  waiting: number,
+): Promise<boolean> {
+  const clock = () => performance.now();
+  const started = clock();
+  let admitted: MarkRequest[];
+  let renewMs = 0;
+  try {
+    const renewal = renew?.().finally(() => (renewMs = clock() - started));
+    const [stillHeld, fit] = await Promise.all([renewal ?? true, admitWithinBudgets(deps, round)]);
+    if (!stillHeld) {
+      const why = 'the disruption-marks Lease was taken over while this process held it';
+      for (const request of fit) request.settle({ marked: false, why });
+      return false;
+    }
+    admitted = fit;
+  } catch (error) {
+    // A read failed (the API server): this round's requests fail; those unanswered are told why.
+    for (const request of round) request.fail(error);
+    return false;
+  }
+  const readMs = clock() - started;
+  await Promise.all(
+    admitted.map(async (request) => {
+      try {
+        request.settle({ marked: true, value: await request.mark() });
+      } catch (error) {
+        request.fail(error);
+      }
+    }),
+  );
+  // Where a round's time goes: every request of the next round waits for all of it.
+  deps.log.info('disruption marks round', {
+    requests: round.length,
+    admitted: admitted.length,
+    nodePools: new Set(round.map((r) => r.nodePoolName)).size,
+    waiting,
+    partsMs: {
+      lease: Math.round(leaseMs || renewMs),
+      read: Math.round(readMs),
+      marks: Math.round(clock() - started - readMs),
+    },
+  });
+  return true;
 }
 
 /**
@@ -182,24 +256,31 @@ async function underMarksLease<T>(
   deps: MarkDependencies,
   run: () => Promise<{ marked: true; value: T } | { marked: false; why: string }>,
 ): Promise<{ marked: true; value: T } | { marked: false; why: string }> {
+  const lease = await takeMarksLease(deps);
+  if (!lease.held) return { marked: false, why: lease.why };
+  try {
+    return await run();
+  } finally {
+    await lease.held.release().catch(() => undefined);
+  }
+}
+
+type MarksLease = { held: HeldLease } | { held: undefined; why: string };
+
+/** The disruption-marks Lease, tried a few times; otherwise who holds it. */
+async function takeMarksLease(deps: MarkDependencies): Promise<MarksLease> {
   const options = { ...DISRUPTION_MARKS_LEASE, namespace: deps.settings.systemNamespace };
   const identity = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   let holder = '';
   for (let attempt = 1; attempt <= MARKS_LEASE_ATTEMPTS; attempt += 1) {
     const taken = await deps.leases.tryAcquire(options, identity, deps.now);
-    if (taken.held) {
-      try {
-        return await run();
-      } finally {
-        await taken.held.release().catch(() => undefined);
-      }
-    }
+    if (taken.held) return { held: taken.held };
     holder = taken.holder;
     if (attempt < MARKS_LEASE_ATTEMPTS)
       await new Promise((resolve) => setTimeout(resolve, MARKS_LEASE_RETRY_MS * attempt));
   }
   return {
-    marked: false,
+    held: undefined,
     why: `another writer is marking nodes (the disruption-marks Lease is held by ${holder})`,
   };
 }
@@ -225,14 +306,23 @@ async function budgetRoom(
   nodePoolName: string,
   reason: DisruptionReason,
 ): Promise<{ refusal(used: number, toMark: number): string | undefined }> {
-  const nodePool = await deps.objects.nodePools.get(nodePoolName);
-  if (!nodePool) return { refusal: () => `NodePool ${nodePoolName} is gone` };
   const labelSelector = `${WellKnown.nodePoolLabel}=${nodePoolName}`;
   const readAt = deps.now();
-  const [nodeClaims, nodes] = await Promise.all([
+  // Side by side (a Drifted mark's AKSNodeClass as soon as its NodePool is read): every request of the
+  // next round waits for this read.
+  const nodePoolRead = deps.objects.nodePools.get(nodePoolName);
+  const nodeClassRead = nodePoolRead.then((pool) =>
+    pool && reason === 'Drifted'
+      ? deps.objects.nodeClasses.get(pool.spec.template.spec.nodeClassRef.name)
+      : undefined,
+  );
+  const [nodePool, nodeClass, nodeClaims, nodes] = await Promise.all([
+    nodePoolRead,
+    nodeClassRead,
     deps.objects.nodeClaims.list({ labelSelector }),
     deps.nodes.listLabelled(labelSelector),
   ]);
+  if (!nodePool) return { refusal: () => `NodePool ${nodePoolName} is gone` };
   const view = new SweepView({ readAt, nodeClaims, nodes, nodePools: [nodePool], nodeClasses: [] });
   const budget = allowedDisruptions(
     nodePool,
@@ -244,10 +334,7 @@ async function budgetRoom(
     reason === 'Drifted'
       ? rolloutRoom({
           nodePool,
-          target: rolloutTargetOf(
-            nodePool,
-            await deps.objects.nodeClasses.get(nodePool.spec.template.spec.nodeClassRef.name),
-          ),
+          target: rolloutTargetOf(nodePool, nodeClass),
           counts: driftCountsOf(nodeClaims, (c) => view.nodesFor(c)),
           defaultPolicy: deps.settings.rollout.policy,
         })

@@ -75,7 +75,7 @@ import type {
 } from './methods/method.js';
 import { publishBlockedCandidates, retainBlockedCandidatesPools } from './blocked-candidates.js';
 import { disruptionMethods, methodNamed } from './methods/methods.js';
-import { markUnderLease, markWithinBudget } from './budget-at-mark.js';
+import { MARKS_PER_ROUND, markUnderLease, markWithinBudget } from './budget-at-mark.js';
 import { deleteUninitializedReplacement, markForDisruption } from './replacements.js';
 import { nodeClaimsByPool, nodePoolsInScope } from './scope.js';
 
@@ -287,7 +287,9 @@ async function disruptPool(
       },
       // Every command the pass computed and the budget allows is started: computing them is the pass's
       // cost (seconds at 1,000 nodes), and commands left for the next sweep would be computed again.
-      { ms: Number.POSITIVE_INFINITY },
+      // All at once, up to a marks round's size: a mark waits for the round after the one being served
+      // (seconds at 1,000 nodes), so eight at a time put one pass's commands into successive rounds.
+      { ms: Number.POSITIVE_INFINITY, concurrency: MARKS_PER_ROUND },
     );
     started += result.acted;
     context.log.info('disruption commands started', {

@@ -49,7 +49,7 @@ export const OBJECT_CONCURRENCY = 8;
 export const STEP_TIME_BUDGET_MS = 10_000;
 
 /**
- * Runs `work` for each item, a few at a time, until the step's time budget is spent (the rest are
+ * Runs `work` for each item, a few at a time (`concurrency`, OBJECT_CONCURRENCY unless said), until the step's time budget is spent (the rest are
  * deferred to the next sweep). One object's failure is logged and counted, never allowed to stop the
  * others: the next sweep retries it.
  */
@@ -59,7 +59,7 @@ export async function forEachObject<T>(
   items: readonly T[],
   describe: (item: T) => string,
   work: (item: T) => Promise<boolean>,
-  budget: { ms?: number; now?: () => number } = {},
+  budget: { ms?: number; now?: () => number; concurrency?: number } = {},
 ): Promise<StepReport> {
   const report: StepReport = { step, examined: items.length, acted: 0, failed: 0 };
   const now = budget.now ?? (() => performance.now());
@@ -76,7 +76,8 @@ export async function forEachObject<T>(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(OBJECT_CONCURRENCY, items.length) }, worker));
+  const workers = Math.min(budget.concurrency ?? OBJECT_CONCURRENCY, items.length);
+  await Promise.all(Array.from({ length: workers }, worker));
   const deferred = context.stopping() ? 0 : items.length - next;
   return deferred > 0 ? { ...report, deferred } : report;
 }

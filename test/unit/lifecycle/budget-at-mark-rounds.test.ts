@@ -1,13 +1,16 @@
 // Writers in one process that ask to mark at the same time share one disruption-marks Lease and one fresh
-// budget read per NodePool and reason, whatever NodePools they mark: whoever holds the Lease lets through, in the order asked, every request that still fits, and
-// tells the others why not. The budget still holds across them all, and a Lease held by another writer
-// refuses everyone who waits, as it refused each writer alone.
+// budget read per NodePool and reason, whatever NodePools they mark: whoever holds the Lease lets through,
+// in the order asked, every request that still fits, and tells the others why not. The budget still holds
+// across them all, and a Lease held by another writer refuses everyone who waits, as it refused each
+// writer alone. Requests that come while a round is served are the next round, under the same Lease
+// renewed beside its fresh read; a Lease taken over meanwhile marks nothing more.
 import { beforeEach, describe, expect, test } from 'vitest';
 import {
   DISRUPTION_MARKS_LEASE,
   markWithinBudget,
 } from '../../../shared/lifecycle/disruption/budget-at-mark.js';
 import type { NodePool } from '../../../shared/models/karpenter.js';
+import { markForDisruption } from '../../../shared/lifecycle/disruption/replacements.js';
 import { fakeLifecycle, FAKE_NOW, type FakeLifecycle } from '../../support/fake-lifecycle.js';
 import { nodePool } from '../../support/fixtures.js';
 import { initializedNodeClaim, nodeOf } from '../../support/method-pass.js';
@@ -16,6 +19,9 @@ const pool: NodePool = {
   ...nodePool('general', 'default', { budgets: [{ nodes: '3' }], consolidateAfter: '0s' }),
   metadata: { name: 'general', uid: 'pool-uid' },
 };
+
+/** Until the rounds in flight have ended and given the Lease back. */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('markWithinBudget rounds', () => {
   let fake: FakeLifecycle;
@@ -120,9 +126,59 @@ describe('markWithinBudget rounds', () => {
     expect(fake.leases.acquisitionsOf(DISRUPTION_MARKS_LEASE.name)).toHaveLength(1);
   });
 
+  test('requests that come while a round marks are the next round: the same Lease, a fresh read', async () => {
+    const markTwo = async () => {
+      for (const name of ['general-a', 'general-b']) {
+        const claim = await fake.nodeClaims.get(name);
+        if (claim) await markForDisruption(fake.deps, claim, 'Empty', 'empty');
+      }
+    };
+    let later: Promise<unknown>[] = [];
+    const first = await markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 2, async () => {
+      // Asked while the first round marks: they wait for the next round.
+      later = [
+        markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 2, async () => 'too many'),
+        markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 1, async () => 'one more'),
+      ];
+      await markTwo();
+      return 'first';
+    });
+    expect(first).toEqual({ marked: true, value: 'first' });
+    // The second round read the budget again and saw the first round's two marks: one slot of 3 left.
+    expect(await Promise.all(later)).toEqual([
+      { marked: false, why: 'the Empty budget allows 1 more now, 2 to mark' },
+      { marked: true, value: 'one more' },
+    ]);
+    // The Lease was taken once, kept for the second round and given back after it.
+    await settled();
+    expect(fake.leases.acquisitionsOf(DISRUPTION_MARKS_LEASE.name)).toHaveLength(1);
+    expect(fake.leases.recordOf(DISRUPTION_MARKS_LEASE.name)).toBeUndefined();
+  });
+
+  test('a Lease taken over between rounds: the next round marks nothing and says why', async () => {
+    let later: Promise<unknown> | undefined;
+    let marks = 0;
+    await markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 1, async () => {
+      later = markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 1, async () => {
+        marks += 1;
+      });
+      // Another writer takes the Lease (this process's was judged expired) before the next round.
+      fake.leases.holdFor('another-app', FAKE_NOW, 60, DISRUPTION_MARKS_LEASE.name);
+    });
+    expect(await later).toEqual({
+      marked: false,
+      why: 'the disruption-marks Lease was taken over while this process held it',
+    });
+    expect(marks).toBe(0);
+    // The other writer's hold is left alone.
+    expect(fake.leases.recordOf(DISRUPTION_MARKS_LEASE.name)?.holderIdentity).toBe('another-app');
+  });
+
   test('requests after a round is served start a round of their own, with a fresh read', async () => {
     const first = await markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 3, async () => 'first');
     expect(first).toEqual({ marked: true, value: 'first' });
+    // The first Lease was given back once no request waited.
+    await settled();
     // Nothing was marked on the NodeClaims (the mark callback did not), so the budget reads 3 again.
     const second = await markWithinBudget(fake.deps, pool.metadata.name, 'Empty', 3, async () => 'second');
     expect(second).toEqual({ marked: true, value: 'second' });
