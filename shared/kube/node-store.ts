@@ -5,7 +5,7 @@
 import type { JsonPatchOperation } from '../decisions/node-patch.js';
 import type { Node } from '../models/kube.js';
 import type { KubeClients } from './client.js';
-import { getNode, listNodes, nodesWithProviderID, patchNode, toDomainNode } from './nodes.js';
+import { getNode, listLabelledNodes, listNodes, nodesWithProviderID, patchNode } from './nodes.js';
 
 export interface NodeStore {
   /** The Node, or undefined when it does not exist. */
@@ -35,7 +35,6 @@ export function kubeNodeStore(kube: () => Promise<KubeClients>): NodeStore {
     withProviderID: async (providerID, knownNodeName) =>
       nodesWithProviderID((await kube()).core, providerID, knownNodeName),
     list: async () => listNodes((await kube()).core),
-    listLabelled: async (labelSelector) =>
-      (await (await kube()).core.listNode({ labelSelector })).items.map(toDomainNode),
+    listLabelled: async (labelSelector) => listLabelledNodes((await kube()).core, labelSelector),
   };
 }

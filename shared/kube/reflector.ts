@@ -18,6 +18,7 @@
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { statusCodeOf } from './errors.js';
 import { listAllPages, LIST_PAGE_SIZE, type ListPage } from './paging.js';
+import { compareResourceVersions } from './resource-versions.js';
 
 export interface ReflectorSource<Raw> {
   /** Collection path for the watch, e.g. `/api/v1/nodes`. */
@@ -81,6 +82,10 @@ export class Reflector<Raw, Cached> {
   /** Bumped by every list: a watch opened under an older generation no longer touches the cache. */
   private generation = 0;
   private relisting: Promise<void> | undefined;
+  /** When the watch last delivered an event or a bookmark (performance.now()). */
+  private lastEventAt = Number.NEGATIVE_INFINITY;
+  /** Callers of itemsAsOf waiting for the cache to reach a version; told after each version it reaches. */
+  private readonly versionWaiters = new Set<() => void>();
   private stopped = false;
   private retryDelayMs = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -108,6 +113,43 @@ export class Reflector<Raw, Cached> {
     return [...this.objects.values()];
   }
 
+  /**
+   * The cached objects once the cache has seen every change up to `resourceVersion` (a consistent
+   * list's, read after the writes the caller must see), as the API server serves a consistent read from
+   * its own watch cache. The cache gets there with the first event (or bookmark) past that version, so
+   * this waits only while events of this kind keep coming: undefined at once when the watch delivered
+   * none in the last `waitMs`, or after waiting `waitMs` in vain, or when the versions do not compare.
+   * The caller then lists instead.
+   */
+  async itemsAsOf(resourceVersion: string, waitMs: number): Promise<Cached[] | undefined> {
+    const items = await this.items();
+    const seen = () => {
+      const order = this.resourceVersion
+        ? compareResourceVersions(this.resourceVersion, resourceVersion)
+        : -1;
+      return order === undefined ? 'incomparable' : order >= 0;
+    };
+    const now = seen();
+    if (now === 'incomparable') return undefined;
+    if (now) return items;
+    if (performance.now() - this.lastEventAt > waitMs) return undefined;
+    const reached = await new Promise<boolean>((resolve) => {
+      const waiter = () => {
+        const state = seen();
+        if (state === false) return;
+        clearTimeout(timer);
+        this.versionWaiters.delete(waiter);
+        resolve(state === true);
+      };
+      const timer = setTimeout(() => {
+        this.versionWaiters.delete(waiter);
+        resolve(false);
+      }, waitMs);
+      this.versionWaiters.add(waiter);
+    });
+    return reached ? [...this.objects.values()] : undefined;
+  }
+
   stop(): void {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
@@ -133,6 +175,7 @@ export class Reflector<Raw, Cached> {
     this.lastListAt = (this.options.now ?? Date.now)();
     this.stats.lists += 1;
     this.stats.cached = this.objects.size;
+    this.tellVersionWaiters();
   }
 
   private ensureWatching(): void {
@@ -226,5 +269,11 @@ export class Reflector<Raw, Cached> {
     }
     if (version) this.resourceVersion = version;
     this.stats.cached = this.objects.size;
+    this.lastEventAt = performance.now();
+    if (version) this.tellVersionWaiters();
+  }
+
+  private tellVersionWaiters(): void {
+    for (const waiter of [...this.versionWaiters]) waiter();
   }
 }

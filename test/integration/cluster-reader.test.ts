@@ -13,6 +13,7 @@ import { listingClusterReader, watchingClusterReader } from '../../shared/kube/c
 import type { NodeClaim } from '../../shared/models/index.js';
 import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { pollUntilDefined } from '../support/poll.js';
+import { ApiServerRelay } from '../support/api-server-relay.js';
 
 const suffix = Math.random().toString(36).slice(2, 8);
 const group = `cluster-reader-${suffix}`;
@@ -128,6 +129,65 @@ describe('watching cluster reader', () => {
       );
       expect(names(caughtUp.nodeClaims)).toEqual([`${group}-1`, `${group}-2`]);
     } finally {
+      watching.stop();
+    }
+  });
+});
+
+describe('watching cluster reader: a fresh read of selected objects', () => {
+  it('answers from the watches once they caught up: a write made just before is in it, and nothing is listed', async () => {
+    const kube = () => Promise.resolve(appClients);
+    const watching = watchingClusterReader({ kube, objects: appObjects });
+    const fresh = `${group}-fresh`;
+    const freshSelector = `test.example/group=${fresh}`;
+    // Other NodeClaims keep changing meanwhile, as in a busy cluster: their events carry the watch past
+    // the consistent list's resourceVersion.
+    let churning = true;
+    const churn = (async () => {
+      for (let i = 0; churning; i += 1) {
+        await createNodeClaim(100 + (i % 50)).catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    const selectedLists: string[] = [];
+    const onRequest = (message: unknown) => {
+      const { request } = message as { request: { path: string } };
+      if (request.path.includes('labelSelector=')) selectedLists.push(request.path);
+    };
+    subscribe('undici:request:create', onRequest);
+    try {
+      await watching.read();
+      const names: string[] = [];
+      for (let i = 0; i < 3; i += 1) {
+        const name = `${fresh}-${i}`;
+        created.push(name);
+        names.push(name);
+        await objects.nodeClaims.create({
+          apiVersion: 'karpenter.sh/v1',
+          kind: 'NodeClaim',
+          metadata: { name, labels: { 'test.example/group': fresh } },
+          spec: { nodeClassRef: nodeClassRef('cluster-reader'), requirements: exampleRequirements },
+        });
+        // Read right after the write: the watches may not have delivered it yet, the read must wait.
+        const read = await watching.readSelectedFresh(freshSelector);
+        expect(read.fromCache.nodeClaims).toBe(true);
+        expect(read.nodeClaims.map((c) => c.metadata.name).sort()).toEqual([...names].sort());
+      }
+
+      expect(selectedLists.filter((path) => path.includes('/nodeclaims'))).toEqual([]);
+
+      // A quiet stream (nothing of the kind changes, so waiting for the watch would be in vain): the
+      // selected objects are listed, and the answer is still complete. Other test files may write
+      // NodeClaims meanwhile, so the source is not asserted here.
+      churning = false;
+      await churn;
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      const quiet = await watching.readSelectedFresh(freshSelector);
+      expect(quiet.nodeClaims.map((c) => c.metadata.name).sort()).toEqual([...names].sort());
+    } finally {
+      churning = false;
+      await churn;
+      unsubscribe('undici:request:create', onRequest);
       watching.stop();
     }
   });
@@ -255,6 +315,40 @@ describe('reflector', () => {
       expect(reflector.stats.watches).toBeGreaterThan(1);
     } finally {
       reflector.stop();
+    }
+  });
+
+  it('answers itemsAsOf only once the watch has delivered every change up to the version asked', async () => {
+    // The watch reaches the API server through a relay that is cut after the first read: a NodeClaim
+    // created meanwhile is in a consistent list at once, but reaches the cache only when the watch is back.
+    const relay = await ApiServerRelay.toServerOf(inject('functionsKubeconfigPath'));
+    await relay.up();
+    const relayed = kubeClientsFromKubeconfig(
+      await relay.kubeconfigThrough(inject('functionsKubeconfigPath')),
+    );
+    const reflector = new Reflector<NodeClaim, NodeClaim>({
+      name: 'nodeclaims',
+      source: { ...nodeClaimSource(), kubeConfig: () => Promise.resolve(relayed.config) },
+      project: (c) => c,
+      keyOf: (c) => c.metadata.name,
+    });
+    try {
+      await reflector.items();
+      // An event within the wait, so the reflector waits rather than answers "quiet" at once.
+      await createNodeClaim(30);
+      await pollUntilDefined('the first NodeClaim in the cache', async () =>
+        (await reflector.items()).some((c) => c.metadata.name === `${group}-30`) ? true : undefined,
+      );
+      await relay.down();
+      const late = await createNodeClaim(31);
+      const { resourceVersion } = await appObjects.nodeClaims.listPage(undefined, 1);
+      const asOf = reflector.itemsAsOf(resourceVersion ?? '', 8_000);
+      setTimeout(() => void relay.up(), 1_500);
+      const items = await asOf;
+      expect(items?.map((c) => c.metadata.name)).toContain(late.metadata.name);
+    } finally {
+      reflector.stop();
+      await relay.up();
     }
   });
 

@@ -303,6 +303,12 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     launchesInFlight: () => fake.launchesInFlight(),
     read: () => Promise.reject(new Error('cluster.read is not faked: give the step a SweepView')),
     workloads: async () => ({ ...fake.workloads, podEventTimes: new Map() }),
+    // The stores themselves: every write is in them.
+    readSelectedFresh: async (labelSelector) => ({
+      nodeClaims: await nodeClaims.list({ labelSelector }),
+      nodes: await fake.nodes.listLabelled(labelSelector),
+      fromCache: { nodeClaims: false, nodes: false },
+    }),
     stop: () => undefined,
   };
   fake.deps = {
