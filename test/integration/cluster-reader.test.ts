@@ -38,13 +38,13 @@ afterAll(async () => {
   for (const name of created) await objects.nodeClaims.delete(name).catch(() => undefined);
 });
 
-async function createNodeClaim(index: number): Promise<NodeClaim> {
-  const name = `${group}-${index}`;
+async function createNodeClaim(index: number, inGroup = group): Promise<NodeClaim> {
+  const name = `${inGroup}-${index}`;
   created.push(name);
   return objects.nodeClaims.create({
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodeClaim',
-    metadata: { name, labels: { 'test.example/group': group } },
+    metadata: { name, labels: { 'test.example/group': inGroup } },
     spec: { nodeClassRef: nodeClassRef('cluster-reader'), requirements: exampleRequirements },
   });
 }
@@ -159,15 +159,7 @@ describe('watching cluster reader: a fresh read of selected objects', () => {
       await watching.read();
       const names: string[] = [];
       for (let i = 0; i < 3; i += 1) {
-        const name = `${fresh}-${i}`;
-        created.push(name);
-        names.push(name);
-        await objects.nodeClaims.create({
-          apiVersion: 'karpenter.sh/v1',
-          kind: 'NodeClaim',
-          metadata: { name, labels: { 'test.example/group': fresh } },
-          spec: { nodeClassRef: nodeClassRef('cluster-reader'), requirements: exampleRequirements },
-        });
+        names.push((await createNodeClaim(i, fresh)).metadata.name);
         // Read right after the write: the watches may not have delivered it yet, the read must wait.
         const read = await watching.readSelectedFresh(freshSelector);
         expect(read.fromCache.nodeClaims).toBe(true);
