@@ -95,12 +95,12 @@ export async function listNodes(core: CoreV1Api, pageSize = LIST_PAGE_SIZE): Pro
     .items;
 }
 
-/** One page of Nodes, with the list's resourceVersion (where a watch can resume from). */
 /** The Nodes a label selector (`key=value`, comma-separated) selects, in one request. */
 export async function listLabelledNodes(core: CoreV1Api, labelSelector: string): Promise<Node[]> {
   return (await core.listNode({ labelSelector })).items.map(toDomainNode);
 }
 
+/** One page of Nodes, with the list's resourceVersion (where a watch can resume from). */
 export async function listNodesPage(
   core: CoreV1Api,
   continueToken: string | undefined,
