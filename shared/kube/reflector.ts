@@ -117,11 +117,11 @@ export class Reflector<Raw, Cached> {
    * The cached objects once the cache has seen every change up to `resourceVersion` (a consistent
    * list's, read after the writes the caller must see), as the API server serves a consistent read from
    * its own watch cache. The cache gets there with the first event (or bookmark) past that version, so
-   * this waits only while events of this kind keep coming: undefined at once when the watch delivered
-   * none in the last `waitMs`, or after waiting `waitMs` in vain, or when the versions do not compare.
-   * The caller then lists instead.
+   * this waits only while events of this kind keep coming: undefined as soon as the watch has delivered
+   * nothing for `quietMs` (before or during the wait), after `waitMs` in all, or when the versions do not
+   * compare. The caller then lists instead.
    */
-  async itemsAsOf(resourceVersion: string, waitMs: number): Promise<Cached[] | undefined> {
+  async itemsAsOf(resourceVersion: string, waitMs: number, quietMs = waitMs): Promise<Cached[] | undefined> {
     const items = await this.items();
     const seen = () => {
       const order = this.resourceVersion
@@ -132,19 +132,25 @@ export class Reflector<Raw, Cached> {
     const now = seen();
     if (now === 'incomparable') return undefined;
     if (now) return items;
-    if (performance.now() - this.lastEventAt > waitMs) return undefined;
+    const sinceEvent = performance.now() - this.lastEventAt;
+    if (sinceEvent > quietMs) return undefined;
     const reached = await new Promise<boolean>((resolve) => {
+      const finish = (outcome: boolean) => {
+        clearTimeout(cap);
+        clearTimeout(quiet);
+        this.versionWaiters.delete(waiter);
+        resolve(outcome);
+      };
+      const cap = setTimeout(() => finish(false), waitMs);
+      let quiet = setTimeout(() => finish(false), quietMs - sinceEvent);
       const waiter = () => {
         const state = seen();
-        if (state === false) return;
-        clearTimeout(timer);
-        this.versionWaiters.delete(waiter);
-        resolve(state === true);
+        if (state !== false) finish(state === true);
+        else {
+          clearTimeout(quiet);
+          quiet = setTimeout(() => finish(false), quietMs);
+        }
       };
-      const timer = setTimeout(() => {
-        this.versionWaiters.delete(waiter);
-        resolve(false);
-      }, waitMs);
       this.versionWaiters.add(waiter);
     });
     return reached ? [...this.objects.values()] : undefined;

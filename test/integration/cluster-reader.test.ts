@@ -145,8 +145,8 @@ describe('watching cluster reader: a fresh read of selected objects', () => {
     let churning = true;
     const churn = (async () => {
       for (let i = 0; churning; i += 1) {
-        await createNodeClaim(100 + (i % 50)).catch(() => undefined);
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await createNodeClaim(100 + i).catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 25));
       }
     })();
     const selectedLists: string[] = [];
@@ -334,7 +334,8 @@ describe('reflector', () => {
       await relay.down();
       const late = await createNodeClaim(31);
       const { resourceVersion } = await appObjects.nodeClaims.listPage(undefined, 1);
-      const asOf = reflector.itemsAsOf(resourceVersion ?? '', 8_000);
+      // Quiet allowed as long as the wait: the relay is down, so nothing comes until it is back.
+      const asOf = reflector.itemsAsOf(resourceVersion ?? '', 8_000, 8_000);
       setTimeout(() => void relay.up(), 1_500);
       const items = await asOf;
       expect(items?.map((c) => c.metadata.name)).toContain(late.metadata.name);
