@@ -70,8 +70,23 @@ export interface ClusterReader {
    * says which.
    */
   readSelectedFresh(labelSelector: string): Promise<SelectedObjects>;
+  /**
+   * Every kind of the ClusterState with every write made before the call in it, as a provisioning window
+   * must read them (it must see the NodeClaims the window before it created). Each kind comes from its
+   * cache caught up as readSelectedFresh's do, or from a full list; `fromCache` names the cached ones.
+   */
+  readFresh(): Promise<FreshClusterState>;
+  /**
+   * Every pod with every write made before the call in it, from the pod cache caught up; undefined when
+   * the reader keeps no pod cache or it did not catch up, and the caller lists what it needs instead.
+   */
+  podsFresh(): Promise<readonly ConsolidationPod[] | undefined>;
   /** Closes whatever the reader keeps open (watches). */
   stop(): void;
+}
+
+export interface FreshClusterState extends ClusterState {
+  fromCache: readonly ('nodeClaims' | 'nodes' | 'nodePools' | 'nodeClasses')[];
 }
 
 export interface SelectedObjects {
@@ -103,19 +118,18 @@ interface Sources {
 }
 
 export function listingClusterReader({ kube, objects }: Sources): ClusterReader {
+  const read = async (options: { nodeClaimSelector?: string } = {}): Promise<ClusterState> => {
+    const { core } = await kube();
+    const [nodeClaims, nodes, nodePools, nodeClasses] = await Promise.all([
+      objects.nodeClaims.list(options.nodeClaimSelector ? { labelSelector: options.nodeClaimSelector } : {}),
+      listNodes(core),
+      objects.nodePools.list(),
+      objects.nodeClasses.list(),
+    ]);
+    return { nodeClaims, nodes, nodePools, nodeClasses };
+  };
   return {
-    async read(options = {}) {
-      const { core } = await kube();
-      const [nodeClaims, nodes, nodePools, nodeClasses] = await Promise.all([
-        objects.nodeClaims.list(
-          options.nodeClaimSelector ? { labelSelector: options.nodeClaimSelector } : {},
-        ),
-        listNodes(core),
-        objects.nodePools.list(),
-        objects.nodeClasses.list(),
-      ]);
-      return { nodeClaims, nodes, nodePools, nodeClasses };
-    },
+    read,
     async workloads() {
       const clients = await kube();
       const [pods, pdbs] = await Promise.all([listConsolidationPods(clients), listPdbLimits(clients)]);
@@ -125,6 +139,8 @@ export function listingClusterReader({ kube, objects }: Sources): ClusterReader 
       return (await objects.nodeClaims.list()).filter(isLaunchInFlight).length;
     },
     readSelectedFresh: async (labelSelector) => listSelected({ kube, objects }, labelSelector),
+    readFresh: async () => ({ ...(await read()), fromCache: [] }),
+    podsFresh: async () => undefined,
     stop() {},
   };
 }
@@ -237,6 +253,34 @@ export function watchingClusterReader(
     },
     async launchesInFlight() {
       return (await nodeClaims.items()).filter(isLaunchInFlight).length;
+    },
+    async readFresh() {
+      const { core } = await kube();
+      const [claims, nodeList, poolList, classList] = await Promise.all([
+        cachedAsOfNow(nodeClaims, () => objects.nodeClaims.listPage(undefined, 1)),
+        cachedAsOfNow(nodes, () => listNodesPage(core, undefined, 1)),
+        cachedAsOfNow(nodePools, () => objects.nodePools.listPage(undefined, 1)),
+        cachedAsOfNow(nodeClasses, () => objects.nodeClasses.listPage(undefined, 1)),
+      ]);
+      const cached = { nodeClaims: claims, nodes: nodeList, nodePools: poolList, nodeClasses: classList };
+      // A kind not caught up (a quiet watch: NodePools and classes change rarely) is listed, in full.
+      const [listedClaims, listedNodes, listedPools, listedClasses] = await Promise.all([
+        claims ?? objects.nodeClaims.list(),
+        nodeList ?? listNodes(core),
+        poolList ?? objects.nodePools.list(),
+        classList ?? objects.nodeClasses.list(),
+      ]);
+      return {
+        nodeClaims: listedClaims,
+        nodes: listedNodes,
+        nodePools: listedPools,
+        nodeClasses: listedClasses,
+        fromCache: (Object.keys(cached) as (keyof typeof cached)[]).filter((kind) => cached[kind]),
+      };
+    },
+    async podsFresh() {
+      const clients = await kube();
+      return cachedAsOfNow(pods, () => listPodsPage(clients, undefined, 1));
     },
     async readSelectedFresh(labelSelector) {
       const { core } = await kube();

@@ -1,6 +1,6 @@
 // Pods and PodDisruptionBudgets, read in pages and converted at the edge into the plain shapes the
 // consolidation decisions take (decisions/consolidation/pods.ts, pdb.ts).
-import { PolicyV1Api, type V1Pod, type V1PodDisruptionBudget } from '@kubernetes/client-node';
+import { PolicyV1Api, type V1Pod, type V1PodDisruptionBudget, type V1PodSpec } from '@kubernetes/client-node';
 import type { PdbLimit } from '../decisions/consolidation/pdb.js';
 import type { ConsolidationPod } from '../decisions/consolidation/pods.js';
 import type { LabelSelectorRequirement, SchedulingPodSpec } from '../decisions/scheduling/types.js';
@@ -26,7 +26,9 @@ function requestsOf(pod: V1Pod): Record<string, number> | undefined {
 export function toConsolidationPod(pod: V1Pod): ConsolidationPod {
   const meta = pod.metadata;
   const conditions = pod.status?.conditions ?? [];
-  const scheduled = conditions.find((c) => c.type === 'PodScheduled' && c.status === 'True');
+  const scheduling = conditions.find((c) => c.type === 'PodScheduled');
+  const scheduled = scheduling?.status === 'True' ? scheduling : undefined;
+  const controller = meta?.ownerReferences?.find((o) => o.controller);
   const ready = conditions.some((c) => c.type === 'Ready' && c.status === 'True');
   const requests = requestsOf(pod);
   const deletion = iso(meta?.deletionTimestamp);
@@ -56,6 +58,52 @@ export function toConsolidationPod(pod: V1Pod): ConsolidationPod {
     // The simulation's pod spec is a subset of v1.PodSpec with the same field names.
     ...(pod.spec ? { spec: pod.spec as unknown as SchedulingPodSpec } : {}),
     ...(meta?.creationTimestamp ? { creationTimestamp: new Date(meta.creationTimestamp).toISOString() } : {}),
+    ...(controller
+      ? {
+          controller: {
+            apiVersion: controller.apiVersion,
+            kind: controller.kind,
+            name: controller.name,
+            uid: controller.uid,
+          },
+        }
+      : {}),
+    ...(scheduling
+      ? {
+          scheduling: {
+            status: scheduling.status,
+            ...(scheduling.reason ? { reason: scheduling.reason } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * A cached pod as the API pod a provisioning window reads (cluster-state.ts, solve-input.ts): its name,
+ * labels, annotations, creation, controlling owner, spec, phase, nominated node and PodScheduled
+ * condition. Nothing else of the API pod is there (no other owner, condition or status field), so code
+ * reading more of a window's pods must add it to the projection first.
+ */
+export function provisioningPodOf(pod: ConsolidationPod): V1Pod {
+  const spec = (pod.spec ?? { containers: [] }) as unknown as V1PodSpec;
+  return {
+    metadata: {
+      name: pod.name,
+      namespace: pod.namespace,
+      uid: pod.uid,
+      labels: { ...pod.labels },
+      annotations: { ...pod.annotations },
+      ...(pod.creationTimestamp ? { creationTimestamp: new Date(pod.creationTimestamp) } : {}),
+      ...(pod.deletionTimestamp ? { deletionTimestamp: new Date(pod.deletionTimestamp) } : {}),
+      ...(pod.controller ? { ownerReferences: [{ ...pod.controller, controller: true }] } : {}),
+    },
+    spec: { ...spec, ...(pod.nodeName ? { nodeName: pod.nodeName } : {}) },
+    status: {
+      ...(pod.phase ? { phase: pod.phase } : {}),
+      ...(pod.nominatedNodeName ? { nominatedNodeName: pod.nominatedNodeName } : {}),
+      ...(pod.scheduling ? { conditions: [{ type: 'PodScheduled', ...pod.scheduling }] } : {}),
+    },
   };
 }
 

@@ -84,6 +84,8 @@ export interface AzureDependencies extends LifecycleDependencies {
 export function kubePorts(
   kube: () => Promise<KubeClients>,
   objects: KarpenterObjects,
+  /** The cluster reader whose caches a provisioning window reads, caught up; without it, it lists. */
+  cluster?: ClusterReader,
 ): Pick<
   LifecycleDependencies,
   'nodes' | 'drainPods' | 'bootstrapTokens' | 'provisioningReads' | 'leases' | 'capacityBuffers'
@@ -91,7 +93,7 @@ export function kubePorts(
   return {
     capacityBuffers: kubeCapacityBufferStore(kube),
     leases: kubeLeases(kube),
-    provisioningReads: kubeProvisioningReads({ kube, objects }),
+    provisioningReads: kubeProvisioningReads({ kube, objects }, cluster),
     nodes: kubeNodeStore(kube),
     drainPods: kubeDrainPods(kube),
     bootstrapTokens: {
@@ -233,7 +235,7 @@ export function createDependencies(
     cloud: azureCloudProvider(parts),
     cluster,
     decisionRecords: decisionRecordTable(settings, credential, now),
-    ...kubePorts(kube, objects),
+    ...kubePorts(kube, objects, cluster),
   };
 }
 

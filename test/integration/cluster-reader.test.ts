@@ -5,11 +5,14 @@
 // without `watch` would leave them with their first list), the test's writes as admin.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CoreV1Api, PolicyV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, PolicyV1Api, type V1Pod } from '@kubernetes/client-node';
 import { kubeClientsFromKubeconfig, type KubeClients } from '../../shared/kube/client.js';
 import { karpenterObjects, type KarpenterObjects } from '../../shared/kube/custom-objects.js';
 import { Reflector } from '../../shared/kube/reflector.js';
 import { listingClusterReader, watchingClusterReader } from '../../shared/kube/cluster-reader.js';
+import { kubeProvisioningReads } from '../../shared/kube/provisioning-reads.js';
+import { provisionabilityOf } from '../../shared/lifecycle/provisioning/cluster-state.js';
+import { schedulingPod } from '../../shared/lifecycle/provisioning/solve-input.js';
 import type { NodeClaim } from '../../shared/models/index.js';
 import { exampleRequirements, nodeClass, nodeClassRef, nodePool } from '../support/fixtures.js';
 import { pollUntilDefined } from '../support/poll.js';
@@ -181,6 +184,100 @@ describe('watching cluster reader: a fresh read of selected objects', () => {
       await churn;
       unsubscribe('undici:request:create', onRequest);
       watching.stop();
+    }
+  });
+});
+
+describe('watching cluster reader: a provisioning window’s fresh reads', () => {
+  it('answers from the caches caught up: a NodeClaim and a pod written just before are in it, as a list has them', async () => {
+    const kube = () => Promise.resolve(appClients);
+    const watching = watchingClusterReader({ kube, objects: appObjects });
+    const cachedReads = kubeProvisioningReads({ kube, objects: appObjects }, watching);
+    const listedReads = kubeProvisioningReads({ kube, objects: appObjects });
+    const window = `${group}-window`;
+    const podNames: string[] = [];
+    const gatedPod = async (name: string, extra: Partial<V1Pod['spec']> = {}) => {
+      podNames.push(name);
+      await clients.core.createNamespacedPod({
+        namespace: 'default',
+        body: {
+          metadata: { name, labels: { 'test.example/group': window } },
+          spec: {
+            // Held back from the scheduler, so nothing but this test changes it.
+            schedulingGates: [{ name: 'test.example/hold' }],
+            containers: [
+              { name: 'c', image: 'example.invalid/none', resources: { requests: { cpu: '175m' } } },
+            ],
+            ...extra,
+          },
+        },
+      });
+    };
+    // A busy cluster: NodeClaims and pods keep changing, so both watches move past any version.
+    let churning = true;
+    const churn = (async () => {
+      for (let i = 0; churning; i += 1) {
+        await Promise.all([
+          createNodeClaim(1000 + i).catch(() => undefined),
+          gatedPod(`${window}-churn-${i}`).catch(() => undefined),
+        ]);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    })();
+    try {
+      await cachedReads.cluster();
+      await cachedReads.pods();
+      for (let i = 0; i < 3; i += 1) {
+        const claim = await createNodeClaim(i, window);
+        const pod = `${window}-pending-${i}`;
+        await gatedPod(pod);
+        // Read right after the writes, nodes before pods as the window reads: the caches must wait.
+        const cluster = await cachedReads.cluster();
+        expect(cluster.fromCache).toContain('nodeClaims');
+        expect(cluster.nodeClaims.map((c) => c.metadata.name)).toContain(claim.metadata.name);
+        const pods = await cachedReads.pods();
+        expect(pods.fromCache).toBe(true);
+        expect(pods.unbound.map((p) => p.metadata?.name)).toContain(pod);
+      }
+
+      // What the window derives from a pod is the same from the cache as from the list.
+      const bound = `${window}-bound`;
+      podNames.push(bound);
+      await clients.core.createNamespacedPod({
+        namespace: 'default',
+        body: {
+          metadata: { name: bound, labels: { 'test.example/group': window } },
+          spec: {
+            nodeName: `${group}-no-such-node`,
+            containers: [{ name: 'c', image: 'example.invalid/none' }],
+          },
+        },
+      });
+      const [cached, listed] = [await cachedReads.pods(), await listedReads.pods()];
+      expect(listed.fromCache).toBe(false);
+      const ours = (pods: V1Pod[]) =>
+        pods
+          .filter(
+            (p) =>
+              p.metadata?.labels?.['test.example/group'] === window && !p.metadata.name?.includes('churn'),
+          )
+          .map((p) => ({ scheduling: schedulingPod(p), provisionability: provisionabilityOf(p) }))
+          .sort((a, b) => a.scheduling.metadata.name.localeCompare(b.scheduling.metadata.name));
+      expect(ours(cached.unbound)).toEqual(ours(listed.unbound));
+      expect(ours(cached.unbound)).toHaveLength(3);
+      expect(ours(cached.bound)).toEqual(ours(listed.bound));
+      expect(ours(cached.bound)).toHaveLength(1);
+    } finally {
+      churning = false;
+      await churn;
+      watching.stop();
+      await Promise.all(
+        podNames.map((name) =>
+          clients.core
+            .deleteNamespacedPod({ namespace: 'default', name, gracePeriodSeconds: 0 })
+            .catch(() => undefined),
+        ),
+      );
     }
   });
 });

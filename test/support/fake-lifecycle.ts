@@ -309,6 +309,15 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
       nodes: await fake.nodes.listLabelled(labelSelector),
       fromCache: { nodeClaims: false, nodes: false },
     }),
+    readFresh: async () => ({
+      nodeClaims: await nodeClaims.list(),
+      nodes: await fake.nodes.list(),
+      nodePools: await nodePools.list(),
+      nodeClasses: await nodeClasses.list(),
+      fromCache: [],
+    }),
+    // No pod cache: a provisioning window lists its pods (provisioningReads below).
+    podsFresh: async () => undefined,
     stop: () => undefined,
   };
   fake.deps = {
@@ -334,8 +343,11 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
         nodePools: await nodePools.list(),
         nodeClasses: await nodeClasses.list(),
       }),
-      boundPods: () => fake.pods.bound(),
-      unboundPods: () => fake.pods.unbound(),
+      pods: async () => ({
+        bound: await fake.pods.bound(),
+        unbound: await fake.pods.unbound(),
+        fromCache: false,
+      }),
       daemonSets: async () => structuredClone(fake.daemonSets),
       // No volumes: a pod that mounts a claim is placed as if its claim were not bound yet.
       persistentVolumeClaims: async () => [],

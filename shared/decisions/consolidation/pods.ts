@@ -27,6 +27,10 @@ export interface ConsolidationPod extends DrainPod {
   /** What the scheduling simulation reads of the pod's spec (Underutilized consolidation moves it). */
   spec?: SchedulingPodSpec;
   creationTimestamp?: string;
+  /** The owner reference that says `controller: true` (a provisioning window reads its kind and name). */
+  controller?: { apiVersion: string; kind: string; name: string; uid: string };
+  /** The PodScheduled condition as it stands: a pending pod is provisionable when it says False/Unschedulable. */
+  scheduling?: { status: string; reason?: string };
   /** A CapacityBuffer's virtual pod, in consolidation's view only: no pod of the API. */
   virtual?: true;
 }

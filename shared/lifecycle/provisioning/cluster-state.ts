@@ -3,12 +3,13 @@
 // DaemonSets. Nodes are read before pods, as Karpenter snapshots nodes before listing pods: capacity is
 // then never more than what really exists, and any under-provisioning heals in the next window.
 //
-// Every list goes to the API server, not to the sweep's watch-fed cache: a window must see the NodeClaims
-// the previous window just created, or it would provision their pods a second time, and an eventually
-// consistent cache may not have them yet. So the kinds the sweep reads come from the cluster reader's
-// fresh mode (shared/kube/cluster-reader.ts listingClusterReader), the same ClusterState, with the pods and
-// DaemonSets only provisioning needs beside them. The reads go through the provisioningReads port
-// (shared/kube/provisioning-reads.ts); this file orders them and groups the pods.
+// Every read sees every write made before it, never a plain eventually consistent cache: a window must see
+// the NodeClaims the previous window just created, or it would provision their pods a second time. So the
+// kinds the sweep reads come from the cluster reader's fresh read (shared/kube/cluster-reader.ts
+// readFresh: its caches once caught up with a consistent list's resourceVersion, else lists), the same
+// ClusterState, with the pods (podsFresh, the same way) and DaemonSets only provisioning needs beside
+// them. The reads go through the provisioningReads port (shared/kube/provisioning-reads.ts); this file
+// orders them and groups the pods.
 import type {
   V1DaemonSet,
   V1PersistentVolume,
@@ -31,17 +32,32 @@ export interface ProvisioningState extends ClusterState {
   volumes?: { claims: V1PersistentVolumeClaim[]; volumes: V1PersistentVolume[] };
 }
 
+/** How long each read took, ms: the window's log line says which one its time went to. */
+export interface ProvisioningReadTimings {
+  cluster: number;
+  pods: number;
+  /** The kinds read from a cache caught up rather than listed ('pods' among them when they were). */
+  fromCache: string[];
+}
+
 export async function readProvisioningState(
   deps: Pick<LifecycleDependencies, 'provisioningReads'>,
+  timings?: ProvisioningReadTimings,
 ): Promise<ProvisioningState> {
   const reads = deps.provisioningReads;
+  const started = performance.now();
   // Nodes (with the NodeClaims, NodePools and AKSNodeClasses) before any pod.
-  const cluster = await reads.cluster();
-  const [bound, pending, daemonSets] = await Promise.all([
-    reads.boundPods(),
-    reads.unboundPods(),
+  const { fromCache, ...cluster } = await reads.cluster();
+  const clusterRead = performance.now();
+  const [{ bound, unbound: pending, fromCache: podsCached }, daemonSets] = await Promise.all([
+    reads.pods(),
     reads.daemonSets(),
   ]);
+  if (timings) {
+    timings.cluster = Math.round(clusterRead - started);
+    timings.pods = Math.round(performance.now() - clusterRead);
+    timings.fromCache = [...(fromCache ?? []), ...(podsCached ? ['pods'] : [])];
+  }
   const boundPods = new Map<string, V1Pod[]>();
   for (const pod of bound) {
     const nodeName = pod.spec?.nodeName ?? '';

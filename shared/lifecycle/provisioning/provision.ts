@@ -16,7 +16,7 @@ import { provisioningRecord } from '../../decisions/explain/provisioning-record.
 import { isAlreadyExists } from '../../kube/errors.js';
 import type { LifecycleDependencies } from '../dependencies.js';
 import { realPodsOnly, recordBufferProvisioning, windowBuffers, withVirtualPods } from './buffers.js';
-import { readProvisioningState } from './cluster-state.js';
+import { readProvisioningState, type ProvisioningReadTimings } from './cluster-state.js';
 import { writeDecisionRecord } from '../decision-records/record-writes.js';
 import { solveInput } from './solve-input.js';
 import { instanceTypeCatalog } from './instance-type-catalog.js';
@@ -51,11 +51,16 @@ export async function provisionPendingPods(
   windowId: string,
 ): Promise<ProvisioningReport> {
   const log = deps.log.with({ windowId });
-  const state = await readProvisioningState(deps);
+  // Where the window's time went, for its log line: at a thousand nodes the window, not the wait between
+  // signals, paces a burst's launches.
+  const reads: ProvisioningReadTimings = { cluster: 0, pods: 0, fromCache: [] };
+  const clock = partClock();
+  const state = await readProvisioningState(deps, reads);
   const solvedAt = deps.now();
   // The region's current price book (the shipped table until the Retail Prices API has answered) is the
   // one launch orders offerings by, so the cheapest instance type listed here is the one launch tries first.
   const [catalog, buffers] = await Promise.all([instanceTypeCatalog(deps, state), windowBuffers(deps)]);
+  const readMs = clock.lap();
   const selector = deps.settings.provisioning.selector;
   const pendingInput = solveInput(state, {
     ...(selector && { selector }),
@@ -67,6 +72,7 @@ export async function provisionPendingPods(
   const started = performance.now();
   const solved = input.pods.length === 0 ? emptyResult() : solve(input);
   const solveMs = performance.now() - started;
+  clock.lap();
   // The NodeClaims are created for every pod the solve placed, virtual or not; the events and counts
   // below are about real pods only.
   const result = realPodsOnly(solved, buffers);
@@ -106,6 +112,7 @@ export async function provisionPendingPods(
       await Promise.all(realPods.map((pod) => nominate(pod, `nodeclaim/${nodeClaim.metadata.name}`)));
     }),
   );
+  const createMs = clock.lap();
   // As Karpenter, a pod placed on an existing Node or an in-flight NodeClaim is nominated too, so `kubectl
   // describe pod` says where the simulation planned it (at a bounded rate: EVENT_REASON_LIMITS; the
   // window's decision record keeps every placement).
@@ -124,6 +131,7 @@ export async function provisionPendingPods(
     ),
   );
 
+  const eventsMs = clock.lap();
   if (buffers) await recordBufferProvisioning(deps, buffers, solved);
 
   const record = provisioningRecord({ windowId, at: solvedAt, result, nodeClaimNames });
@@ -141,10 +149,25 @@ export async function provisionPendingPods(
     // where a record of hundreds of pods would cost every replay.
     recorded: await writeDecisionRecord(deps, record),
   };
-  log.info('provisioning window solved', { ...report });
+  const { fromCache, ...readsMs } = reads;
+  const partsMs = { ...readsMs, read: readMs, create: createMs, events: eventsMs, record: clock.lap() };
+  log.info('provisioning window solved', { ...report, partsMs, fromCache });
   deps.metrics.observe('karpenter_scheduler_scheduling_duration_seconds', solveMs / 1000, {});
 
   return report;
+}
+
+/** Milliseconds since the last lap (or the start), rounded. */
+function partClock(): { lap(): number } {
+  let last = performance.now();
+  return {
+    lap() {
+      const now = performance.now();
+      const ms = Math.round(now - last);
+      last = now;
+      return ms;
+    },
+  };
 }
 
 function emptyResult(): SchedulingResult {

@@ -102,7 +102,7 @@ describe(covers(ProvisioningNames.activity), () => {
   test('a read that fails fails the activity, for the batcher’s retry policy (no outage tag)', async () => {
     fake.deps.provisioningReads = {
       ...fake.deps.provisioningReads,
-      unboundPods: () => Promise.reject(new Error('connect ECONNREFUSED')),
+      pods: () => Promise.reject(new Error('connect ECONNREFUSED')),
     };
 
     await expect(app.raw(ProvisioningNames.activity, { windowId: 'w1', signals: 1 })).rejects.toThrow(
@@ -192,7 +192,7 @@ describe(covers(ProvisioningNames.orchestration), () => {
     fake.pods.seed(pendingPod('web-1'));
     fake.deps.provisioningReads = {
       ...fake.deps.provisioningReads,
-      unboundPods: () => {
+      pods: () => {
         solves += 1;
         return Promise.reject(new Error('connect ECONNREFUSED'));
       },
