@@ -7,11 +7,14 @@
 // conditions only the sweep and the workflows act on (Drifted, DisruptionReason, Consolidatable): no
 // handler of a NodeClaim's event reads them, and a drift or a scale-down sets one on every node at once
 // (1,000 no-op messages at 1,000 nodes, ahead of the deletions and pods the handlers do act on). Once a
-// NodeClaim has its VM and its launch's outcome (providerID and Launched True or False) and is not being
-// deleted, no condition is forwarded at all: its handler only launches and terminates, and the rest of
-// its life (Registered, Initialized, the nodeName) is node-join's, driven by the Node's own events. At
-// 1,000 nodes those transitions were eight messages a NodeClaim, each a read that found it launched,
-// and they held the Node events that register and initialize the drift's replacements 40 s behind.
+// NodeClaim has its VM (a providerID) and is not being deleted, no update is forwarded at all: its
+// handler only launches and terminates, the launch's progress and outcome are the launch monitor's (and
+// the sweep's launch-monitor step keeps a monitor running), and the rest of its life (Registered,
+// Initialized, the nodeName) is node-join's, driven by the Node's own events. At 1,000 nodes the
+// node-join transitions were eight messages a NodeClaim, each a read that found it launched, and they
+// held the Node events that register and initialize the drift's replacements 40 s behind; then the
+// launch's own writes (the providerID, then Launched) were two a NodeClaim of a 1,000-node burst, each
+// read only to find it launched, a third of the burst's messages.
 // Condition messages and lastTransitionTime are prose and bookkeeping; capacity, allocatable, imageID and lastPodEventTime
 // change as side effects of the handlers' own writes or of pod churn. Forwarding those would turn every
 // status heartbeat into a function invocation without giving any handler a new decision to make.
@@ -23,7 +26,6 @@
 import type { ChangeType, ObjectChange, WatchedKind } from '../shared/events/cloud-event.js';
 import { isProvisionable as isProvisionablePod } from '../shared/decisions/provisionable-pod.js';
 import { awaitsInitialization } from '../shared/decisions/initialization.js';
-import { hasLaunchOutcome } from '../shared/decisions/launch-in-flight.js';
 import { carriesEvictionNotice } from '../shared/decisions/node-repair/eviction-notice.js';
 import { isAksNodeClassRef } from '../shared/decisions/ownership.js';
 import type { NodeClaim, NodePool } from '../shared/models/karpenter.js';
@@ -93,11 +95,14 @@ export function isProvisionable(pod: PodView): boolean {
 
 export function decide(notification: Notification): Decision {
   switch (notification.kind) {
-    case 'NodeClaim':
+    case 'NodeClaim': {
+      const nodeClaim = notification.object as NodeClaim;
       return decideOwned(
         notification,
-        isAksNodeClassRef((notification.object as NodeClaim).spec.nodeClassRef),
+        isAksNodeClassRef(nodeClaim.spec.nodeClassRef),
+        !hasVmAndLives(nodeClaim),
       );
+    }
     case 'NodePool':
       return decideOwned(
         notification,
@@ -131,7 +136,12 @@ function decidePod(notification: Notification<'Pod'>): Decision {
  * on delete, and on updates that change its digest. One that stops being ours is announced once, so a
  * handler can let go of it.
  */
-function decideOwned(notification: Notification, ours: boolean): Decision {
+/** A NodeClaim with its VM that is not being deleted: none of its updates gives a handler work. */
+function hasVmAndLives(nodeClaim: NodeClaim): boolean {
+  return Boolean(nodeClaim.status?.providerID) && nodeClaim.metadata.deletionTimestamp === undefined;
+}
+
+function decideOwned(notification: Notification, ours: boolean, updatesMatter = true): Decision {
   const { kind, verb, object, previous, initialList } = notification;
   const uid = object.metadata.uid ?? '';
   const seen: Seen | undefined = ours ? { uid, digest: digestOf(kind, object) } : undefined;
@@ -155,7 +165,7 @@ function decideOwned(notification: Notification, ours: boolean): Decision {
     if (ours) changes.push(change(kind, object, verb === 'add' ? 'ADDED' : 'MODIFIED'));
     return { changes, next: seen };
   }
-  if (!ours || seen === undefined || seen.digest !== previous.digest) {
+  if (!ours || (updatesMatter && (seen === undefined || seen.digest !== previous.digest))) {
     changes.push(change(kind, object, 'MODIFIED'));
   }
   return { changes, next: seen };
@@ -199,22 +209,18 @@ export function digestOf(kind: WatchedKind, object: WatchedObject): string {
   const meta = object.metadata;
   switch (kind) {
     case 'NodeClaim': {
-      const nodeClaim = object as NodeClaim;
-      const status = nodeClaim.status;
-      const launchDone =
-        meta.deletionTimestamp === undefined && Boolean(status?.providerID) && hasLaunchOutcome(nodeClaim);
-      const conditions = launchDone
-        ? []
-        : [...(status?.conditions ?? [])]
-            .filter((c) => !SWEEP_ONLY_CONDITIONS.has(c.type))
-            .map((c) => [c.type, c.status, c.reason, c.observedGeneration ?? null])
-            .sort(compareTuples);
+      // Compared only while the NodeClaim has no VM or is being deleted (hasVmAndLives).
+      const status = (object as NodeClaim).status;
+      const conditions = [...(status?.conditions ?? [])]
+        .filter((c) => !SWEEP_ONLY_CONDITIONS.has(c.type))
+        .map((c) => [c.type, c.status, c.reason, c.observedGeneration ?? null])
+        .sort(compareTuples);
       return JSON.stringify([
         meta.generation ?? null,
         meta.deletionTimestamp ?? null,
         [...(meta.finalizers ?? [])].sort(),
         status?.providerID ?? null,
-        launchDone ? null : (status?.nodeName ?? null),
+        status?.nodeName ?? null,
         conditions,
       ]);
     }

@@ -251,12 +251,25 @@ describe('event bridge (real kube-apiserver, real Azurite)', () => {
       name,
       body: [{ op: 'add', path: '/status', value: { capacity: { cpu: '4' } } }],
     });
-    // Then one they act on: the providerID.
-    const providerID = `azure:///subscriptions/s/resourcegroups/rg/providers/Microsoft.Compute/virtualMachines/${name}`;
+    // Then one they act on: the launch's progress before the VM is there.
     await custom.patchClusterCustomObjectStatus({
       ...NodeClaimResource,
       name,
-      body: [{ op: 'add', path: '/status/providerID', value: providerID }],
+      body: [
+        {
+          op: 'add',
+          path: '/status/conditions',
+          value: [
+            {
+              type: 'Launched',
+              status: 'Unknown',
+              reason: 'VMProvisioning',
+              message: '',
+              lastTransitionTime: new Date().toISOString(),
+            },
+          ],
+        },
+      ],
     });
     const modified = await reader.waitFor('NodeClaim', name, 'MODIFIED');
     await settled(bridge);

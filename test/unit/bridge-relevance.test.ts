@@ -159,10 +159,6 @@ describe('NodeClaims', () => {
       nodeClaim({ generation: 2 }),
       nodeClaim({ deletionTimestamp: '2025-01-01T00:00:00Z' }),
       nodeClaim({ finalizers: ['karpenter.sh/termination'] }),
-      nodeClaim({
-        providerID:
-          'azure:///subscriptions/s/resourcegroups/rg/providers/Microsoft.Compute/virtualMachines/v',
-      }),
       nodeClaim({ conditions: [condition('Launched', 'Unknown', 'VMProvisioning')] }),
     ];
     for (const updated of variants) {
@@ -238,7 +234,7 @@ describe('NodeClaims', () => {
     ).toEqual(['MODIFIED']);
   });
 
-  it("does not forward a launched NodeClaim's node-join (Registered, Initialized), but its deletion, and every condition before the launch's outcome", () => {
+  it("does not forward a launched NodeClaim's node-join (Registered, Initialized), but its deletion", () => {
     const providerID =
       'azure:///subscriptions/s/resourcegroups/rg/providers/Microsoft.Compute/virtualMachines/v';
     const launched = condition('Launched', 'True', 'Launched');
@@ -257,7 +253,7 @@ describe('NodeClaims', () => {
     ]) {
       expect(
         decide({ kind: 'NodeClaim', verb: 'update', object: joined, previous, initialList: false }),
-      ).toEqual({ changes: [], next: previous });
+      ).toEqual({ changes: [], next: seenOf('NodeClaim', joined) });
     }
     const deleting = nodeClaim({
       providerID,
@@ -267,20 +263,37 @@ describe('NodeClaims', () => {
     expect(
       changeTypes({ kind: 'NodeClaim', verb: 'update', object: deleting, previous, initialList: false }),
     ).toEqual(['MODIFIED']);
-    // Launched, its VM not yet confirmed (no outcome): the launch's handler still hears every change.
+  });
+
+  it("does not forward the launch's own writes once the VM is there (the providerID, then Launched), but a providerID that goes and the deletion", () => {
+    const providerID =
+      'azure:///subscriptions/s/resourcegroups/rg/providers/Microsoft.Compute/virtualMachines/v';
+    const created = nodeClaim({});
     const inFlight = nodeClaim({
       providerID,
       conditions: [condition('Launched', 'Unknown', 'VMProvisioning')],
     });
-    const outcome = nodeClaim({ providerID, conditions: [condition('Launched', 'False', 'LaunchFailed')] });
+    const steps: [NodeClaim, NodeClaim][] = [
+      [created, nodeClaim({ providerID })],
+      [created, inFlight],
+      [inFlight, nodeClaim({ providerID, conditions: [condition('Launched', 'True', 'Launched')] })],
+      [inFlight, nodeClaim({ providerID, conditions: [condition('Launched', 'False', 'LaunchFailed')] })],
+      [inFlight, nodeClaim({ providerID, finalizers: ['karpenter.sh/termination'] })],
+    ];
+    for (const [before, after] of steps) {
+      const previous = seenOf('NodeClaim', before);
+      // Remembered as it now is, so the next change is judged against it.
+      expect(
+        decide({ kind: 'NodeClaim', verb: 'update', object: after, previous, initialList: false }),
+      ).toEqual({ changes: [], next: seenOf('NodeClaim', after) });
+    }
+    const previous = seenOf('NodeClaim', inFlight);
     expect(
-      changeTypes({
-        kind: 'NodeClaim',
-        verb: 'update',
-        object: outcome,
-        previous: seenOf('NodeClaim', inFlight),
-        initialList: false,
-      }),
+      changeTypes({ kind: 'NodeClaim', verb: 'update', object: created, previous, initialList: false }),
+    ).toEqual(['MODIFIED']);
+    const deleting = nodeClaim({ providerID, deletionTimestamp: '2026-01-01T00:00:00Z' });
+    expect(
+      changeTypes({ kind: 'NodeClaim', verb: 'update', object: deleting, previous, initialList: false }),
     ).toEqual(['MODIFIED']);
   });
 
