@@ -54,6 +54,10 @@ export function packingMinimum(podsByPool: ReadonlyMap<string, { pods: number; s
   return nodes;
 }
 
+/** A pool's disruption budget in nodes: a percentage rounds up, as upstream's does, and is at least one. */
+export const budgetSlots = (budgetPercent: number, nodes: number): number =>
+  Math.max(1, Math.ceil((budgetPercent * nodes) / 100));
+
 /**
  * The drift makespan a perfect scheduler of replacements would reach: each pool replaces its nodes in
  * waves of its budget (a percentage rounds up, as upstream's does), pools in parallel, each wave one
@@ -67,8 +71,7 @@ export function idealDriftMakespanMs(
   let waves = 0;
   for (const nodes of nodesByPool.values()) {
     if (nodes === 0) continue;
-    const perWave = Math.max(1, Math.ceil((budgetPercent * nodes) / 100));
-    waves = Math.max(waves, Math.ceil(nodes / perWave));
+    waves = Math.max(waves, Math.ceil(nodes / budgetSlots(budgetPercent, nodes)));
   }
   return { ms: waves * cycleMs, waves };
 }
@@ -88,14 +91,16 @@ export function driftBudgetBusy(
 ): number {
   let slots = 0;
   for (const nodes of nodesByPool.values()) {
-    if (nodes > 0) slots += Math.max(1, Math.ceil((budgetPercent * nodes) / 100));
+    if (nodes > 0) slots += budgetSlots(budgetPercent, nodes);
   }
-  const busyMs = cyclesMs.reduce((sum, ms) => sum + ms, 0);
+  const busyMs = sum(cyclesMs);
   return slots > 0 && makespanMs > 0 ? busyMs / (slots * makespanMs) : Number.NaN;
 }
 
+const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
+
 export const mean = (values: readonly number[]): number =>
-  values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length;
+  values.length === 0 ? Number.NaN : sum(values) / values.length;
 
 export const median = (values: readonly number[]): number =>
   percentile(
