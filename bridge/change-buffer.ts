@@ -6,7 +6,7 @@
 // watched objects.
 //
 // Pods are the exception to one entry per object: a provisionable pod's message only wakes the
-// provisioning window, which lists every provisionable pod itself, so all pod changes share one entry, the
+// provisioning window, which reads every provisionable pod itself, so all pod changes share one entry, the
 // provisioning signal, and it leaves at most once per `signalIntervalMs`. One message per pod put 2,000
 // messages of a 200-node burst in the queue ahead of the NodeClaims' own, and their launches waited behind
 // them for over a minute.

@@ -120,7 +120,7 @@ export function decide(notification: Notification): Decision {
 /**
  * Pods: a pod is announced when it becomes provisionable (one change per pod, however often the
  * scheduler retries it); only provisionable pods are remembered. The announcement only wakes the
- * provisioning window, which then lists every provisionable pod itself, so the outbox merges every pod's
+ * provisioning window, which then reads every provisionable pod itself, so the outbox merges every pod's
  * change into one provisioning signal (change-buffer.ts).
  */
 function decidePod(notification: Notification<'Pod'>): Decision {

@@ -5,8 +5,8 @@
 // event and a timer); here one timer runs at a time: a signal only moves the window's end, and when the
 // timer fires the window closes or the timer is set again for the new end, so a window costs about one
 // timer per `idleMs` it stays open. The custom status shows when the last signal came (`lastSignalAt`),
-// which lets a signaller skip raising an event the open window does not need (signal.ts): the solve lists
-// every provisionable pod when the window closes, and a window seen collecting has not listed them yet
+// which lets a signaller skip raising an event the open window does not need (signal.ts): the solve reads
+// every provisionable pod when the window closes, and a window seen collecting has not read them yet
 // (the status says 'solving' before the solve is scheduled, in the same episode).
 //
 // It is a new orchestration beside the first, not a change to it: the singleton continues as new under

@@ -1,5 +1,5 @@
 // A provisionable pod signals the batcher; the first signal after a restart (or ever) starts it. The
-// pod itself is not passed on: the window lists every provisionable pod when it closes. New batchers run
+// pod itself is not passed on: the window reads every provisionable pod when it closes. New batchers run
 // the second version (batcher-v2.ts), under the same singleton instance ID. A signal costs the Durable
 // backend an action, so one is not raised when the window that is open already heard a signal within half
 // its idle time: that window stays open past now, and its solve will list this pod. A first-version
