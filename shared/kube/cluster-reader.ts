@@ -29,7 +29,7 @@ import {
   toPdbLimit,
 } from './pods.js';
 import { LIST_PAGE_SIZE } from './paging.js';
-import { Reflector } from './reflector.js';
+import { Reflector, type FreshItems, type FreshMiss } from './reflector.js';
 import type { AKSNodeClass, NodeClaim, NodePool } from '../models/index.js';
 import type { Node } from '../models/kube.js';
 
@@ -66,14 +66,15 @@ export interface ClusterReader {
    * budget read under the disruption-marks Lease needs that). The watching reader answers from its caches
    * once they have caught up with a consistent list's resourceVersion (a list one object long, as the API
    * server serves a consistent read from its watch cache), and lists the selected objects of a kind whose
-   * watch has not within FRESH_CACHE_WAIT_MS, or has been quiet for FRESH_CACHE_QUIET_MS; `fromCache`
-   * says which.
+   * watch has not within FRESH_CACHE_WAIT_MS, or has been quiet for FRESH_CACHE_QUIET_MS; `sources`
+   * says which, and why a kind was listed.
    */
   readSelectedFresh(labelSelector: string): Promise<SelectedObjects>;
   /**
    * Every kind of the ClusterState with every write made before the call in it, as a provisioning window
-   * must read them (it must see the NodeClaims the window before it created). Each kind comes from its
-   * cache caught up as readSelectedFresh's do, or from a full list; `fromCache` names the cached ones.
+   * must read them (it must see the NodeClaims the window before it created). NodeClaims and Nodes come
+   * from their caches caught up as readSelectedFresh's do, or from a full list; `sources` says which.
+   * NodePools and AKSNodeClasses are always listed.
    */
   readFresh(): Promise<FreshClusterState>;
   /**
@@ -85,14 +86,22 @@ export interface ClusterReader {
   stop(): void;
 }
 
+/** Where a fresh read took a kind from: its cache caught up, or a list, and why not the cache. */
+export type FreshSource = 'cache' | FreshMiss;
+
+export interface FreshSources {
+  nodeClaims: FreshSource;
+  nodes: FreshSource;
+}
+
 export interface FreshClusterState extends ClusterState {
-  fromCache: readonly ('nodeClaims' | 'nodes' | 'nodePools' | 'nodeClasses')[];
+  sources: FreshSources;
 }
 
 export interface SelectedObjects {
   nodeClaims: NodeClaim[];
   nodes: Node[];
-  fromCache: { nodeClaims: boolean; nodes: boolean };
+  sources: FreshSources;
 }
 
 /**
@@ -139,7 +148,7 @@ export function listingClusterReader({ kube, objects }: Sources): ClusterReader 
       return (await objects.nodeClaims.list()).filter(isLaunchInFlight).length;
     },
     readSelectedFresh: async (labelSelector) => listSelected({ kube, objects }, labelSelector),
-    readFresh: async () => ({ ...(await read()), fromCache: [] }),
+    readFresh: async () => ({ ...(await read()), sources: { nodeClaims: 'uncached', nodes: 'uncached' } }),
     podsFresh: async () => undefined,
     stop() {},
   };
@@ -151,7 +160,7 @@ async function listSelected({ kube, objects }: Sources, labelSelector: string): 
     objects.nodeClaims.list({ labelSelector }),
     listLabelledNodes(core, labelSelector),
   ]);
-  return { nodeClaims, nodes, fromCache: { nodeClaims: false, nodes: false } };
+  return { nodeClaims, nodes, sources: { nodeClaims: 'uncached', nodes: 'uncached' } };
 }
 
 /** managedFields are often the largest part of an object's metadata, and nothing here reads them. */
@@ -165,8 +174,14 @@ const nameKey = (object: { metadata?: { name?: string } }): string => object.met
 
 export function watchingClusterReader(
   { kube, objects }: Sources,
-  options: { resyncIntervalMs?: number; onError?: (error: unknown) => void } = {},
+  options: {
+    resyncIntervalMs?: number;
+    onError?: (error: unknown) => void;
+    /** The fresh reads' timing; tests on a loaded machine give the watches longer. */
+    freshRead?: FreshReadTiming;
+  } = {},
 ): ClusterReader {
+  const freshRead = options.freshRead ?? FRESH_READ_TIMING;
   const kubeConfig = async (): Promise<KubeConfig> => (await kube()).config;
   const common = {
     keyOf: nameKey,
@@ -256,44 +271,59 @@ export function watchingClusterReader(
     },
     async readFresh() {
       const { core } = await kube();
+      // NodePools and classes change rarely: their watches are quiet, so waiting for them would be in
+      // vain and they are listed (one request each) rather than asked for a version first.
       const [claims, nodeList, poolList, classList] = await Promise.all([
-        cachedAsOfNow(nodeClaims, () => objects.nodeClaims.listPage(undefined, 1)),
-        cachedAsOfNow(nodes, () => listNodesPage(core, undefined, 1)),
-        cachedAsOfNow(nodePools, () => objects.nodePools.listPage(undefined, 1)),
-        cachedAsOfNow(nodeClasses, () => objects.nodeClasses.listPage(undefined, 1)),
-      ]);
-      const cached = { nodeClaims: claims, nodes: nodeList, nodePools: poolList, nodeClasses: classList };
-      // A kind not caught up (a quiet watch: NodePools and classes change rarely) is listed, in full.
-      const [listedClaims, listedNodes, listedPools, listedClasses] = await Promise.all([
-        claims ?? objects.nodeClaims.list(),
-        nodeList ?? listNodes(core),
-        poolList ?? objects.nodePools.list(),
-        classList ?? objects.nodeClasses.list(),
+        cachedOrListed(
+          nodeClaims,
+          () => objects.nodeClaims.listPage(undefined, 1),
+          () => objects.nodeClaims.list(),
+          freshRead,
+        ),
+        cachedOrListed(
+          nodes,
+          () => listNodesPage(core, undefined, 1),
+          () => listNodes(core),
+          freshRead,
+        ),
+        objects.nodePools.list(),
+        objects.nodeClasses.list(),
       ]);
       return {
-        nodeClaims: listedClaims,
-        nodes: listedNodes,
-        nodePools: listedPools,
-        nodeClasses: listedClasses,
-        fromCache: (Object.keys(cached) as (keyof typeof cached)[]).filter((kind) => cached[kind]),
+        nodeClaims: claims.items,
+        nodes: nodeList.items,
+        nodePools: poolList,
+        nodeClasses: classList,
+        sources: { nodeClaims: claims.source, nodes: nodeList.source },
       };
     },
     async podsFresh() {
       const clients = await kube();
-      return cachedAsOfNow(pods, () => listPodsPage(clients, undefined, 1));
+      const cached = await cachedAsOfNow(pods, () => listPodsPage(clients, undefined, 1), freshRead);
+      return 'items' in cached ? cached.items : undefined;
     },
     async readSelectedFresh(labelSelector) {
       const { core } = await kube();
       const selected = <T extends { metadata: { labels?: Record<string, string> } }>(items: T[]) =>
         items.filter((item) => labelsMatch(labelSelector, item.metadata.labels ?? {}));
       const [claims, nodeList] = await Promise.all([
-        cachedAsOfNow(nodeClaims, () => objects.nodeClaims.listPage(undefined, 1)),
-        cachedAsOfNow(nodes, () => listNodesPage(core, undefined, 1)),
+        cachedOrListed(
+          nodeClaims,
+          () => objects.nodeClaims.listPage(undefined, 1),
+          () => objects.nodeClaims.list({ labelSelector }),
+          freshRead,
+        ),
+        cachedOrListed(
+          nodes,
+          () => listNodesPage(core, undefined, 1),
+          () => listLabelledNodes(core, labelSelector),
+          freshRead,
+        ),
       ]);
       return {
-        nodeClaims: claims ? selected(claims) : await objects.nodeClaims.list({ labelSelector }),
-        nodes: nodeList ? selected(nodeList) : await listLabelledNodes(core, labelSelector),
-        fromCache: { nodeClaims: claims !== undefined, nodes: nodeList !== undefined },
+        nodeClaims: claims.source === 'cache' ? selected(claims.items) : claims.items,
+        nodes: nodeList.source === 'cache' ? selected(nodeList.items) : nodeList.items,
+        sources: { nodeClaims: claims.source, nodes: nodeList.source },
       };
     },
     stop() {
@@ -302,19 +332,40 @@ export function watchingClusterReader(
   };
 }
 
+/** How long a fresh read waits for a watch to catch up, and how quiet a watch may be to be waited for. */
+export interface FreshReadTiming {
+  waitMs: number;
+  quietMs: number;
+}
+
+const FRESH_READ_TIMING: FreshReadTiming = { waitMs: FRESH_CACHE_WAIT_MS, quietMs: FRESH_CACHE_QUIET_MS };
+
 /**
  * The reflector's objects once it has seen every change up to now, now being a consistent list's
- * resourceVersion (the list one object long); undefined when it does not get there in
- * FRESH_CACHE_WAIT_MS.
+ * resourceVersion (the list one object long); or why it did not get there in time.
  */
 async function cachedAsOfNow<T>(
   reflector: Pick<Reflector<unknown, T>, 'itemsAsOf'>,
   readVersion: () => Promise<{ resourceVersion?: string }>,
-): Promise<T[] | undefined> {
+  timing: FreshReadTiming,
+): Promise<FreshItems<T>> {
   const { resourceVersion } = await readVersion();
   return resourceVersion
-    ? reflector.itemsAsOf(resourceVersion, FRESH_CACHE_WAIT_MS, FRESH_CACHE_QUIET_MS)
-    : undefined;
+    ? reflector.itemsAsOf(resourceVersion, timing.waitMs, timing.quietMs)
+    : { missed: 'incomparable' };
+}
+
+/** The reflector's objects caught up with now (cachedAsOfNow), or else what `list` lists, and which. */
+async function cachedOrListed<T>(
+  reflector: Pick<Reflector<unknown, T>, 'itemsAsOf'>,
+  readVersion: () => Promise<{ resourceVersion?: string }>,
+  list: () => Promise<T[]>,
+  timing: FreshReadTiming,
+): Promise<{ items: T[]; source: FreshSource }> {
+  const cached = await cachedAsOfNow(reflector, readVersion, timing);
+  return 'items' in cached
+    ? { items: cached.items, source: 'cache' }
+    : { items: await list(), source: cached.missed };
 }
 
 /**

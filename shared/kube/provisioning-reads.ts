@@ -19,12 +19,17 @@ import {
 import type { KubeClients } from './client.js';
 import type { KarpenterObjects } from './custom-objects.js';
 import { listAllPages, pageOf } from './paging.js';
-import { listingClusterReader, type ClusterReader, type ClusterState } from './cluster-reader.js';
+import {
+  listingClusterReader,
+  type ClusterReader,
+  type ClusterState,
+  type FreshSources,
+} from './cluster-reader.js';
 import { provisioningPodOf } from './pods.js';
 
 export interface ProvisioningReads {
-  /** `fromCache` names the kinds read from a cache caught up rather than listed. */
-  cluster(): Promise<ClusterState & { fromCache?: readonly string[] }>;
+  /** `sources`: where the NodeClaims and Nodes came from (a cache caught up, or a list and why). */
+  cluster(): Promise<ClusterState & { sources?: FreshSources }>;
   pods(): Promise<ProvisioningPods>;
   daemonSets(): Promise<V1DaemonSet[]>;
   /**

@@ -53,6 +53,15 @@ export interface ReflectorOptions<Raw, Cached> {
   onChange?: (previous: Cached | undefined, next: Cached | undefined) => void;
 }
 
+/**
+ * Why a fresh read did not come from the cache: its watch delivered nothing for the quiet time (nothing
+ * of the kind is changing, so no event would carry it to the version), it did not get there within the
+ * wait, or the versions do not compare (not etcd's integers). `uncached` is a reader that keeps no cache.
+ */
+export type FreshMiss = 'quiet' | 'late' | 'incomparable' | 'uncached';
+
+export type FreshItems<Cached> = { items: Cached[] } | { missed: FreshMiss };
+
 export interface ReflectorStats {
   /** Full lists made: the first, then one per 410 Gone or due resync. */
   lists: number;
@@ -117,43 +126,60 @@ export class Reflector<Raw, Cached> {
    * The cached objects once the cache has seen every change up to `resourceVersion` (a consistent
    * list's, read after the writes the caller must see), as the API server serves a consistent read from
    * its own watch cache. The cache gets there with the first event (or bookmark) past that version, so
-   * this waits only while events of this kind keep coming: undefined as soon as the watch has delivered
-   * nothing for `quietMs` (before or during the wait), after `waitMs` in all, or when the versions do not
-   * compare. The caller then lists instead.
+   * this waits only while events of this kind keep coming, and otherwise says why it did not get there
+   * (FreshMiss); the caller then lists instead.
+   *
+   * "Quiet" is judged after the process has read what is waiting on its sockets: a process busy for
+   * longer than `quietMs` (a sweep's computation at 1,000 nodes) would otherwise find every watch quiet,
+   * its events still unread, and list what its caches were about to have.
    */
-  async itemsAsOf(resourceVersion: string, waitMs: number, quietMs = waitMs): Promise<Cached[] | undefined> {
+  async itemsAsOf(resourceVersion: string, waitMs: number, quietMs = waitMs): Promise<FreshItems<Cached>> {
     const items = await this.items();
-    const seen = () => {
+    const seen = (): boolean | 'incomparable' => {
       const order = this.resourceVersion
         ? compareResourceVersions(this.resourceVersion, resourceVersion)
         : -1;
       return order === undefined ? 'incomparable' : order >= 0;
     };
     const now = seen();
-    if (now === 'incomparable') return undefined;
-    if (now) return items;
-    const sinceEvent = performance.now() - this.lastEventAt;
-    if (sinceEvent > quietMs) return undefined;
-    const reached = await new Promise<boolean>((resolve) => {
-      const finish = (outcome: boolean) => {
+    if (now === 'incomparable') return { missed: 'incomparable' };
+    if (now) return { items };
+    const outcome = await new Promise<true | FreshMiss>((resolve) => {
+      let settled = false;
+      const finish = (result: true | FreshMiss) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(cap);
         clearTimeout(quiet);
         this.versionWaiters.delete(waiter);
-        resolve(outcome);
+        resolve(result);
       };
-      const cap = setTimeout(() => finish(false), waitMs);
-      let quiet = setTimeout(() => finish(false), quietMs - sinceEvent);
+      const cap = setTimeout(() => finish('late'), waitMs);
+      let quiet: ReturnType<typeof setTimeout> | undefined;
+      // Armed for the rest of quietMs since the last event; when it fires, what the sockets hold is read
+      // first (setImmediate runs after the event loop's I/O), and only a watch still silent is quiet.
+      const armQuiet = () => {
+        clearTimeout(quiet);
+        const left = quietMs - (performance.now() - this.lastEventAt);
+        quiet = setTimeout(
+          () =>
+            setImmediate(() => {
+              if (settled) return;
+              if (performance.now() - this.lastEventAt >= quietMs) finish('quiet');
+              else armQuiet();
+            }),
+          Math.max(0, left),
+        );
+      };
       const waiter = () => {
         const state = seen();
-        if (state !== false) finish(state === true);
-        else {
-          clearTimeout(quiet);
-          quiet = setTimeout(() => finish(false), quietMs);
-        }
+        if (state !== false) finish(state === true ? true : 'incomparable');
+        else armQuiet();
       };
       this.versionWaiters.add(waiter);
+      armQuiet();
     });
-    return reached ? [...this.objects.values()] : undefined;
+    return outcome === true ? { items: [...this.objects.values()] } : { missed: outcome };
   }
 
   stop(): void {

@@ -307,14 +307,14 @@ export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
     readSelectedFresh: async (labelSelector) => ({
       nodeClaims: await nodeClaims.list({ labelSelector }),
       nodes: await fake.nodes.listLabelled(labelSelector),
-      fromCache: { nodeClaims: false, nodes: false },
+      sources: { nodeClaims: 'uncached', nodes: 'uncached' },
     }),
     readFresh: async () => ({
       nodeClaims: await nodeClaims.list(),
       nodes: await fake.nodes.list(),
       nodePools: await nodePools.list(),
       nodeClasses: await nodeClasses.list(),
-      fromCache: [],
+      sources: { nodeClaims: 'uncached', nodes: 'uncached' },
     }),
     // No pod cache: a provisioning window lists its pods (provisioningReads below).
     podsFresh: async () => undefined,

@@ -29,7 +29,7 @@ import { allowedDisruptions } from '../../decisions/budgets.js';
 import { budgetNodesOf } from '../../decisions/disruption-state.js';
 import { driftCountsOf, rolloutRoom, rolloutTargetOf } from '../../decisions/rollout.js';
 import { WellKnown, type DisruptionReason } from '../../models/karpenter.js';
-import type { SelectedObjects } from '../../kube/cluster-reader.js';
+import type { FreshSource, SelectedObjects } from '../../kube/cluster-reader.js';
 import type { HeldLease } from '../../kube/lease.js';
 import { SweepView } from '../cluster/snapshot.js';
 import type { LifecycleDependencies } from '../dependencies.js';
@@ -173,7 +173,7 @@ async function serveRound(
   const clock = () => performance.now();
   const started = clock();
   let admitted: MarkRequest[];
-  let sources: BudgetRoom['fromCache'][];
+  let sources: BudgetRoom['sources'][];
   let renewMs = 0;
   try {
     const renewal = renew?.().finally(() => (renewMs = clock() - started));
@@ -204,11 +204,12 @@ async function serveRound(
     requests: round.length,
     admitted: admitted.length,
     nodePools: new Set(round.map((r) => r.nodePoolName)).size,
-    // Budget reads (one per NodePool and reason), and how many took each kind from the watches.
+    // Budget reads (one per NodePool and reason), and where each took each kind from: the watches caught
+    // up, or a list and why (a list of one NodePool's objects took seconds at 1,000 nodes).
     reads: {
       all: sources.length,
-      nodeClaimsCached: sources.filter((s) => s.nodeClaims).length,
-      nodesCached: sources.filter((s) => s.nodes).length,
+      nodeClaims: countSources(sources.map((s) => s.nodeClaims)),
+      nodes: countSources(sources.map((s) => s.nodes)),
     },
     waiting,
     partsMs: {
@@ -227,7 +228,7 @@ async function serveRound(
 async function admitWithinBudgets(
   deps: MarkDependencies,
   round: MarkRequest[],
-): Promise<{ admitted: MarkRequest[]; sources: BudgetRoom['fromCache'][] }> {
+): Promise<{ admitted: MarkRequest[]; sources: BudgetRoom['sources'][] }> {
   const groups = new Map<string, MarkRequest[]>();
   for (const request of round) {
     const key = `${request.nodePoolName}\u0000${request.reason}`;
@@ -235,12 +236,12 @@ async function admitWithinBudgets(
     if (group) group.push(request);
     else groups.set(key, [request]);
   }
-  const sources: BudgetRoom['fromCache'][] = [];
+  const sources: BudgetRoom['sources'][] = [];
   const admittedByGroup = await Promise.all(
     [...groups.values()].map(async (requests) => {
       const [first] = requests as [MarkRequest, ...MarkRequest[]];
       const room = await budgetRoom(deps, first.nodePoolName, first.reason);
-      sources.push(room.fromCache);
+      sources.push(room.sources);
       let used = 0;
       const admitted: MarkRequest[] = [];
       for (const request of requests) {
@@ -318,8 +319,8 @@ export async function budgetAllowsMarks(
 interface BudgetRoom {
   /** Why `toMark` more do not fit once `used` of the room are taken; undefined when they fit. */
   refusal(used: number, toMark: number): string | undefined;
-  /** Which kinds the fresh read took from the watches caught up, not lists (ClusterReader.readSelectedFresh). */
-  fromCache: SelectedObjects['fromCache'];
+  /** Where the fresh read took each kind from, and why a kind was listed (ClusterReader.readSelectedFresh). */
+  sources: SelectedObjects['sources'];
 }
 
 /**
@@ -341,12 +342,12 @@ async function budgetRoom(
       ? deps.objects.nodeClasses.get(pool.spec.template.spec.nodeClassRef.name)
       : undefined,
   );
-  const [nodePool, nodeClass, { nodeClaims, nodes, fromCache }] = await Promise.all([
+  const [nodePool, nodeClass, { nodeClaims, nodes, sources }] = await Promise.all([
     nodePoolRead,
     nodeClassRead,
     deps.cluster.readSelectedFresh(labelSelector),
   ]);
-  if (!nodePool) return { refusal: () => `NodePool ${nodePoolName} is gone`, fromCache };
+  if (!nodePool) return { refusal: () => `NodePool ${nodePoolName} is gone`, sources };
   const view = new SweepView({ readAt, nodeClaims, nodes, nodePools: [nodePool], nodeClasses: [] });
   const budget = allowedDisruptions(
     nodePool,
@@ -364,7 +365,7 @@ async function budgetRoom(
         })
       : Number.POSITIVE_INFINITY;
   return {
-    fromCache,
+    sources,
     refusal: (used, toMark) => {
       if (used + toMark > budget.allowed)
         return `the ${reason} budget allows ${Math.max(0, budget.allowed - used)} more now, ${toMark} to mark`;
@@ -373,4 +374,11 @@ async function budgetRoom(
       return undefined;
     },
   };
+}
+
+/** How many reads took a kind from each source ('cache', or why it was listed), for the round's log line. */
+function countSources(sources: readonly FreshSource[]): Partial<Record<FreshSource, number>> {
+  const counts: Partial<Record<FreshSource, number>> = {};
+  for (const source of sources) counts[source] = (counts[source] ?? 0) + 1;
+  return counts;
 }

@@ -47,7 +47,7 @@ export async function readProvisioningState(
   const reads = deps.provisioningReads;
   const started = performance.now();
   // Nodes (with the NodeClaims, NodePools and AKSNodeClasses) before any pod.
-  const { fromCache, ...cluster } = await reads.cluster();
+  const { sources, ...cluster } = await reads.cluster();
   const clusterRead = performance.now();
   const [{ bound, unbound: pending, fromCache: podsCached }, daemonSets] = await Promise.all([
     reads.pods(),
@@ -56,7 +56,11 @@ export async function readProvisioningState(
   if (timings) {
     timings.cluster = Math.round(clusterRead - started);
     timings.pods = Math.round(performance.now() - clusterRead);
-    timings.fromCache = [...(fromCache ?? []), ...(podsCached ? ['pods'] : [])];
+    timings.fromCache = [
+      ...(sources?.nodeClaims === 'cache' ? ['nodeClaims'] : []),
+      ...(sources?.nodes === 'cache' ? ['nodes'] : []),
+      ...(podsCached ? ['pods'] : []),
+    ];
   }
   const boundPods = new Map<string, V1Pod[]>();
   for (const pod of bound) {
