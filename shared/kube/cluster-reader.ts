@@ -66,7 +66,7 @@ export interface ClusterReader {
    * budget read under the disruption-marks Lease needs that). The watching reader answers from its caches
    * once they have caught up with a consistent list's resourceVersion (a list one object long, as the API
    * server serves a consistent read from its watch cache), and lists the selected objects of a kind whose
-   * watch has not within FRESH_CACHE_WAIT_MS, or has been quiet for FRESH_CACHE_QUIET_MS; `sources`
+   * watch has not within FRESH_CACHE_WAIT_MS, or has been quiet for freshCacheQuietMs; `sources`
    * says which, and why a kind was listed.
    */
   readSelectedFresh(labelSelector: string): Promise<SelectedObjects>;
@@ -113,10 +113,23 @@ export const FRESH_CACHE_WAIT_MS = 2_000;
 
 /**
  * A watch that has delivered nothing of its kind for this long is not waited for: in a small or steady
- * cluster the next event may be minutes away, and the list is cheap there. At 1,000 nodes NodeClaim and
- * Node events came many times a second.
+ * cluster the next event may be minutes away, and the list is cheap there.
  */
 export const FRESH_CACHE_QUIET_MS = 300;
+
+/** The longest quiet time a large cache is given (freshCacheQuietMs). */
+export const FRESH_CACHE_QUIET_MAX_MS = 1_500;
+
+/**
+ * How long a watch may have been quiet and still be waited for, by how many objects its cache holds: the
+ * list a miss costs instead grows with them. A cache gets to "now" only with an event written after it,
+ * which comes at the rate its kind changes; at 1,000 nodes a drift's NodeClaim and Node events came a few
+ * a second, a 300 ms quiet time missed about a quarter of the marks rounds' reads, and each miss listed a
+ * NodePool's objects for seconds. 2 ms an object: 300 ms up to 150 objects, 1.5 s from 750.
+ */
+export function freshCacheQuietMs(cached: number): number {
+  return Math.min(FRESH_CACHE_QUIET_MAX_MS, Math.max(FRESH_CACHE_QUIET_MS, 2 * cached));
+}
 
 export const FULL_RESYNC_MS = 30 * 60_000;
 const POD_EVENT_RETENTION_MS = 60 * 60_000;
@@ -335,29 +348,30 @@ export function watchingClusterReader(
 /** How long a fresh read waits for a watch to catch up, and how quiet a watch may be to be waited for. */
 export interface FreshReadTiming {
   waitMs: number;
-  quietMs: number;
+  /** By the number of objects the kind's cache holds. */
+  quietMs: (cached: number) => number;
 }
 
-const FRESH_READ_TIMING: FreshReadTiming = { waitMs: FRESH_CACHE_WAIT_MS, quietMs: FRESH_CACHE_QUIET_MS };
+const FRESH_READ_TIMING: FreshReadTiming = { waitMs: FRESH_CACHE_WAIT_MS, quietMs: freshCacheQuietMs };
 
 /**
  * The reflector's objects once it has seen every change up to now, now being a consistent list's
  * resourceVersion (the list one object long); or why it did not get there in time.
  */
 async function cachedAsOfNow<T>(
-  reflector: Pick<Reflector<unknown, T>, 'itemsAsOf'>,
+  reflector: Pick<Reflector<unknown, T>, 'itemsAsOf' | 'stats'>,
   readVersion: () => Promise<{ resourceVersion?: string }>,
   timing: FreshReadTiming,
 ): Promise<FreshItems<T>> {
   const { resourceVersion } = await readVersion();
   return resourceVersion
-    ? reflector.itemsAsOf(resourceVersion, timing.waitMs, timing.quietMs)
+    ? reflector.itemsAsOf(resourceVersion, timing.waitMs, timing.quietMs(reflector.stats.cached))
     : { missed: 'incomparable' };
 }
 
 /** The reflector's objects caught up with now (cachedAsOfNow), or else what `list` lists, and which. */
 async function cachedOrListed<T>(
-  reflector: Pick<Reflector<unknown, T>, 'itemsAsOf'>,
+  reflector: Pick<Reflector<unknown, T>, 'itemsAsOf' | 'stats'>,
   readVersion: () => Promise<{ resourceVersion?: string }>,
   list: () => Promise<T[]>,
   timing: FreshReadTiming,

@@ -55,13 +55,14 @@ async function createNodeClaim(index: number, inGroup = group): Promise<NodeClai
 const names = (items: readonly NodeClaim[]) => items.map((c) => c.metadata.name).sort();
 
 /**
- * The fresh reads' timing in these tests. The shipped one (2 s at most, a watch quiet for 300 ms not
- * waited for) suits a cluster whose events come many times a second; the churn here pauses longer than
- * 300 ms whenever the machine running every test file at once stalls a write, and the read would then
- * list, as it should, and the test could not tell whether it waited. A watch is still never waited for
- * once it has been quiet this long, so the quiet stream below is listed.
+ * The fresh reads' timing in these tests. The shipped one (2 s at most; a watch of a few objects quiet
+ * for 300 ms not waited for) suits a cluster whose events come many times a second; the churn here
+ * pauses longer than 300 ms whenever the machine running every test file at once stalls a write, and the
+ * read would then list, as it should, and the test could not tell whether it waited. A watch is still
+ * never waited for once it has been quiet this long, so the quiet stream below is listed.
  */
-const patientFreshRead = { waitMs: 20_000, quietMs: 3_000 };
+const PATIENT_QUIET_MS = 3_000;
+const patientFreshRead = { waitMs: 20_000, quietMs: () => PATIENT_QUIET_MS };
 
 describe('watching cluster reader', () => {
   it('follows NodePools, AKSNodeClasses, Nodes and PodDisruptionBudgets created after its first read (their watches)', async () => {
@@ -185,7 +186,7 @@ describe('watching cluster reader: a fresh read of selected objects', () => {
       // NodeClaims meanwhile, so the source is not asserted here.
       churning = false;
       await churn;
-      await new Promise((resolve) => setTimeout(resolve, patientFreshRead.quietMs + 500));
+      await new Promise((resolve) => setTimeout(resolve, PATIENT_QUIET_MS + 500));
       const quiet = await watching.readSelectedFresh(freshSelector);
       expect(quiet.nodeClaims.map((c) => c.metadata.name).sort()).toEqual([...names].sort());
     } finally {

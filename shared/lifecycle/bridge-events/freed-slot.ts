@@ -1,7 +1,9 @@
 // When a NodeClaim is gone, the disruption budget slot it held is free: its NodePool's next disruption
 // (the next drift replacement, the next empty node) starts now, on the deletion's bridge event, instead
 // of at the next sweep. The run is the sweep's own disruption step confined to that NodePool's
-// NodeClaims; it needs no lease, as every write is guarded and a concurrent sweep picks the same nodes
+// NodeClaims, read fresh so that the deletion that freed the slot is in them (the watch-fed cache can
+// still hold the NodeClaim when its deletion's event arrives, and the pass then finds no room); it needs
+// no lease, as every write is guarded and a concurrent sweep picks the same nodes
 // (oldest drift first, ties by name), so the two cannot together disrupt more than the budget allows.
 // Deletions that come while the NodePool's pass runs in this process ask for one more pass after it
 // instead of running their own (coalesced-runs.ts says why).
@@ -32,6 +34,7 @@ export async function disruptAfterDeletion(
     runSweepSteps(deps, context, {
       steps: [disruptionStep],
       nodeClaimSelector: `${WellKnown.nodePoolLabel}=${nodePool}`,
+      fresh: true,
     }),
   );
 }

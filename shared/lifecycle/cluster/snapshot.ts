@@ -14,13 +14,28 @@ export interface ClusterSnapshot extends ClusterState {
 /**
  * `nodeClaimSelector` narrows the NodeClaims to a label selector: the default sweep takes them all, an
  * operator can shard sweeps by NodePool, and tests that share one cluster sweep only their own objects.
+ *
+ * `fresh` (with a selector) reads the selected NodeClaims and Nodes with every write made before the call
+ * in them (ClusterReader.readSelectedFresh), and lists the NodePools and AKSNodeClasses: a pass run
+ * because a NodeClaim of the NodePool is gone must see it gone: the watch-fed cache, read as it is, may
+ * still hold the NodeClaim when its deletion's event arrives, and the pass would count it in the budget,
+ * start nothing, and leave the freed slot to the next sweep.
  */
 export async function readClusterSnapshot(
-  deps: LifecycleDependencies,
-  options: { nodeClaimSelector?: string } = {},
+  deps: Pick<LifecycleDependencies, 'now' | 'cluster' | 'objects'>,
+  options: { nodeClaimSelector?: string; fresh?: boolean } = {},
 ): Promise<ClusterSnapshot> {
   const readAt = deps.now();
-  return { readAt, ...(await deps.cluster.read(options)) };
+  const { nodeClaimSelector, fresh } = options;
+  if (fresh && nodeClaimSelector) {
+    const [{ nodeClaims, nodes }, nodePools, nodeClasses] = await Promise.all([
+      deps.cluster.readSelectedFresh(nodeClaimSelector),
+      deps.objects.nodePools.list(),
+      deps.objects.nodeClasses.list(),
+    ]);
+    return { readAt, nodeClaims, nodes, nodePools, nodeClasses };
+  }
+  return { readAt, ...(await deps.cluster.read(nodeClaimSelector ? { nodeClaimSelector } : {})) };
 }
 
 /** The provider ID as a map key: ARM IDs are case-insensitive (see decisions/registration.ts). */

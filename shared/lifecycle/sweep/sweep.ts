@@ -38,6 +38,8 @@ export interface SweepOptions {
   lease?: LeaseOptions;
   /** Label selector restricting the NodeClaims swept (see readClusterSnapshot). */
   nodeClaimSelector?: string;
+  /** The selected objects read with every write made before the sweep in them (see readClusterSnapshot). */
+  fresh?: boolean;
   /** Memory kept between this process's sweeps; tests pass their own to stay independent. */
   memory?: SweepContext['memory'];
 }
@@ -116,6 +118,7 @@ export async function runSweepSteps(
   const started = performance.now();
   const snapshot = await readClusterSnapshot(deps, {
     ...(options.nodeClaimSelector ? { nodeClaimSelector: options.nodeClaimSelector } : {}),
+    ...(options.fresh ? { fresh: true } : {}),
   });
   const timingsMs: Record<string, number> = { read: Math.round(performance.now() - started) };
   const sweepContext: SweepContext = {
