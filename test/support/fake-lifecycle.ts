@@ -254,6 +254,17 @@ export interface FakeLifecycle {
   capacityBuffers: FakeCapacityBuffers;
 }
 
+/**
+ * Drift fans out as far as the budget allows, without a rollout's canary and waves: what a rollout bounds
+ * is rollout-room.test.ts's.
+ */
+export function immediateRollouts(fake: FakeLifecycle): void {
+  fake.deps.settings = {
+    ...fake.deps.settings,
+    rollout: { ...fake.deps.settings.rollout, policy: 'Immediate' },
+  };
+}
+
 export function fakeLifecycle(options: { now?: Date } = {}): FakeLifecycle {
   const now = options.now ?? FAKE_NOW;
   const nodeClaims = new FakeObjects<NodeClaim>('NodeClaim');

@@ -49,6 +49,35 @@ export function initializedNodeClaim(
   };
 }
 
+/** The NodePool `general` (AKSNodeClass `default`, nothing to consolidate) with one budget of `nodes`. */
+export function poolWithBudget(nodes: string): NodePool {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name: 'general', uid: 'pool-uid' },
+    spec: {
+      template: { spec: { nodeClassRef: nodeClassRef('default'), requirements: [] } },
+      disruption: { consolidateAfter: 'Never', budgets: [{ nodes }] },
+    },
+    status: { conditions: [] },
+  };
+}
+
+/** `nodeClaim` with a DisruptionReason=True mark for `reason`, made at `markedAt`. */
+export function markedForDisruption(nodeClaim: NodeClaim, reason: string, markedAt: string): NodeClaim {
+  const mark: Condition = {
+    type: ConditionTypes.disruptionReason,
+    status: 'True',
+    reason,
+    message: reason.toLowerCase(),
+    lastTransitionTime: markedAt,
+  };
+  return {
+    ...nodeClaim,
+    status: { ...nodeClaim.status, conditions: [...(nodeClaim.status?.conditions ?? []), mark] },
+  };
+}
+
 /** An initialized NodeClaim of `nodePool` marked Drifted=True (its NodeClass changed) `sinceMinutes` ago. */
 export function driftedNodeClaim(name: string, nodePool: NodePool, sinceMinutes = 30): NodeClaim {
   return initializedNodeClaim(name, nodePool, {

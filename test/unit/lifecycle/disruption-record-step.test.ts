@@ -16,34 +16,22 @@ import { silentLogger } from '../../../shared/observability/logger.js';
 import {
   FAKE_NOW,
   fakeLifecycle,
+  immediateRollouts,
   fakeSweepContext,
   FakeOrchestrations,
   type FakeLifecycle,
 } from '../../support/fake-lifecycle.js';
 import { consolidatingPool } from '../../support/consolidation-fixtures.js';
-import { driftedNodeClaim, initializedNodeClaim, nodeOf } from '../../support/method-pass.js';
+import { driftedNodeClaim, initializedNodeClaim, nodeOf, poolWithBudget } from '../../support/method-pass.js';
 
-const nodeClassRef = { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' };
-const pool: NodePool = {
-  apiVersion: 'karpenter.sh/v1',
-  kind: 'NodePool',
-  metadata: { name: 'general', uid: 'pool-uid' },
-  spec: {
-    template: { spec: { nodeClassRef, requirements: [] } },
-    disruption: { consolidateAfter: 'Never', budgets: [{ nodes: '2' }] },
-  },
-  status: { conditions: [] },
-};
+const pool = poolWithBudget('2');
 const gauge = 'karpenter_nodepools_disruption_blocked_candidates';
 
 describe('the disruption step keeps a record of each pass', () => {
   let fake: FakeLifecycle;
   beforeEach(() => {
     fake = fakeLifecycle();
-    fake.deps.settings = {
-      ...fake.deps.settings,
-      rollout: { ...fake.deps.settings.rollout, policy: 'Immediate' },
-    };
+    immediateRollouts(fake);
   });
 
   test('drift within a budget of 2: two replaced, the third kept by the budget, counted on the gauge and status', async () => {
@@ -208,10 +196,7 @@ describe('the blocked-candidates gauge', () => {
 
   test('the store names a command before it is marked or started, so a host killed mid-pass leaves it explained', async () => {
     const fake = fakeLifecycle();
-    fake.deps.settings = {
-      ...fake.deps.settings,
-      rollout: { ...fake.deps.settings.rollout, policy: 'Immediate' },
-    };
+    immediateRollouts(fake);
     const claims: NodeClaim[] = ['a', 'b'].map((n) =>
       fake.nodeClaims.seed(driftedNodeClaim(`general-${n}`, pool, 60)),
     );

@@ -23,41 +23,27 @@ import { DisruptionNames } from '../../../shared/runtime/function-names.js';
 import {
   FAKE_NOW,
   fakeLifecycle,
+  immediateRollouts,
   fakeSweepContext,
   FakeOrchestrations,
   type FakeLifecycle,
 } from '../../support/fake-lifecycle.js';
 import { consolidatingPool } from '../../support/consolidation-fixtures.js';
-import { driftedNodeClaim, HOUR_AGO, initializedNodeClaim, nodeOf } from '../../support/method-pass.js';
+import {
+  driftedNodeClaim,
+  HOUR_AGO,
+  initializedNodeClaim,
+  markedForDisruption,
+  nodeOf,
+  poolWithBudget,
+} from '../../support/method-pass.js';
 
-const nodeClassRef = { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' };
-
-function poolWithBudget(nodes: string): NodePool {
-  return {
-    apiVersion: 'karpenter.sh/v1',
-    kind: 'NodePool',
-    metadata: { name: 'general', uid: 'pool-uid' },
-    spec: {
-      template: { spec: { nodeClassRef, requirements: [] } },
-      disruption: { consolidateAfter: 'Never', budgets: [{ nodes }] },
-    },
-    status: { conditions: [] },
-  };
-}
 const pool = poolWithBudget('100%');
 
 /** A launched, initialized, drifted NodeClaim of `pool`; `markedAt` adds a Drifted DisruptionReason mark. */
 function drifted(name: string, markedAt?: string): NodeClaim {
   const claim = driftedNodeClaim(name, pool, 60);
-  if (!markedAt) return claim;
-  const mark = {
-    type: ConditionTypes.disruptionReason,
-    status: 'True' as const,
-    reason: 'Drifted',
-    message: 'drifted',
-    lastTransitionTime: markedAt,
-  };
-  return { ...claim, status: { ...claim.status, conditions: [...(claim.status?.conditions ?? []), mark] } };
+  return markedAt ? markedForDisruption(claim, 'Drifted', markedAt) : claim;
 }
 
 const markOf = (nodeClaim: NodeClaim | undefined) =>
@@ -68,11 +54,7 @@ describe('disruption step', () => {
   let orchestrations: FakeOrchestrations;
   beforeEach(() => {
     fake = fakeLifecycle();
-    // The budget's fan-out as it is without rollouts; what a rollout bounds is rollout-room.test.ts's.
-    fake.deps.settings = {
-      ...fake.deps.settings,
-      rollout: { ...fake.deps.settings.rollout, policy: 'Immediate' },
-    };
+    immediateRollouts(fake);
     orchestrations = new FakeOrchestrations();
   });
 

@@ -11,6 +11,7 @@ import { consolidatingPool, runningPod } from '../../support/consolidation-fixtu
 import {
   FAKE_NOW,
   fakeLifecycle,
+  immediateRollouts,
   FakeOrchestrations,
   type FakeLifecycle,
 } from '../../support/fake-lifecycle.js';
@@ -29,11 +30,7 @@ describe('drift method', () => {
   let orchestrations: FakeOrchestrations;
   beforeEach(() => {
     fake = fakeLifecycle();
-    // The budget's fan-out as it is without rollouts; what a rollout bounds is rollout-room.test.ts's.
-    fake.deps.settings = {
-      ...fake.deps.settings,
-      rollout: { ...fake.deps.settings.rollout, policy: 'Immediate' },
-    };
+    immediateRollouts(fake);
     orchestrations = new FakeOrchestrations();
   });
 

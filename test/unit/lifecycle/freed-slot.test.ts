@@ -4,57 +4,35 @@
 // budget, started nothing, and the slot waited for the next sweep.
 import { beforeEach, expect, test } from 'vitest';
 import { disruptAfterDeletion } from '../../../shared/lifecycle/bridge-events/freed-slot.js';
-import { ConditionTypes, type NodeClaim, type NodePool } from '../../../shared/models/karpenter.js';
 import { silentLogger } from '../../../shared/observability/logger.js';
 import {
   FAKE_NOW,
   fakeLifecycle,
+  immediateRollouts,
   FakeOrchestrations,
   type FakeLifecycle,
 } from '../../support/fake-lifecycle.js';
-import { driftedNodeClaim } from '../../support/method-pass.js';
-
-const nodeClassRef = { group: 'karpenter.azure.com', kind: 'AKSNodeClass', name: 'default' };
+import { driftedNodeClaim, markedForDisruption, poolWithBudget } from '../../support/method-pass.js';
 
 /** One node at a time may be disrupted. */
-const pool: NodePool = {
-  apiVersion: 'karpenter.sh/v1',
-  kind: 'NodePool',
-  metadata: { name: 'general', uid: 'pool-uid' },
-  spec: {
-    template: { spec: { nodeClassRef, requirements: [] } },
-    disruption: { consolidateAfter: 'Never', budgets: [{ nodes: '1' }] },
-  },
-  status: { conditions: [] },
-};
-
-function markedDrifted(name: string): NodeClaim {
-  const claim = driftedNodeClaim(name, pool, 60);
-  const mark = {
-    type: ConditionTypes.disruptionReason,
-    status: 'True' as const,
-    reason: 'Drifted',
-    message: 'drifted',
-    // Marked a moment ago: its workflow may still be starting, so the pass leaves the mark alone.
-    lastTransitionTime: new Date(FAKE_NOW.getTime() - 1_000).toISOString(),
-  };
-  return { ...claim, status: { ...claim.status, conditions: [...(claim.status?.conditions ?? []), mark] } };
-}
+const pool = poolWithBudget('1');
 
 let fake: FakeLifecycle;
 let orchestrations: FakeOrchestrations;
 beforeEach(() => {
   fake = fakeLifecycle();
-  fake.deps.settings = {
-    ...fake.deps.settings,
-    rollout: { ...fake.deps.settings.rollout, policy: 'Immediate' },
-  };
+  immediateRollouts(fake);
   orchestrations = new FakeOrchestrations();
 });
 
 test('the pass a deletion starts marks the next drifted node though the cache still holds the deleted one', async () => {
   // general-a held the one slot and is gone from the API server; general-b waits for the slot.
-  const gone = markedDrifted('general-a');
+  // Marked a moment ago: its workflow may still be starting, so the pass leaves the mark alone.
+  const gone = markedForDisruption(
+    driftedNodeClaim('general-a', pool, 60),
+    'Drifted',
+    new Date(FAKE_NOW.getTime() - 1_000).toISOString(),
+  );
   const waiting = fake.nodeClaims.seed(driftedNodeClaim('general-b', pool, 60));
   fake.nodePools.seed(pool);
   // The watch-fed cache has not seen the deletion yet.

@@ -20,6 +20,7 @@ import { consolidatingPool } from '../../support/consolidation-fixtures.js';
 import {
   FAKE_NOW,
   fakeLifecycle,
+  immediateRollouts,
   fakeSweepContext,
   FakeOrchestrations,
   type FakeLifecycle,
@@ -103,10 +104,7 @@ describe('the drift method under a rollout', () => {
   });
 
   test('the Immediate setting: the budget alone', async () => {
-    fake.deps.settings = {
-      ...fake.deps.settings,
-      rollout: { ...fake.deps.settings.rollout, policy: 'Immediate' },
-    };
+    immediateRollouts(fake);
     expect(await decided(basePool)).toHaveLength(2);
   });
 });

@@ -6,7 +6,12 @@ import { beforeEach, describe, expect, test } from 'vitest';
 import { staticDriftMethod } from '../../../shared/lifecycle/disruption/methods/drift.js';
 import type { NodePool } from '../../../shared/models/karpenter.js';
 import { consolidatingPool } from '../../support/consolidation-fixtures.js';
-import { fakeLifecycle, FakeOrchestrations, type FakeLifecycle } from '../../support/fake-lifecycle.js';
+import {
+  fakeLifecycle,
+  FakeOrchestrations,
+  immediateRollouts,
+  type FakeLifecycle,
+} from '../../support/fake-lifecycle.js';
 import { driftedNodeClaim, initializedNodeClaim, methodPass } from '../../support/method-pass.js';
 
 const dynamicPool = consolidatingPool('general');
@@ -17,11 +22,7 @@ describe('static-drift method', () => {
   let orchestrations: FakeOrchestrations;
   beforeEach(() => {
     fake = fakeLifecycle();
-    // The budget's fan-out as it is without rollouts; what a rollout bounds is rollout-room.test.ts's.
-    fake.deps.settings = {
-      ...fake.deps.settings,
-      rollout: { ...fake.deps.settings.rollout, policy: 'Immediate' },
-    };
+    immediateRollouts(fake);
     orchestrations = new FakeOrchestrations();
   });
 
