@@ -44,15 +44,24 @@ export async function reconcileInitialization(
   const verdict = evaluateInitialization(nodeClaim, node);
 
   if (verdict.status !== 'True' || node === undefined) {
+    // The verdict comes from a read that may be behind (the sweep's view, a queued event's): a NodeClaim
+    // another writer initialized since is left as it is. Written over, its Initialized=True went back to
+    // Unknown, the budgets stopped counting the node, and a drift replacement that lost it was deleted
+    // as never initialized.
     const stored = nodeClaimAfter(
-      await writeNodeClaim(deps.objects, nodeClaim, (current) => ({
-        status: {
-          ...current.status,
-          conditions: applyLifecycleConditions(current.status?.conditions, [verdict], deps.now()),
-        },
-      })),
+      await writeNodeClaim(deps.objects, nodeClaim, (current) =>
+        needsInitialization(current)
+          ? {
+              status: {
+                ...current.status,
+                conditions: applyLifecycleConditions(current.status?.conditions, [verdict], deps.now()),
+              },
+            }
+          : {},
+      ),
     );
     if (!stored) return { outcome: 'nodeclaim-gone' };
+    if (!needsInitialization(stored)) return { outcome: 'skipped', why: 'initialized or deleted meanwhile' };
     return { outcome: 'waiting', nodeClaim: stored, reason: verdict.reason, message: verdict.message };
   }
 

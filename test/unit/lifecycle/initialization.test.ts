@@ -113,6 +113,24 @@ describe('reconcileInitialization', () => {
     },
   );
 
+  test('a stale read that still waits never takes back an Initialized=True another writer made meanwhile', async () => {
+    // Read while the Node still had its startup taint; the Node event's handler has since initialized it.
+    const startupTaints = [{ key: 'cilium/agent-not-ready', effect: 'NoSchedule' as const }];
+    const stale = seedClaim({ startupTaints });
+    seedNode({ taints: startupTaints });
+    fake.nodeClaims.seed(
+      nodeClaim({
+        startupTaints,
+        conditions: [...REGISTERED, condition(ConditionTypes.initialized, 'True')],
+      }),
+    );
+
+    const outcome = await run(stale);
+
+    expect(outcome.outcome).toBe('skipped');
+    expect(initializedOf(fake.nodeClaims.peek(CLAIM))?.status).toBe('True');
+  });
+
   test('without its Node, waits with NodeNotFound', async () => {
     const claim = seedClaim();
 
